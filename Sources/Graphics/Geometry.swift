@@ -14,7 +14,7 @@ public struct Point: Hashable, Sendable, CustomStringConvertible {
 
     public static let zero = Point(x: 0, y: 0)
 
-    public func applying(_ t: AffineTransform) -> Point {
+    public func applying(_ t: AffineTransform2D) -> Point {
         Point(x: t.a * x + t.c * y + t.tx, y: t.b * x + t.d * y + t.ty)
     }
 
@@ -114,7 +114,7 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The bounding box of the four transformed corners.
-    public func applying(_ t: AffineTransform) -> Rect {
+    public func applying(_ t: AffineTransform2D) -> Rect {
         if isNull { return self }
         return Rect(boundingPoints: corners.map { $0.applying(t) })
     }
@@ -145,14 +145,14 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
 
 /// A 2D affine transform, `CGAffineTransform`'s layout and rules: a point maps as
 /// `(a·x + c·y + tx, b·x + d·y + ty)`.
-public struct AffineTransform: Hashable, Sendable {
+public struct AffineTransform2D: Hashable, Sendable {
     public var a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double
 
     public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
         (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
     }
 
-    public static let identity = AffineTransform(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
+    public static let identity = AffineTransform2D(a: 1, b: 0, c: 0, d: 1, tx: 0, ty: 0)
 
     public init(translationX tx: Double, y ty: Double) {
         self.init(a: 1, b: 0, c: 0, d: 1, tx: tx, ty: ty)
@@ -171,33 +171,33 @@ public struct AffineTransform: Hashable, Sendable {
     public var isIdentity: Bool { self == .identity }
 
     /// `self` applied first, then `t`.
-    public func concatenating(_ t: AffineTransform) -> AffineTransform {
-        AffineTransform(
+    public func concatenating(_ t: AffineTransform2D) -> AffineTransform2D {
+        AffineTransform2D(
             a: a * t.a + b * t.c, b: a * t.b + b * t.d,
             c: c * t.a + d * t.c, d: c * t.b + d * t.d,
             tx: tx * t.a + ty * t.c + t.tx, ty: tx * t.b + ty * t.d + t.ty)
     }
 
     /// The translation applied first, then `self` (CGAffineTransformTranslate).
-    public func translatedBy(x: Double, y: Double) -> AffineTransform {
-        AffineTransform(translationX: x, y: y).concatenating(self)
+    public func translatedBy(x: Double, y: Double) -> AffineTransform2D {
+        AffineTransform2D(translationX: x, y: y).concatenating(self)
     }
 
-    public func scaledBy(x: Double, y: Double) -> AffineTransform {
-        AffineTransform(scaleX: x, y: y).concatenating(self)
+    public func scaledBy(x: Double, y: Double) -> AffineTransform2D {
+        AffineTransform2D(scaleX: x, y: y).concatenating(self)
     }
 
-    public func rotated(by angle: Double) -> AffineTransform {
-        AffineTransform(rotationAngle: angle).concatenating(self)
+    public func rotated(by angle: Double) -> AffineTransform2D {
+        AffineTransform2D(rotationAngle: angle).concatenating(self)
     }
 
     public var determinant: Double { a * d - b * c }
 
     /// The inverse, or `self` unchanged when it is singular (CGAffineTransformInvert).
-    public func inverted() -> AffineTransform {
+    public func inverted() -> AffineTransform2D {
         let det = determinant
         guard det != 0, det.isFinite else { return self }
-        return AffineTransform(
+        return AffineTransform2D(
             a: d / det, b: -b / det, c: -c / det, d: a / det,
             tx: (c * ty - d * tx) / det, ty: (b * tx - a * ty) / det)
     }

@@ -1,0 +1,19 @@
+extension Layer {
+    /// Marks the contents as needing an update; the transaction's commit calls `display()` once,
+    /// however many times this was called.
+    public func setNeedsDisplay() {
+        Transaction.noteChange()
+        guard !needsDisplayFlag else { return }
+        needsDisplayFlag = true
+        Transaction.state.displayCandidates.append(self)
+    }
+
+    public func needsDisplay() -> Bool { needsDisplayFlag }
+
+    /// Calls `display()` now if the layer was marked with `setNeedsDisplay()`.
+    public func displayIfNeeded() {
+        guard needsDisplayFlag else { return }
+        needsDisplayFlag = false
+        display()
+    }
+}

@@ -1,0 +1,108 @@
+import HashTreeCollections
+
+/// Connects a root layer to a consumer of its render trees (the role of a CAContext): every commit
+/// that changes the root's tree publishes a new `RenderTree` here. Layers outside any context are
+/// still laid out and displayed at commit, but are not snapshotted.
+@MainActor
+public final class RenderContext {
+    public let rootLayer: Layer
+    /// The latest snapshot; nil until the first commit after the context was made.
+    public private(set) var renderTree: RenderTree?
+    /// Called with each new snapshot, right after the commit that made it.
+    public var onCommit: (@MainActor (RenderTree) -> Void)?
+
+    private var layers: TreeDictionary<LayerID, RenderLayer> = [:]
+    private var animatedLayerIDs: Set<LayerID> = []
+    private var changedLayerIDs: Set<LayerID> = []
+    private var generation: UInt64 = 0
+
+    /// Makes `rootLayer`, which must have no superlayer and no other context, the root of a
+    /// context; its whole tree is snapshotted by the next commit.
+    public init(rootLayer: Layer) {
+        precondition(rootLayer.parentInTree == nil, "a context's root layer must not have a superlayer")
+        precondition(rootLayer.hostingContext == nil, "the layer is already the root of a context")
+        self.rootLayer = rootLayer
+        rootLayer.hostingContext = self
+        rootLayer.markChanged()
+    }
+
+    /// Releases the root: the next commit empties this context.
+    public func invalidate() {
+        guard rootLayer.hostingContext === self else { return }
+        rootLayer.hostingContext = nil
+        rootLayer.markChanged()
+    }
+
+    // MARK: - Commit
+
+    /// Brings every context's snapshot up to date with `changed`, each layer changed once:
+    /// a layer that entered or left a context takes its whole subtree with it.
+    static func commitChanges(of changed: [Layer]) {
+        var touched: [RenderContext] = []
+        func touch(_ context: RenderContext) {
+            if !touched.contains(where: { $0 === context }) { touched.append(context) }
+        }
+        for layer in changed { layer.isMarkedChanged = false }
+        for layer in changed {
+            let context = layer.rootLayer.hostingContext
+            if layer.committedContext !== context {
+                move(layer, from: layer.committedContext, to: context, touch: touch)
+            } else if let context {
+                context.store(layer)
+                touch(context)
+            }
+        }
+        for context in touched { context.publish() }
+    }
+
+    private static func move(
+        _ layer: Layer, from old: RenderContext?, to new: RenderContext?, touch: (RenderContext) -> Void
+    ) {
+        if let old, layer.committedContext === old {
+            old.remove(layer.id)
+            touch(old)
+        }
+        layer.committedContext = new
+        if let new {
+            new.store(layer)
+            touch(new)
+        }
+        for sublayer in layer.sublayers where sublayer.committedContext !== new {
+            move(sublayer, from: sublayer.committedContext, to: new, touch: touch)
+        }
+        if let mask = layer.mask, mask.committedContext !== new {
+            move(mask, from: mask.committedContext, to: new, touch: touch)
+        }
+    }
+
+    private func store(_ layer: Layer) {
+        let node = RenderLayer(
+            id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
+            sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
+            maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
+            animations: layer.renderAnimations)
+        layers[layer.id] = node
+        if node.animations.isEmpty {
+            animatedLayerIDs.remove(layer.id)
+        } else {
+            animatedLayerIDs.insert(layer.id)
+        }
+        changedLayerIDs.insert(layer.id)
+    }
+
+    private func remove(_ id: LayerID) {
+        layers[id] = nil
+        animatedLayerIDs.remove(id)
+        changedLayerIDs.insert(id)
+    }
+
+    private func publish() {
+        generation += 1
+        let tree = RenderTree(
+            rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
+            animatedLayerIDs: animatedLayerIDs, layers: layers)
+        changedLayerIDs = []
+        renderTree = tree
+        onCommit?(tree)
+    }
+}

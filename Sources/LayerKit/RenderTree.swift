@@ -1,0 +1,139 @@
+import HashTreeCollections
+
+/// Something attached to a committed layer that changes its values over time: the animation
+/// issue's animations implement it. `apply` receives the layer's local time.
+public protocol RenderAnimation: Sendable {
+    var key: String? { get }
+    func apply(to properties: inout LayerProperties, atLocalTime time: Double)
+}
+
+/// One layer as committed: its values, its place in the tree and what animates it.
+public struct RenderLayer: Sendable {
+    public let id: LayerID
+    public var properties: LayerProperties
+    public var superlayerID: LayerID?
+    /// Back to front, in `sublayers` order (drawing order also sorts by zPosition).
+    public var sublayerIDs: [LayerID]
+    public var maskID: LayerID?
+    /// The layer this one masks, when it is a mask.
+    public var maskedLayerID: LayerID?
+    public var animations: [any RenderAnimation]
+}
+
+/// An immutable snapshot of one context's layer tree, made by a transaction's commit. It holds
+/// everything the renderer needs and is `Sendable`, so the compositor samples it per frame, on
+/// any thread, without the model tree.
+///
+/// Layers live in a persistent hash trie keyed by `LayerID`: a commit replaces only the entries of
+/// the layers that changed and shares everything else with the previous snapshot, so its cost
+/// follows the change, not the size of the tree.
+public struct RenderTree: Sendable {
+    public let rootID: LayerID
+    /// Increases by one with every commit that changed this context.
+    public let generation: UInt64
+    /// The layers added, changed or removed since the previous snapshot (damage for the renderer).
+    public let changedLayerIDs: Set<LayerID>
+    /// The layers that carry animations, so sampling does not scan the whole tree.
+    public let animatedLayerIDs: Set<LayerID>
+    let layers: TreeDictionary<LayerID, RenderLayer>
+
+    init(
+        rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
+        layers: TreeDictionary<LayerID, RenderLayer>
+    ) {
+        self.rootID = rootID
+        self.generation = generation
+        self.changedLayerIDs = changedLayerIDs
+        self.animatedLayerIDs = animatedLayerIDs
+        self.layers = layers
+    }
+
+    public var count: Int { layers.count }
+    public var root: RenderLayer? { layers[rootID] }
+    public subscript(id: LayerID) -> RenderLayer? { layers[id] }
+
+    /// The first layer with this name, searching the whole tree.
+    public func layer(named name: String) -> RenderLayer? {
+        layers.values.first { $0.properties.name == name }
+    }
+
+    /// Sublayers back to front: zPosition ascending, ties in `sublayers` order.
+    public func sortedSublayers(of layer: RenderLayer) -> [RenderLayer] {
+        sortedByDrawingOrder(layer.sublayerIDs.compactMap { layers[$0] }) { $0.properties.zPosition }
+    }
+
+    /// The map from `id`'s bounds space to the root's parent space (the output's points), with
+    /// each level flattened into its superlayer's plane as normal layers do.
+    public func transformToRoot(of id: LayerID) -> Transform3D? {
+        guard var layer = layers[id] else { return nil }
+        var result = Transform3D.identity
+        while true {
+            let parent = layer.superlayerID.flatMap { layers[$0] }
+            result = result.concatenating(layer.properties.transformToSuperlayer(parent?.properties).flattened)
+            if let parent {
+                layer = parent
+            } else if let masked = layer.maskedLayerID.flatMap({ layers[$0] }) {
+                layer = masked
+            } else {
+                return result
+            }
+        }
+    }
+
+    /// The layer's local time at media time `t`, through every ancestor's beginTime, speed and timeOffset.
+    public func localTime(of id: LayerID, atMediaTime t: Double) -> Double {
+        var chain: [LayerProperties] = []
+        var next = layers[id]
+        while let layer = next {
+            chain.append(layer.properties)
+            next = (layer.superlayerID ?? layer.maskedLayerID).flatMap { layers[$0] }
+        }
+        return chain.reversed().reduce(t) { $1.localTime(fromParentTime: $0) }
+    }
+
+    /// The presentation values at media time `t`: every animation applied at its layer's local time.
+    public func sampled(atMediaTime t: Double) -> RenderTree {
+        guard !animatedLayerIDs.isEmpty else { return self }
+        var sampled = layers
+        for id in animatedLayerIDs {
+            guard var layer = sampled[id] else { continue }
+            let time = localTime(of: id, atMediaTime: t)
+            for animation in layer.animations { animation.apply(to: &layer.properties, atLocalTime: time) }
+            sampled[id] = layer
+        }
+        return RenderTree(
+            rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
+            animatedLayerIDs: animatedLayerIDs, layers: sampled)
+    }
+
+    /// One visible layer in drawing order, with where it lands on the output.
+    public struct DrawItem: Sendable {
+        public let layer: RenderLayer
+        /// From the layer's bounds space to the root's parent space, flattened per level.
+        public let transform: Transform3D
+        /// The product of the opacities from the root down to this layer.
+        public let opacity: Double
+        /// 0 for the root.
+        public let depth: Int
+    }
+
+    /// The visible layers back to front: each layer before its sublayers, sublayers in drawing
+    /// order; hidden layers and their subtrees are left out, and so are masks (reach them by `maskID`).
+    public func drawList() -> [DrawItem] {
+        guard let root else { return [] }
+        var items: [DrawItem] = []
+        items.reserveCapacity(layers.count)
+        func visit(_ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, parentOpacity: Double, depth: Int) {
+            let p = layer.properties
+            guard !p.isHidden else { return }
+            let transform = p.transformToSuperlayer(parent?.properties).flattened.concatenating(parentTransform)
+            let opacity = parentOpacity * p.opacity
+            items.append(DrawItem(layer: layer, transform: transform, opacity: opacity, depth: depth))
+            for sublayer in sortedSublayers(of: layer) {
+                visit(sublayer, parent: layer, parentTransform: transform, parentOpacity: opacity, depth: depth + 1)
+            }
+        }
+        visit(root, parent: nil, parentTransform: .identity, parentOpacity: 1, depth: 0)
+        return items
+    }
+}

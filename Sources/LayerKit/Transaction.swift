@@ -1,0 +1,151 @@
+/// Groups model-tree changes into atomic updates (CATransaction).
+///
+/// Transactions nest; only when the outermost one commits does Vitrine lay out, display and
+/// snapshot the changed layers into their contexts' render trees. A change made with no
+/// transaction open opens an implicit one, which the owner's run loop commits by calling
+/// `flush()` once per iteration (the compositor's event loop does so after every dispatch).
+///
+/// Values (`animationDuration`, `disableActions`, `completionBlock` and arbitrary keys) belong to
+/// the innermost open transaction, start as the enclosing one's, and are restored on commit.
+@MainActor
+public enum Transaction {
+    static let state = TransactionState()
+
+    /// The default duration of implicit animations when no transaction sets one.
+    public static let defaultAnimationDuration = 0.25
+
+    /// Opens a transaction nested in the current one (if any).
+    public static func begin() {
+        state.push(implicit: false)
+    }
+
+    /// Closes the innermost transaction; closing the outermost one commits the changes.
+    /// Committing with no transaction open is a programming error: a precondition in debug builds,
+    /// ignored in release builds (Vitrine's decision; Core Animation's documentation and behaviour differ).
+    public static func commit() {
+        guard !state.stack.isEmpty else {
+            assertionFailure("Transaction.commit() without a matching begin()")
+            return
+        }
+        state.pop()
+    }
+
+    /// Commits the implicit transaction, if one is open and no explicit transaction encloses work;
+    /// explicit transactions still open commit when they close.
+    public static func flush() {
+        if state.stack.count == 1, state.stack[0].isImplicit {
+            state.pop()
+        } else if state.stack.isEmpty, state.hasPendingWork {
+            state.performCommit()
+        }
+    }
+
+    /// The duration of implicit animations started in this transaction (0.25 s by default).
+    public static var animationDuration: Double {
+        get { value(forKey: "animationDuration") as? Double ?? defaultAnimationDuration }
+        set { setValue(newValue, forKey: "animationDuration") }
+    }
+
+    /// When true, property changes in this transaction start no implicit animations.
+    public static var disableActions: Bool {
+        get { value(forKey: "disableActions") as? Bool ?? false }
+        set { setValue(newValue, forKey: "disableActions") }
+    }
+
+    /// Runs once the animations added in this transaction after it was set have finished, or right
+    /// after the commit when none were added. Set it before adding the animations.
+    public static var completionBlock: (@MainActor () -> Void)? {
+        get { state.current?.completionBlock }
+        set {
+            state.ensureOpen()
+            state.stack[state.stack.count - 1].completionBlock = newValue
+        }
+    }
+
+    public static func value(forKey key: String) -> (any Sendable)? {
+        state.current?.values[key]
+    }
+
+    public static func setValue(_ value: (any Sendable)?, forKey key: String) {
+        state.ensureOpen()
+        state.stack[state.stack.count - 1].values[key] = value
+    }
+
+    /// Opens the implicit transaction for a model change made while none is open.
+    static func noteChange() {
+        guard !state.isCommitting, state.stack.isEmpty else { return }
+        state.push(implicit: true)
+    }
+}
+
+@MainActor
+final class TransactionState {
+    struct Frame {
+        var isImplicit: Bool
+        var values: [String: any Sendable]
+        var completionBlock: (@MainActor () -> Void)?
+    }
+
+    var stack: [Frame] = []
+    var isCommitting = false
+    /// Layers whose values or hierarchy changed since the last commit (each once).
+    var changedLayers: [Layer] = []
+    var layoutCandidates: [Layer] = []
+    var displayCandidates: [Layer] = []
+    /// Completion blocks of closed transactions, run after the outermost commit.
+    var pendingCompletions: [@MainActor () -> Void] = []
+
+    var current: Frame? { stack.last }
+
+    var hasPendingWork: Bool {
+        !changedLayers.isEmpty || !layoutCandidates.isEmpty || !displayCandidates.isEmpty
+    }
+
+    func push(implicit: Bool) {
+        // A nested transaction starts with the enclosing one's values, but not its completion block.
+        stack.append(Frame(isImplicit: implicit, values: stack.last?.values ?? [:], completionBlock: nil))
+    }
+
+    func ensureOpen() {
+        if stack.isEmpty { push(implicit: true) }
+    }
+
+    func pop() {
+        let frame = stack.removeLast()
+        if let block = frame.completionBlock { pendingCompletions.append(block) }
+        guard stack.isEmpty else { return }
+        performCommit()
+    }
+
+    /// Lays out, then displays, until neither has work left (layout before display, as Core
+    /// Animation's commit does), then snapshots every changed layer into its context and runs the
+    /// completion blocks.
+    func performCommit() {
+        isCommitting = true
+        var rounds = 0
+        while !layoutCandidates.isEmpty || !displayCandidates.isEmpty {
+            rounds += 1
+            if rounds > 16 {
+                // Layout and display that keep invalidating each other: commit what there is.
+                break
+            }
+            let toLayOut = layoutCandidates
+            layoutCandidates.removeAll(keepingCapacity: true)
+            var roots = Set<ObjectIdentifier>()
+            for layer in toLayOut where layer.needsLayoutFlag {
+                let root = layer.rootLayer
+                if roots.insert(ObjectIdentifier(root)).inserted { root.layoutSubtreeIfNeeded() }
+            }
+            let toDisplay = displayCandidates
+            displayCandidates.removeAll(keepingCapacity: true)
+            for layer in toDisplay { layer.displayIfNeeded() }
+        }
+        let changed = changedLayers
+        changedLayers.removeAll(keepingCapacity: true)
+        RenderContext.commitChanges(of: changed)
+        isCommitting = false
+        let completions = pendingCompletions
+        pendingCompletions.removeAll()
+        for block in completions { block() }
+    }
+}

@@ -1,0 +1,134 @@
+import Testing
+@testable import LayerKit
+
+/// A render animation for tests: opacity follows local time (0 at t = 0, 1 at t = 10).
+struct OpacityRamp: RenderAnimation {
+    var key: String? { "opacity" }
+    func apply(to properties: inout LayerProperties, atLocalTime time: Double) {
+        properties.opacity = min(1, max(0, time / 10))
+    }
+}
+
+@MainActor
+@Suite struct RenderTreeTests {
+    func wideTree(_ count: Int) -> (Layer, [Layer]) {
+        let root = makeLayer(1000, 1000, at: Point(x: 500, y: 500))
+        let children = (0..<count).map { makeLayer(10, 10, at: Point(x: Double($0 % 100) * 10, y: Double($0 / 100) * 10)) }
+        root.sublayers = children
+        return (root, children)
+    }
+
+    @Test func aCommitSnapshotsTheWholeTreeOnceThenOnlyWhatChanged() throws {
+        let (root, children) = wideTree(1000)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let first = try #require(context.renderTree)
+        #expect(first.count == 1001 && first.changedLayerIDs.count == 1001)
+        children[500].opacity = 0.5
+        Transaction.flush()
+        let second = try #require(context.renderTree)
+        #expect(second.changedLayerIDs == [children[500].id])
+        #expect(second[children[500].id]?.properties.opacity == 0.5)
+        #expect(first[children[500].id]?.properties.opacity == 1)  // earlier snapshots never change
+        #expect(second.generation == first.generation + 1)
+    }
+
+    @Test func addingAndRemovingSubtreesUpdatesTheSnapshot() throws {
+        let root = makeLayer(100, 100)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let branch = makeLayer(10, 10), leaf = makeLayer(5, 5)
+        branch.addSublayer(leaf)
+        root.addSublayer(branch)
+        Transaction.flush()
+        var tree = try #require(context.renderTree)
+        #expect(tree.count == 3 && tree[leaf.id]?.superlayerID == branch.id && tree.root?.sublayerIDs == [branch.id])
+        branch.removeFromSuperlayer()
+        Transaction.flush()
+        tree = try #require(context.renderTree)
+        #expect(tree.count == 1 && tree[leaf.id] == nil && tree.changedLayerIDs == [root.id, branch.id, leaf.id])
+    }
+
+    @Test func aSubtreeMovedBetweenContextsMovesItsSnapshots() throws {
+        let a = makeLayer(100, 100), b = makeLayer(100, 100)
+        let ca = RenderContext(rootLayer: a), cb = RenderContext(rootLayer: b)
+        let branch = makeLayer(10, 10), leaf = makeLayer(5, 5)
+        branch.addSublayer(leaf)
+        a.addSublayer(branch)
+        Transaction.flush()
+        #expect(ca.renderTree?.count == 3 && cb.renderTree?.count == 1)
+        b.addSublayer(branch)
+        Transaction.flush()
+        #expect(ca.renderTree?.count == 1 && cb.renderTree?.count == 3)
+        #expect(cb.renderTree?[leaf.id]?.superlayerID == branch.id)
+    }
+
+    @Test func layersOutsideAnyContextAreNotSnapshotted() throws {
+        let root = makeLayer(10, 10)
+        let context = RenderContext(rootLayer: root)
+        let stray = makeLayer(5, 5)
+        stray.opacity = 0.5
+        Transaction.flush()
+        #expect(context.renderTree?.count == 1 && stray.committedContext == nil)
+        context.invalidate()
+        Transaction.flush()
+        #expect(context.renderTree?.count == 0)
+    }
+
+    @Test func masksAreSnapshottedWithTheLayerTheyMask() throws {
+        let root = makeLayer(100, 100)
+        let mask = makeLayer(50, 50, at: Point(x: 25, y: 25))
+        root.mask = mask
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let tree = try #require(context.renderTree)
+        #expect(tree.root?.maskID == mask.id && tree[mask.id]?.maskedLayerID == root.id)
+        #expect(tree.drawList().map(\.layer.id) == [root.id])
+        let toRoot = try #require(tree.transformToRoot(of: mask.id))
+        let p = try #require(toRoot.apply(x: 0, y: 0))
+        // The mask's (0, 0) is the masked root's (0, 0), which its anchor puts at (−50, −50).
+        #expect(p.x == -50 && p.y == -50)
+    }
+
+    @Test func theDrawListIsBackToFrontWithWorldTransformsAndOpacity() throws {
+        let root = makeLayer(200, 200, at: Point(x: 100, y: 100), name: "root")
+        let back = makeLayer(50, 50, at: Point(x: 50, y: 50), name: "back")
+        let front = makeLayer(50, 50, at: Point(x: 150, y: 50), name: "front")
+        let inner = makeLayer(10, 10, at: Point(x: 25, y: 25), name: "inner")
+        let hidden = makeLayer(10, 10, name: "hidden")
+        front.addSublayer(inner)
+        front.addSublayer(hidden)
+        hidden.isHidden = true
+        root.sublayers = [front, back]
+        front.zPosition = 1
+        front.opacity = 0.5
+        inner.opacity = 0.5
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let items = try #require(context.renderTree).drawList()
+        #expect(items.map { $0.layer.properties.name } == ["root", "back", "front", "inner"])
+        #expect(items.map(\.opacity) == [1, 1, 0.5, 0.25])
+        #expect(items.map(\.depth) == [0, 1, 1, 2])
+        let innerOrigin = try #require(items[3].transform.apply(x: 0, y: 0))
+        #expect(innerOrigin.x == inner.convert(Point.zero, to: nil).x && innerOrigin.y == inner.convert(Point.zero, to: nil).y)
+        #expect(innerOrigin.x == 145 && innerOrigin.y == 45)
+    }
+
+    @Test func samplingAppliesAnimationsAtEachLayersLocalTime() throws {
+        let root = makeLayer(10, 10)
+        let child = makeLayer(5, 5)
+        root.addSublayer(child)
+        root.speed = 2
+        child.renderAnimations = [OpacityRamp()]
+        child.markChanged()
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let tree = try #require(context.renderTree)
+        #expect(tree.animatedLayerIDs == [child.id])
+        #expect(tree[child.id]?.properties.opacity == 1)  // the model value
+        let sampled = tree.sampled(atMediaTime: 2)  // local time 4 under speed 2
+        #expect(sampled[child.id]?.properties.opacity == 0.4)
+        #expect(sampled[root.id]?.properties.opacity == 1)
+        #expect(tree.localTime(of: child.id, atMediaTime: 2) == child.convertTime(2, from: nil))
+    }
+}
