@@ -203,8 +203,13 @@ public struct AffineTransform2D: Hashable, Sendable {
     }
 }
 
-/// Prints whole numbers without a fractional part, so that printed trees read like the seeds.
+/// Prints numbers the way the seeds write them: whole numbers without a fractional part, others
+/// to six decimals with trailing zeros dropped (so float noise like 7e-15 prints as 0).
 func formatNumber(_ v: Double) -> String {
-    if v.isFinite && v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
-    return String(v)
+    guard v.isFinite else { return String(v) }
+    let rounded = (v * 1e6).rounded() / 1e6
+    if rounded == rounded.rounded() && abs(rounded) < 1e15 { return String(Int64(rounded)) }
+    var text = String(format: "%.6f", rounded)
+    while text.hasSuffix("0") { text.removeLast() }
+    return text
 }

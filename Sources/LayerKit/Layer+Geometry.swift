@@ -5,7 +5,16 @@ extension Layer {
     /// position is given in). A mask maps into the layer it masks with no geometry of its own
     /// above it, since its geometry is already in that layer's space.
     var planeTransformToParent: PlaneTransform {
-        PlaneTransform(properties.transformToSuperlayer(superlayer?.properties))
+        var space: LayerProperties.SublayerSpace?
+        if let s = superlayer {
+            space = LayerProperties.SublayerSpace(
+                bounds: s.properties.bounds, anchorPoint: s.properties.anchorPoint,
+                sublayerTransform: s.properties.sublayerTransform, isGeometryFlipped: s.properties.isGeometryFlipped)
+        }
+        return PlaneTransform(LayerProperties.transformToSuperlayer(
+            bounds: properties.bounds, anchorPoint: properties.anchorPoint, anchorPointZ: properties.anchorPointZ,
+            position: properties.position, zPosition: properties.zPosition, transform: properties.transform,
+            superlayer: space))
     }
 
     /// The map from this layer's space to `ancestor`'s (nil: the root's parent space).
@@ -20,19 +29,28 @@ extension Layer {
         return result
     }
 
+    /// The number of layers above this one in its tree.
+    private var depthInTree: Int {
+        var depth = 0
+        var layer = parentInTree
+        while let l = layer {
+            depth += 1
+            layer = l.parentInTree
+        }
+        return depth
+    }
+
     /// The nearest layer that is this one or above it and also `other` or above it; nil when they
     /// are in different trees (they then meet in the roots' shared parent space).
     private func commonAncestor(with other: Layer) -> Layer? {
-        var mine = Set<ObjectIdentifier>()
-        var layer: Layer? = self
-        while let l = layer {
-            mine.insert(ObjectIdentifier(l))
-            layer = l.parentInTree
-        }
-        layer = other
-        while let l = layer {
-            if mine.contains(ObjectIdentifier(l)) { return l }
-            layer = l.parentInTree
+        var a: Layer? = self, b: Layer? = other
+        var da = depthInTree, db = other.depthInTree
+        while da > db { a = a?.parentInTree; da -= 1 }
+        while db > da { b = b?.parentInTree; db -= 1 }
+        while let x = a, let y = b {
+            if x === y { return x }
+            a = x.parentInTree
+            b = y.parentInTree
         }
         return nil
     }

@@ -9,12 +9,17 @@ open class Layer {
     public nonisolated let id: LayerID
 
     /// The model values; every property setter below writes through `setProperty`.
-    public private(set) var properties = LayerProperties()
+    public final private(set) var properties = LayerProperties()
 
-    public private(set) weak var superlayer: Layer?
+    /// The layer this one is a sublayer of. The superlayer owns its sublayers, so the back
+    /// reference is unowned and cleared when the superlayer goes; weak references would give every
+    /// layer a side table and make each retain and release of a layer slow.
+    public final var superlayer: Layer? { _superlayer }
+    private final unowned(unsafe) var _superlayer: Layer?
     private var _sublayers: [Layer] = []
-    /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree.
-    private weak var maskedLayer: Layer?
+    /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree;
+    /// unowned for the same reason, since the masked layer owns its mask.
+    private final unowned(unsafe) var maskedLayer: Layer?
 
     public weak var delegate: (any LayerDelegate)?
 
@@ -28,6 +33,8 @@ open class Layer {
     weak var hostingContext: RenderContext?
     /// The context whose last snapshot holds this layer.
     weak var committedContext: RenderContext?
+    /// The commit that last stored this layer in its context.
+    var storedInCommit: UInt64 = 0
     /// The superlayer size this layer's frame was last placed for: autoresizing moves it from there.
     var autoresizingReferenceSize: Size?
     /// True while `contents` is the backing store that `display()` drew, so a contentsScale change redraws.
@@ -40,6 +47,11 @@ open class Layer {
     public init() {
         id = LayerID(rawValue: Layer.nextID)
         Layer.nextID += 1
+    }
+
+    isolated deinit {
+        for sublayer in _sublayers { sublayer._superlayer = nil }
+        _mask?.maskedLayer = nil
     }
 
     // MARK: - Writing properties
@@ -389,7 +401,7 @@ open class Layer {
         layer.detachFromSuperlayer()
         if let masked = layer.maskedLayer { masked.mask = nil }
         _sublayers.insert(layer, at: min(max(index, 0), _sublayers.count))
-        layer.superlayer = self
+        layer._superlayer = self
         layer.autoresizingReferenceSize = bounds.size
         layer.markChanged()
         markChanged()
@@ -438,7 +450,7 @@ open class Layer {
     private func detachFromSuperlayer() {
         guard let parent = superlayer else { return }
         parent._sublayers.removeAll { $0 === self }
-        superlayer = nil
+        _superlayer = nil
         parent.markChanged()
         markChanged()
     }

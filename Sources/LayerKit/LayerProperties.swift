@@ -77,17 +77,48 @@ public struct LayerProperties: Sendable {
         max(0, min(cornerRadius, min(bounds.width, bounds.height) / 2))
     }
 
+    /// What a superlayer contributes to mapping its sublayers into its bounds space.
+    public struct SublayerSpace: Sendable {
+        var bounds: Rect
+        var anchorPoint: Point
+        var sublayerTransform: Transform3D
+        var isGeometryFlipped: Bool
+    }
+
+    public var sublayerSpace: SublayerSpace {
+        SublayerSpace(
+            bounds: bounds, anchorPoint: anchorPoint, sublayerTransform: sublayerTransform,
+            isGeometryFlipped: isGeometryFlipped)
+    }
+
     /// The transform that maps a point in this layer's bounds space into its superlayer's bounds
     /// space (ca-semantics G7), with the superlayer's sublayerTransform pivoting about the
     /// superlayer's anchor point in its bounds space (`origin + anchorPoint⊙size`, Vitrine's choice
     /// where Core Animation is silent) and its isGeometryFlipped applied last.
-    public func transformToSuperlayer(_ superlayer: LayerProperties?) -> Transform3D {
-        let anchor = Point(
-            x: bounds.origin.x + anchorPoint.x * bounds.size.width,
-            y: bounds.origin.y + anchorPoint.y * bounds.size.height)
-        var m = Transform3D(translationX: -anchor.x, y: -anchor.y, z: -anchorPointZ)
-        if !transform.isIdentity { m = m.concatenating(transform) }
-        m = m.concatenating(Transform3D(translationX: position.x, y: position.y, z: zPosition))
+    public func transformToSuperlayer(_ superlayer: SublayerSpace?) -> Transform3D {
+        LayerProperties.transformToSuperlayer(
+            bounds: bounds, anchorPoint: anchorPoint, anchorPointZ: anchorPointZ, position: position,
+            zPosition: zPosition, transform: transform, superlayer: superlayer)
+    }
+
+    /// The same from the individual values, so callers holding a layer need not copy all its properties.
+    static func transformToSuperlayer(
+        bounds: Rect, anchorPoint: Point, anchorPointZ az: Double, position: Point, zPosition: Double,
+        transform: Transform3D, superlayer: SublayerSpace?
+    ) -> Transform3D {
+        // T(−anchor) · transform · T(position, zPosition), by row operations rather than products.
+        var m = transform
+        let ax = bounds.origin.x + anchorPoint.x * bounds.size.width
+        let ay = bounds.origin.y + anchorPoint.y * bounds.size.height
+        m.m41 = m.m41 - ax * m.m11 - ay * m.m21 - az * m.m31
+        m.m42 = m.m42 - ax * m.m12 - ay * m.m22 - az * m.m32
+        m.m43 = m.m43 - ax * m.m13 - ay * m.m23 - az * m.m33
+        m.m44 = m.m44 - ax * m.m14 - ay * m.m24 - az * m.m34
+        let (px, py, pz) = (position.x, position.y, zPosition)
+        m.m11 += m.m14 * px; m.m12 += m.m14 * py; m.m13 += m.m14 * pz
+        m.m21 += m.m24 * px; m.m22 += m.m24 * py; m.m23 += m.m24 * pz
+        m.m31 += m.m34 * px; m.m32 += m.m34 * py; m.m33 += m.m34 * pz
+        m.m41 += m.m44 * px; m.m42 += m.m44 * py; m.m43 += m.m44 * pz
         guard let s = superlayer else { return m }
         if !s.sublayerTransform.isIdentity {
             let pivot = Point(
@@ -98,9 +129,12 @@ public struct LayerProperties: Sendable {
                 .concatenating(Transform3D(translationX: pivot.x, y: pivot.y))
         }
         if s.isGeometryFlipped {
-            let flip = Transform3D(scaleX: 1, y: -1)
-                .concatenating(Transform3D(translationX: 0, y: 2 * s.bounds.origin.y + s.bounds.size.height))
-            m = m.concatenating(flip)
+            // y → (2·origin.y + height) − y.
+            let c = 2 * s.bounds.origin.y + s.bounds.size.height
+            m.m12 = m.m14 * c - m.m12
+            m.m22 = m.m24 * c - m.m22
+            m.m32 = m.m34 * c - m.m32
+            m.m42 = m.m44 * c - m.m42
         }
         return m
     }

@@ -42,8 +42,9 @@ public final class RenderContext {
         func touch(_ context: RenderContext) {
             if !touched.contains(where: { $0 === context }) { touched.append(context) }
         }
+        commitSerial &+= 1
         for layer in changed { layer.isMarkedChanged = false }
-        for layer in changed {
+        for layer in changed where layer.storedInCommit != commitSerial {
             let context = layer.rootLayer.hostingContext
             if layer.committedContext !== context {
                 move(layer, from: layer.committedContext, to: context, touch: touch)
@@ -75,7 +76,11 @@ public final class RenderContext {
         }
     }
 
+    /// Numbers commits, so a layer stored with its moved subtree is not stored again in the same commit.
+    private static var commitSerial: UInt64 = 0
+
     private func store(_ layer: Layer) {
+        layer.storedInCommit = RenderContext.commitSerial
         let node = RenderLayer(
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,

@@ -69,7 +69,7 @@ public struct RenderTree: Sendable {
         var result = Transform3D.identity
         while true {
             let parent = layer.superlayerID.flatMap { layers[$0] }
-            result = result.concatenating(layer.properties.transformToSuperlayer(parent?.properties).flattened)
+            result = result.concatenating(layer.properties.transformToSuperlayer(parent?.properties.sublayerSpace).flattened)
             if let parent {
                 layer = parent
             } else if let masked = layer.maskedLayerID.flatMap({ layers[$0] }) {
@@ -126,7 +126,7 @@ public struct RenderTree: Sendable {
         func visit(_ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, parentOpacity: Double, depth: Int) {
             let p = layer.properties
             guard !p.isHidden else { return }
-            let transform = p.transformToSuperlayer(parent?.properties).flattened.concatenating(parentTransform)
+            let transform = p.transformToSuperlayer(parent?.properties.sublayerSpace).flattened.concatenating(parentTransform)
             let opacity = parentOpacity * p.opacity
             items.append(DrawItem(layer: layer, transform: transform, opacity: opacity, depth: depth))
             for sublayer in sortedSublayers(of: layer) {
