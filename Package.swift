@@ -31,11 +31,15 @@ let package = Package(
             ]
         ),
 
+        // The seeds' listings, shared by the tests that check them and the demo that shows them.
+        .target(name: "SeedExamples", dependencies: ["LayerKit"]),
+
         // Level 5: the command.
         .executableTarget(
             name: "vitrine",
             dependencies: [
                 "LayerKit",
+                "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,7 +53,7 @@ let package = Package(
         ),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
-        .testTarget(name: "LayerKitTests", dependencies: ["LayerKit"]),
+        .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
     ],
     swiftLanguageModes: [.v6]
 )

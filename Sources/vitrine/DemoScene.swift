@@ -1,45 +1,18 @@
 import LayerKit
+import SeedExamples
 
 /// The demo's scene: Listing 4-2's constraint layout, Figure 1-6's rotation about an anchor
 /// point, and Listing 2-4's curve drawn by a delegate.
 @MainActor
 enum DemoScene {
-    final class CurveDelegate: LayerDrawingDelegate {
-        func draw(_ layer: Layer, in context: GraphicsContext) {
-            var path = Path()
-            path.move(to: Point(x: 15, y: 15))
-            path.addCurve(to: Point(x: 295, y: 15), control1: Point(x: 15, y: 250), control2: Point(x: 295, y: 250))
-            context.beginPath()
-            context.addPath(path)
-            context.setLineWidth(5)
-            context.strokePath()
-        }
-    }
-
     static func run(rootSize: Size, scale: Double, pngPath: String) throws -> [String] {
         let root = Layer()
         root.name = "root"
         root.bounds = Rect(origin: .zero, size: rootSize)
         root.anchorPoint = .zero
         root.isGeometryFlipped = true
-        root.layoutManager = ConstraintLayoutManager()
 
-        let layerA = Layer()
-        layerA.name = "layerA"
-        layerA.bounds = Rect(x: 0, y: 0, width: 100, height: 25)
-        layerA.borderWidth = 2
-        layerA.addConstraint(Constraint(attribute: .midY, relativeTo: "superlayer", attribute: .midY))
-        layerA.addConstraint(Constraint(attribute: .midX, relativeTo: "superlayer", attribute: .midX))
-        root.addSublayer(layerA)
-
-        let layerB = Layer()
-        layerB.name = "layerB"
-        layerB.borderWidth = 2
-        layerB.addConstraint(Constraint(attribute: .width, relativeTo: "layerA", attribute: .width))
-        layerB.addConstraint(Constraint(attribute: .midX, relativeTo: "layerA", attribute: .midX))
-        layerB.addConstraint(Constraint(attribute: .maxY, relativeTo: "layerA", attribute: .minY, offset: -10))
-        layerB.addConstraint(Constraint(attribute: .minY, relativeTo: "superlayer", attribute: .minY, offset: 10))
-        root.addSublayer(layerB)
+        _ = SeedExamples.addListing42Layers(to: root)
 
         let rotated = Layer()
         rotated.name = "rotated"
@@ -49,7 +22,7 @@ enum DemoScene {
         rotated.transform = Transform3D(rotationAngle: .pi / 6, x: 0, y: 0, z: 1)
         root.addSublayer(rotated)
 
-        let curveDelegate = CurveDelegate()
+        let curveDelegate = SeedExamples.CurveDelegate()
         let curve = Layer()
         curve.name = "curve"
         curve.bounds = Rect(x: 0, y: 0, width: 310, height: 200)

@@ -1,21 +1,6 @@
 import Testing
 @testable import LayerKit
-
-/// Listing 2-4's delegate: a cubic curve stroked 5 points wide in the context's current colour.
-@MainActor
-final class Listing24Delegate: LayerDrawingDelegate {
-    var draws = 0
-    func draw(_ layer: Layer, in context: GraphicsContext) {
-        draws += 1
-        var path = Path()
-        path.move(to: Point(x: 15, y: 15))
-        path.addCurve(to: Point(x: 295, y: 15), control1: Point(x: 15, y: 250), control2: Point(x: 295, y: 250))
-        context.beginPath()
-        context.addPath(path)
-        context.setLineWidth(5)
-        context.strokePath()
-    }
-}
+import SeedExamples
 
 /// The distance from `p` to Listing 2-4's curve: coarse sampling, then fine sampling around the
 /// nearest coarse sample (accurate to about 0.03 point).
@@ -36,7 +21,7 @@ func distanceToListing24Curve(_ p: Point) -> Double {
 @Suite struct DisplayTests {
     @Test(arguments: [1.0, 2.0])
     func listing24DrawsTheCurveThroughTheDelegate(scale: Double) throws {
-        let delegate = Listing24Delegate()
+        let delegate = SeedExamples.CurveDelegate()
         let layer = makeLayer(310, 200)
         layer.contentsScale = scale
         layer.delegate = delegate
@@ -74,7 +59,7 @@ func distanceToListing24Curve(_ p: Point) -> Double {
     }
 
     @Test func setNeedsDisplayManyTimesDrawsOnceAtCommit() {
-        let delegate = Listing24Delegate()
+        let delegate = SeedExamples.CurveDelegate()
         let layer = makeLayer(50, 50)
         layer.delegate = delegate
         layer.setNeedsDisplay()
@@ -151,7 +136,7 @@ func distanceToListing24Curve(_ p: Point) -> Double {
     }
 
     @Test func needsDisplayOnBoundsChangeRedrawsWhenTheSizeChanges() {
-        let delegate = Listing24Delegate()
+        let delegate = SeedExamples.CurveDelegate()
         let layer = makeLayer(20, 20)
         layer.delegate = delegate
         Transaction.flush()
@@ -165,7 +150,7 @@ func distanceToListing24Curve(_ p: Point) -> Double {
     }
 
     @Test func changingContentsScaleRedrawsADrawnBackingStore() throws {
-        let delegate = Listing24Delegate()
+        let delegate = SeedExamples.CurveDelegate()
         let layer = makeLayer(20, 10)
         layer.delegate = delegate
         layer.display()
@@ -190,7 +175,7 @@ func distanceToListing24Curve(_ p: Point) -> Double {
 
     @Test func anEmptyLayerDisplaysNoContents() {
         let layer = Layer()
-        let delegate = Listing24Delegate()
+        let delegate = SeedExamples.CurveDelegate()
         layer.delegate = delegate
         layer.display()
         #expect(delegate.draws == 0)

@@ -1,30 +1,13 @@
 import Testing
 @testable import LayerKit
+import SeedExamples
 
 @MainActor
 @Suite struct ConstraintLayoutTests {
-    /// Listing 4-2, verbatim but for syntax.
     func listing42(superlayerSize: Size) -> (theLayer: Layer, layerA: Layer, layerB: Layer) {
         let theLayer = Layer()
         theLayer.bounds = Rect(origin: .zero, size: superlayerSize)
-        theLayer.layoutManager = ConstraintLayoutManager()
-
-        let layerA = Layer()
-        layerA.name = "layerA"
-        layerA.bounds = Rect(x: 0, y: 0, width: 100, height: 25)
-        layerA.borderWidth = 2
-        layerA.addConstraint(Constraint(attribute: .midY, relativeTo: "superlayer", attribute: .midY))
-        layerA.addConstraint(Constraint(attribute: .midX, relativeTo: "superlayer", attribute: .midX))
-        theLayer.addSublayer(layerA)
-
-        let layerB = Layer()
-        layerB.name = "layerB"
-        layerB.borderWidth = 2
-        layerB.addConstraint(Constraint(attribute: .width, relativeTo: "layerA", attribute: .width))
-        layerB.addConstraint(Constraint(attribute: .midX, relativeTo: "layerA", attribute: .midX))
-        layerB.addConstraint(Constraint(attribute: .maxY, relativeTo: "layerA", attribute: .minY, offset: -10))
-        layerB.addConstraint(Constraint(attribute: .minY, relativeTo: "superlayer", attribute: .minY, offset: 10))
-        theLayer.addSublayer(layerB)
+        let (layerA, layerB) = SeedExamples.addListing42Layers(to: theLayer)
         return (theLayer, layerA, layerB)
     }
 
