@@ -79,6 +79,22 @@ import Testing
         #expect(makeLayer(0, 0, at: Point(x: 10, y: 20)).frame == Rect(x: 10, y: 20, width: 0, height: 0))
     }
 
+    @Test func contentsAndGravityDoNotChangeGeometryOrHitTesting() {
+        // Contents that overflow the bounds (center gravity on a small layer) are drawn outside
+        // them, but frame, conversion and hit testing stay those of the bounds.
+        let root = makeLayer(200, 200, at: Point(x: 100, y: 100))
+        let l = makeLayer(20, 20, at: Point(x: 100, y: 100))
+        root.addSublayer(l)
+        let before = (l.frame, l.convert(Point.zero, to: root))
+        l.contents = Image(width: 80, height: 80, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+        for gravity in ContentsGravity.allCases {
+            l.contentsGravity = gravity
+            #expect(l.frame == before.0 && l.convert(Point.zero, to: root) == before.1)
+            #expect(root.hitTest(Point(x: 85, y: 85)) === root)  // on the overflowing contents only
+            #expect(root.hitTest(Point(x: 95, y: 95)) === l)
+        }
+    }
+
     @Test func settingFrameSetsBoundsSizeAndPosition() {
         let l = Layer()
         l.frame = Rect(x: 10, y: 20, width: 100, height: 50)
