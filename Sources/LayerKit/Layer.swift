@@ -9,7 +9,7 @@ open class Layer {
     public nonisolated let id: LayerID
 
     /// The model values; every property setter below writes through `setProperty`.
-    public final private(set) var properties = LayerProperties()
+    public internal(set) final var properties = LayerProperties()
 
     /// The layer this one is a sublayer of. The superlayer owns its sublayers, so the back
     /// reference is unowned and cleared when the superlayer goes; weak references would give every
@@ -39,8 +39,12 @@ open class Layer {
     var autoresizingReferenceSize: Size?
     /// True while `contents` is the backing store that `display()` drew, so a contentsScale change redraws.
     var contentsAreBackingStore = false
-    /// What the next commit attaches to this layer's render-tree entry (the animations issue fills it).
-    var renderAnimations: [any RenderAnimation] = []
+    /// The animations added to this layer, in the order they were added.
+    var animationEntries: [AnimationEntry] = []
+    /// True for the copies `presentation()` returns.
+    var isPresentation = false
+    /// For a presentation copy, the model layer it shows.
+    var presentedModel: Layer?
 
     private static var nextID: UInt64 = 1
 
@@ -49,9 +53,29 @@ open class Layer {
         Layer.nextID += 1
     }
 
+    /// Makes a copy of `layer` (Core Animation's initWithLayer:), which `presentation()` uses for
+    /// its shadow copies. Subclasses with state of their own override it, copy that state and call
+    /// super.
+    public required init(layer: Layer) {
+        id = layer.id
+        properties = layer.properties
+        needsDisplayOnBoundsChange = layer.needsDisplayOnBoundsChange
+        autoresizingMask = layer.autoresizingMask
+        constraints = layer.constraints
+    }
+
     isolated deinit {
         for sublayer in _sublayers { sublayer._superlayer = nil }
         _mask?.maskedLayer = nil
+        for entry in animationEntries { entry.end(finished: false) }
+    }
+
+    /// Links presentation copies into a tree, without touching any transaction.
+    final func linkPresentation(sublayers: [Layer], mask: Layer?) {
+        _sublayers = sublayers
+        for sublayer in sublayers { sublayer._superlayer = self }
+        _mask = mask
+        mask?.maskedLayer = self
     }
 
     // MARK: - Writing properties
@@ -68,6 +92,7 @@ open class Layer {
 
     final func didChange(key: String, oldBounds: Rect? = nil) {
         markChanged()
+        runActionForChange(ofKey: key)
         switch key {
         case "bounds":
             setNeedsLayoutImplicitly()
@@ -88,7 +113,9 @@ open class Layer {
     }
 
     /// Adds the layer to the current transaction's set of changed layers (once per transaction).
+    /// Presentation copies are never committed.
     final func markChanged() {
+        guard !isPresentation else { return }
         Transaction.noteChange()
         guard !isMarkedChanged else { return }
         isMarkedChanged = true
@@ -579,6 +606,40 @@ open class Layer {
     open func draw(in context: GraphicsContext) {
         (delegate as? any LayerDrawingDelegate)?.draw(self, in: context)
     }
+
+    // MARK: - Actions
+
+    /// The action for a property change or other event, searched in Core Animation's order: the
+    /// delegate's `action(for:forKey:)`, `actions`, the `style` dictionaries (each may nest a
+    /// further "style"; each may hold "actions"), `defaultAction(forKey:)`, and finally the
+    /// built-in implicit animation for animatable properties. The first answer wins; a
+    /// `NullAction` answer ends the search with no action.
+    open func action(forKey event: String) -> (any Action)? {
+        func answer(_ a: (any Action)?) -> (any Action)?? {
+            guard let a else { return .none }
+            return .some(a is NullAction ? nil : a)
+        }
+        if let delegate = delegate as? any LayerActionDelegate, let found = answer(delegate.action(for: self, forKey: event)) {
+            return found
+        }
+        if let found = answer(actions?[event]) { return found }
+        var style = self.style
+        while let s = style {
+            if let found = answer((s["actions"] as? [String: any Action])?[event]) { return found }
+            style = s["style"] as? [String: any Sendable]
+        }
+        if let found = answer(type(of: self).defaultAction(forKey: event)) { return found }
+        return builtInAction(forKey: event)
+    }
+
+    /// The class's action for an event; nil by default, as in Core Animation (whose implicit
+    /// animations come after this step).
+    open class func defaultAction(forKey event: String) -> (any Action)? { nil }
+
+    /// Actions by event name, consulted after the delegate.
+    public var actions: [String: any Action]?
+    /// Default values and actions ("actions") consulted after `actions`; may nest a "style".
+    public var style: [String: any Sendable]?
 
     // MARK: - Custom properties and key-value access
 

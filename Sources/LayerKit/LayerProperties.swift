@@ -67,6 +67,12 @@ public struct LayerProperties: Sendable {
 
     public var name: String?
 
+    // Set only on presentation values, by running animations: what the renderer blends.
+    /// A contents animation in flight: the old image fading out under `contents`.
+    public var contentsCrossFade: ContentsCrossFade?
+    /// A transition in flight: the layer's previous state giving way to its current one.
+    public var transition: TransitionState?
+
     /// Values set with `setValue(_:forKey:)` for keys the layer does not declare.
     public var customValues: [String: any Sendable] = [:]
 

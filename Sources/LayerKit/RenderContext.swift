@@ -12,6 +12,10 @@ public final class RenderContext {
     public var onCommit: (@MainActor (RenderTree) -> Void)?
 
     private var layers: TreeDictionary<LayerID, RenderLayer> = [:]
+    /// The model layer of every snapshotted entry, for building presentation copies.
+    private var modelLayers: [LayerID: Layer] = [:]
+    /// The presentation copies made for the current snapshot at one media time.
+    private var presentationCache: (generation: UInt64, time: Double, layers: [LayerID: Layer])?
     private var animatedLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
     private var generation: UInt64 = 0
@@ -85,8 +89,9 @@ public final class RenderContext {
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
             maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
-            animations: layer.renderAnimations)
+            animations: layer.renderTracks(previousTree: renderTree, now: MediaTime.now))
         layers[layer.id] = node
+        modelLayers[layer.id] = layer
         if node.animations.isEmpty {
             animatedLayerIDs.remove(layer.id)
         } else {
@@ -97,8 +102,35 @@ public final class RenderContext {
 
     private func remove(_ id: LayerID) {
         layers[id] = nil
+        modelLayers[id] = nil
         animatedLayerIDs.remove(id)
         changedLayerIDs.insert(id)
+    }
+
+    // MARK: - Presentation
+
+    /// The presentation copy of `layer` at media time `t`, from a presentation tree built once per
+    /// snapshot and time.
+    func presentationLayer(for layer: Layer, atMediaTime t: Double) -> Layer? {
+        guard let tree = renderTree else { return nil }
+        if let cache = presentationCache, cache.generation == tree.generation, cache.time == t {
+            return cache.layers[layer.id]
+        }
+        let sampled = tree.sampled(atMediaTime: t)
+        var copies: [LayerID: Layer] = [:]
+        func copy(_ id: LayerID) -> Layer? {
+            guard let node = sampled[id], let model = modelLayers[id] else { return nil }
+            let shadow = type(of: model).init(layer: model)
+            shadow.isPresentation = true
+            shadow.presentedModel = model
+            shadow.properties = node.properties
+            shadow.linkPresentation(sublayers: node.sublayerIDs.compactMap(copy), mask: node.maskID.flatMap(copy))
+            copies[id] = shadow
+            return shadow
+        }
+        _ = copy(tree.rootID)
+        presentationCache = (tree.generation, t, copies)
+        return copies[layer.id]
     }
 
     private func publish() {

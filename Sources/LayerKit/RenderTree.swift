@@ -106,6 +106,16 @@ public struct RenderTree: Sendable {
             animatedLayerIDs: animatedLayerIDs, layers: sampled)
     }
 
+    /// One layer's presentation values at media time `t`: its committed values with its own
+    /// animations applied.
+    public func presentationProperties(of id: LayerID, atMediaTime t: Double) -> LayerProperties? {
+        guard var layer = layers[id] else { return nil }
+        guard !layer.animations.isEmpty else { return layer.properties }
+        let time = localTime(of: id, atMediaTime: t)
+        for animation in layer.animations { animation.apply(to: &layer.properties, atLocalTime: time) }
+        return layer.properties
+    }
+
     /// One visible layer in drawing order, with where it lands on the output.
     public struct DrawItem: Sendable {
         public let layer: RenderLayer

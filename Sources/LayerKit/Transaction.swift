@@ -33,6 +33,7 @@ public enum Transaction {
     /// Commits the implicit transaction, if one is open and no explicit transaction encloses work;
     /// explicit transactions still open commit when they close.
     public static func flush() {
+        AnimationScheduler.shared.tick(now: MediaTime.now)
         if state.stack.count == 1, state.stack[0].isImplicit {
             state.pop()
         } else if state.stack.isEmpty, state.hasPendingWork {
@@ -52,13 +53,25 @@ public enum Transaction {
         set { setValue(newValue, forKey: "disableActions") }
     }
 
+    /// The timing function of implicit animations started in this transaction (nil: Core Animation's
+    /// default curve).
+    public static var animationTimingFunction: MediaTimingFunction? {
+        get { value(forKey: "animationTimingFunction") as? MediaTimingFunction }
+        set { setValue(newValue, forKey: "animationTimingFunction") }
+    }
+
     /// Runs once the animations added in this transaction after it was set have finished, or right
     /// after the commit when none were added. Set it before adding the animations.
     public static var completionBlock: (@MainActor () -> Void)? {
-        get { state.current?.completionBlock }
+        get { state.current?.completion?.pendingBlock }
         set {
             state.ensureOpen()
-            state.stack[state.stack.count - 1].completionBlock = newValue
+            let index = state.stack.count - 1
+            if let old = state.stack[index].completion {
+                // A replaced block no longer waits for animations added from now on.
+                old.close()
+            }
+            state.stack[index].completion = newValue.map { CompletionGroup(block: $0) }
         }
     }
 
@@ -83,7 +96,7 @@ final class TransactionState {
     struct Frame {
         var isImplicit: Bool
         var values: [String: any Sendable]
-        var completionBlock: (@MainActor () -> Void)?
+        var completion: CompletionGroup?
     }
 
     var stack: [Frame] = []
@@ -92,8 +105,12 @@ final class TransactionState {
     var changedLayers: [Layer] = []
     var layoutCandidates: [Layer] = []
     var displayCandidates: [Layer] = []
-    /// Completion blocks of closed transactions, run after the outermost commit.
-    var pendingCompletions: [@MainActor () -> Void] = []
+    /// Completion groups of closed transactions, closed after the outermost commit (a group with
+    /// no animations runs its block then).
+    var closingGroups: [CompletionGroup] = []
+
+    /// The completion groups of the open transactions, which animations added now join.
+    var openCompletionGroups: [CompletionGroup] { stack.compactMap(\.completion) }
 
     var current: Frame? { stack.last }
 
@@ -103,7 +120,7 @@ final class TransactionState {
 
     func push(implicit: Bool) {
         // A nested transaction starts with the enclosing one's values, but not its completion block.
-        stack.append(Frame(isImplicit: implicit, values: stack.last?.values ?? [:], completionBlock: nil))
+        stack.append(Frame(isImplicit: implicit, values: stack.last?.values ?? [:], completion: nil))
     }
 
     func ensureOpen() {
@@ -112,7 +129,7 @@ final class TransactionState {
 
     func pop() {
         let frame = stack.removeLast()
-        if let block = frame.completionBlock { pendingCompletions.append(block) }
+        if let group = frame.completion { closingGroups.append(group) }
         guard stack.isEmpty else { return }
         performCommit()
     }
@@ -144,8 +161,41 @@ final class TransactionState {
         changedLayers.removeAll(keepingCapacity: true)
         RenderContext.commitChanges(of: changed)
         isCommitting = false
-        let completions = pendingCompletions
-        pendingCompletions.removeAll()
-        for block in completions { block() }
+        let groups = closingGroups
+        closingGroups.removeAll()
+        for group in groups { group.close() }
+    }
+}
+
+/// A transaction's completion block and the animations it waits for: it runs once the
+/// transaction has closed and every animation added while it was open has finished or been removed.
+@MainActor
+final class CompletionGroup {
+    private var block: (@MainActor () -> Void)?
+    private var remaining = 0
+    private var isClosed = false
+
+    init(block: @escaping @MainActor () -> Void) {
+        self.block = block
+    }
+
+    var pendingBlock: (@MainActor () -> Void)? { block }
+
+    func animationAdded() { remaining += 1 }
+
+    func animationEnded() {
+        remaining -= 1
+        runIfDone()
+    }
+
+    func close() {
+        isClosed = true
+        runIfDone()
+    }
+
+    private func runIfDone() {
+        guard isClosed, remaining <= 0, let block else { return }
+        self.block = nil
+        block()
     }
 }

@@ -1,14 +1,6 @@
 import Testing
 @testable import LayerKit
 
-/// A render animation for tests: opacity follows local time (0 at t = 0, 1 at t = 10).
-struct OpacityRamp: RenderAnimation {
-    var key: String? { "opacity" }
-    func apply(to properties: inout LayerProperties, atLocalTime time: Double) {
-        properties.opacity = min(1, max(0, time / 10))
-    }
-}
-
 @MainActor
 @Suite struct RenderTreeTests {
     func wideTree(_ count: Int) -> (Layer, [Layer]) {
@@ -115,12 +107,14 @@ struct OpacityRamp: RenderAnimation {
     }
 
     @Test func samplingAppliesAnimationsAtEachLayersLocalTime() throws {
+        MediaTime.clock = ManualMediaClock(startingAt: 0)
         let root = makeLayer(10, 10)
         let child = makeLayer(5, 5)
         root.addSublayer(child)
         root.speed = 2
-        child.renderAnimations = [OpacityRamp()]
-        child.markChanged()
+        let ramp = BasicAnimation(keyPath: "opacity")
+        (ramp.fromValue, ramp.toValue, ramp.duration) = (0.0, 1.0, 10)
+        child.add(ramp, forKey: "ramp")
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
         let tree = try #require(context.renderTree)

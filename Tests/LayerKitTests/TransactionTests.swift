@@ -82,6 +82,7 @@ import Testing
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
         Transaction.begin()
+        Transaction.disableActions = true  // no implicit animation to wait for
         Transaction.completionBlock = {
             runs += 1
             committedWhenRun = context.renderTree?.root?.properties.opacity

@@ -1,0 +1,43 @@
+import Synchronization
+
+/// Where media time (Core Animation's CACurrentMediaTime) comes from: the monotonic clock in
+/// production, a manually stepped clock in tests and frame tests, so that every sampled value is
+/// reproducible.
+public protocol MediaClock: AnyObject, Sendable {
+    /// Seconds on this clock.
+    var now: Double { get }
+}
+
+/// The host's monotonic clock (CLOCK_MONOTONIC), as Core Animation's media time is.
+public final class MonotonicMediaClock: MediaClock {
+    public init() {}
+    public var now: Double { currentMediaTime() }
+}
+
+/// A clock that moves only when told to.
+public final class ManualMediaClock: MediaClock {
+    private let time: Mutex<Double>
+
+    public init(startingAt time: Double = 0) {
+        self.time = Mutex(time)
+    }
+
+    public var now: Double {
+        time.withLock { $0 }
+    }
+
+    public func advance(by seconds: Double) {
+        time.withLock { $0 += seconds }
+    }
+
+    public func set(to seconds: Double) {
+        time.withLock { $0 = seconds }
+    }
+}
+
+/// The media clock LayerKit stamps animations with and finishes them by.
+@MainActor
+public enum MediaTime {
+    public static var clock: any MediaClock = MonotonicMediaClock()
+    public static var now: Double { clock.now }
+}
