@@ -7,17 +7,41 @@ public protocol RenderAnimation: Sendable {
     func apply(to properties: inout LayerProperties, atLocalTime time: Double)
 }
 
-/// One layer as committed: its values, its place in the tree and what animates it.
-public struct RenderLayer: Sendable {
+/// One layer as committed: its values, its place in the tree and what animates it. Immutable and
+/// shared between snapshots, so looking one up costs a reference, not a copy of its values.
+public final class RenderLayer: Sendable {
     public let id: LayerID
-    public var properties: LayerProperties
-    public var superlayerID: LayerID?
+    public let properties: LayerProperties
+    public let superlayerID: LayerID?
     /// Back to front, in `sublayers` order (drawing order also sorts by zPosition).
-    public var sublayerIDs: [LayerID]
-    public var maskID: LayerID?
+    public let sublayerIDs: [LayerID]
+    public let maskID: LayerID?
     /// The layer this one masks, when it is a mask.
-    public var maskedLayerID: LayerID?
-    public var animations: [any RenderAnimation]
+    public let maskedLayerID: LayerID?
+    public let animations: [any RenderAnimation]
+
+    init(
+        id: LayerID, properties: LayerProperties, superlayerID: LayerID?, sublayerIDs: [LayerID],
+        maskID: LayerID?, maskedLayerID: LayerID?, animations: [any RenderAnimation]
+    ) {
+        self.id = id
+        self.properties = properties
+        self.superlayerID = superlayerID
+        self.sublayerIDs = sublayerIDs
+        self.maskID = maskID
+        self.maskedLayerID = maskedLayerID
+        self.animations = animations
+    }
+
+    /// The same layer with other values (a presentation sample).
+    func with(properties: LayerProperties) -> RenderLayer {
+        RenderLayer(
+            id: id, properties: properties, superlayerID: superlayerID, sublayerIDs: sublayerIDs,
+            maskID: maskID, maskedLayerID: maskedLayerID, animations: animations)
+    }
+
+    /// The layer above this one: its superlayer, or the layer it masks.
+    var parentID: LayerID? { superlayerID ?? maskedLayerID }
 }
 
 /// An immutable snapshot of one context's layer tree, made by a transaction's commit. It holds
@@ -36,21 +60,30 @@ public struct RenderTree: Sendable {
     /// The layers that carry animations, so sampling does not scan the whole tree.
     public let animatedLayerIDs: Set<LayerID>
     let layers: TreeDictionary<LayerID, RenderLayer>
+    /// In a sample, the presentation values of the animated layers, laid over the committed ones.
+    private let sampledProperties: [LayerID: LayerProperties]
 
     init(
         rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
-        layers: TreeDictionary<LayerID, RenderLayer>
+        layers: TreeDictionary<LayerID, RenderLayer>, sampledProperties: [LayerID: LayerProperties] = [:]
     ) {
         self.rootID = rootID
         self.generation = generation
         self.changedLayerIDs = changedLayerIDs
         self.animatedLayerIDs = animatedLayerIDs
         self.layers = layers
+        self.sampledProperties = sampledProperties
     }
 
     public var count: Int { layers.count }
-    public var root: RenderLayer? { layers[rootID] }
-    public subscript(id: LayerID) -> RenderLayer? { layers[id] }
+    public var root: RenderLayer? { self[rootID] }
+
+    /// A layer with the values this tree shows: committed, or presentation values in a sample.
+    public subscript(id: LayerID) -> RenderLayer? {
+        guard let layer = layers[id] else { return nil }
+        if !sampledProperties.isEmpty, let shown = sampledProperties[id] { return layer.with(properties: shown) }
+        return layer
+    }
 
     /// The first layer with this name, searching the whole tree.
     public func layer(named name: String) -> RenderLayer? {
@@ -59,20 +92,20 @@ public struct RenderTree: Sendable {
 
     /// Sublayers back to front: zPosition ascending, ties in `sublayers` order.
     public func sortedSublayers(of layer: RenderLayer) -> [RenderLayer] {
-        sortedByDrawingOrder(layer.sublayerIDs.compactMap { layers[$0] }) { $0.properties.zPosition }
+        sortedByDrawingOrder(layer.sublayerIDs.compactMap { self[$0] }) { $0.properties.zPosition }
     }
 
     /// The map from `id`'s bounds space to the root's parent space (the output's points), with
     /// each level flattened into its superlayer's plane as normal layers do.
     public func transformToRoot(of id: LayerID) -> Transform3D? {
-        guard var layer = layers[id] else { return nil }
+        guard var layer = self[id] else { return nil }
         var result = Transform3D.identity
         while true {
-            let parent = layer.superlayerID.flatMap { layers[$0] }
+            let parent = layer.superlayerID.flatMap { self[$0] }
             result = result.concatenating(layer.properties.transformToSuperlayer(parent?.properties.sublayerSpace).flattened)
             if let parent {
                 layer = parent
-            } else if let masked = layer.maskedLayerID.flatMap({ layers[$0] }) {
+            } else if let masked = layer.maskedLayerID.flatMap({ self[$0] }) {
                 layer = masked
             } else {
                 return result
@@ -82,38 +115,52 @@ public struct RenderTree: Sendable {
 
     /// The layer's local time at media time `t`, through every ancestor's beginTime, speed and timeOffset.
     public func localTime(of id: LayerID, atMediaTime t: Double) -> Double {
-        var chain: [LayerProperties] = []
-        var next = layers[id]
-        while let layer = next {
-            chain.append(layer.properties)
-            next = (layer.superlayerID ?? layer.maskedLayerID).flatMap { layers[$0] }
-        }
-        return chain.reversed().reduce(t) { $1.localTime(fromParentTime: $0) }
+        var memo: [LayerID: Double] = [:]
+        return localTime(of: id, atMediaTime: t, memo: &memo)
     }
 
-    /// The presentation values at media time `t`: every animation applied at its layer's local time.
+    /// Local times remembered per layer, so sampling many layers walks each ancestor once.
+    private func localTime(of id: LayerID, atMediaTime t: Double, memo: inout [LayerID: Double]) -> Double {
+        if let known = memo[id] { return known }
+        guard let layer = layers[id] else { return t }
+        let time = layer.properties.localTime(fromParentTime: parentTime(of: layer, atMediaTime: t, memo: &memo))
+        memo[id] = time
+        return time
+    }
+
+    private func parentTime(of layer: RenderLayer, atMediaTime t: Double, memo: inout [LayerID: Double]) -> Double {
+        layer.parentID.map { localTime(of: $0, atMediaTime: t, memo: &memo) } ?? t
+    }
+
+    /// The presentation values at media time `t`: every animation applied at its layer's local
+    /// time. The sample shares the committed layers and lays the animated layers' values over them.
     public func sampled(atMediaTime t: Double) -> RenderTree {
         guard !animatedLayerIDs.isEmpty else { return self }
-        var sampled = layers
+        var shown: [LayerID: LayerProperties] = [:]
+        shown.reserveCapacity(animatedLayerIDs.count)
+        // Only ancestors' times are remembered: they are few and shared, the animated layers many.
+        var memo: [LayerID: Double] = [:]
         for id in animatedLayerIDs {
-            guard var layer = sampled[id] else { continue }
-            let time = localTime(of: id, atMediaTime: t)
-            for animation in layer.animations { animation.apply(to: &layer.properties, atLocalTime: time) }
-            sampled[id] = layer
+            guard let layer = layers[id] else { continue }
+            let time = layer.properties.localTime(fromParentTime: parentTime(of: layer, atMediaTime: t, memo: &memo))
+            var properties = layer.properties
+            for animation in layer.animations { animation.apply(to: &properties, atLocalTime: time) }
+            shown[id] = properties
         }
         return RenderTree(
             rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: sampled)
+            animatedLayerIDs: animatedLayerIDs, layers: layers, sampledProperties: shown)
     }
 
     /// One layer's presentation values at media time `t`: its committed values with its own
     /// animations applied.
     public func presentationProperties(of id: LayerID, atMediaTime t: Double) -> LayerProperties? {
-        guard var layer = layers[id] else { return nil }
+        guard let layer = layers[id] else { return nil }
         guard !layer.animations.isEmpty else { return layer.properties }
         let time = localTime(of: id, atMediaTime: t)
-        for animation in layer.animations { animation.apply(to: &layer.properties, atLocalTime: time) }
-        return layer.properties
+        var properties = layer.properties
+        for animation in layer.animations { animation.apply(to: &properties, atLocalTime: time) }
+        return properties
     }
 
     /// One visible layer in drawing order, with where it lands on the output.
