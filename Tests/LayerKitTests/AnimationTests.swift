@@ -103,6 +103,25 @@ final class Events: AnimationDelegate {
         #expect(s.shown(at: 102.5).position.x == 25)  // cycle 2 (index 2) adds 2·10 to 5
     }
 
+    @Test func cumulativeArraysGrowEachCycle() {
+        let s = AnimationScene()
+        let a = basic("levels", from: [0.0, 1.0], to: [1.0, 3.0])
+        a.isCumulative = true
+        a.repeatCount = 4
+        s.run(a)
+        #expect(s.shown(at: 103.5).customValues["levels"] as? [Double] == [3.5, 8])  // [0.5, 2] + 3·[1, 2]
+    }
+
+    @Test func impossibleSpringSettingsAreClampedNotFatal() {
+        let s = AnimationScene()
+        let spring = SpringAnimation()
+        spring.keyPath = "opacity"
+        (spring.fromValue, spring.toValue, spring.duration) = (0.0, 1.0, 1)
+        (spring.mass, spring.stiffness, spring.damping) = (0, -5, -1)
+        s.run(spring)
+        #expect(s.shown(at: 100.5).opacity.isFinite)
+    }
+
     @Test func speedsMultiplyDownToTheAnimation() {
         // Seed ch. 4: an animation on a layer at speed 2 under a layer at speed 2 runs at 4×.
         let s = AnimationScene()

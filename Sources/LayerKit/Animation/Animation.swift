@@ -219,15 +219,17 @@ open class SpringAnimation: BasicAnimation {
     /// A spring that settles in about `perceptualDuration` with the given bounce (0 none, 1 most).
     public convenience init(perceptualDuration: Double, bounce: Double) {
         self.init()
-        let motion = SpringMotion(perceptualDuration: perceptualDuration, bounce: bounce)
+        let motion = SpringMotion(perceptualDuration: max(perceptualDuration, 1e-3), bounce: min(1, max(-0.999, bounce)))
         (mass, stiffness, damping, initialVelocity, allowsOverdamping) =
             (motion.mass, motion.stiffness, motion.damping, motion.initialVelocity, motion.allowsOverdamping)
     }
 
+    /// The spring these settings describe; impossible settings (no mass, no stiffness, negative
+    /// damping) are clamped to the nearest meaningful ones rather than stopping the compositor.
     var motion: SpringMotion {
         SpringMotion(
-            mass: mass, stiffness: stiffness, damping: damping, initialVelocity: initialVelocity,
-            allowsOverdamping: allowsOverdamping)
+            mass: max(mass, 1e-6), stiffness: max(stiffness, 1e-6), damping: max(damping, 0),
+            initialVelocity: initialVelocity, allowsOverdamping: allowsOverdamping)
     }
 
     public var perceptualDuration: Double { motion.perceptualDuration }

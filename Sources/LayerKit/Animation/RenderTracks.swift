@@ -118,9 +118,7 @@ struct PropertyTrack<Value: Interpolatable>: RenderAnimation {
         }
         if isCumulative && sample.repeatIndex > 0 {
             // Each completed cycle adds the whole change once more.
-            let perCycle = Value.subtract(end, start)
-            let offset = Value.interpolate(from: Value.additiveIdentity, to: perCycle, fraction: Double(sample.repeatIndex))
-            value = Value.add(value, offset)
+            value = Value.add(value, repeatedSum(Value.subtract(end, start), times: sample.repeatIndex))
         }
         if isAdditive { value = Value.add(binding.get(properties), value) }
         binding.set(&properties, value)
@@ -184,6 +182,19 @@ struct PropertyTrack<Value: Interpolatable>: RenderAnimation {
             key: key, timing: context.timing(for: a), timingFunction: a.timingFunction, binding: binding,
             curve: .keyframes(sampler, first: first, last: last), isAdditive: a.isAdditive, isCumulative: a.isCumulative)
     }
+}
+
+/// `value` added to itself `times` times (by doubling, so endless repeats stay cheap).
+func repeatedSum<Value: Interpolatable>(_ value: Value, times: Int) -> Value {
+    var result = Value.additiveIdentity
+    var power = value
+    var n = times
+    while n > 0 {
+        if n & 1 == 1 { result = Value.add(result, power) }
+        n >>= 1
+        if n > 0 { power = Value.add(power, power) }
+    }
+    return result
 }
 
 /// A keyframe animation along a path: the point follows the path's geometry, and with a
