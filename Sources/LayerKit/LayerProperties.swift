@@ -158,3 +158,48 @@ public struct LayerProperties: Sendable {
         return Rect(boundingPoints: corners)
     }
 }
+
+extension LayerProperties {
+    /// The contents' size in points for gravity: the pixels of the part `contentsRect` selects,
+    /// divided by contentsScale.
+    public var contentsLogicalSize: Size? {
+        guard let image = contents else { return nil }
+        let scale = contentsScale > 0 ? contentsScale : 1
+        return Size(
+            width: Double(image.width) * contentsRect.width / scale,
+            height: Double(image.height) * contentsRect.height / scale)
+    }
+
+    /// Where the contents land in the bounds (ca-semantics C1): the bounds for `resize`, scaled to
+    /// fit or fill (centred) for the aspect modes, unscaled at the edge or corner the gravity names
+    /// otherwise. `top` is the visual top (minimum y) unless `contentsAreFlipped`, which swaps top
+    /// and bottom as in Core Animation. Nil when there are no contents.
+    public func contentsFrame(contentsAreFlipped: Bool = false) -> Rect? {
+        guard let size = contentsLogicalSize else { return nil }
+        let b = bounds
+        let (cw, ch) = (size.width, size.height)
+        switch contentsGravity {
+        case .resize:
+            return b
+        case .resizeAspect, .resizeAspectFill:
+            guard cw > 0, ch > 0 else { return b }
+            let sx = b.width / cw, sy = b.height / ch
+            let s = contentsGravity == .resizeAspect ? min(sx, sy) : max(sx, sy)
+            return Rect(x: b.minX + (b.width - cw * s) / 2, y: b.minY + (b.height - ch * s) / 2, width: cw * s, height: ch * s)
+        default:
+            let name = contentsGravity.rawValue.lowercased()
+            var top = name.contains("top"), bottom = name.contains("bottom")
+            if contentsAreFlipped { swap(&top, &bottom) }
+            let x = name.contains("left") ? b.minX : name.contains("right") ? b.maxX - cw : b.minX + (b.width - cw) / 2
+            let y = top ? b.minY : bottom ? b.maxY - ch : b.minY + (b.height - ch) / 2
+            return Rect(x: x, y: y, width: cw, height: ch)
+        }
+    }
+
+    /// The radius of each corner as drawn: min-x/min-y, max-x/min-y, max-x/max-y, min-x/max-y.
+    public var cornerRadii: (Double, Double, Double, Double) {
+        let r = effectiveCornerRadius
+        func radius(_ corner: CornerMask) -> Double { maskedCorners.contains(corner) ? r : 0 }
+        return (radius(.minXMinYCorner), radius(.maxXMinYCorner), radius(.maxXMaxYCorner), radius(.minXMaxYCorner))
+    }
+}

@@ -185,3 +185,19 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
         rows.map { "[" + $0.map { String(format: "%.5g", $0) }.joined(separator: " ") + "]" }.joined()
     }
 }
+
+extension Transform3D {
+    /// The inverse of this (flattened) matrix as a map of the plane: a point of the output plane
+    /// `(x, y, 0, 1)` maps back to the layer's plane, after homogenising. Nil when the layer is
+    /// seen edge-on. The result is a 4×4 matrix in the same row-vector convention, with its z row
+    /// and column empty.
+    public var planeInverse: Transform3D? {
+        guard let inverse = PlaneTransform(self).inverted() else { return nil }
+        let m = inverse.m
+        return Transform3D(
+            m11: m.0, m12: m.1, m13: 0, m14: m.2,
+            m21: m.3, m22: m.4, m23: 0, m24: m.5,
+            m31: 0, m32: 0, m33: 0, m34: 0,
+            m41: m.6, m42: m.7, m43: 0, m44: m.8)
+    }
+}

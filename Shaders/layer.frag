@@ -1,0 +1,142 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "layer.glsl"
+
+layout(location = 0) in vec2 localPosition;
+layout(location = 0) out vec4 outColor;
+
+layout(set = 0, binding = 1) uniform sampler2D contents;
+layout(set = 0, binding = 2) uniform sampler2D previousContents;
+
+// Signed distance to a rounded rectangle (negative inside), with a radius per corner.
+float roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
+    vec2 centre = rect.xy + rect.zw * 0.5;
+    vec2 halfSize = rect.zw * 0.5;
+    vec2 d = p - centre;
+    float r = d.x < 0.0 ? (d.y < 0.0 ? radii.x : radii.w) : (d.y < 0.0 ? radii.y : radii.z);
+    vec2 q = abs(d) - halfSize + r;
+    return length(max(q, 0.0)) + min(max(q.x, q.y), 0.0) - r;
+}
+
+// Coverage of a pixel by the inside of a distance field, anti-aliased over one pixel.
+float coverage(float distance) {
+    float width = max(fwidth(distance), 1e-4);
+    return clamp(0.5 - distance / width, 0.0, 1.0);
+}
+
+// Core Animation's nine-part stretching: the corners keep their source size, the edges stretch
+// along one axis and the middle along both.
+float ninePart(float t, float destLength, float sourceLength, float centreStart, float centreLength) {
+    float before = centreStart * sourceLength;
+    float after = (1.0 - centreStart - centreLength) * sourceLength;
+    float stretch = max(destLength - before - after, 0.0);
+    float scale = (before + after) > destLength ? destLength / max(before + after, 1e-4) : 1.0;
+    float x = t * destLength;
+    if (x < before * scale) return x / scale / sourceLength;
+    if (x > destLength - after * scale) return 1.0 - (destLength - x) / scale / sourceLength;
+    float u = stretch > 0.0 ? (x - before) / stretch : 0.5;
+    return centreStart + u * centreLength;
+}
+
+// The Gaussian-blurred rounded rectangle's coverage (shadows): separable erf approximation along
+// x, integrated numerically along y (Evan Wallace's method).
+vec4 erfVec(vec4 x) {
+    vec4 s = sign(x), a = abs(x);
+    x = 1.0 + (0.278393 + (0.230389 + 0.078108 * (a * a)) * a) * a;
+    x *= x;
+    return s - s / (x * x);
+}
+
+float gaussian(float x, float sigma) {
+    const float pi = 3.141592653589793;
+    return exp(-(x * x) / (2.0 * sigma * sigma)) / (sqrt(2.0 * pi) * sigma);
+}
+
+float roundedBoxShadowX(float x, float y, float sigma, float corner, vec2 halfSize) {
+    float delta = min(halfSize.y - corner - abs(y), 0.0);
+    float curved = halfSize.x - corner + sqrt(max(0.0, corner * corner - delta * delta));
+    vec2 integral = 0.5 + 0.5 * erfVec(vec4((x + vec2(-curved, curved)) * (sqrt(0.5) / sigma), 0.0, 0.0)).xy;
+    return integral.y - integral.x;
+}
+
+float roundedBoxShadow(vec2 p, vec4 rect, float sigma, float corner) {
+    vec2 halfSize = rect.zw * 0.5;
+    vec2 point = p - (rect.xy + halfSize);
+    float low = point.y - halfSize.y;
+    float high = point.y + halfSize.y;
+    float start = clamp(-3.0 * sigma, low, high);
+    float end = clamp(3.0 * sigma, low, high);
+    float step = (end - start) / 4.0;
+    float y = start + step * 0.5;
+    float value = 0.0;
+    for (int i = 0; i < 4; i++) {
+        value += roundedBoxShadowX(point.x, point.y - y, sigma, corner, halfSize) * gaussian(y, sigma) * step;
+        y += step;
+    }
+    return value;
+}
+
+void main() {
+    LayerInstance layer = instances[draw.instanceIndex];
+    uint flags = uint(layer.params.w);
+    vec2 p = localPosition;
+    float opacity = layer.params.x;
+
+    // The nearest clipping ancestor (masksToBounds), with its rounded corners.
+    float clip = 1.0;
+    if ((flags & FLAG_CLIP) != 0u) {
+        vec4 q = layer.clipInverse * vec4(gl_FragCoord.xy, 0.0, 1.0);
+        vec2 clipPoint = q.xy / q.w;
+        float d = roundedRectDistance(clipPoint, layer.clipRect, layer.clipRadii);
+        float width = max(fwidth(d), 1e-4);
+        clip = clamp(0.5 - d / width, 0.0, 1.0);
+    }
+
+    vec4 color = vec4(0.0);
+    if (draw.kind == KIND_SHADOW) {
+        float sigma = layer.params.z;
+        float shape = sigma > 0.0
+            ? roundedBoxShadow(p, layer.bounds, sigma, layer.radii.x)
+            : coverage(roundedRectDistance(p, layer.bounds, layer.radii));
+        color = layer.color * shape;
+    } else if (draw.kind == KIND_BORDER) {
+        float outer = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
+        float w = layer.params.y;
+        vec4 innerRect = vec4(layer.bounds.xy + w, max(layer.bounds.zw - 2.0 * w, 0.0));
+        float inner = coverage(roundedRectDistance(p, innerRect, max(layer.radii - w, 0.0)));
+        color = layer.color * outer * (1.0 - inner);
+    } else {
+        float shape = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
+        if ((flags & FLAG_HAS_BACKGROUND) != 0u) {
+            color = layer.color * shape;
+        }
+        if ((flags & FLAG_HAS_CONTENTS) != 0u) {
+            vec4 dest = layer.contentsRect;
+            vec2 t = (p - dest.xy) / max(dest.zw, vec2(1e-6));
+            // Outside the destination the edge pixels would repeat; contents end at their rectangle.
+            vec2 inside = step(vec2(0.0), t) * step(t, vec2(1.0));
+            float cover = inside.x * inside.y;
+            if ((flags & FLAG_NINE_PART) != 0u) {
+                vec2 sourceSize = vec2(textureSize(contents, 0)) * layer.contentsUV.zw;
+                float scale = max(layer.params2.y, 1e-4);
+                t = vec2(
+                    ninePart(t.x, dest.z * scale, sourceSize.x, layer.contentsCenter.x, layer.contentsCenter.z),
+                    ninePart(t.y, dest.w * scale, sourceSize.y, layer.contentsCenter.y, layer.contentsCenter.w));
+            }
+            if ((flags & FLAG_FLIP_CONTENTS) != 0u) {
+                t.y = 1.0 - t.y;
+            }
+            vec2 uv = layer.contentsUV.xy + clamp(t, 0.0, 1.0) * layer.contentsUV.zw;
+            vec4 texel = texture(contents, uv);
+            if ((flags & FLAG_CROSS_FADE) != 0u) {
+                texel = mix(texture(previousContents, uv), texel, layer.params2.x);
+            }
+            if ((flags & FLAG_CONTENTS_ROUNDED) != 0u) {
+                cover *= shape;
+            }
+            texel *= cover;
+            color = texel + color * (1.0 - texel.a);
+        }
+    }
+    outColor = color * opacity * clip;
+}

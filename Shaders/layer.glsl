@@ -1,0 +1,40 @@
+// Shared between layer.vert and layer.frag: one layer's draw, as LayerInstance in
+// Sources/Renderer/LayerInstance.swift lays it out (std430; keep the two in step).
+
+struct LayerInstance {
+    mat4 transform;       // layer bounds space -> output pixels (row-vector matrix uploaded row by row)
+    mat4 clipInverse;     // output pixels -> the clipping layer's bounds space (plane map in x, y, w)
+    vec4 quad;            // the rectangle drawn, in bounds space: x, y, width, height
+    vec4 bounds;          // the layer's bounds
+    vec4 radii;           // corner radii: min-x/min-y, max-x/min-y, max-x/max-y, min-x/max-y
+    vec4 color;           // premultiplied: background, border or shadow colour
+    vec4 contentsRect;    // where the contents land, in bounds space
+    vec4 contentsUV;      // the source rectangle in the texture, in 0...1 (contentsRect)
+    vec4 contentsCenter;  // the stretchable middle in source units of contentsUV (x, y, w, h in 0...1)
+    vec4 clipRect;        // the clipping layer's bounds
+    vec4 clipRadii;       // its corner radii
+    vec4 params;          // x: opacity, y: border width, z: shadow sigma, w: flags
+    vec4 params2;         // x: cross-fade progress, y: contents pixels per point (contentsScale)
+};
+
+const uint FLAG_HAS_CONTENTS = 1u;
+const uint FLAG_CLIP = 2u;
+const uint FLAG_CONTENTS_ROUNDED = 4u;
+const uint FLAG_NINE_PART = 8u;
+const uint FLAG_FLIP_CONTENTS = 16u;
+const uint FLAG_HAS_BACKGROUND = 32u;
+const uint FLAG_CROSS_FADE = 64u;
+
+const uint KIND_BODY = 0u;    // background and contents
+const uint KIND_BORDER = 1u;
+const uint KIND_SHADOW = 2u;
+
+layout(std430, set = 0, binding = 0) readonly buffer Instances {
+    LayerInstance instances[];
+};
+
+layout(push_constant) uniform Draw {
+    uint instanceIndex;
+    uint kind;
+    vec2 targetSize;
+} draw;
