@@ -20,6 +20,11 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        .systemLibrary(
+            name: "CVulkan",
+            pkgConfig: "vulkan",
+            providers: [.apt(["libvulkan-dev"])]
+        ),
 
         // Level 2: the CoreGraphics role (cairo stays private to it) and the Core Animation model.
         .target(name: "Graphics", dependencies: ["CCairo"]),
@@ -33,6 +38,9 @@ let package = Package(
 
         // The seeds' listings, shared by the tests that check them and the demo that shows them.
         .target(name: "SeedExamples", dependencies: ["LayerKit"]),
+
+        // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it).
+        .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan"]),
 
         // Level 5: the command.
         .executableTarget(
@@ -54,6 +62,7 @@ let package = Package(
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
     ],
     swiftLanguageModes: [.v6]
 )

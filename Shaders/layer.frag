@@ -18,10 +18,14 @@ float roundedRectDistance(vec2 p, vec4 rect, vec4 radii) {
     return length(max(q, 0.0)) + min(max(q.x, q.y), 0.0) - r;
 }
 
+// The size of one output pixel in the layer's units. The distance fields are 1-Lipschitz in
+// those units, so this is the width to anti-alias over; it comes from the linearly interpolated
+// position, whose derivatives stay smooth where a distance field has a kink.
+float pixelSize;
+
 // Coverage of a pixel by the inside of a distance field, anti-aliased over one pixel.
 float coverage(float distance) {
-    float width = max(fwidth(distance), 1e-4);
-    return clamp(0.5 - distance / width, 0.0, 1.0);
+    return clamp(0.5 - distance / pixelSize, 0.0, 1.0);
 }
 
 // Core Animation's nine-part stretching: the corners keep their source size, the edges stretch
@@ -80,6 +84,7 @@ void main() {
     LayerInstance layer = instances[draw.instanceIndex];
     uint flags = uint(layer.params.w);
     vec2 p = localPosition;
+    pixelSize = max(0.5 * (length(dFdx(p)) + length(dFdy(p))), 1e-4);
     float opacity = layer.params.x;
 
     // The nearest clipping ancestor (masksToBounds), with its rounded corners.
@@ -88,8 +93,8 @@ void main() {
         vec4 q = layer.clipInverse * vec4(gl_FragCoord.xy, 0.0, 1.0);
         vec2 clipPoint = q.xy / q.w;
         float d = roundedRectDistance(clipPoint, layer.clipRect, layer.clipRadii);
-        float width = max(fwidth(d), 1e-4);
-        clip = clamp(0.5 - d / width, 0.0, 1.0);
+        float clipPixel = max(0.5 * (length(dFdx(clipPoint)) + length(dFdy(clipPoint))), 1e-4);
+        clip = clamp(0.5 - d / clipPixel, 0.0, 1.0);
     }
 
     vec4 color = vec4(0.0);

@@ -1,0 +1,89 @@
+import LayerKit
+
+/// Draws committed layer trees with Vulkan: the only module that talks to the GPU.
+///
+/// A renderer owns one device (a DRM render node's when the display backend names one, otherwise
+/// the first device: lavapipe on machines without a GPU), its pipeline, a ring of per-frame
+/// resources and a texture cache that uploads each contents image once while it stays in use.
+public final class Renderer {
+    private let context: VulkanContext
+    private let frames: FrameRenderer
+    private let textures: TextureCache
+    private var targets: [String: OffscreenTarget] = [:]
+
+    public init(options: VulkanOptions = VulkanOptions()) throws {
+        context = try VulkanContext(options: options)
+        frames = try FrameRenderer(
+            context: context, vertexSPIRV: ShaderLibrary.layerVertex, fragmentSPIRV: ShaderLibrary.layerFragment,
+            pushConstantSize: DrawConstants.size)
+        textures = TextureCache(context: context)
+    }
+
+    /// The physical device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    public var deviceName: String { context.deviceName }
+
+    /// Validation-layer errors and warnings collected since the last call (with validation on).
+    public func takeValidationMessages() -> [String] { context.takeValidationMessages() }
+
+    /// Renders `tree` (sample it first to show animations) into a `width`×`height`-pixel image at
+    /// `scale` pixels per point, over `clearColor`.
+    public func render(
+        _ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear
+    ) throws -> Image {
+        let target = try offscreenTarget(width: width, height: height)
+        try draw(tree, into: target, scale: scale, clearColor: clearColor)
+        return try target.readback()
+    }
+
+    private func offscreenTarget(width: Int, height: Int) throws -> OffscreenTarget {
+        let key = "\(width)x\(height)"
+        if let target = targets[key] { return target }
+        let target = try OffscreenTarget(context: context, width: width, height: height)
+        targets = [key: target]
+        return target
+    }
+
+    private func draw(_ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color) throws {
+        let encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
+        textures.beginFrame()
+        let white = frames.whiteTexture
+        var calls: [DrawCall] = []
+        calls.reserveCapacity(encoder.draws.count)
+        for draw in encoder.draws {
+            let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
+            let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
+            let constants = DrawConstants(
+                instanceIndex: draw.instance, kind: draw.kind.rawValue,
+                targetWidth: Float(target.width), targetHeight: Float(target.height))
+            calls.append(DrawCall(
+                vertexCount: 6, pushConstants: constants.bytes, texture: contents, texture2: previous,
+                sampler: draw.filter == .nearest ? .nearest : .linear,
+                scissor: draw.scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }))
+        }
+        let c = clearColor.converted(to: .sRGB)
+        let clear = (Float(c.red * c.alpha), Float(c.green * c.alpha), Float(c.blue * c.alpha), Float(c.alpha))
+        try encoder.floats.withUnsafeBytes { bytes in
+            try frames.renderFrame(into: target, clearColor: clear, instanceBytes: bytes, draws: calls, loadPrevious: false)
+        }
+    }
+}
+
+/// The layer shader's push constants (Shaders/layer.glsl `Draw`): instance index, draw kind and
+/// the target's size in pixels.
+struct DrawConstants {
+    static let size = 16
+
+    var instanceIndex: UInt32
+    var kind: UInt32
+    var targetWidth: Float
+    var targetHeight: Float
+
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(DrawConstants.size)
+        for word in [instanceIndex, kind, targetWidth.bitPattern, targetHeight.bitPattern] {
+            withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
+        }
+        return out
+    }
+}

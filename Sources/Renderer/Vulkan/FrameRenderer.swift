@@ -1,0 +1,251 @@
+internal import CVulkan
+
+/// One layer draw: a quad (or whatever the vertex shader makes of `vertexCount` vertices) with its
+/// push constants, two textures and a sampler for both.
+struct DrawCall {
+    var vertexCount: UInt32 = 6
+    /// At most the pipeline's `pushConstantSize` bytes, a multiple of 4; written at offset 0.
+    var pushConstants: [UInt8]
+    /// Binding 1: the layer's contents (the white texture for layers without).
+    var texture: Texture
+    /// Binding 2: a mask or the image being cross-faded from (the white texture when unused).
+    var texture2: Texture
+    var sampler: SamplerKind
+    /// In target pixels; nil draws anywhere on the target. Parts outside the target are ignored,
+    /// and a draw whose scissor misses the target is skipped.
+    var scissor: (x: Int32, y: Int32, width: UInt32, height: UInt32)?
+}
+
+/// Records and submits frames of layer draws: the device, the frame ring, the pipeline (made on
+/// first use from the SPIR-V given at init), samplers and the white texture.
+final class FrameRenderer {
+    let context: VulkanContext
+    /// Opaque white, 1×1: the texture for layers without contents and for draws without a second
+    /// texture.
+    let whiteTexture: Texture
+    private let ring: FrameRing
+    private let linearSampler: Sampler
+    private let nearestSampler: Sampler
+    private let vertexSPIRV: [UInt32]
+    private let fragmentSPIRV: [UInt32]
+    private let pushConstantSize: Int
+    private var pipeline: LayerPipeline?
+
+    init(
+        context: VulkanContext, vertexSPIRV: [UInt32], fragmentSPIRV: [UInt32], pushConstantSize: Int,
+        framesInFlight: Int = 2
+    ) throws {
+        self.context = context
+        self.vertexSPIRV = vertexSPIRV
+        self.fragmentSPIRV = fragmentSPIRV
+        self.pushConstantSize = pushConstantSize
+        ring = try FrameRing(context: context, count: framesInFlight)
+        linearSampler = try Sampler(context: context, kind: .linear)
+        nearestSampler = try Sampler(context: context, kind: .nearest)
+        whiteTexture = try Texture.white(context: context)
+    }
+
+    deinit {
+        // The pipeline, samplers and white texture belong to this renderer rather than to the
+        // frames, so frames still running must finish before they go.
+        try? ring.timeline.wait(for: ring.timeline.lastSubmittedValue)
+    }
+
+    /// The pipeline, compiled on first use: pipeline creation is the slow part of start-up, and a
+    /// renderer that never draws should not pay for it.
+    private func layerPipeline() throws -> LayerPipeline {
+        if let pipeline { return pipeline }
+        let made = try LayerPipeline(
+            context: context, vertexSPIRV: vertexSPIRV, fragmentSPIRV: fragmentSPIRV, pushConstantSize: pushConstantSize
+        )
+        pipeline = made
+        return made
+    }
+
+    /// Renders `draws` into `target` over `clearColor` (premultiplied RGBA), or over what the target
+    /// held after its last frame when `loadPrevious` (for redrawing only damaged regions; a target
+    /// never rendered into is cleared regardless), and copies the result to the target's readback
+    /// buffer. `instanceBytes` become storage buffer 0 for every draw. Returns once the frame is
+    /// submitted; `target.readback()` waits for it.
+    func renderFrame(
+        into target: OffscreenTarget, clearColor: (Float, Float, Float, Float), instanceBytes: UnsafeRawBufferPointer,
+        draws: [DrawCall], loadPrevious: Bool
+    ) throws {
+        let pipeline = try layerPipeline()
+        let slot = try ring.acquire()
+        try slot.upload(instanceBytes)
+
+        var textures: [Texture] = []
+        var seen = Set<ObjectIdentifier>()
+        for draw in draws {
+            for texture in [draw.texture, draw.texture2] where seen.insert(ObjectIdentifier(texture)).inserted {
+                textures.append(texture)
+            }
+        }
+
+        let commandBuffer = slot.commandBuffer
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
+        try check(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
+
+        Texture.recordUploads(textures, into: commandBuffer)
+
+        let load = loadPrevious && target.image.layout != VK_IMAGE_LAYOUT_UNDEFINED
+        // The previous frame's copy out of the image must finish before rendering overwrites it;
+        // its rendering's writes were made available by the barrier before that copy.
+        pipelineBarrier(
+            commandBuffer,
+            images: [
+                target.image.barrier(
+                    to: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, discardContents: !load,
+                    from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE),
+                    to: (
+                        VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT
+                    ))
+            ])
+
+        recordRendering(
+            draws, pipeline: pipeline, slot: slot, target: target, clearColor: clearColor, load: load)
+
+        recordReadbackCopy(of: target, into: commandBuffer)
+        try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+
+        var keptAlive: [AnyObject] = [target, pipeline]
+        keptAlive.append(contentsOf: textures)
+        keptAlive.append(contentsOf: textures.compactMap(\.staging))
+        let point = try ring.submit(slot, keepingAlive: keptAlive)
+        // Only now, with the commands accepted, does the tracked state move on: a frame that failed
+        // before submission leaves uploads pending and layouts as they were.
+        for texture in textures { texture.uploadSubmitted() }
+        target.image.layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+        target.lastSubmission = point
+    }
+
+    private func recordRendering(
+        _ draws: [DrawCall], pipeline: LayerPipeline, slot: FrameRing.Slot, target: OffscreenTarget,
+        clearColor: (Float, Float, Float, Float), load: Bool
+    ) {
+        let commandBuffer = slot.commandBuffer
+        let extent = VkExtent2D(width: UInt32(target.width), height: UInt32(target.height))
+        var attachment = VkRenderingAttachmentInfo()
+        attachment.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO
+        attachment.imageView = target.image.view
+        attachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+        attachment.loadOp = load ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR
+        attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
+        attachment.clearValue = VkClearValue(color: VkClearColorValue(float32: clearColor))
+        withUnsafePointer(to: &attachment) { attachment in
+            var rendering = VkRenderingInfo()
+            rendering.sType = VK_STRUCTURE_TYPE_RENDERING_INFO
+            rendering.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0), extent: extent)
+            rendering.layerCount = 1
+            rendering.colorAttachmentCount = 1
+            rendering.pColorAttachments = attachment
+            vkCmdBeginRendering(commandBuffer, &rendering)
+        }
+
+        if !draws.isEmpty {
+            vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle)
+            var viewport = VkViewport(
+                x: 0, y: 0, width: Float(target.width), height: Float(target.height), minDepth: 0, maxDepth: 1)
+            vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
+        }
+        for draw in draws {
+            guard var scissor = Self.scissor(of: draw, width: target.width, height: target.height) else { continue }
+            vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
+            pushDescriptors(for: draw, pipeline: pipeline, storage: slot.storage, commandBuffer: commandBuffer)
+            precondition(
+                draw.pushConstants.count <= pipeline.pushConstantSize && draw.pushConstants.count % 4 == 0,
+                "\(draw.pushConstants.count) bytes of push constants for a pipeline with \(pipeline.pushConstantSize)")
+            if !draw.pushConstants.isEmpty {
+                draw.pushConstants.withUnsafeBytes { bytes in
+                    vkCmdPushConstants(
+                        commandBuffer, pipeline.layout, LayerPipeline.pushConstantStages, 0, UInt32(bytes.count),
+                        bytes.baseAddress)
+                }
+            }
+            vkCmdDraw(commandBuffer, draw.vertexCount, 1, 0, 0)
+        }
+        vkCmdEndRendering(commandBuffer)
+    }
+
+    /// The draw's scissor clipped to the target, or nil when nothing of it is on the target.
+    private static func scissor(of draw: DrawCall, width: Int, height: Int) -> VkRect2D? {
+        guard let s = draw.scissor else {
+            return VkRect2D(
+                offset: VkOffset2D(x: 0, y: 0), extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+        }
+        let left = max(Int(s.x), 0)
+        let top = max(Int(s.y), 0)
+        let right = min(Int(s.x) + Int(s.width), width)
+        let bottom = min(Int(s.y) + Int(s.height), height)
+        guard right > left, bottom > top else { return nil }
+        return VkRect2D(
+            offset: VkOffset2D(x: Int32(left), y: Int32(top)),
+            extent: VkExtent2D(width: UInt32(right - left), height: UInt32(bottom - top)))
+    }
+
+    /// Pushes set 0: binding 0 the whole storage buffer, bindings 1 and 2 the draw's textures with
+    /// its sampler.
+    private func pushDescriptors(
+        for draw: DrawCall, pipeline: LayerPipeline, storage: GPUBuffer, commandBuffer: VkCommandBuffer
+    ) {
+        let sampler = draw.sampler == .linear ? linearSampler : nearestSampler
+        var bufferInfo = VkDescriptorBufferInfo(buffer: storage.handle, offset: 0, range: VkDeviceSize(VK_WHOLE_SIZE))
+        var imageInfos = [draw.texture, draw.texture2].map {
+            VkDescriptorImageInfo(
+                sampler: sampler.handle, imageView: $0.image.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+            )
+        }
+        withUnsafePointer(to: &bufferInfo) { bufferInfo in
+            imageInfos.withUnsafeMutableBufferPointer { imageInfos in
+                var writes = [VkWriteDescriptorSet](repeating: VkWriteDescriptorSet(), count: 3)
+                for binding in 0..<3 {
+                    writes[binding].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                    writes[binding].dstBinding = UInt32(binding)
+                    writes[binding].descriptorCount = 1
+                    if binding == 0 {
+                        writes[binding].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                        writes[binding].pBufferInfo = bufferInfo
+                    } else {
+                        writes[binding].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                        writes[binding].pImageInfo = UnsafePointer(imageInfos.baseAddress! + (binding - 1))
+                    }
+                }
+                context.cmdPushDescriptorSet(
+                    commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 0, UInt32(writes.count), writes)
+            }
+        }
+    }
+
+    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies it into its readback buffer, made
+    /// visible to the host once the frame's timeline value is reached.
+    private func recordReadbackCopy(of target: OffscreenTarget, into commandBuffer: VkCommandBuffer) {
+        var toTransfer = target.image.barrier(
+            to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
+            to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
+        toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+        pipelineBarrier(
+            commandBuffer, images: [toTransfer],
+            // The previous frame's copy into the same buffer must land first (write after write).
+            buffers: [
+                bufferBarrier(
+                    target.readbackBuffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+            ])
+        var region = target.image.bufferCopyRegion
+        vkCmdCopyImageToBuffer(
+            commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target.readbackBuffer.handle, 1,
+            &region)
+        pipelineBarrier(
+            commandBuffer,
+            buffers: [
+                bufferBarrier(
+                    target.readbackBuffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
+            ])
+    }
+}

@@ -1,0 +1,117 @@
+internal import CVulkan
+
+/// Per-frame resources for a few frames in flight, reused round-robin.
+///
+/// A slot is reused only once the frame that last used it has finished, which is all that is ever
+/// waited for: one timeline value, never the whole device.
+final class FrameRing {
+    /// One frame's command buffer, instance storage and the objects its commands use.
+    final class Slot {
+        let commandBuffer: VkCommandBuffer
+        /// The frame's instance data, bound as storage buffer 0; replaced by a larger one as needed.
+        private(set) var storage: GPUBuffer
+        /// The timeline value of the slot's last submission; its resources are free once reached.
+        fileprivate(set) var submittedValue: UInt64 = 0
+        /// Objects the submitted commands use (textures, staging buffers, targets), released once
+        /// the slot is next acquired, which is after the frame finished.
+        fileprivate var keptAlive: [AnyObject] = []
+
+        fileprivate init(commandBuffer: VkCommandBuffer, storage: GPUBuffer) {
+            self.commandBuffer = commandBuffer
+            self.storage = storage
+        }
+
+        /// Copies `bytes` to the start of the storage buffer, growing it (to the next power of two)
+        /// when they do not fit. Only valid between `acquire()` and `submit`, while the GPU is not
+        /// reading the buffer.
+        func upload(_ bytes: UnsafeRawBufferPointer) throws {
+            if bytes.count > storage.size {
+                var size = storage.size
+                while size < bytes.count { size *= 2 }
+                storage = try GPUBuffer(context: storage.context, size: size, usage: storage.usage)
+            }
+            if let source = bytes.baseAddress, !bytes.isEmpty {
+                storage.contents.copyMemory(from: source, byteCount: bytes.count)
+            }
+        }
+    }
+
+    let context: VulkanContext
+    let timeline: TimelineSemaphore
+    private let slots: [Slot]
+    private var nextSlot = 0
+
+    /// The first storage size: room for a few hundred layers' instance data before any growth.
+    static let initialStorageSize = 64 * 1024
+
+    init(context: VulkanContext, count: Int = 2) throws {
+        precondition((1...8).contains(count), "a ring of \(count) frames")
+        self.context = context
+        timeline = try TimelineSemaphore(context: context)
+        var info = VkCommandBufferAllocateInfo()
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        info.commandPool = context.commandPool
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        info.commandBufferCount = UInt32(count)
+        var commandBuffers = [VkCommandBuffer?](repeating: nil, count: count)
+        try check(vkAllocateCommandBuffers(context.device, &info, &commandBuffers), "vkAllocateCommandBuffers")
+        do {
+            slots = try commandBuffers.map { commandBuffer in
+                Slot(
+                    commandBuffer: commandBuffer!,
+                    storage: try GPUBuffer(
+                        context: context, size: Self.initialStorageSize,
+                        usage: VkBufferUsageFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue)))
+            }
+        } catch {
+            vkFreeCommandBuffers(context.device, context.commandPool, UInt32(count), commandBuffers)
+            throw error
+        }
+    }
+
+    deinit {
+        // Teardown: the last submission finishing means every slot's has (one queue, in order).
+        try? timeline.wait(for: timeline.lastSubmittedValue)
+        var commandBuffers: [VkCommandBuffer?] = slots.map(\.commandBuffer)
+        vkFreeCommandBuffers(context.device, context.commandPool, UInt32(commandBuffers.count), &commandBuffers)
+    }
+
+    /// The next slot, once the frame that last used it has finished; its command buffer is reset
+    /// and what that frame kept alive is released.
+    func acquire() throws -> Slot {
+        let slot = slots[nextSlot]
+        try timeline.wait(for: slot.submittedValue)
+        slot.keptAlive = []
+        try check(vkResetCommandBuffer(slot.commandBuffer, 0), "vkResetCommandBuffer")
+        nextSlot = (nextSlot + 1) % slots.count
+        return slot
+    }
+
+    /// Submits the slot's recorded command buffer, signalling the timeline's next value, and keeps
+    /// `objects` alive until that value is reached. Returns the point to wait for.
+    func submit(_ slot: Slot, keepingAlive objects: [AnyObject]) throws -> TimelinePoint {
+        var commandBufferInfo = VkCommandBufferSubmitInfo()
+        commandBufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO
+        commandBufferInfo.commandBuffer = slot.commandBuffer
+        var signal = VkSemaphoreSubmitInfo()
+        signal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
+        signal.semaphore = timeline.handle
+        signal.value = timeline.nextValue
+        signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
+        try withUnsafePointer(to: &commandBufferInfo) { commandBufferInfo in
+            try withUnsafePointer(to: &signal) { signal in
+                var submit = VkSubmitInfo2()
+                submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2
+                submit.commandBufferInfoCount = 1
+                submit.pCommandBufferInfos = commandBufferInfo
+                submit.signalSemaphoreInfoCount = 1
+                submit.pSignalSemaphoreInfos = signal
+                try check(vkQueueSubmit2(context.queue, 1, &submit, nil), "vkQueueSubmit2")
+            }
+        }
+        let point = timeline.didSubmitNextValue()
+        slot.submittedValue = point.value
+        slot.keptAlive = objects
+        return point
+    }
+}

@@ -1,0 +1,34 @@
+internal import CVulkan
+import LayerKit
+
+/// A color image to render into, with a buffer that each frame copies it to for the CPU to read:
+/// the target for tests, screenshots and frames checked against what was meant.
+final class OffscreenTarget {
+    let image: GPUImage
+    let readbackBuffer: GPUBuffer
+    var width: Int { image.width }
+    var height: Int { image.height }
+    /// The submission that last rendered into the target and copied it to `readbackBuffer`.
+    var lastSubmission: TimelinePoint?
+
+    init(context: VulkanContext, width: Int, height: Int) throws {
+        image = try GPUImage(
+            context: context, width: width, height: height,
+            usage: VkImageUsageFlags(
+                VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue))
+        readbackBuffer = try GPUBuffer(
+            context: context, size: width * height * 4,
+            usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue), cached: true)
+    }
+
+    /// The pixels of the last frame rendered into the target, once that frame has finished.
+    func readback() throws -> Image {
+        guard let lastSubmission else {
+            preconditionFailure("readback() of an OffscreenTarget that no frame has rendered into")
+        }
+        try lastSubmission.wait()
+        return try Image(
+            width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4,
+            bytes: UnsafeRawBufferPointer(start: readbackBuffer.contents, count: readbackBuffer.size))
+    }
+}

@@ -1,0 +1,141 @@
+internal import CVulkan
+import LayerKit
+
+/// An `Image` on the GPU, sampled by layer draws.
+///
+/// Creating a texture copies the pixels into a staging buffer only; the first frame that draws the
+/// texture records the copy into the image ahead of its draws, so uploads ride along with frames
+/// instead of each waiting for a submission of its own.
+final class Texture {
+    let image: GPUImage
+    /// The pixels still to be copied into `image`; nil once a submitted frame has copied them.
+    private(set) var staging: GPUBuffer?
+
+    var width: Int { image.width }
+    var height: Int { image.height }
+
+    /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte holds.
+    init(context: VulkanContext, image source: Image) throws {
+        image = try GPUImage(
+            context: context, width: source.width, height: source.height,
+            usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
+            opaque: source.pixelFormat == .xrgb8888)
+        // Image rows are tightly packed (bytesPerRow == width * 4), as the copy region assumes.
+        let staging = try source.withUnsafeBytes { pixels in
+            let buffer = try GPUBuffer(
+                context: context, size: pixels.count,
+                usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue))
+            buffer.contents.copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)
+            return buffer
+        }
+        self.staging = staging
+    }
+
+    /// Records the pending copies of `textures` (those with staging buffers) into `commandBuffer`,
+    /// leaving them in `SHADER_READ_ONLY_OPTIMAL` for fragment shaders. Their state changes only in
+    /// `uploadSubmitted()`, once the submission is accepted.
+    static func recordUploads(_ textures: [Texture], into commandBuffer: VkCommandBuffer) {
+        let pending = textures.filter { $0.staging != nil }
+        guard !pending.isEmpty else { return }
+        pipelineBarrier(
+            commandBuffer,
+            images: pending.map {
+                $0.image.barrier(
+                    to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, discardContents: true,
+                    from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
+                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+            })
+        for texture in pending {
+            var region = texture.image.bufferCopyRegion
+            vkCmdCopyBufferToImage(
+                commandBuffer, texture.staging!.handle, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                &region)
+        }
+        pipelineBarrier(
+            commandBuffer,
+            images: pending.map {
+                var barrier = $0.image.barrier(
+                    to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                    from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
+                barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+                return barrier
+            })
+    }
+
+    /// Marks the upload as done by a submitted frame, which keeps the staging buffer alive itself
+    /// until it finishes.
+    func uploadSubmitted() {
+        guard staging != nil else { return }
+        staging = nil
+        image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+    }
+
+    /// A 1×1 opaque white texture, for layers without contents: sampling it multiplies by one.
+    static func white(context: VulkanContext) throws -> Texture {
+        try Texture(
+            context: context,
+            image: Image(width: 1, height: 1, fill: PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)))
+    }
+}
+
+/// The textures of the images a scene shows, reused while the same `Image` object is shown.
+///
+/// Images are immutable and compared by identity, so an image's identity names its pixels. The
+/// cache holds each image strongly, which keeps that identity from being reused by another object;
+/// an entry goes when its image was not asked for during `maximumIdleFrames` frames, or as soon as
+/// the cache holds the image's last reference (no render tree can show it again).
+final class TextureCache {
+    let context: VulkanContext
+    let maximumIdleFrames: Int
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var frame = 0
+
+    private struct Entry {
+        var image: Image
+        let texture: Texture
+        var lastUsedFrame: Int
+    }
+
+    /// `maximumIdleFrames` defaults to about a second at 60 Hz, so that layers hidden briefly keep
+    /// their textures.
+    init(context: VulkanContext, maximumIdleFrames: Int = 60) {
+        precondition(maximumIdleFrames >= 1, "entries must survive at least the frame that used them")
+        self.context = context
+        self.maximumIdleFrames = maximumIdleFrames
+    }
+
+    /// How many textures the cache holds.
+    var count: Int { entries.count }
+
+    /// Starts a frame: evicts entries idle for `maximumIdleFrames` frames and entries whose image
+    /// only the cache still holds. Frames in flight keep the textures they draw alive themselves.
+    func beginFrame() {
+        frame += 1
+        var evicted: [ObjectIdentifier] = []
+        // Index by index, not over `indices`: that collection would hold a second reference to the
+        // dictionary's storage, and the in-place access below would then copy it, making every
+        // image look shared.
+        var index = entries.values.startIndex
+        while index != entries.values.endIndex {
+            let idle = frame - 1 - entries.values[index].lastUsedFrame >= maximumIdleFrames
+            if idle || isKnownUniquelyReferenced(&entries.values[index].image) {
+                evicted.append(ObjectIdentifier(entries.values[index].image))
+            }
+            entries.values.formIndex(after: &index)
+        }
+        for key in evicted { entries[key] = nil }
+    }
+
+    /// The texture of `image`, uploaded on first request.
+    func texture(for image: Image) throws -> Texture {
+        let key = ObjectIdentifier(image)
+        if let texture = entries[key]?.texture {
+            entries[key]!.lastUsedFrame = frame
+            return texture
+        }
+        let texture = try Texture(context: context, image: image)
+        entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
+        return texture
+    }
+}
