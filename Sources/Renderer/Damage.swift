@@ -1,0 +1,80 @@
+import LayerKit
+
+/// What of a target must be redrawn for a new frame.
+enum Damage: Equatable {
+    /// Nothing changed: the previous frame stands and no GPU work is needed.
+    case none
+    /// Redraw everything (the first frame, a new size or scale, or changes not known in detail).
+    case full
+    /// Redraw only this rectangle of output pixels, over the previous frame's pixels.
+    case region(PixelRect)
+}
+
+/// Works out, from the trees drawn into one target, what changed on screen since its last frame
+/// (buffer-age style, for a target that keeps its pixels between frames).
+///
+/// Consecutive commits name their changed layers (`changedLayerIDs`), and animated layers change
+/// whenever the sample time moves; each such layer damages the pixel bounds of its whole subtree
+/// before and after (a moved layer takes its sublayers along), with shadows and overflowing
+/// contents included. A gap of more than one commit, or a change of size or scale, redraws all.
+struct DamageTracker {
+    private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
+
+    /// Forgets the last frame, so that the next one is drawn in full.
+    mutating func reset() { last = nil }
+
+    mutating func damage(for tree: RenderTree, sampledAt time: Double?, scale: Double, width: Int, height: Int) -> Damage {
+        defer { last = (tree, time, scale, width, height) }
+        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.rootID == tree.rootID
+        else { return .full }
+        var ids: Set<LayerID>
+        if tree.generation == last.tree.generation {
+            ids = []
+        } else if tree.generation == last.tree.generation + 1 {
+            ids = tree.changedLayerIDs
+        } else {
+            return .full
+        }
+        if time != last.time {
+            ids.formUnion(tree.animatedLayerIDs)
+            ids.formUnion(last.tree.animatedLayerIDs)
+        }
+        guard !ids.isEmpty else { return .none }
+        var box = Rect.null
+        for id in ids {
+            box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale))
+            box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
+        }
+        guard !box.isNull, !box.isEmpty else { return .none }
+        // Anti-aliased edges reach half a pixel past the geometry: round outwards with a pixel to spare.
+        let x0 = max(0, Int((box.minX - 1).rounded(.down))), y0 = max(0, Int((box.minY - 1).rounded(.down)))
+        let x1 = min(width, Int((box.maxX + 1).rounded(.up))), y1 = min(height, Int((box.maxY + 1).rounded(.up)))
+        guard x1 > x0, y1 > y0 else { return .none }
+        if x0 == 0 && y0 == 0 && x1 == width && y1 == height { return .full }
+        return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
+    }
+
+    /// The output-pixel bounding box of everything a layer and its sublayers may draw; null when
+    /// the layer is not in the tree.
+    static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
+        guard let layer = tree[id], let toRoot = tree.transformToRoot(of: id) else { return .null }
+        var box = Rect.null
+        func visit(_ layer: RenderLayer, _ transform: Transform3D) {
+            let p = layer.properties
+            var extent = p.bounds
+            if let contents = p.contentsFrame(), !p.masksToBounds { extent = extent.union(contents) }
+            if p.shadowOpacity > 0 {
+                let reach = 3 * max(0, p.shadowRadius) + 1
+                extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
+                    .insetBy(dx: -reach, dy: -reach))
+            }
+            let corners = extent.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
+            box = box.union(Rect(boundingPoints: corners))
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, sublayer.properties.transformToSuperlayer(p.sublayerSpace).flattened.concatenating(transform))
+            }
+        }
+        visit(layer, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
+        return box
+    }
+}
