@@ -62,7 +62,7 @@ let package = Package(
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
 )
