@@ -104,6 +104,23 @@ void main() {
             ? roundedBoxShadow(p, layer.bounds, sigma, layer.radii.x)
             : coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         color = layer.color * shape;
+    } else if (draw.kind == KIND_BLUR) {
+        float sigma = max(layer.params.z, 0.01);
+        vec4 source = layer.contentsRect;
+        vec2 direction = layer.contentsCenter.zw;
+        vec2 centre = p - layer.contentsCenter.xy;
+        int radius = int(ceil(3.0 * sigma));
+        float sum = 0.0;
+        float total = 0.0;
+        for (int i = -radius; i <= radius; i++) {
+            float weight = exp(-float(i * i) / (2.0 * sigma * sigma));
+            vec2 uv = (centre + direction * float(i) - source.xy) / source.zw;
+            // Outside its box the source is transparent, not its clamped edge.
+            bool inside = all(greaterThanEqual(uv, vec2(0.0))) && all(lessThanEqual(uv, vec2(1.0)));
+            sum += inside ? weight * textureLod(contents, uv, 0.0).a : 0.0;
+            total += weight;
+        }
+        color = vec4(sum / total);
     } else if (draw.kind == KIND_BORDER) {
         float outer = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         float w = layer.params.y;
@@ -135,6 +152,12 @@ void main() {
             vec4 texel = texture(contents, uv);
             if ((flags & FLAG_CROSS_FADE) != 0u) {
                 texel = mix(texture(previousContents, uv), texel, layer.params2.x);
+            }
+            if ((flags & FLAG_MASK) != 0u) {
+                texel *= texture(previousContents, uv).a;
+            }
+            if ((flags & FLAG_TINT) != 0u) {
+                texel = layer.color * texel.a;
             }
             if ((flags & FLAG_CONTENTS_ROUNDED) != 0u) {
                 cover *= shape;

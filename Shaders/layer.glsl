@@ -24,10 +24,17 @@ const uint FLAG_NINE_PART = 8u;
 const uint FLAG_FLIP_CONTENTS = 16u;
 const uint FLAG_HAS_BACKGROUND = 32u;
 const uint FLAG_CROSS_FADE = 64u;
+const uint FLAG_TINT = 128u;   // contents alpha times color: a blurred shadow shape
+const uint FLAG_MASK = 256u;   // contents times the alpha of texture 2 (a mask layer's pixels)
 
 const uint KIND_BODY = 0u;    // background and contents
 const uint KIND_BORDER = 1u;
 const uint KIND_SHADOW = 2u;
+// One direction of a separable Gaussian over texture 1's alpha, for shadows of composited alpha.
+// The instance's transform maps target pixels to the pass, so positions are target pixels;
+// contentsRect is the source's box on the target, contentsCenter.xy the shadow offset (the source
+// is read that far back) and contentsCenter.zw the direction, params.z sigma in pixels.
+const uint KIND_BLUR = 3u;
 
 layout(std430, set = 0, binding = 0) readonly buffer Instances {
     LayerInstance instances[];

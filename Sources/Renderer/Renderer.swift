@@ -47,23 +47,36 @@ public final class Renderer {
         let encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
         textures.beginFrame()
         let white = frames.whiteTexture
-        var calls: [DrawCall] = []
-        calls.reserveCapacity(encoder.draws.count)
-        for draw in encoder.draws {
-            let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
-            let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
-            let constants = DrawConstants(
-                instanceIndex: draw.instance, kind: draw.kind.rawValue,
-                targetWidth: Float(target.width), targetHeight: Float(target.height))
-            calls.append(DrawCall(
-                vertexCount: 6, pushConstants: constants.bytes, texture: contents, texture2: previous,
-                sampler: draw.filter == .nearest ? .nearest : .linear,
-                scissor: draw.scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }))
-        }
         let c = clearColor.converted(to: .sRGB)
         let clear = (Float(c.red * c.alpha), Float(c.green * c.alpha), Float(c.blue * c.alpha), Float(c.alpha))
+        var passes: [RenderPass] = []
+        passes.reserveCapacity(encoder.passes.count)
+        for pass in encoder.passes {
+            let box = pass.intermediate.map { encoder.intermediates[$0] }
+            let width = box.map { Float($0.width) } ?? Float(target.width)
+            let height = box.map { Float($0.height) } ?? Float(target.height)
+            var calls: [DrawCall] = []
+            calls.reserveCapacity(pass.draws.count)
+            for draw in pass.draws {
+                let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
+                let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
+                let constants = DrawConstants(
+                    instanceIndex: draw.instance, kind: draw.kind.rawValue, targetWidth: width, targetHeight: height)
+                calls.append(DrawCall(
+                    vertexCount: 6, pushConstants: constants.bytes, texture: contents, texture2: previous,
+                    sampler: draw.filter == .nearest ? .nearest : .linear,
+                    scissor: draw.scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                    sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
+            }
+            // Intermediates start transparent: what they hold is composited over the target.
+            passes.append(RenderPass(
+                destination: pass.intermediate.map { .intermediate($0) } ?? .target,
+                clearColor: pass.intermediate == nil ? clear : (0, 0, 0, 0), draws: calls))
+        }
+        let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
         try encoder.floats.withUnsafeBytes { bytes in
-            try frames.renderFrame(into: target, clearColor: clear, instanceBytes: bytes, draws: calls, loadPrevious: false)
+            try frames.renderFrame(
+                into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: false)
         }
     }
 }

@@ -3,7 +3,8 @@ import LayerKit
 /// One draw of the layer shader: which instance, which part of the layer, and its textures.
 struct EncodedDraw: Equatable {
     enum Kind: UInt32 {
-        case body = 0, border = 1, shadow = 2
+        /// `blur` is one direction of a separable Gaussian over an earlier pass's alpha (shadows).
+        case body = 0, border = 1, shadow = 2, blur = 3
     }
 
     var instance: UInt32
@@ -11,8 +12,19 @@ struct EncodedDraw: Equatable {
     var contents: Image?
     var previousContents: Image?
     var filter: ContentsFilter
-    /// In output pixels; nil for the whole target.
+    /// In the pixels of the draw's pass (the target's, or its intermediate's); nil for all of them.
     var scissor: PixelRect?
+    /// Binding 1 samples this intermediate, rendered by an earlier pass, instead of `contents`.
+    var intermediate: Int? = nil
+    /// Binding 2 samples this intermediate (a mask) instead of `previousContents`.
+    var intermediate2: Int? = nil
+}
+
+/// The draws of one pass, into the target or into one of the encoder's intermediates.
+struct EncodedPass: Equatable {
+    /// An index into `SceneEncoder.intermediates`; nil for the target.
+    var intermediate: Int?
+    var draws: [EncodedDraw]
 }
 
 /// A rectangle of whole output pixels.
@@ -27,15 +39,30 @@ struct PixelRect: Equatable {
 /// scaled to output pixels. A `masksToBounds` layer clips its sublayers to its rounded bounds in
 /// the shader; when clips nest, the outer ones also clip through the scissor (their pixel bounding
 /// boxes). Colours are premultiplied sRGB-encoded values, blended as they are.
+///
+/// Effects that need a subtree as one image (group opacity, masks, shadows of composited alpha)
+/// render it into an intermediate first (see OffscreenGroups.swift): the encoder then produces
+/// several passes, intermediates before the passes that sample them, the target's last.
 struct SceneEncoder {
     /// Floats per instance: two matrices and eleven vectors (std430, see Shaders/layer.glsl).
     static let floatsPerInstance = 16 * 2 + 4 * 11
 
     private(set) var floats: [Float] = []
-    private(set) var draws: [EncodedDraw] = []
+    /// In the order they are rendered; the last renders into the target.
+    var passes: [EncodedPass] = []
+    /// Each intermediate's place on the target, in target pixels (its size is the image's).
+    var intermediates: [PixelRect] = []
     let tree: RenderTree
     let scale: Double
     let targetSize: (width: Int, height: Int)
+
+    /// Instances as recorded: their floats are written once every pass's place is known.
+    var instances: [Instance] = []
+    /// The passes being recorded, innermost last; the first is the target's.
+    var openPasses: [OpenPass] = [OpenPass()]
+
+    /// Every draw of every pass, in rendering order.
+    var draws: [EncodedDraw] { passes.flatMap(\.draws) }
 
     struct Clip {
         var bounds: Rect
@@ -53,18 +80,54 @@ struct SceneEncoder {
         static let flipContents = Flags(rawValue: 16)
         static let hasBackground = Flags(rawValue: 32)
         static let crossFade = Flags(rawValue: 64)
+        /// The contents' alpha tints `color` (a blurred shadow shape).
+        static let tint = Flags(rawValue: 128)
+        /// Texture 2's alpha multiplies the contents (a mask).
+        static let mask = Flags(rawValue: 256)
+    }
+
+    /// One instance of Shaders/layer.glsl's `LayerInstance`, in target pixels.
+    struct Instance {
+        var transform: Transform3D
+        var clip: Clip?
+        var quad: Rect
+        var bounds: Rect
+        var radii: (Double, Double, Double, Double) = (0, 0, 0, 0)
+        var color: (Double, Double, Double, Double) = (0, 0, 0, 0)
+        var contentsFrame = Rect.zero
+        var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
+        var contentsCenter: (Double, Double, Double, Double) = (0, 0, 1, 1)
+        var opacity: Double
+        var borderWidth = 0.0
+        var sigma = 0.0
+        var flags: Flags
+        var crossFadeProgress = 1.0
+        var contentsScale = 1.0
+        /// Where the instance's pass lies on the target, in pixels: its draws are shifted by it.
+        var origin = (x: 0, y: 0)
+    }
+
+    /// A pass being recorded: its draws with scissors still in target pixels, and the pixels they
+    /// can touch.
+    struct OpenPass {
+        var draws: [EncodedDraw] = []
+        var reach = PixelBox.empty
     }
 
     init(tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int)) {
         self.tree = tree
         self.scale = scale
         self.targetSize = targetSize
-        guard let root = tree.root else { return }
-        visit(root, parent: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
-              clip: nil, scissor: nil, flipped: false)
+        if let root = tree.root {
+            visit(root, parent: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
+                  clip: nil, scissor: nil, flipped: false)
+        }
+        passes.append(EncodedPass(intermediate: nil, draws: openPasses.removeLast().draws))
+        writeFloats()
     }
 
-    private mutating func visit(
+    /// Draws the layer and its subtree, offscreen first when an effect needs it as one image.
+    mutating func visit(
         _ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, opacity parentOpacity: Double,
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
@@ -73,6 +136,23 @@ struct SceneEncoder {
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
         let transform = p.transformToSuperlayer(parent?.properties.sublayerSpace).flattened.concatenating(parentTransform)
+        let mask = layer.maskID.flatMap { tree[$0] }
+        let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
+        if mask != nil || group {
+            encodeOffscreen(
+                layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
+                scissor: scissor, flipped: flipped)
+        } else {
+            drawLayer(layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
+        }
+    }
+
+    /// The layer's own parts and its sublayers into the current pass, at `opacity`.
+    mutating func drawLayer(
+        _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?,
+        flipped: Bool, shadow drawsShadow: Bool = true
+    ) {
+        let p = layer.properties
         let margin = antialiasingMargin(transform)
         let radii = p.cornerRadii
 
@@ -80,15 +160,23 @@ struct SceneEncoder {
         // number of flips above the layer turns its texture back upright.
         let contentsFlipped = flipped
 
-        if p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds, !p.bounds.isEmpty {
-            let sigma = max(0, p.shadowRadius)
-            let shadowRect = p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
-            let reach = 3 * sigma + margin
-            appendInstance(
-                transform: transform, quad: shadowRect.insetBy(dx: -reach, dy: -reach), bounds: shadowRect,
-                radii: radii, color: premultiplied(shadowColor, times: p.shadowOpacity), opacity: opacity,
-                borderWidth: 0, sigma: sigma, flags: [], clip: clip)
-            appendDraw(.shadow, scissor: scissor)
+        if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
+            if p.shadowPath != nil || p.contents != nil || hasVisibleSublayers(layer) {
+                encodeOffscreenShadow(
+                    layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
+            } else if !p.bounds.isEmpty {
+                // Only a background: its shape is the rounded bounds, whose blur the shader
+                // computes exactly, without a pass.
+                let sigma = max(0, p.shadowRadius)
+                let shadowRect = p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
+                let reach = 3 * sigma + margin
+                append(
+                    Instance(
+                        transform: transform, clip: clip, quad: shadowRect.insetBy(dx: -reach, dy: -reach),
+                        bounds: shadowRect, radii: radii, color: premultiplied(shadowColor, times: p.shadowOpacity),
+                        opacity: opacity, sigma: sigma, flags: []),
+                    kind: .shadow, scissor: scissor)
+            }
         }
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
@@ -106,11 +194,16 @@ struct SceneEncoder {
                 if contentsFlipped { flags.insert(.flipContents) }
                 if p.contentsCrossFade != nil { flags.insert(.crossFade) }
             }
-            appendInstance(
-                transform: transform, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds, radii: radii,
-                color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0), opacity: opacity,
-                borderWidth: 0, sigma: 0, flags: flags, clip: clip, contentsFrame: contentsFrame, properties: p)
-            appendDraw(.body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from, filter: p.magnificationFilter)
+            let center = p.contentsCenter
+            append(
+                Instance(
+                    transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
+                    radii: radii, color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0),
+                    contentsFrame: contentsFrame ?? .zero, contentsRect: p.contentsRect,
+                    contentsCenter: (center.minX, center.minY, center.width, center.height), opacity: opacity,
+                    flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale),
+                kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
+                filter: p.magnificationFilter)
         }
 
         var childClip = clip
@@ -128,27 +221,35 @@ struct SceneEncoder {
         }
 
         if p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
-            appendInstance(
-                transform: transform, quad: p.bounds.insetBy(dx: -margin, dy: -margin), bounds: p.bounds, radii: radii,
-                color: premultiplied(borderColor, times: 1), opacity: opacity, borderWidth: p.borderWidth, sigma: 0,
-                flags: [], clip: clip)
-            appendDraw(.border, scissor: scissor)
+            append(
+                Instance(
+                    transform: transform, clip: clip, quad: p.bounds.insetBy(dx: -margin, dy: -margin),
+                    bounds: p.bounds, radii: radii, color: premultiplied(borderColor, times: 1), opacity: opacity,
+                    borderWidth: p.borderWidth, flags: []),
+                kind: .border, scissor: scissor)
+        }
+    }
+
+    /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).
+    func hasVisibleSublayers(_ layer: RenderLayer) -> Bool {
+        layer.sublayerIDs.contains { id in
+            tree[id].map { !$0.properties.isHidden && $0.properties.opacity > 0 } ?? false
         }
     }
 
     /// One output pixel in the layer's units (at least), so quads reach the anti-aliased fringe.
-    private func antialiasingMargin(_ t: Transform3D) -> Double {
+    func antialiasingMargin(_ t: Transform3D) -> Double {
         let sx = (t.m11 * t.m11 + t.m12 * t.m12).squareRoot()
         let sy = (t.m21 * t.m21 + t.m22 * t.m22).squareRoot()
         let pixelsPerUnit = max(min(sx, sy), 1e-3)
         return min(1.5 / pixelsPerUnit, 1e4)
     }
 
-    private func pixelBox(of rect: Rect, _ t: Transform3D) -> Rect {
+    func pixelBox(of rect: Rect, _ t: Transform3D) -> Rect {
         Rect(boundingPoints: rect.corners.compactMap { c in t.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } })
     }
 
-    private func pixelRect(_ r: Rect) -> PixelRect {
+    func pixelRect(_ r: Rect) -> PixelRect {
         let x0 = max(0, min(Double(targetSize.width), r.minX.rounded(.down)))
         let y0 = max(0, min(Double(targetSize.height), r.minY.rounded(.down)))
         let x1 = max(x0, min(Double(targetSize.width), r.maxX.rounded(.up)))
@@ -156,7 +257,7 @@ struct SceneEncoder {
         return PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0))
     }
 
-    private func intersect(_ a: PixelRect?, _ b: PixelRect) -> PixelRect {
+    func intersect(_ a: PixelRect?, _ b: PixelRect) -> PixelRect {
         guard let a else { return b }
         let x0 = max(a.x, b.x), y0 = max(a.y, b.y)
         let x1 = min(Int64(a.x) + Int64(a.width), Int64(b.x) + Int64(b.width))
@@ -164,46 +265,71 @@ struct SceneEncoder {
         return PixelRect(x: x0, y: y0, width: UInt32(max(0, x1 - Int64(x0))), height: UInt32(max(0, y1 - Int64(y0))))
     }
 
-    private func premultiplied(_ c: Color, times alpha: Double) -> (Double, Double, Double, Double) {
+    func premultiplied(_ c: Color, times alpha: Double) -> (Double, Double, Double, Double) {
         let s = c.converted(to: .sRGB)
         let a = s.alpha * alpha
         return (s.red * a, s.green * a, s.blue * a, a)
     }
 
-    private mutating func appendDraw(
-        _ kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil, previous: Image? = nil,
-        filter: ContentsFilter = .linear
+    /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
+    mutating func append(
+        _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
+        previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
+        intermediate2: Int? = nil
     ) {
-        draws.append(EncodedDraw(
-            instance: UInt32(floats.count / SceneEncoder.floatsPerInstance - 1), kind: kind,
-            contents: contents, previousContents: previous, filter: filter, scissor: scissor))
+        instances.append(instance)
+        let draw = EncodedDraw(
+            instance: UInt32(instances.count - 1), kind: kind, contents: contents, previousContents: previous,
+            filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2)
+        openPasses[openPasses.count - 1].draws.append(draw)
+        openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach(of: instance, scissor))
     }
 
-    private mutating func appendInstance(
-        transform: Transform3D, quad: Rect, bounds: Rect, radii: (Double, Double, Double, Double),
-        color: (Double, Double, Double, Double), opacity: Double, borderWidth: Double, sigma: Double,
-        flags: Flags, clip: Clip?, contentsFrame: Rect? = nil, properties: LayerProperties? = nil
-    ) {
-        var flags = flags
-        if clip != nil { flags.insert(.clip) }
-        func matrix(_ t: Transform3D) { floats.append(contentsOf: t.rows.joined().map { Float($0) }) }
-        func vector(_ a: Double, _ b: Double, _ c: Double, _ d: Double) {
-            floats.append(contentsOf: [Float(a), Float(b), Float(c), Float(d)])
+    /// The pixels a draw can touch: its quad's bounding box, cut by its scissor and clip.
+    private func reach(of instance: Instance, _ scissor: PixelRect?) -> PixelBox {
+        let corners = instance.quad.corners.compactMap { c in instance.transform.apply(x: c.x, y: c.y) }
+        // A corner behind the eye (perspective) has no image: the quad may reach anywhere.
+        var box = corners.count == 4
+            ? PixelBox(covering: Rect(boundingPoints: corners.map { Point(x: $0.x, y: $0.y) }))
+            : PixelBox(x: 0, y: 0, width: targetSize.width, height: targetSize.height)
+        if let scissor { box = box.intersection(PixelBox(scissor)) }
+        if let clip = instance.clip { box = box.intersection(PixelBox(covering: clip.pixelBox)) }
+        return box
+    }
+
+    /// The floats of every instance, shifted into its pass's pixels.
+    private mutating func writeFloats() {
+        floats.reserveCapacity(instances.count * Self.floatsPerInstance)
+        for instance in instances {
+            var flags = instance.flags
+            if instance.clip != nil { flags.insert(.clip) }
+            var transform = instance.transform
+            var clipInverse = instance.clip?.inverse ?? .identity
+            if instance.origin != (0, 0) {
+                // Pass pixel q is target pixel q + origin: bounds space reaches the pass through the
+                // target, and fragment coordinates reach the clip through it too.
+                let (x, y) = (Double(instance.origin.x), Double(instance.origin.y))
+                transform = transform.concatenating(Transform3D(translationX: -x, y: -y))
+                if instance.clip != nil { clipInverse = Transform3D(translationX: x, y: y).concatenating(clipInverse) }
+            }
+            func matrix(_ t: Transform3D) { floats.append(contentsOf: t.rows.joined().map { Float($0) }) }
+            func vector(_ v: (Double, Double, Double, Double)) {
+                floats.append(contentsOf: [Float(v.0), Float(v.1), Float(v.2), Float(v.3)])
+            }
+            func rect(_ r: Rect) { vector((r.minX, r.minY, r.width, r.height)) }
+            matrix(transform)
+            matrix(clipInverse)
+            rect(instance.quad)
+            rect(instance.bounds)
+            vector(instance.radii)
+            vector(instance.color)
+            rect(instance.contentsFrame)
+            rect(instance.contentsRect)
+            vector(instance.contentsCenter)
+            rect(instance.clip?.bounds ?? .zero)
+            vector(instance.clip?.radii ?? (0, 0, 0, 0))
+            vector((instance.opacity, instance.borderWidth, instance.sigma, Double(flags.rawValue)))
+            vector((instance.crossFadeProgress, instance.contentsScale, 0, 0))
         }
-        func rect(_ r: Rect) { vector(r.minX, r.minY, r.width, r.height) }
-        matrix(transform)
-        matrix(clip?.inverse ?? .identity)
-        rect(quad)
-        rect(bounds)
-        vector(radii.0, radii.1, radii.2, radii.3)
-        vector(color.0, color.1, color.2, color.3)
-        rect(contentsFrame ?? .zero)
-        rect(properties?.contentsRect ?? Rect(x: 0, y: 0, width: 1, height: 1))
-        rect(properties?.contentsCenter ?? Rect(x: 0, y: 0, width: 1, height: 1))
-        rect(clip?.bounds ?? .zero)
-        let clipRadii = clip?.radii ?? (0, 0, 0, 0)
-        vector(clipRadii.0, clipRadii.1, clipRadii.2, clipRadii.3)
-        vector(opacity, borderWidth, sigma, Double(flags.rawValue))
-        vector(properties?.contentsCrossFade?.progress ?? 1, properties?.contentsScale ?? 1, 0, 0)
     }
 }

@@ -23,8 +23,11 @@ import Testing
         a.borderWidth = 2
         _ = sublayer(a, frame: Rect(x: 5, y: 5, width: 10, height: 10), background: .blue)
         let e = try encode(root)
-        #expect(e.draws.map(\.kind) == [.body, .shadow, .body, .body, .border])
-        #expect(e.floats.count == 5 * SceneEncoder.floatsPerInstance)
+        // With a sublayer, the shadow's shape is the composited alpha (A5): the layer without its
+        // shadow into an intermediate, blurred along x then y, then tinted under the layer.
+        #expect(e.passes.map(\.intermediate) == [0, 1, 2, nil])
+        #expect(e.draws.map(\.kind) == [.body, .body, .border, .blur, .blur, .body, .body, .body, .body, .border])
+        #expect(e.floats.count == 10 * SceneEncoder.floatsPerInstance)
     }
 
     @Test func hiddenAndTransparentLayersDrawNothing() throws {

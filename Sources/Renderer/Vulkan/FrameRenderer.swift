@@ -14,6 +14,11 @@ struct DrawCall {
     /// In target pixels; nil draws anywhere on the target. Parts outside the target are ignored,
     /// and a draw whose scissor misses the target is skipped.
     var scissor: (x: Int32, y: Int32, width: UInt32, height: UInt32)?
+    /// When set, binding 1 samples this intermediate of the frame (rendered by an earlier pass)
+    /// instead of `texture`.
+    var sampledIntermediate: Int? = nil
+    /// When set, binding 2 samples this intermediate instead of `texture2`.
+    var sampledIntermediate2: Int? = nil
 }
 
 /// Records and submits frames of layer draws: the device, the frame ring, the pipeline (made on
@@ -30,6 +35,7 @@ final class FrameRenderer {
     private let fragmentSPIRV: [UInt32]
     private let pushConstantSize: Int
     private var pipeline: LayerPipeline?
+    private let intermediatePool: IntermediatePool
 
     init(
         context: VulkanContext, vertexSPIRV: [UInt32], fragmentSPIRV: [UInt32], pushConstantSize: Int,
@@ -43,6 +49,7 @@ final class FrameRenderer {
         linearSampler = try Sampler(context: context, kind: .linear)
         nearestSampler = try Sampler(context: context, kind: .nearest)
         whiteTexture = try Texture.white(context: context)
+        intermediatePool = IntermediatePool(context: context)
     }
 
     deinit {
@@ -71,15 +78,36 @@ final class FrameRenderer {
         into target: OffscreenTarget, clearColor: (Float, Float, Float, Float), instanceBytes: UnsafeRawBufferPointer,
         draws: [DrawCall], loadPrevious: Bool
     ) throws {
+        try renderFrame(
+            into: target, instanceBytes: instanceBytes, intermediates: [],
+            passes: [RenderPass(destination: .target, clearColor: clearColor, draws: draws)], loadPrevious: loadPrevious)
+    }
+
+    /// Renders `passes` in order: each into the target or into one of `intermediates` (images of
+    /// those sizes, taken from a pool and valid for this frame only), which later passes may
+    /// sample. Exactly one pass, the last, renders into the target; `loadPrevious` applies to it
+    /// as in `renderFrame(into:clearColor:instanceBytes:draws:loadPrevious:)`. An intermediate
+    /// must be rendered before it is sampled, and a pass cannot sample its own destination.
+    func renderFrame(
+        into target: OffscreenTarget, instanceBytes: UnsafeRawBufferPointer, intermediates: [IntermediateSize],
+        passes: [RenderPass], loadPrevious: Bool
+    ) throws {
+        precondition(
+            passes.last?.destination == .target && passes.dropLast().allSatisfy { $0.destination != .target },
+            "a frame renders into its target exactly once, in its last pass")
+        Self.checkIntermediateUse(passes, count: intermediates.count)
         let pipeline = try layerPipeline()
+        let images = try intermediatePool.images(for: intermediates)
         let slot = try ring.acquire()
         try slot.upload(instanceBytes)
 
         var textures: [Texture] = []
         var seen = Set<ObjectIdentifier>()
-        for draw in draws {
-            for texture in [draw.texture, draw.texture2] where seen.insert(ObjectIdentifier(texture)).inserted {
-                textures.append(texture)
+        for pass in passes {
+            for draw in pass.draws {
+                for texture in [draw.texture, draw.texture2] where seen.insert(ObjectIdentifier(texture)).inserted {
+                    textures.append(texture)
+                }
             }
         }
 
@@ -92,22 +120,49 @@ final class FrameRenderer {
         Texture.recordUploads(textures, into: commandBuffer)
 
         let load = loadPrevious && target.image.layout != VK_IMAGE_LAYOUT_UNDEFINED
-        // The previous frame's copy out of the image must finish before rendering overwrites it;
-        // its rendering's writes were made available by the barrier before that copy.
-        pipelineBarrier(
-            commandBuffer,
-            images: [
-                target.image.barrier(
-                    to: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, discardContents: !load,
-                    from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE),
-                    to: (
-                        VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
-                        VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT
-                    ))
-            ])
-
-        recordRendering(
-            draws, pipeline: pipeline, slot: slot, target: target, clearColor: clearColor, load: load)
+        for pass in passes {
+            switch pass.destination {
+            case .target:
+                // The previous frame's copy out of the image must finish before rendering overwrites
+                // it; its rendering's writes were made available by the barrier before that copy.
+                pipelineBarrier(
+                    commandBuffer,
+                    images: [
+                        target.image.barrier(
+                            to: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, discardContents: !load,
+                            from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_NONE),
+                            to: (
+                                VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                                VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT
+                            ))
+                    ])
+                recordRendering(
+                    pass.draws, pipeline: pipeline, slot: slot, destination: target.image, intermediates: images,
+                    clearColor: pass.clearColor, load: load)
+            case .intermediate(let index):
+                let image = images[index]
+                // Every earlier read of the image (this frame's passes, or earlier frames' sharing the
+                // pooled image) must finish before it is overwritten; its old pixels are not needed.
+                pipelineBarrier(
+                    commandBuffer,
+                    images: [
+                        image.barrier(
+                            to: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, discardContents: true,
+                            from: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE),
+                            to: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT))
+                    ])
+                recordRendering(
+                    pass.draws, pipeline: pipeline, slot: slot, destination: image, intermediates: images,
+                    clearColor: pass.clearColor, load: false)
+                // The pass's writes must be visible to the fragment shaders of later passes that sample it.
+                var toSampled = image.barrier(
+                    to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                    from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
+                toSampled.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+                pipelineBarrier(commandBuffer, images: [toSampled])
+            }
+        }
 
         recordReadbackCopy(of: target, into: commandBuffer)
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
@@ -115,23 +170,43 @@ final class FrameRenderer {
         var keptAlive: [AnyObject] = [target, pipeline]
         keptAlive.append(contentsOf: textures)
         keptAlive.append(contentsOf: textures.compactMap(\.staging))
+        keptAlive.append(contentsOf: images)
         let point = try ring.submit(slot, keepingAlive: keptAlive)
         // Only now, with the commands accepted, does the tracked state move on: a frame that failed
         // before submission leaves uploads pending and layouts as they were.
         for texture in textures { texture.uploadSubmitted() }
+        for image in images { image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL }
         target.image.layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         target.lastSubmission = point
     }
 
+    /// Sampling an intermediate no earlier pass rendered would read undefined pixels (and its own
+    /// destination, a feedback loop): programming errors of the caller.
+    private static func checkIntermediateUse(_ passes: [RenderPass], count: Int) {
+        var rendered = Set<Int>()
+        for pass in passes {
+            for draw in pass.draws {
+                for index in [draw.sampledIntermediate, draw.sampledIntermediate2].compactMap({ $0 }) {
+                    precondition(rendered.contains(index), "a draw samples intermediate \(index) before a pass rendered it")
+                    precondition(pass.destination != .intermediate(index), "a pass samples its own destination")
+                }
+            }
+            if case .intermediate(let index) = pass.destination {
+                precondition((0..<count).contains(index), "intermediate \(index) of \(count)")
+                rendered.insert(index)
+            }
+        }
+    }
+
     private func recordRendering(
-        _ draws: [DrawCall], pipeline: LayerPipeline, slot: FrameRing.Slot, target: OffscreenTarget,
-        clearColor: (Float, Float, Float, Float), load: Bool
+        _ draws: [DrawCall], pipeline: LayerPipeline, slot: FrameRing.Slot, destination: GPUImage,
+        intermediates: [GPUImage], clearColor: (Float, Float, Float, Float), load: Bool
     ) {
         let commandBuffer = slot.commandBuffer
-        let extent = VkExtent2D(width: UInt32(target.width), height: UInt32(target.height))
+        let extent = VkExtent2D(width: UInt32(destination.width), height: UInt32(destination.height))
         var attachment = VkRenderingAttachmentInfo()
         attachment.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO
-        attachment.imageView = target.image.view
+        attachment.imageView = destination.view
         attachment.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
         attachment.loadOp = load ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR
         attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
@@ -149,13 +224,17 @@ final class FrameRenderer {
         if !draws.isEmpty {
             vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle)
             var viewport = VkViewport(
-                x: 0, y: 0, width: Float(target.width), height: Float(target.height), minDepth: 0, maxDepth: 1)
+                x: 0, y: 0, width: Float(destination.width), height: Float(destination.height), minDepth: 0, maxDepth: 1)
             vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
         }
         for draw in draws {
-            guard var scissor = Self.scissor(of: draw, width: target.width, height: target.height) else { continue }
+            guard var scissor = Self.scissor(of: draw, width: destination.width, height: destination.height) else {
+                continue
+            }
             vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
-            pushDescriptors(for: draw, pipeline: pipeline, storage: slot.storage, commandBuffer: commandBuffer)
+            pushDescriptors(
+                for: draw, intermediates: intermediates, pipeline: pipeline, storage: slot.storage,
+                commandBuffer: commandBuffer)
             precondition(
                 draw.pushConstants.count <= pipeline.pushConstantSize && draw.pushConstants.count % 4 == 0,
                 "\(draw.pushConstants.count) bytes of push constants for a pipeline with \(pipeline.pushConstantSize)")
@@ -187,17 +266,21 @@ final class FrameRenderer {
             extent: VkExtent2D(width: UInt32(right - left), height: UInt32(bottom - top)))
     }
 
-    /// Pushes set 0: binding 0 the whole storage buffer, bindings 1 and 2 the draw's textures with
-    /// its sampler.
+    /// Pushes set 0: binding 0 the whole storage buffer, bindings 1 and 2 the draw's textures (or
+    /// the intermediates it names) with its sampler.
     private func pushDescriptors(
-        for draw: DrawCall, pipeline: LayerPipeline, storage: GPUBuffer, commandBuffer: VkCommandBuffer
+        for draw: DrawCall, intermediates: [GPUImage], pipeline: LayerPipeline, storage: GPUBuffer,
+        commandBuffer: VkCommandBuffer
     ) {
         let sampler = draw.sampler == .linear ? linearSampler : nearestSampler
         var bufferInfo = VkDescriptorBufferInfo(buffer: storage.handle, offset: 0, range: VkDeviceSize(VK_WHOLE_SIZE))
-        var imageInfos = [draw.texture, draw.texture2].map {
+        let sampled = [
+            draw.sampledIntermediate.map { intermediates[$0] } ?? draw.texture.image,
+            draw.sampledIntermediate2.map { intermediates[$0] } ?? draw.texture2.image,
+        ]
+        var imageInfos = sampled.map {
             VkDescriptorImageInfo(
-                sampler: sampler.handle, imageView: $0.image.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
-            )
+                sampler: sampler.handle, imageView: $0.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
         }
         withUnsafePointer(to: &bufferInfo) { bufferInfo in
             imageInfos.withUnsafeMutableBufferPointer { imageInfos in
