@@ -19,6 +19,8 @@ public final class RenderContext {
     private var animatedLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
     private var generation: UInt64 = 0
+    private let id: UInt64
+    private static var nextID: UInt64 = 1
 
     /// Makes `rootLayer`, which must have no superlayer and no other context, the root of a
     /// context; its whole tree is snapshotted by the next commit.
@@ -26,6 +28,8 @@ public final class RenderContext {
         precondition(rootLayer.parentInTree == nil, "a context's root layer must not have a superlayer")
         precondition(rootLayer.hostingContext == nil, "the layer is already the root of a context")
         self.rootLayer = rootLayer
+        id = RenderContext.nextID
+        RenderContext.nextID += 1
         rootLayer.hostingContext = self
         rootLayer.markChanged()
     }
@@ -136,7 +140,7 @@ public final class RenderContext {
     private func publish() {
         generation += 1
         let tree = RenderTree(
-            rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
+            contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
             animatedLayerIDs: animatedLayerIDs, layers: layers)
         changedLayerIDs = []
         renderTree = tree

@@ -52,6 +52,8 @@ public final class RenderLayer: Sendable {
 /// the layers that changed and shares everything else with the previous snapshot, so its cost
 /// follows the change, not the size of the tree.
 public struct RenderTree: Sendable {
+    /// Names the context that made this snapshot: generations count within one context only.
+    public let contextID: UInt64
     public let rootID: LayerID
     /// Increases by one with every commit that changed this context.
     public let generation: UInt64
@@ -62,11 +64,16 @@ public struct RenderTree: Sendable {
     let layers: TreeDictionary<LayerID, RenderLayer>
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
     private let sampledProperties: [LayerID: LayerProperties]
+    /// The media time a sample shows; nil for the committed values themselves.
+    public let sampleTime: Double?
 
     init(
-        rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
-        layers: TreeDictionary<LayerID, RenderLayer>, sampledProperties: [LayerID: LayerProperties] = [:]
+        contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
+        layers: TreeDictionary<LayerID, RenderLayer>, sampledProperties: [LayerID: LayerProperties] = [:],
+        sampleTime: Double? = nil
     ) {
+        self.sampleTime = sampleTime
+        self.contextID = contextID
         self.rootID = rootID
         self.generation = generation
         self.changedLayerIDs = changedLayerIDs
@@ -135,7 +142,11 @@ public struct RenderTree: Sendable {
     /// The presentation values at media time `t`: every animation applied at its layer's local
     /// time. The sample shares the committed layers and lays the animated layers' values over them.
     public func sampled(atMediaTime t: Double) -> RenderTree {
-        guard !animatedLayerIDs.isEmpty else { return self }
+        guard !animatedLayerIDs.isEmpty else {
+            return RenderTree(
+                contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
+                animatedLayerIDs: animatedLayerIDs, layers: layers, sampleTime: t)
+        }
         var shown: [LayerID: LayerProperties] = [:]
         shown.reserveCapacity(animatedLayerIDs.count)
         // Only ancestors' times are remembered: they are few and shared, the animated layers many.
@@ -148,8 +159,8 @@ public struct RenderTree: Sendable {
             shown[id] = properties
         }
         return RenderTree(
-            rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers, sampledProperties: shown)
+            contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
+            animatedLayerIDs: animatedLayerIDs, layers: layers, sampledProperties: shown, sampleTime: t)
     }
 
     /// One layer's presentation values at media time `t`: its committed values with its own

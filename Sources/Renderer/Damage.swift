@@ -23,9 +23,10 @@ struct DamageTracker {
     /// Forgets the last frame, so that the next one is drawn in full.
     mutating func reset() { last = nil }
 
-    mutating func damage(for tree: RenderTree, sampledAt time: Double?, scale: Double, width: Int, height: Int) -> Damage {
+    mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
+        let time = tree.sampleTime
         defer { last = (tree, time, scale, width, height) }
-        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.rootID == tree.rootID
+        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID
         else { return .full }
         var ids: Set<LayerID>
         if tree.generation == last.tree.generation {

@@ -9,7 +9,13 @@ public final class Renderer {
     private let context: VulkanContext
     private let frames: FrameRenderer
     private let textures: TextureCache
-    private var targets: [String: OffscreenTarget] = [:]
+    private var target: OffscreenTarget?
+    private var damage = DamageTracker()
+    private var lastClearColor: Color?
+    private var lastImage: Image?
+
+    /// How the last frame went.
+    public private(set) var lastFrameStatistics = FrameStatistics()
 
     public init(options: VulkanOptions = VulkanOptions()) throws {
         context = try VulkanContext(options: options)
@@ -27,23 +33,65 @@ public final class Renderer {
 
     /// Renders `tree` (sample it first to show animations) into a `width`×`height`-pixel image at
     /// `scale` pixels per point, over `clearColor`.
+    ///
+    /// The target keeps its pixels between frames: only what changed since the last frame is
+    /// redrawn (the changed layers' subtrees before and after, and animated layers when the sample
+    /// time moved), and a frame where nothing changed returns the last image without GPU work.
     public func render(
         _ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear
     ) throws -> Image {
+        let start = ContinuousClock.now
         let target = try offscreenTarget(width: width, height: height)
-        try draw(tree, into: target, scale: scale, clearColor: clearColor)
-        return try target.readback()
+        if clearColor != lastClearColor {
+            damage.reset()
+            lastClearColor = clearColor
+        }
+        let frameDamage = damage.damage(for: tree, scale: scale, width: width, height: height)
+        if frameDamage == .none, let lastImage {
+            lastFrameStatistics = FrameStatistics(damage: .none)
+            return lastImage
+        }
+        var region: PixelRect?
+        if case let .region(r) = frameDamage { region = r }
+        do {
+            let (drawCount, encoded) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
+            let image = try target.readback()
+            lastImage = image
+            lastFrameStatistics = FrameStatistics(
+                damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+            return image
+        } catch {
+            // A frame that failed leaves the target's pixels unknown: draw the next one in full.
+            damage.reset()
+            throw error
+        }
+    }
+
+    /// Forgets the last frame, so the next one is drawn in full (the benchmarks' full frames).
+    public func invalidatePreviousFrame() {
+        damage.reset()
+        lastImage = nil
     }
 
     private func offscreenTarget(width: Int, height: Int) throws -> OffscreenTarget {
-        let key = "\(width)x\(height)"
-        if let target = targets[key] { return target }
-        let target = try OffscreenTarget(context: context, width: width, height: height)
-        targets = [key: target]
-        return target
+        if let target, target.width == width, target.height == height { return target }
+        let made = try OffscreenTarget(context: context, width: width, height: height)
+        target = made
+        damage.reset()
+        lastImage = nil
+        return made
     }
 
-    private func draw(_ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color) throws {
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
+    /// Encodes and submits one frame; within `region` only (over the previous pixels) when given.
+    /// Returns the number of draws and when encoding ended.
+    private func draw(
+        _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
+    ) throws -> (Int, ContinuousClock.Instant) {
         let encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
         textures.beginFrame()
         let white = frames.whiteTexture
@@ -62,10 +110,13 @@ public final class Renderer {
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
                 let constants = DrawConstants(
                     instanceIndex: draw.instance, kind: draw.kind.rawValue, targetWidth: width, targetHeight: height)
+                // On the target, a partial redraw stays inside the damaged region.
+                var scissor = draw.scissor
+                if pass.intermediate == nil, let region { scissor = encoder.intersect(draw.scissor, region) }
                 calls.append(DrawCall(
                     vertexCount: 6, pushConstants: constants.bytes, texture: contents, texture2: previous,
                     sampler: draw.filter == .nearest ? .nearest : .linear,
-                    scissor: draw.scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                    scissor: scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
             }
             // Intermediates start transparent: what they hold is composited over the target.
@@ -74,10 +125,12 @@ public final class Renderer {
                 clearColor: pass.intermediate == nil ? clear : (0, 0, 0, 0), draws: calls))
         }
         let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
+        let encoded = ContinuousClock.now
         try encoder.floats.withUnsafeBytes { bytes in
             try frames.renderFrame(
-                into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: false)
+                into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil)
         }
+        return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
     }
 }
 
