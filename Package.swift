@@ -60,6 +60,8 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
+
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),

@@ -1,0 +1,109 @@
+import Foundation
+import LayerKit
+import Renderer
+
+// Frames of 1920×1080 scenes on lavapipe: 100, 1,000 and 10,000 layers with rounded corners,
+// borders, shadows and textures, full frames and frames with one small damaged region.
+// Run: swift run -c release RendererBenchmarks (medians of repeated frames).
+
+@MainActor
+func makeScene(layers count: Int, texture: Image) -> (root: Layer, context: RenderContext, tiles: [Layer]) {
+    let root = Layer()
+    root.bounds = Rect(x: 0, y: 0, width: 1920, height: 1080)
+    root.anchorPoint = .zero
+    root.backgroundColor = Color(white: 0.95)
+    let columns = Int(Double(count).squareRoot().rounded(.up))
+    let w = 1920.0 / Double(columns), h = 1080.0 / Double(columns)
+    var tiles: [Layer] = []
+    for i in 0..<count - 1 {
+        let tile = Layer()
+        tile.frame = Rect(x: Double(i % columns) * w + 1, y: Double(i / columns) * h + 1, width: w - 2, height: h - 2)
+        switch i % 4 {
+        case 0:
+            tile.backgroundColor = Color(red: 0.2, green: 0.5, blue: 0.9)
+            tile.cornerRadius = min(w, h) / 4
+        case 1:
+            tile.backgroundColor = .white
+            tile.borderWidth = 2
+            tile.borderColor = Color(white: 0.2)
+        case 2:
+            tile.backgroundColor = Color(red: 1, green: 0.7, blue: 0.2)
+            tile.shadowOpacity = 0.5
+            tile.shadowRadius = 3
+            tile.shadowOffset = Size(width: 0, height: 2)
+        default:
+            tile.contents = texture
+            tile.contentsGravity = .resizeAspect
+        }
+        root.addSublayer(tile)
+        tiles.append(tile)
+    }
+    let context = RenderContext(rootLayer: root)
+    Transaction.flush()
+    return (root, context, tiles)
+}
+
+/// Checkerboard texture, 64×64.
+func makeTexture() throws -> Image {
+    let context = try GraphicsContext(width: 64, height: 64)
+    for y in 0..<8 {
+        for x in 0..<8 {
+            context.setFillColor((x + y) % 2 == 0 ? Color(red: 0.9, green: 0.1, blue: 0.3) : .white)
+            context.fill(Rect(x: Double(x * 8), y: Double(y * 8), width: 8, height: 8))
+        }
+    }
+    return context.makeImage()
+}
+/// The median of `runs` measurements of `body`, which returns the frame's statistics.
+@MainActor
+func median(runs: Int, _ body: () throws -> FrameStatistics) rethrows -> (encode: Double, total: Double, draws: Int) {
+    var encode: [Double] = [], total: [Double] = []
+    var draws = 0
+    for _ in 0..<runs {
+        let stats = try body()
+        encode.append(stats.encodeSeconds)
+        total.append(stats.totalSeconds)
+        draws = stats.drawCount
+    }
+    encode.sort()
+    total.sort()
+    return (encode[runs / 2], total[runs / 2], draws)
+}
+
+func milliseconds(_ seconds: Double) -> String { String(format: "%8.2f ms", seconds * 1000) }
+
+try MainActor.assumeIsolated {
+    let renderer = try Renderer()
+    let texture = try makeTexture()
+    print("device: \(renderer.deviceName)")
+    print("scene          frame              draws  encode (CPU)   to finished")
+    for count in [100, 1_000, 10_000] {
+        let scene = makeScene(layers: count, texture: texture)
+        let runs = count == 10_000 ? 5 : 11
+        let full = try median(runs: runs) {
+            renderer.invalidatePreviousFrame()
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            return renderer.lastFrameStatistics
+        }
+        var flip = false
+        let tile = scene.tiles[scene.tiles.count / 2]
+        let damaged = try median(runs: runs) {
+            flip.toggle()
+            Transaction.begin()
+            Transaction.disableActions = true
+            tile.backgroundColor = flip ? .green : .red
+            Transaction.commit()
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            return renderer.lastFrameStatistics
+        }
+        let idle = try median(runs: runs) {
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            return renderer.lastFrameStatistics
+        }
+        for (name, m) in [("full", full), ("one tile damaged", damaged), ("nothing changed", idle)] {
+            let scene = "\(count) layers".padding(toLength: 14, withPad: " ", startingAt: 0)
+            let frame = name.padding(toLength: 17, withPad: " ", startingAt: 0)
+            print("\(scene) \(frame) \(String(format: "%6d", m.draws)) \(milliseconds(m.encode))    \(milliseconds(m.total))")
+        }
+    }
+}
