@@ -8,17 +8,6 @@ import Testing
 /// masksToBounds A2) and shadows of composited alpha or of a shadowPath (A5).
 @MainActor
 @Suite(.serialized) struct RenderOffscreenTests {
-    static let renderer = Result { try Renderer(options: VulkanOptions(enableValidation: true)) }
-
-    func render(_ root: Layer, scale: Double = 1) throws -> Image {
-        let renderer = try Self.renderer.get()
-        let tree = try commit(root)
-        let width = Int(root.bounds.width * scale), height = Int(root.bounds.height * scale)
-        let image = try renderer.render(tree, width: width, height: height, scale: scale)
-        #expect(renderer.takeValidationMessages() == [])
-        return image
-    }
-
     /// Vertical stripes 20 points wide, red then blue, filling `layer`'s bounds.
     func addStripes(to layer: Layer) {
         let count = Int((layer.bounds.width / 20).rounded(.up))

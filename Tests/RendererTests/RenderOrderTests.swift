@@ -7,14 +7,6 @@ import Testing
 /// geometry by hand.
 @MainActor
 @Suite(.serialized) struct RenderOrderTests {
-    func render(_ root: Layer, scale: Double = 1) throws -> Image {
-        let renderer = try RenderSceneTests.renderer.get()
-        let image = try renderer.render(
-            try commit(root), width: Int(root.bounds.width * scale), height: Int(root.bounds.height * scale), scale: scale)
-        #expect(renderer.takeValidationMessages() == [])
-        return image
-    }
-
     @Test func zPositionDrawsAboveLaterSiblings() throws {
         let root = makeRoot(100, 100)
         let back = sublayer(root, frame: Rect(x: 20, y: 20, width: 50, height: 50), background: .red)

@@ -54,18 +54,23 @@ func sublayer(_ root: Layer, frame: Rect, background: Color? = nil) -> Layer {
     return l
 }
 
+/// One renderer for the scene tests, with the validation layer on.
+@MainActor
+let validatingRenderer = Result { try Renderer(options: VulkanOptions(enableValidation: true)) }
+
+/// Commits `root` and renders it at `scale`, expecting no validation message.
+@MainActor
+func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #_sourceLocation) throws -> Image {
+    let renderer = try validatingRenderer.get()
+    let tree = try commit(root)
+    let width = Int(root.bounds.width * scale), height = Int(root.bounds.height * scale)
+    let image = try renderer.render(tree, width: width, height: height, scale: scale)
+    #expect(renderer.takeValidationMessages() == [], sourceLocation: sourceLocation)
+    return image
+}
+
 @MainActor
 @Suite(.serialized) struct RenderSceneTests {
-    static let renderer = Result { try Renderer(options: VulkanOptions(enableValidation: true)) }
-
-    func render(_ root: Layer, scale: Double = 1) throws -> Image {
-        let renderer = try Self.renderer.get()
-        let tree = try commit(root)
-        let width = Int(root.bounds.width * scale), height = Int(root.bounds.height * scale)
-        let image = try renderer.render(tree, width: width, height: height, scale: scale)
-        #expect(renderer.takeValidationMessages() == [])
-        return image
-    }
 
     /// Figure 2-3: background colour behind, border on top, inside the bounds.
     @Test func backgroundAndBorder() throws {
