@@ -47,6 +47,7 @@ let package = Package(
             name: "vitrine",
             dependencies: [
                 "LayerKit",
+                "Renderer",
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -1,8 +1,9 @@
 import LayerKit
+import Renderer
 import SeedExamples
 
 /// The demo's scene: Listing 4-2's constraint layout, Figure 1-6's rotation about an anchor
-/// point, and Listing 2-4's curve drawn by a delegate.
+/// point, and Listing 2-4's curve drawn by a delegate, rendered with Vulkan into a screenshot.
 @MainActor
 enum DemoScene {
     static func run(rootSize: Size, scale: Double, pngPath: String) throws -> [String] {
@@ -11,6 +12,7 @@ enum DemoScene {
         root.bounds = Rect(origin: .zero, size: rootSize)
         root.anchorPoint = .zero
         root.isGeometryFlipped = true
+        root.backgroundColor = Color(white: 0.96)
 
         _ = SeedExamples.addListing42Layers(to: root)
 
@@ -20,6 +22,10 @@ enum DemoScene {
         rotated.anchorPoint = .zero
         rotated.position = Point(x: 40, y: 60)
         rotated.transform = Transform3D(rotationAngle: .pi / 6, x: 0, y: 0, z: 1)
+        rotated.backgroundColor = Color(red: 0.2, green: 0.5, blue: 0.9)
+        rotated.cornerRadius = 12
+        rotated.shadowOpacity = 0.4
+        rotated.shadowOffset = Size(width: 0, height: 4)
         root.addSublayer(rotated)
 
         let curveDelegate = SeedExamples.CurveDelegate()
@@ -45,10 +51,12 @@ enum DemoScene {
             })
             lines.append("\(indent)\(p.name ?? "\(item.layer.id)"): frame \(p.frame) bounds \(p.bounds) on screen \(onScreen)")
         }
-        if let image = curve.contents {
-            try image.writePNG(to: pngPath)
-            lines.append("wrote \(pngPath): \(image.width)×\(image.height) pixels of Listing 2-4's curve at contentsScale \(scale)")
-        }
+        let renderer = try Renderer()
+        let screenshot = try renderer.render(
+            tree, width: Int((rootSize.width * scale).rounded()), height: Int((rootSize.height * scale).rounded()),
+            scale: scale)
+        try screenshot.writePNG(to: pngPath)
+        lines.append("wrote \(pngPath): a \(screenshot.width)×\(screenshot.height) screenshot at scale \(scale), rendered on \(renderer.deviceName)")
         return lines
     }
 }

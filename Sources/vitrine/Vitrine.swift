@@ -10,20 +10,20 @@ struct Vitrine: ParsableCommand {
         subcommands: [Demo.self])
 }
 
-/// Until the compositor exists, the main job builds the seeds' example scenes, commits them and
-/// prints the committed layer tree with computed frames; it also leaves the delegate-drawn
-/// contents of Listing 2-4 as a PNG.
+/// Until the compositor exists, the main job builds the seeds' example scenes, commits them,
+/// prints the committed layer tree with computed frames and leaves a screenshot of it, rendered
+/// with Vulkan (lavapipe where there is no GPU).
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Build a LayerKit scene from the seeds, commit it and print its render tree.")
 
-    @Option(name: .shortAndLong, help: "Where to write the PNG of the drawn layer's contents.")
+    @Option(name: .shortAndLong, help: "Where to write the screenshot (PNG).")
     var output = "vitrine-demo.png"
 
     @Option(help: "Width and height of the root layer in points, as WxH.")
     var size = "640x480"
 
-    @Option(help: "contentsScale for the drawn layer (the output's scale factor).")
+    @Option(help: "The output's scale factor: pixels per point, also the drawn layer's contentsScale.")
     var scale = 2.0
 
     func validate() throws {
