@@ -156,8 +156,6 @@ final class AnimationScheduler {
         running[ObjectIdentifier(entry)] = nil
     }
 
-    var runningCount: Int { running.count }
-
     func tick(now: Double) {
         guard !running.isEmpty else { return }
         for entry in Array(running.values) {
