@@ -1,0 +1,41 @@
+// Helpers for what Swift cannot express against libwayland-server: variadic error posting,
+// wl_listener's container_of, and the va_list log handler.
+#ifndef VITRINE_WAYLAND_H
+#define VITRINE_WAYLAND_H
+
+#ifndef WL_HIDE_DEPRECATED
+#define WL_HIDE_DEPRECATED 1
+#endif
+
+#include <wayland-server-core.h>
+#include <wayland-server-protocol.h>
+#include "vitrine-interfaces.h"
+
+/// A wl_listener that calls back with a context pointer instead of relying on container_of.
+struct vitrine_listener;
+
+typedef void (*vitrine_listener_callback)(void *context, void *data);
+
+struct vitrine_listener *vitrine_listener_create(void *context, vitrine_listener_callback callback);
+/// Removes the listener from its signal (if added) and frees it.
+void vitrine_listener_destroy(struct vitrine_listener *listener);
+void vitrine_client_add_destroy_listener(struct wl_client *client, struct vitrine_listener *listener);
+void vitrine_display_add_client_created_listener(struct wl_display *display,
+                                                 struct vitrine_listener *listener);
+
+void vitrine_resource_add_destroy_listener(struct wl_resource *resource, struct vitrine_listener *listener);
+
+/// The implementation pointer of every resource Vitrine dispatches itself, so that a resource
+/// handed in by a client can be told apart from libwayland's own (wl_shm's pools and buffers).
+const void *vitrine_implementation_tag(void);
+/// Whether `resource` is dispatched by Vitrine (created with `vitrine_implementation_tag`).
+int vitrine_resource_is_own(struct wl_resource *resource);
+
+void vitrine_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
+void vitrine_client_post_implementation_error(struct wl_client *client, const char *message);
+
+typedef void (*vitrine_log_callback)(const char *message);
+/// Routes libwayland-server's own log lines (already formatted) to `callback`.
+void vitrine_set_server_log_handler(vitrine_log_callback callback);
+
+#endif

@@ -1,0 +1,79 @@
+#include "vitrine-wayland.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct vitrine_listener {
+    struct wl_listener listener;
+    void *context;
+    vitrine_listener_callback callback;
+};
+
+static void vitrine_listener_notify(struct wl_listener *listener, void *data) {
+    struct vitrine_listener *self = wl_container_of(listener, self, listener);
+    self->callback(self->context, data);
+}
+
+struct vitrine_listener *vitrine_listener_create(void *context, vitrine_listener_callback callback) {
+    struct vitrine_listener *self = calloc(1, sizeof(*self));
+    if (!self) return NULL;
+    self->listener.notify = vitrine_listener_notify;
+    wl_list_init(&self->listener.link);
+    self->context = context;
+    self->callback = callback;
+    return self;
+}
+
+void vitrine_listener_destroy(struct vitrine_listener *listener) {
+    if (!listener) return;
+    wl_list_remove(&listener->listener.link);
+    free(listener);
+}
+
+void vitrine_client_add_destroy_listener(struct wl_client *client, struct vitrine_listener *listener) {
+    wl_client_add_destroy_listener(client, &listener->listener);
+}
+
+void vitrine_display_add_client_created_listener(struct wl_display *display,
+                                                 struct vitrine_listener *listener) {
+    wl_display_add_client_created_listener(display, &listener->listener);
+}
+
+void vitrine_resource_add_destroy_listener(struct wl_resource *resource, struct vitrine_listener *listener) {
+    wl_resource_add_destroy_listener(resource, &listener->listener);
+}
+
+static const char implementation_tag;
+
+const void *vitrine_implementation_tag(void) {
+    return &implementation_tag;
+}
+
+int vitrine_resource_is_own(struct wl_resource *resource) {
+    // wl_resource_instance_of compares interfaces by name, so a probe with the resource's own
+    // name leaves only the implementation to compare.
+    struct wl_interface probe = { .name = wl_resource_get_class(resource) };
+    return wl_resource_instance_of(resource, &probe, &implementation_tag);
+}
+
+void vitrine_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
+    wl_resource_post_error(resource, code, "%s", message);
+}
+
+void vitrine_client_post_implementation_error(struct wl_client *client, const char *message) {
+    wl_client_post_implementation_error(client, "%s", message);
+}
+
+static vitrine_log_callback log_callback;
+
+static void vitrine_log_trampoline(const char *format, va_list arguments) {
+    char line[1024];
+    vsnprintf(line, sizeof(line), format, arguments);
+    if (log_callback) log_callback(line);
+}
+
+void vitrine_set_server_log_handler(vitrine_log_callback callback) {
+    log_callback = callback;
+    wl_log_set_handler_server(vitrine_log_trampoline);
+}

@@ -1,0 +1,103 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
+/// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
+public final class Buffer {
+    public enum Storage: Equatable {
+        /// wl_shm memory in `format` (a wl_shm / DRM fourcc code).
+        case shm(format: UInt32)
+        /// wp_single_pixel_buffer_v1: premultiplied channels, 0…UInt32.max each.
+        case singlePixel(red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32)
+        /// A linux-dmabuf buffer that the renderer imported; `token` identifies the import.
+        case dmabuf(token: UInt64)
+    }
+
+    let raw: OpaquePointer
+    public let width: Int32
+    public let height: Int32
+    public let storage: Storage
+    public private(set) var isAlive = true
+    private var destroyListener: OpaquePointer?
+    // Weak: the display's own teardown destroys the last buffers.
+    private weak var display: Display?
+
+    private init(raw: OpaquePointer, width: Int32, height: Int32, storage: Storage, display: Display) {
+        self.raw = raw
+        self.width = width
+        self.height = height
+        self.storage = storage
+        self.display = display
+        let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, _ in
+            guard let context else { return }
+            Unmanaged<Buffer>.fromOpaque(context).takeUnretainedValue().resourceDestroyed()
+        }
+        vitrine_resource_add_destroy_listener(raw, listener)
+        destroyListener = listener
+    }
+
+    deinit {
+        vitrine_listener_destroy(destroyListener)
+    }
+
+    /// The Buffer for a wl_buffer resource, or nil when it is not a buffer Vitrine can show.
+    static func from(_ raw: OpaquePointer, display: Display) -> Buffer? {
+        if let known = display.buffers[raw] { return known }
+        let buffer: Buffer
+        if let shm = wl_shm_buffer_get(raw) {
+            buffer = Buffer(raw: raw, width: wl_shm_buffer_get_width(shm), height: wl_shm_buffer_get_height(shm),
+                            storage: .shm(format: wl_shm_buffer_get_format(shm)), display: display)
+        } else if let source = Resource.own(raw) as? BufferSource {
+            buffer = Buffer(raw: raw, width: source.width, height: source.height, storage: source.storage, display: display)
+        } else {
+            return nil
+        }
+        display.buffers[raw] = buffer
+        return buffer
+    }
+
+    /// Tells the client the compositor no longer reads the buffer (wl_buffer.release).
+    public func release() {
+        guard isAlive else { return }
+        wl_buffer_send_release(raw)
+    }
+
+    /// Reads a shm buffer's pixels; nil for other storage or a destroyed buffer. The memory is the
+    /// client's: a pool shrunk under the buffer reads as zeros and gets the client an error
+    /// (libwayland's SIGBUS guard), so copy what is needed inside `body`.
+    public func withShmContents<Result>(_ body: (ShmContents) throws -> Result) rethrows -> Result? {
+        guard isAlive, case .shm(let format) = storage, let shm = wl_shm_buffer_get(raw),
+              let data = wl_shm_buffer_get_data(shm) else { return nil }
+        let stride = Int(wl_shm_buffer_get_stride(shm))
+        wl_shm_buffer_begin_access(shm)
+        defer { wl_shm_buffer_end_access(shm) }
+        let contents = ShmContents(
+            bytes: UnsafeRawBufferPointer(start: data, count: stride * Int(height)),
+            width: Int(width), height: Int(height), stride: stride, format: format)
+        return try body(contents)
+    }
+
+    private func resourceDestroyed() {
+        isAlive = false
+        display?.buffers[raw] = nil
+        vitrine_listener_destroy(destroyListener)
+        destroyListener = nil
+    }
+}
+
+/// A view of a shm buffer's memory during `Buffer.withShmContents`.
+public struct ShmContents {
+    public let bytes: UnsafeRawBufferPointer
+    public let width: Int
+    public let height: Int
+    public let stride: Int
+    /// A wl_shm format code (0 ARGB8888, 1 XRGB8888, otherwise the DRM fourcc).
+    public let format: UInt32
+}
+
+/// Vitrine's own wl_buffer resources (single-pixel, dmabuf) describe themselves through this.
+protocol BufferSource: AnyObject {
+    var width: Int32 { get }
+    var height: Int32 { get }
+    var storage: Buffer.Storage { get }
+}

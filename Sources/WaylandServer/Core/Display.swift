@@ -1,0 +1,138 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+import Glibc
+
+/// The Wayland display: the listening socket, the connected clients and the event loop, all
+/// owned by the one compositor thread. Protocol globals are created on it by the protocol types.
+public final class Display {
+    let raw: OpaquePointer
+    public let eventLoop: EventLoop
+    private var clients: [OpaquePointer: Client] = [:]
+    private var clientCreated: OpaquePointer?
+    private var serialNumber: UInt32 = 0
+    /// Every wl_buffer seen so far, while it exists (see `Buffer.from`).
+    var buffers: [OpaquePointer: Buffer] = [:]
+
+    /// Called for every client that connects (through the socket or `createClient`).
+    public var clientConnected: ((Client) -> Void)?
+    /// Called once for every client that disconnects or is disconnected; its resources are gone.
+    public var clientDisconnected: ((Client) -> Void)?
+
+    /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats`
+    /// (DRM fourcc codes; the two mandatory ones need not be listed).
+    public init(shmFormats: [UInt32] = []) throws(SystemError) {
+        guard let display = wl_display_create() else {
+            throw SystemError.current(operation: "wl_display_create")
+        }
+        raw = display
+        eventLoop = EventLoop(raw: wl_display_get_event_loop(display))
+        guard wl_display_init_shm(display) == 0 else {
+            wl_display_destroy(display)
+            throw SystemError.current(operation: "wl_display_init_shm")
+        }
+        for format in shmFormats { _ = wl_display_add_shm_format(display, format) }
+        let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, data in
+            guard let context, let data else { return }
+            Unmanaged<Display>.fromOpaque(context).takeUnretainedValue().register(OpaquePointer(data))
+        }
+        vitrine_display_add_client_created_listener(display, listener)
+        clientCreated = listener
+    }
+
+    deinit {
+        // Owners call `disconnectAllClients()` first, while everything the resources reference is
+        // alive; this is the fallback, with no Swift callbacks left to run during deinit.
+        clientConnected = nil
+        clientDisconnected = nil
+        for client in clients.values { client.forgetDestructionHandlers() }
+        wl_display_destroy_clients(raw)
+        vitrine_listener_destroy(clientCreated)
+        wl_display_destroy(raw)
+    }
+
+    /// Disconnects every client (destroying their resources) while the display is still whole.
+    public func disconnectAllClients() {
+        wl_display_destroy_clients(raw)
+    }
+
+    /// Listens on `$XDG_RUNTIME_DIR/name`, or on the first free `wayland-N` when `name` is nil;
+    /// returns the socket's name (the value clients need in WAYLAND_DISPLAY).
+    public func addSocket(named name: String? = nil) throws(SystemError) -> String {
+        if let name {
+            guard wl_display_add_socket(raw, name) == 0 else {
+                throw SystemError.current(operation: "wl_display_add_socket(\(name))")
+            }
+            return name
+        }
+        guard let chosen = wl_display_add_socket_auto(raw) else {
+            throw SystemError.current(operation: "wl_display_add_socket_auto")
+        }
+        return String(cString: chosen)
+    }
+
+    /// Serves a client on an already connected socket (the display takes the descriptor).
+    @discardableResult
+    public func createClient(socket fileDescriptor: Int32) throws(SystemError) -> Client {
+        guard let client = wl_client_create(raw, fileDescriptor) else {
+            throw SystemError.current(operation: "wl_client_create")
+        }
+        return self.client(for: client)
+    }
+
+    /// Creates a connected socket pair, serves one end as a new client and returns the other end
+    /// (the caller owns it), as an in-process test harness needs.
+    public func createClientSocket() throws(SystemError) -> (client: Client, socket: Int32) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw SystemError.current(operation: "socketpair")
+        }
+        do {
+            let client = try createClient(socket: pair[0])
+            return (client, pair[1])
+        } catch {
+            close(pair[0])
+            close(pair[1])
+            throw error
+        }
+    }
+
+    /// Runs ready work on the loop, waiting up to `timeoutMilliseconds` (-1: until something happens).
+    public func dispatch(timeoutMilliseconds: Int32) throws(SystemError) {
+        try eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sends every client's queued events.
+    public func flushClients() {
+        wl_display_flush_clients(raw)
+    }
+
+    /// The next serial number for events that carry one (wl_display_next_serial).
+    public func nextSerial() -> UInt32 {
+        serialNumber = wl_display_next_serial(raw)
+        return serialNumber
+    }
+
+    /// The most recently handed out serial.
+    public var currentSerial: UInt32 { wl_display_get_serial(raw) }
+
+    /// Every connected client.
+    public var connectedClients: [Client] { Array(clients.values) }
+
+    /// The Swift client for a libwayland client (created on first sight).
+    func client(for raw: OpaquePointer) -> Client {
+        if let known = clients[raw] { return known }
+        register(raw)
+        return clients[raw]!
+    }
+
+    private func register(_ rawClient: OpaquePointer) {
+        guard clients[rawClient] == nil else { return }
+        let client = Client(raw: rawClient, display: self)
+        clients[rawClient] = client
+        client.watchDestruction { [unowned self] in
+            clients[rawClient] = nil
+            clientDisconnected?(client)
+        }
+        clientConnected?(client)
+    }
+}

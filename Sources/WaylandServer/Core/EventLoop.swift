@@ -1,0 +1,132 @@
+internal import CWaylandServer
+import Glibc
+
+/// The compositor thread's event loop (libwayland-server's `wl_event_loop`): client sockets,
+/// timers, signals and any other file descriptor the backends add all feed it.
+public final class EventLoop {
+    let raw: OpaquePointer
+
+    init(raw: OpaquePointer) {
+        self.raw = raw
+    }
+
+    /// A file descriptor to poll from an outer loop: readable when `dispatch` has work.
+    public var fileDescriptor: Int32 { wl_event_loop_get_fd(raw) }
+
+    /// Waits up to `timeoutMilliseconds` (-1: forever, 0: not at all) and runs what is ready.
+    public func dispatch(timeoutMilliseconds: Int32) throws(SystemError) {
+        if wl_event_loop_dispatch(raw, timeoutMilliseconds) < 0 {
+            let error = SystemError.current(operation: "wl_event_loop_dispatch")
+            // A signal interrupting the wait is not a failure of the loop.
+            if error.code != EINTR { throw error }
+        }
+        wl_event_loop_dispatch_idle(raw)
+    }
+
+    /// Calls `handler` whenever `fileDescriptor` is ready for `events`; the source stops when released.
+    public func addFileDescriptor(
+        _ fileDescriptor: Int32, events: FileDescriptorEvents, handler: @escaping (FileDescriptorEvents) -> Void
+    ) throws(SystemError) -> EventSource {
+        let box = EventSource.Handler.fd(handler)
+        let context = Unmanaged.passRetained(box)
+        guard let source = wl_event_loop_add_fd(raw, fileDescriptor, events.rawValue, { _, mask, data in
+            guard let data, case .fd(let handler) = Unmanaged<EventSource.Handler>.fromOpaque(data).takeUnretainedValue().kind
+            else { return 0 }
+            handler(FileDescriptorEvents(rawValue: mask))
+            return 0
+        }, context.toOpaque()) else {
+            context.release()
+            throw SystemError.current(operation: "wl_event_loop_add_fd")
+        }
+        return EventSource(raw: source, context: context)
+    }
+
+    /// A timer that calls `handler` once each time it is armed and expires.
+    public func addTimer(handler: @escaping () -> Void) throws(SystemError) -> TimerSource {
+        let box = EventSource.Handler.plain(handler)
+        let context = Unmanaged.passRetained(box)
+        guard let source = wl_event_loop_add_timer(raw, { data in
+            guard let data, case .plain(let handler) = Unmanaged<EventSource.Handler>.fromOpaque(data).takeUnretainedValue().kind
+            else { return 0 }
+            handler()
+            return 0
+        }, context.toOpaque()) else {
+            context.release()
+            throw SystemError.current(operation: "wl_event_loop_add_timer")
+        }
+        return TimerSource(raw: source, context: context)
+    }
+
+    /// Calls `handler` on the loop when `signal` arrives (the signal is blocked and read via signalfd).
+    public func addSignal(_ signal: Int32, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+        let box = EventSource.Handler.plain(handler)
+        let context = Unmanaged.passRetained(box)
+        guard let source = wl_event_loop_add_signal(raw, signal, { _, data in
+            guard let data, case .plain(let handler) = Unmanaged<EventSource.Handler>.fromOpaque(data).takeUnretainedValue().kind
+            else { return 0 }
+            handler()
+            return 0
+        }, context.toOpaque()) else {
+            context.release()
+            throw SystemError.current(operation: "wl_event_loop_add_signal")
+        }
+        return EventSource(raw: source, context: context)
+    }
+}
+
+/// Readiness of a file descriptor (`WL_EVENT_READABLE` and friends).
+public struct FileDescriptorEvents: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let readable = FileDescriptorEvents(rawValue: UInt32(WL_EVENT_READABLE))
+    public static let writable = FileDescriptorEvents(rawValue: UInt32(WL_EVENT_WRITABLE))
+    public static let hangUp = FileDescriptorEvents(rawValue: UInt32(WL_EVENT_HANGUP))
+    public static let error = FileDescriptorEvents(rawValue: UInt32(WL_EVENT_ERROR))
+}
+
+/// A registration on the event loop; removed when released or `remove()`d.
+public class EventSource {
+    final class Handler {
+        enum Kind {
+            case fd((FileDescriptorEvents) -> Void)
+            case plain(() -> Void)
+        }
+        let kind: Kind
+        init(_ kind: Kind) { self.kind = kind }
+        static func fd(_ body: @escaping (FileDescriptorEvents) -> Void) -> Handler { Handler(.fd(body)) }
+        static func plain(_ body: @escaping () -> Void) -> Handler { Handler(.plain(body)) }
+    }
+
+    private(set) var raw: OpaquePointer?
+    private let context: Unmanaged<Handler>
+
+    init(raw: OpaquePointer, context: Unmanaged<Handler>) {
+        self.raw = raw
+        self.context = context
+    }
+
+    public func remove() {
+        guard let source = raw else { return }
+        wl_event_source_remove(source)
+        raw = nil
+        context.release()
+    }
+
+    deinit {
+        remove()
+    }
+}
+
+/// A one-shot timer source (timerfd) that can be re-armed.
+public final class TimerSource: EventSource {
+    /// Arms the timer to fire once after `milliseconds` (at least 1 ms; libwayland's resolution).
+    public func arm(milliseconds: Int32) {
+        guard let raw else { return }
+        wl_event_source_timer_update(raw, max(1, milliseconds))
+    }
+
+    public func disarm() {
+        guard let raw else { return }
+        wl_event_source_timer_update(raw, 0)
+    }
+}

@@ -1,0 +1,42 @@
+internal import CWaylandServer
+
+/// An advertised global (wl_registry): binding it calls `bind` with the client, the version the
+/// client asked for and the new object's id.
+public final class Global {
+    private final class Binder {
+        let display: Display
+        let bind: (Client, UInt32, UInt32) -> Void
+        init(display: Display, bind: @escaping (Client, UInt32, UInt32) -> Void) {
+            self.display = display
+            self.bind = bind
+        }
+    }
+
+    private var raw: OpaquePointer?
+    private let binder: Unmanaged<Binder>
+    public let version: UInt32
+
+    init(display: Display, interface: UnsafePointer<wl_interface>, version: UInt32,
+         bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {
+        self.version = version
+        let binder = Unmanaged.passRetained(Binder(display: display, bind: bind))
+        self.binder = binder
+        raw = wl_global_create(display.raw, interface, Int32(version), binder.toOpaque()) { rawClient, data, version, id in
+            guard let rawClient, let data else { return }
+            let binder = Unmanaged<Binder>.fromOpaque(data).takeUnretainedValue()
+            binder.bind(binder.display.client(for: rawClient), version, id)
+        }
+    }
+
+    /// Withdraws the global from the registry and destroys it; bound objects stay valid.
+    public func remove() {
+        guard let raw else { return }
+        wl_global_destroy(raw)
+        self.raw = nil
+    }
+
+    deinit {
+        remove()
+        binder.release()
+    }
+}

@@ -1,0 +1,120 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// A protocol object of one client (a `wl_resource` that Vitrine dispatches). Subclasses, one per
+/// interface, decode requests in `handle(_:_:)` and send events with `send(_:_:)`.
+///
+/// libwayland holds the Swift object (retained) for as long as the resource exists: it is released
+/// when the resource is destroyed, by a destructor request, `destroy()` or the client leaving.
+open class Resource {
+    public let client: Client
+    public let version: UInt32
+    public let id: UInt32
+    let interface: UnsafePointer<wl_interface>
+    private(set) var raw: OpaquePointer?
+
+    /// Creates the resource for a client's new_id (or a server-created object, `id` 0).
+    init(client: Client, interface: UnsafePointer<wl_interface>, version: UInt32, id: UInt32) {
+        self.client = client
+        self.interface = interface
+        self.version = version
+        guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, interface, Int32(version), id) else {
+            self.id = id
+            client.postNoMemory()
+            return
+        }
+        self.id = wl_resource_get_id(resource)
+        raw = resource
+        wl_resource_set_dispatcher(
+            resource, resourceDispatcher, vitrine_implementation_tag(),
+            Unmanaged.passRetained(self).toOpaque(), resourceDestroyed)
+    }
+
+    /// Whether the resource still exists (not destroyed by the client, the compositor or a disconnect).
+    public var isAlive: Bool { raw != nil }
+
+    /// Decodes one request. Throw `ProtocolError` to post a protocol error (which disconnects the client).
+    func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        throw ProtocolError(code: 0, "request \(opcode) is not implemented for \(interfaceName)")
+    }
+
+    /// Called once when the resource goes away, whatever the reason; release references here.
+    func destroyed() {}
+
+    /// Destroys the resource (from a destructor request or the compositor's side).
+    public func destroy() {
+        guard let raw else { return }
+        wl_resource_destroy(raw)
+    }
+
+    /// Posts a protocol error on this resource: the client is disconnected.
+    public func postError(code: UInt32, _ message: String) {
+        guard let raw else { return }
+        vitrine_resource_post_error(raw, code, message)
+    }
+
+    /// The interface's name, as in the XML ("wl_surface").
+    public var interfaceName: String { String(cString: interface.pointee.name) }
+
+    /// Sends event `opcode`; events newer than the resource's version must not be sent (callers check).
+    func send(_ opcode: UInt32, _ arguments: EventArgument...) {
+        send(opcode, arguments)
+    }
+
+    func send(_ opcode: UInt32, _ arguments: [EventArgument]) {
+        guard let raw else { return }
+        EventArgument.withMarshalled(arguments) { wl_resource_post_event_array(raw, opcode, $0) }
+    }
+
+    /// The Swift object of a resource, when Vitrine dispatches it (nil for libwayland's own objects).
+    static func own(_ resource: OpaquePointer) -> Resource? {
+        guard vitrine_resource_is_own(resource) != 0, let data = wl_resource_get_user_data(resource)
+        else { return nil }
+        return Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
+    }
+
+    fileprivate func dispatch(_ opcode: UInt32, _ arguments: Arguments) {
+        do {
+            try handle(opcode, arguments)
+        } catch {
+            (error.resource ?? self).postError(code: error.code, error.message)
+        }
+    }
+
+    fileprivate func finish() {
+        raw = nil
+        destroyed()
+    }
+}
+
+private let resourceDispatcher: wl_dispatcher_func_t = { _, target, opcode, message, arguments in
+    guard let target, let message else { return -1 }
+    let resource = OpaquePointer(target)
+    guard let data = wl_resource_get_user_data(resource) else { return -1 }
+    let owner = Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
+    owner.dispatch(opcode, Arguments(message: message, values: arguments))
+    return 0
+}
+
+private let resourceDestroyed: wl_resource_destroy_func_t = { resource in
+    guard let resource, let data = wl_resource_get_user_data(resource) else { return }
+    let owner = Unmanaged<Resource>.fromOpaque(data)
+    owner.takeUnretainedValue().finish()
+    owner.release()
+}
+
+/// A protocol error to post on a resource (the request's target unless `resource` says otherwise).
+/// Unchecked Sendable: it never leaves the compositor thread that dispatches the request.
+public struct ProtocolError: Error, CustomStringConvertible, @unchecked Sendable {
+    public let code: UInt32
+    public let message: String
+    let resource: Resource?
+
+    init(code: UInt32, _ message: String, on resource: Resource? = nil) {
+        self.code = code
+        self.message = message
+        self.resource = resource
+    }
+
+    public var description: String { "protocol error \(code): \(message)" }
+}

@@ -1,0 +1,96 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// wl_subsurface: a surface placed relative to a parent surface, stacked among its siblings, and
+/// committed together with the parent while synchronized.
+public final class Subsurface: Resource, SurfaceRole {
+    public private(set) unowned(unsafe) var surface: Surface
+    public private(set) weak var parent: Surface?
+    /// Position of the subsurface's origin in the parent's surface coordinates (applied on the parent's commit).
+    public private(set) var position: (x: Int32, y: Int32) = (0, 0)
+    private var pendingPosition: (x: Int32, y: Int32)?
+    public private(set) var isSynchronized = true
+    private var cached: PendingSurfaceState?
+    private var surfaceAlive = true
+
+    let roleName = "wl_subsurface"
+
+    init(client: Client, id: UInt32, surface: Surface, parent: Surface) {
+        self.surface = surface
+        self.parent = parent
+        super.init(client: client, interface: vitrine_wl_subsurface_interface(), version: 1, id: id)
+    }
+
+    /// New subsurfaces go on top of the parent's pending stack.
+    func attachToParent() {
+        parent?.pendingStack.append(surface)
+    }
+
+    /// Synchronized itself or through any ancestor subsurface.
+    public var isEffectivelySynchronized: Bool {
+        isSynchronized || (parent?.subsurface?.isEffectivelySynchronized ?? false)
+    }
+
+    func cache(_ requests: PendingSurfaceState) {
+        if cached == nil { cached = requests } else { cached!.merge(requests) }
+    }
+
+    func takeCache() -> PendingSurfaceState? {
+        defer { cached = nil }
+        return cached
+    }
+
+    func applyPendingPosition() {
+        if let pendingPosition { position = pendingPosition }
+        pendingPosition = nil
+    }
+
+    func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {}
+    func surfaceDidCommit(_ surface: Surface) {}
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1: pendingPosition = (arguments.int(0), arguments.int(1))
+        case 2, 3: try restack(sibling: arguments.object(0, as: Surface.self), above: opcode == 2)
+        case 4: isSynchronized = true
+        case 5:
+            isSynchronized = false
+            // Leaving synchronized mode applies what was cached, as a commit would.
+            if surfaceAlive, !isEffectivelySynchronized, let cached = takeCache() { surface.apply(cached) }
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func restack(sibling: Surface?, above: Bool) throws(ProtocolError) {
+        let badSurface = UInt32(WL_SUBSURFACE_ERROR_BAD_SURFACE.rawValue)
+        guard surfaceAlive, let parent else { return }
+        guard let sibling, sibling !== surface, sibling === parent || sibling.subsurface?.parent === parent else {
+            throw ProtocolError(code: badSurface, "place_\(above ? "above" : "below") needs the parent or a sibling of wl_surface@\(surface.id)")
+        }
+        parent.pendingStack.removeAll { $0 === surface }
+        guard let index = parent.pendingStack.firstIndex(where: { $0 === sibling }) else { return }
+        parent.pendingStack.insert(surface, at: above ? index + 1 : index)
+    }
+
+    /// The parent surface was destroyed: the subsurface is unmapped and stays inert.
+    func parentDestroyed() {
+        parent = nil
+    }
+
+    /// The subsurface's own wl_surface was destroyed.
+    func surfaceDestroyed() {
+        surfaceAlive = false
+        parent?.removeFromStack(surface)
+        parent = nil
+    }
+
+    override func destroyed() {
+        if surfaceAlive {
+            parent?.removeFromStack(surface)
+            surface.clearRole(self)
+        }
+        parent = nil
+        cached = nil
+    }
+}

@@ -1,0 +1,334 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// wl_buffer_transform values (wl_output.transform).
+public enum BufferTransform: Int32, Sendable, CaseIterable {
+    case normal = 0, rotated90, rotated180, rotated270, flipped, flipped90, flipped180, flipped270
+
+    /// Whether the transform swaps width and height.
+    public var swapsAxes: Bool { rawValue & 1 == 1 }
+}
+
+/// What a surface shows once a commit is applied (wl_surface's double-buffered state).
+public struct SurfaceState {
+    /// The buffer whose contents are shown (nil: the surface is unmapped / shows nothing).
+    public internal(set) var buffer: Buffer?
+    /// Whether this commit attached a buffer (the contents must be read again).
+    public internal(set) var bufferWasAttached = false
+    /// The attach / offset displacement of this commit, in surface coordinates.
+    public internal(set) var offsetX: Int32 = 0
+    public internal(set) var offsetY: Int32 = 0
+    /// Damage of this commit in surface coordinates and in buffer coordinates.
+    public internal(set) var surfaceDamage: [IntRect] = []
+    public internal(set) var bufferDamage: [IntRect] = []
+    public internal(set) var opaqueRegion = Region()
+    /// Where input is accepted, in surface coordinates (infinite until set).
+    public internal(set) var inputRegion = Region.infinite
+    public internal(set) var bufferTransform = BufferTransform.normal
+    public internal(set) var bufferScale: Int32 = 1
+    /// wp_viewport's source rectangle in buffer coordinates (after transform and scale), if set.
+    public internal(set) var viewportSource: ViewportRect?
+    /// wp_viewport's destination size in surface coordinates, if set.
+    public internal(set) var viewportDestination: SurfaceSize?
+
+    /// The surface's size in surface coordinates: the viewport destination, or the buffer's size
+    /// after transform and scale (or the source rectangle's size); zero without a buffer.
+    public var size: SurfaceSize {
+        guard let buffer else { return SurfaceSize(width: 0, height: 0) }
+        if let destination = viewportDestination { return destination }
+        if let source = viewportSource {
+            return SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
+        }
+        let (width, height) = bufferTransform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
+        return SurfaceSize(width: width / bufferScale, height: height / bufferScale)
+    }
+}
+
+/// A size in surface coordinates.
+public struct SurfaceSize: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int32
+    public var height: Int32
+
+    public init(width: Int32, height: Int32) {
+        self.width = width
+        self.height = height
+    }
+
+    public var description: String { "\(width)×\(height)" }
+}
+
+/// A source rectangle in surface-local buffer coordinates (wp_viewport.set_source).
+public struct ViewportRect: Equatable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+}
+
+/// Requests since the last commit; only what the client set is applied.
+struct PendingSurfaceState {
+    var attached = false
+    var buffer: Buffer?
+    var offsetX: Int32 = 0
+    var offsetY: Int32 = 0
+    var surfaceDamage: [IntRect] = []
+    var bufferDamage: [IntRect] = []
+    var opaqueRegion: Region?
+    var inputRegion: Region?
+    var bufferTransform: BufferTransform?
+    var bufferScale: Int32?
+    var viewportChanged = false
+    var viewportSource: ViewportRect?
+    var viewportDestination: SurfaceSize?
+    var frameCallbacks: [Callback] = []
+    /// Extension state (presentation feedback and the like) that follows the commit.
+    var commitHooks: [(Surface) -> Void] = []
+
+    /// Folds a later set of requests into this one (a synchronized subsurface's cache).
+    mutating func merge(_ later: PendingSurfaceState) {
+        if later.attached {
+            attached = true
+            buffer = later.buffer
+        }
+        offsetX += later.offsetX
+        offsetY += later.offsetY
+        surfaceDamage += later.surfaceDamage
+        bufferDamage += later.bufferDamage
+        if let region = later.opaqueRegion { opaqueRegion = region }
+        if let region = later.inputRegion { inputRegion = region }
+        if let transform = later.bufferTransform { bufferTransform = transform }
+        if let scale = later.bufferScale { bufferScale = scale }
+        if later.viewportChanged {
+            viewportChanged = true
+            viewportSource = later.viewportSource
+            viewportDestination = later.viewportDestination
+        }
+        frameCallbacks += later.frameCallbacks
+        commitHooks += later.commitHooks
+    }
+}
+
+/// A role given to a surface (xdg_surface, wl_subsurface, cursor…): it validates and follows commits.
+protocol SurfaceRole: AnyObject {
+    /// The role's name as a protocol error reports it ("wl_subsurface").
+    var roleName: String { get }
+    /// Checks the requests about to be committed; throwing posts the error.
+    func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError)
+    /// Runs after the committed state became current.
+    func surfaceDidCommit(_ surface: Surface)
+}
+
+/// What the compositor learns about a surface.
+public protocol SurfaceObserver: AnyObject {
+    /// A commit was applied (`surface.current` is the new state).
+    func surfaceDidCommit(_ surface: Surface)
+    /// The surface is going away (destroyed or its client left).
+    func surfaceWillBeDestroyed(_ surface: Surface)
+}
+
+/// wl_surface (version 5): a rectangle of client pixels with double-buffered state, given a role
+/// by a shell or by wl_subcompositor.
+public final class Surface: Resource {
+    public private(set) var current = SurfaceState()
+    var pending = PendingSurfaceState()
+    private var frameCallbacks: [Callback] = []
+    /// The compositor's observer (set when the surface is created).
+    public weak var observer: SurfaceObserver?
+
+    /// The role's name once one was given; a surface keeps its role type for life.
+    public private(set) var roleName: String?
+    weak var role: SurfaceRole?
+
+    /// Bottom-to-top stacking of this surface (as the entry `self`) and its subsurfaces: the
+    /// pending order and the one applied with the last commit.
+    var pendingStack: [Surface] = []
+    public private(set) var stack: [Surface] = []
+
+    /// The wl_subsurface role object, when this surface is a subsurface.
+    public var subsurface: Subsurface? { role as? Subsurface }
+
+    /// Anything the compositor wants to keep with the surface (its layer, for example).
+    public var userData: AnyObject?
+
+    /// Per-surface objects of protocol extensions (wp_viewport, presentation feedback, fractional
+    /// scale…), keyed by the extension's type, so that each extension keeps its state in its own file.
+    var extensions: [ObjectIdentifier: AnyObject] = [:]
+    /// Checks that protocol extensions run on every commit, before the role's.
+    var commitValidators: [ObjectIdentifier: (Surface, PendingSurfaceState) throws(ProtocolError) -> Void] = [:]
+
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
+        pendingStack = [self]
+        stack = [self]
+    }
+
+    /// Gives the surface a role; a different role than before, or a second live role object, is an error.
+    func setRole(_ role: SurfaceRole, errorOn resource: Resource, code: UInt32) throws(ProtocolError) {
+        if let existing = roleName, existing != role.roleName {
+            throw ProtocolError(code: code, "wl_surface@\(id) already has the role \(existing)", on: resource)
+        }
+        if self.role != nil {
+            throw ProtocolError(code: code, "wl_surface@\(id) already has a \(role.roleName) object", on: resource)
+        }
+        roleName = role.roleName
+        self.role = role
+    }
+
+    /// Forgets the role object (its resource was destroyed); the role's type stays.
+    func clearRole(_ role: SurfaceRole) {
+        if self.role === role { self.role = nil }
+    }
+
+    /// Takes the frame callbacks of the commits applied so far; fire them when a frame showing
+    /// the surface was presented.
+    public func takeFrameCallbacks() -> [Callback] {
+        defer { frameCallbacks = [] }
+        return frameCallbacks.filter(\.isAlive)
+    }
+
+    /// Tells the client the surface is (now) on an output (wl_surface.enter).
+    public func enter(_ output: Output) {
+        for resource in output.resources(of: client) { send(0, .object(resource)) }
+    }
+
+    /// Tells the client the surface left an output (wl_surface.leave).
+    public func leave(_ output: Output) {
+        for resource in output.resources(of: client) { send(1, .object(resource)) }
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1: try attach(arguments)
+        case 2: pending.surfaceDamage.append(rect(arguments))
+        case 3:
+            let callback = Callback(client: client, id: arguments.newID(0))
+            pending.frameCallbacks.append(callback)
+        case 4: pending.opaqueRegion = arguments.object(0, as: RegionResource.self)?.region ?? Region()
+        case 5: pending.inputRegion = arguments.object(0, as: RegionResource.self)?.region ?? .infinite
+        case 6: try commit()
+        case 7:
+            guard let transform = BufferTransform(rawValue: arguments.int(0)) else {
+                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_TRANSFORM.rawValue),
+                                    "buffer transform \(arguments.int(0)) is not a wl_output.transform value")
+            }
+            pending.bufferTransform = transform
+        case 8:
+            let scale = arguments.int(0)
+            guard scale > 0 else {
+                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SCALE.rawValue), "buffer scale \(scale) is not positive")
+            }
+            pending.bufferScale = scale
+        case 9: pending.bufferDamage.append(rect(arguments))
+        case 10:
+            pending.offsetX += arguments.int(0)
+            pending.offsetY += arguments.int(1)
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func rect(_ arguments: Arguments) -> IntRect {
+        IntRect(x: arguments.int(0), y: arguments.int(1), width: arguments.int(2), height: arguments.int(3))
+    }
+
+    private func attach(_ arguments: Arguments) throws(ProtocolError) {
+        let x = arguments.int(1), y = arguments.int(2)
+        if version >= 5 && (x != 0 || y != 0) {
+            throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_OFFSET.rawValue),
+                                "attach with a non-zero offset on wl_surface version 5 (use offset)")
+        }
+        var buffer: Buffer?
+        if let raw = arguments.rawObject(0) {
+            guard let display = client.display, let known = Buffer.from(raw, display: display) else {
+                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
+                                    "wl_buffer@\(wl_resource_get_id(raw)) is not a buffer this compositor can show")
+            }
+            buffer = known
+        }
+        pending.attached = true
+        pending.buffer = buffer
+        pending.offsetX += x
+        pending.offsetY += y
+    }
+
+    /// wl_surface.commit: validate, then cache (synchronized subsurface) or apply.
+    func commit() throws(ProtocolError) {
+        try validate(pending)
+        for validator in commitValidators.values { try validator(self, pending) }
+        try role?.validateCommit(self, pending)
+        let requests = pending
+        pending = PendingSurfaceState()
+        if let subsurface, subsurface.isEffectivelySynchronized {
+            subsurface.cache(requests)
+            return
+        }
+        if let subsurface, let cached = subsurface.takeCache() {
+            var merged = cached
+            merged.merge(requests)
+            apply(merged)
+        } else {
+            apply(requests)
+        }
+    }
+
+    private func validate(_ requests: PendingSurfaceState) throws(ProtocolError) {
+        guard let buffer = requests.attached ? requests.buffer : current.buffer else { return }
+        let scale = requests.bufferScale ?? current.bufferScale
+        let transform = requests.bufferTransform ?? current.bufferTransform
+        let (width, height) = transform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
+        if width % scale != 0 || height % scale != 0 {
+            throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
+                                "buffer size \(width)×\(height) is not a multiple of the buffer scale \(scale)")
+        }
+    }
+
+    /// Makes `requests` current, then the cached state of synchronized subsurfaces below.
+    func apply(_ requests: PendingSurfaceState) {
+        var state = current
+        state.bufferWasAttached = requests.attached
+        if requests.attached { state.buffer = requests.buffer }
+        if let buffer = state.buffer, !buffer.isAlive { state.buffer = nil }
+        state.offsetX = requests.offsetX
+        state.offsetY = requests.offsetY
+        state.surfaceDamage = requests.surfaceDamage
+        state.bufferDamage = requests.bufferDamage
+        if let region = requests.opaqueRegion { state.opaqueRegion = region }
+        if let region = requests.inputRegion { state.inputRegion = region }
+        if let transform = requests.bufferTransform { state.bufferTransform = transform }
+        if let scale = requests.bufferScale { state.bufferScale = scale }
+        if requests.viewportChanged {
+            state.viewportSource = requests.viewportSource
+            state.viewportDestination = requests.viewportDestination
+        }
+        current = state
+        frameCallbacks += requests.frameCallbacks
+        stack = pendingStack.filter { $0 === self || $0.subsurface?.parent === self }
+        for child in stack where child !== self {
+            child.subsurface?.applyPendingPosition()
+            if let sub = child.subsurface, sub.isEffectivelySynchronized, let cached = sub.takeCache() {
+                child.apply(cached)
+            }
+        }
+        for hook in requests.commitHooks { hook(self) }
+        role?.surfaceDidCommit(self)
+        observer?.surfaceDidCommit(self)
+    }
+
+    /// Removes a subsurface from this parent's stacking (its role went away).
+    func removeFromStack(_ child: Surface) {
+        pendingStack.removeAll { $0 === child }
+        stack.removeAll { $0 === child }
+    }
+
+    override func destroyed() {
+        observer?.surfaceWillBeDestroyed(self)
+        for child in pendingStack where child !== self { child.subsurface?.parentDestroyed() }
+        subsurface?.surfaceDestroyed()
+        pendingStack = []
+        stack = []
+        frameCallbacks = []
+        extensions = [:]
+        commitValidators = [:]
+        pending = PendingSurfaceState()
+    }
+}

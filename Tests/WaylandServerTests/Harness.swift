@@ -1,0 +1,62 @@
+import Glibc
+import WaylandServer
+import WaylandTestClient
+
+/// An in-process server with the core globals and one test client connected to it.
+final class Harness: SurfaceObserver {
+    let display: Display
+    let compositor: CompositorGlobal
+    let subcompositor: SubcompositorGlobal
+    let output: Output
+    var surfaces: [Surface] = []
+    var commits: [(surface: Surface, state: SurfaceState)] = []
+    private(set) var client: TestClient!
+
+    init() throws {
+        display = try Display()
+        compositor = CompositorGlobal(display: display)
+        subcompositor = SubcompositorGlobal(display: display)
+        output = Output(display: display, description: OutputDescription(
+            name: "HEADLESS-1", description: "Vitrine test output", modeWidth: 640, modeHeight: 480,
+            refreshMillihertz: 60000, scaleFactor: 2))
+        compositor.surfaceCreated = { [unowned self] surface in
+            surface.observer = self
+            surfaces.append(surface)
+        }
+        client = try connect()
+    }
+
+    /// Another client on the same server.
+    func connect() throws -> TestClient {
+        let (_, socket) = try display.createClientSocket()
+        return try TestClient(socket: socket) { [unowned self] in
+            try? display.dispatch(timeoutMilliseconds: 0)
+            display.flushClients()
+        }
+    }
+
+    func surfaceDidCommit(_ surface: Surface) {
+        commits.append((surface, surface.current))
+    }
+
+    func surfaceWillBeDestroyed(_ surface: Surface) {
+        surfaces.removeAll { $0 === surface }
+    }
+
+    /// A wl_shm buffer of `width`×`height` ARGB8888 pixels, every pixel `pixel`.
+    func shmBuffer(_ client: TestClient, width: Int32, height: Int32, pixel: UInt32) throws -> TestProxy {
+        let shm = try client.bind("wl_shm", version: 1)
+        let stride = width * 4
+        let size = Int(stride * height)
+        let fd = anonymousFile(size: size)
+        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
+        let pixels = memory.assumingMemoryBound(to: UInt32.self)
+        for index in 0..<(size / 4) { pixels[index] = pixel }
+        munmap(memory, size)
+        let pool = try shm.send(0, [TestArgument.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        close(fd)
+        let buffer = try pool.send(0, [TestArgument.newID, .int(0), .int(width), .int(height), .int(stride), .uint(0)], interface: "wl_buffer")
+        try pool.sendDestructor(1)
+        return buffer
+    }
+}
