@@ -51,7 +51,6 @@ public struct Constraint: Hashable, Sendable {
 /// a size alone keeps the current minimum edge; two edges, or an edge and the size, set both.
 /// Sublayers with no constraints are left as they are. Circular references leave the layers
 /// in the cycle at their current frames.
-@MainActor
 public final class ConstraintLayoutManager: LayoutManager {
     public init() {}
 

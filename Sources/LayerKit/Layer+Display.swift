@@ -2,10 +2,11 @@ extension Layer {
     /// Marks the contents as needing an update; the transaction's commit calls `display()` once,
     /// however many times this was called.
     public func setNeedsDisplay() {
-        Transaction.noteChange()
+        let transaction = Transaction.state
+        transaction.noteChange()
         guard !needsDisplayFlag else { return }
         needsDisplayFlag = true
-        Transaction.state.displayCandidates.append(self)
+        transaction.displayCandidates.append(self)
     }
 
     public func needsDisplay() -> Bool { needsDisplayFlag }

@@ -1,6 +1,5 @@
 /// Lays out a layer's sublayers (CALayoutManager). A layer uses its manager from the default
 /// `layoutSublayers()` when its delegate does not lay out.
-@MainActor
 public protocol LayoutManager: AnyObject {
     func layoutSublayers(of layer: Layer)
 }
@@ -9,10 +8,11 @@ extension Layer {
     /// Marks the layer as needing layout; the current transaction's commit (or `layoutIfNeeded()`)
     /// lays it out.
     public func setNeedsLayout() {
-        Transaction.noteChange()
+        let transaction = Transaction.state
+        transaction.noteChange()
         if !needsLayoutFlag {
             needsLayoutFlag = true
-            Transaction.state.layoutCandidates.append(self)
+            transaction.layoutCandidates.append(self)
         }
         var layer = parentInTree
         while let l = layer, !l.descendantNeedsLayout {

@@ -1,12 +1,15 @@
+import Synchronization
+
 /// A layer of the model tree (CALayer): geometry, appearance, contents and timing, with Core
 /// Animation's defaults and rules (see `ca-semantics.md` in the project's shared notes).
 ///
 /// Coordinates are y-down with the origin at the top left, as in Wayland; `isGeometryFlipped`
-/// flips a subtree. The model tree lives on the main actor, the one thread that owns the
-/// compositor's state; `Transaction.commit()` snapshots it into immutable `RenderTree`s.
-@MainActor
+/// flips a subtree. `Transaction.commit()` snapshots the model tree into immutable `RenderTree`s.
+///
+/// A layer is not `Sendable`: a tree is used from one thread at a time, and its changes join that
+/// thread's transactions (see `Transaction`). The compositor keeps its whole state on one thread.
 open class Layer {
-    public nonisolated let id: LayerID
+    public let id: LayerID
 
     /// The model values; every property setter below writes through `setProperty`.
     public internal(set) final var properties = LayerProperties()
@@ -46,11 +49,11 @@ open class Layer {
     /// For a presentation copy, the model layer it shows.
     var presentedModel: Layer?
 
-    private static var nextID: UInt64 = 1
+    /// Ids are unique in the process, whichever thread makes the layer.
+    private static let nextID = Atomic<UInt64>(1)
 
     public init() {
-        id = LayerID(rawValue: Layer.nextID)
-        Layer.nextID += 1
+        id = LayerID(rawValue: Layer.nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
     /// Makes a copy of `layer` (Core Animation's initWithLayer:), which `presentation()` uses for
@@ -64,7 +67,7 @@ open class Layer {
         constraints = layer.constraints
     }
 
-    isolated deinit {
+    deinit {
         for sublayer in _sublayers { sublayer._superlayer = nil }
         _mask?.maskedLayer = nil
         for entry in animationEntries { entry.end(finished: false) }
@@ -116,10 +119,11 @@ open class Layer {
     /// Presentation copies are never committed.
     final func markChanged() {
         guard !isPresentation else { return }
-        Transaction.noteChange()
+        let transaction = Transaction.state
+        transaction.noteChange()
         guard !isMarkedChanged else { return }
         isMarkedChanged = true
-        Transaction.state.changedLayers.append(self)
+        transaction.changedLayers.append(self)
     }
 
     // MARK: - Geometry
@@ -626,7 +630,7 @@ open class Layer {
         var style = self.style
         while let s = style {
             if let found = answer((s["actions"] as? [String: any Action])?[event]) { return found }
-            style = s["style"] as? [String: any Sendable]
+            style = s["style"] as? [String: Any]
         }
         if let found = answer(type(of: self).defaultAction(forKey: event)) { return found }
         return builtInAction(forKey: event)
@@ -639,7 +643,8 @@ open class Layer {
     /// Actions by event name, consulted after the delegate.
     public var actions: [String: any Action]?
     /// Default values and actions ("actions") consulted after `actions`; may nest a "style".
-    public var style: [String: any Sendable]?
+    /// `Any`, as Core Animation's dictionary is, since actions (animations) are not `Sendable`.
+    public var style: [String: Any]?
 
     // MARK: - Custom properties and key-value access
 

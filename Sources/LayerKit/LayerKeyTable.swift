@@ -1,15 +1,15 @@
 /// Core Animation's key names for the declared layer properties, for `value(forKey:)`,
 /// `setValue(_:forKey:)` and `defaultValue(forKey:)` (and the animation key paths built on them).
-@MainActor
 enum LayerKeyTable {
-    struct Entry {
+    /// Sendable, so that the one table serves every thread.
+    struct Entry: Sendable {
         let typeName: String
-        let get: (LayerProperties) -> (any Sendable)?
-        let set: (Layer, (any Sendable)?) -> Bool
+        let get: @Sendable (LayerProperties) -> (any Sendable)?
+        let set: @Sendable (Layer, (any Sendable)?) -> Bool
     }
 
     static func entry<T: Sendable>(
-        _ model: KeyPath<LayerProperties, T>, _ layer: ReferenceWritableKeyPath<Layer, T>
+        _ model: KeyPath<LayerProperties, T> & Sendable, _ layer: ReferenceWritableKeyPath<Layer, T> & Sendable
     ) -> Entry {
         Entry(
             typeName: "\(T.self)",
@@ -23,7 +23,7 @@ enum LayerKeyTable {
 
     /// For optional properties: nil reads back as nil and may be set.
     static func entry<T: Sendable>(
-        _ model: KeyPath<LayerProperties, T?>, _ layer: ReferenceWritableKeyPath<Layer, T?>
+        _ model: KeyPath<LayerProperties, T?> & Sendable, _ layer: ReferenceWritableKeyPath<Layer, T?> & Sendable
     ) -> Entry {
         Entry(
             typeName: "\(T.self)?",

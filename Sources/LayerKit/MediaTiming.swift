@@ -2,7 +2,6 @@ import Foundation
 
 /// The timing of a layer or an animation (CAMediaTiming). A timed object's local time follows from
 /// its parent's by `t = (tp − beginTime) · speed + timeOffset`, so speeds multiply down the tree.
-@MainActor
 public protocol MediaTiming: AnyObject {
     var beginTime: Double { get set }
     var duration: Double { get set }

@@ -1,15 +1,18 @@
 import HashTreeCollections
+import Synchronization
 
 /// Connects a root layer to a consumer of its render trees (the role of a CAContext): every commit
 /// that changes the root's tree publishes a new `RenderTree` here. Layers outside any context are
 /// still laid out and displayed at commit, but are not snapshotted.
-@MainActor
+///
+/// Like its root layer's tree, a context is used from one thread at a time: the commits of that
+/// thread's transactions publish to it, and `onCommit` runs on that thread.
 public final class RenderContext {
     public let rootLayer: Layer
     /// The latest snapshot; nil until the first commit after the context was made.
     public private(set) var renderTree: RenderTree?
     /// Called with each new snapshot, right after the commit that made it.
-    public var onCommit: (@MainActor (RenderTree) -> Void)?
+    public var onCommit: ((RenderTree) -> Void)?
 
     private var layers: TreeDictionary<LayerID, RenderLayer> = [:]
     /// The model layer of every snapshotted entry, for building presentation copies.
@@ -20,7 +23,8 @@ public final class RenderContext {
     private var changedLayerIDs: Set<LayerID> = []
     private var generation: UInt64 = 0
     private let id: UInt64
-    private static var nextID: UInt64 = 1
+    /// Context ids are unique in the process, whichever thread makes the context.
+    private static let nextID = Atomic<UInt64>(1)
 
     /// Makes `rootLayer`, which must have no superlayer and no other context, the root of a
     /// context; its whole tree is snapshotted by the next commit.
@@ -28,8 +32,7 @@ public final class RenderContext {
         precondition(rootLayer.parentInTree == nil, "a context's root layer must not have a superlayer")
         precondition(rootLayer.hostingContext == nil, "the layer is already the root of a context")
         self.rootLayer = rootLayer
-        id = RenderContext.nextID
-        RenderContext.nextID += 1
+        id = RenderContext.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         rootLayer.hostingContext = self
         rootLayer.markChanged()
     }
@@ -50,14 +53,14 @@ public final class RenderContext {
         func touch(_ context: RenderContext) {
             if !touched.contains(where: { $0 === context }) { touched.append(context) }
         }
-        commitSerial &+= 1
+        let serial = commitSerial.wrappingAdd(1, ordering: .relaxed).newValue
         for layer in changed { layer.isMarkedChanged = false }
-        for layer in changed where layer.storedInCommit != commitSerial {
+        for layer in changed where layer.storedInCommit != serial {
             let context = layer.rootLayer.hostingContext
             if layer.committedContext !== context {
-                move(layer, from: layer.committedContext, to: context, touch: touch)
+                move(layer, from: layer.committedContext, to: context, serial: serial, touch: touch)
             } else if let context {
-                context.store(layer)
+                context.store(layer, serial: serial)
                 touch(context)
             }
         }
@@ -65,7 +68,8 @@ public final class RenderContext {
     }
 
     private static func move(
-        _ layer: Layer, from old: RenderContext?, to new: RenderContext?, touch: (RenderContext) -> Void
+        _ layer: Layer, from old: RenderContext?, to new: RenderContext?, serial: UInt64,
+        touch: (RenderContext) -> Void
     ) {
         if let old, layer.committedContext === old {
             old.remove(layer.id)
@@ -73,22 +77,23 @@ public final class RenderContext {
         }
         layer.committedContext = new
         if let new {
-            new.store(layer)
+            new.store(layer, serial: serial)
             touch(new)
         }
         for sublayer in layer.sublayers where sublayer.committedContext !== new {
-            move(sublayer, from: sublayer.committedContext, to: new, touch: touch)
+            move(sublayer, from: sublayer.committedContext, to: new, serial: serial, touch: touch)
         }
         if let mask = layer.mask, mask.committedContext !== new {
-            move(mask, from: mask.committedContext, to: new, touch: touch)
+            move(mask, from: mask.committedContext, to: new, serial: serial, touch: touch)
         }
     }
 
-    /// Numbers commits, so a layer stored with its moved subtree is not stored again in the same commit.
-    private static var commitSerial: UInt64 = 0
+    /// Numbers commits, so a layer stored with its moved subtree is not stored again in the same
+    /// commit; process-wide, so a tree handed to another thread never sees a serial twice.
+    private static let commitSerial = Atomic<UInt64>(0)
 
-    private func store(_ layer: Layer) {
-        layer.storedInCommit = RenderContext.commitSerial
+    private func store(_ layer: Layer, serial: UInt64) {
+        layer.storedInCommit = serial
         let node = RenderLayer(
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,

@@ -7,9 +7,14 @@
 ///
 /// Values (`animationDuration`, `disableActions`, `completionBlock` and arbitrary keys) belong to
 /// the innermost open transaction, start as the enclosing one's, and are restored on commit.
-@MainActor
+///
+/// Transactions are per thread, as Core Animation's are: each thread has its own stack of open
+/// transactions and its own implicit transaction, and `flush()` commits only the calling thread's.
+/// A layer tree must be used from one thread at a time, and its changes join the transactions of
+/// the thread that makes them.
 public enum Transaction {
-    static let state = TransactionState()
+    /// The calling thread's transactions.
+    static var state: TransactionState { LayerKitThreadState.current.transaction }
 
     /// The default duration of implicit animations when no transaction sets one.
     public static let defaultAnimationDuration = 0.25
@@ -23,6 +28,7 @@ public enum Transaction {
     /// Committing with no transaction open is a programming error: a precondition in debug builds,
     /// ignored in release builds (Vitrine's decision; Core Animation's documentation and behaviour differ).
     public static func commit() {
+        let state = self.state
         guard !state.stack.isEmpty else {
             assertionFailure("Transaction.commit() without a matching begin()")
             return
@@ -33,7 +39,9 @@ public enum Transaction {
     /// Commits the implicit transaction, if one is open and no explicit transaction encloses work;
     /// explicit transactions still open commit when they close.
     public static func flush() {
-        AnimationScheduler.shared.tick(now: MediaTime.now)
+        let thread = LayerKitThreadState.current
+        thread.animationScheduler.tick(now: thread.clock.now)
+        let state = thread.transaction
         if state.stack.count == 1, state.stack[0].isImplicit {
             state.pop()
         } else if state.stack.isEmpty, state.hasPendingWork {
@@ -62,9 +70,10 @@ public enum Transaction {
 
     /// Runs once the animations added in this transaction after it was set have finished, or right
     /// after the commit when none were added. Set it before adding the animations.
-    public static var completionBlock: (@MainActor () -> Void)? {
+    public static var completionBlock: (() -> Void)? {
         get { state.current?.completion?.pendingBlock }
         set {
+            let state = self.state
             state.ensureOpen()
             let index = state.stack.count - 1
             if let old = state.stack[index].completion {
@@ -80,18 +89,14 @@ public enum Transaction {
     }
 
     public static func setValue(_ value: (any Sendable)?, forKey key: String) {
+        let state = self.state
         state.ensureOpen()
         state.stack[state.stack.count - 1].values[key] = value
     }
 
-    /// Opens the implicit transaction for a model change made while none is open.
-    static func noteChange() {
-        guard !state.isCommitting, state.stack.isEmpty else { return }
-        state.push(implicit: true)
-    }
 }
 
-@MainActor
+/// One thread's transactions and the changes they will commit.
 final class TransactionState {
     struct Frame {
         var isImplicit: Bool
@@ -121,6 +126,12 @@ final class TransactionState {
     func push(implicit: Bool) {
         // A nested transaction starts with the enclosing one's values, but not its completion block.
         stack.append(Frame(isImplicit: implicit, values: stack.last?.values ?? [:], completion: nil))
+    }
+
+    /// Opens the implicit transaction for a model change made while none is open.
+    func noteChange() {
+        guard !isCommitting, stack.isEmpty else { return }
+        push(implicit: true)
     }
 
     func ensureOpen() {
@@ -169,17 +180,16 @@ final class TransactionState {
 
 /// A transaction's completion block and the animations it waits for: it runs once the
 /// transaction has closed and every animation added while it was open has finished or been removed.
-@MainActor
 final class CompletionGroup {
-    private var block: (@MainActor () -> Void)?
+    private var block: (() -> Void)?
     private var remaining = 0
     private var isClosed = false
 
-    init(block: @escaping @MainActor () -> Void) {
+    init(block: @escaping () -> Void) {
         self.block = block
     }
 
-    var pendingBlock: (@MainActor () -> Void)? { block }
+    var pendingBlock: (() -> Void)? { block }
 
     func animationAdded() { remaining += 1 }
 

@@ -6,7 +6,6 @@ import LayerKit
 
 /// A tree of `count` layers: a root with 100 groups of 99 leaves (depth 3, as a dashboard's
 /// panels and their widgets would be).
-@MainActor
 func makeTree(count: Int = 10_000) -> (root: Layer, leaves: [Layer]) {
     let root = Layer()
     root.bounds = Rect(x: 0, y: 0, width: 1920, height: 1080)
@@ -32,7 +31,6 @@ func makeTree(count: Int = 10_000) -> (root: Layer, leaves: [Layer]) {
 }
 
 /// A chain of `depth` nested layers, each moved, scaled and rotated a little.
-@MainActor
 func makeChain(depth: Int) -> (top: Layer, bottom: Layer) {
     let top = Layer()
     top.bounds = Rect(x: 0, y: 0, width: 1000, height: 1000)
@@ -48,7 +46,6 @@ func makeChain(depth: Int) -> (top: Layer, bottom: Layer) {
     return (top, bottom)
 }
 
-@MainActor
 final class CommitFixture {
     let root: Layer
     let leaves: [Layer]
@@ -77,27 +74,25 @@ final class CommitFixture {
 @inline(never)
 func blackHole<T>(_ value: T) {}
 
-MainActor.assumeIsolated {
+do {
     let fixture = CommitFixture()
     let chain = makeChain(depth: 20)
 
     benchmark("commit 10,000 layers: full first commit") { state in
-        try MainActor.assumeIsolated {
-            let (root, _) = makeTree()
-            let context = RenderContext(rootLayer: root)
-            try state.measure { Transaction.flush() }
-            precondition(context.renderTree?.count == 10_000)
-            context.invalidate()
-            Transaction.flush()
-        }
+        let (root, _) = makeTree()
+        let context = RenderContext(rootLayer: root)
+        try state.measure { Transaction.flush() }
+        precondition(context.renderTree?.count == 10_000)
+        context.invalidate()
+        Transaction.flush()
     }
 
     benchmark("commit 10,000 layers: after 1 change") {
-        MainActor.assumeIsolated { fixture.change(1) }
+        fixture.change(1)
     }
 
     benchmark("commit 10,000 layers: after 100 changes") {
-        MainActor.assumeIsolated { fixture.change(100) }
+        fixture.change(100)
     }
 
     // Each of the 10,000 layers runs one endless animation: keyframes on position for half of
@@ -132,9 +127,7 @@ MainActor.assumeIsolated {
     }
 
     benchmark("convert(_:to:) across 20 levels") {
-        MainActor.assumeIsolated {
-            blackHole(chain.bottom.convert(Point(x: 10, y: 20), to: chain.top))
-        }
+        blackHole(chain.bottom.convert(Point(x: 10, y: 20), to: chain.top))
     }
 }
 

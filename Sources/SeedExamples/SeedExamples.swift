@@ -2,7 +2,6 @@ import LayerKit
 
 /// The seeds' code listings, written once in LayerKit so that the tests check them against the
 /// seeds' numbers and the demo shows them.
-@MainActor
 public enum SeedExamples {
     /// Listing 2-4: a delegate that strokes a cubic curve 5 points wide in the context's current
     /// colour. It counts its calls, so tests can tell when drawing happened.

@@ -1,7 +1,8 @@
 /// Something a layer runs when one of its properties changes (CAAction); animations are actions
-/// that add themselves to the layer.
-public protocol Action: Sendable {
-    @MainActor func run(forKey event: String, object layer: Layer, arguments: [String: any Sendable]?)
+/// that add themselves to the layer. Not `Sendable`: actions, like the layers they run on, stay
+/// on the thread that uses the tree.
+public protocol Action {
+    func run(forKey event: String, object layer: Layer, arguments: [String: any Sendable]?)
 }
 
 /// The answer that ends an action search with no action (Core Animation's NSNull): put it in
@@ -13,7 +14,6 @@ public struct NullAction: Action {
 
 /// A delegate that chooses a layer's actions. Returning nil continues the search;
 /// returning `NullAction()` ends it with no action.
-@MainActor
 public protocol LayerActionDelegate: LayerDelegate {
     func action(for layer: Layer, forKey event: String) -> (any Action)?
 }

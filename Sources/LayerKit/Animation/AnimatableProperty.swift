@@ -46,7 +46,6 @@ func animationValue<Value>(_ value: (any Sendable)?, as type: Value.Type) -> Val
 }
 
 /// An animatable key path, resolved once into typed track builders.
-@MainActor
 struct AnimatableProperty {
     let makeBasicTrack: (BasicAnimation, String?, TrackContext) -> (any RenderAnimation)?
     let makeKeyframeTrack: (KeyframeAnimation, String?, TrackContext) -> (any RenderAnimation)?

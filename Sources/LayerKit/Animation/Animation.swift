@@ -1,5 +1,4 @@
 /// Receives an animation's start and stop (CAAnimationDelegate). Both methods are optional.
-@MainActor
 public protocol AnimationDelegate: AnyObject {
     func animationDidStart(_ animation: Animation)
     /// `finished` is true only when the animation ran to the end of its active duration
@@ -14,7 +13,6 @@ extension AnimationDelegate {
 
 /// The base of every animation (CAAnimation). An animation added to a layer is copied, so
 /// changing it afterwards has no effect on the running one.
-@MainActor
 open class Animation: MediaTiming, Action {
     /// Paces each cycle; nil is linear, as in Core Animation.
     public var timingFunction: MediaTimingFunction?
@@ -104,7 +102,6 @@ public enum ValueFunction: String, Hashable, Sendable {
 
 /// An animation of one property by key path (CAPropertyAnimation), including sub-paths such as
 /// `position.x`, `bounds.size.width`, `transform.rotation.z` and `transform.scale`.
-@MainActor
 open class PropertyAnimation: Animation {
     public var keyPath: String?
     /// Adds the animated value to the property's presentation value instead of replacing it
@@ -138,7 +135,6 @@ open class PropertyAnimation: Animation {
 /// from+to: from → to; from+by: from → from+by; by+to: to−by → to; from: from → the model value;
 /// to: the presentation value when added → to; by: that value → that value + by;
 /// none: the previous value → the model value (what implicit animations use, with from set).
-@MainActor
 open class BasicAnimation: PropertyAnimation {
     public var fromValue: (any Sendable)?
     public var toValue: (any Sendable)?
@@ -163,7 +159,6 @@ open class BasicAnimation: PropertyAnimation {
 }
 
 /// Moves a property through a sequence of values or along a path (CAKeyframeAnimation).
-@MainActor
 open class KeyframeAnimation: PropertyAnimation {
     public var values: [any Sendable]?
     /// For point properties: overrides `values`; the layer follows the path's geometry.
@@ -204,7 +199,6 @@ open class KeyframeAnimation: PropertyAnimation {
 
 /// A basic animation driven by a damped spring (CASpringAnimation). The spring runs in real
 /// seconds; `duration` only cuts it short, so set it to `settlingDuration`.
-@MainActor
 open class SpringAnimation: BasicAnimation {
     public var mass = 1.0
     public var stiffness = 100.0
@@ -249,7 +243,6 @@ open class SpringAnimation: BasicAnimation {
 
 /// Runs animations together in the group's time space (CAAnimationGroup): each member's
 /// beginTime counts from the group's start, and members are cut off at the group's end.
-@MainActor
 open class AnimationGroup: Animation {
     public var animations: [Animation]?
 
@@ -289,7 +282,6 @@ public enum TransitionSubtype: String, Hashable, Sendable {
 
 /// Animates a change of a layer's whole rendered state (CATransition): the state committed before
 /// the transaction that added it gives way to the new one.
-@MainActor
 open class Transition: Animation {
     public var type = TransitionType.fade
     public var subtype: TransitionSubtype?

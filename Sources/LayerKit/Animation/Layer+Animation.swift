@@ -1,6 +1,5 @@
 /// One animation attached to a layer: the copy made when it was added, and, from the commit that
 /// first carried it, its begin time and render track.
-@MainActor
 final class AnimationEntry {
     let key: String?
     let animation: Animation
@@ -11,6 +10,8 @@ final class AnimationEntry {
     /// Set by the first commit that carries the animation, in the layer's time space.
     var beginTime: Double?
     var track: (any RenderAnimation)?
+    /// The scheduler of the thread whose commit started it, which finishes it at that thread's flushes.
+    weak var scheduler: AnimationScheduler?
     var hasStarted = false
     var hasEnded = false
 
@@ -30,7 +31,7 @@ final class AnimationEntry {
     func end(finished: Bool) {
         guard !hasEnded else { return }
         hasEnded = true
-        AnimationScheduler.shared.forget(self)
+        scheduler?.forget(self)
         animation.delegate?.animationDidStop(animation, finished: finished)
         for group in groups { group.animationEnded() }
         groups = []
@@ -102,7 +103,7 @@ extension Layer {
                     defaultDuration: entry.defaultDuration, beginTime: begin, model: properties,
                     presentation: shown, previousTree: previousTree)
                 entry.track = makeTrack(for: entry.animation, key: entry.key, context: context)
-                AnimationScheduler.shared.watch(entry)
+                LayerKitThreadState.current.animationScheduler.watch(entry)
             }
             if let track = entry.track { tracks.append(track) }
         }
@@ -140,15 +141,14 @@ extension Layer {
 }
 
 /// Watches the animations that have started rendering, to tell delegates when they start and
-/// stop, remove finished ones from their layers, and release waiting completion blocks. It runs
-/// on the owner's loop (`Transaction.flush()`), after the frame that finished them.
-@MainActor
+/// stop, remove finished ones from their layers, and release waiting completion blocks. Each
+/// thread has one; it runs on that thread's loop (`Transaction.flush()`), after the frame that
+/// finished them.
 final class AnimationScheduler {
-    static let shared = AnimationScheduler()
-
     private var running: [ObjectIdentifier: AnimationEntry] = [:]
 
     func watch(_ entry: AnimationEntry) {
+        entry.scheduler = self
         running[ObjectIdentifier(entry)] = entry
     }
 

@@ -36,8 +36,16 @@ public final class ManualMediaClock: MediaClock {
 }
 
 /// The media clock LayerKit stamps animations with and finishes them by.
-@MainActor
+///
+/// Each thread has its own clock, as it has its own transactions (see `Transaction`): setting
+/// `clock` changes the calling thread's media time only. It starts as the monotonic clock.
 public enum MediaTime {
-    public static var clock: any MediaClock = MonotonicMediaClock()
-    public static var now: Double { clock.now }
+    /// The calling thread's media clock.
+    public static var clock: any MediaClock {
+        get { LayerKitThreadState.current.clock }
+        set { LayerKitThreadState.current.clock = newValue }
+    }
+
+    /// The calling thread's media time.
+    public static var now: Double { LayerKitThreadState.current.clock.now }
 }

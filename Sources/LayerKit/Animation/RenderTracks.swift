@@ -63,7 +63,6 @@ extension Bool: Interpolatable {
 
 /// What a commit knows when it turns an animation into a track: when it begins, the layer's
 /// model values and the values on screen before this commit.
-@MainActor
 struct TrackContext {
     /// The transaction's animationDuration when the animation was added.
     var defaultDuration: Double
@@ -125,7 +124,6 @@ struct PropertyTrack<Value: Interpolatable>: RenderAnimation {
     }
 
     /// Core Animation's eight from/to/by combinations, resolved against the values of this commit.
-    @MainActor
     static func basic(
         _ a: BasicAnimation, binding: PropertyBinding<Value>, key: String?, context: TrackContext
     ) -> PropertyTrack? {
@@ -160,7 +158,6 @@ struct PropertyTrack<Value: Interpolatable>: RenderAnimation {
             binding: binding, curve: curve, isAdditive: a.isAdditive, isCumulative: a.isCumulative)
     }
 
-    @MainActor
     static func keyframes(
         _ a: KeyframeAnimation, binding: PropertyBinding<Value>, key: String?, context: TrackContext
     ) -> (any RenderAnimation)? {
