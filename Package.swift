@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/google/swift-benchmark", from: "0.1.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Level 0: one system library per pkg-config name.
@@ -20,6 +21,8 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        // Linux interfaces Glibc's module leaves out (timerfd, memfd, signalfd); no library to link.
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CWaylandServer",
             pkgConfig: "wayland-server",
@@ -62,6 +65,18 @@ let package = Package(
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
         .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon"]),
+
+        // Level 3: output backends behind one small protocol (headless today; KMS next).
+        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
+
+        // Level 4: owns everything: surfaces as layers, outputs and their frame cycles.
+        .target(
+            name: "Compositor",
+            dependencies: [
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland"]),

@@ -186,6 +186,9 @@ public final class Surface: Resource {
         return frameCallbacks.filter(\.isAlive)
     }
 
+    /// Whether commits applied so far asked for frame callbacks that were not fired yet.
+    public var hasPendingFrameCallbacks: Bool { frameCallbacks.contains(where: \.isAlive) }
+
     /// Tells the client the surface is (now) on an output (wl_surface.enter).
     public func enter(_ output: Output) {
         for resource in output.resources(of: client) { send(0, .object(resource)) }

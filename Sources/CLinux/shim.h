@@ -1,0 +1,9 @@
+// Linux interfaces that Swift's Glibc module does not export.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <sys/mman.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <fcntl.h>

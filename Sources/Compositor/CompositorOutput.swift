@@ -1,0 +1,128 @@
+import DisplayBackend
+import LayerKit
+import Renderer
+import WaylandServer
+
+/// One output as the compositor drives it: the backend's display, its wl_output global, the root
+/// layer of what it shows (in logical points; rendered at the output's scale factor), its renderer
+/// and its frame cycle.
+final class CompositorOutput {
+    let backend: any BackendOutput
+    let global: Output
+    let root = Layer()
+    let context: RenderContext
+    private let renderer: Renderer
+    /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
+    private(set) var windows: [SurfaceNode] = []
+    /// Frame callbacks of the surfaces drawn into the frame on its way to the screen.
+    private var callbacksInFlight: [Callback] = []
+    private var lastTree: RenderTree?
+    /// Errors while drawing (shown once in the log, the frame is skipped).
+    var onRenderError: ((Error) -> Void)?
+    /// Called after each presented frame with the surfaces it showed (presentation feedback).
+    var onFramePresented: ((PresentationTiming, [Surface]) -> Void)?
+    private var surfacesInFlight: [Surface] = []
+    private var nodeLookup: (Surface) -> SurfaceNode?
+
+    init(backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?) {
+        self.backend = backend
+        self.renderer = renderer
+        self.nodeLookup = nodeLookup
+        global = Output(display: display, description: OutputDescription(
+            name: backend.name, description: backend.description, x: x, y: 0,
+            modeWidth: Int32(backend.mode.width), modeHeight: Int32(backend.mode.height),
+            refreshMillihertz: Int32(backend.mode.refreshMillihertz), scaleFactor: backend.scaleFactor,
+            transform: BufferTransform(rawValue: Int32(backend.transform.rawValue)) ?? .normal))
+        root.name = backend.name
+        root.anchorPoint = .zero
+        root.bounds = Rect(x: 0, y: 0, width: Double(global.state.logicalWidth), height: Double(global.state.logicalHeight))
+        root.backgroundColor = Color(white: 0)
+        root.contentsScale = backend.scaleFactor
+        context = RenderContext(rootLayer: root)
+        context.onCommit = { [backend] _ in backend.scheduleFrame() }
+        self.backend.onFrame = { [unowned self] request in drawFrame(request) }
+        self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
+    }
+
+    /// The output's size in logical points.
+    var logicalSize: Size { root.bounds.size }
+
+    func addWindow(_ node: SurfaceNode) {
+        guard !windows.contains(where: { $0 === node }) else { return }
+        windows.append(node)
+        root.addSublayer(node.container)
+    }
+
+    func removeWindow(_ node: SurfaceNode) {
+        windows.removeAll { $0 === node }
+        if node.container.superlayer === root { node.container.removeFromSuperlayer() }
+    }
+
+    func raiseWindow(_ node: SurfaceNode) {
+        guard windows.last !== node, windows.contains(where: { $0 === node }) else { return }
+        windows.removeAll { $0 === node }
+        windows.append(node)
+        root.addSublayer(node.container)
+    }
+
+    /// Whether `surface` (a window or any subsurface of one) is drawn on this output.
+    func shows(_ surface: Surface) -> Bool {
+        var top = surface
+        while let parent = top.subsurface?.parent { top = parent }
+        return windows.contains { $0.surface === top && !$0.container.isHidden }
+    }
+
+    func scheduleFrame() {
+        backend.scheduleFrame()
+    }
+
+    /// Every surface drawn in the current tree: visible windows and their mapped subsurfaces.
+    private func visibleSurfaces() -> [Surface] {
+        var result: [Surface] = []
+        func visit(_ surface: Surface) {
+            guard let node = nodeLookup(surface), !node.container.isHidden else { return }
+            result.append(surface)
+            for member in surface.stack where member !== surface { visit(member) }
+        }
+        for window in windows { visit(window.surface) }
+        return result
+    }
+
+    private func drawFrame(_ request: FrameRequest) {
+        guard let tree = context.renderTree else {
+            backend.skipFrame(request)
+            return
+        }
+        let target = Double(request.targetPresentationNanoseconds) / 1e9
+        let frameTree = tree.animatedLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
+        do {
+            let image = try renderer.render(
+                frameTree, width: backend.mode.width, height: backend.mode.height,
+                scale: backend.scaleFactor, clearColor: Color(white: 0))
+            let shown = visibleSurfaces()
+            surfacesInFlight = shown
+            callbacksInFlight = shown.flatMap { $0.takeFrameCallbacks() }
+            lastTree = tree
+            try backend.present(image, for: request)
+        } catch {
+            onRenderError?(error)
+            backend.skipFrame(request)
+        }
+    }
+
+    private func framePresented(_ timing: PresentationTiming) {
+        let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
+        let callbacks = callbacksInFlight
+        callbacksInFlight = []
+        for callback in callbacks { callback.done(milliseconds) }
+        let surfaces = surfacesInFlight
+        surfacesInFlight = []
+        onFramePresented?(timing, surfaces)
+        // Running animations and commits that arrived meanwhile need the next refresh too.
+        if let tree = context.renderTree, !tree.animatedLayerIDs.isEmpty || tree.generation != lastTree?.generation {
+            backend.scheduleFrame()
+        } else if visibleSurfaces().contains(where: \.hasPendingFrameCallbacks) {
+            backend.scheduleFrame()
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import LayerKit
+import WaylandServer
+
+/// The layers that show one client surface: a container placed in its parent's coordinates (the
+/// output root for a window, the parent surface for a subsurface) that holds the surface's own
+/// content layer and its subsurfaces' containers in the client's stacking order.
+///
+/// Any LayerKit transform or animation applied to `container` (a fade between two apps, a slide)
+/// moves the whole surface tree with it.
+final class SurfaceNode {
+    unowned(unsafe) let surface: Surface
+    let container = Layer()
+    let content = Layer()
+
+    init(surface: Surface) {
+        self.surface = surface
+        container.anchorPoint = .zero
+        container.name = "surface-\(surface.client.processID)-\(surface.id)"
+        content.anchorPoint = .zero
+        content.name = "contents"
+        content.isHidden = true
+        container.addSublayer(content)
+    }
+
+    /// Shows the committed state: contents from the buffer, size, scale, viewport and opacity hints.
+    func apply(_ state: SurfaceState) {
+        let size = state.size
+        container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+        if let position = surface.subsurface?.position {
+            container.position = Point(x: Double(position.x), y: Double(position.y))
+        }
+        guard let buffer = state.buffer else {
+            content.isHidden = true
+            content.contents = nil
+            return
+        }
+        content.isHidden = false
+        if state.bufferWasAttached {
+            switch buffer.storage {
+            case .shm:
+                content.backgroundColor = nil
+                content.contents = ShmImporter.image(of: buffer)
+            case .singlePixel(let red, let green, let blue, let alpha):
+                content.contents = nil
+                content.backgroundColor = ShmImporter.color(red: red, green: green, blue: blue, alpha: alpha)
+            case .dmabuf:
+                content.contents = nil
+            }
+            // Vitrine keeps its own copy of the pixels, so the client may reuse the buffer at once.
+            buffer.release()
+        }
+        content.contentsScale = Double(state.bufferScale)
+        content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
+        placeContent(state, size: size)
+        content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+    }
+
+    /// The viewport's source as a unit rectangle of the (untransformed) buffer.
+    private static func contentsRect(of state: SurfaceState, buffer: Buffer) -> Rect {
+        guard let source = state.viewportSource else { return Rect(x: 0, y: 0, width: 1, height: 1) }
+        let scale = Double(state.bufferScale)
+        let swapped = state.bufferTransform.swapsAxes
+        let width = Double(swapped ? buffer.height : buffer.width) / scale
+        let height = Double(swapped ? buffer.width : buffer.height) / scale
+        return Rect(x: source.x / width, y: source.y / height, width: source.width / width, height: source.height / height)
+    }
+
+    /// Undoes the client's buffer transform: the content layer has the buffer's own orientation
+    /// and is turned back (about its centre) into the surface's.
+    private func placeContent(_ state: SurfaceState, size: SurfaceSize) {
+        let width = Double(size.width), height = Double(size.height)
+        let swapped = state.bufferTransform.swapsAxes
+        content.bounds = Rect(x: 0, y: 0, width: swapped ? height : width, height: swapped ? width : height)
+        content.anchorPoint = Point(x: 0.5, y: 0.5)
+        content.position = Point(x: width / 2, y: height / 2)
+        content.transform = Self.inverse(of: state.bufferTransform)
+    }
+
+    /// The transform that shows a buffer the client transformed by `transform` upright. The client
+    /// flipped first, then turned counter-clockwise, so the inverse turns clockwise (a positive angle
+    /// on Vitrine's y-down screen), then flips.
+    static func inverse(of transform: BufferTransform) -> Transform3D {
+        let quarterTurns: Double
+        switch transform {
+        case .normal, .flipped: quarterTurns = 0
+        case .rotated90, .flipped90: quarterTurns = 1
+        case .rotated180, .flipped180: quarterTurns = 2
+        case .rotated270, .flipped270: quarterTurns = 3
+        }
+        var result = Transform3D.identity
+        if quarterTurns != 0 {
+            result = Transform3D(rotationAngle: quarterTurns * .pi / 2, x: 0, y: 0, z: 1)
+        }
+        if transform.rawValue >= BufferTransform.flipped.rawValue {
+            result = result.concatenating(Transform3D(scaleX: -1, y: 1, z: 1))
+        }
+        return result
+    }
+
+    /// Orders the container's sublayers as the surface's committed stack says.
+    func restack(node: (Surface) -> SurfaceNode?) {
+        let ordered = surface.stack.compactMap { member -> Layer? in
+            member === surface ? content : node(member)?.container
+        }
+        if container.sublayers.map(ObjectIdentifier.init) != ordered.map(ObjectIdentifier.init) {
+            container.sublayers = ordered
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Graphics
+
+/// A source of outputs (KMS, headless, later nested): the compositor renders frames for them and
+/// learns when each frame reached the screen. Backends are poll-driven so that the compositor's one
+/// event loop can watch them: it polls `fileDescriptors` for input and calls `dispatch` when one
+/// is readable.
+public protocol DisplayBackend: AnyObject {
+    var outputs: [any BackendOutput] { get }
+    /// Descriptors to watch for readability; stable for the backend's life.
+    var fileDescriptors: [Int32] { get }
+    /// Handles what became ready on `fileDescriptor` (timer expirations, page-flip events…).
+    func dispatch(fileDescriptor: Int32)
+}
+
+/// One display of a backend.
+public protocol BackendOutput: AnyObject {
+    var name: String { get }
+    var description: String { get }
+    var mode: OutputMode { get }
+    /// Points per pixel the compositor's layers are drawn at (becomes their contentsScale).
+    var scaleFactor: Double { get }
+    var transform: OutputTransform { get }
+
+    /// Asks for one frame: `onFrame` is called once, in time for a coming refresh. Asking again
+    /// before it ran does nothing more; asking while a frame is on its way gets one more after it.
+    func scheduleFrame()
+    /// The compositor's renderer: called when it is time to draw a frame.
+    var onFrame: ((FrameRequest) -> Void)? { get set }
+    /// Shows `image` (the size of the mode) at the next refresh; `onPresented` follows then.
+    func present(_ image: Image, for request: FrameRequest) throws
+    /// Ends a frame the compositor decided not to draw (nothing changed); no presentation follows.
+    func skipFrame(_ request: FrameRequest)
+    /// Called when a presented frame reached the screen, with the display's own timing.
+    var onPresented: ((PresentationTiming) -> Void)? { get set }
+    /// What the output shows now, as far as the backend can tell (nil where it cannot read it back).
+    var lastShownImage: Image? { get }
+}
+
+/// A display mode in hardware pixels.
+public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public var refreshMillihertz: Int
+
+    public init(width: Int, height: Int, refreshMillihertz: Int) {
+        self.width = width
+        self.height = height
+        self.refreshMillihertz = refreshMillihertz
+    }
+
+    /// The refresh period in nanoseconds.
+    public var refreshNanoseconds: UInt64 { 1_000_000_000_000 / UInt64(max(1, refreshMillihertz)) }
+
+    public var description: String {
+        "\(width)x\(height)@\(Double(refreshMillihertz) / 1000)"
+    }
+}
+
+/// The rotation and flip of an output (wl_output.transform's values).
+public enum OutputTransform: Int, Sendable, CaseIterable {
+    case normal = 0, rotated90, rotated180, rotated270, flipped, flipped90, flipped180, flipped270
+}
+
+/// One frame the backend asks for.
+public struct FrameRequest: Sendable, Equatable {
+    /// The refresh the frame is meant for (CLOCK_MONOTONIC, nanoseconds) and its sequence number.
+    public let targetPresentationNanoseconds: UInt64
+    public let sequence: UInt64
+}
+
+/// When a frame was shown (wp_presentation's terms).
+public struct PresentationTiming: Sendable, Equatable {
+    /// CLOCK_MONOTONIC time of the refresh that showed the frame.
+    public let nanoseconds: UInt64
+    /// The output's refresh period.
+    public let refreshNanoseconds: UInt64
+    /// The refresh counter of that refresh.
+    public let sequence: UInt64
+    /// wp_presentation_feedback kind flags: vsync 0x1, hw_clock 0x2, hw_completion 0x4, zero_copy 0x8.
+    public let flags: UInt32
+}

@@ -1,0 +1,198 @@
+internal import CLinux
+import Glibc
+import Graphics
+
+/// Outputs that exist only in memory, refreshed by a timer: for tests, CI and screenshots.
+///
+/// Each output keeps a refresh clock from CLOCK_MONOTONIC (refresh k happens at start + k·period).
+/// A scheduled frame is requested at the next refresh; the frame it produces is shown at the first
+/// refresh after it was presented (as a display scanning out with vsync would), and `onPresented`
+/// is delivered at that moment with that refresh's time and number. The last shown image can be
+/// captured.
+public final class HeadlessBackend: DisplayBackend {
+    public private(set) var outputs: [any BackendOutput] = []
+    private var headlessOutputs: [HeadlessOutput] = []
+
+    public init(outputs configurations: [HeadlessOutputConfiguration]) throws(BackendError) {
+        for (index, configuration) in configurations.enumerated() {
+            let output = try HeadlessOutput(index: index + 1, configuration: configuration)
+            headlessOutputs.append(output)
+            outputs.append(output)
+        }
+    }
+
+    public var fileDescriptors: [Int32] { headlessOutputs.map(\.timer) }
+
+    public func dispatch(fileDescriptor: Int32) {
+        headlessOutputs.first { $0.timer == fileDescriptor }?.timerExpired()
+    }
+
+    /// The headless output `index` (0-based) as its concrete type, for capture.
+    public func headlessOutput(_ index: Int) -> HeadlessOutput { headlessOutputs[index] }
+}
+
+/// What a headless output looks like.
+public struct HeadlessOutputConfiguration: Sendable, Equatable {
+    public var mode: OutputMode
+    public var scaleFactor: Double
+    public var transform: OutputTransform
+
+    public init(mode: OutputMode, scaleFactor: Double = 1, transform: OutputTransform = .normal) {
+        self.mode = mode
+        self.scaleFactor = scaleFactor
+        self.transform = transform
+    }
+
+    /// Parses "WIDTHxHEIGHT[@HZ]" (e.g. "1920x1080@60"); the refresh defaults to 60 Hz.
+    public init(parsing text: String, scaleFactor: Double = 1) throws(BackendError) {
+        let parts = text.split(separator: "@", maxSplits: 1)
+        let size = parts[0].split(separator: "x")
+        guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), width > 0, height > 0,
+              width <= 16384, height <= 16384 else {
+            throw BackendError.invalidMode(text)
+        }
+        var refresh = 60_000
+        if parts.count == 2 {
+            guard let hertz = Double(parts[1]), hertz >= 1, hertz <= 1000 else { throw BackendError.invalidMode(text) }
+            refresh = Int((hertz * 1000).rounded())
+        }
+        guard scaleFactor > 0, scaleFactor <= 8 else { throw BackendError.invalidScale(scaleFactor) }
+        self.init(mode: OutputMode(width: width, height: height, refreshMillihertz: refresh), scaleFactor: scaleFactor)
+    }
+}
+
+public enum BackendError: Error, Equatable, CustomStringConvertible {
+    case invalidMode(String)
+    case invalidScale(Double)
+    case system(operation: String, errno: Int32)
+    case imageSizeMismatch(expected: OutputMode, width: Int, height: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidMode(let text): "\"\(text)\" is not a mode: write WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60"
+        case .invalidScale(let scale): "scale factor \(scale) is out of range (0 < scale ≤ 8)"
+        case .system(let operation, let code): "\(operation) failed: \(String(cString: strerror(code)))"
+        case .imageSizeMismatch(let mode, let width, let height):
+            "a frame of \(width)×\(height) pixels cannot be shown on a \(mode.width)×\(mode.height) output"
+        }
+    }
+}
+
+/// The current CLOCK_MONOTONIC time in nanoseconds (wp_presentation's clock).
+public func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+public final class HeadlessOutput: BackendOutput {
+    public let name: String
+    public let description: String
+    public let mode: OutputMode
+    public let scaleFactor: Double
+    public let transform: OutputTransform
+    public var onFrame: ((FrameRequest) -> Void)?
+    public var onPresented: ((PresentationTiming) -> Void)?
+
+    /// The timerfd that paces this output.
+    let timer: Int32
+    private let epoch: UInt64
+    private enum Phase: Equatable {
+        case idle
+        /// Waiting for the refresh at which `onFrame` is called.
+        case waitingToRender(FrameRequest)
+        /// `onFrame` ran; the compositor has not presented or skipped yet.
+        case rendering(FrameRequest)
+        /// A frame is on its way to the refresh `sequence`.
+        case waitingToShow(sequence: UInt64, image: Image)
+    }
+    private var phase = Phase.idle
+    private var wantsAnotherFrame = false
+
+    /// The last image shown, and how many frames were shown.
+    public private(set) var lastShownImage: Image?
+    public private(set) var presentedFrameCount = 0
+
+    init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
+        name = "HEADLESS-\(index)"
+        description = "Vitrine headless output \(index) (\(configuration.mode))"
+        mode = configuration.mode
+        scaleFactor = configuration.scaleFactor
+        transform = configuration.transform
+        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard fd >= 0 else { throw BackendError.system(operation: "timerfd_create", errno: errno) }
+        timer = fd
+        epoch = monotonicNanoseconds()
+    }
+
+    deinit {
+        close(timer)
+    }
+
+    private var period: UInt64 { mode.refreshNanoseconds }
+
+    /// The first refresh strictly after `time`.
+    private func refresh(after time: UInt64) -> (sequence: UInt64, nanoseconds: UInt64) {
+        let sequence = (time - epoch) / period + 1
+        return (sequence, epoch + sequence * period)
+    }
+
+    public func scheduleFrame() {
+        switch phase {
+        case .idle:
+            let next = refresh(after: monotonicNanoseconds())
+            let request = FrameRequest(targetPresentationNanoseconds: next.nanoseconds, sequence: next.sequence)
+            phase = .waitingToRender(request)
+            arm(at: next.nanoseconds)
+        case .waitingToRender:
+            break
+        case .rendering, .waitingToShow:
+            wantsAnotherFrame = true
+        }
+    }
+
+    public func present(_ image: Image, for request: FrameRequest) throws {
+        guard image.width == mode.width, image.height == mode.height else {
+            throw BackendError.imageSizeMismatch(expected: mode, width: image.width, height: image.height)
+        }
+        let shown = refresh(after: monotonicNanoseconds())
+        phase = .waitingToShow(sequence: shown.sequence, image: image)
+        arm(at: shown.nanoseconds)
+    }
+
+    public func skipFrame(_ request: FrameRequest) {
+        phase = .idle
+        scheduleAnotherIfWanted()
+    }
+
+    private func arm(at nanoseconds: UInt64) {
+        var spec = itimerspec()
+        spec.it_value = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+    }
+
+    func timerExpired() {
+        var expirations: UInt64 = 0
+        guard read(timer, &expirations, 8) == 8 else { return }
+        switch phase {
+        case .waitingToRender(let request):
+            phase = .rendering(request)
+            onFrame?(request)
+        case .waitingToShow(let sequence, let image):
+            lastShownImage = image
+            presentedFrameCount += 1
+            phase = .idle
+            onPresented?(PresentationTiming(
+                nanoseconds: epoch + sequence * period, refreshNanoseconds: period, sequence: sequence, flags: 0x1))
+            scheduleAnotherIfWanted()
+        case .idle, .rendering:
+            break
+        }
+    }
+
+    private func scheduleAnotherIfWanted() {
+        guard wantsAnotherFrame, phase == .idle else { return }
+        wantsAnotherFrame = false
+        scheduleFrame()
+    }
+}
