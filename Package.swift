@@ -86,6 +86,9 @@ let package = Package(
             name: "vitrine",
             dependencies: [
                 "LayerKit",
+                "Compositor",
+                "DisplayBackend",
+                .product(name: "Logging", package: "swift-log"),
                 "Renderer",
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

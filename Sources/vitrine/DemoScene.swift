@@ -4,7 +4,6 @@ import SeedExamples
 
 /// The demo's scene: Listing 4-2's constraint layout, Figure 1-6's rotation about an anchor
 /// point, and Listing 2-4's curve drawn by a delegate, rendered with Vulkan into a screenshot.
-@MainActor
 enum DemoScene {
     static func run(rootSize: Size, scale: Double, pngPath: String) throws -> [String] {
         let root = Layer()

@@ -7,7 +7,7 @@ struct Vitrine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitrine",
         abstract: "A Wayland compositor for kiosk and embedded devices.",
-        subcommands: [Demo.self])
+        subcommands: [Run.self, Demo.self])
 }
 
 /// Until the compositor exists, the main job builds the seeds' example scenes, commits them,
@@ -33,9 +33,7 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         let rootSize = parseSize(size)!
-        let lines = try MainActor.assumeIsolated {
-            try DemoScene.run(rootSize: rootSize, scale: scale, pngPath: output)
-        }
+        let lines = try DemoScene.run(rootSize: rootSize, scale: scale, pngPath: output)
         print(lines.joined(separator: "\n"))
     }
 

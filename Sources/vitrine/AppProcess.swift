@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+
+/// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
+final class AppProcess {
+    let pid: pid_t
+    private(set) var exitStatus: Int32?
+
+    /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours.
+    init(arguments: [String], environment: [String: String]) throws {
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // libwayland's event loop blocks the signals it watches; the app must not inherit that mask.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var child: pid_t = 0
+        let result = posix_spawnp(&child, arguments[0], nil, &attributes, argv, envp)
+        guard result == 0 else { throw AppError.spawnFailed(arguments[0], result) }
+        pid = child
+    }
+
+    /// Reaps the process if it exited; returns whether it has.
+    @discardableResult
+    func poll() -> Bool {
+        guard exitStatus == nil else { return true }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exitStatus = status
+            return true
+        }
+        return false
+    }
+
+    /// Asks the app to end (SIGTERM), then waits up to `graceSeconds` before SIGKILL.
+    func terminate(graceSeconds: Double = 2) {
+        guard !poll() else { return }
+        kill(pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(graceSeconds)
+        while Date() < deadline {
+            if poll() { return }
+            usleep(10_000)
+        }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        exitStatus = status
+    }
+}
+
+enum AppError: Error, CustomStringConvertible {
+    case spawnFailed(String, Int32)
+
+    var description: String {
+        switch self {
+        case .spawnFailed(let program, let code): "cannot start \(program): \(String(cString: strerror(code)))"
+        }
+    }
+}

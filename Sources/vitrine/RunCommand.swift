@@ -1,0 +1,90 @@
+import ArgumentParser
+import Compositor
+import DisplayBackend
+import Foundation
+import Glibc
+import Logging
+
+/// Runs the compositor on the headless backend, optionally with an app, and leaves a screenshot.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the compositor (headless for now) and optionally an app on it.",
+        discussion: """
+            Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm
+            Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
+            """)
+
+    @Option(help: "A headless output of this mode, WIDTHxHEIGHT[@HZ].")
+    var headless = "1280x720@60"
+
+    @Option(help: "The output's scale factor (1, 1.5, 2…).")
+    var scale = 1.0
+
+    @Option(help: "The socket name in XDG_RUNTIME_DIR (default: the first free wayland-N).")
+    var socket: String?
+
+    @Option(help: "Write what the output shows to this PNG file (after --after seconds).")
+    var screenshot: String?
+
+    @Option(help: "Seconds to wait before the screenshot.")
+    var after = 2.0
+
+    @Flag(help: "Keep running after the screenshot (by default Vitrine exits once it is written).")
+    var keepRunning = false
+
+    @Argument(parsing: .postTerminator, help: "The app to run on the compositor, after --.")
+    var app: [String] = []
+
+    func validate() throws {
+        guard after >= 0 else { throw ValidationError("--after must not be negative") }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "vitrine")
+        logger.logLevel = .info
+        try ensureRuntimeDirectory()
+        let configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
+        let backend = try HeadlessBackend(outputs: [configuration])
+        let compositor = try Compositor(backend: backend, logger: logger)
+        let name = try compositor.listen(socketName: socket)
+        logger.info("WAYLAND_DISPLAY=\(name) on a headless \(configuration.mode) output at scale \(scale)")
+        var process: AppProcess?
+        if !app.isEmpty {
+            process = try AppProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
+            logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
+        }
+        let start = Date()
+        var screenshotTaken = false
+        defer { process?.terminate() }
+        try compositor.run {
+            if let process, process.poll(), screenshot == nil || screenshotTaken {
+                logger.info("the app exited with status \(process.exitStatus ?? -1)")
+                return true
+            }
+            guard let screenshot, !screenshotTaken, Date().timeIntervalSince(start) >= after else { return false }
+            screenshotTaken = true
+            guard let image = compositor.capture() else {
+                logger.error("no frame was shown yet: no screenshot")
+                return !keepRunning
+            }
+            do {
+                try image.writePNG(to: screenshot)
+                logger.info("wrote \(screenshot) (\(image.width)×\(image.height))")
+            } catch {
+                logger.error("cannot write \(screenshot): \(error)")
+            }
+            return !keepRunning
+        }
+    }
+
+    /// Clients need XDG_RUNTIME_DIR; on a bare machine (CI, a root shell) make a private one.
+    private func ensureRuntimeDirectory() throws {
+        if let existing = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !existing.isEmpty { return }
+        let path = "/tmp/vitrine-runtime-\(getuid())"
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw ValidationError("cannot create \(path) for XDG_RUNTIME_DIR: \(String(cString: strerror(errno)))")
+        }
+        setenv("XDG_RUNTIME_DIR", path, 1)
+    }
+}
