@@ -1,0 +1,295 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// The seat's selection and drag.
+struct DataState {
+    var selection: DataSource?
+    /// The serial set_selection quoted for the current selection (older requests are ignored).
+    var selectionSerial: UInt32 = 0
+    var drag: Drag?
+}
+
+/// A drag-and-drop session: an implicit grab of the pointer button or touch point that started it.
+final class Drag {
+    enum Trigger {
+        case pointer(button: UInt32)
+        case touch(id: Int32)
+    }
+
+    let source: DataSource?
+    /// The client that started the drag (the only one a drag without source enters).
+    let client: Client
+    let icon: Surface?
+    let trigger: Trigger
+    weak var focus: Surface?
+    /// The focus client's data device and the offer made to it.
+    var device: DataDevice?
+    var offer: DataOffer?
+
+    init(source: DataSource?, client: Client, icon: Surface?, trigger: Trigger) {
+        self.source = source
+        self.client = client
+        self.icon = icon
+        self.trigger = trigger
+    }
+
+    var isPointerDriven: Bool {
+        if case .pointer = trigger { return true }
+        return false
+    }
+}
+
+extension SeatGlobal {
+    /// Whether a drag and drop is in progress (pointer and touch input steer it, see `SeatHandler`).
+    public var isDragging: Bool { data.drag != nil }
+
+    /// The drag's icon surface, if the client gave one (and still has it).
+    public var dragIcon: Surface? {
+        guard let icon = data.drag?.icon, icon.isAlive else { return nil }
+        return icon
+    }
+
+    /// Where the icon's top-left corner sits relative to the pointer: its commits' offsets, summed.
+    public var dragIconOffset: (x: Int32, y: Int32) {
+        guard let role = data.drag?.icon?.extensions[ObjectIdentifier(DragIconRole.self)] as? DragIconRole else { return (0, 0) }
+        return (role.offsetX, role.offsetY)
+    }
+
+    /// The mime types of the selection, nil when there is none.
+    public var selectionMimeTypes: [String]? { data.selection?.mimeTypes }
+
+    /// Clears the selection (its source is cancelled; the focused client hears of no selection).
+    public func clearSelection() {
+        replaceSelection(with: nil)
+    }
+
+    /// Moves a touch drag onto `surface` at surface-local (`x`, `y`); pointer drags follow
+    /// `pointerEnter` instead. A drag without a data source only enters its own client's surfaces.
+    public func dragEnter(_ surface: Surface, x: Double, y: Double) {
+        guard let drag = data.drag else { return }
+        if let focus = drag.focus, focus.isAlive, focus === surface { return }
+        dragLeave()
+        guard drag.source != nil || surface.client === drag.client else { return }
+        drag.focus = surface
+        guard let device = existingSeatClient(for: surface.client)?.dataDevices.first else { return }
+        drag.device = device
+        let serial = display.nextSerial()
+        seatClient(for: surface.client).record(serial)
+        var offer: DataOffer?
+        if let source = drag.source {
+            let made = DataOffer(device: device, source: source, kind: .drag)
+            device.send(0, .object(made))
+            made.introduce()
+            offer = made
+        }
+        drag.offer = offer
+        device.send(1, .uint(serial), .object(surface), .fixed(x), .fixed(y), .object(offer))
+        offer?.negotiate()
+    }
+
+    /// Takes the drag off its surface (leave); its offer is no longer backed by the source.
+    public func dragLeave() {
+        guard let drag = data.drag else { return }
+        if drag.focus?.isAlive == true, let device = drag.device { device.send(2) }
+        if let offer = drag.offer {
+            if offer.acceptedMimeType != nil { drag.source?.sendTarget(nil) }
+            offer.detachFromSource()
+        }
+        drag.source?.sendAction(DragAction.none)
+        drag.focus = nil
+        drag.device = nil
+        drag.offer = nil
+    }
+
+    /// The drag moved to (`x`, `y`) in its focus surface's coordinates.
+    func dragMotion(time: UInt32, x: Double, y: Double) {
+        guard let drag = data.drag, drag.focus?.isAlive == true, let device = drag.device else { return }
+        device.send(3, .uint(time), .fixed(x), .fixed(y))
+    }
+
+    /// Ends the drag without a drop (the source is cancelled).
+    public func cancelDrag() {
+        guard let drag = data.drag else { return }
+        dragLeave()
+        drag.source?.cancel(replaced: false)
+        endDrag()
+    }
+
+    /// The grab was released: drop where the drag is when the destination accepted, otherwise
+    /// cancel; then leave and end the drag. A dropped offer stays with its source for receive and finish.
+    func dropDrag() {
+        guard let drag = data.drag else { return }
+        if drag.focus?.isAlive == true, let device = drag.device {
+            if let source = drag.source {
+                if let offer = drag.offer, offer.isAlive, offer.acceptsDrop {
+                    device.send(4)
+                    offer.dropped()
+                    source.sendDropPerformed()
+                } else {
+                    drag.offer?.detachFromSource()
+                    source.cancel(replaced: false)
+                }
+            } else {
+                device.send(4)
+            }
+            device.send(2)
+        } else {
+            drag.source?.cancel(replaced: false)
+        }
+        drag.focus = nil
+        drag.device = nil
+        drag.offer = nil
+        endDrag()
+    }
+
+    private func endDrag() {
+        data.drag = nil
+        handler?.dragEnded(self)
+    }
+
+    fileprivate func startDrag(source: DataSource?, origin: Surface, icon: Surface?, serial: UInt32, from device: DataDevice) {
+        guard data.drag == nil, let (trigger, x, y) = grab(of: origin, serial: serial) else {
+            source?.cancel(replaced: false)
+            return
+        }
+        source?.seat = self
+        if let role = icon?.extensions[ObjectIdentifier(DragIconRole.self)] as? DragIconRole {
+            role.offsetX = 0
+            role.offsetY = 0
+        }
+        data.drag = Drag(source: source, client: device.client, icon: icon, trigger: trigger)
+        if case .pointer = trigger, let focus = pointerFocus {
+            sendPointerLeave(focus, frame: true)
+            pointer.focus = nil
+        }
+        handler?.dragStarted(self, icon: icon)
+        dragEnter(origin, x: x, y: y)
+    }
+
+    /// The implicit grab `serial` names on `origin`: a pressed button of the pointer focused there,
+    /// or a touch point down on it; with the position the drag starts at.
+    private func grab(of origin: Surface, serial: UInt32) -> (Drag.Trigger, Double, Double)? {
+        if pointerFocus === origin, let button = pointer.buttons.first(where: { $0.value == serial })?.key {
+            return (.pointer(button: button), pointer.x, pointer.y)
+        }
+        if let (id, point) = touch.points.first(where: { $0.value.serial == serial && $0.value.surface === origin }) {
+            return (.touch(id: id), point.x, point.y)
+        }
+        return nil
+    }
+
+    /// set_selection: the serial must be one of the client's recent input serials and not older
+    /// than the current selection's; otherwise the request is ignored (the spec defines no error)
+    /// and the source stays unused.
+    fileprivate func setSelection(_ source: DataSource?, serial: UInt32, from device: DataDevice) throws(ProtocolError) {
+        guard isRecentInputSerial(serial, of: device.client) else { return }
+        if data.selection != nil, serial &- data.selectionSerial > UInt32.max / 2 { return }
+        try source?.use(forDrag: false)
+        data.selectionSerial = serial
+        replaceSelection(with: source)
+    }
+
+    private func replaceSelection(with source: DataSource?) {
+        let previous = data.selection
+        guard previous !== source else { return }
+        data.selection = source
+        source?.seat = self
+        if let previous {
+            previous.detachOffers()
+            previous.cancel(replaced: true)
+        }
+        if let focus = keyboardFocus { sendSelection(to: focus.client) }
+        handler?.selectionChanged(self)
+    }
+
+    /// Offers the selection (or none) to every data device of `client`.
+    func sendSelection(to client: Client) {
+        for device in existingSeatClient(for: client)?.dataDevices ?? [] { device.offerSelection(data.selection) }
+    }
+
+    func sourceDestroyed(_ source: DataSource) {
+        if data.selection === source {
+            data.selection = nil
+            if let focus = keyboardFocus { sendSelection(to: focus.client) }
+            handler?.selectionChanged(self)
+        }
+        if let drag = data.drag, drag.source === source { cancelDrag() }
+    }
+
+    /// The client's new data device gets the selection when the client has keyboard focus.
+    func added(_ device: DataDevice) {
+        seatClient(for: device.client).dataDevices.append(device)
+        if keyboardFocus?.client === device.client { device.offerSelection(data.selection) }
+    }
+}
+
+/// One client's wl_data_device for a seat.
+final class DataDevice: Resource {
+    private weak var seat: SeatGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
+        self.seat = seat
+        super.init(client: client, interface: vitrine_wl_data_device_interface(), version: version, id: id)
+    }
+
+    /// data_offer, its mime types, then selection; or selection with no offer.
+    func offerSelection(_ source: DataSource?) {
+        guard let source else {
+            send(5, .object(nil))
+            return
+        }
+        let offer = DataOffer(device: self, source: source, kind: .selection)
+        send(0, .object(offer))
+        offer.introduce()
+        send(5, .object(offer))
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: try startDrag(arguments)
+        case 1: try seat?.setSelection(arguments.object(0, as: DataSource.self), serial: arguments.uint(1), from: self)
+        case 2: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func startDrag(_ arguments: Arguments) throws(ProtocolError) {
+        let source = arguments.object(0, as: DataSource.self)
+        guard let origin = arguments.object(1, as: Surface.self) else { return }
+        let icon = arguments.object(2, as: Surface.self)
+        if let icon { try DragIconRole.give(to: icon, errorOn: self) }
+        try source?.use(forDrag: true)
+        guard let seat else {
+            source?.cancel(replaced: false)
+            return
+        }
+        seat.startDrag(source: source, origin: origin, icon: icon, serial: arguments.uint(3), from: self)
+    }
+
+    override func destroyed() {
+        seat?.existingSeatClient(for: client)?.dataDevices.removeAll { $0 === self }
+    }
+}
+
+/// The "wl_data_device-icon" role: the drag icon, moved by its commits' offsets.
+final class DragIconRole: SurfaceRole {
+    let roleName = "wl_data_device-icon"
+    var offsetX: Int32 = 0
+    var offsetY: Int32 = 0
+
+    /// Gives `surface` the role on first use (it keeps it for later drags).
+    static func give(to surface: Surface, errorOn resource: Resource) throws(ProtocolError) {
+        let key = ObjectIdentifier(DragIconRole.self)
+        guard surface.extensions[key] == nil else { return }
+        let role = DragIconRole()
+        try surface.setRole(role, errorOn: resource, code: UInt32(WL_DATA_DEVICE_ERROR_ROLE.rawValue))
+        surface.extensions[key] = role
+    }
+
+    func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {}
+
+    func surfaceDidCommit(_ surface: Surface) {
+        offsetX += surface.current.offsetX
+        offsetY += surface.current.offsetY
+    }
+}

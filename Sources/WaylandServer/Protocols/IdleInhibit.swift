@@ -1,0 +1,84 @@
+internal import CVitrineWayland
+
+/// What the compositor hears about idle inhibitors. An inhibitor asks that the outputs showing
+/// its surface do not blank, dim or lock while the user is idle; the compositor honours it only
+/// while the surface is visible (mapped, not occluded), which it alone knows. A surface may have
+/// several inhibitors: each one is reported once created and once destroyed.
+public protocol IdleInhibitHandler: AnyObject {
+    /// A client created an inhibitor for `surface`.
+    func inhibitorCreated(for surface: Surface)
+    /// An inhibitor of `surface` went away: destroyed by the client, its surface destroyed, or the
+    /// client disconnected. `surface` may be about to be destroyed; do not keep it.
+    func inhibitorDestroyed(for surface: Surface)
+}
+
+/// The zwp_idle_inhibit_manager_v1 global (version 1).
+public final class IdleInhibitManagerGlobal {
+    private var global: Global?
+    /// The compositor's handler (held weakly); set it before clients can bind the global.
+    public weak var handler: IdleInhibitHandler?
+
+    public init(display: Display) {
+        global = Global(display: display, interface: vitrine_zwp_idle_inhibit_manager_v1_interface(), version: 1) {
+            [weak self] client, version, id in
+            _ = IdleInhibitManagerResource(client: client, version: version, id: id, owner: self)
+        }
+    }
+}
+
+private final class IdleInhibitManagerResource: Resource {
+    private weak var owner: IdleInhibitManagerGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: IdleInhibitManagerGlobal?) {
+        self.owner = owner
+        super.init(client: client, interface: vitrine_zwp_idle_inhibit_manager_v1_interface(), version: version, id: id)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1:
+            let inhibitor = IdleInhibitor(client: client, id: arguments.newID(0), owner: owner)
+            guard let surface = arguments.object(1, as: Surface.self) else { return }
+            inhibitor.start(on: surface)
+        default: try super.handle(opcode, arguments)
+        }
+    }
+}
+
+/// zwp_idle_inhibitor_v1: active from creation until it or its surface is destroyed.
+private final class IdleInhibitor: Resource {
+    private weak var owner: IdleInhibitManagerGlobal?
+    private weak var surface: Surface?
+    private var surfaceDestruction: ResourceDestructionListener?
+
+    init(client: Client, id: UInt32, owner: IdleInhibitManagerGlobal?) {
+        self.owner = owner
+        super.init(client: client, interface: vitrine_zwp_idle_inhibitor_v1_interface(), version: 1, id: id)
+    }
+
+    func start(on surface: Surface) {
+        self.surface = surface
+        surfaceDestruction = ResourceDestructionListener(surface) { [unowned self] in end() }
+        owner?.handler?.inhibitorCreated(for: surface)
+    }
+
+    /// Reports the end once, whichever of the inhibitor and its surface goes first.
+    private func end() {
+        guard let surface else { return }
+        self.surface = nil
+        owner?.handler?.inhibitorDestroyed(for: surface)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    override func destroyed() {
+        end()
+        surfaceDestruction = nil
+    }
+}

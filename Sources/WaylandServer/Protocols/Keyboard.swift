@@ -1,0 +1,200 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+import Glibc
+
+/// The seat's keyboard: focus, pressed keys, keymap and modifier state.
+struct KeyboardState {
+    weak var focus: Surface?
+    /// Keys down, in the order they went down (evdev codes).
+    var keys: [UInt32] = []
+    var keymap: Keymap?
+    var state: KeyState?
+    /// The modifiers as last computed (and sent to the focus).
+    var modifiers = KeyboardModifiers()
+    var repeatRate: Int32 = 25
+    var repeatDelay: Int32 = 600
+
+    init(keymap: Keymap?) {
+        self.keymap = keymap
+        state = keymap.flatMap { KeyState(keymap: $0) }
+    }
+}
+
+extension SeatGlobal {
+    /// Compiles the keymap for these RMLVO names (nil: xkbcommon's defaults) and sends it to every
+    /// keyboard; the keys still down are applied to the new modifier state.
+    public func setKeymap(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
+                          options: String? = nil) throws(KeymapError) {
+        let keymap = try Keymap(rules: rules, model: model, layout: layout, variant: variant, options: options)
+        keyboard.keymap = keymap
+        keyboard.state = KeyState(keymap: keymap)
+        for key in keyboard.keys { keyboard.state?.update(key: key, pressed: true) }
+        for resource in allKeyboards() { resource.sendKeymap(keymap) }
+        updateModifiers()
+    }
+
+    /// Key repeat for clients (wl_keyboard.repeat_info, version 4): `rate` keys a second (0: no
+    /// repeat) after `delay` milliseconds.
+    public func setKeyRepeat(rate: Int32, delay: Int32) {
+        keyboard.repeatRate = rate
+        keyboard.repeatDelay = delay
+        for resource in allKeyboards() { resource.sendRepeatInfo(rate: rate, delay: delay) }
+    }
+
+    public var keyRepeatRate: Int32 { keyboard.repeatRate }
+    public var keyRepeatDelay: Int32 { keyboard.repeatDelay }
+
+    /// The surface with keyboard focus.
+    public var keyboardFocus: Surface? {
+        guard let focus = keyboard.focus, focus.isAlive else { return nil }
+        return focus
+    }
+
+    /// Keys down (evdev codes), as `keyboardKey` reported them.
+    public var pressedKeys: [UInt32] { keyboard.keys }
+
+    /// The modifier state after the keys reported so far.
+    public var keyboardModifiers: KeyboardModifiers { keyboard.modifiers }
+
+    /// Whether `modifier` is in effect (depressed, latched or locked), for shortcuts.
+    public func isModifierActive(_ modifier: KeyboardModifier) -> Bool {
+        keyboard.state?.isActive(modifier) ?? false
+    }
+
+    /// The keysyms evdev `key` produces with the current modifiers, for shortcuts.
+    public func keysyms(forKey key: UInt32) -> [Keysym] {
+        keyboard.state?.keysyms(forKey: key) ?? []
+    }
+
+    /// Moves keyboard focus to `surface`: leave to the previous focus; the selection to the new
+    /// client when the client changes; then enter with `pressedKeys` (nil: the keys the seat knows
+    /// are down) and the modifiers. Entering the focused surface again does nothing.
+    public func keyboardEnter(_ surface: Surface, pressedKeys: [UInt32]? = nil) {
+        let previous = keyboardFocus
+        guard previous !== surface else { return }
+        if let previous { sendKeyboardLeave(previous) }
+        keyboard.focus = surface
+        if previous?.client !== surface.client { sendSelection(to: surface.client) }
+        let target = seatClient(for: surface.client)
+        let keys = pressedKeys ?? keyboard.keys
+        let serial = display.nextSerial()
+        target.record(serial)
+        for resource in target.keyboards { resource.sendEnter(serial: serial, surface: surface, keys: keys) }
+        sendModifiers(to: target)
+    }
+
+    /// Takes keyboard focus away.
+    public func keyboardLeave() {
+        guard let previous = keyboardFocus else { return }
+        sendKeyboardLeave(previous)
+        keyboard.focus = nil
+    }
+
+    /// A key (evdev code, e.g. KEY_A 30) went down or up; returns the key event's serial. Updates the
+    /// modifier state and sends modifiers after the key when they changed.
+    @discardableResult
+    public func keyboardKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
+        let serial = display.nextSerial()
+        let wasDown = keyboard.keys.contains(key)
+        if pressed && !wasDown {
+            keyboard.keys.append(key)
+            keyboard.state?.update(key: key, pressed: true)
+        } else if !pressed && wasDown {
+            keyboard.keys.removeAll { $0 == key }
+            keyboard.state?.update(key: key, pressed: false)
+        }
+        if let focus = keyboardFocus {
+            let target = seatClient(for: focus.client)
+            target.record(serial)
+            for resource in target.keyboards {
+                resource.send(3, .uint(serial), .uint(time), .uint(key), .uint(pressed ? 1 : 0))
+            }
+        }
+        updateModifiers()
+        return serial
+    }
+
+    /// The client's new wl_keyboard gets the keymap, repeat info, and the focus it already has.
+    func added(_ resource: KeyboardResource) {
+        let target = seatClient(for: resource.client)
+        target.keyboards.append(resource)
+        resource.sendKeymap(keyboard.keymap)
+        resource.sendRepeatInfo(rate: keyboard.repeatRate, delay: keyboard.repeatDelay)
+        guard let focus = keyboardFocus, focus.client === resource.client else { return }
+        let serial = display.nextSerial()
+        target.record(serial)
+        resource.sendEnter(serial: serial, surface: focus, keys: keyboard.keys)
+        let modifiersSerial = display.nextSerial()
+        target.record(modifiersSerial)
+        resource.sendModifiers(serial: modifiersSerial, keyboard.modifiers)
+    }
+
+    private func updateModifiers() {
+        guard let modifiers = keyboard.state?.modifiers, modifiers != keyboard.modifiers else { return }
+        keyboard.modifiers = modifiers
+        if let focus = keyboardFocus { sendModifiers(to: seatClient(for: focus.client)) }
+    }
+
+    private func sendModifiers(to target: SeatClient) {
+        let serial = display.nextSerial()
+        target.record(serial)
+        for resource in target.keyboards { resource.sendModifiers(serial: serial, keyboard.modifiers) }
+    }
+
+    private func sendKeyboardLeave(_ surface: Surface) {
+        let serial = display.nextSerial()
+        let target = seatClient(for: surface.client)
+        target.record(serial)
+        for resource in target.keyboards { resource.send(2, .uint(serial), .object(surface)) }
+    }
+
+    private func allKeyboards() -> [KeyboardResource] {
+        display.connectedClients.flatMap { existingSeatClient(for: $0)?.keyboards ?? [] }
+    }
+}
+
+/// One client's wl_keyboard.
+final class KeyboardResource: Resource {
+    private weak var seat: SeatGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
+        self.seat = seat
+        super.init(client: client, interface: vitrine_wl_keyboard_interface(), version: version, id: id)
+    }
+
+    /// The keymap as xkb_v1 text in a sealed file, or no_keymap (with an empty file) without one.
+    func sendKeymap(_ keymap: Keymap?) {
+        if let keymap {
+            send(0, .uint(UInt32(WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue)), .fileDescriptor(keymap.file), .uint(keymap.size))
+            return
+        }
+        let empty = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard empty >= 0 else { return }
+        send(0, .uint(UInt32(WL_KEYBOARD_KEYMAP_FORMAT_NO_KEYMAP.rawValue)), .fileDescriptor(empty), .uint(0))
+        close(empty)
+    }
+
+    func sendRepeatInfo(rate: Int32, delay: Int32) {
+        if version >= 4 { send(5, .int(rate), .int(delay)) }
+    }
+
+    func sendEnter(serial: UInt32, surface: Surface, keys: [UInt32]) {
+        let bytes = keys.flatMap { key in withUnsafeBytes(of: key) { Array($0) } }
+        send(1, .uint(serial), .object(surface), .bytes(bytes))
+    }
+
+    func sendModifiers(serial: UInt32, _ modifiers: KeyboardModifiers) {
+        send(4, .uint(serial), .uint(modifiers.depressed), .uint(modifiers.latched), .uint(modifiers.locked), .uint(modifiers.group))
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    override func destroyed() {
+        seat?.existingSeatClient(for: client)?.keyboards.removeAll { $0 === self }
+    }
+}

@@ -1,0 +1,187 @@
+internal import CXKBCommon
+import Glibc
+
+/// A keymap xkbcommon could not make.
+public enum KeymapError: Error, Equatable, CustomStringConvertible {
+    /// No keymap compiles from these RMLVO names (an unknown layout, variant, model or option).
+    case unknownNames(rules: String?, model: String?, layout: String?, variant: String?, options: String?)
+    /// xkbcommon could not start (no memory, or no XKB data where it looks).
+    case contextUnavailable
+    /// The keymap could not be put in a sealed memory file for clients.
+    case memoryFile(SystemError)
+
+    public var description: String {
+        switch self {
+        case let .unknownNames(rules, model, layout, variant, options):
+            let names = [("layout", layout), ("variant", variant), ("model", model), ("options", options), ("rules", rules)]
+                .compactMap { name, value in value.map { "\(name) \"\($0)\"" } }
+            return "xkbcommon has no keymap for " + (names.isEmpty ? "the default names" : names.joined(separator: ", "))
+        case .contextUnavailable:
+            return "xkbcommon could not create a context"
+        case .memoryFile(let error):
+            return "the keymap could not be shared: \(error)"
+        }
+    }
+}
+
+/// The modifier state wl_keyboard.modifiers carries: xkb modifier masks and the effective layout.
+public struct KeyboardModifiers: Hashable, Sendable {
+    public var depressed: UInt32
+    public var latched: UInt32
+    public var locked: UInt32
+    public var group: UInt32
+
+    public init(depressed: UInt32 = 0, latched: UInt32 = 0, locked: UInt32 = 0, group: UInt32 = 0) {
+        self.depressed = depressed
+        self.latched = latched
+        self.locked = locked
+        self.group = group
+    }
+}
+
+/// A named modifier, for the compositor's shortcuts (xkb's modifier names).
+public enum KeyboardModifier: String, Sendable, CaseIterable {
+    case shift = "Shift"
+    case capsLock = "Lock"
+    case control = "Control"
+    case alt = "Mod1"
+    case numLock = "Mod2"
+    case logo = "Mod4"
+}
+
+/// An XKB keysym (the symbol a key produces, e.g. "A" or "Return").
+public struct Keysym: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt32
+
+    public init(rawValue: UInt32) {
+        self.rawValue = rawValue
+    }
+
+    /// The keysym named `name` ("Return", "a", "F1"); nil when xkbcommon knows no such name.
+    public init?(named name: String) {
+        let value = xkb_keysym_from_name(name, XKB_KEYSYM_NO_FLAGS)
+        guard value != 0 else { return nil }
+        rawValue = value
+    }
+
+    public var name: String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard xkb_keysym_get_name(rawValue, &buffer, buffer.count) > 0 else { return String(rawValue) }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public var description: String { name }
+}
+
+/// A compiled xkb keymap and its text in a sealed memory file, shared read-only with every client.
+final class Keymap {
+    let raw: OpaquePointer
+    /// A sealed memfd holding the keymap text and its NUL (libwayland duplicates it per event).
+    let file: Int32
+    let size: UInt32
+
+    /// Compiles the keymap for RMLVO names; nil names take xkbcommon's (and XKB_DEFAULT_*) defaults.
+    init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
+         options: String? = nil) throws(KeymapError) {
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw .contextUnavailable }
+        defer { xkb_context_unref(context) }
+        let strings = [rules, model, layout, variant, options].map { $0.flatMap { strdup($0) } }
+        defer { strings.forEach { free($0) } }
+        var names = xkb_rule_names(rules: strings[0], model: strings[1], layout: strings[2],
+                                   variant: strings[3], options: strings[4])
+        guard let keymap = xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS) else {
+            throw .unknownNames(rules: rules, model: model, layout: layout, variant: variant, options: options)
+        }
+        guard let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else {
+            xkb_keymap_unref(keymap)
+            throw .memoryFile(SystemError(operation: "xkb_keymap_get_as_string", code: ENOMEM))
+        }
+        defer { free(text) }
+        let length = strlen(text) + 1
+        do {
+            file = try sealedMemoryFile(name: "vitrine-keymap", bytes: UnsafeRawBufferPointer(start: text, count: length))
+        } catch {
+            xkb_keymap_unref(keymap)
+            throw .memoryFile(error)
+        }
+        raw = keymap
+        size = UInt32(length)
+    }
+
+    deinit {
+        xkb_keymap_unref(raw)
+        close(file)
+    }
+}
+
+/// The xkb state of one keymap: which keys are down and what that makes of the modifiers.
+final class KeyState {
+    private let raw: OpaquePointer
+
+    init?(keymap: Keymap) {
+        guard let state = xkb_state_new(keymap.raw) else { return nil }
+        raw = state
+    }
+
+    deinit {
+        xkb_state_unref(raw)
+    }
+
+    /// Applies an evdev key press or release (xkb keycodes are evdev + 8).
+    func update(key: UInt32, pressed: Bool) {
+        xkb_state_update_key(raw, key + 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
+    }
+
+    var modifiers: KeyboardModifiers {
+        KeyboardModifiers(
+            depressed: xkb_state_serialize_mods(raw, XKB_STATE_MODS_DEPRESSED),
+            latched: xkb_state_serialize_mods(raw, XKB_STATE_MODS_LATCHED),
+            locked: xkb_state_serialize_mods(raw, XKB_STATE_MODS_LOCKED),
+            group: xkb_state_serialize_layout(raw, XKB_STATE_LAYOUT_EFFECTIVE))
+    }
+
+    func isActive(_ modifier: KeyboardModifier) -> Bool {
+        xkb_state_mod_name_is_active(raw, modifier.rawValue, XKB_STATE_MODS_EFFECTIVE) == 1
+    }
+
+    /// The keysyms evdev `key` produces in this state.
+    func keysyms(forKey key: UInt32) -> [Keysym] {
+        var symbols: UnsafePointer<xkb_keysym_t>?
+        let count = xkb_state_key_get_syms(raw, key + 8, &symbols)
+        guard count > 0, let symbols else { return [] }
+        return (0..<Int(count)).map { Keysym(rawValue: symbols[$0]) }
+    }
+}
+
+/// A memfd with `bytes`, sealed against writes and resizing, so that clients can only map it
+/// privately and read it (wl_keyboard.keymap since version 7).
+private func sealedMemoryFile(name: String, bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int32 {
+    // Swift's Glibc module does not export memfd_create (it is a _GNU_SOURCE declaration).
+    typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create") else {
+        throw SystemError(operation: "memfd_create", code: ENOSYS)
+    }
+    let memfdCreate = unsafeBitCast(symbol, to: MemfdCreate.self)
+    let closeOnExec: UInt32 = 0x1, allowSealing: UInt32 = 0x2 // MFD_CLOEXEC, MFD_ALLOW_SEALING
+    let fd = memfdCreate(name, closeOnExec | allowSealing)
+    guard fd >= 0 else { throw SystemError.current(operation: "memfd_create") }
+    var written = 0
+    while written < bytes.count {
+        let result = write(fd, bytes.baseAddress! + written, bytes.count - written)
+        guard result > 0 else {
+            let error = SystemError.current(operation: "write")
+            close(fd)
+            throw error
+        }
+        written += result
+    }
+    // F_ADD_SEALS and the F_SEAL_* flags are _GNU_SOURCE declarations too.
+    let addSeals: Int32 = 1033
+    let seals: Int32 = 0x1 | 0x2 | 0x4 | 0x8 // seal, shrink, grow, write
+    guard fcntl(fd, addSeals, seals) == 0 else {
+        let error = SystemError.current(operation: "fcntl(F_ADD_SEALS)")
+        close(fd)
+        throw error
+    }
+    return fd
+}

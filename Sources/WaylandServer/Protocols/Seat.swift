@@ -1,0 +1,183 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// The input devices a seat has (wl_seat.capability).
+public struct SeatCapabilities: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let pointer = SeatCapabilities(rawValue: 1)
+    public static let keyboard = SeatCapabilities(rawValue: 2)
+    public static let touch = SeatCapabilities(rawValue: 4)
+}
+
+/// What the compositor decides or draws for a seat. Focus is not asked for: the compositor pushes
+/// it through the seat's `pointerEnter`, `keyboardEnter` and `touchDown`. Every method has an empty
+/// default.
+public protocol SeatHandler: AnyObject {
+    /// The client with pointer focus set its cursor: draw `surface`'s committed contents with its
+    /// top-left corner at the pointer position minus the hotspot, or hide the pointer when `surface`
+    /// is nil. Called again when a commit of the cursor surface moves the hotspot. Until the client
+    /// sets a cursor after `pointerEnter`, the image is the compositor's choice.
+    func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32)
+    /// A drag and drop started: draw `icon` (if any) above everything with its top-left corner at
+    /// the pointer (or dragging touch point) plus `seat.dragIconOffset`, until `dragEnded`. Keep
+    /// reporting what is under the pointer with `pointerEnter`/`pointerLeave`/`pointerMotion`
+    /// (they steer the drag); for a touch drag use `dragEnter`/`dragLeave` and `touchMotion`.
+    func dragStarted(_ seat: SeatGlobal, icon: Surface?)
+    /// The drag ended (dropped or cancelled): stop drawing the icon and enter the pointer into the
+    /// surface under it again (`pointerFocus` is nil after a pointer drag).
+    func dragEnded(_ seat: SeatGlobal)
+    /// The selection (clipboard) changed; `seat.selectionMimeTypes` describes the new one.
+    func selectionChanged(_ seat: SeatGlobal)
+}
+
+extension SeatHandler {
+    public func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32) {}
+    public func dragStarted(_ seat: SeatGlobal, icon: Surface?) {}
+    public func dragEnded(_ seat: SeatGlobal) {}
+    public func selectionChanged(_ seat: SeatGlobal) {}
+}
+
+/// A wl_seat global (version 8): one group of input devices with one pointer focus, one keyboard
+/// focus and one selection. The compositor drives it with the methods in Pointer.swift,
+/// Keyboard.swift, Touch.swift and DataDevice.swift; events reach every wl_pointer, wl_keyboard,
+/// wl_touch and wl_data_device of the focused client for this seat.
+public final class SeatGlobal {
+    public let name: String
+    public weak var handler: SeatHandler?
+    let display: Display
+    private var global: Global?
+    /// Every capability advertised so far: clients may still ask for those devices (spec).
+    private var advertised: SeatCapabilities
+    private var clients: [ObjectIdentifier: SeatClient] = [:]
+
+    /// Device state, kept beside each device's protocol.
+    var pointer = PointerState()
+    var keyboard: KeyboardState
+    var touch = TouchState()
+    var data = DataState()
+
+    /// The devices the seat has; every bound wl_seat hears about a change.
+    public var capabilities: SeatCapabilities {
+        didSet {
+            guard capabilities != oldValue else { return }
+            advertised.formUnion(capabilities)
+            for client in clients.values {
+                for resource in client.seats { resource.send(0, .uint(capabilities.rawValue)) }
+            }
+        }
+    }
+
+    /// Creates the seat with the system's default keymap (see `setKeymap`).
+    public init(display: Display, name: String, capabilities: SeatCapabilities = []) {
+        self.display = display
+        self.name = name
+        self.capabilities = capabilities
+        advertised = capabilities
+        keyboard = KeyboardState(keymap: try? Keymap())
+        global = Global(display: display, interface: vitrine_wl_seat_interface(), version: 8) { [weak self] client, version, id in
+            let resource = SeatResource(client: client, version: version, id: id, seat: self)
+            guard let self else { return }
+            seatClient(for: client).seats.append(resource)
+            resource.send(0, .uint(self.capabilities.rawValue))
+            if version >= 2 { resource.send(1, .string(name)) }
+        }
+    }
+
+    /// Withdraws the global; bound objects stay valid but get no more events from new bindings.
+    public func remove() {
+        global?.remove()
+        global = nil
+    }
+
+    /// The seat a client's wl_seat object belongs to (requests of other protocols, such as
+    /// xdg_popup.grab, name a seat by its wl_seat), nil for anything else.
+    public static func owning(_ resource: Resource) -> SeatGlobal? {
+        (resource as? SeatResource)?.seat
+    }
+
+    /// Whether `serial` is one of the recent input event serials (enter, button, key, touch) this seat
+    /// sent to `client`: requests that quote one (grabs, interactive moves) check it with this.
+    public func isRecentInputSerial(_ serial: UInt32, of client: Client) -> Bool {
+        existingSeatClient(for: client)?.serials.contains(serial) ?? false
+    }
+
+    /// The seat's record of `client`, created on first use and dropped when the client leaves.
+    func seatClient(for client: Client) -> SeatClient {
+        let key = ObjectIdentifier(client)
+        if let known = clients[key] { return known }
+        let record = SeatClient()
+        clients[key] = record
+        client.watchDestruction { [weak self] in self?.clients[key] = nil }
+        return record
+    }
+
+    /// The seat's record of `client` when it has one (it bound the seat or got input).
+    func existingSeatClient(for client: Client) -> SeatClient? {
+        clients[ObjectIdentifier(client)]
+    }
+
+    fileprivate func mayCreate(_ capability: SeatCapabilities) -> Bool {
+        advertised.contains(capability)
+    }
+}
+
+/// What a seat keeps about one client: its objects for this seat and the input serials it was sent.
+final class SeatClient {
+    var seats: [SeatResource] = []
+    var pointers: [PointerResource] = []
+    var keyboards: [KeyboardResource] = []
+    var touches: [TouchResource] = []
+    var dataDevices: [DataDevice] = []
+    /// The serial of the last wl_pointer.enter this client got (wl_pointer.set_cursor must match it).
+    var pointerEnterSerial: UInt32?
+    /// The most recent input event serials sent to this client, oldest first.
+    private(set) var serials: [UInt32] = []
+
+    /// Remembers a serial sent to the client so that requests quoting it can be checked.
+    func record(_ serial: UInt32) {
+        serials.append(serial)
+        if serials.count > 32 { serials.removeFirst() }
+    }
+}
+
+/// One client's wl_seat.
+final class SeatResource: Resource {
+    private(set) weak var seat: SeatGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
+        self.seat = seat
+        super.init(client: client, interface: vitrine_wl_seat_interface(), version: version, id: id)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0:
+            try requireCapability(.pointer, "get_pointer")
+            let pointer = PointerResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            seat?.added(pointer)
+        case 1:
+            try requireCapability(.keyboard, "get_keyboard")
+            let keyboard = KeyboardResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            seat?.added(keyboard)
+        case 2:
+            try requireCapability(.touch, "get_touch")
+            let touch = TouchResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            seat?.added(touch)
+        case 3: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    /// Devices the seat has now or had before are always created (a capability may vanish while the
+    /// request is in flight); one it never had is the spec's missing_capability error.
+    private func requireCapability(_ capability: SeatCapabilities, _ request: String) throws(ProtocolError) {
+        guard let seat, !seat.mayCreate(capability) else { return }
+        throw ProtocolError(code: UInt32(WL_SEAT_ERROR_MISSING_CAPABILITY.rawValue),
+                            "\(request) on seat \"\(seat.name)\", which never had that capability")
+    }
+
+    override func destroyed() {
+        seat?.existingSeatClient(for: client)?.seats.removeAll { $0 === self }
+    }
+}

@@ -1,0 +1,153 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// An activation token as the compositor sees it when a client redeems it.
+public struct XdgActivationToken {
+    public let value: String
+    /// Whether this server issued the token, it was not used before and it is not older than
+    /// `XdgActivationGlobal.tokenLifetime`. The other fields are nil for an invalid token.
+    public let isValid: Bool
+    /// What the requesting client attached to the token (all optional in the protocol).
+    public let appID: String?
+    public let serial: UInt32?
+    public let seat: Resource?
+    public let requestingSurface: Surface?
+    /// The client that requested the token; nil for tokens the compositor issued itself.
+    public let requestingClient: Client?
+}
+
+/// What the compositor decides about activation requests.
+public protocol XdgActivationHandler: AnyObject {
+    /// A client asked for `surface` to be activated (focused, raised) with `token`. The compositor
+    /// decides; a kiosk typically honours only valid tokens.
+    func activationRequested(token: XdgActivationToken, surface: Surface)
+}
+
+/// The xdg_activation_v1 global: clients get tokens (xdg_activation_token_v1) and pass them to
+/// the clients they launch, which redeem them with activate.
+///
+/// Tokens are 128-bit random hex strings, valid once, for `tokenLifetime` after they were issued
+/// (10 s by default: long enough to start an application, short enough that a stale token from a
+/// forgotten launch cannot steal focus later).
+public final class XdgActivationGlobal {
+    private struct Issued {
+        var appID: String?
+        var serial: UInt32?
+        var seat: Resource?
+        var surface: Surface?
+        var client: Client?
+        let time: ContinuousClock.Instant
+    }
+
+    private var global: Global?
+    private var issued: [String: Issued] = [:]
+    public weak var handler: XdgActivationHandler?
+    public var tokenLifetime: Duration = .seconds(10)
+
+    public init(display: Display, handler: XdgActivationHandler? = nil) {
+        self.handler = handler
+        global = Global(display: display, interface: vitrine_xdg_activation_v1_interface(), version: 1) { [weak self] client, version, id in
+            _ = XdgActivation(client: client, version: version, id: id, owner: self)
+        }
+    }
+
+    /// Issues a token the compositor hands out itself, e.g. in XDG_ACTIVATION_TOKEN of an
+    /// application it launches.
+    public func issueToken(appID: String? = nil) -> String {
+        issue(Issued(appID: appID, time: .now))
+    }
+
+    fileprivate func issue(appID: String?, serial: UInt32?, seat: Resource?, surface: Surface?, client: Client) -> String {
+        issue(Issued(appID: appID, serial: serial, seat: seat, surface: surface, client: client, time: .now))
+    }
+
+    private func issue(_ token: Issued) -> String {
+        forgetExpiredTokens()
+        var generator = SystemRandomNumberGenerator()
+        let value = (0..<2).map { _ in
+            let word = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - word.count) + word
+        }.joined()
+        issued[value] = token
+        return value
+    }
+
+    fileprivate func activate(_ value: String, surface: Surface) {
+        forgetExpiredTokens()
+        let token: XdgActivationToken
+        if let record = issued.removeValue(forKey: value) {
+            token = XdgActivationToken(value: value, isValid: true, appID: record.appID, serial: record.serial,
+                                       seat: record.seat, requestingSurface: record.surface, requestingClient: record.client)
+        } else {
+            token = XdgActivationToken(value: value, isValid: false, appID: nil, serial: nil, seat: nil,
+                                       requestingSurface: nil, requestingClient: nil)
+        }
+        handler?.activationRequested(token: token, surface: surface)
+    }
+
+    private func forgetExpiredTokens() {
+        let now = ContinuousClock.now
+        issued = issued.filter { now - $0.value.time <= tokenLifetime }
+    }
+}
+
+private final class XdgActivation: Resource {
+    private weak var owner: XdgActivationGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
+        self.owner = owner
+        super.init(client: client, interface: vitrine_xdg_activation_v1_interface(), version: version, id: id)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1: _ = XdgActivationTokenRequest(client: client, version: version, id: arguments.newID(0), owner: owner)
+        case 2:
+            guard let surface = arguments.object(1, as: Surface.self) else { return }
+            owner?.activate(arguments.string(0) ?? "", surface: surface)
+        default: try super.handle(opcode, arguments)
+        }
+    }
+}
+
+/// xdg_activation_token_v1: collects what the client says about the activation, then issues the
+/// token once on commit.
+private final class XdgActivationTokenRequest: Resource {
+    private weak var owner: XdgActivationGlobal?
+    private var isCommitted = false
+    private var appID: String?
+    private var serial: UInt32?
+    private var seat: Resource?
+    private var surface: Surface?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
+        self.owner = owner
+        super.init(client: client, interface: vitrine_xdg_activation_token_v1_interface(), version: version, id: id)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        if opcode != 4, isCommitted {
+            throw ProtocolError(code: UInt32(XDG_ACTIVATION_TOKEN_V1_ERROR_ALREADY_USED.rawValue),
+                                "xdg_activation_token_v1@\(id) was already committed")
+        }
+        switch opcode {
+        case 0:
+            serial = arguments.uint(0)
+            seat = arguments.object(1)
+        case 1: appID = arguments.string(0)
+        case 2: surface = arguments.object(0, as: Surface.self)
+        case 3:
+            isCommitted = true
+            let token = owner?.issue(appID: appID, serial: serial, seat: seat, surface: surface, client: client) ?? ""
+            send(0, .string(token))
+        case 4: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    override func destroyed() {
+        seat = nil
+        surface = nil
+    }
+}

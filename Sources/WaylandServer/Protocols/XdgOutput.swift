@@ -1,0 +1,144 @@
+internal import CVitrineWayland
+
+/// The zxdg_output_manager_v1 global (version 3): each output's place and size in the global
+/// (logical) space, its name and description. Changes follow `Output.update(_:)` by themselves.
+public final class XdgOutputManagerGlobal {
+    private var global: Global?
+    private var xdgOutputs: [XdgOutput] = []
+    // Outputs whose update handlers already include ours: one handler per output, however many
+    // xdg_outputs come and go (Output keeps its handlers for life).
+    private var followed: [WeakOutput] = []
+
+    private struct WeakOutput {
+        weak var output: Output?
+    }
+
+    public init(display: Display) {
+        global = Global(display: display, interface: vitrine_zxdg_output_manager_v1_interface(), version: 3) {
+            [weak self] client, version, id in
+            _ = XdgOutputManagerResource(client: client, version: version, id: id, owner: self)
+        }
+    }
+
+    fileprivate func created(_ xdgOutput: XdgOutput, for output: Output) {
+        xdgOutputs.append(xdgOutput)
+        followed.removeAll { $0.output == nil }
+        guard !followed.contains(where: { $0.output === output }) else { return }
+        followed.append(WeakOutput(output: output))
+        output.updateHandlers.append { [weak self, weak output] in
+            guard let self, let output else { return }
+            for xdgOutput in xdgOutputs where xdgOutput.output === output { xdgOutput.sendChanges(output.state) }
+        }
+    }
+
+    fileprivate func forget(_ xdgOutput: XdgOutput) {
+        xdgOutputs.removeAll { $0 === xdgOutput }
+    }
+}
+
+private final class XdgOutputManagerResource: Resource {
+    private weak var owner: XdgOutputManagerGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: XdgOutputManagerGlobal?) {
+        self.owner = owner
+        super.init(client: client, interface: vitrine_zxdg_output_manager_v1_interface(), version: version, id: id)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1:
+            let outputResource = arguments.object(1, as: OutputResource.self)
+            let xdgOutput = XdgOutput(client: client, version: version, id: arguments.newID(0), outputResource: outputResource,
+                                      manager: owner)
+            // An output whose global is gone gets an inert xdg_output.
+            guard let output = outputResource?.owner else { return }
+            owner?.created(xdgOutput, for: output)
+            xdgOutput.sendAll(output.state)
+        default: try super.handle(opcode, arguments)
+        }
+    }
+}
+
+/// zxdg_output_v1: one client's view of an output's logical geometry.
+private final class XdgOutput: Resource {
+    private weak var outputResource: OutputResource?
+    private(set) weak var output: Output?
+    private weak var manager: XdgOutputManagerGlobal?
+    // What was sent, so that updates send only what changed.
+    private var position: (x: Int32, y: Int32)?
+    private var size: (width: Int32, height: Int32)?
+    private var description: String?
+
+    init(client: Client, version: UInt32, id: UInt32, outputResource: OutputResource?, manager: XdgOutputManagerGlobal?) {
+        self.outputResource = outputResource
+        self.manager = manager
+        output = outputResource?.owner
+        super.init(client: client, interface: vitrine_zxdg_output_v1_interface(), version: version, id: id)
+    }
+
+    func sendAll(_ state: OutputDescription) {
+        sendPosition(state)
+        sendSize(state)
+        if version >= 2 {
+            send(3, .string(state.name))
+            sendDescription(state)
+        }
+        sendDone()
+    }
+
+    /// After `Output.update(_:)`: what changed, then done. Name never changes, and the description
+    /// may change only for version 3 (earlier versions hear it once).
+    func sendChanges(_ state: OutputDescription) {
+        var changed = false
+        if position?.x != state.x || position?.y != state.y {
+            sendPosition(state)
+            changed = true
+        }
+        if size?.width != state.logicalWidth || size?.height != state.logicalHeight {
+            sendSize(state)
+            changed = true
+        }
+        if version >= 3 && description != state.description {
+            sendDescription(state)
+            changed = true
+        }
+        if changed { sendDone() }
+    }
+
+    private func sendPosition(_ state: OutputDescription) {
+        position = (state.x, state.y)
+        send(0, .int(state.x), .int(state.y))
+    }
+
+    private func sendSize(_ state: OutputDescription) {
+        size = (state.logicalWidth, state.logicalHeight)
+        send(1, .int(state.logicalWidth), .int(state.logicalHeight))
+    }
+
+    private func sendDescription(_ state: OutputDescription) {
+        description = state.description
+        send(4, .string(state.description))
+    }
+
+    /// Version 3 deprecates zxdg_output_v1.done: wl_output.done (wl_output version 2 and later)
+    /// closes the burst instead.
+    private func sendDone() {
+        if version >= 3, let outputResource, outputResource.isAlive, outputResource.version >= 2 {
+            outputResource.send(2)
+        } else {
+            send(2)
+        }
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    override func destroyed() {
+        manager?.forget(self)
+    }
+}

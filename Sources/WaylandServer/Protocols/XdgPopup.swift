@@ -1,0 +1,159 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// xdg_popup: a short-lived surface (menu, tooltip) placed against its parent by positioner rules.
+/// Popups of one parent stack in creation order and must be destroyed topmost first; grabbing
+/// popups form one chain per client, each grabbing on top of the previous one.
+public final class XdgPopup: Resource, XdgSurfaceRole {
+    static let roleName = "xdg_popup"
+    var roleName: String { Self.roleName }
+
+    public let xdgSurface: XdgSurface
+    public var surface: Surface { xdgSurface.surface }
+    /// The xdg_surface (toplevel or popup) the popup is placed against.
+    public let parent: XdgSurface
+    /// The rules of the positioner it was created or last repositioned with.
+    public private(set) var positioner: XdgPositionerRules
+    /// Whether the popup asked for an explicit grab (until it is unmapped).
+    public private(set) var hasGrab = false
+    /// Whether popup_done was sent: the popup stays unmapped until the client destroys it.
+    public private(set) var isDismissed = false
+    /// Configures sent and not yet acknowledged, oldest first.
+    private var sentGeometries: [(serial: UInt32, geometry: IntRect)] = []
+    private var acknowledgedGeometry: IntRect?
+    /// The geometry (relative to the parent's window geometry) the client acknowledged and committed.
+    public private(set) var geometry: IntRect?
+    private var repositionToken: UInt32?
+
+    init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface, parent: XdgSurface, rules: XdgPositionerRules) {
+        self.xdgSurface = xdgSurface
+        self.parent = parent
+        positioner = rules
+        super.init(client: client, interface: vitrine_xdg_popup_interface(), version: version, id: id)
+    }
+
+    public var isMapped: Bool { xdgSurface.isMapped }
+    public var isConfigured: Bool { xdgSurface.isConfigured }
+    public var lastAckedSerial: UInt32? { xdgSurface.lastAckedSerial }
+
+    private var shell: XdgShellGlobal? { xdgSurface.shell }
+    private var handler: XdgShellHandler? { shell?.handler }
+
+    /// Sends a configure sequence: repositioned(token) when it answers xdg_popup.reposition (v3),
+    /// xdg_popup.configure with the geometry relative to the parent's window geometry, then
+    /// xdg_surface.configure, whose serial it returns.
+    @discardableResult
+    public func configure(x: Int32, y: Int32, width: Int32, height: Int32) -> UInt32 {
+        if let token = repositionToken, version >= 3 { send(2, .uint(token)) }
+        repositionToken = nil
+        send(0, .int(x), .int(y), .int(width), .int(height))
+        let serial = xdgSurface.sendConfigure()
+        sentGeometries.append((serial, IntRect(x: x, y: y, width: width, height: height)))
+        return serial
+    }
+
+    /// Dismisses the popup (popup_done) after the popups above it, topmost first, and unmaps it.
+    public func sendPopupDone() {
+        guard isAlive, !isDismissed else { return }
+        xdgSurface.dismissChildPopups()
+        isDismissed = true
+        shell?.removeGrab(self)
+        send(1)
+        if xdgSurface.isMapped { xdgSurface.unmap() }
+    }
+
+    func didAttach() {
+        handler?.popupCreated(self)
+        // A popup on a dismissed popup can never show; the client learns it at once.
+        if parent.popup?.isDismissed == true { sendPopupDone() }
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0:
+            if let above = xdgSurface.childPopups.first {
+                throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP.rawValue),
+                                    "xdg_popup@\(id) destroyed before xdg_popup@\(above.id) above it", on: xdgSurface.wmBase)
+            }
+            destroy()
+        case 1: try grab(seat: arguments.object(0), serial: arguments.uint(1))
+        case 2:
+            guard let rules = arguments.object(0, as: XdgPositioner.self), rules.isComplete else {
+                throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue),
+                                    "reposition with a positioner that lacks a size or an anchor rectangle", on: xdgSurface.wmBase)
+            }
+            positioner = rules.rules
+            repositionToken = arguments.uint(1)
+            // Before the initial commit the initial configure carries the new placement.
+            if xdgSurface.hasInitialCommit, !isDismissed { handler?.popupNeedsConfigure(self) }
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func grab(seat: Resource?, serial: UInt32) throws(ProtocolError) {
+        if xdgSurface.hasInitialCommit {
+            throw ProtocolError(code: UInt32(XDG_POPUP_ERROR_INVALID_GRAB.rawValue),
+                                "xdg_popup@\(id) asked for a grab after its initial commit")
+        }
+        if isDismissed { return }
+        // The parent must be the top of the client's grab chain, or a toplevel when there is none.
+        let top = shell?.grabs(of: client).last
+        let parentIsTop = top.map { $0.xdgSurface === parent } ?? (parent.toplevel != nil)
+        guard parentIsTop else {
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP.rawValue),
+                                "xdg_popup@\(id) grabs on a parent that is not the topmost grabbing popup", on: xdgSurface.wmBase)
+        }
+        hasGrab = true
+        shell?.addGrab(self)
+        handler?.popupGrabRequested(self, seat: seat, serial: serial)
+    }
+
+    func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
+        if pending.attached, pending.buffer != nil, !isDismissed, !xdgSurface.isMapped, !parent.isMapped {
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue),
+                                "xdg_popup@\(id) mapped before its parent", on: xdgSurface.wmBase)
+        }
+    }
+
+    func surfaceDidCommit(_ surface: Surface) {
+        xdgSurface.surfaceDidCommit()
+    }
+
+    func applyPendingState() {
+        if let acknowledgedGeometry { geometry = acknowledgedGeometry }
+    }
+
+    func initialCommitDidHappen() {
+        if !isDismissed { handler?.popupNeedsConfigure(self) }
+    }
+
+    var mayMap: Bool { !isDismissed }
+
+    func didMap() {
+        handler?.popupMapped(self)
+    }
+
+    /// An unmapped popup gives up its grab and waits for a new initial commit, as after get_popup.
+    func didUnmap() {
+        shell?.removeGrab(self)
+        hasGrab = false
+        sentGeometries = []
+        acknowledgedGeometry = nil
+        geometry = nil
+        handler?.popupUnmapped(self)
+    }
+
+    func configureAcknowledged(_ serial: UInt32) {
+        guard let index = sentGeometries.firstIndex(where: { $0.serial == serial }) else { return }
+        acknowledgedGeometry = sentGeometries[index].geometry
+        sentGeometries.removeFirst(index + 1)
+    }
+
+    override func destroyed() {
+        guard xdgSurface.popup === self else { return }
+        parent.childPopups.removeAll { $0 === self }
+        shell?.removeGrab(self)
+        xdgSurface.roleDestroyed(self)
+        handler?.popupDestroyed(self)
+    }
+}

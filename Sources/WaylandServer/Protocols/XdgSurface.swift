@@ -1,0 +1,258 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// What xdg_toplevel and xdg_popup add to the xdg_surface state machine that they share.
+protocol XdgSurfaceRole: SurfaceRole {
+    /// Applies the role's double-buffered state at a commit.
+    func applyPendingState()
+    /// The initial commit (again after each unmap): the compositor must configure the surface.
+    func initialCommitDidHappen()
+    /// Whether a committed buffer may map the surface now (a dismissed popup may not).
+    var mayMap: Bool { get }
+    func didMap()
+    func didUnmap()
+    /// The client acknowledged the configure with `serial` (older ones are consumed with it).
+    func configureAcknowledged(_ serial: UInt32)
+}
+
+/// xdg_surface: the base of xdg_toplevel and xdg_popup. It owns the configure/ack handshake, the
+/// window geometry and the map/unmap cycle: the first commit (without a buffer) asks the
+/// compositor for a configure, a buffer committed after an acknowledged configure maps the
+/// surface, a null buffer unmaps it and starts the cycle again.
+public final class XdgSurface: Resource {
+    public let surface: Surface
+    let wmBase: XdgWmBase
+    /// The role object while it exists.
+    public private(set) var toplevel: XdgToplevel?
+    public private(set) var popup: XdgPopup?
+    private var hadRole = false
+    private var geometry: IntRect?
+    private var pendingGeometry: IntRect?
+    /// Serials of configures sent and not yet acknowledged, oldest first (an ack consumes the older ones too).
+    private var unacknowledgedSerials: [UInt32] = []
+    /// Whether the initial commit of this map cycle happened.
+    private(set) var hasInitialCommit = false
+    /// Whether a configure was acknowledged in this map cycle (a buffer may be committed).
+    public private(set) var isConfigured = false
+    public private(set) var isMapped = false
+    /// The serial of the last acknowledged configure.
+    public private(set) var lastAckedSerial: UInt32?
+    /// Popups whose parent this is, in creation order (bottom to top), until they are destroyed.
+    var childPopups: [XdgPopup] = []
+
+    init(client: Client, version: UInt32, id: UInt32, surface: Surface, wmBase: XdgWmBase) {
+        self.surface = surface
+        self.wmBase = wmBase
+        super.init(client: client, interface: vitrine_xdg_surface_interface(), version: version, id: id)
+    }
+
+    /// The live xdg_surface of a wl_surface.
+    static func of(_ surface: Surface) -> XdgSurface? {
+        (surface.extensions[ObjectIdentifier(XdgSurface.self)] as? XdgSurface).flatMap { $0.isAlive ? $0 : nil }
+    }
+
+    var shell: XdgShellGlobal? { wmBase.owner }
+    private var role: XdgSurfaceRole? { toplevel ?? popup }
+
+    /// Joins the wl_surface: its commits are checked against the handshake from now on.
+    func attach() {
+        let key = ObjectIdentifier(XdgSurface.self)
+        surface.extensions[key] = self
+        // A typed constant rather than a closure literal in the assignment: the latter crashes
+        // Swift 6.3's SIL generation.
+        let validator: (Surface, PendingSurfaceState) throws(ProtocolError) -> Void = { [weak self] _, pending throws(ProtocolError) in
+            try self?.validateCommit(pending)
+        }
+        surface.commitValidators[key] = validator
+    }
+
+    /// The window geometry in surface coordinates: the one set (clamped to the surface and its
+    /// subsurfaces once they show something), or their bounding box while none was set.
+    public var windowGeometry: IntRect {
+        let bounds = Self.bounds(of: surface, x: 0, y: 0) ?? IntRect(x: 0, y: 0, width: 0, height: 0)
+        guard let geometry else { return bounds }
+        return bounds.isEmpty ? geometry : geometry.intersection(bounds)
+    }
+
+    private static func bounds(of surface: Surface, x: Int64, y: Int64) -> IntRect? {
+        var box: (left: Int64, top: Int64, right: Int64, bottom: Int64)?
+        func add(_ rect: IntRect?) {
+            guard let rect, !rect.isEmpty else { return }
+            let left = Int64(rect.x), top = Int64(rect.y)
+            box = box.map { (min($0.left, left), min($0.top, top), max($0.right, rect.maxX), max($0.bottom, rect.maxY)) }
+                ?? (left, top, rect.maxX, rect.maxY)
+        }
+        let size = surface.current.size
+        add(IntRect(x: Int32(clamping: x), y: Int32(clamping: y), width: size.width, height: size.height))
+        for child in surface.stack where child !== surface {
+            guard let position = child.subsurface?.position else { continue }
+            add(bounds(of: child, x: x + Int64(position.x), y: y + Int64(position.y)))
+        }
+        return box.map { IntRect(x: Int32(clamping: $0.left), y: Int32(clamping: $0.top),
+                                 width: Int32(clamping: $0.right - $0.left), height: Int32(clamping: $0.bottom - $0.top)) }
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0:
+            if role != nil {
+                throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT.rawValue),
+                                    "xdg_surface@\(id) destroyed before its role object")
+            }
+            destroy()
+        case 1: try createToplevel(id: arguments.newID(0))
+        case 2:
+            try createPopup(id: arguments.newID(0), parent: arguments.object(1, as: XdgSurface.self),
+                            positioner: arguments.object(2, as: XdgPositioner.self))
+        case 3:
+            try requireRole("set_window_geometry")
+            let rect = IntRect(x: arguments.int(0), y: arguments.int(1), width: arguments.int(2), height: arguments.int(3))
+            guard rect.width > 0, rect.height > 0 else {
+                throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue),
+                                    "window geometry \(rect) is not positive in size")
+            }
+            pendingGeometry = rect
+        case 4: try acknowledge(arguments.uint(0))
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func requireRole(_ request: String) throws(ProtocolError) {
+        guard hadRole else {
+            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_NOT_CONSTRUCTED.rawValue),
+                                "\(request) on xdg_surface@\(id) before get_toplevel or get_popup", on: self)
+        }
+    }
+
+    /// Checks that the surface may take `roleName` now.
+    private func checkRole(_ roleName: String) throws(ProtocolError) {
+        if role != nil {
+            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED.rawValue),
+                                "xdg_surface@\(id) already has a role object")
+        }
+        if let existing = surface.roleName, existing != roleName {
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue),
+                                "wl_surface@\(surface.id) has the role \(existing), not \(roleName)", on: wmBase)
+        }
+    }
+
+    private func createToplevel(id: UInt32) throws(ProtocolError) {
+        try checkRole(XdgToplevel.roleName)
+        let toplevel = XdgToplevel(client: client, version: version, id: id, xdgSurface: self)
+        do {
+            try surface.setRole(toplevel, errorOn: wmBase, code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue))
+        } catch {
+            toplevel.destroy()
+            throw error
+        }
+        self.toplevel = toplevel
+        hadRole = true
+        toplevel.didAttach()
+    }
+
+    private func createPopup(id: UInt32, parent: XdgSurface?, positioner: XdgPositioner?) throws(ProtocolError) {
+        try checkRole(XdgPopup.roleName)
+        guard let positioner, positioner.isComplete else {
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue),
+                                "get_popup with a positioner that lacks a size or an anchor rectangle", on: wmBase)
+        }
+        // A null parent is for other shells (layer-shell) to fill in; Vitrine has none.
+        guard let parent, parent.isAlive, parent.role != nil else {
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue),
+                                "get_popup needs a parent xdg_surface with a role", on: wmBase)
+        }
+        let popup = XdgPopup(client: client, version: version, id: id, xdgSurface: self, parent: parent, rules: positioner.rules)
+        do {
+            try surface.setRole(popup, errorOn: wmBase, code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue))
+        } catch {
+            popup.destroy()
+            throw error
+        }
+        self.popup = popup
+        hadRole = true
+        parent.childPopups.append(popup)
+        popup.didAttach()
+    }
+
+    private func acknowledge(_ serial: UInt32) throws(ProtocolError) {
+        try requireRole("ack_configure")
+        // Acks racing the role object's destruction have nothing left to configure.
+        guard let role else { return }
+        guard let index = unacknowledgedSerials.firstIndex(of: serial) else {
+            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_INVALID_SERIAL.rawValue),
+                                "ack_configure(\(serial)) does not match a configure awaiting acknowledgement")
+        }
+        unacknowledgedSerials.removeFirst(index + 1)
+        lastAckedSerial = serial
+        isConfigured = true
+        role.configureAcknowledged(serial)
+    }
+
+    /// Sends xdg_surface.configure, which ends a configure sequence the role began; returns its serial.
+    func sendConfigure() -> UInt32 {
+        let serial = client.display?.nextSerial() ?? 0
+        unacknowledgedSerials.append(serial)
+        send(0, .uint(serial))
+        return serial
+    }
+
+    private func validateCommit(_ pending: PendingSurfaceState) throws(ProtocolError) {
+        // A dismissed popup's buffers race its popup_done: they are ignored, not errors.
+        if pending.attached, pending.buffer != nil, !isConfigured, role?.mayMap ?? true {
+            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
+                                "wl_surface@\(surface.id) committed a buffer before acknowledging a configure", on: self)
+        }
+        try requireRole("wl_surface.commit")
+    }
+
+    /// The role's share of a commit, after the surface state became current.
+    func surfaceDidCommit() {
+        if let pendingGeometry { geometry = pendingGeometry }
+        pendingGeometry = nil
+        guard let role else { return }
+        role.applyPendingState()
+        if !hasInitialCommit {
+            hasInitialCommit = true
+            role.initialCommitDidHappen()
+        } else if surface.current.buffer == nil {
+            if isMapped { unmap() }
+        } else if !isMapped, isConfigured, role.mayMap {
+            isMapped = true
+            role.didMap()
+        }
+    }
+
+    /// Unmaps the surface: its popups are dismissed (topmost first) and the client must make an
+    /// initial commit again before the next buffer.
+    func unmap() {
+        dismissChildPopups()
+        let wasMapped = isMapped
+        isMapped = false
+        isConfigured = false
+        hasInitialCommit = false
+        unacknowledgedSerials = []
+        if wasMapped { role?.didUnmap() }
+    }
+
+    func dismissChildPopups() {
+        for popup in childPopups.reversed() { popup.sendPopupDone() }
+    }
+
+    /// The role object was destroyed: the surface is unmapped and waits for a new role object.
+    func roleDestroyed(_ role: XdgSurfaceRole) {
+        guard role === self.role else { return }
+        unmap()
+        toplevel = nil
+        popup = nil
+        surface.clearRole(role)
+    }
+
+    override func destroyed() {
+        wmBase.forget(self)
+        let key = ObjectIdentifier(XdgSurface.self)
+        if surface.extensions[key] === self {
+            surface.extensions[key] = nil
+            surface.commitValidators[key] = nil
+        }
+    }
+}

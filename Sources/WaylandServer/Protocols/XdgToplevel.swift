@@ -1,0 +1,276 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// A toplevel request that the compositor decides on or takes note of (`XdgShellHandler.toplevelRequested`).
+public enum XdgToplevelRequest {
+    /// The parent changed (already applied: `toplevel.parent`).
+    case setParent(XdgToplevel?)
+    /// The title or app id changed (already applied).
+    case setTitle(String)
+    case setAppID(String)
+    case showWindowMenu(seat: Resource?, serial: UInt32, x: Int32, y: Int32)
+    case move(seat: Resource?, serial: UInt32)
+    case resize(seat: Resource?, serial: UInt32, edges: XdgToplevel.ResizeEdge)
+    case setMaximized
+    case unsetMaximized
+    /// `output` is the client's preference (nil: the compositor chooses).
+    case setFullscreen(output: Output?)
+    case unsetFullscreen
+    case setMinimized
+}
+
+/// xdg_toplevel: an application window. Its title, app id and parent apply at once; its minimum
+/// and maximum sizes apply with the next commit; its size and states are the compositor's, sent
+/// with `configure` and acknowledged by the client.
+public final class XdgToplevel: Resource, XdgSurfaceRole {
+    static let roleName = "xdg_toplevel"
+    var roleName: String { Self.roleName }
+
+    /// xdg_toplevel.state values; configure sends them in this order.
+    public struct States: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+        public static let maximized = States(rawValue: 1 << 1)
+        public static let fullscreen = States(rawValue: 1 << 2)
+        public static let resizing = States(rawValue: 1 << 3)
+        public static let activated = States(rawValue: 1 << 4)
+        public static let tiledLeft = States(rawValue: 1 << 5)
+        public static let tiledRight = States(rawValue: 1 << 6)
+        public static let tiledTop = States(rawValue: 1 << 7)
+        public static let tiledBottom = States(rawValue: 1 << 8)
+
+        /// The protocol's enum values of the states set (state n is bit n).
+        var protocolValues: [UInt32] { (1...8).filter { rawValue & (1 << $0) != 0 } }
+    }
+
+    /// What the compositor asked the client for in one configure.
+    public struct Configuration: Equatable, Sendable {
+        /// Window-geometry size; 0 lets the client choose that dimension.
+        public var width: Int32
+        public var height: Int32
+        public var states: States
+
+        public init(width: Int32, height: Int32, states: States) {
+            self.width = width
+            self.height = height
+            self.states = states
+        }
+    }
+
+    /// xdg_toplevel.wm_capabilities values.
+    public enum Capability: UInt32, Sendable, CaseIterable {
+        case windowMenu = 1, maximize, fullscreen, minimize
+    }
+
+    /// xdg_toplevel.resize_edge values.
+    public enum ResizeEdge: UInt32, Sendable, CaseIterable {
+        case none = 0, top = 1, bottom = 2, left = 4, topLeft = 5, bottomLeft = 6, right = 8, topRight = 9, bottomRight = 10
+    }
+
+    public let xdgSurface: XdgSurface
+    public var surface: Surface { xdgSurface.surface }
+    public private(set) var title: String?
+    public private(set) var appID: String?
+    public private(set) weak var parent: XdgToplevel?
+    /// Committed size limits in window-geometry coordinates; 0 means no limit in that dimension.
+    public private(set) var minSize = SurfaceSize(width: 0, height: 0)
+    public private(set) var maxSize = SurfaceSize(width: 0, height: 0)
+    private var pendingMinSize: SurfaceSize?
+    private var pendingMaxSize: SurfaceSize?
+    /// Configures sent and not yet acknowledged, oldest first.
+    private var sentConfigurations: [(serial: UInt32, configuration: Configuration)] = []
+    private var lastSentConfiguration: Configuration?
+    private var acknowledgedConfiguration: Configuration?
+    /// The configuration the client acknowledged and then committed: what it shows now.
+    public private(set) var currentConfiguration: Configuration?
+    private var sentCapabilities = false
+    /// The zxdg_toplevel_decoration_v1 object while it exists.
+    weak var decoration: XdgToplevelDecoration?
+
+    init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface) {
+        self.xdgSurface = xdgSurface
+        super.init(client: client, interface: vitrine_xdg_toplevel_interface(), version: version, id: id)
+    }
+
+    public var windowGeometry: IntRect { xdgSurface.windowGeometry }
+    public var isMapped: Bool { xdgSurface.isMapped }
+    public var isConfigured: Bool { xdgSurface.isConfigured }
+    public var lastAckedSerial: UInt32? { xdgSurface.lastAckedSerial }
+
+    private var handler: XdgShellHandler? { xdgSurface.shell?.handler }
+
+    /// Sends a configure sequence: wm_capabilities before the first one (v5), configure_bounds
+    /// when `bounds` is given (v4), xdg_toplevel.configure, then xdg_surface.configure, whose
+    /// serial it returns. Call it in answer to `toplevelNeedsInitialConfigure` and whenever the
+    /// compositor changes the window's size or states.
+    @discardableResult
+    public func configure(width: Int32, height: Int32, states: States, bounds: SurfaceSize? = nil) -> UInt32 {
+        if version >= 5, !sentCapabilities {
+            let capabilities = xdgSurface.shell?.toplevelCapabilities ?? []
+            send(3, .bytes(Self.bytes(capabilities.map(\.rawValue))))
+            sentCapabilities = true
+        }
+        if version >= 4, let bounds { send(2, .int(bounds.width), .int(bounds.height)) }
+        // Tiled states came with version 2.
+        let sent = version >= 2 ? states : states.subtracting([.tiledLeft, .tiledRight, .tiledTop, .tiledBottom])
+        send(0, .int(width), .int(height), .bytes(Self.bytes(sent.protocolValues)))
+        let configuration = Configuration(width: width, height: height, states: sent)
+        let serial = xdgSurface.sendConfigure()
+        sentConfigurations.append((serial, configuration))
+        lastSentConfiguration = configuration
+        return serial
+    }
+
+    /// Asks the client to close the window (it may ask the user first, or ignore it).
+    public func sendClose() {
+        send(1)
+    }
+
+    /// Repeats the last configuration with a new serial, when an extension's state (the decoration
+    /// mode) changed and needs an xdg_surface.configure; before the first configure it waits for it.
+    func reconfigure() {
+        guard let last = lastSentConfiguration else { return }
+        configure(width: last.width, height: last.height, states: last.states)
+    }
+
+    /// The advertised capabilities changed: they go out again with a new configure sequence.
+    func capabilitiesChanged() {
+        sentCapabilities = false
+        reconfigure()
+    }
+
+    /// Arrays of uint32 in native byte order, as the protocol sends states and capabilities.
+    private static func bytes(_ values: [UInt32]) -> [UInt8] {
+        values.flatMap { value in withUnsafeBytes(of: value) { Array($0) } }
+    }
+
+    func didAttach() {
+        xdgSurface.shell?.add(self)
+        handler?.toplevelCreated(self)
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0:
+            if let decoration, decoration.isAlive {
+                throw ProtocolError(code: UInt32(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED.rawValue),
+                                    "xdg_toplevel@\(id) destroyed before its decoration", on: decoration)
+            }
+            destroy()
+        case 1: try setParent(arguments.object(0, as: XdgToplevel.self))
+        case 2:
+            let title = arguments.string(0) ?? ""
+            self.title = title
+            handler?.toplevelRequested(self, .setTitle(title))
+        case 3:
+            let appID = arguments.string(0) ?? ""
+            self.appID = appID
+            handler?.toplevelRequested(self, .setAppID(appID))
+        case 4:
+            handler?.toplevelRequested(self, .showWindowMenu(
+                seat: arguments.object(0), serial: arguments.uint(1), x: arguments.int(2), y: arguments.int(3)))
+        case 5: handler?.toplevelRequested(self, .move(seat: arguments.object(0), serial: arguments.uint(1)))
+        case 6:
+            guard let edges = ResizeEdge(rawValue: arguments.uint(2)) else {
+                throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue),
+                                    "\(arguments.uint(2)) is not an xdg_toplevel.resize_edge")
+            }
+            handler?.toplevelRequested(self, .resize(seat: arguments.object(0), serial: arguments.uint(1), edges: edges))
+        case 7: pendingMaxSize = try size(arguments, "set_max_size")
+        case 8: pendingMinSize = try size(arguments, "set_min_size")
+        case 9: handler?.toplevelRequested(self, .setMaximized)
+        case 10: handler?.toplevelRequested(self, .unsetMaximized)
+        case 11: handler?.toplevelRequested(self, .setFullscreen(output: arguments.object(0, as: OutputResource.self)?.owner))
+        case 12: handler?.toplevelRequested(self, .unsetFullscreen)
+        case 13: handler?.toplevelRequested(self, .setMinimized)
+        default: try super.handle(opcode, arguments)
+        }
+    }
+
+    private func size(_ arguments: Arguments, _ request: String) throws(ProtocolError) -> SurfaceSize {
+        let size = SurfaceSize(width: arguments.int(0), height: arguments.int(1))
+        guard size.width >= 0, size.height >= 0 else {
+            throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue), "\(request)(\(size)) is negative")
+        }
+        return size
+    }
+
+    private func setParent(_ candidate: XdgToplevel?) throws(ProtocolError) {
+        var ancestor = candidate
+        while let node = ancestor {
+            if node === self {
+                throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_PARENT.rawValue),
+                                    "xdg_toplevel@\(candidate?.id ?? 0) is xdg_toplevel@\(id) or one of its descendants")
+            }
+            ancestor = node.parent
+        }
+        // Only mapped toplevels have children: an unmapped parent means none.
+        let parent = candidate.flatMap { $0.isMapped ? $0 : nil }
+        guard parent !== self.parent else { return }
+        self.parent = parent
+        handler?.toplevelRequested(self, .setParent(parent))
+    }
+
+    func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
+        let minimum = pendingMinSize ?? minSize, maximum = pendingMaxSize ?? maxSize
+        if (maximum.width > 0 && minimum.width > maximum.width) || (maximum.height > 0 && minimum.height > maximum.height) {
+            throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue),
+                                "minimum size \(minimum) exceeds maximum size \(maximum)", on: self)
+        }
+    }
+
+    func surfaceDidCommit(_ surface: Surface) {
+        xdgSurface.surfaceDidCommit()
+    }
+
+    func applyPendingState() {
+        if let pendingMinSize { minSize = pendingMinSize }
+        if let pendingMaxSize { maxSize = pendingMaxSize }
+        pendingMinSize = nil
+        pendingMaxSize = nil
+        if let acknowledgedConfiguration { currentConfiguration = acknowledgedConfiguration }
+    }
+
+    func initialCommitDidHappen() {
+        handler?.toplevelNeedsInitialConfigure(self)
+    }
+
+    let mayMap = true
+
+    func didMap() {
+        handler?.toplevelMapped(self)
+    }
+
+    /// Unmapping returns the toplevel to its state right after get_toplevel (the protocol
+    /// discards title, app id, states and the rest); its children take its parent.
+    func didUnmap() {
+        for child in xdgSurface.shell?.toplevels ?? [] where child.parent === self { child.parent = parent }
+        title = nil
+        appID = nil
+        parent = nil
+        minSize = SurfaceSize(width: 0, height: 0)
+        maxSize = minSize
+        pendingMinSize = nil
+        pendingMaxSize = nil
+        sentConfigurations = []
+        lastSentConfiguration = nil
+        acknowledgedConfiguration = nil
+        currentConfiguration = nil
+        sentCapabilities = false
+        handler?.toplevelUnmapped(self)
+    }
+
+    func configureAcknowledged(_ serial: UInt32) {
+        guard let index = sentConfigurations.firstIndex(where: { $0.serial == serial }) else { return }
+        acknowledgedConfiguration = sentConfigurations[index].configuration
+        sentConfigurations.removeFirst(index + 1)
+    }
+
+    override func destroyed() {
+        guard xdgSurface.toplevel === self else { return }
+        xdgSurface.roleDestroyed(self)
+        xdgSurface.shell?.remove(self)
+        handler?.toplevelDestroyed(self)
+    }
+}

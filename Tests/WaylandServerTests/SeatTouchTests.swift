@@ -1,0 +1,65 @@
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+@Suite struct SeatTouchTests {
+    @Test func aTouchPointStaysWithTheSurfaceItWentDownOn() throws {
+        let harness = try SeatHarness()
+        let touch = try harness.touch(harness.client)
+        let (proxy, surface) = try harness.makeSurface(harness.client)
+        let down = harness.seat.touchDown(surface, id: 0, x: 5, y: 6, time: 10)
+        harness.seat.touchFrame()
+        harness.seat.touchMotion(id: 0, x: 500.5, y: -60, time: 11)
+        harness.seat.touchFrame()
+        let up = harness.seat.touchUp(id: 0, time: 12)
+        harness.seat.touchFrame()
+        try harness.client.roundtrip()
+
+        #expect(touch.events.map(\.name) == ["down", "frame", "motion", "frame", "up", "frame"])
+        #expect(touch.arguments(of: "down") == [.uint(down), .uint(10), .object(proxy.id), .int(0), .fixed(5), .fixed(6)])
+        #expect(touch.arguments(of: "motion") == [.uint(11), .int(0), .fixed(500.5), .fixed(-60)])
+        #expect(touch.arguments(of: "up") == [.uint(up), .uint(12), .int(0)])
+    }
+
+    @Test func framesGoToEveryClientThatGotPointsAndOnlyThose() throws {
+        let harness = try SeatHarness()
+        let other = try harness.connect()
+        let idle = try harness.connect()
+        let touchA = try harness.touch(harness.client)
+        let touchB = try harness.touch(other)
+        let touchIdle = try harness.touch(idle)
+        let (_, surfaceA) = try harness.makeSurface(harness.client)
+        let (_, surfaceB) = try harness.makeSurface(other)
+        harness.seat.touchDown(surfaceA, id: 1, x: 0, y: 0, time: 1)
+        harness.seat.touchDown(surfaceB, id: 2, x: 0, y: 0, time: 1)
+        harness.seat.touchFrame()
+        harness.seat.touchMotion(id: 2, x: 1, y: 1, time: 2)
+        harness.seat.touchFrame()
+        try harness.client.roundtrip()
+        try other.roundtrip()
+        try idle.roundtrip()
+        #expect(touchA.events.map(\.name) == ["down", "frame"])
+        #expect(touchB.events.map(\.name) == ["down", "frame", "motion", "frame"])
+        #expect(touchIdle.events.isEmpty)
+    }
+
+    @Test func cancelGoesToEveryClientWithPointsDownAndForgetsThem() throws {
+        let harness = try SeatHarness()
+        let other = try harness.connect()
+        let touchA = try harness.touch(harness.client)
+        let touchB = try harness.touch(other)
+        let (_, surfaceA) = try harness.makeSurface(harness.client)
+        let (_, surfaceB) = try harness.makeSurface(other)
+        harness.seat.touchDown(surfaceA, id: 1, x: 0, y: 0, time: 1)
+        harness.seat.touchDown(surfaceB, id: 2, x: 0, y: 0, time: 1)
+        harness.seat.touchFrame()
+        harness.seat.touchCancel()
+        harness.seat.touchMotion(id: 1, x: 3, y: 3, time: 2)
+        harness.seat.touchUp(id: 2, time: 3)
+        harness.seat.touchFrame()
+        try harness.client.roundtrip()
+        try other.roundtrip()
+        #expect(touchA.events.map(\.name) == ["down", "frame", "cancel"])
+        #expect(touchB.events.map(\.name) == ["down", "frame", "cancel"])
+    }
+}

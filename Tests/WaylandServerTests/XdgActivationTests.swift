@@ -1,0 +1,112 @@
+import Glibc
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+@Suite struct XdgActivationTests {
+    /// A committed token of the harness's client, with an app id and its requesting surface.
+    private func requestToken(_ harness: XdgHarness, appID: String = "org.example.Maps") throws -> (token: String, surface: TestProxy) {
+        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
+        let surface = try harness.makeSurface()
+        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
+        try request.send(1, [.string(appID)])
+        try request.send(2, [.object(surface)])
+        try request.send(3)
+        try harness.client.roundtrip()
+        guard case .string(let token?)? = request.events(named: "done").first?.arguments.first else {
+            Issue.record("no done event")
+            return ("", surface)
+        }
+        return (token, surface)
+    }
+
+    /// Activates a new surface of another client with `token`.
+    private func activate(_ harness: XdgHarness, token: String) throws {
+        let other = try harness.core.connect()
+        let compositor = try other.bind("wl_compositor", version: 5)
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let activation = try other.bind("xdg_activation_v1", version: 1)
+        try activation.send(2, [.string(token), .object(surface)])
+        try other.roundtrip()
+    }
+
+    @Test func aCommittedTokenActivatesAnotherClientsSurfaceOnce() throws {
+        let harness = try XdgHarness()
+        let (token, requester) = try requestToken(harness)
+        #expect(token.count == 32)
+        #expect(token.allSatisfy { $0.isHexDigit })
+        try activate(harness, token: token)
+        let first = try #require(harness.policy.activations.first)
+        #expect(first.token.value == token)
+        #expect(first.token.isValid)
+        #expect(first.token.appID == "org.example.Maps")
+        #expect(first.token.requestingSurface?.id == requester.id)
+        #expect(first.token.requestingClient === harness.serverClient)
+        #expect(first.surface.client !== harness.serverClient)
+        try activate(harness, token: token)
+        #expect(harness.policy.activations.count == 2)
+        #expect(harness.policy.activations.last?.token.isValid == false)
+    }
+
+    @Test func anUnknownTokenIsInvalid() throws {
+        let harness = try XdgHarness()
+        try activate(harness, token: "not-a-token")
+        #expect(harness.policy.activations.map(\.token.isValid) == [false])
+        #expect(harness.policy.activations.first?.token.value == "not-a-token")
+    }
+
+    @Test func anExpiredTokenIsInvalid() throws {
+        let harness = try XdgHarness()
+        harness.activation.tokenLifetime = .milliseconds(20)
+        let (token, _) = try requestToken(harness)
+        usleep(40_000)
+        try activate(harness, token: token)
+        #expect(harness.policy.activations.map(\.token.isValid) == [false])
+    }
+
+    @Test func eachTokenIsNew() throws {
+        let harness = try XdgHarness()
+        let first = try requestToken(harness).token
+        let second = try requestToken(harness).token
+        #expect(first != second)
+    }
+
+    @Test func aTokenTheCompositorIssuedIsValid() throws {
+        let harness = try XdgHarness()
+        let token = harness.activation.issueToken(appID: "org.example.Launcher")
+        try activate(harness, token: token)
+        let activation = try #require(harness.policy.activations.first)
+        #expect(activation.token.isValid)
+        #expect(activation.token.appID == "org.example.Launcher")
+        #expect(activation.token.requestingClient == nil)
+    }
+
+    @Test func theSerialAndSeatTravelWithTheToken() throws {
+        let harness = try XdgHarness()
+        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
+        let seat = try harness.client.bind("wl_seat", version: 1)
+        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
+        try request.send(0, [.uint(99), .object(seat)])
+        try request.send(3)
+        try harness.client.roundtrip()
+        guard case .string(let token?)? = request.events(named: "done").first?.arguments.first else {
+            Issue.record("no done event")
+            return
+        }
+        try activate(harness, token: token)
+        #expect(harness.policy.activations.first?.token.serial == 99)
+        #expect(harness.policy.activations.first?.token.seat?.id == seat.id)
+    }
+
+    /// set_app_id, then commit, after the commit.
+    @Test(arguments: [UInt32(1), 3])
+    func requestsAfterCommitAreAlreadyUsed(opcode: UInt32) throws {
+        let arguments: [TestArgument] = opcode == 1 ? [.string("again")] : []
+        let harness = try XdgHarness()
+        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
+        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
+        try request.send(3)
+        try request.send(opcode, arguments)
+        harness.expectError("xdg_activation_token_v1", request.id, code: 0)
+    }
+}

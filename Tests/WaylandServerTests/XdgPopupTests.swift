@@ -1,0 +1,250 @@
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+@Suite struct XdgPopupTests {
+    @Test func theInitialCommitIsAnsweredWithTheGeometryTheCompositorChose() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let positioner = try harness.makePositioner(anchorRect: IntRect(x: 10, y: 20, width: 30, height: 10), anchor: 6, gravity: 8)
+        let popup = try harness.makePopup(parent: parent.xdgSurface, positioner: positioner)
+        harness.clearEvents()
+        #expect(popup.server.parent === parent.server.xdgSurface)
+        try harness.commit(popup.surface)
+        #expect(harness.events == ["xdg_popup.configure", "xdg_surface.configure"])
+        #expect(popup.popup.events(named: "configure").first?.arguments == [.int(10), .int(30), .int(60), .int(40)])
+        #expect(harness.policy.calls.suffix(2) == ["popupCreated", "popupNeedsConfigure"])
+        try harness.acknowledgeLastConfigure(popup.xdgSurface)
+        try harness.attachBuffer(to: popup.surface, width: 60, height: 40)
+        try harness.commit(popup.surface)
+        #expect(popup.server.isMapped)
+        #expect(popup.server.geometry == IntRect(x: 10, y: 30, width: 60, height: 40))
+        #expect(harness.policy.calls.suffix(1) == ["popupMapped"])
+    }
+
+    @Test func thePlacementIsConstrainedToTheOutput() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        // Below a button at the bottom of the 320×240 output, allowed to flip up.
+        let positioner = try harness.makePositioner(anchorRect: IntRect(x: 10, y: 220, width: 30, height: 20), anchor: 6, gravity: 8,
+                                                    constraintAdjustment: 8)
+        let popup = try harness.makeMappedPopup(parent: parent.xdgSurface, positioner: positioner)
+        #expect(popup.server.geometry == IntRect(x: 10, y: 180, width: 60, height: 40))
+    }
+
+    @Test func aNestedPopupIsPlacedAgainstItsParentPopup() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface,
+                                               positioner: harness.makePositioner(anchorRect: IntRect(x: 0, y: 0, width: 10, height: 10), anchor: 5, gravity: 8))
+        // The submenu would leave the output on the right: flipped to the menu's left... which
+        // does not fit either, so it slides back in.
+        let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface,
+                                                  positioner: harness.makePositioner(width: 300, height: 40, anchorRect: IntRect(x: 60, y: 0, width: 0, height: 10),
+                                                                                     anchor: 5, gravity: 8, constraintAdjustment: 5))
+        #expect(submenu.server.parent === menu.server.xdgSurface)
+        #expect(submenu.server.geometry == IntRect(x: 20, y: 0, width: 300, height: 40))
+    }
+
+    @Test func aNullParentIsInvalidPopupParent() throws {
+        let harness = try XdgHarness()
+        let positioner = try harness.makePositioner()
+        let surface = try harness.makeSurface()
+        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(2, [.newID, .object(nil), .object(positioner)], interface: "xdg_popup")
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+    }
+
+    @Test func aParentWithoutARoleIsInvalidPopupParent() throws {
+        let harness = try XdgHarness()
+        let parentSurface = try harness.makeSurface()
+        let parent = try harness.wmBase.send(2, [.newID, .object(parentSurface)], interface: "xdg_surface")
+        let positioner = try harness.makePositioner()
+        let surface = try harness.makeSurface()
+        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(2, [.newID, .object(parent), .object(positioner)], interface: "xdg_popup")
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+    }
+
+    @Test func mappingBeforeTheParentIsInvalidPopupParent() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeToplevel()
+        try harness.commit(parent.surface)
+        let popup = try harness.makePopup(parent: parent.xdgSurface)
+        try harness.commit(popup.surface)
+        try harness.acknowledgeLastConfigure(popup.xdgSurface)
+        try harness.attachBuffer(to: popup.surface, width: 60, height: 40)
+        try popup.surface.send(6)
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+    }
+
+    @Test func aGrabOnAToplevelIsReportedWithItsSeatAndSerial() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let popup = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        #expect(popup.server.hasGrab)
+        #expect(harness.policy.grabs.count == 1)
+        #expect(harness.policy.grabs.first?.popup === popup.server)
+        #expect(harness.policy.grabs.first?.serial == 7)
+        #expect(harness.policy.grabs.first?.seat != nil)
+    }
+
+    @Test func aGrabAfterTheInitialCommitIsInvalidGrab() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let popup = try harness.makePopup(parent: parent.xdgSurface)
+        try harness.commit(popup.surface)
+        try harness.grab(popup)
+        harness.expectError("xdg_popup", popup.popup.id, code: 0)
+    }
+
+    @Test func aGrabOnTheTopmostGrabbingPopupNestsTheChain() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface, grab: true)
+        #expect(submenu.server.hasGrab)
+        #expect(harness.policy.grabs.map { $0.popup.id } == [menu.popup.id, submenu.popup.id])
+    }
+
+    @Test func aGrabOnANonGrabbingPopupIsNotTheTopmostPopup() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let tooltip = try harness.makeMappedPopup(parent: parent.xdgSurface)
+        let popup = try harness.makePopup(parent: tooltip.xdgSurface)
+        try harness.grab(popup)
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+    }
+
+    @Test func aSecondGrabChainWhileOneIsShownIsNotTheTopmostPopup() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        _ = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        let popup = try harness.makePopup(parent: parent.xdgSurface)
+        try harness.grab(popup)
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+    }
+
+    @Test func popupsOnADismissedPopupAreDismissedAndTheirGrabsIgnored() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        let submenu = try harness.makePopup(parent: menu.xdgSurface)
+        menu.server.sendPopupDone()
+        try harness.client.roundtrip()
+        #expect(harness.events.suffix(2) == ["xdg_popup.popup_done", "xdg_popup.popup_done"])
+        harness.clearEvents()
+        try harness.grab(submenu)
+        try harness.client.roundtrip()
+        #expect(harness.events == [])
+        #expect(submenu.server.isDismissed)
+        #expect(harness.policy.grabs.count == 1)
+        let late = try harness.makePopup(parent: menu.xdgSurface)
+        #expect(late.server.isDismissed)
+        #expect(harness.events == ["xdg_popup.popup_done"])
+    }
+
+    @Test func destroyingAPopupBelowAnotherIsNotTheTopmostPopup() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface)
+        _ = try harness.makeMappedPopup(parent: menu.xdgSurface)
+        try menu.popup.send(0)
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+    }
+
+    @Test func popupsDestroyedTopmostFirstAreUnmappedAndDestroyed() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface, grab: true)
+        try submenu.popup.sendDestructor(0)
+        try menu.popup.sendDestructor(0)
+        try harness.client.roundtrip()
+        #expect(harness.policy.calls.suffix(4) == ["popupUnmapped", "popupDestroyed", "popupUnmapped", "popupDestroyed"])
+        // The chain is empty again: a new grab on the toplevel is fine.
+        _ = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+    }
+
+    @Test func popupDoneDismissesThePopupsAboveFirst() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface, grab: true)
+        var order: [UInt32] = []
+        menu.popup.onEvent = { if $0.name == "popup_done" { order.append(menu.popup.id) } }
+        submenu.popup.onEvent = { if $0.name == "popup_done" { order.append(submenu.popup.id) } }
+        menu.server.sendPopupDone()
+        try harness.client.roundtrip()
+        #expect(order == [submenu.popup.id, menu.popup.id])
+        #expect(!menu.server.isMapped && !submenu.server.isMapped)
+        #expect(harness.policy.calls.suffix(2) == ["popupUnmapped", "popupUnmapped"])
+        // Dismissed popups stay unmapped whatever they commit.
+        try harness.attachBuffer(to: menu.surface, width: 60, height: 40)
+        try harness.commit(menu.surface)
+        #expect(!menu.server.isMapped)
+    }
+
+    @Test func unmappingTheParentDismissesItsPopups() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface)
+        harness.clearEvents()
+        try harness.attachNull(to: parent.surface)
+        try harness.commit(parent.surface)
+        #expect(harness.events == ["xdg_popup.popup_done"])
+        #expect(menu.server.isDismissed)
+        #expect(harness.policy.calls.suffix(2) == ["popupUnmapped", "toplevelUnmapped"])
+    }
+
+    @Test func anUnmappedGrabbingPopupLeavesTheChainAndMayGrabAgain() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        try harness.attachNull(to: menu.surface)
+        try harness.commit(menu.surface)
+        #expect(!menu.server.hasGrab)
+        _ = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        #expect(harness.policy.grabs.count == 2)
+    }
+
+    @Test func repositionSendsRepositionedThenConfigure() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let popup = try harness.makeMappedPopup(parent: parent.xdgSurface)
+        harness.clearEvents()
+        let positioner = try harness.makePositioner(width: 20, height: 20, anchorRect: IntRect(x: 100, y: 100, width: 10, height: 10),
+                                                    anchor: 8, gravity: 8)
+        try popup.popup.send(2, [.object(positioner), .uint(42)])
+        try harness.client.roundtrip()
+        #expect(harness.events == ["xdg_popup.repositioned", "xdg_popup.configure", "xdg_surface.configure"])
+        #expect(popup.popup.events(named: "repositioned").first?.arguments == [.uint(42)])
+        #expect(popup.popup.events(named: "configure").last?.arguments == [.int(110), .int(110), .int(20), .int(20)])
+        #expect(popup.server.positioner.anchorRect == IntRect(x: 100, y: 100, width: 10, height: 10))
+        // The new geometry takes effect once acknowledged and committed.
+        #expect(popup.server.geometry == IntRect(x: 130, y: 100, width: 60, height: 40))
+        try harness.acknowledgeLastConfigure(popup.xdgSurface)
+        try harness.commit(popup.surface)
+        #expect(popup.server.geometry == IntRect(x: 110, y: 110, width: 20, height: 20))
+    }
+
+    @Test func repositionWithAnIncompletePositionerIsInvalidPositioner() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let popup = try harness.makeMappedPopup(parent: parent.xdgSurface)
+        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
+        try popup.popup.send(2, [.object(positioner), .uint(1)])
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 5)
+    }
+
+    @Test func destroyingTheParentToplevelDismissesItsPopups() throws {
+        let harness = try XdgHarness()
+        let parent = try harness.makeMappedToplevel()
+        let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
+        try parent.toplevel.sendDestructor(0)
+        try harness.client.roundtrip()
+        #expect(menu.server.isDismissed)
+        #expect(menu.popup.events(named: "popup_done").count == 1)
+        #expect(harness.policy.calls.suffix(3) == ["popupUnmapped", "toplevelUnmapped", "toplevelDestroyed"])
+    }
+}
