@@ -7,6 +7,8 @@ let package = Package(
         .executable(name: "vitrine", targets: ["vitrine"]),
         .library(name: "LayerKit", targets: ["LayerKit"]),
         .library(name: "Graphics", targets: ["Graphics"]),
+        // Loaded by the Wayland Conformance Suite's runner (see README: conformance).
+        .library(name: "VitrineWLCS", type: .dynamic, targets: ["VitrineWLCS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -77,6 +79,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
+        .target(name: "CVitrineWLCS", dependencies: ["CWaylandClient"]),
+        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "CLinux"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland"]),

@@ -7,3 +7,4 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <sys/eventfd.h>

@@ -17,6 +17,11 @@ public final class Compositor: SurfaceObserver {
     private var nodes: [ObjectIdentifier: SurfaceNode] = [:]
     private let compositorGlobal: CompositorGlobal
     private let subcompositorGlobal: SubcompositorGlobal
+    let shell: XdgShellGlobal
+    public let seat: SeatGlobal
+    private let extensionGlobals: [AnyObject]
+    private(set) var windowManager: WindowManager!
+    var input = InputState()
     private var backendSources: [EventSource] = []
     private var isStopped = false
     let logger: Logger
@@ -28,6 +33,20 @@ public final class Compositor: SurfaceObserver {
         display = try Display(shmFormats: ShmImporter.additionalFormats)
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
+        shell = XdgShellGlobal(display: display)
+        seat = SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch])
+        try seat.setKeymap(layout: "us")
+        extensionGlobals = [
+            DataDeviceManagerGlobal(display: display),
+            ViewporterGlobal(display: display),
+            PresentationGlobal(display: display),
+            SinglePixelBufferManagerGlobal(display: display),
+            FractionalScaleManagerGlobal(display: display),
+            XdgDecorationGlobal(display: display),
+            XdgOutputManagerGlobal(display: display),
+            XdgActivationGlobal(display: display),
+            IdleInhibitManagerGlobal(display: display),
+        ]
         var x: Int32 = 0
         for output in backend.outputs {
             let renderer = try Renderer(options: rendererOptions)
@@ -35,12 +54,15 @@ public final class Compositor: SurfaceObserver {
                 node(for: surface)
             }
             managed.onRenderError = { [logger] error in logger.error("frame failed on \(output.name): \(error)") }
+            managed.onSurfacesShown = { [unowned self] surfaces in surfacesShown(surfaces, on: managed) }
             x += managed.global.state.logicalWidth
             outputs.append(managed)
         }
         compositorGlobal.surfaceCreated = { [unowned self] surface in
             surface.observer = self
         }
+        windowManager = WindowManager(compositor: self)
+        shell.handler = windowManager
         for fd in backend.fileDescriptors {
             backendSources.append(try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
                 self.backend.dispatch(fileDescriptor: fd)
@@ -50,8 +72,16 @@ public final class Compositor: SurfaceObserver {
     }
 
     deinit {
-        backendSources.forEach { $0.remove() }
+        shutdown()
+    }
+
+    /// Disconnects every client while the compositor is whole (their surfaces unmap through the
+    /// window policy), then stops watching the backend. Safe to call more than once.
+    public func shutdown() {
         display.disconnectAllClients()
+        shell.handler = nil
+        backendSources.forEach { $0.remove() }
+        backendSources = []
     }
 
     /// Listens for clients on `$XDG_RUNTIME_DIR/name` (or the first free wayland-N); returns the name.
@@ -85,6 +115,27 @@ public final class Compositor: SurfaceObserver {
 
     // MARK: - Surfaces
 
+    /// Moves a window so that its window geometry's top-left corner is at (`x`, `y`) output points
+    /// (the kiosk shell's placement, and WLCS's position_window_absolute).
+    public func positionWindow(of surface: Surface, x: Double, y: Double) {
+        Transaction.begin()
+        Transaction.disableActions = true
+        windowManager.setPosition(of: surface, to: Point(x: x, y: y))
+        Transaction.commit()
+        refocusPointer()
+    }
+
+    /// The first frame that shows a surface tells its client which output it is on and at what scale.
+    private func surfacesShown(_ surfaces: [Surface], on output: CompositorOutput) {
+        for surface in surfaces {
+            guard let node = node(for: surface), node.enteredOutput !== output.global else { continue }
+            if let previous = node.enteredOutput { surface.leave(previous) }
+            node.enteredOutput = output.global
+            surface.enter(output.global)
+            surface.sendPreferredScale(output.global.state.scaleFactor)
+        }
+    }
+
     func node(for surface: Surface) -> SurfaceNode? {
         nodes[ObjectIdentifier(surface)]
     }
@@ -96,6 +147,15 @@ public final class Compositor: SurfaceObserver {
         return made
     }
 
+    /// The protocols (and versions) Vitrine advertises, as WLCS's integration descriptor lists them.
+    public static let advertisedProtocols: [(name: String, version: UInt32)] = [
+        ("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("wl_output", 4), ("wl_seat", 8),
+        ("wl_data_device_manager", 3), ("xdg_wm_base", 5), ("wp_viewporter", 1), ("wp_presentation", 1),
+        ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
+        ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
+        ("zwp_idle_inhibit_manager_v1", 1),
+    ]
+
     public func surfaceDidCommit(_ surface: Surface) {
         // Client content never animates implicitly: what a client commits is what the next frame shows.
         Transaction.begin()
@@ -105,11 +165,17 @@ public final class Compositor: SurfaceObserver {
         node.restack { [unowned self] member in
             member.subsurface == nil ? nil : makeNode(for: member)
         }
+        if let toplevel = shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
+            windowManager.place(toplevel)
+        } else if let popup = windowManager.popup(of: surface), popup.isMapped {
+            windowManager.placePopup(popup)
+        }
         Transaction.commit()
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {
+        surfaceLeftTheScreen(surface)
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
         Transaction.begin()
         Transaction.disableActions = true

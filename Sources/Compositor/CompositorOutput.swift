@@ -19,9 +19,9 @@ final class CompositorOutput {
     private var lastTree: RenderTree?
     /// Errors while drawing (shown once in the log, the frame is skipped).
     var onRenderError: ((Error) -> Void)?
-    /// Called after each presented frame with the surfaces it showed (presentation feedback).
-    var onFramePresented: ((PresentationTiming, [Surface]) -> Void)?
-    private var surfacesInFlight: [Surface] = []
+    /// Called with the surfaces a frame is about to show (output enter, preferred scale).
+    var onSurfacesShown: (([Surface]) -> Void)?
+    private var feedbacksInFlight: [PresentationFeedback] = []
     private var nodeLookup: (Surface) -> SurfaceNode?
 
     init(backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?) {
@@ -100,8 +100,12 @@ final class CompositorOutput {
                 frameTree, width: backend.mode.width, height: backend.mode.height,
                 scale: backend.scaleFactor, clearColor: Color(white: 0))
             let shown = visibleSurfaces()
-            surfacesInFlight = shown
+            onSurfacesShown?(shown)
             callbacksInFlight = shown.flatMap { $0.takeFrameCallbacks() }
+            feedbacksInFlight = shown.flatMap { surface in
+                surface.discardSupersededPresentationFeedbacks()
+                return surface.takePresentationFeedbacks()
+            }
             lastTree = tree
             try backend.present(image, for: request)
         } catch {
@@ -115,9 +119,14 @@ final class CompositorOutput {
         let callbacks = callbacksInFlight
         callbacksInFlight = []
         for callback in callbacks { callback.done(milliseconds) }
-        let surfaces = surfacesInFlight
-        surfacesInFlight = []
-        onFramePresented?(timing, surfaces)
+        let feedbacks = feedbacksInFlight
+        feedbacksInFlight = []
+        for feedback in feedbacks {
+            feedback.presented(
+                on: global, seconds: timing.nanoseconds / 1_000_000_000, nanoseconds: UInt32(timing.nanoseconds % 1_000_000_000),
+                refreshNanoseconds: UInt32(clamping: timing.refreshNanoseconds), sequence: timing.sequence,
+                flags: PresentationFeedback.Kind(rawValue: timing.flags))
+        }
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if let tree = context.renderTree, !tree.animatedLayerIDs.isEmpty || tree.generation != lastTree?.generation {
             backend.scheduleFrame()

@@ -11,6 +11,10 @@ final class SurfaceNode {
     unowned(unsafe) let surface: Surface
     let container = Layer()
     let content = Layer()
+    /// Popups of this surface, above its content and subsurfaces, newest on top.
+    private(set) var popups: [SurfaceNode] = []
+    /// The output the client was told the surface is on (wl_surface.enter).
+    weak var enteredOutput: Output?
 
     init(surface: Surface) {
         self.surface = surface
@@ -97,11 +101,21 @@ final class SurfaceNode {
         return result
     }
 
+    func addPopup(_ popup: SurfaceNode) {
+        guard !popups.contains(where: { $0 === popup }) else { return }
+        popups.append(popup)
+        container.addSublayer(popup.container)
+    }
+
+    func removePopup(_ popup: SurfaceNode) {
+        popups.removeAll { $0 === popup }
+    }
+
     /// Orders the container's sublayers as the surface's committed stack says.
     func restack(node: (Surface) -> SurfaceNode?) {
         let ordered = surface.stack.compactMap { member -> Layer? in
             member === surface ? content : node(member)?.container
-        }
+        } + popups.map(\.container)
         if container.sublayers.map(ObjectIdentifier.init) != ordered.map(ObjectIdentifier.init) {
             container.sublayers = ordered
         }

@@ -56,7 +56,10 @@ struct Run: ParsableCommand {
         }
         let start = Date()
         var screenshotTaken = false
-        defer { process?.terminate() }
+        defer {
+            compositor.shutdown()
+            process?.terminate()
+        }
         try compositor.run {
             if let process, process.poll(), screenshot == nil || screenshotTaken {
                 logger.info("the app exited with status \(process.exitStatus ?? -1)")

@@ -1,0 +1,117 @@
+import DisplayBackend
+import LayerKit
+import WaylandServer
+
+/// Where the compositor's input stands: the pointer's position in output points and the surface
+/// each touch point went down on.
+struct InputState {
+    var pointer = Point.zero
+    var touches: [Int32: Surface] = [:]
+}
+
+extension Compositor {
+    /// Milliseconds of CLOCK_MONOTONIC, the time base of input events.
+    private var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
+
+    /// The topmost surface that accepts input at `point` (output points) and the point in its coordinates.
+    func surface(at point: Point) -> (surface: Surface, local: Point)? {
+        guard let output = outputs.first else { return nil }
+        func hit(_ node: SurfaceNode) -> (Surface, Point)? {
+            guard !node.container.isHidden else { return nil }
+            for popup in node.popups.reversed() {
+                if let found = hit(popup) { return found }
+            }
+            for member in node.surface.stack.reversed() {
+                if member === node.surface {
+                    let local = output.root.convert(point, to: node.container)
+                    let size = node.surface.current.size
+                    let inside = local.x >= 0 && local.y >= 0 && local.x < Double(size.width) && local.y < Double(size.height)
+                    if inside, !node.content.isHidden, node.surface.current.inputRegion.contains(x: local.x, y: local.y) {
+                        return (node.surface, local)
+                    }
+                } else if let child = self.node(for: member), let found = hit(child) {
+                    return found
+                }
+            }
+            return nil
+        }
+        for window in output.windows.reversed() {
+            if let found = hit(window) { return found }
+        }
+        return nil
+    }
+
+    public func pointerMoved(toX x: Double, y: Double) {
+        input.pointer = Point(x: x, y: y)
+        refocusPointer(motion: true)
+    }
+
+    public func pointerMoved(byX dx: Double, y dy: Double) {
+        pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy)
+    }
+
+    /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene).
+    func refocusPointer(motion: Bool = false) {
+        let target = surface(at: input.pointer)
+        if let target {
+            if seat.pointerFocus !== target.surface {
+                seat.pointerEnter(target.surface, x: target.local.x, y: target.local.y)
+            } else if motion {
+                seat.pointerMotion(time: eventTime, x: target.local.x, y: target.local.y)
+            } else {
+                return
+            }
+        } else if seat.pointerFocus != nil {
+            seat.pointerLeave()
+        } else {
+            return
+        }
+        seat.pointerFrame()
+    }
+
+    /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
+    public func pointerButton(_ button: UInt32, pressed: Bool) {
+        if pressed, let target = surface(at: input.pointer) { focus(target.surface) }
+        _ = seat.pointerButton(time: eventTime, button: button, pressed: pressed)
+        seat.pointerFrame()
+    }
+
+    public func touchDown(id: Int32, x: Double, y: Double) {
+        guard let target = surface(at: Point(x: x, y: y)) else { return }
+        input.touches[id] = target.surface
+        focus(target.surface)
+        _ = seat.touchDown(target.surface, id: id, x: target.local.x, y: target.local.y, time: eventTime)
+        seat.touchFrame()
+    }
+
+    public func touchMotion(id: Int32, x: Double, y: Double) {
+        guard let surface = input.touches[id], let node = node(for: surface), let output = outputs.first else { return }
+        let local = output.root.convert(Point(x: x, y: y), to: node.container)
+        seat.touchMotion(id: id, x: local.x, y: local.y, time: eventTime)
+        seat.touchFrame()
+    }
+
+    public func touchUp(id: Int32) {
+        guard input.touches.removeValue(forKey: id) != nil else { return }
+        _ = seat.touchUp(id: id, time: eventTime)
+        seat.touchFrame()
+    }
+
+    /// Gives keyboard focus to the window that `surface` belongs to (its toplevel surface).
+    func focus(_ surface: Surface) {
+        var top = surface
+        while let parent = top.subsurface?.parent { top = parent }
+        guard seat.keyboardFocus !== top else { return }
+        seat.keyboardEnter(top)
+    }
+
+    /// A surface stopped being shown: input focus on it moves on.
+    func surfaceLeftTheScreen(_ surface: Surface) {
+        if seat.keyboardFocus === surface {
+            seat.keyboardLeave()
+            if let next = outputs.first?.windows.last(where: { $0.surface !== surface }) { focus(next.surface) }
+        }
+        for (id, touched) in input.touches where touched === surface { input.touches[id] = nil }
+        if seat.pointerFocus === surface { seat.pointerLeave() }
+    }
+}

@@ -1,0 +1,152 @@
+import LayerKit
+import WaylandServer
+
+/// Vitrine's kiosk window policy for xdg-shell: every toplevel is configured fullscreen on its
+/// output and shown centred (with black around it when the client draws smaller); a toplevel with a
+/// parent (a dialog) is sized by its client and centred above the parent; popups follow their
+/// positioner, constrained to the output. The newest window is on top and has keyboard focus.
+final class WindowManager: XdgShellHandler {
+    private unowned let compositor: Compositor
+    /// Positions set explicitly (by a test harness or the shell), in output points.
+    private var explicitPositions: [ObjectIdentifier: Point] = [:]
+    private var popups: [ObjectIdentifier: XdgPopup] = [:]
+
+    init(compositor: Compositor) {
+        self.compositor = compositor
+    }
+
+    private var output: CompositorOutput { compositor.outputs[0] }
+
+    func toplevelCreated(_ toplevel: XdgToplevel) {}
+
+    func toplevelNeedsInitialConfigure(_ toplevel: XdgToplevel) {
+        configure(toplevel)
+    }
+
+    private func configure(_ toplevel: XdgToplevel) {
+        if toplevel.parent != nil {
+            _ = toplevel.configure(width: 0, height: 0, states: [.activated])
+        } else {
+            let size = output.logicalSize
+            _ = toplevel.configure(width: Int32(size.width), height: Int32(size.height), states: [.fullscreen, .activated])
+        }
+    }
+
+    func toplevelMapped(_ toplevel: XdgToplevel) {
+        let node = compositor.makeNode(for: toplevel.surface)
+        output.addWindow(node)
+        output.raiseWindow(node)
+        place(toplevel)
+        compositor.focus(toplevel.surface)
+        compositor.refocusPointer()
+        output.scheduleFrame()
+    }
+
+    func toplevelUnmapped(_ toplevel: XdgToplevel) {
+        guard let node = compositor.node(for: toplevel.surface) else { return }
+        output.removeWindow(node)
+        compositor.surfaceLeftTheScreen(toplevel.surface)
+        compositor.refocusPointer()
+        output.scheduleFrame()
+    }
+
+    func toplevelDestroyed(_ toplevel: XdgToplevel) {
+        explicitPositions[ObjectIdentifier(toplevel.surface)] = nil
+    }
+
+    func toplevelRequested(_ toplevel: XdgToplevel, _ request: XdgToplevelRequest) {
+        switch request {
+        case .setFullscreen, .unsetFullscreen, .setMaximized, .unsetMaximized:
+            // A kiosk window stays as the policy made it; the protocol still wants a configure in answer.
+            configure(toplevel)
+        default:
+            break
+        }
+    }
+
+    /// Places a mapped window again (after a commit changed its size or geometry).
+    func place(_ toplevel: XdgToplevel) {
+        guard let node = compositor.node(for: toplevel.surface) else { return }
+        let geometry = toplevel.windowGeometry
+        let origin: Point
+        if let explicit = explicitPositions[ObjectIdentifier(toplevel.surface)] {
+            origin = explicit
+        } else if let parent = toplevel.parent, let parentNode = compositor.node(for: parent.surface) {
+            let parentGeometry = parent.windowGeometry
+            let parentOrigin = Point(x: parentNode.container.position.x + Double(parentGeometry.x),
+                                     y: parentNode.container.position.y + Double(parentGeometry.y))
+            origin = Point(x: parentOrigin.x + (Double(parentGeometry.width) - Double(geometry.width)) / 2,
+                           y: parentOrigin.y + (Double(parentGeometry.height) - Double(geometry.height)) / 2)
+        } else {
+            let size = output.logicalSize
+            origin = Point(x: ((size.width - Double(geometry.width)) / 2).rounded(.down),
+                           y: ((size.height - Double(geometry.height)) / 2).rounded(.down))
+        }
+        node.container.position = Point(x: origin.x - Double(geometry.x), y: origin.y - Double(geometry.y))
+    }
+
+    /// Puts the window's top-left corner (its window geometry's) at `point` in output points.
+    func setPosition(of surface: Surface, to point: Point) {
+        explicitPositions[ObjectIdentifier(surface)] = point
+        if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }) { place(toplevel) }
+    }
+
+    func popupCreated(_ popup: XdgPopup) {
+        popups[ObjectIdentifier(popup.surface)] = popup
+    }
+
+    func popup(of surface: Surface) -> XdgPopup? {
+        popups[ObjectIdentifier(surface)]
+    }
+
+    func popupNeedsConfigure(_ popup: XdgPopup) {
+        // The output's rectangle in the parent's window-geometry coordinates.
+        let parentOrigin = windowGeometryOrigin(of: popup.parent.surface)
+        let size = output.logicalSize
+        let bounds = IntRect(x: Int32(-parentOrigin.x), y: Int32(-parentOrigin.y), width: Int32(size.width), height: Int32(size.height))
+        let geometry = popup.positioner.geometry(constrainedTo: bounds)
+        _ = popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
+    }
+
+    func popupMapped(_ popup: XdgPopup) {
+        guard let parentNode = compositor.node(for: popup.parent.surface) else { return }
+        let node = compositor.makeNode(for: popup.surface)
+        parentNode.addPopup(node)
+        placePopup(popup)
+        output.scheduleFrame()
+    }
+
+    func placePopup(_ popup: XdgPopup) {
+        guard let node = compositor.node(for: popup.surface), let geometry = popup.geometry else { return }
+        let parentGeometry = popup.parent.windowGeometry
+        let own = popup.xdgSurface.windowGeometry
+        node.container.position = Point(x: Double(parentGeometry.x + geometry.x - own.x),
+                                        y: Double(parentGeometry.y + geometry.y - own.y))
+    }
+
+    func popupUnmapped(_ popup: XdgPopup) {
+        guard let node = compositor.node(for: popup.surface) else { return }
+        compositor.node(for: popup.parent.surface)?.removePopup(node)
+        node.container.removeFromSuperlayer()
+        compositor.surfaceLeftTheScreen(popup.surface)
+        output.scheduleFrame()
+    }
+
+    func popupGrabRequested(_ popup: XdgPopup, seat: Resource?, serial: UInt32) {}
+
+    func popupDestroyed(_ popup: XdgPopup) {
+        if popups[ObjectIdentifier(popup.surface)] === popup { popups[ObjectIdentifier(popup.surface)] = nil }
+    }
+
+    func clientDidNotAnswerPing(_ client: Client) {
+        compositor.logger.warning("client \(client.processID) did not answer a ping")
+    }
+
+    /// The top-left of a surface's window geometry in output points.
+    private func windowGeometryOrigin(of surface: Surface) -> Point {
+        guard let node = compositor.node(for: surface) else { return .zero }
+        let origin = node.container.convert(Point.zero, to: output.root)
+        let xdg = compositor.shell.toplevels.first { $0.surface === surface }?.windowGeometry
+        return Point(x: origin.x + Double(xdg?.x ?? 0), y: origin.y + Double(xdg?.y ?? 0))
+    }
+}
