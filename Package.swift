@@ -114,6 +114,7 @@ let package = Package(
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "WaylandTestClient"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]

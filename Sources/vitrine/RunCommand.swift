@@ -49,9 +49,9 @@ struct Run: ParsableCommand {
         let compositor = try Compositor(backend: backend, logger: logger)
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on a headless \(configuration.mode) output at scale \(scale)")
-        var process: AppProcess?
+        var process: ClientProcess?
         if !app.isEmpty {
-            process = try AppProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
+            process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
             logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
         }
         let start = Date()

@@ -2,12 +2,13 @@ import Foundation
 import Glibc
 
 /// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
-final class AppProcess {
-    let pid: pid_t
-    private(set) var exitStatus: Int32?
+public final class ClientProcess {
+    public let pid: pid_t
+    public private(set) var exitStatus: Int32?
 
     /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours.
-    init(arguments: [String], environment: [String: String]) throws {
+    public init(arguments: [String], environment: [String: String], standardOutput: String? = nil) throws {
+        // `standardOutput`, when given, receives both standard output and standard error.
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         let argv = arguments.map { strdup($0) } + [nil]
@@ -24,15 +25,22 @@ final class AppProcess {
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardOutput {
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         var child: pid_t = 0
-        let result = posix_spawnp(&child, arguments[0], nil, &attributes, argv, envp)
+        let result = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
         guard result == 0 else { throw AppError.spawnFailed(arguments[0], result) }
         pid = child
     }
 
     /// Reaps the process if it exited; returns whether it has.
     @discardableResult
-    func poll() -> Bool {
+    public func poll() -> Bool {
         guard exitStatus == nil else { return true }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
@@ -43,7 +51,7 @@ final class AppProcess {
     }
 
     /// Asks the app to end (SIGTERM), then waits up to `graceSeconds` before SIGKILL.
-    func terminate(graceSeconds: Double = 2) {
+    public func terminate(graceSeconds: Double = 2) {
         guard !poll() else { return }
         kill(pid, SIGTERM)
         let deadline = Date().addingTimeInterval(graceSeconds)
@@ -58,10 +66,10 @@ final class AppProcess {
     }
 }
 
-enum AppError: Error, CustomStringConvertible {
+public enum AppError: Error, CustomStringConvertible {
     case spawnFailed(String, Int32)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .spawnFailed(let program, let code): "cannot start \(program): \(String(cString: strerror(code)))"
         }
