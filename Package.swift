@@ -115,6 +115,8 @@ let package = Package(
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "WaylandTestClient"]),
+        // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
+        .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),
     ],
     swiftLanguageModes: [.v6]
