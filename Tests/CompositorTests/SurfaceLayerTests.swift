@@ -1,0 +1,83 @@
+import Compositor
+import Foundation
+import Glibc
+import LayerKit
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+/// A client surface is a layer: LayerKit's opacity and animations apply to what the client drew.
+@Suite(.serialized) struct SurfaceLayerTests {
+    /// Maps a 64×64 toplevel filled with `pixel` (ARGB8888) and returns its server-side surface.
+    private func mapWindow(_ session: HeadlessSession, pixel: UInt32) throws -> (TestClient, Surface) {
+        let (serverClient, socket) = try session.compositor.display.createClientSocket()
+        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
+        let compositor = try client.bind("wl_compositor", version: 5)
+        let shell = try client.bind("xdg_wm_base", version: 4)
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.roundtrip()
+        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+            throw TestClientError.timedOut
+        }
+        try xdgSurface.send(4, [.uint(serial)])
+        let shm = try client.bind("wl_shm", version: 1)
+        let size = 64 * 64 * 4
+        let fd = anonymousFile(size: size)
+        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
+        for index in 0..<(64 * 64) { memory.storeBytes(of: pixel, toByteOffset: index * 4, as: UInt32.self) }
+        munmap(memory, size)
+        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        close(fd)
+        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(0)], interface: "wl_buffer")
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(6)
+        try client.roundtrip()
+        let serverSurface = try #require(serverClient.resource(withID: surface.id) as? Surface)
+        return (client, serverSurface)
+    }
+
+    @Test func opacityOnASurfaceLayerBlendsItOverTheWindowBelow() throws {
+        let session = try HeadlessSession()
+        let (red, _) = try mapWindow(session, pixel: 0xffff_0000)
+        let (blue, blueSurface) = try mapWindow(session, pixel: 0xff00_00ff)
+        #expect(try session.run(seconds: 5) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
+        let layer = try #require(session.compositor.layer(for: blueSurface))
+        Transaction.begin()
+        Transaction.disableActions = true
+        layer.opacity = 0.5
+        Transaction.commit()
+        // Both 64×64 windows are centred, blue above red: half of each (±1 for rounding).
+        #expect(try session.run(seconds: 5) {
+            session.screen?.pixel(x: 320, y: 240).isNear(PremultipliedPixel(red: 128, green: 0, blue: 128, alpha: 255), tolerance: 1) == true
+        })
+        // Outside the windows the output stays black.
+        #expect(session.screen?.pixel(x: 10, y: 10) == black)
+        _ = (red, blue)
+    }
+
+    @Test func anOpacityAnimationFadesTheWindowOutFrameByFrame() throws {
+        let session = try HeadlessSession()
+        let (red, _) = try mapWindow(session, pixel: 0xffff_0000)
+        let (blue, blueSurface) = try mapWindow(session, pixel: 0xff00_00ff)
+        #expect(try session.run(seconds: 5) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
+        let layer = try #require(session.compositor.layer(for: blueSurface))
+        Transaction.begin()
+        Transaction.animationDuration = 1
+        Transaction.animationTimingFunction = .linear
+        layer.opacity = 0
+        Transaction.commit()
+        // Frames during the second show blue fading into red: some frame strictly between.
+        var sawBlend = false
+        let finished = try session.run(seconds: 5) {
+            guard let pixel = session.screen?.pixel(x: 320, y: 240) else { return false }
+            if pixel.red > 20 && pixel.red < 235 && pixel.blue > 20 && pixel.blue < 235 { sawBlend = true }
+            return pixel == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        }
+        #expect(sawBlend)
+        #expect(finished)
+        _ = (red, blue)
+    }
+}
