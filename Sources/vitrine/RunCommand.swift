@@ -40,6 +40,13 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        // Block the stop signals before any thread starts (Vulkan's, the renderer's), so that every
+        // thread inherits the mask and the event loop's signalfd receives them.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "vitrine")
         logger.logLevel = .info
@@ -54,6 +61,15 @@ struct Run: ParsableCommand {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
             logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
         }
+        // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
+        var interrupted = false
+        let signalSources = try [SIGINT, SIGTERM].map { signal in
+            try compositor.display.eventLoop.addSignal(signal) {
+                logger.info("stopping on signal \(signal)")
+                interrupted = true
+            }
+        }
+        defer { signalSources.forEach { $0.remove() } }
         let start = Date()
         var screenshotTaken = false
         defer {
@@ -61,6 +77,7 @@ struct Run: ParsableCommand {
             process?.terminate()
         }
         try compositor.run {
+            if interrupted { return true }
             if let process, process.poll(), screenshot == nil || screenshotTaken {
                 logger.info("the app exited with status \(process.exitStatus ?? -1)")
                 return true
