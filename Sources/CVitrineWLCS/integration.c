@@ -95,14 +95,17 @@ static WlcsPointer *create_pointer(WlcsDisplayServer *server) {
     return &self->base;
 }
 
+// WlcsTouch declares its coordinates as wl_fixed_t, but WLCS's wlcs::Touch::down_at and move_to
+// pass whole compositor pixels through unconverted (unlike the pointer, which converts with
+// wl_fixed_from_int), so they are read as integers here.
 static void touch_down(WlcsTouch *touch, wl_fixed_t x, wl_fixed_t y) {
     struct vitrine_wlcs_touch *self = (struct vitrine_wlcs_touch *)touch;
-    vitrine_wlcs_touch(self->server->swift, self->device, wl_fixed_to_double(x), wl_fixed_to_double(y), 0);
+    vitrine_wlcs_touch(self->server->swift, self->device, (double)x, (double)y, 0);
 }
 
 static void touch_move(WlcsTouch *touch, wl_fixed_t x, wl_fixed_t y) {
     struct vitrine_wlcs_touch *self = (struct vitrine_wlcs_touch *)touch;
-    vitrine_wlcs_touch(self->server->swift, self->device, wl_fixed_to_double(x), wl_fixed_to_double(y), 1);
+    vitrine_wlcs_touch(self->server->swift, self->device, (double)x, (double)y, 1);
 }
 
 static void touch_up(WlcsTouch *touch) {

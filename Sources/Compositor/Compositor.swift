@@ -33,7 +33,10 @@ public final class Compositor: SurfaceObserver {
         display = try Display(shmFormats: ShmImporter.additionalFormats)
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
-        shell = XdgShellGlobal(display: display)
+        // Version 4: clients built against older xdg-shell headers (weston 10's demo clients among
+        // them) bind the advertised version but crash on v5's wm_capabilities event, and a kiosk
+        // has no window-menu, maximize or minimize capabilities to announce anyway.
+        shell = XdgShellGlobal(display: display, version: 4)
         seat = SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch])
         try seat.setKeymap(layout: "us")
         extensionGlobals = [
@@ -150,7 +153,7 @@ public final class Compositor: SurfaceObserver {
     /// The protocols (and versions) Vitrine advertises, as WLCS's integration descriptor lists them.
     public static let advertisedProtocols: [(name: String, version: UInt32)] = [
         ("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("wl_output", 4), ("wl_seat", 8),
-        ("wl_data_device_manager", 3), ("xdg_wm_base", 5), ("wp_viewporter", 1), ("wp_presentation", 1),
+        ("wl_data_device_manager", 3), ("xdg_wm_base", 4), ("wp_viewporter", 1), ("wp_presentation", 1),
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1),
@@ -165,12 +168,21 @@ public final class Compositor: SurfaceObserver {
         node.restack { [unowned self] member in
             member.subsurface == nil ? nil : makeNode(for: member)
         }
+        // The parent's commit applies its subsurfaces' pending positions, whether or not they
+        // committed themselves.
+        for member in surface.stack where member !== surface {
+            if let position = member.subsurface?.position, let child = self.node(for: member) {
+                child.container.position = Point(x: Double(position.x), y: Double(position.y))
+            }
+        }
         if let toplevel = shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
             windowManager.place(toplevel)
         } else if let popup = windowManager.popup(of: surface), popup.isMapped {
             windowManager.placePopup(popup)
         }
         Transaction.commit()
+        // A new size, input region or subsurface may change what is under the pointer.
+        refocusPointer()
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
     }
 

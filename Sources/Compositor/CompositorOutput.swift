@@ -65,24 +65,24 @@ final class CompositorOutput {
         root.addSublayer(node.container)
     }
 
-    /// Whether `surface` (a window or any subsurface of one) is drawn on this output.
+    /// Whether `surface` (a window, a popup, or any subsurface of one) is drawn on this output.
     func shows(_ surface: Surface) -> Bool {
-        var top = surface
-        while let parent = top.subsurface?.parent { top = parent }
-        return windows.contains { $0.surface === top && !$0.container.isHidden }
+        visibleSurfaces().contains { $0 === surface }
     }
 
     func scheduleFrame() {
         backend.scheduleFrame()
     }
 
-    /// Every surface drawn in the current tree: visible windows and their mapped subsurfaces.
+    /// Every surface drawn in the current tree: visible windows, their mapped subsurfaces and
+    /// their popups (with theirs).
     private func visibleSurfaces() -> [Surface] {
         var result: [Surface] = []
         func visit(_ surface: Surface) {
             guard let node = nodeLookup(surface), !node.container.isHidden else { return }
             result.append(surface)
             for member in surface.stack where member !== surface { visit(member) }
+            for popup in node.popups { visit(popup.surface) }
         }
         for window in windows { visit(window.surface) }
         return result

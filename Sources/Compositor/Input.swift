@@ -7,6 +7,11 @@ import WaylandServer
 struct InputState {
     var pointer = Point.zero
     var touches: [Int32: Surface] = [:]
+    /// Where the pointer was last reported in its focused surface's coordinates.
+    var pointerLocal: Point?
+    /// Buttons held down; while any is, the pointer stays with the surface it was pressed on
+    /// (the implicit grab), wherever it moves.
+    var pressedButtons: Set<UInt32> = []
 }
 
 extension Compositor {
@@ -50,19 +55,28 @@ extension Compositor {
         pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy)
     }
 
-    /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene).
+    /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene),
+    /// or motion when the pointer moved or the surface under it moved, so that the client always
+    /// knows where the pointer is on its surface.
     func refocusPointer(motion: Bool = false) {
-        let target = surface(at: input.pointer)
+        let target: (surface: Surface, local: Point)?
+        if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let node = node(for: grabbed), let output = outputs.first {
+            target = (grabbed, output.root.convert(input.pointer, to: node.container))
+        } else {
+            target = surface(at: input.pointer)
+        }
         if let target {
             if seat.pointerFocus !== target.surface {
                 seat.pointerEnter(target.surface, x: target.local.x, y: target.local.y)
-            } else if motion {
+            } else if motion || input.pointerLocal != target.local {
                 seat.pointerMotion(time: eventTime, x: target.local.x, y: target.local.y)
             } else {
                 return
             }
+            input.pointerLocal = target.local
         } else if seat.pointerFocus != nil {
             seat.pointerLeave()
+            input.pointerLocal = nil
         } else {
             return
         }
@@ -74,6 +88,12 @@ extension Compositor {
         if pressed, let target = surface(at: input.pointer) { focus(target.surface) }
         _ = seat.pointerButton(time: eventTime, button: button, pressed: pressed)
         seat.pointerFrame()
+        if pressed {
+            input.pressedButtons.insert(button)
+        } else if input.pressedButtons.remove(button) != nil, input.pressedButtons.isEmpty {
+            // The implicit grab ended: the pointer belongs to what is under it again.
+            refocusPointer()
+        }
     }
 
     public func touchDown(id: Int32, x: Double, y: Double) {
@@ -102,16 +122,34 @@ extension Compositor {
         var top = surface
         while let parent = top.subsurface?.parent { top = parent }
         guard seat.keyboardFocus !== top else { return }
+        let previous = seat.keyboardFocus
         seat.keyboardEnter(top)
+        windowManager.keyboardFocusChanged(from: previous, to: top)
     }
 
     /// A surface stopped being shown: input focus on it moves on.
     func surfaceLeftTheScreen(_ surface: Surface) {
         if seat.keyboardFocus === surface {
             seat.keyboardLeave()
+            windowManager.keyboardFocusChanged(from: surface, to: nil)
             if let next = outputs.first?.windows.last(where: { $0.surface !== surface }) { focus(next.surface) }
         }
-        for (id, touched) in input.touches where touched === surface { input.touches[id] = nil }
+        var endedTouch = false
+        // Touch points on the surface or on one of its subsurfaces end with it.
+        func belongs(_ touched: Surface) -> Bool {
+            var current: Surface? = touched
+            while let member = current {
+                if member === surface { return true }
+                current = member.subsurface?.parent
+            }
+            return false
+        }
+        for (id, touched) in input.touches where belongs(touched) {
+            input.touches[id] = nil
+            seat.touchSurfaceGone(id: id, time: eventTime)
+            endedTouch = true
+        }
+        if endedTouch { seat.touchFrame() }
         if seat.pointerFocus === surface { seat.pointerLeave() }
     }
 }

@@ -33,6 +33,8 @@ final class SurfaceNode {
         if let position = surface.subsurface?.position {
             container.position = Point(x: Double(position.x), y: Double(position.y))
         }
+        // A subsurface without a buffer is unmapped, and its own subsurfaces with it.
+        container.isHidden = state.buffer == nil && surface.subsurface != nil
         guard let buffer = state.buffer else {
             content.isHidden = true
             content.contents = nil

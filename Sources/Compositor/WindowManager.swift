@@ -10,6 +10,9 @@ final class WindowManager: XdgShellHandler {
     /// Positions set explicitly (by a test harness or the shell), in output points.
     private var explicitPositions: [ObjectIdentifier: Point] = [:]
     private var popups: [ObjectIdentifier: XdgPopup] = [:]
+    /// Popups that asked for an explicit grab and were not dismissed, oldest first: the topmost
+    /// mapped one has keyboard focus; a new window dismisses them all.
+    private var grabbingPopups: [XdgPopup] = []
 
     init(compositor: Compositor) {
         self.compositor = compositor
@@ -17,22 +20,60 @@ final class WindowManager: XdgShellHandler {
 
     private var output: CompositorOutput { compositor.outputs[0] }
 
-    func toplevelCreated(_ toplevel: XdgToplevel) {}
+    /// The kiosk knows a toplevel's size from the start, so it configures at once rather than
+    /// waiting for the initial commit (which is answered with a configure too): the client may
+    /// draw its first buffer at the right size straight away.
+    func toplevelCreated(_ toplevel: XdgToplevel) {
+        configure(toplevel)
+    }
 
     func toplevelNeedsInitialConfigure(_ toplevel: XdgToplevel) {
         configure(toplevel)
     }
 
     private func configure(_ toplevel: XdgToplevel) {
+        // Activated follows keyboard focus: the window (or one of its popups) that has it.
+        let activated: XdgToplevel.States = isActive(toplevel) ? [.activated] : []
         if toplevel.parent != nil {
-            _ = toplevel.configure(width: 0, height: 0, states: [.activated])
+            _ = toplevel.configure(width: 0, height: 0, states: activated)
         } else {
             let size = output.logicalSize
-            _ = toplevel.configure(width: Int32(size.width), height: Int32(size.height), states: [.fullscreen, .activated])
+            _ = toplevel.configure(width: Int32(size.width), height: Int32(size.height), states: activated.union(.fullscreen))
+        }
+    }
+
+    private func isActive(_ toplevel: XdgToplevel) -> Bool {
+        guard let focus = compositor.seat.keyboardFocus else { return false }
+        return self.toplevel(owning: focus) === toplevel
+    }
+
+    /// The toplevel a surface belongs to: itself, or the toplevel at the root of its popup chain.
+    private func toplevel(owning surface: Surface) -> XdgToplevel? {
+        var current = surface
+        for _ in 0..<64 {
+            if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === current }) { return toplevel }
+            guard let popup = popup(of: current) else { return nil }
+            current = popup.parent.surface
+        }
+        return nil
+    }
+
+    /// Keyboard focus moved: the toplevels that gained or lost the activated state hear of it.
+    func keyboardFocusChanged(from previous: Surface?, to next: Surface?) {
+        let old = previous.flatMap { toplevel(owning: $0) }
+        let new = next.flatMap { toplevel(owning: $0) }
+        guard old !== new else { return }
+        for toplevel in [old, new] {
+            guard let toplevel, toplevel.isAlive, toplevel.xdgSurface.hasBeenSentConfigure else { continue }
+            configure(toplevel)
         }
     }
 
     func toplevelMapped(_ toplevel: XdgToplevel) {
+        // A new window takes the focus away from grabbing popups, which ends their grabs.
+        let grabbing = grabbingPopups
+        grabbingPopups = []
+        for popup in grabbing.reversed() { popup.sendPopupDone() }
         let node = compositor.makeNode(for: toplevel.surface)
         output.addWindow(node)
         output.raiseWindow(node)
@@ -113,6 +154,7 @@ final class WindowManager: XdgShellHandler {
         let node = compositor.makeNode(for: popup.surface)
         parentNode.addPopup(node)
         placePopup(popup)
+        if grabbingPopups.contains(where: { $0 === popup }) { compositor.focus(popup.surface) }
         output.scheduleFrame()
     }
 
@@ -125,6 +167,7 @@ final class WindowManager: XdgShellHandler {
     }
 
     func popupUnmapped(_ popup: XdgPopup) {
+        grabbingPopups.removeAll { $0 === popup }
         guard let node = compositor.node(for: popup.surface) else { return }
         compositor.node(for: popup.parent.surface)?.removePopup(node)
         node.container.removeFromSuperlayer()
@@ -132,9 +175,12 @@ final class WindowManager: XdgShellHandler {
         output.scheduleFrame()
     }
 
-    func popupGrabRequested(_ popup: XdgPopup, seat: Resource?, serial: UInt32) {}
+    func popupGrabRequested(_ popup: XdgPopup, seat: Resource?, serial: UInt32) {
+        grabbingPopups.append(popup)
+    }
 
     func popupDestroyed(_ popup: XdgPopup) {
+        grabbingPopups.removeAll { $0 === popup }
         if popups[ObjectIdentifier(popup.surface)] === popup { popups[ObjectIdentifier(popup.surface)] = nil }
     }
 

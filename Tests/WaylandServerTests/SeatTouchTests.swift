@@ -21,6 +21,24 @@ import WaylandTestClient
         #expect(touch.arguments(of: "up") == [.uint(up), .uint(12), .int(0)])
     }
 
+    @Test func aPointWhoseSurfaceWentAwayEndsWithUpAndIsForgotten() throws {
+        let harness = try SeatHarness()
+        let touch = try harness.touch(harness.client)
+        let (proxy, surface) = try harness.makeSurface(harness.client)
+        harness.seat.touchDown(surface, id: 3, x: 1, y: 2, time: 1)
+        harness.seat.touchFrame()
+        try proxy.sendDestructor(0)
+        try harness.client.roundtrip()
+        let up = harness.seat.touchSurfaceGone(id: 3, time: 2)
+        harness.seat.touchFrame()
+        // The point is gone: a later up for it sends nothing.
+        harness.seat.touchUp(id: 3, time: 3)
+        harness.seat.touchFrame()
+        try harness.client.roundtrip()
+        #expect(touch.events.map(\.name) == ["down", "frame", "up", "frame"])
+        #expect(touch.arguments(of: "up") == [.uint(up), .uint(2), .int(3)])
+    }
+
     @Test func framesGoToEveryClientThatGotPointsAndOnlyThose() throws {
         let harness = try SeatHarness()
         let other = try harness.connect()

@@ -59,23 +59,52 @@ import WaylandTestClient
         #expect(harness.policy.calls.suffix(1) == ["toplevelMapped"])
     }
 
-    @Test func aBufferAfterUnmappingNeedsANewConfigure() throws {
+    @Test func aBufferCommittedRightAfterUnmappingIsAnsweredAsAnInitialCommitAndMaps() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()
         try harness.attachNull(to: window.surface)
         try harness.commit(window.surface)
+        harness.clearEvents()
         try harness.attachBuffer(to: window.surface, width: 320, height: 240)
-        try window.surface.send(6)
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 3)
+        try harness.commit(window.surface)
+        try harness.client.roundtrip()
+        #expect(window.server.isMapped)
+        #expect(harness.policy.calls.suffix(3) == ["toplevelUnmapped", "toplevelNeedsInitialConfigure", "toplevelMapped"])
+        #expect(harness.events.contains("xdg_surface.configure"))
     }
 
-    @Test func aBufferBeforeTheAckIsUnconfiguredBuffer() throws {
+    @Test func aBufferAfterTheFirstConfigureMapsEvenBeforeTheAck() throws {
+        // The spec's error is for buffers "prior to the first xdg_surface.configure"; mapping
+        // needs the role, the committed state and a buffer, not the ack.
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
         try harness.commit(window.surface)
         try harness.attachBuffer(to: window.surface, width: 320, height: 240)
-        try window.surface.send(6)
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 3)
+        try harness.commit(window.surface)
+        try harness.client.roundtrip()
+        #expect(window.server.isMapped)
+        #expect(!window.server.isConfigured)
+        #expect(harness.policy.calls.suffix(1) == ["toplevelMapped"])
+    }
+
+    @Test func attachingABufferBeforeTheFirstConfigureIsAnErrorWithoutACommit() throws {
+        let harness = try XdgHarness()
+        let surface = try harness.makeSurface()
+        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        try harness.attachBuffer(to: surface, width: 320, height: 240)
+        harness.expectError("xdg_surface", xdgSurface.id, code: 3)
+    }
+
+    @Test func aToplevelConfiguredBeforeItsInitialCommitMayMapWithIt() throws {
+        let harness = try XdgHarness()
+        let window = try harness.makeToplevel()
+        harness.policy.configureFullscreen(window.server)
+        try harness.client.roundtrip()
+        try harness.attachBuffer(to: window.surface, width: 320, height: 240)
+        try harness.commit(window.surface)
+        try harness.client.roundtrip()
+        #expect(window.server.isMapped)
+        #expect(harness.policy.calls == ["toplevelCreated", "toplevelNeedsInitialConfigure", "toplevelMapped"])
     }
 
     @Test func aBufferInTheInitialCommitIsUnconfiguredBuffer() throws {

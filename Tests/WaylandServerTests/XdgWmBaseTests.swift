@@ -120,13 +120,21 @@ import WaylandTestClient
         harness.expectError("xdg_wm_base", harness.wmBase.id, code: 0)
     }
 
-    @Test func anXdgSurfaceForASurfaceWithABufferIsUnconfiguredBuffer() throws {
+    @Test func anXdgSurfaceForASurfaceWithACommittedBufferIsInvalidSurfaceState() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
         try harness.attachBuffer(to: surface, width: 10, height: 10)
         try harness.commit(surface)
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        harness.expectError("xdg_surface", xdgSurface.id, code: 3)
+        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 4)
+    }
+
+    @Test func anXdgSurfaceForASurfaceWithAnAttachedBufferIsInvalidSurfaceState() throws {
+        let harness = try XdgHarness()
+        let surface = try harness.makeSurface()
+        try harness.attachBuffer(to: surface, width: 10, height: 10)
+        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 4)
     }
 
     @Test func aSurfaceGetsANewXdgSurfaceAndToplevelAfterTheOldOnesAreDestroyed() throws {

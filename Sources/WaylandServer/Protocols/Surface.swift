@@ -155,6 +155,8 @@ public final class Surface: Resource {
     var extensions: [ObjectIdentifier: AnyObject] = [:]
     /// Checks that protocol extensions run on every commit, before the role's.
     var commitValidators: [ObjectIdentifier: (Surface, PendingSurfaceState) throws(ProtocolError) -> Void] = [:]
+    /// Checks that protocol extensions run on every wl_surface.attach (the buffer, nil for a null one).
+    var attachValidators: [ObjectIdentifier: (Surface, Buffer?) throws(ProtocolError) -> Void] = [:]
 
     init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
@@ -248,6 +250,7 @@ public final class Surface: Resource {
             }
             buffer = known
         }
+        for validator in attachValidators.values { try validator(self, buffer) }
         pending.attached = true
         pending.buffer = buffer
         pending.offsetX += x
@@ -332,6 +335,7 @@ public final class Surface: Resource {
         frameCallbacks = []
         extensions = [:]
         commitValidators = [:]
+        attachValidators = [:]
         pending = PendingSurfaceState()
     }
 }

@@ -72,6 +72,22 @@ extension SeatGlobal {
         return serial
     }
 
+    /// The surface that touch point `id` went down on stopped being shown (unmapped or destroyed):
+    /// the point ends for its client with wl_touch.up (which names no surface, so it can still be
+    /// sent while the surface goes away) and is forgotten. A point that drives a drag is left alone.
+    @discardableResult
+    public func touchSurfaceGone(id: Int32, time: UInt32) -> UInt32 {
+        let serial = display.nextSerial()
+        guard let point = touch.points[id] else { return serial }
+        if let drag = data.drag, case .touch(id) = drag.trigger { return serial }
+        touch.points[id] = nil
+        guard let target = existingSeatClient(for: point.client), !target.touches.isEmpty else { return serial }
+        target.record(serial)
+        touch.joinFrame(point.client)
+        for resource in target.touches { resource.send(1, .uint(serial), .uint(time), .int(id)) }
+        return serial
+    }
+
     /// Ends a group of touch events: a frame to every client that got one since the last frame.
     public func touchFrame() {
         for client in touch.clientsInFrame {

@@ -32,7 +32,13 @@ public final class XdgSurface: Resource {
     private var unacknowledgedSerials: [UInt32] = []
     /// Whether the initial commit of this map cycle happened.
     private(set) var hasInitialCommit = false
-    /// Whether a configure was acknowledged in this map cycle (a buffer may be committed).
+    /// Whether a configure was ever sent: from then on the client may attach and commit buffers
+    /// (the spec makes buffers "prior to the first xdg_surface.configure" an error). After an
+    /// unmap the client should make an initial commit again; one that commits a buffer straight
+    /// away is answered as if it had (a configure is sent) and mapped, as Mir does, rather than
+    /// disconnected: the spec names no error for it.
+    public private(set) var hasBeenSentConfigure = false
+    /// Whether a configure was acknowledged in this map cycle.
     public private(set) var isConfigured = false
     public private(set) var isMapped = false
     /// The serial of the last acknowledged configure.
@@ -64,6 +70,18 @@ public final class XdgSurface: Resource {
             try self?.validateCommit(pending)
         }
         surface.commitValidators[key] = validator
+        let attachValidator: (Surface, Buffer?) throws(ProtocolError) -> Void = { [weak self] _, buffer throws(ProtocolError) in
+            try self?.validateAttach(buffer)
+        }
+        surface.attachValidators[key] = attachValidator
+    }
+
+    /// Attaching a buffer before the first configure of the map cycle is unconfigured_buffer.
+    private func validateAttach(_ buffer: Buffer?) throws(ProtocolError) {
+        if buffer != nil, !hasBeenSentConfigure, role?.mayMap ?? true {
+            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
+                                "wl_surface@\(surface.id) attached a buffer before its first xdg_surface.configure", on: self)
+        }
     }
 
     /// The window geometry in surface coordinates: the one set (clamped to the surface and its
@@ -192,15 +210,16 @@ public final class XdgSurface: Resource {
     func sendConfigure() -> UInt32 {
         let serial = client.display?.nextSerial() ?? 0
         unacknowledgedSerials.append(serial)
+        hasBeenSentConfigure = true
         send(0, .uint(serial))
         return serial
     }
 
     private func validateCommit(_ pending: PendingSurfaceState) throws(ProtocolError) {
         // A dismissed popup's buffers race its popup_done: they are ignored, not errors.
-        if pending.attached, pending.buffer != nil, !isConfigured, role?.mayMap ?? true {
+        if pending.attached, pending.buffer != nil, !hasBeenSentConfigure, role?.mayMap ?? true {
             throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
-                                "wl_surface@\(surface.id) committed a buffer before acknowledging a configure", on: self)
+                                "wl_surface@\(surface.id) committed a buffer before its first xdg_surface.configure", on: self)
         }
         try requireRole("wl_surface.commit")
     }
@@ -214,9 +233,12 @@ public final class XdgSurface: Resource {
         if !hasInitialCommit {
             hasInitialCommit = true
             role.initialCommitDidHappen()
-        } else if surface.current.buffer == nil {
+            // Only a surface configured before its initial commit may bring a buffer with it.
+            guard surface.current.buffer != nil else { return }
+        }
+        if surface.current.buffer == nil {
             if isMapped { unmap() }
-        } else if !isMapped, isConfigured, role.mayMap {
+        } else if !isMapped, hasBeenSentConfigure, role.mayMap {
             isMapped = true
             role.didMap()
         }
@@ -253,6 +275,7 @@ public final class XdgSurface: Resource {
         if surface.extensions[key] === self {
             surface.extensions[key] = nil
             surface.commitValidators[key] = nil
+            surface.attachValidators[key] = nil
         }
     }
 }

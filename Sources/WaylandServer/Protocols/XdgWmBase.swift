@@ -38,6 +38,7 @@ public protocol XdgShellHandler: AnyObject {
 /// The xdg_wm_base global (version 5, as wayland-protocols 1.31 defines it): desktop-style
 /// windows and popups, and the ping that tells whether a client still answers.
 public final class XdgShellGlobal {
+    /// The newest version Vitrine implements (wayland-protocols 1.31's).
     public static let version: UInt32 = 5
 
     private final class ClientState {
@@ -65,10 +66,11 @@ public final class XdgShellGlobal {
     /// Every live xdg_toplevel, in creation order.
     public private(set) var toplevels: [XdgToplevel] = []
 
-    public init(display: Display, handler: XdgShellHandler? = nil) {
+    /// Advertises xdg_wm_base at `version` (at most `XdgShellGlobal.version`).
+    public init(display: Display, version: UInt32 = XdgShellGlobal.version, handler: XdgShellHandler? = nil) {
         self.display = display
         self.handler = handler
-        global = Global(display: display, interface: vitrine_xdg_wm_base_interface(), version: Self.version) { [weak self] client, version, id in
+        global = Global(display: display, interface: vitrine_xdg_wm_base_interface(), version: min(version, Self.version)) { [weak self] client, version, id in
             let binding = XdgWmBase(client: client, version: version, id: id, owner: self)
             self?.state(of: client).bindings.append(binding)
         }
@@ -202,11 +204,13 @@ final class XdgWmBase: Resource {
         if XdgSurface.of(surface) != nil {
             throw ProtocolError(code: roleError, "wl_surface@\(surface.id) already has an xdg_surface")
         }
-        let xdgSurface = XdgSurface(client: client, version: version, id: id, surface: surface, wmBase: self)
+        // A surface with a buffer attached or committed cannot become an xdg_surface: the
+        // request itself is wrong, so xdg_wm_base reports it (invalid_surface_state).
         if surface.current.buffer != nil || (surface.pending.attached && surface.pending.buffer != nil) {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
-                                "wl_surface@\(surface.id) has a buffer before its xdg_surface was configured", on: xdgSurface)
+            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue),
+                                "wl_surface@\(surface.id) has a buffer attached or committed")
         }
+        let xdgSurface = XdgSurface(client: client, version: version, id: id, surface: surface, wmBase: self)
         surfaces.append(xdgSurface)
         xdgSurface.attach()
     }
