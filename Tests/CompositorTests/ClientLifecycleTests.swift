@@ -6,18 +6,18 @@ import WaylandTestClient
 
 /// Clients connect, show a window and leave again; the compositor must keep nothing of them.
 @Suite(.serialized) struct ClientLifecycleTests {
-    private func openDescriptorCount() -> Int {
+    func openDescriptorCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
     }
 
-    private func residentBytes() -> Int {
+    func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
         let fields = text.split(separator: " ")
         return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// One client: binds, maps a 64×64 toplevel (configure, ack, buffer, commit) and disconnects.
-    private func cycle(_ session: HeadlessSession) throws {
+    func cycle(_ session: HeadlessSession) throws {
         let (_, socket) = try session.compositor.display.createClientSocket()
         let client = try TestClient(socket: socket) {
             try? session.compositor.dispatch(timeoutMilliseconds: 0)
@@ -43,19 +43,27 @@ import WaylandTestClient
         try client.roundtrip()
     }
 
-    @Test func thousandClientCyclesLeaveDescriptorsAndMemoryFlat() throws {
-        let session = try HeadlessSession()
-        for _ in 0..<50 { try cycle(session) }
-        try session.run(seconds: 0.2)
-        let descriptors = openDescriptorCount()
-        let memory = residentBytes()
-        for _ in 0..<1000 { try cycle(session) }
-        try session.run(seconds: 0.2)
-        #expect(session.compositor.display.connectedClients.isEmpty)
-        #expect(openDescriptorCount() == descriptors)
-        // Stated tolerance: allocator slack, not per-client growth (1,000 leaked surfaces with their
-        // 16 KiB pixel copies alone would be 16 MiB).
-        let growth = residentBytes() - memory
-        #expect(growth < 4 << 20, "resident memory grew by \(growth) bytes over 1,000 clients")
+    /// Runs in a child process of its own (an exit test), so that no other test's descriptors or
+    /// memory are counted: exit status 0 when both stayed flat, 1 when not.
+    @Test func thousandClientCyclesLeaveDescriptorsAndMemoryFlat() async {
+        await #expect(processExitsWith: .success) {
+            let test = ClientLifecycleTests()
+            let session = try HeadlessSession()
+            for _ in 0..<50 { try test.cycle(session) }
+            try session.run(seconds: 0.2)
+            let descriptors = test.openDescriptorCount()
+            let memory = test.residentBytes()
+            for _ in 0..<1000 { try test.cycle(session) }
+            try session.run(seconds: 0.2)
+            // Stated tolerance: allocator slack, not per-client growth (1,000 leaked surfaces with
+            // their 16 KiB pixel copies alone would be 16 MiB).
+            let growth = test.residentBytes() - memory
+            let flat = session.compositor.display.connectedClients.isEmpty
+                && test.openDescriptorCount() == descriptors && growth < 4 << 20
+            if !flat {
+                FileHandle.standardError.write(Data("descriptors \(descriptors) → \(test.openDescriptorCount()), memory grew \(growth) bytes\n".utf8))
+            }
+            exit(flat ? 0 : 1)
+        }
     }
 }

@@ -37,7 +37,7 @@ import WaylandTestClient
         // Committed, but no refresh has shown it yet.
         #expect(callback.events.isEmpty)
         #expect(output.presentedFrameCount == presentedBefore)
-        #expect(try session.run(seconds: 5) {
+        #expect(try session.run(seconds: 30) {
             try? client.pump()
             return !callback.events.isEmpty
         })

@@ -18,16 +18,15 @@ final class HeadlessSession {
         setenv("XDG_RUNTIME_DIR", path, 1)
         return path
     }()
-    nonisolated(unsafe) private static var sessionCount = 0
 
     init(width: Int = 640, height: Int = 480, scale: Double = 1) throws {
         _ = Self.runtimeDirectory
-        Self.sessionCount += 1
         backend = try HeadlessBackend(outputs: [
             HeadlessOutputConfiguration(mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), scaleFactor: scale)
         ])
         compositor = try Compositor(backend: backend)
-        socketName = try compositor.listen(socketName: "vitrine-test-\(getpid())-\(Self.sessionCount)")
+        // Suites run in parallel: every session gets a socket name of its own.
+        socketName = try compositor.listen(socketName: "vitrine-test-\(UUID().uuidString.prefix(8))")
         outputPath = Self.runtimeDirectory + "/\(socketName).out"
     }
 

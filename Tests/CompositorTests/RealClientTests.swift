@@ -11,7 +11,7 @@ import Testing
     @Test func westonSimpleShmIsCentredWithItsWhiteTwentyPixelBorder() throws {
         let session = try HeadlessSession()
         try session.launch(["weston-simple-shm"])
-        #expect(try session.runFrames(10))
+        #expect(try session.runFrames(10, seconds: 30))
         let screen = try #require(session.screen)
         // A 250×250 window centred on 640×480 starts at (195, 115); simple-shm leaves a 20-pixel
         // border of its 0xff-filled buffer and paints its rings inside.
@@ -27,7 +27,7 @@ import Testing
     @Test func westonSimpleDamageDrawsItsBorderedWindowAndBall() throws {
         let session = try HeadlessSession()
         try session.launch(["weston-simple-damage"])
-        #expect(try session.runFrames(10))
+        #expect(try session.runFrames(10, seconds: 30))
         let screen = try #require(session.screen)
         // A 300×200 window centred at (170, 140): white border, black inside, a green ball.
         #expect(screen.pixel(x: 169, y: 200) == black)
@@ -48,7 +48,7 @@ import Testing
     @Test func westonSubsurfacesShowsItsSubsurfacesOverTheFullscreenMainSurface() throws {
         let session = try HeadlessSession()
         try session.launch(["weston-subsurfaces"])
-        #expect(try session.runFrames(10))
+        #expect(try session.runFrames(10, seconds: 30))
         let screen = try #require(session.screen)
         // The main surface fills the output (it follows the fullscreen configure) in green; the
         // red and dark-green subsurfaces sit at its right, top and bottom.
@@ -64,7 +64,7 @@ import Testing
         let session = try HeadlessSession()
         // Line-buffered, so that what it printed is in the file when it is stopped.
         try session.launch(["stdbuf", "-oL", "weston-presentation-shm", "-f"])
-        #expect(try session.runFrames(30))
+        #expect(try session.runFrames(30, seconds: 60))
         session.client?.terminate()
         let output = session.clientOutput
         // Each line: "N: f2c … c2p … [s___], seq N"; 's' is wp_presentation's vsync flag.
@@ -84,7 +84,7 @@ import Testing
             let cursor = screen.pixel(x: 8, y: 14)
             return cursor.red > 180 && cursor.green > 180 && cursor.blue > 160
         }
-        let drawn = try session.run(seconds: 20) {
+        let drawn = try session.run(seconds: 30) {
             guard let screen = session.screen else { return false }
             return screen.pixel(x: 600, y: 400) == background && cursorIsSolid(screen)
         }
@@ -99,7 +99,7 @@ import Testing
     @Test func waylandInfoListsEveryAdvertisedGlobalAtItsVersion() throws {
         let session = try HeadlessSession()
         try session.launch(["wayland-info"])
-        #expect(try session.run(seconds: 20) { session.client?.poll() == true })
+        #expect(try session.run(seconds: 30) { session.client?.poll() == true })
         let output = session.clientOutput
         for (name, version) in Compositor.advertisedProtocols {
             let pattern = "interface: '\(name)',"

@@ -43,14 +43,14 @@ import WaylandTestClient
         let session = try HeadlessSession()
         let (red, _) = try mapWindow(session, pixel: 0xffff_0000)
         let (blue, blueSurface) = try mapWindow(session, pixel: 0xff00_00ff)
-        #expect(try session.run(seconds: 5) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
         let layer = try #require(session.compositor.layer(for: blueSurface))
         Transaction.begin()
         Transaction.disableActions = true
         layer.opacity = 0.5
         Transaction.commit()
         // Both 64×64 windows are centred, blue above red: half of each (±1 for rounding).
-        #expect(try session.run(seconds: 5) {
+        #expect(try session.run(seconds: 30) {
             session.screen?.pixel(x: 320, y: 240).isNear(PremultipliedPixel(red: 128, green: 0, blue: 128, alpha: 255), tolerance: 1) == true
         })
         // Outside the windows the output stays black.
@@ -62,16 +62,16 @@ import WaylandTestClient
         let session = try HeadlessSession()
         let (red, _) = try mapWindow(session, pixel: 0xffff_0000)
         let (blue, blueSurface) = try mapWindow(session, pixel: 0xff00_00ff)
-        #expect(try session.run(seconds: 5) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255) })
         let layer = try #require(session.compositor.layer(for: blueSurface))
         Transaction.begin()
-        Transaction.animationDuration = 1
+        Transaction.animationDuration = 2
         Transaction.animationTimingFunction = .linear
         layer.opacity = 0
         Transaction.commit()
-        // Frames during the second show blue fading into red: some frame strictly between.
+        // Frames during the two seconds show blue fading into red: some frame strictly between.
         var sawBlend = false
-        let finished = try session.run(seconds: 5) {
+        let finished = try session.run(seconds: 30) {
             guard let pixel = session.screen?.pixel(x: 320, y: 240) else { return false }
             if pixel.red > 20 && pixel.red < 235 && pixel.blue > 20 && pixel.blue < 235 { sawBlend = true }
             return pixel == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)

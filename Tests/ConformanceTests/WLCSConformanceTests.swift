@@ -25,8 +25,8 @@ import Testing
         var skipped: Set<String> = []
     }
 
-    /// Parses gtest's JSON report: a test is skipped when WLCS skipped it (a protocol Vitrine does
-    /// not advertise), failed when it has failures, passed otherwise.
+    /// Parses gtest's JSON report: a test is skipped when WLCS marked it so (`wlcs-skip-test`: a
+    /// protocol Vitrine does not advertise), failed when it has failures, passed otherwise.
     static func outcome(ofReport data: Data) throws -> Outcome {
         var outcome = Outcome()
         let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -34,7 +34,7 @@ import Testing
             let suiteName = suite["name"] as? String ?? ""
             for test in suite["testsuite"] as? [[String: Any]] ?? [] {
                 let name = "\(suiteName).\(test["name"] as? String ?? "")"
-                if (test["result"] as? String) == "SKIPPED" || (test["status"] as? String) == "NOTRUN" {
+                if test["wlcs-skip-test"] != nil || (test["result"] as? String) == "SKIPPED" || (test["status"] as? String) == "NOTRUN" {
                     outcome.skipped.insert(name)
                 } else if let failures = test["failures"] as? [Any], !failures.isEmpty {
                     outcome.failed.insert(name)
