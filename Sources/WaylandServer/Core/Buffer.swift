@@ -1,5 +1,4 @@
 internal import CWaylandServer
-internal import CVitrineWayland
 
 /// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
@@ -18,7 +17,7 @@ public final class Buffer {
     public let height: Int32
     public let storage: Storage
     public private(set) var isAlive = true
-    private var destroyListener: OpaquePointer?
+    private var destruction: ResourceDestructionListener?
     // Weak: the display's own teardown destroys the last buffers.
     private weak var display: Display?
 
@@ -28,16 +27,7 @@ public final class Buffer {
         self.height = height
         self.storage = storage
         self.display = display
-        let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, _ in
-            guard let context else { return }
-            Unmanaged<Buffer>.fromOpaque(context).takeUnretainedValue().resourceDestroyed()
-        }
-        vitrine_resource_add_destroy_listener(raw, listener)
-        destroyListener = listener
-    }
-
-    deinit {
-        vitrine_listener_destroy(destroyListener)
+        destruction = ResourceDestructionListener(raw: raw) { [unowned self] in resourceDestroyed() }
     }
 
     /// The Buffer for a wl_buffer resource, or nil when it is not a buffer Vitrine can show.
@@ -80,8 +70,6 @@ public final class Buffer {
     private func resourceDestroyed() {
         isAlive = false
         display?.buffers[raw] = nil
-        vitrine_listener_destroy(destroyListener)
-        destroyListener = nil
     }
 }
 
