@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
-        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon"]),
+        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux"]),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "CLinux"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
-        .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland"]),
+        .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux"]),
 
         // Level 5: the command.
         .executableTarget(

@@ -1,3 +1,4 @@
+internal import CLinux
 internal import CWaylandClient
 internal import CVitrineWayland
 import Glibc
@@ -137,12 +138,10 @@ public enum TestClientError: Error, Equatable {
     case protocolError(ProtocolErrorReport)
 }
 
-/// A file of `size` bytes that only this process holds (created and unlinked), for wl_shm pools.
+/// An anonymous memory file of `size` bytes (memfd), for wl_shm pools.
 public func anonymousFile(size: Int) -> Int32 {
-    var template = Array("/tmp/vitrine-test-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    precondition(fd >= 0, "mkstemp failed")
-    template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+    let fd = memfd_create("vitrine-test-buffer", UInt32(MFD_CLOEXEC))
+    precondition(fd >= 0, "memfd_create failed")
     precondition(ftruncate(fd, off_t(size)) == 0, "ftruncate failed")
     return fd
 }

@@ -1,3 +1,4 @@
+internal import CLinux
 internal import CXKBCommon
 import Glibc
 
@@ -156,14 +157,7 @@ final class KeyState {
 /// A memfd with `bytes`, sealed against writes and resizing, so that clients can only map it
 /// privately and read it (wl_keyboard.keymap since version 7).
 private func sealedMemoryFile(name: String, bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int32 {
-    // Swift's Glibc module does not export memfd_create (it is a _GNU_SOURCE declaration).
-    typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memfd_create") else {
-        throw SystemError(operation: "memfd_create", code: ENOSYS)
-    }
-    let memfdCreate = unsafeBitCast(symbol, to: MemfdCreate.self)
-    let closeOnExec: UInt32 = 0x1, allowSealing: UInt32 = 0x2 // MFD_CLOEXEC, MFD_ALLOW_SEALING
-    let fd = memfdCreate(name, closeOnExec | allowSealing)
+    let fd = memfd_create(name, UInt32(MFD_CLOEXEC | MFD_ALLOW_SEALING))
     guard fd >= 0 else { throw SystemError.current(operation: "memfd_create") }
     var written = 0
     while written < bytes.count {
@@ -175,10 +169,7 @@ private func sealedMemoryFile(name: String, bytes: UnsafeRawBufferPointer) throw
         }
         written += result
     }
-    // F_ADD_SEALS and the F_SEAL_* flags are _GNU_SOURCE declarations too.
-    let addSeals: Int32 = 1033
-    let seals: Int32 = 0x1 | 0x2 | 0x4 | 0x8 // seal, shrink, grow, write
-    guard fcntl(fd, addSeals, seals) == 0 else {
+    guard fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0 else {
         let error = SystemError.current(operation: "fcntl(F_ADD_SEALS)")
         close(fd)
         throw error
