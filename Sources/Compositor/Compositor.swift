@@ -57,7 +57,7 @@ public final class Compositor: SurfaceObserver {
                 node(for: surface)
             }
             managed.onRenderError = { [logger] error in logger.error("frame failed on \(output.name): \(error)") }
-            managed.onSurfacesShown = { [unowned self] surfaces in surfacesShown(surfaces, on: managed) }
+            managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
             x += managed.global.state.logicalWidth
             outputs.append(managed)
         }
