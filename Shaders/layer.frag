@@ -82,7 +82,7 @@ float roundedBoxShadow(vec2 p, vec4 rect, float sigma, float corner) {
 
 void main() {
     LayerInstance layer = instances[draw.instanceIndex];
-    uint flags = uint(layer.params.w);
+    const uint flags = FLAGS;
     vec2 p = localPosition;
     pixelSize = max(0.5 * (length(dFdx(p)) + length(dFdy(p))), 1e-4);
     float opacity = layer.params.x;
@@ -98,13 +98,13 @@ void main() {
     }
 
     vec4 color = vec4(0.0);
-    if (draw.kind == KIND_SHADOW) {
+    if (KIND == KIND_SHADOW) {
         float sigma = layer.params.z;
         float shape = sigma > 0.0
             ? roundedBoxShadow(p, layer.bounds, sigma, layer.radii.x)
             : coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         color = layer.color * shape;
-    } else if (draw.kind == KIND_BLUR) {
+    } else if (KIND == KIND_BLUR) {
         float sigma = max(layer.params.z, 0.01);
         vec4 source = layer.contentsRect;
         vec2 direction = layer.contentsCenter.zw;
@@ -121,7 +121,7 @@ void main() {
             total += weight;
         }
         color = vec4(sum / total);
-    } else if (draw.kind == KIND_BORDER) {
+    } else if (KIND == KIND_BORDER) {
         float outer = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         float w = layer.params.y;
         vec4 innerRect = vec4(layer.bounds.xy + w, max(layer.bounds.zw - 2.0 * w, 0.0));

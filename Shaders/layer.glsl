@@ -13,7 +13,7 @@ struct LayerInstance {
     vec4 contentsCenter;  // the stretchable middle in source units of contentsUV (x, y, w, h in 0...1)
     vec4 clipRect;        // the clipping layer's bounds
     vec4 clipRadii;       // its corner radii
-    vec4 params;          // x: opacity, y: border width, z: shadow sigma, w: flags
+    vec4 params;          // x: opacity, y: border width, z: shadow sigma
     vec4 params2;         // x: cross-fade progress, y: contents pixels per point (contentsScale)
 };
 
@@ -42,6 +42,11 @@ layout(std430, set = 0, binding = 0) readonly buffer Instances {
 
 layout(push_constant) uniform Draw {
     uint instanceIndex;
-    uint kind;
-    vec2 targetSize;
+    vec2 targetSize;      // at offset 8 (std430 aligns vec2 to 8 bytes)
 } draw;
+
+// The draw's kind and flags are specialization constants, not data: each combination becomes its
+// own pipeline, compiled with only the code it uses. CPU drivers (lavapipe) run every pixel through
+// both sides of a branch, so an all-in-one shader would pay for shadows and blurs on every pixel.
+layout(constant_id = 0) const uint KIND = 0u;
+layout(constant_id = 1) const uint FLAGS = 0u;

@@ -92,7 +92,8 @@ public final class Renderer {
     private func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
     ) throws -> (Int, ContinuousClock.Instant) {
-        let encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
+        var encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
+        encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
         let white = frames.whiteTexture
         let c = clearColor.converted(to: .sRGB)
@@ -108,13 +109,12 @@ public final class Renderer {
             for draw in pass.draws {
                 let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
-                let constants = DrawConstants(
-                    instanceIndex: draw.instance, kind: draw.kind.rawValue, targetWidth: width, targetHeight: height)
+                let constants = DrawConstants(instanceIndex: draw.instance, targetWidth: width, targetHeight: height)
                 // On the target, a partial redraw stays inside the damaged region.
                 var scissor = draw.scissor
                 if pass.intermediate == nil, let region { scissor = encoder.intersect(draw.scissor, region) }
                 calls.append(DrawCall(
-                    vertexCount: 6, pushConstants: constants.bytes, texture: contents, texture2: previous,
+                    vertexCount: 6, specialization: [draw.kind.rawValue, draw.flags.rawValue], pushConstants: constants.bytes, texture: contents, texture2: previous,
                     sampler: draw.filter == .nearest ? .nearest : .linear,
                     scissor: scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
@@ -134,20 +134,19 @@ public final class Renderer {
     }
 }
 
-/// The layer shader's push constants (Shaders/layer.glsl `Draw`): instance index, draw kind and
-/// the target's size in pixels.
+/// The layer shader's push constants (Shaders/layer.glsl `Draw`): the instance index and, at
+/// offset 8, the target's size in pixels.
 struct DrawConstants {
     static let size = 16
 
     var instanceIndex: UInt32
-    var kind: UInt32
     var targetWidth: Float
     var targetHeight: Float
 
     var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(DrawConstants.size)
-        for word in [instanceIndex, kind, targetWidth.bitPattern, targetHeight.bitPattern] {
+        for word in [instanceIndex, 0, targetWidth.bitPattern, targetHeight.bitPattern] {
             withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
         }
         return out

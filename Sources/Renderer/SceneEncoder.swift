@@ -9,6 +9,8 @@ struct EncodedDraw: Equatable {
 
     var instance: UInt32
     var kind: Kind
+    /// What of the shader the draw uses (with `kind`, it picks the draw's specialized pipeline).
+    var flags: SceneEncoder.Flags
     var contents: Image?
     var previousContents: Image?
     var filter: ContentsFilter
@@ -18,6 +20,10 @@ struct EncodedDraw: Equatable {
     var intermediate: Int? = nil
     /// Binding 2 samples this intermediate (a mask) instead of `previousContents`.
     var intermediate2: Int? = nil
+    /// The target pixels the draw can touch (its quad's box, cut by scissor and clip).
+    var reach = PixelBox.empty
+    /// The target pixels it covers with opaque colour, when it hides what is under it.
+    var opaqueBox: PixelBox? = nil
 }
 
 /// The draws of one pass, into the target or into one of the encoder's intermediates.
@@ -71,7 +77,7 @@ struct SceneEncoder {
         var pixelBox: Rect
     }
 
-    struct Flags: OptionSet {
+    struct Flags: OptionSet, Hashable {
         let rawValue: UInt32
         static let hasContents = Flags(rawValue: 1)
         static let clip = Flags(rawValue: 2)
@@ -195,15 +201,16 @@ struct SceneEncoder {
                 if p.contentsCrossFade != nil { flags.insert(.crossFade) }
             }
             let center = p.contentsCenter
+            let body = Instance(
+                transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
+                radii: radii, color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0),
+                contentsFrame: contentsFrame ?? .zero, contentsRect: p.contentsRect,
+                contentsCenter: (center.minX, center.minY, center.width, center.height), opacity: opacity,
+                flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
             append(
-                Instance(
-                    transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
-                    radii: radii, color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0),
-                    contentsFrame: contentsFrame ?? .zero, contentsRect: p.contentsRect,
-                    contentsCenter: (center.minX, center.minY, center.width, center.height), opacity: opacity,
-                    flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale),
-                kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
-                filter: p.magnificationFilter)
+                body, kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
+                filter: p.magnificationFilter,
+                opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
         }
 
         var childClip = clip
@@ -275,14 +282,18 @@ struct SceneEncoder {
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
         previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
-        intermediate2: Int? = nil
+        intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
         instances.append(instance)
+        var flags = instance.flags
+        if instance.clip != nil { flags.insert(.clip) }
+        let reach = reach(of: instance, scissor)
         let draw = EncodedDraw(
-            instance: UInt32(instances.count - 1), kind: kind, contents: contents, previousContents: previous,
-            filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2)
+            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, previousContents: previous,
+            filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
+            opaqueBox: opaqueBox)
         openPasses[openPasses.count - 1].draws.append(draw)
-        openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach(of: instance, scissor))
+        openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach)
     }
 
     /// The pixels a draw can touch: its quad's bounding box, cut by its scissor and clip.
@@ -301,8 +312,6 @@ struct SceneEncoder {
     private mutating func writeFloats() {
         floats.reserveCapacity(instances.count * Self.floatsPerInstance)
         for instance in instances {
-            var flags = instance.flags
-            if instance.clip != nil { flags.insert(.clip) }
             var transform = instance.transform
             var clipInverse = instance.clip?.inverse ?? .identity
             if instance.origin != (0, 0) {
@@ -328,7 +337,7 @@ struct SceneEncoder {
             vector(instance.contentsCenter)
             rect(instance.clip?.bounds ?? .zero)
             vector(instance.clip?.radii ?? (0, 0, 0, 0))
-            vector((instance.opacity, instance.borderWidth, instance.sigma, Double(flags.rawValue)))
+            vector((instance.opacity, instance.borderWidth, instance.sigma, 0))
             vector((instance.crossFadeProgress, instance.contentsScale, 0, 0))
         }
     }

@@ -4,6 +4,8 @@ internal import CVulkan
 /// push constants, two textures and a sampler for both.
 struct DrawCall {
     var vertexCount: UInt32 = 6
+    /// The values of the shaders' specialization constants 0, 1, … for this draw (its pipeline).
+    var specialization: [UInt32] = []
     /// At most the pipeline's `pushConstantSize` bytes, a multiple of 4; written at offset 0.
     var pushConstants: [UInt8]
     /// Binding 1: the layer's contents (the white texture for layers without).
@@ -136,7 +138,7 @@ final class FrameRenderer {
                                 VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT
                             ))
                     ])
-                recordRendering(
+                try recordRendering(
                     pass.draws, pipeline: pipeline, slot: slot, destination: target.image, intermediates: images,
                     clearColor: pass.clearColor, load: load)
             case .intermediate(let index):
@@ -151,7 +153,7 @@ final class FrameRenderer {
                             from: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE),
                             to: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT))
                     ])
-                recordRendering(
+                try recordRendering(
                     pass.draws, pipeline: pipeline, slot: slot, destination: image, intermediates: images,
                     clearColor: pass.clearColor, load: false)
                 // The pass's writes must be visible to the fragment shaders of later passes that sample it.
@@ -201,7 +203,7 @@ final class FrameRenderer {
     private func recordRendering(
         _ draws: [DrawCall], pipeline: LayerPipeline, slot: FrameRing.Slot, destination: GPUImage,
         intermediates: [GPUImage], clearColor: (Float, Float, Float, Float), load: Bool
-    ) {
+    ) throws {
         let commandBuffer = slot.commandBuffer
         let extent = VkExtent2D(width: UInt32(destination.width), height: UInt32(destination.height))
         var attachment = VkRenderingAttachmentInfo()
@@ -222,14 +224,19 @@ final class FrameRenderer {
         }
 
         if !draws.isEmpty {
-            vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.handle)
             var viewport = VkViewport(
                 x: 0, y: 0, width: Float(destination.width), height: Float(destination.height), minDepth: 0, maxDepth: 1)
             vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
         }
+        var bound: [UInt32]?
         for draw in draws {
             guard var scissor = Self.scissor(of: draw, width: destination.width, height: destination.height) else {
                 continue
+            }
+            if draw.specialization != bound {
+                vkCmdBindPipeline(
+                    commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, try pipeline.pipeline(specializedWith: draw.specialization))
+                bound = draw.specialization
             }
             vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
             pushDescriptors(

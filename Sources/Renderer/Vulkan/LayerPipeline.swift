@@ -1,6 +1,7 @@
 internal import CVulkan
 
-/// The graphics pipeline every layer draw uses.
+/// The graphics pipelines layer draws use: one per set of specialization constants, made on first
+/// use and kept (shaders specialized to what a draw needs run far faster on CPU drivers).
 ///
 /// Resources come through one push-descriptor set, so a draw needs no descriptor pool:
 /// binding 0 is the frame's storage buffer (vertex and fragment), bindings 1 and 2 are combined
@@ -11,10 +12,15 @@ internal import CVulkan
 /// attachment rendered with dynamic rendering.
 final class LayerPipeline {
     let context: VulkanContext
-    let handle: VkPipeline
     let layout: VkPipelineLayout
     let setLayout: VkDescriptorSetLayout
     let pushConstantSize: Int
+    private let vertexModule: VkShaderModule
+    private let fragmentModule: VkShaderModule
+    /// Lets variants share what the driver already compiled.
+    private let cache: VkPipelineCache
+    /// Pipelines by the values of specialization constants 0, 1, … (both stages).
+    private var variants: [[UInt32]: VkPipeline] = [:]
 
     static let pushConstantStages = VkShaderStageFlags(
         VK_SHADER_STAGE_VERTEX_BIT.rawValue | VK_SHADER_STAGE_FRAGMENT_BIT.rawValue)
@@ -30,12 +36,13 @@ final class LayerPipeline {
         var layout: VkPipelineLayout?
         var vertexModule: VkShaderModule?
         var fragmentModule: VkShaderModule?
+        var cache: VkPipelineCache?
         var succeeded = false
         defer {
-            // The modules are only needed while the pipeline is created.
-            if let fragmentModule { vkDestroyShaderModule(device, fragmentModule, nil) }
-            if let vertexModule { vkDestroyShaderModule(device, vertexModule, nil) }
             if !succeeded {
+                if let cache { vkDestroyPipelineCache(device, cache, nil) }
+                if let fragmentModule { vkDestroyShaderModule(device, fragmentModule, nil) }
+                if let vertexModule { vkDestroyShaderModule(device, vertexModule, nil) }
                 if let layout { vkDestroyPipelineLayout(device, layout, nil) }
                 if let setLayout { vkDestroyDescriptorSetLayout(device, setLayout, nil) }
             }
@@ -78,22 +85,42 @@ final class LayerPipeline {
 
         vertexModule = try Self.makeShaderModule(device: device, code: vertexSPIRV)
         fragmentModule = try Self.makeShaderModule(device: device, code: fragmentSPIRV)
-        let pipeline = try Self.makePipeline(
-            device: device, layout: layout!, vertexModule: vertexModule!, fragmentModule: fragmentModule!)
+        var cacheInfo = VkPipelineCacheCreateInfo()
+        cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
+        try check(vkCreatePipelineCache(device, &cacheInfo, nil, &cache), "vkCreatePipelineCache")
 
         self.context = context
-        handle = pipeline
         self.layout = layout!
         self.setLayout = setLayout!
+        self.vertexModule = vertexModule!
+        self.fragmentModule = fragmentModule!
+        self.cache = cache!
         self.pushConstantSize = pushConstantSize
         succeeded = true
     }
 
     deinit {
-        vkDestroyPipeline(context.device, handle, nil)
+        for pipeline in variants.values { vkDestroyPipeline(context.device, pipeline, nil) }
+        vkDestroyPipelineCache(context.device, cache, nil)
+        vkDestroyShaderModule(context.device, fragmentModule, nil)
+        vkDestroyShaderModule(context.device, vertexModule, nil)
         vkDestroyPipelineLayout(context.device, layout, nil)
         vkDestroyDescriptorSetLayout(context.device, setLayout, nil)
     }
+
+    /// The pipeline whose specialization constants 0, 1, … have `constants`' values (none: the
+    /// shaders' defaults), compiled the first time it is asked for.
+    func pipeline(specializedWith constants: [UInt32]) throws -> VkPipeline {
+        if let pipeline = variants[constants] { return pipeline }
+        let made = try Self.makePipeline(
+            device: context.device, layout: layout, cache: cache, vertexModule: vertexModule,
+            fragmentModule: fragmentModule, constants: constants)
+        variants[constants] = made
+        return made
+    }
+
+    /// How many variants were compiled so far.
+    var variantCount: Int { variants.count }
 
     private static func makeShaderModule(device: VkDevice, code: [UInt32]) throws -> VkShaderModule {
         precondition(!code.isEmpty, "empty SPIR-V")
@@ -109,9 +136,20 @@ final class LayerPipeline {
     }
 
     private static func makePipeline(
-        device: VkDevice, layout: VkPipelineLayout, vertexModule: VkShaderModule, fragmentModule: VkShaderModule
+        device: VkDevice, layout: VkPipelineLayout, cache: VkPipelineCache, vertexModule: VkShaderModule,
+        fragmentModule: VkShaderModule, constants: [UInt32]
     ) throws -> VkPipeline {
         try withCallArena { arena in
+            // Constant i is the i-th 4-byte word of the data.
+            let entries = constants.indices.map { i in
+                VkSpecializationMapEntry(constantID: UInt32(i), offset: UInt32(i * 4), size: 4)
+            }
+            var specialization = VkSpecializationInfo()
+            specialization.mapEntryCount = UInt32(entries.count)
+            specialization.pMapEntries = UnsafePointer(arena.pointer(to: entries))
+            specialization.dataSize = constants.count * 4
+            specialization.pData = UnsafeRawPointer(arena.pointer(to: constants))
+            let specializationPointer = constants.isEmpty ? nil : UnsafePointer(arena.pointer(to: specialization))
             let stages = [(VK_SHADER_STAGE_VERTEX_BIT, vertexModule), (VK_SHADER_STAGE_FRAGMENT_BIT, fragmentModule)]
                 .map { stage, module in
                     var info = VkPipelineShaderStageCreateInfo()
@@ -119,6 +157,7 @@ final class LayerPipeline {
                     info.stage = stage
                     info.module = module
                     info.pName = arena.cString("main")
+                    info.pSpecializationInfo = specializationPointer
                     return info
                 }
 
@@ -190,7 +229,7 @@ final class LayerPipeline {
             info.pDynamicState = UnsafePointer(arena.pointer(to: dynamic))
             info.layout = layout
             var pipeline: VkPipeline?
-            try check(vkCreateGraphicsPipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
+            try check(vkCreateGraphicsPipelines(device, cache, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
             return pipeline!
         }
     }
