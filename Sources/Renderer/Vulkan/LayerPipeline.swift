@@ -119,9 +119,6 @@ final class LayerPipeline {
         return made
     }
 
-    /// How many variants were compiled so far.
-    var variantCount: Int { variants.count }
-
     private static func makeShaderModule(device: VkDevice, code: [UInt32]) throws -> VkShaderModule {
         precondition(!code.isEmpty, "empty SPIR-V")
         return try code.withUnsafeBufferPointer { code in
