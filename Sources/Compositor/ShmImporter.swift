@@ -3,21 +3,30 @@ import WaylandServer
 
 /// Turns client buffers into what layers show.
 enum ShmImporter {
-    /// wl_shm format codes Vitrine advertises besides the two mandatory ones (none yet: the
-    /// renderer samples 32-bit BGRA-ordered pixels, which is what ARGB8888 and XRGB8888 are).
-    static let additionalFormats: [UInt32] = []
-
-    /// A copy of a shm buffer's pixels (nil when the buffer is gone or in an unknown format).
+    /// A copy of a shm buffer's pixels in the renderer's layout (nil when the buffer is gone or
+    /// in a format Vitrine does not advertise).
     static func image(of buffer: Buffer) -> Image? {
         buffer.withShmContents { contents -> Image? in
-            let format: PixelFormat
-            switch contents.format {
-            case 0: format = .argb8888Premultiplied
-            case 1: format = .xrgb8888
-            default: return nil
+            guard let format = ShmFormat(rawValue: contents.format), let source = contents.bytes.baseAddress else {
+                return nil
             }
-            return try? Image(width: contents.width, height: contents.height, pixelFormat: format,
-                              bytesPerRow: contents.stride, bytes: contents.bytes)
+            if format == .argb8888 || format == .xrgb8888 {
+                return try? Image(width: contents.width, height: contents.height, pixelFormat: format.pixelFormat,
+                                  bytesPerRow: contents.stride, bytes: contents.bytes)
+            }
+            // libwayland checked that the pool holds stride × height bytes for this buffer.
+            guard contents.stride >= contents.width * format.bytesPerPixel,
+                contents.bytes.count >= contents.stride * (contents.height - 1) + contents.width * format.bytesPerPixel
+            else { return nil }
+            var words = [UInt32](repeating: 0, count: contents.width * contents.height)
+            words.withUnsafeMutableBufferPointer { out in
+                format.convert(width: contents.width, height: contents.height, stride: contents.stride, from: source,
+                               into: out.baseAddress!)
+            }
+            return words.withUnsafeBytes { bytes in
+                try? Image(width: contents.width, height: contents.height, pixelFormat: format.pixelFormat,
+                           bytesPerRow: contents.width * 4, bytes: bytes)
+            }
         } ?? nil
     }
 
