@@ -18,6 +18,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
     case invalidPNG(path: String?, reason: String)
     /// A system call on `path` failed with `errno`.
     case io(path: String, errno: Int32)
+    /// A rectangle that is empty or not inside a `width`×`height` image.
+    case rectOutsideImage(ImageRect, width: Int, height: Int)
 
     public var description: String {
         switch self {
@@ -35,6 +37,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
             return "invalid PNG\(path.map { " in \($0)" } ?? ""): \(reason)"
         case .io(let path, let code):
             return "I/O error on \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .rectOutsideImage(let rect, let width, let height):
+            return "pixel rectangle \(rect) is empty or outside the \(width)×\(height) image"
         }
     }
 

@@ -89,6 +89,11 @@ public final class Image: @unchecked Sendable, Hashable {
     public let pixelFormat: PixelFormat
     /// 16-byte aligned so that vectorized pixel loops (pixman, compositors) take their fast paths.
     private let storage: UnsafeMutableRawPointer
+    /// The image this one was made from by `init(updating:in:write:)`, held weakly: it is
+    /// provenance, not ownership, and a chain of updates must not keep every earlier image alive.
+    private weak var base: Image?
+    /// The pixels that differ from `base` (at most).
+    private let changedRectFromBase: ImageRect?
 
     public var size: Size { Size(width: Double(width), height: Double(height)) }
 
@@ -97,12 +102,14 @@ public final class Image: @unchecked Sendable, Hashable {
 
     /// The one place where storage is allocated and written; `initialize` gets it with its stride.
     private init(
-        validWidth width: Int, height: Int, pixelFormat: PixelFormat,
+        validWidth width: Int, height: Int, pixelFormat: PixelFormat, base: Image? = nil, changedRect: ImageRect? = nil,
         initialize: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void
     ) {
         self.width = width
         self.height = height
         self.pixelFormat = pixelFormat
+        self.base = base
+        changedRectFromBase = changedRect
         bytesPerRow = width * pixelFormat.bytesPerPixel
         storage = .allocate(byteCount: bytesPerRow * height, alignment: 16)
         initialize(storage, bytesPerRow)
@@ -131,6 +138,42 @@ public final class Image: @unchecked Sendable, Hashable {
                 (destination + row * destinationStride).copyMemory(from: source + row * bytesPerRow, byteCount: rowLength)
             }
         }
+    }
+
+    /// A copy of `base` whose pixels in `rect` are then written by `write`, which gets the address
+    /// of the rectangle's top-left pixel and the stride between rows (the role of an IOSurface
+    /// update: consumers holding `base`'s pixels, such as a GPU texture, can update only `rect`;
+    /// see `changedRect(since:)`).
+    public convenience init(
+        updating base: Image, in rect: ImageRect, write: (_ origin: UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void
+    ) throws {
+        guard rect.width > 0, rect.height > 0, rect.x >= 0, rect.y >= 0,
+            rect.x + rect.width <= base.width, rect.y + rect.height <= base.height
+        else { throw GraphicsError.rectOutsideImage(rect, width: base.width, height: base.height) }
+        self.init(
+            validWidth: base.width, height: base.height, pixelFormat: base.pixelFormat, base: base, changedRect: rect
+        ) { destination, stride in
+            destination.copyMemory(from: base.storage, byteCount: stride * base.height)
+            write(destination + rect.y * stride + rect.x * base.pixelFormat.bytesPerPixel, stride)
+        }
+    }
+
+    /// The image this one was made from by `init(updating:in:write:)`, while it exists.
+    public var predecessor: Image? { base }
+
+    /// The rectangle holding every pixel that may differ from `ancestor`, when this image was made
+    /// from it by at most `maximumSteps` updates (`init(updating:in:write:)`) whose intermediate
+    /// images still exist; nil otherwise (the images are unrelated as far as anyone can tell).
+    public func changedRect(since ancestor: Image, maximumSteps: Int = 8) -> ImageRect? {
+        var image = self
+        var changed: ImageRect?
+        for _ in 0..<maximumSteps {
+            guard let rect = image.changedRectFromBase, let base = image.base else { return nil }
+            changed = changed.map { $0.union(rect) } ?? rect
+            if base === ancestor { return changed }
+            image = base
+        }
+        return nil
     }
 
     /// An image with every pixel set to `fill`. The size must be valid (see `GraphicsError.invalidSize`);
@@ -394,4 +437,28 @@ private func writeFile(atPath path: String, bytes: [UInt8]) throws {
     }
     // close reports deferred write errors (NFS, quotas), so its result matters here.
     guard close(fd) == 0 else { throw GraphicsError.io(path: path, errno: errno) }
+}
+
+/// A rectangle of whole pixels of an image: columns `x..<x + width`, rows `y..<y + height`.
+public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    /// The smallest rectangle holding both.
+    public func union(_ other: ImageRect) -> ImageRect {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        let x1 = max(x + width, other.x + other.width), y1 = max(y + height, other.y + other.height)
+        return ImageRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    public var description: String { "(\(x), \(y), \(width)×\(height))" }
 }

@@ -225,4 +225,47 @@ import Graphics
         #expect(error == .io(path: path, errno: ENOENT))
         #expect(error?.description.contains(path) == true)
     }
+
+    @Test func anUpdatedImageCopiesItsBaseAndRewritesOnlyTheRectangle() throws {
+        let base = Image(width: 4, height: 3, pixelFormat: .xrgb8888, fill: opaqueRed)
+        let rect = ImageRect(x: 1, y: 1, width: 2, height: 2)
+        let updated = try Image(updating: base, in: rect) { origin, stride in
+            for row in 0..<2 {
+                (origin + row * stride).initializeMemory(as: UInt32.self, repeating: 0xFF00_00FF, count: 2)
+            }
+        }
+        #expect(updated.pixelFormat == .xrgb8888 && updated.width == 4 && updated.height == 3)
+        for y in 0..<3 {
+            for x in 0..<4 {
+                let inside = (1...2).contains(x) && (1...2).contains(y)
+                #expect(updated.pixel(x: x, y: y) == (inside ? opaqueBlue : opaqueRed), "(\(x), \(y))")
+            }
+        }
+        #expect(base.pixel(x: 1, y: 1) == opaqueRed)
+        #expect(updated.changedRect(since: base) == rect)
+    }
+
+    @Test func changedRectsUnionAlongAChainOfUpdatesWhileItsImagesExist() throws {
+        let base = Image(width: 10, height: 10, fill: .clear)
+        let first = try Image(updating: base, in: ImageRect(x: 0, y: 0, width: 2, height: 2)) { _, _ in }
+        var second: Image? = try Image(updating: first, in: ImageRect(x: 5, y: 6, width: 1, height: 3)) { _, _ in }
+        let third = try Image(updating: second!, in: ImageRect(x: 4, y: 4, width: 1, height: 1)) { _, _ in }
+        #expect(third.changedRect(since: base) == ImageRect(x: 0, y: 0, width: 6, height: 9))
+        #expect(third.changedRect(since: first) == ImageRect(x: 4, y: 4, width: 2, height: 5))
+        #expect(third.changedRect(since: base, maximumSteps: 2) == nil)
+        #expect(base.changedRect(since: third) == nil)
+        #expect(third.changedRect(since: Image(width: 10, height: 10, fill: .clear)) == nil)
+        // The chain holds its images weakly: once one is gone the link is unknown.
+        second = nil
+        #expect(third.changedRect(since: first) == nil)
+    }
+
+    @Test func anUpdateOutsideTheImageIsAnError() {
+        let base = Image(width: 4, height: 4, fill: .clear)
+        for rect in [ImageRect(x: 3, y: 0, width: 2, height: 1), ImageRect(x: 0, y: 0, width: 0, height: 1),
+                     ImageRect(x: -1, y: 0, width: 1, height: 1)] {
+            let error = #expect(throws: GraphicsError.self) { try Image(updating: base, in: rect) { _, _ in } }
+            #expect(error == .rectOutsideImage(rect, width: 4, height: 4))
+        }
+    }
 }
