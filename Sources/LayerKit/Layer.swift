@@ -28,6 +28,8 @@ open class Layer {
 
     // Commit bookkeeping (see Transaction and RenderContext).
     var isMarkedChanged = false
+    /// See `RenderLayer.revisionExceptContents`.
+    var revisionExceptContents: UInt64 = 0
     var needsDisplayFlag = false
     var needsLayoutFlag = false
     var descendantNeedsLayout = false
@@ -94,7 +96,7 @@ open class Layer {
     }
 
     final func didChange(key: String, oldBounds: Rect? = nil) {
-        markChanged()
+        markChanged(contentsOnly: key == "contents")
         runActionForChange(ofKey: key)
         switch key {
         case "bounds":
@@ -117,8 +119,11 @@ open class Layer {
 
     /// Adds the layer to the current transaction's set of changed layers (once per transaction).
     /// Presentation copies are never committed.
-    final func markChanged() {
+    /// Notes a change for the next commit; anything but a new `contents` counts in
+    /// `revisionExceptContents`.
+    final func markChanged(contentsOnly: Bool = false) {
         guard !isPresentation else { return }
+        if !contentsOnly { revisionExceptContents &+= 1 }
         let transaction = Transaction.state
         transaction.noteChange()
         guard !isMarkedChanged else { return }

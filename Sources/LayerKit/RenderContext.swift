@@ -21,7 +21,10 @@ public final class RenderContext {
     private var presentationCache: (generation: UInt64, time: Double, layers: [LayerID: Layer])?
     private var animatedLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
+    private var recentChanges: [GenerationChanges] = []
     private var generation: UInt64 = 0
+    /// How many generations of changes a snapshot remembers (`RenderTree.changedLayerIDs(since:)`).
+    public static let changeHistoryLength = 16
     private let id: UInt64
     /// Context ids are unique in the process, whichever thread makes the context.
     private static let nextID = Atomic<UInt64>(1)
@@ -98,7 +101,8 @@ public final class RenderContext {
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
             maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
-            animations: layer.renderTracks(previousTree: renderTree, now: MediaTime.now))
+            animations: layer.renderTracks(previousTree: renderTree, now: MediaTime.now),
+            revisionExceptContents: layer.revisionExceptContents)
         layers[layer.id] = node
         modelLayers[layer.id] = layer
         if node.animations.isEmpty {
@@ -144,9 +148,11 @@ public final class RenderContext {
 
     private func publish() {
         generation += 1
+        recentChanges.append(GenerationChanges(generation: generation, layers: changedLayerIDs))
+        if recentChanges.count > Self.changeHistoryLength { recentChanges.removeFirst() }
         let tree = RenderTree(
             contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers)
+            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges)
         changedLayerIDs = []
         renderTree = tree
         onCommit?(tree)

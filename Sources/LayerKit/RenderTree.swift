@@ -19,11 +19,16 @@ public final class RenderLayer: Sendable {
     /// The layer this one masks, when it is a mask.
     public let maskedLayerID: LayerID?
     public let animations: [any RenderAnimation]
+    /// Counts the layer's committed changes of anything but `contents` (values, sublayers, mask):
+    /// two entries of one layer with the same revision differ at most in their contents, which
+    /// lets the renderer redraw only the contents' changed pixels (see `Image.changedRect(since:)`).
+    public let revisionExceptContents: UInt64
 
     init(
         id: LayerID, properties: LayerProperties, superlayerID: LayerID?, sublayerIDs: [LayerID],
-        maskID: LayerID?, maskedLayerID: LayerID?, animations: [any RenderAnimation]
+        maskID: LayerID?, maskedLayerID: LayerID?, animations: [any RenderAnimation], revisionExceptContents: UInt64
     ) {
+        self.revisionExceptContents = revisionExceptContents
         self.id = id
         self.properties = properties
         self.superlayerID = superlayerID
@@ -37,11 +42,12 @@ public final class RenderLayer: Sendable {
     func with(properties: LayerProperties) -> RenderLayer {
         RenderLayer(
             id: id, properties: properties, superlayerID: superlayerID, sublayerIDs: sublayerIDs,
-            maskID: maskID, maskedLayerID: maskedLayerID, animations: animations)
+            maskID: maskID, maskedLayerID: maskedLayerID, animations: animations,
+            revisionExceptContents: revisionExceptContents)
     }
 
     /// The layer above this one: its superlayer, or the layer it masks.
-    var parentID: LayerID? { superlayerID ?? maskedLayerID }
+    public var parentID: LayerID? { superlayerID ?? maskedLayerID }
 }
 
 /// An immutable snapshot of one context's layer tree, made by a transaction's commit. It holds
@@ -61,6 +67,8 @@ public struct RenderTree: Sendable {
     public let changedLayerIDs: Set<LayerID>
     /// The layers that carry animations, so sampling does not scan the whole tree.
     public let animatedLayerIDs: Set<LayerID>
+    /// The changed layers of this and a few earlier generations, newest last.
+    let recentChanges: [GenerationChanges]
     let layers: TreeDictionary<LayerID, RenderLayer>
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
     private let sampledProperties: [LayerID: LayerProperties]
@@ -69,9 +77,10 @@ public struct RenderTree: Sendable {
 
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
-        layers: TreeDictionary<LayerID, RenderLayer>, sampledProperties: [LayerID: LayerProperties] = [:],
-        sampleTime: Double? = nil
+        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
+        sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
+        self.recentChanges = recentChanges
         self.sampleTime = sampleTime
         self.contextID = contextID
         self.rootID = rootID
@@ -139,13 +148,26 @@ public struct RenderTree: Sendable {
         layer.parentID.map { localTime(of: $0, atMediaTime: t, memo: &memo) } ?? t
     }
 
+    /// The layers added, changed or removed since the snapshot of `generation` of the same
+    /// context: what a consumer that skipped snapshots must redraw. Nil when `generation` is too
+    /// far back to know (a snapshot keeps the changes of its last `RenderContext.changeHistoryLength`
+    /// generations) or not earlier than this one's.
+    public func changedLayerIDs(since generation: UInt64) -> Set<LayerID>? {
+        guard generation <= self.generation else { return nil }
+        guard generation < self.generation else { return [] }
+        guard let oldest = recentChanges.first, oldest.generation <= generation + 1 else { return nil }
+        var changed = Set<LayerID>()
+        for entry in recentChanges where entry.generation > generation { changed.formUnion(entry.layers) }
+        return changed
+    }
+
     /// The presentation values at media time `t`: every animation applied at its layer's local
     /// time. The sample shares the committed layers and lays the animated layers' values over them.
     public func sampled(atMediaTime t: Double) -> RenderTree {
         guard !animatedLayerIDs.isEmpty else {
             return RenderTree(
                 contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-                animatedLayerIDs: animatedLayerIDs, layers: layers, sampleTime: t)
+                animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampleTime: t)
         }
         var shown: [LayerID: LayerProperties] = [:]
         shown.reserveCapacity(animatedLayerIDs.count)
@@ -160,7 +182,8 @@ public struct RenderTree: Sendable {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers, sampledProperties: shown, sampleTime: t)
+            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            sampleTime: t)
     }
 
     /// One layer's presentation values at media time `t`: its committed values with its own
@@ -204,4 +227,10 @@ public struct RenderTree: Sendable {
         visit(root, parent: nil, parentTransform: .identity, parentOpacity: 1, depth: 0)
         return items
     }
+}
+
+/// The layers one commit changed in a context.
+struct GenerationChanges: Sendable {
+    let generation: UInt64
+    let layers: Set<LayerID>
 }

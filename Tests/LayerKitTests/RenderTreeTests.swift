@@ -25,6 +25,29 @@ import Testing
         #expect(second.generation == first.generation + 1)
     }
 
+    @Test func aSnapshotKnowsTheChangesSinceRecentGenerations() throws {
+        let (root, children) = wideTree(3)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let start = try #require(context.renderTree).generation
+        children[0].opacity = 0.5
+        Transaction.flush()
+        children[1].opacity = 0.5
+        Transaction.flush()
+        let tree = try #require(context.renderTree)
+        #expect(tree.changedLayerIDs(since: start) == [children[0].id, children[1].id])
+        #expect(tree.changedLayerIDs(since: start + 1) == [children[1].id])
+        #expect(tree.changedLayerIDs(since: tree.generation) == [])
+        #expect(tree.changedLayerIDs(since: tree.generation + 1) == nil)
+        for step in 0..<RenderContext.changeHistoryLength {
+            children[2].opacity = 0.1 + 0.01 * Double(step)
+            Transaction.flush()
+        }
+        let later = try #require(context.renderTree)
+        #expect(later.changedLayerIDs(since: start) == nil)  // older than the history
+        #expect(later.changedLayerIDs(since: tree.generation) == [children[2].id])
+    }
+
     @Test func addingAndRemovingSubtreesUpdatesTheSnapshot() throws {
         let root = makeLayer(100, 100)
         let context = RenderContext(rootLayer: root)
