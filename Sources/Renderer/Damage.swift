@@ -16,7 +16,9 @@ enum Damage: Equatable {
 /// Consecutive commits name their changed layers (`changedLayerIDs`), and animated layers change
 /// whenever the sample time moves; each such layer damages the pixel bounds of its whole subtree
 /// before and after (a moved layer takes its sublayers along), with shadows and overflowing
-/// contents included. A gap of more than one commit, or a change of size or scale, redraws all.
+/// contents included. Commits skipped since the last frame add their changed layers (up to
+/// `RenderContext.changeHistoryLength` of them); a longer gap, or a change of size or scale,
+/// redraws all.
 struct DamageTracker {
     private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
 
@@ -28,14 +30,8 @@ struct DamageTracker {
         defer { last = (tree, time, scale, width, height) }
         guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID
         else { return .full }
-        var ids: Set<LayerID>
-        if tree.generation == last.tree.generation {
-            ids = []
-        } else if tree.generation == last.tree.generation + 1 {
-            ids = tree.changedLayerIDs
-        } else {
-            return .full
-        }
+        // Snapshots skipped in between (several commits in one frame) add their changes.
+        guard var ids = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
         if time != last.time {
             ids.formUnion(tree.animatedLayerIDs)
             ids.formUnion(last.tree.animatedLayerIDs)
@@ -43,6 +39,10 @@ struct DamageTracker {
         guard !ids.isEmpty else { return .none }
         var box = Rect.null
         for id in ids {
+            if let changed = DamageTracker.changedContentsBounds(of: id, from: last.tree, to: tree, scale: scale) {
+                box = box.union(changed)
+                continue
+            }
             box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale))
             box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
         }
@@ -53,6 +53,48 @@ struct DamageTracker {
         guard x1 > x0, y1 > y0 else { return .none }
         if x0 == 0 && y0 == 0 && x1 == width && y1 == height { return .full }
         return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
+    }
+
+    /// When a layer changed only its contents, and its new image was made from the old one by
+    /// updates (`Image.changedRect(since:)`, a client's damaged shm buffer say), the output-pixel
+    /// box of the changed contents pixels (null when none of them shows); nil otherwise, and for
+    /// animated layers and nine-part stretching, where the simple mapping does not hold.
+    static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
+        guard let before = old[id], let after = new[id], before.revisionExceptContents == after.revisionExceptContents,
+            !old.animatedLayerIDs.contains(id), !new.animatedLayerIDs.contains(id),
+            let oldImage = before.properties.contents, let image = after.properties.contents,
+            let changed = image === oldImage ? nil : image.changedRect(since: oldImage)
+        else { return nil }
+        let p = after.properties
+        guard p.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1), let toRoot = new.transformToRoot(of: id) else {
+            return nil
+        }
+        // Contents are flipped under an odd number of geometry-flipped ancestors (as the encoder
+        // draws them), which moves both their frame and their rows.
+        var flipped = false
+        var ancestor = after.parentID.flatMap { new[$0] }
+        while let layer = ancestor {
+            if layer.properties.isGeometryFlipped { flipped.toggle() }
+            ancestor = layer.parentID.flatMap { new[$0] }
+        }
+        guard let frame = p.contentsFrame(contentsAreFlipped: flipped) else { return nil }
+        // A texel more on each side: filtering blends neighbours into the pixels around a change.
+        let w = Double(image.width), h = Double(image.height), source = p.contentsRect
+        guard source.width > 0, source.height > 0 else { return .null }
+        func unit(_ v: Double, _ origin: Double, _ length: Double) -> Double { min(1, max(0, (v - origin) / length)) }
+        let u0 = unit(Double(changed.x - 1) / w, source.minX, source.width)
+        let u1 = unit(Double(changed.x + changed.width + 1) / w, source.minX, source.width)
+        var v0 = unit(Double(changed.y - 1) / h, source.minY, source.height)
+        var v1 = unit(Double(changed.y + changed.height + 1) / h, source.minY, source.height)
+        guard u1 > u0, v1 > v0 else { return .null }
+        if flipped { (v0, v1) = (1 - v1, 1 - v0) }
+        let rect = Rect(
+            x: frame.minX + u0 * frame.width, y: frame.minY + v0 * frame.height,
+            width: (u1 - u0) * frame.width, height: (v1 - v0) * frame.height)
+        let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
+        let corners = rect.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
+        // A corner behind the eye: the box is unknown, so the whole layer is redrawn.
+        return corners.count == 4 ? Rect(boundingPoints: corners) : nil
     }
 
     /// The output-pixel bounding box of everything a layer and its sublayers may draw; null when

@@ -40,14 +40,57 @@ import Testing
             == .region(PixelRect(x: 199, y: 99, width: 162, height: 122)))
     }
 
-    @Test func skippedCommitsAndNewSizesRedrawEverything() {
+    @Test func commitsSkippedBetweenFramesAddTheirChanges() {
+        let s = scene()
+        let other = sublayer(s.root, frame: Rect(x: 300, y: 200, width: 20, height: 10), background: .green)
+        var tracker = DamageTracker()
+        Transaction.flush()
+        _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+        change { s.tile.opacity = 0.5 }
+        change { other.opacity = 0.5 }
+        // The tile's subtree (x 100…170, y 50…110) and the other layer (x 300…320, y 200…210),
+        // with a pixel to spare.
+        #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 99, y: 49, width: 222, height: 162)))
+    }
+
+    @Test func aGapLongerThanTheChangeHistoryOrANewSizeRedrawsEverything() {
         let s = scene()
         var tracker = DamageTracker()
         _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
-        change { s.tile.opacity = 0.5 }
-        change { s.tile.opacity = 0.6 }
+        for step in 0...RenderContext.changeHistoryLength { change { s.tile.opacity = 0.5 + 0.01 * Double(step) } }
         #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300) == .full)
+        change { s.tile.opacity = 1 }
         #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 200, height: 300) == .full)
+    }
+
+    @Test func contentsUpdatedInARectangleDamageOnlyThatRectangle() throws {
+        let root = makeRoot(400, 300)
+        let surface = sublayer(root, frame: Rect(x: 100, y: 50, width: 200, height: 100))
+        let first = Image(width: 100, height: 50, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        surface.contents = first
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        // Pixels 10…19 × 20…24 of the 100×50 image, shown at twice their size from (100, 50): with
+        // a texel to spare, x 118…142, y 88…102; with a pixel to spare, x 117…143, y 87…103.
+        let second = try Image(updating: first, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
+        change { surface.contents = second }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 117, y: 87, width: 26, height: 16)))
+        // Anything else changed with the contents: the whole layer.
+        let third = try Image(updating: second, in: ImageRect(x: 0, y: 0, width: 1, height: 1)) { _, _ in }
+        change {
+            surface.contents = third
+            surface.opacity = 0.9
+        }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 99, y: 49, width: 202, height: 102)))
+        // Unrelated new contents: the whole layer too.
+        change { surface.contents = Image(width: 100, height: 50, fill: .clear) }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 99, y: 49, width: 202, height: 102)))
     }
 
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
@@ -92,6 +135,42 @@ import Testing
 
         renderer.invalidatePreviousFrame()
         let full = try renderer.render(context.renderTree!, width: 200, height: 150)
+        #expect(partial.maximumChannelDifference(from: full) == 0)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    @Test func updatedContentsUploadAndRedrawOnlyTheirChangeAndMatchAFullRedraw() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let root = makeRoot(160, 120)
+        let surface = sublayer(root, frame: Rect(x: 20, y: 10, width: 128, height: 96))
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        var image = Image(width: 64, height: 48, pixelFormat: .xrgb8888, fill: red)
+        surface.contents = image
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        _ = try renderer.render(context.renderTree!, width: 160, height: 120)
+        // Two updates in a row, each of a small block, as a client redrawing a cursor would.
+        for (step, rect) in [ImageRect(x: 4, y: 4, width: 8, height: 6), ImageRect(x: 40, y: 30, width: 3, height: 3)].enumerated() {
+            image = try Image(updating: image, in: rect) { origin, stride in
+                for row in 0..<rect.height {
+                    (origin + row * stride).initializeMemory(as: UInt32.self, repeating: step == 0 ? 0xFF00_FF00 : 0xFF00_00FF, count: rect.width)
+                }
+            }
+            Transaction.begin()
+            Transaction.disableActions = true
+            surface.contents = image
+            Transaction.commit()
+            _ = try renderer.render(context.renderTree!, width: 160, height: 120)
+        }
+        // The last update: image pixels 39…43 × 29…33 (a texel to spare) at twice their size from
+        // (20, 10) is x 98…108, y 68…78; a pixel to spare on each side.
+        #expect(renderer.lastFrameStatistics.damage == .region(x: 97, y: 67, width: 12, height: 12))
+        let partial = try renderer.render(context.renderTree!, width: 160, height: 120)
+        #expect(partial.pixel(x: 20 + 9, y: 10 + 9) == PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255))
+        #expect(partial.pixel(x: 20 + 83, y: 10 + 63) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
+        #expect(partial.pixel(x: 20 + 60, y: 10 + 60) == red)
+        renderer.invalidatePreviousFrame()
+        let full = try renderer.render(context.renderTree!, width: 160, height: 120)
         #expect(partial.maximumChannelDifference(from: full) == 0)
         #expect(renderer.takeValidationMessages() == [])
     }

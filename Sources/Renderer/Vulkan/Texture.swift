@@ -10,6 +10,8 @@ final class Texture {
     let image: GPUImage
     /// The pixels still to be copied into `image`; nil once a submitted frame has copied them.
     private(set) var staging: GPUBuffer?
+    /// Where in `image` the staged pixels go: all of it, or the changed part of an update.
+    private var stagedRegion: VkBufferImageCopy
 
     var width: Int { image.width }
     var height: Int { image.height }
@@ -20,15 +22,47 @@ final class Texture {
             context: context, width: source.width, height: source.height,
             usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
             opaque: source.pixelFormat == .xrgb8888)
+        staging = try Self.stage(source, context: context)
+        stagedRegion = image.bufferCopyRegion
+    }
+
+    /// A staging buffer holding all of `source`'s pixels.
+    private static func stage(_ source: Image, context: VulkanContext) throws -> GPUBuffer {
         // Image rows are tightly packed (bytesPerRow == width * 4), as the copy region assumes.
-        let staging = try source.withUnsafeBytes { pixels in
+        try source.withUnsafeBytes { pixels in
             let buffer = try GPUBuffer(
                 context: context, size: pixels.count,
                 usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue))
             buffer.contents.copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)
             return buffer
         }
-        self.staging = staging
+    }
+
+    /// Stages the pixels of `rect` from `source` (the same size and format as the texture) to be
+    /// copied over what the texture holds; the rest of it keeps its pixels. Frames already
+    /// submitted still read the old pixels: the copy waits for their fragment shaders.
+    func update(from source: Image, in rect: ImageRect) throws {
+        precondition(source.width == width && source.height == height, "an update keeps the texture's size")
+        let context = image.context
+        guard staging == nil else {
+            // Pixels staged earlier were never copied (their frame was not submitted): stage all.
+            staging = try Self.stage(source, context: context)
+            stagedRegion = image.bufferCopyRegion
+            return
+        }
+        let rowBytes = rect.width * 4
+        let buffer = try GPUBuffer(
+            context: context, size: rowBytes * rect.height, usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue))
+        source.withUnsafeBytes { pixels in
+            for row in 0..<rect.height {
+                (buffer.contents + row * rowBytes).copyMemory(
+                    from: pixels.baseAddress! + (rect.y + row) * source.bytesPerRow + rect.x * 4, byteCount: rowBytes)
+            }
+        }
+        staging = buffer
+        stagedRegion = image.bufferCopyRegion
+        stagedRegion.imageOffset = VkOffset3D(x: Int32(rect.x), y: Int32(rect.y), z: 0)
+        stagedRegion.imageExtent = VkExtent3D(width: UInt32(rect.width), height: UInt32(rect.height), depth: 1)
     }
 
     /// Records the pending copies of `textures` (those with staging buffers) into `commandBuffer`,
@@ -40,13 +74,20 @@ final class Texture {
         pipelineBarrier(
             commandBuffer,
             images: pending.map {
-                $0.image.barrier(
-                    to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, discardContents: true,
-                    from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
-                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+                // A whole image's old pixels are not needed; an update keeps them, after earlier
+                // frames' shaders have read them.
+                $0.isWhollyStaged
+                    ? $0.image.barrier(
+                        to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, discardContents: true,
+                        from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
+                        to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+                    : $0.image.barrier(
+                        to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                        from: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE),
+                        to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
             })
         for texture in pending {
-            var region = texture.image.bufferCopyRegion
+            var region = texture.stagedRegion
             vkCmdCopyBufferToImage(
                 commandBuffer, texture.staging!.handle, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                 &region)
@@ -61,6 +102,11 @@ final class Texture {
                 barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
                 return barrier
             })
+    }
+
+    private var isWhollyStaged: Bool {
+        image.layout == VK_IMAGE_LAYOUT_UNDEFINED
+            || stagedRegion.imageExtent.width == UInt32(width) && stagedRegion.imageExtent.height == UInt32(height)
     }
 
     /// Marks the upload as done by a submitted frame, which keeps the staging buffer alive itself
@@ -89,6 +135,10 @@ final class TextureCache {
     let context: VulkanContext
     let maximumIdleFrames: Int
     private var entries: [ObjectIdentifier: Entry] = [:]
+    /// Entries evicted at the start of this frame because no tree shows their image any more:
+    /// the texture of an image replaced by an update of it (a client's next buffer) is updated in
+    /// place for the new image instead of uploaded again.
+    private var replaced: [ObjectIdentifier: Entry] = [:]
     private var frame = 0
 
     private struct Entry {
@@ -112,19 +162,24 @@ final class TextureCache {
     /// only the cache still holds. Frames in flight keep the textures they draw alive themselves.
     func beginFrame() {
         frame += 1
+        replaced = [:]
         var evicted: [ObjectIdentifier] = []
+        var unshown: [ObjectIdentifier] = []
         // Index by index, not over `indices`: that collection would hold a second reference to the
         // dictionary's storage, and the in-place access below would then copy it, making every
         // image look shared.
         var index = entries.values.startIndex
         while index != entries.values.endIndex {
             let idle = frame - 1 - entries.values[index].lastUsedFrame >= maximumIdleFrames
-            if idle || isKnownUniquelyReferenced(&entries.values[index].image) {
+            if isKnownUniquelyReferenced(&entries.values[index].image) {
+                unshown.append(ObjectIdentifier(entries.values[index].image))
+            } else if idle {
                 evicted.append(ObjectIdentifier(entries.values[index].image))
             }
             entries.values.formIndex(after: &index)
         }
         for key in evicted { entries[key] = nil }
+        for key in unshown { replaced[key] = entries.removeValue(forKey: key) }
     }
 
     /// The texture of `image`, uploaded on first request.
@@ -134,8 +189,31 @@ final class TextureCache {
             entries[key]!.lastUsedFrame = frame
             return texture
         }
+        if let texture = try updatedTexture(for: image) {
+            entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
+            return texture
+        }
         let texture = try Texture(context: context, image: image)
         entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
         return texture
+    }
+
+    /// The texture of an image `image` was updated from, taken over and updated where they differ,
+    /// when no draw of this frame uses it.
+    private func updatedTexture(for image: Image) throws -> Texture? {
+        var ancestor = image.predecessor
+        for _ in 0..<8 {
+            guard let candidate = ancestor else { return nil }
+            let key = ObjectIdentifier(candidate)
+            if let entry = replaced[key] ?? entries[key], entry.lastUsedFrame != frame,
+                entry.image.pixelFormat == image.pixelFormat, let changed = image.changedRect(since: candidate)
+            {
+                if replaced.removeValue(forKey: key) == nil { entries[key] = nil }
+                try entry.texture.update(from: image, in: changed)
+                return entry.texture
+            }
+            ancestor = candidate.predecessor
+        }
+        return nil
     }
 }
