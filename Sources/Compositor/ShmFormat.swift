@@ -90,14 +90,17 @@ enum ShmFormat: UInt32, CaseIterable {
     }
 
     /// Converts `height` rows of `width` pixels from `source` (rows `stride` bytes apart) into
-    /// 0xAARRGGBB words, row after row.
-    func convert(width: Int, height: Int, stride: Int, from source: UnsafeRawPointer, into destination: UnsafeMutablePointer<UInt32>) {
+    /// 0xAARRGGBB words, rows `destinationStride` words apart (by default packed).
+    func convert(
+        width: Int, height: Int, stride: Int, from source: UnsafeRawPointer, into destination: UnsafeMutablePointer<UInt32>,
+        destinationStride: Int? = nil
+    ) {
         let step = bytesPerPixel
         // Formats without alpha read as opaque whatever their padding bits hold.
         let opaque: UInt32 = isOpaque ? 0xFF00_0000 : 0
         for row in 0..<height {
             let line = source + row * stride
-            let out = destination + row * width
+            let out = destination + row * (destinationStride ?? width)
             for x in 0..<width { out[x] = argb(at: line + x * step) | opaque }
         }
     }

@@ -5,10 +5,31 @@ import WaylandServer
 enum ShmImporter {
     /// A copy of a shm buffer's pixels in the renderer's layout (nil when the buffer is gone or
     /// in a format Vitrine does not advertise).
-    static func image(of buffer: Buffer) -> Image? {
+    ///
+    /// With `previous` (what the surface showed) of the same size and layout and a `damage`
+    /// rectangle of buffer pixels, only those pixels are read from the buffer: the new image is an
+    /// update of `previous`, so the renderer uploads and redraws only them as well.
+    static func image(of buffer: Buffer, updating previous: Image? = nil, damage: ImageRect? = nil) -> Image? {
         buffer.withShmContents { contents -> Image? in
             guard let format = ShmFormat(rawValue: contents.format), let source = contents.bytes.baseAddress else {
                 return nil
+            }
+            if let previous, let damage, previous.width == contents.width, previous.height == contents.height,
+                previous.pixelFormat == format.pixelFormat
+            {
+                return try? Image(updating: previous, in: damage) { origin, bytesPerRow in
+                    let start = source + damage.y * contents.stride + damage.x * format.bytesPerPixel
+                    if format == .argb8888 || format == .xrgb8888 {
+                        for row in 0..<damage.height {
+                            (origin + row * bytesPerRow).copyMemory(
+                                from: start + row * contents.stride, byteCount: damage.width * 4)
+                        }
+                    } else {
+                        format.convert(
+                            width: damage.width, height: damage.height, stride: contents.stride, from: start,
+                            into: origin.assumingMemoryBound(to: UInt32.self), destinationStride: bytesPerRow / 4)
+                    }
+                }
             }
             if format == .argb8888 || format == .xrgb8888 {
                 return try? Image(width: contents.width, height: contents.height, pixelFormat: format.pixelFormat,

@@ -1,3 +1,4 @@
+import Graphics
 import LayerKit
 import WaylandServer
 
@@ -45,7 +46,8 @@ final class SurfaceNode {
             switch buffer.storage {
             case .shm:
                 content.backgroundColor = nil
-                content.contents = ShmImporter.image(of: buffer)
+                content.contents = ShmImporter.image(
+                    of: buffer, updating: content.contents, damage: Self.bufferDamage(of: state, buffer: buffer))
             case .singlePixel(let red, let green, let blue, let alpha):
                 content.contents = nil
                 content.backgroundColor = ShmImporter.color(red: red, green: green, blue: blue, alpha: alpha)
@@ -59,6 +61,35 @@ final class SurfaceNode {
         content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
         placeContent(state, size: size)
         content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+    }
+
+    /// The buffer pixels this commit damaged, as one rectangle; nil when that is the whole buffer
+    /// or unknown (no damage given, or surface damage under a transform or viewport, which is
+    /// taken as all of it).
+    static func bufferDamage(of state: SurfaceState, buffer: Buffer) -> ImageRect? {
+        var rects = state.bufferDamage
+        if !state.surfaceDamage.isEmpty {
+            guard state.bufferTransform == .normal, state.viewportSource == nil, state.viewportDestination == nil else {
+                return nil
+            }
+            let scale = Int64(state.bufferScale)
+            rects += state.surfaceDamage.map { r in
+                func clamped(_ v: Int64) -> Int32 { Int32(clamping: v) }
+                return IntRect(
+                    x: clamped(Int64(r.x) * scale), y: clamped(Int64(r.y) * scale),
+                    width: clamped(Int64(r.width) * scale), height: clamped(Int64(r.height) * scale))
+            }
+        }
+        // Clients damage beyond their buffer freely (INT32_MAX sizes mean "everything").
+        var x0 = Int64(buffer.width), y0 = Int64(buffer.height), x1: Int64 = 0, y1: Int64 = 0
+        for r in rects where r.width > 0 && r.height > 0 {
+            x0 = min(x0, max(0, Int64(r.x)))
+            y0 = min(y0, max(0, Int64(r.y)))
+            x1 = max(x1, min(Int64(buffer.width), Int64(r.x) + Int64(r.width)))
+            y1 = max(y1, min(Int64(buffer.height), Int64(r.y) + Int64(r.height)))
+        }
+        guard x1 > x0, y1 > y0, x1 - x0 < Int64(buffer.width) || y1 - y0 < Int64(buffer.height) else { return nil }
+        return ImageRect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
     }
 
     /// The viewport's source as a unit rectangle of the (untransformed) buffer.

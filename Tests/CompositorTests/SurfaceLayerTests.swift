@@ -1,6 +1,7 @@
 import Compositor
 import Foundation
 import Glibc
+import Graphics
 import LayerKit
 import Testing
 import WaylandServer
@@ -37,6 +38,58 @@ import WaylandTestClient
         try client.roundtrip()
         let serverSurface = try #require(serverClient.resource(withID: surface.id) as? Surface)
         return (client, serverSurface)
+    }
+
+    @Test func aDamagedPartOfABufferIsAllThatIsReadAgain() throws {
+        let session = try HeadlessSession()
+        let (serverClient, socket) = try session.compositor.display.createClientSocket()
+        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
+        let compositor = try client.bind("wl_compositor", version: 5)
+        let shell = try client.bind("xdg_wm_base", version: 4)
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.roundtrip()
+        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+            throw TestClientError.timedOut
+        }
+        try xdgSurface.send(4, [.uint(serial)])
+        let shm = try client.bind("wl_shm", version: 1)
+        let size = 64 * 64 * 4
+        let fd = anonymousFile(size: size)
+        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
+        defer { munmap(memory, size) }
+        func fill(_ pixel: UInt32, x: Range<Int>, y: Range<Int>) {
+            for row in y { for column in x { memory.storeBytes(of: pixel, toByteOffset: (row * 64 + column) * 4, as: UInt32.self) } }
+        }
+        fill(0xffff_0000, x: 0..<64, y: 0..<64)
+        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        close(fd)
+        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(1)], interface: "wl_buffer")
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(9, [.int(0), .int(0), .int(Int32.max), .int(Int32.max)])  // damage_buffer: everything
+        try surface.send(6)
+        try client.roundtrip()
+        let serverSurface = try #require(serverClient.resource(withID: surface.id) as? Surface)
+        let content = try #require(session.compositor.layer(for: serverSurface)?.sublayers.first)
+        let first = try #require(content.contents)
+
+        // The client paints a blue block but damages only part of it: only the damaged part is read.
+        fill(0xff00_00ff, x: 8..<24, y: 8..<24)
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(9, [.int(8), .int(8), .int(8), .int(16)])
+        try surface.send(6)
+        try client.roundtrip()
+        let second = try #require(content.contents)
+        #expect(second.changedRect(since: first) == ImageRect(x: 8, y: 8, width: 8, height: 16))
+        #expect(second.pixel(x: 10, y: 10) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
+        #expect(second.pixel(x: 20, y: 10) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        // Centred on the 640×480 output, the window starts at (288, 208).
+        #expect(try session.run(seconds: 30) {
+            session.screen?.pixel(x: 288 + 10, y: 208 + 10) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        })
+        #expect(session.screen?.pixel(x: 288 + 20, y: 208 + 10) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
     }
 
     @Test func opacityOnASurfaceLayerBlendsItOverTheWindowBelow() throws {
