@@ -55,7 +55,8 @@ public final class Renderer {
         if case let .region(r) = frameDamage { region = r }
         do {
             let (drawCount, encoded) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
-            let image = try target.readback()
+            // Only the redrawn region is read back: the rest of the frame is the last one's.
+            let image = try target.readback(updating: region == nil ? nil : lastImage, region: region)
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
@@ -128,7 +129,8 @@ public final class Renderer {
         let encoded = ContinuousClock.now
         try encoder.floats.withUnsafeBytes { bytes in
             try frames.renderFrame(
-                into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil)
+                into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil,
+                readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
         }
         return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
     }

@@ -92,7 +92,7 @@ final class FrameRenderer {
     /// must be rendered before it is sampled, and a pass cannot sample its own destination.
     func renderFrame(
         into target: OffscreenTarget, instanceBytes: UnsafeRawBufferPointer, intermediates: [IntermediateSize],
-        passes: [RenderPass], loadPrevious: Bool
+        passes: [RenderPass], loadPrevious: Bool, readbackRegion: (x: Int32, y: Int32, width: UInt32, height: UInt32)? = nil
     ) throws {
         precondition(
             passes.last?.destination == .target && passes.dropLast().allSatisfy { $0.destination != .target },
@@ -166,7 +166,7 @@ final class FrameRenderer {
             }
         }
 
-        recordReadbackCopy(of: target, into: commandBuffer)
+        recordReadbackCopy(of: target, region: readbackRegion, into: commandBuffer)
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
         var keptAlive: [AnyObject] = [target, pipeline]
@@ -312,7 +312,12 @@ final class FrameRenderer {
 
     /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies it into its readback buffer, made
     /// visible to the host once the frame's timeline value is reached.
-    private func recordReadbackCopy(of target: OffscreenTarget, into commandBuffer: VkCommandBuffer) {
+    /// Copies `region` of the target (all of it when nil) to the same pixels of its readback
+    /// buffer, which mirrors the whole target row for row.
+    private func recordReadbackCopy(
+        of target: OffscreenTarget, region copied: (x: Int32, y: Int32, width: UInt32, height: UInt32)?,
+        into commandBuffer: VkCommandBuffer
+    ) {
         var toTransfer = target.image.barrier(
             to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
             from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
@@ -327,6 +332,12 @@ final class FrameRenderer {
                     to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
             ])
         var region = target.image.bufferCopyRegion
+        if let copied {
+            region.bufferOffset = VkDeviceSize((Int(copied.y) * target.width + Int(copied.x)) * 4)
+            region.bufferRowLength = UInt32(target.width)
+            region.imageOffset = VkOffset3D(x: copied.x, y: copied.y, z: 0)
+            region.imageExtent = VkExtent3D(width: copied.width, height: copied.height, depth: 1)
+        }
         vkCmdCopyImageToBuffer(
             commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target.readbackBuffer.handle, 1,
             &region)
