@@ -5,10 +5,11 @@ import Graphics
 /// Outputs that exist only in memory, refreshed by a timer: for tests, CI and screenshots.
 ///
 /// Each output keeps a refresh clock from CLOCK_MONOTONIC (refresh k happens at start + k·period).
-/// A scheduled frame is requested at the next refresh; the frame it produces is shown at the first
-/// refresh after it was presented (as a display scanning out with vsync would), and `onPresented`
-/// is delivered at that moment with that refresh's time and number. The last shown image can be
-/// captured.
+/// A scheduled frame is requested just in time for the next refresh it can make: as long before it
+/// as recent frames took to render, with a margin, so that a client's commit reaches the screen at
+/// the next refresh when the work fits. The frame is shown at the first refresh after it was
+/// presented (as a display scanning out with vsync would), and `onPresented` is delivered at that
+/// moment with that refresh's time and number. The last shown image can be captured.
 public final class HeadlessBackend: DisplayBackend {
     public private(set) var outputs: [any BackendOutput] = []
     private var headlessOutputs: [HeadlessOutput] = []
@@ -108,6 +109,9 @@ public final class HeadlessOutput: BackendOutput {
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
+    /// When the frame being rendered was requested, and how long the last few frames took.
+    private var renderStart: UInt64 = 0
+    private var recentRenderDurations: [UInt64] = []
 
     /// The last image shown, and how many frames were shown.
     public private(set) var lastShownImage: Image?
@@ -137,13 +141,21 @@ public final class HeadlessOutput: BackendOutput {
         return (sequence, epoch + sequence * period)
     }
 
+    /// How long before its refresh a frame is requested: the slowest of the last 8 frames plus a
+    /// quarter and a millisecond (a period at most, so a frame slower than that starts at once).
+    public var renderMarginNanoseconds: UInt64 {
+        let slowest = recentRenderDurations.max() ?? 0
+        return min(period, slowest + slowest / 4 + 1_000_000)
+    }
+
     public func scheduleFrame() {
         switch phase {
         case .idle:
-            let next = refresh(after: monotonicNanoseconds())
+            let margin = renderMarginNanoseconds
+            let next = refresh(after: monotonicNanoseconds() + margin)
             let request = FrameRequest(targetPresentationNanoseconds: next.nanoseconds, sequence: next.sequence)
             phase = .waitingToRender(request)
-            arm(at: next.nanoseconds)
+            arm(at: next.nanoseconds - margin)
         case .waitingToRender:
             break
         case .rendering, .waitingToShow:
@@ -155,7 +167,10 @@ public final class HeadlessOutput: BackendOutput {
         guard image.width == mode.width, image.height == mode.height else {
             throw BackendError.imageSizeMismatch(expected: mode, width: image.width, height: image.height)
         }
-        let shown = refresh(after: monotonicNanoseconds())
+        let now = monotonicNanoseconds()
+        recentRenderDurations.append(now - renderStart)
+        if recentRenderDurations.count > 8 { recentRenderDurations.removeFirst() }
+        let shown = refresh(after: now)
         phase = .waitingToShow(sequence: shown.sequence, image: image)
         arm(at: shown.nanoseconds)
     }
@@ -177,6 +192,7 @@ public final class HeadlessOutput: BackendOutput {
         switch phase {
         case .waitingToRender(let request):
             phase = .rendering(request)
+            renderStart = monotonicNanoseconds()
             onFrame?(request)
         case .waitingToShow(let sequence, let image):
             lastShownImage = image
