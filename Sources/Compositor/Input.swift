@@ -12,6 +12,8 @@ struct InputState {
     /// Buttons held down; while any is, the pointer stays with the surface it was pressed on
     /// (the implicit grab), wherever it moves.
     var pressedButtons: Set<UInt32> = []
+    /// Buttons whose press dismissed popups: their release is not delivered either.
+    var swallowedButtons: Set<UInt32> = []
 }
 
 extension Compositor {
@@ -85,6 +87,12 @@ extension Compositor {
 
     /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
     public func pointerButton(_ button: UInt32, pressed: Bool) {
+        if pressed, windowManager.pressEndsPopupGrab(on: surface(at: input.pointer)?.surface) {
+            input.swallowedButtons.insert(button)
+            refocusPointer()
+            return
+        }
+        if !pressed, input.swallowedButtons.remove(button) != nil { return }
         if pressed, let target = surface(at: input.pointer) { focus(target.surface) }
         _ = seat.pointerButton(time: eventTime, button: button, pressed: pressed)
         seat.pointerFrame()
@@ -97,7 +105,8 @@ extension Compositor {
     }
 
     public func touchDown(id: Int32, x: Double, y: Double) {
-        guard let target = surface(at: Point(x: x, y: y)) else { return }
+        let target = surface(at: Point(x: x, y: y))
+        guard !windowManager.pressEndsPopupGrab(on: target?.surface), let target else { return }
         input.touches[id] = target.surface
         focus(target.surface)
         _ = seat.touchDown(target.surface, id: id, x: target.local.x, y: target.local.y, time: eventTime)

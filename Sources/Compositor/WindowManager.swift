@@ -71,9 +71,7 @@ final class WindowManager: XdgShellHandler {
 
     func toplevelMapped(_ toplevel: XdgToplevel) {
         // A new window takes the focus away from grabbing popups, which ends their grabs.
-        let grabbing = grabbingPopups
-        grabbingPopups = []
-        for popup in grabbing.reversed() { popup.sendPopupDone() }
+        dismissGrabbingPopups()
         let node = compositor.makeNode(for: toplevel.surface)
         output.addWindow(node)
         output.raiseWindow(node)
@@ -173,6 +171,22 @@ final class WindowManager: XdgShellHandler {
         node.container.removeFromSuperlayer()
         compositor.surfaceLeftTheScreen(popup.surface)
         output.scheduleFrame()
+    }
+
+    /// A press (button or touch) on `target` while popups hold a grab: one on a surface of another
+    /// client, or on nothing, dismisses them all, topmost first, and is not delivered (xdg_popup's
+    /// grab). Returns whether the press was taken.
+    func pressEndsPopupGrab(on target: Surface?) -> Bool {
+        guard let owner = grabbingPopups.last?.surface.client else { return false }
+        guard target?.client !== owner else { return false }
+        dismissGrabbingPopups()
+        return true
+    }
+
+    private func dismissGrabbingPopups() {
+        let grabbing = grabbingPopups
+        grabbingPopups = []
+        for popup in grabbing.reversed() { popup.sendPopupDone() }
     }
 
     func popupGrabRequested(_ popup: XdgPopup, seat: Resource?, serial: UInt32) {
