@@ -8,8 +8,8 @@ public final class Buffer {
         case shm(format: UInt32)
         /// wp_single_pixel_buffer_v1: premultiplied channels, 0…UInt32.max each.
         case singlePixel(red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32)
-        /// A linux-dmabuf buffer that the renderer imported; `token` identifies the import.
-        case dmabuf(token: UInt64)
+        /// A linux-dmabuf buffer that the compositor's `DmabufImporter` accepted.
+        case dmabuf(DmabufAttributes)
     }
 
     let raw: OpaquePointer

@@ -100,7 +100,7 @@ final class Keymap {
         defer { free(text) }
         let length = strlen(text) + 1
         do {
-            file = try sealedMemoryFile(name: "vitrine-keymap", bytes: UnsafeRawBufferPointer(start: text, count: length))
+            file = try makeSealedMemoryFile(name: "vitrine-keymap", bytes: UnsafeRawBufferPointer(start: text, count: length))
         } catch {
             xkb_keymap_unref(keymap)
             throw .memoryFile(error)
@@ -152,27 +152,4 @@ final class KeyState {
         guard count > 0, let symbols else { return [] }
         return (0..<Int(count)).map { Keysym(rawValue: symbols[$0]) }
     }
-}
-
-/// A memfd with `bytes`, sealed against writes and resizing, so that clients can only map it
-/// privately and read it (wl_keyboard.keymap since version 7).
-private func sealedMemoryFile(name: String, bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int32 {
-    let fd = memfd_create(name, UInt32(MFD_CLOEXEC | MFD_ALLOW_SEALING))
-    guard fd >= 0 else { throw SystemError.current(operation: "memfd_create") }
-    var written = 0
-    while written < bytes.count {
-        let result = write(fd, bytes.baseAddress! + written, bytes.count - written)
-        guard result > 0 else {
-            let error = SystemError.current(operation: "write")
-            close(fd)
-            throw error
-        }
-        written += result
-    }
-    guard fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0 else {
-        let error = SystemError.current(operation: "fcntl(F_ADD_SEALS)")
-        close(fd)
-        throw error
-    }
-    return fd
 }

@@ -1,0 +1,280 @@
+internal import CWaylandServer
+internal import CVitrineWayland
+
+/// A DRM pixel format (a fourcc code from drm_fourcc.h) with a buffer layout modifier.
+public struct DmabufFormat: Hashable, Sendable, CustomStringConvertible {
+    /// The DRM fourcc code, e.g. 0x34325241 ("AR24", ARGB8888).
+    public var fourcc: UInt32
+    /// The layout modifier (tiling, compression); `DmabufFormat.linear` or a vendor's code.
+    public var modifier: UInt64
+
+    /// DRM_FORMAT_MOD_LINEAR: rows of pixels, one after the other.
+    public static let linear: UInt64 = 0
+    /// DRM_FORMAT_MOD_INVALID: no explicit modifier, the layout is whatever the driver implies.
+    public static let implicitModifier: UInt64 = 0x00ff_ffff_ffff_ffff
+
+    public init(fourcc: UInt32, modifier: UInt64) {
+        self.fourcc = fourcc
+        self.modifier = modifier
+    }
+
+    public var description: String {
+        let characters = (0..<4).map { Character(UnicodeScalar(UInt8(truncatingIfNeeded: fourcc >> ($0 * 8)))) }
+        return "\(String(characters)) (0x\(String(fourcc, radix: 16))) modifier 0x\(String(modifier, radix: 16))"
+    }
+}
+
+/// A device number (dev_t) of a DRM node, as zwp_linux_dmabuf_feedback_v1 names devices.
+public struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
+    public var major: UInt32
+    public var minor: UInt32
+
+    public init(major: UInt32, minor: UInt32) {
+        self.major = major
+        self.minor = minor
+    }
+
+    /// The dev_t value, encoded as glibc's makedev() does (a macro Swift cannot import).
+    public var rawValue: UInt64 {
+        let major = UInt64(self.major), minor = UInt64(self.minor)
+        return ((major & 0xffff_f000) << 32) | ((major & 0xfff) << 8) | ((minor & 0xffff_ff00) << 12) | (minor & 0xff)
+    }
+
+    public var description: String { "\(major):\(minor)" }
+}
+
+/// One preference tranche of dmabuf feedback: formats a target device handles equally well.
+public struct DmabufTranche: Equatable, Sendable {
+    public var targetDevice: DeviceNumber
+    public var formats: [DmabufFormat]
+    /// Whether the compositor may scan buffers of this tranche out directly (tranche_flags scanout).
+    public var isScanout: Bool
+
+    public init(targetDevice: DeviceNumber, formats: [DmabufFormat], isScanout: Bool = false) {
+        self.targetDevice = targetDevice
+        self.formats = formats
+        self.isScanout = isScanout
+    }
+}
+
+/// What zwp_linux_dmabuf_feedback_v1 tells clients: the device that imports their buffers and the
+/// tranches of formats, most preferred first.
+public struct DmabufFeedback: Equatable, Sendable {
+    public var mainDevice: DeviceNumber
+    public var tranches: [DmabufTranche]
+
+    public init(mainDevice: DeviceNumber, tranches: [DmabufTranche]) {
+        self.mainDevice = mainDevice
+        self.tranches = tranches
+    }
+
+    /// Every format of every tranche, once each, in the order they first appear.
+    public var formats: [DmabufFormat] {
+        var seen = Set<DmabufFormat>()
+        return tranches.flatMap(\.formats).filter { seen.insert($0).inserted }
+    }
+}
+
+/// Feedback the protocol cannot carry.
+public enum DmabufFeedbackError: Error, Equatable, CustomStringConvertible {
+    /// The protocol requires a tranche whose target device is the main device.
+    case noTrancheForMainDevice(DeviceNumber)
+    /// A tranche without formats says nothing a client can use.
+    case emptyTranche(index: Int)
+    /// tranche_formats indices are 16 bits: at most 65,536 distinct formats fit in the table.
+    case tooManyFormats(Int)
+    /// The format table could not be put in a sealed memory file.
+    case memoryFile(SystemError)
+
+    public var description: String {
+        switch self {
+        case .noTrancheForMainDevice(let device):
+            return "dmabuf feedback has no tranche for its main device \(device)"
+        case .emptyTranche(let index):
+            return "dmabuf feedback tranche \(index) has no formats"
+        case .tooManyFormats(let count):
+            return "dmabuf feedback has \(count) distinct formats; 16-bit indices allow 65536"
+        case .memoryFile(let error):
+            return "the dmabuf format table could not be shared: \(error)"
+        }
+    }
+}
+
+/// zwp_linux_buffer_params_v1 flags (how to read the buffer's rows).
+public struct DmabufBufferFlags: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The first row is the bottom one.
+    public static let yInverted = DmabufBufferFlags(rawValue: 1)
+    /// The buffer holds two interlaced fields, top field on the first row.
+    public static let interlaced = DmabufBufferFlags(rawValue: 2)
+    /// The bottom field comes first in time.
+    public static let bottomFieldFirst = DmabufBufferFlags(rawValue: 4)
+
+    static let all: DmabufBufferFlags = [.yInverted, .interlaced, .bottomFieldFirst]
+}
+
+/// One plane of a dmabuf buffer. The descriptor belongs to the wl_buffer: it stays open while the
+/// buffer exists and is closed once after it is destroyed, so importers dup() what they keep.
+public struct DmabufPlane: Hashable, Sendable {
+    public let fileDescriptor: Int32
+    public let offset: UInt32
+    public let stride: UInt32
+}
+
+/// Everything a client said about a dmabuf buffer, checked against the protocol's rules.
+public struct DmabufAttributes: Hashable, Sendable {
+    public let width: Int32
+    public let height: Int32
+    public let format: DmabufFormat
+    public let flags: DmabufBufferFlags
+    /// Planes 0, 1, …, in order.
+    public let planes: [DmabufPlane]
+}
+
+/// The compositor's part of linux-dmabuf: it imports buffers (into the renderer) and learns when
+/// they are gone.
+public protocol DmabufImporter: AnyObject {
+    /// Imports a buffer whose attributes passed the protocol's checks; false when the device cannot
+    /// use it (the client hears `failed`, or a protocol error after create_immed).
+    func importBuffer(_ attributes: DmabufAttributes) -> Bool
+    /// The wl_buffer made from `attributes` was destroyed; its descriptors close after this returns.
+    func bufferDestroyed(_ attributes: DmabufAttributes)
+}
+
+/// The zwp_linux_dmabuf_v1 global (version 4): clients share GPU buffers by dmabuf descriptors.
+/// Advertise it only where the renderer can import (some format the feedback names); `feedback`
+/// lists what it imports, and `importer` decides each buffer.
+public final class LinuxDmabufGlobal {
+    private var global: Global?
+    let state: LinuxDmabufState
+
+    public init(display: Display, feedback: DmabufFeedback, importer: DmabufImporter) throws(DmabufFeedbackError) {
+        let state = LinuxDmabufState(feedback: try CompiledFeedback(feedback), importer: importer)
+        self.state = state
+        global = Global(display: display, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: 4) {
+            client, version, id in
+            LinuxDmabufResource(client: client, version: version, id: id, state: state).announceFormats()
+        }
+    }
+
+    /// The feedback every default feedback object and every surface without its own receives.
+    public var defaultFeedback: DmabufFeedback { state.defaultFeedback.feedback }
+
+    /// Replaces the default feedback (the formats the device imports changed) and sends it again to
+    /// the objects that follow it. Buffers already created stay valid.
+    public func setDefaultFeedback(_ feedback: DmabufFeedback) throws(DmabufFeedbackError) {
+        guard feedback != state.defaultFeedback.feedback else { return }
+        state.defaultFeedback = try CompiledFeedback(feedback)
+        state.resend { $0.surfaceOverride == nil }
+    }
+
+    /// Gives `surface` its own feedback (e.g. a scan-out tranche while it is fullscreen), or nil to
+    /// follow the default again; the surface's feedback objects hear it when it differs. Its formats
+    /// should be among the default's: buffers are checked against the default feedback.
+    public func setFeedback(_ feedback: DmabufFeedback?, for surface: Surface) throws(DmabufFeedbackError) {
+        let override = SurfaceDmabufFeedback.of(surface)
+        guard feedback != override.compiled?.feedback else { return }
+        if let feedback {
+            override.compiled = try CompiledFeedback(feedback)
+        } else {
+            override.compiled = nil
+        }
+        state.resend { $0.follows(surface) }
+    }
+
+    /// Withdraws the global; buffers and objects clients made stay valid.
+    public func remove() {
+        global?.remove()
+    }
+}
+
+/// What the global and its objects share: the current default feedback, the importer and the live
+/// feedback objects (to send changed feedback to).
+final class LinuxDmabufState {
+    var defaultFeedback: CompiledFeedback
+    weak var importer: DmabufImporter?
+    private var feedbackObjects: [WeakFeedbackObject] = []
+
+    private struct WeakFeedbackObject {
+        weak var value: LinuxDmabufFeedbackResource?
+    }
+
+    init(feedback: CompiledFeedback, importer: DmabufImporter) {
+        defaultFeedback = feedback
+        self.importer = importer
+    }
+
+    /// Whether clients were told the device imports this format and modifier.
+    func supports(_ format: DmabufFormat) -> Bool {
+        defaultFeedback.contains(format)
+    }
+
+    func track(_ object: LinuxDmabufFeedbackResource) {
+        feedbackObjects.removeAll { $0.value?.isAlive != true }
+        feedbackObjects.append(WeakFeedbackObject(value: object))
+    }
+
+    /// The feedback an object receives: its surface's own, or the default.
+    func feedback(for object: LinuxDmabufFeedbackResource) -> CompiledFeedback {
+        object.surfaceOverride ?? defaultFeedback
+    }
+
+    /// Sends the current feedback again to the live objects `matching` picks.
+    func resend(_ matching: (LinuxDmabufFeedbackResource) -> Bool) {
+        feedbackObjects.removeAll { $0.value?.isAlive != true }
+        for object in feedbackObjects.compactMap(\.value) where !object.isInert && matching(object) {
+            object.sendFeedback(feedback(for: object))
+        }
+    }
+}
+
+/// zwp_linux_dmabuf_v1: makes buffer-params and feedback objects.
+private final class LinuxDmabufResource: Resource {
+    let state: LinuxDmabufState
+
+    init(client: Client, version: UInt32, id: UInt32, state: LinuxDmabufState) {
+        self.state = state
+        super.init(client: client, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: version, id: id)
+    }
+
+    /// Before version 4 the formats travel as events right after binding: `format` for each format
+    /// and, from version 3, `modifier` for each pair. Version 1 and 2 clients cannot name a modifier
+    /// they were never told, so they hear of formats usable with an implicit or linear layout only.
+    func announceFormats() {
+        guard version < 4 else { return }
+        let formats = state.defaultFeedback.feedback.formats
+        var announced = Set<UInt32>()
+        for format in formats where !announced.contains(format.fourcc) {
+            let usable = version >= 3 || formats.contains {
+                $0.fourcc == format.fourcc && ($0.modifier == DmabufFormat.implicitModifier || $0.modifier == DmabufFormat.linear)
+            }
+            guard usable else { continue }
+            announced.insert(format.fourcc)
+            send(0, .uint(format.fourcc))
+        }
+        guard version >= 3 else { return }
+        for format in formats {
+            send(1, .uint(format.fourcc), .uint(UInt32(truncatingIfNeeded: format.modifier >> 32)),
+                 .uint(UInt32(truncatingIfNeeded: format.modifier)))
+        }
+    }
+
+    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
+        switch opcode {
+        case 0: destroy()
+        case 1: _ = LinuxBufferParams(client: client, version: version, id: arguments.newID(0), state: state)
+        case 2:
+            let object = LinuxDmabufFeedbackResource(client: client, version: version, id: arguments.newID(0), surface: nil)
+            state.track(object)
+            object.sendFeedback(state.feedback(for: object))
+        case 3:
+            guard let surface = arguments.object(1, as: Surface.self) else { return }
+            let object = LinuxDmabufFeedbackResource(client: client, version: version, id: arguments.newID(0), surface: surface)
+            state.track(object)
+            object.sendFeedback(state.feedback(for: object))
+        default: try super.handle(opcode, arguments)
+        }
+    }
+}

@@ -1,0 +1,546 @@
+import Glibc
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+/// The compositor's side of imports in these tests: it accepts or refuses by `accepts`, and
+/// records what it was asked (the real compositor hands the attributes to the renderer).
+private final class RecordingImporter: DmabufImporter {
+    var accepts = true
+    private(set) var imported: [DmabufAttributes] = []
+    private(set) var destroyed: [DmabufAttributes] = []
+
+    func importBuffer(_ attributes: DmabufAttributes) -> Bool {
+        imported.append(attributes)
+        return accepts
+    }
+
+    func bufferDestroyed(_ attributes: DmabufAttributes) {
+        destroyed.append(attributes)
+    }
+}
+
+private let argb8888: UInt32 = 0x3432_5241  // "AR24"
+private let xrgb8888: UInt32 = 0x3432_5258  // "XR24"
+private let abgr8888: UInt32 = 0x3432_4241  // "AB24"
+/// A vendor's tiled layout (fourcc_mod_code(INTEL, 1), I915_FORMAT_MOD_X_TILED).
+private let xTiled: UInt64 = 0x0100_0000_0000_0001
+private let renderNode = DeviceNumber(major: 226, minor: 128)
+private let primaryNode = DeviceNumber(major: 226, minor: 0)
+
+/// Rendering on the render node with two linear formats and a tiled one (one named twice, which
+/// the wire must not repeat), plus a scan-out tranche.
+private let defaultFeedback = DmabufFeedback(mainDevice: renderNode, tranches: [
+    DmabufTranche(targetDevice: renderNode, formats: [
+        DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear),
+        DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear),
+        DmabufFormat(fourcc: argb8888, modifier: xTiled),
+        DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear),
+    ]),
+    DmabufTranche(
+        targetDevice: primaryNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear)], isScanout: true),
+])
+
+private final class DmabufHarness {
+    let core: Harness
+    let importer = RecordingImporter()
+    let global: LinuxDmabufGlobal
+    private var compositor: TestProxy?
+
+    var client: TestClient { core.client }
+
+    init(feedback: DmabufFeedback = defaultFeedback) throws {
+        core = try Harness()
+        global = try LinuxDmabufGlobal(display: core.display, feedback: feedback, importer: importer)
+        try core.client.roundtrip()
+    }
+
+    func bind(version: UInt32 = 4) throws -> TestProxy {
+        try client.bind("zwp_linux_dmabuf_v1", version: version)
+    }
+
+    func makeSurface() throws -> (proxy: TestProxy, surface: Surface) {
+        if compositor == nil { compositor = try client.bind("wl_compositor", version: 5) }
+        let proxy = try compositor!.send(0, [.newID], interface: "wl_surface")
+        try client.roundtrip()
+        return (proxy, try #require(core.surfaces.last))
+    }
+
+    /// zwp_linux_buffer_params_v1.add of `fd` as plane `index` (libwayland sends a duplicate).
+    func add(_ params: TestProxy, fd: Int32, index: UInt32 = 0, offset: UInt32 = 0, stride: UInt32, modifier: UInt64 = 0) throws {
+        try params.send(1, [.fileDescriptor(fd), .uint(index), .uint(offset), .uint(stride),
+                            .uint(UInt32(modifier >> 32)), .uint(UInt32(truncatingIfNeeded: modifier))])
+    }
+
+    func create(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = argb8888, flags: UInt32 = 0) throws {
+        try params.send(2, [.int(width), .int(height), .uint(format), .uint(flags)])
+    }
+
+    func createImmediately(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = argb8888,
+                           flags: UInt32 = 0) throws -> TestProxy {
+        try params.send(3, [.newID, .int(width), .int(height), .uint(format), .uint(flags)], interface: "wl_buffer")
+    }
+
+    /// Expects the next roundtrip to end with zwp_linux_buffer_params_v1 error `code` on `params`.
+    func expectParamsError(_ params: TestProxy, code: UInt32, sourceLocation: SourceLocation = #_sourceLocation) {
+        let expected = ProtocolErrorReport(interface: "zwp_linux_buffer_params_v1", objectID: params.id, code: code)
+        #expect(throws: TestClientError.protocolError(expected), sourceLocation: sourceLocation) {
+            try client.roundtrip()
+        }
+    }
+}
+
+/// How many descriptors of this process refer to the same open file as `fd` (itself included):
+/// compared by device and inode, so tests running beside this one do not disturb the count.
+private func openDescriptors(sharingFileWith fd: Int32) -> Int {
+    var target = stat()
+    guard fstat(fd, &target) == 0, let directory = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(directory) }
+    var count = 0
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let other = Int32(name), other != dirfd(directory) else { continue }
+        var status = stat()
+        if fstat(other, &status) == 0, status.st_dev == target.st_dev, status.st_ino == target.st_ino { count += 1 }
+    }
+    return count
+}
+
+/// The (format, modifier) entries of a format table event's file, read through a private mapping.
+private func formatTable(_ event: TestEvent) throws -> [DmabufFormat] {
+    guard case .fileDescriptor(let fd) = event.arguments[0], case .uint(let size) = event.arguments[1] else {
+        throw TestClientError.marshalFailed
+    }
+    defer { close(fd) }
+    let memory = try #require(mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0))
+    try #require(memory != MAP_FAILED)
+    defer { munmap(memory, Int(size)) }
+    // The table is sealed: the compositor promises it never changes, and clients cannot change it.
+    #expect(write(fd, [UInt8(1)], 1) == -1 && errno == EPERM)
+    #expect(ftruncate(fd, 0) == -1 && errno == EPERM)
+    return (0..<Int(size) / 16).map { index in
+        DmabufFormat(fourcc: memory.load(fromByteOffset: index * 16, as: UInt32.self),
+                     modifier: memory.loadUnaligned(fromByteOffset: index * 16 + 8, as: UInt64.self))
+    }
+}
+
+private func bytes<T>(_ values: [T]) -> [UInt8] {
+    values.flatMap { value in withUnsafeBytes(of: value) { Array($0) } }
+}
+
+/// The events of one full feedback send, decoded: table, main device, tranches.
+private struct ReceivedFeedback: Equatable {
+    var table: [DmabufFormat] = []
+    var mainDevice: [UInt8] = []
+    var tranches: [(device: [UInt8], flags: UInt32, indices: [UInt8])] = []
+
+    static func == (lhs: ReceivedFeedback, rhs: ReceivedFeedback) -> Bool {
+        lhs.table == rhs.table && lhs.mainDevice == rhs.mainDevice
+            && lhs.tranches.map(\.device) == rhs.tranches.map(\.device)
+            && lhs.tranches.map(\.flags) == rhs.tranches.map(\.flags)
+            && lhs.tranches.map(\.indices) == rhs.tranches.map(\.indices)
+    }
+
+    init(_ events: [TestEvent]) throws {
+        for event in events {
+            switch (event.name, event.arguments.first) {
+            case ("format_table", _): table = try formatTable(event)
+            case ("main_device", .bytes(let value)?): mainDevice = value
+            case ("tranche_target_device", .bytes(let value)?): tranches.append((value, 0, []))
+            case ("tranche_flags", .uint(let value)?): tranches[tranches.count - 1].flags = value
+            case ("tranche_formats", .bytes(let value)?): tranches[tranches.count - 1].indices = value
+            default: break
+            }
+        }
+    }
+}
+
+private let oneFeedbackSend = [
+    "format_table", "main_device",
+    "tranche_target_device", "tranche_flags", "tranche_formats", "tranche_done",
+    "tranche_target_device", "tranche_flags", "tranche_formats", "tranche_done",
+    "done",
+]
+
+/// zwp_linux_dmabuf_v1 and its feedback (`Feedback`) and buffer params (`BufferParams`).
+@Suite struct LinuxDmabufTests {}
+
+extension LinuxDmabufTests {
+    @Suite struct Feedback {
+        @Test func defaultFeedbackSendsTheTableTheDevicesAndTheTranchesInOrder() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let feedback = try dmabuf.send(2, [.newID], interface: "zwp_linux_dmabuf_feedback_v1")
+            try harness.client.roundtrip()
+            #expect(dmabuf.events.isEmpty, "version 4 must not send format or modifier events")
+            #expect(feedback.events.map(\.name) == oneFeedbackSend)
+            let received = try ReceivedFeedback(feedback.events)
+            #expect(received.table == [
+                DmabufFormat(fourcc: argb8888, modifier: 0), DmabufFormat(fourcc: xrgb8888, modifier: 0),
+                DmabufFormat(fourcc: argb8888, modifier: xTiled),
+            ])
+            // dev_t 226:128 is (226 << 8) | 128 in glibc's encoding.
+            #expect(received.mainDevice == bytes([UInt64(0xe280)]))
+            #expect(received.tranches.map(\.device) == [bytes([UInt64(0xe280)]), bytes([UInt64(0xe200)])])
+            #expect(received.tranches.map(\.flags) == [0, 1])
+            #expect(received.tranches.map(\.indices) == [bytes([UInt16(0), 1, 2]), bytes([UInt16(1)])])
+        }
+
+        @Test func feedbackWithoutATrancheForTheMainDeviceIsRefused() throws {
+            let core = try Harness()
+            let feedback = DmabufFeedback(mainDevice: renderNode, tranches: [
+                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(fourcc: argb8888, modifier: 0)]),
+            ])
+            #expect(throws: DmabufFeedbackError.noTrancheForMainDevice(renderNode)) {
+                _ = try LinuxDmabufGlobal(display: core.display, feedback: feedback, importer: RecordingImporter())
+            }
+            let empty = DmabufFeedback(mainDevice: renderNode, tranches: [DmabufTranche(targetDevice: renderNode, formats: [])])
+            #expect(throws: DmabufFeedbackError.emptyTranche(index: 0)) {
+                _ = try LinuxDmabufGlobal(display: core.display, feedback: empty, importer: RecordingImporter())
+            }
+        }
+
+        @Test func version3ClientsHearEveryFormatAndEveryModifier() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind(version: 3)
+            try harness.client.roundtrip()
+            #expect(dmabuf.events(named: "format").map(\.arguments) == [[.uint(argb8888)], [.uint(xrgb8888)]])
+            #expect(dmabuf.events(named: "modifier").map(\.arguments) == [
+                [.uint(argb8888), .uint(0), .uint(0)], [.uint(xrgb8888), .uint(0), .uint(0)],
+                [.uint(argb8888), .uint(0x0100_0000), .uint(1)],
+            ])
+        }
+
+        @Test func version2ClientsHearOnlyFormatsWithALinearOrImplicitLayout() throws {
+            let tiledOnly = DmabufFeedback(mainDevice: renderNode, tranches: [
+                DmabufTranche(targetDevice: renderNode, formats: [
+                    DmabufFormat(fourcc: abgr8888, modifier: xTiled),
+                    DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.implicitModifier),
+                    DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear),
+                ]),
+            ])
+            let harness = try DmabufHarness(feedback: tiledOnly)
+            let dmabuf = try harness.bind(version: 2)
+            try harness.client.roundtrip()
+            #expect(dmabuf.events.map(\.name) == ["format", "format"])
+            #expect(dmabuf.events.map(\.arguments) == [[.uint(xrgb8888)], [.uint(argb8888)]])
+        }
+
+        @Test func surfaceFeedbackFollowsTheSurfacesOwnFeedbackAndBecomesInertWithIt() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let (proxy, surface) = try harness.makeSurface()
+            let defaultObject = try dmabuf.send(2, [.newID], interface: "zwp_linux_dmabuf_feedback_v1")
+            let surfaceObject = try dmabuf.send(3, [.newID, .object(proxy)], interface: "zwp_linux_dmabuf_feedback_v1")
+            try harness.client.roundtrip()
+            #expect(try ReceivedFeedback(surfaceObject.events) == ReceivedFeedback(defaultObject.events))
+            defaultObject.clearEvents()
+            surfaceObject.clearEvents()
+
+            let scanout = DmabufFeedback(mainDevice: renderNode, tranches: [
+                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: 0)], isScanout: true),
+                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(fourcc: argb8888, modifier: 0)]),
+            ])
+            try harness.global.setFeedback(scanout, for: surface)
+            try harness.global.setFeedback(scanout, for: surface)
+            try harness.client.roundtrip()
+            #expect(defaultObject.events.isEmpty)
+            #expect(surfaceObject.events.map(\.name) == oneFeedbackSend, "sent once: the same feedback is never repeated")
+            let received = try ReceivedFeedback(surfaceObject.events)
+            #expect(received.table == [DmabufFormat(fourcc: xrgb8888, modifier: 0), DmabufFormat(fourcc: argb8888, modifier: 0)])
+            #expect(received.tranches.map(\.flags) == [1, 0])
+            #expect(received.tranches.map(\.indices) == [bytes([UInt16(0)]), bytes([UInt16(1)])])
+            surfaceObject.clearEvents()
+
+            try harness.global.setFeedback(nil, for: surface)
+            try harness.client.roundtrip()
+            #expect(try ReceivedFeedback(surfaceObject.events).table.count == 3, "back to the default table")
+            surfaceObject.clearEvents()
+
+            try proxy.sendDestructor(0)
+            try harness.client.roundtrip()
+            var changed = defaultFeedback
+            changed.tranches.removeLast()
+            try harness.global.setDefaultFeedback(changed)
+            try harness.client.roundtrip()
+            #expect(surfaceObject.events.isEmpty, "the surface is gone: its feedback object is inert")
+            #expect(defaultObject.events.map(\.name) == [
+                "format_table", "main_device",
+                "tranche_target_device", "tranche_flags", "tranche_formats", "tranche_done",
+                "done",
+            ])
+            _ = try ReceivedFeedback(defaultObject.events)
+            #expect(harness.global.defaultFeedback == changed)
+        }
+
+        @Test func surfaceFeedbackMadeAfterTheSurfaceGotItsOwnStartsWithIt() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let (proxy, surface) = try harness.makeSurface()
+            let own = DmabufFeedback(mainDevice: renderNode, tranches: [
+                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: 0)]),
+            ])
+            try harness.global.setFeedback(own, for: surface)
+            let surfaceObject = try dmabuf.send(3, [.newID, .object(proxy)], interface: "zwp_linux_dmabuf_feedback_v1")
+            try harness.client.roundtrip()
+            let received = try ReceivedFeedback(surfaceObject.events)
+            #expect(received.table == [DmabufFormat(fourcc: xrgb8888, modifier: 0)])
+            #expect(received.tranches.map(\.indices) == [bytes([UInt16(0)])])
+        }
+    }
+
+    @Suite struct BufferParams {
+        @Test func createSendsCreatedWithABufferThatCarriesTheAttributes() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 256 * 16)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            try harness.create(params, width: 64, height: 16, flags: 1)
+            try harness.client.roundtrip()
+            #expect(params.events.map(\.name) == ["created"])
+            guard case .object(let id) = params.events.first?.arguments.first else {
+                Issue.record("created carries no buffer")
+                return
+            }
+            let buffer = try #require(harness.client.proxy(withID: id))
+            #expect(buffer.interfaceName == "wl_buffer")
+
+            let attributes = try #require(harness.importer.imported.first)
+            #expect(harness.importer.imported.count == 1)
+            #expect(attributes.width == 64 && attributes.height == 16)
+            #expect(attributes.format == DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear))
+            #expect(attributes.flags == .yInverted)
+            #expect(attributes.planes.map(\.offset) == [0] && attributes.planes.map(\.stride) == [256])
+            #expect(openDescriptors(sharingFileWith: fd) == 2, "the server keeps the plane while the buffer lives")
+
+            let (surfaceProxy, surface) = try harness.makeSurface()
+            try surfaceProxy.send(1, [.object(buffer), .int(0), .int(0)])
+            try surfaceProxy.send(6)
+            try harness.client.roundtrip()
+            let shown = try #require(surface.current.buffer)
+            #expect(shown.storage == .dmabuf(attributes))
+            #expect(shown.width == 64 && shown.height == 16)
+            #expect(surface.current.size == SurfaceSize(width: 64, height: 16))
+            #expect(shown.withShmContents { _ in true } == nil)
+
+            try buffer.sendDestructor(0)
+            try harness.client.roundtrip()
+            #expect(harness.importer.destroyed == [attributes])
+            #expect(!shown.isAlive)
+            #expect(openDescriptors(sharingFileWith: fd) == 1, "the buffer's plane descriptor was closed")
+        }
+
+        @Test func createImmedMakesTheBufferWithoutEvents() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let luma = anonymousFile(size: 4096), chroma = anonymousFile(size: 4096)
+            defer { close(luma); close(chroma) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            // Planes may come in any order; both carry the same (tiled) modifier.
+            try harness.add(params, fd: chroma, index: 1, offset: 0, stride: 128, modifier: xTiled)
+            try harness.add(params, fd: luma, index: 0, offset: 64, stride: 128, modifier: xTiled)
+            let buffer = try harness.createImmediately(params, width: 32, height: 16)
+            try params.sendDestructor(0)
+            try harness.client.roundtrip()
+            #expect(params.events.isEmpty)
+            let attributes = try #require(harness.importer.imported.first)
+            #expect(attributes.format == DmabufFormat(fourcc: argb8888, modifier: xTiled))
+            #expect(attributes.planes.map(\.offset) == [64, 0])
+            #expect(openDescriptors(sharingFileWith: luma) == 2 && openDescriptors(sharingFileWith: chroma) == 2)
+
+            let (surfaceProxy, surface) = try harness.makeSurface()
+            try surfaceProxy.send(1, [.object(buffer), .int(0), .int(0)])
+            try surfaceProxy.send(6)
+            try harness.client.roundtrip()
+            #expect(surface.current.buffer?.storage == .dmabuf(attributes))
+            try buffer.sendDestructor(0)
+            try harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: luma) == 1 && openDescriptors(sharingFileWith: chroma) == 1)
+        }
+
+        @Test func aRefusedImportAfterCreateIsFailedAndClosesThePlanes() throws {
+            let harness = try DmabufHarness()
+            harness.importer.accepts = false
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            try harness.create(params, width: 64, height: 16)
+            try harness.client.roundtrip()
+            #expect(params.events.map(\.name) == ["failed"])
+            #expect(harness.importer.imported.count == 1)
+            #expect(harness.client.protocolError == nil)
+            #expect(openDescriptors(sharingFileWith: fd) == 1)
+            #expect(harness.importer.destroyed.isEmpty, "no buffer was made, so none is destroyed")
+        }
+
+        @Test func flagsTheProtocolDoesNotDefineFailTheImportWithoutAskingTheImporter() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            try harness.create(params, width: 64, height: 16, flags: 8)
+            try harness.client.roundtrip()
+            #expect(params.events.map(\.name) == ["failed"])
+            #expect(harness.importer.imported.isEmpty)
+            #expect(openDescriptors(sharingFileWith: fd) == 1)
+        }
+
+        @Test func interlacedFlagsReachTheImporter() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            try harness.create(params, width: 64, height: 16, flags: 2 | 4)
+            try harness.client.roundtrip()
+            #expect(harness.importer.imported.map(\.flags) == [[.interlaced, .bottomFieldFirst]])
+        }
+
+        @Test func aRefusedImportAfterCreateImmedIsInvalidWlBuffer() throws {
+            let harness = try DmabufHarness()
+            harness.importer.accepts = false
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            _ = try harness.createImmediately(params, width: 64, height: 16)
+            harness.expectParamsError(params, code: 7)
+            #expect(openDescriptors(sharingFileWith: fd) == 1)
+        }
+
+        @Test func destroyingUnusedParamsClosesItsPlanes() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try harness.add(params, fd: fd, stride: 256)
+            try harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: fd) == 2)
+            try params.sendDestructor(0)
+            try harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: fd) == 1)
+            #expect(harness.importer.imported.isEmpty)
+        }
+
+        /// Sends `requests` on fresh params with one 4 KiB memfd plane at hand, expects protocol error
+        /// `code` on the params, and that no descriptor of the plane stays open in the server.
+        private func expectError(
+            code: UInt32, sourceLocation: SourceLocation = #_sourceLocation,
+            _ requests: (DmabufHarness, TestProxy, Int32) throws -> Void
+        ) throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            let fd = anonymousFile(size: 4096)
+            defer { close(fd) }
+            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            try requests(harness, params, fd)
+            harness.expectParamsError(params, code: code, sourceLocation: sourceLocation)
+            #expect(openDescriptors(sharingFileWith: fd) == 1, "plane descriptors closed", sourceLocation: sourceLocation)
+        }
+
+        @Test func planeIndexBeyondTheFourthIsPlaneIdx() throws {
+            try expectError(code: 1) { harness, params, fd in try harness.add(params, fd: fd, index: 4, stride: 256) }
+        }
+
+        @Test func settingAPlaneTwiceIsPlaneSet() throws {
+            try expectError(code: 2) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.add(params, fd: fd, stride: 256)
+            }
+        }
+
+        @Test func addAfterCreateIsAlreadyUsed() throws {
+            try expectError(code: 0) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.create(params, width: 64, height: 16)
+                try harness.add(params, fd: fd, index: 1, stride: 256)
+            }
+        }
+
+        @Test func createTwiceIsAlreadyUsed() throws {
+            try expectError(code: 0) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.create(params, width: 64, height: 16)
+                try harness.create(params, width: 64, height: 16)
+            }
+        }
+
+        @Test func createWithoutPlanesIsIncomplete() throws {
+            try expectError(code: 3) { harness, params, _ in try harness.create(params, width: 64, height: 16) }
+        }
+
+        @Test func aGapBetweenPlanesIsIncomplete() throws {
+            try expectError(code: 3) { harness, params, fd in
+                try harness.add(params, fd: fd, index: 0, stride: 256)
+                try harness.add(params, fd: fd, index: 2, stride: 256)
+                try harness.create(params, width: 64, height: 16)
+            }
+        }
+
+        @Test func aFormatThatWasNotAdvertisedIsInvalidFormat() throws {
+            try expectError(code: 4) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.create(params, width: 64, height: 16, format: abgr8888)
+            }
+        }
+
+        @Test func aModifierThatWasNotAdvertisedForTheFormatIsInvalidFormat() throws {
+            try expectError(code: 4) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256, modifier: xTiled)
+                try harness.create(params, width: 64, height: 16, format: xrgb8888)
+            }
+        }
+
+        @Test func planesWithDifferentModifiersAreInvalidFormat() throws {
+            try expectError(code: 4) { harness, params, fd in
+                try harness.add(params, fd: fd, index: 0, stride: 256, modifier: xTiled)
+                try harness.add(params, fd: fd, index: 1, stride: 256, modifier: DmabufFormat.linear)
+            }
+        }
+
+        @Test func zeroWidthIsInvalidDimensions() throws {
+            try expectError(code: 5) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.create(params, width: 0, height: 16)
+            }
+        }
+
+        @Test func negativeHeightIsInvalidDimensions() throws {
+            try expectError(code: 5) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                _ = try harness.createImmediately(params, width: 64, height: -1)
+            }
+        }
+
+        @Test func rowsBeyondTheEndOfTheDmabufAreOutOfBounds() throws {
+            // 256 bytes × 17 rows = 4352 > the 4096-byte memfd.
+            try expectError(code: 6) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 256)
+                try harness.create(params, width: 64, height: 17)
+            }
+        }
+
+        @Test func anOffsetAtTheEndOfTheDmabufIsOutOfBounds() throws {
+            try expectError(code: 6) { harness, params, fd in
+                try harness.add(params, fd: fd, offset: 4096, stride: 4)
+                try harness.create(params, width: 1, height: 1)
+            }
+        }
+
+        @Test func aPlaneSizeBeyond32BitsIsOutOfBounds() throws {
+            try expectError(code: 6) { harness, params, fd in
+                try harness.add(params, fd: fd, stride: 0x1000_0000)
+                try harness.create(params, width: 64, height: 16)
+            }
+        }
+    }
+}
