@@ -26,6 +26,20 @@ public final class Compositor: SurfaceObserver {
     private var isStopped = false
     let logger: Logger
 
+    /// zwp_linux_dmabuf_v1 is advertised only with a renderer that imports what it offers; the
+    /// log says why it is not (the device lacks the extensions, or Vitrine's Vulkan import of
+    /// dmabufs, which needs a GPU to be written against, does not exist yet).
+    private static func logDmabufSupport(of renderer: Renderer, logger: Logger) {
+        switch Result(catching: { try renderer.dmabufSupport() }) {
+        case .success(.unsupported(let reason)):
+            logger.info("zwp_linux_dmabuf_v1 not advertised: \(reason) (clients use wl_shm)")
+        case .success(.supported(let node, let formats)):
+            logger.info("zwp_linux_dmabuf_v1 not advertised: render node \(node) could import \(formats.count) formats, but Vitrine's Vulkan dmabuf import is not written yet (clients use wl_shm)")
+        case .failure(let error):
+            logger.warning("zwp_linux_dmabuf_v1 not advertised: querying the device failed: \(error)")
+        }
+    }
+
     /// Creates the display and globals and takes over `backend`'s outputs, each with its own renderer.
     public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
         self.backend = backend
@@ -51,8 +65,9 @@ public final class Compositor: SurfaceObserver {
             IdleInhibitManagerGlobal(display: display),
         ]
         var x: Int32 = 0
-        for output in backend.outputs {
+        for (index, output) in backend.outputs.enumerated() {
             let renderer = try Renderer(options: rendererOptions)
+            if index == 0 { Self.logDmabufSupport(of: renderer, logger: logger) }
             let managed = CompositorOutput(backend: output, display: display, renderer: renderer, x: x) { [unowned self] surface in
                 node(for: surface)
             }

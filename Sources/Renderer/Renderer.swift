@@ -28,6 +28,9 @@ public final class Renderer {
     /// The physical device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
     public var deviceName: String { context.deviceName }
 
+    /// Whether the device can import client dmabufs, and which formats and modifiers.
+    public func dmabufSupport() throws -> DmabufSupport { try context.dmabufSupport() }
+
     /// Validation-layer errors and warnings collected since the last call (with validation on).
     public func takeValidationMessages() -> [String] { context.takeValidationMessages() }
 
