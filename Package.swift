@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/google/swift-benchmark", from: "0.1.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Level 0: one system library per pkg-config name.
@@ -71,6 +72,9 @@ let package = Package(
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
 
+        // Level 2: board configuration files (outputs, input, the kiosk app), parsed and validated.
+        .target(name: "BoardConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+
         // Level 4: owns everything: surfaces as layers, outputs and their frame cycles.
         .target(
             name: "Compositor",
@@ -78,6 +82,12 @@ let package = Package(
                 "LayerKit", "Renderer", "WaylandServer", "DisplayBackend",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
+        .target(
+            name: "KioskShell",
+            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
@@ -94,6 +104,8 @@ let package = Package(
                 "LayerKit",
                 "Compositor",
                 "DisplayBackend",
+                "BoardConfig",
+                "KioskShell",
                 .product(name: "Logging", package: "swift-log"),
                 "Renderer",
                 "SeedExamples",
@@ -112,6 +124,9 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell"]),
+        .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
+
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "WaylandTestClient"]),

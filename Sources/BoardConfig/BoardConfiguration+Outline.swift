@@ -1,0 +1,51 @@
+extension BoardConfiguration {
+    /// A few lines that tell a person what the board will do, one subject a line (what
+    /// `vitrine check-config` prints for a valid file).
+    public func outline() -> [String] {
+        var lines = [summary.map { "board \(name): \($0)" } ?? "board \(name)"]
+        for (index, output) in outputs.enumerated() {
+            var parts: [String] = []
+            switch output.mode {
+            case .preferred: parts.append("preferred mode")
+            case .exact(let width, let height, let refreshRate):
+                parts.append("\(width)x\(height)" + (refreshRate.map { " at \(formatNumber($0)) Hz" } ?? ""))
+            }
+            parts.append("scale \(formatNumber(output.scale))")
+            if output.transform != .normal { parts.append("rotation \(output.transform.rawValue)") }
+            switch output.placement {
+            case .automatic: parts.append(index == 0 ? "at 0,0" : "right of the previous output")
+            case .position(let x, let y): parts.append("at \(x),\(y)")
+            case .mirror(let source): parts.append("mirrors \(source)")
+            }
+            lines.append("output \(output.connector): " + parts.joined(separator: ", "))
+        }
+        let keyboard = input.keyboard
+        var layout = keyboard.layout
+        if !keyboard.variant.isEmpty { layout += " (\(keyboard.variant))" }
+        if !keyboard.options.isEmpty { layout += " [\(keyboard.options.joined(separator: ", "))]" }
+        let repeatDelay = keyboard.repeatDelay.components.seconds * 1000
+            + keyboard.repeatDelay.components.attoseconds / 1_000_000_000_000_000
+        lines.append(
+            "keyboard \(layout), "
+                + (keyboard.repeatRate == 0
+                    ? "no repeat" : "repeat \(keyboard.repeatRate)/s after \(repeatDelay) ms"))
+        for touchscreen in input.touchscreens {
+            let calibrated = touchscreen.calibration == .identity ? "" : ", calibrated"
+            lines.append("touchscreen \"\(touchscreen.deviceName)\" on \(touchscreen.output)\(calibrated)")
+        }
+        var app = "app " + self.app.command.joined(separator: " ")
+        if let user = self.app.user { app += ", as \(user)" }
+        if let directory = self.app.workingDirectory { app += ", in \(directory)" }
+        lines.append(app)
+        let blank = idle.blankAfter.map { "blank after \($0.components.seconds) s" } ?? "never blank"
+        lines.append("idle: \(blank)" + (idle.wakesOnTouch ? ", a touch wakes" : ", a touch does not wake"))
+        lines.append("cursor " + (cursor.isVisible ? "visible" : "hidden"))
+        lines.append("splash " + (splash.imagePath.map { "\($0) on " } ?? "") + splash.backgroundColor.description)
+        return lines
+    }
+}
+
+/// Numbers as people write them: `2`, not `2.0`.
+func formatNumber(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}

@@ -1,0 +1,278 @@
+/// Everything a board needs to boot into its kiosk app: the displays, the input devices, the app
+/// itself, and how the screen behaves when no one uses it. Read from one TOML file per board
+/// (see board-configs/FORMAT.md) by ``BoardConfiguration/parse(_:file:)``.
+public struct BoardConfiguration: Sendable, Equatable {
+    /// The board's name, by default the file's name without `.toml` (the systemd instance name).
+    public var name: String
+    /// A line for people: which board and display this file is for.
+    public var summary: String?
+    /// In the order the file lists them; the first one is the primary output.
+    public var outputs: [OutputConfiguration]
+    public var input: InputConfiguration
+    public var app: AppConfiguration
+    public var idle: IdleConfiguration
+    public var cursor: CursorConfiguration
+    public var splash: SplashConfiguration
+
+    public init(
+        name: String, summary: String? = nil, outputs: [OutputConfiguration], input: InputConfiguration = .init(),
+        app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
+        splash: SplashConfiguration = .init()
+    ) {
+        self.name = name
+        self.summary = summary
+        self.outputs = outputs
+        self.input = input
+        self.app = app
+        self.idle = idle
+        self.cursor = cursor
+        self.splash = splash
+    }
+}
+
+// MARK: - Outputs
+
+/// Which DRM connector an output configuration applies to.
+public enum ConnectorSelection: Sendable, Equatable, CustomStringConvertible {
+    /// A connector by its kernel name, `TYPE-N` (`HDMI-A-1`, `eDP-1`, `DSI-1`, `Virtual-1`).
+    case named(String)
+    /// Whichever connector is found connected first, for boards whose wiring is not known.
+    case firstConnected
+
+    public var description: String {
+        switch self {
+        case .named(let name): name
+        case .firstConnected: "first-connected"
+        }
+    }
+}
+
+/// The mode to set on an output.
+public enum ModeSelection: Sendable, Equatable {
+    /// The mode the display marks as preferred in its EDID (or the driver's default).
+    case preferred
+    /// A mode of exactly this size in pixels; the refresh rate in hertz picks among modes of that size
+    /// (the closest one), and nil takes the highest.
+    case exact(width: Int, height: Int, refreshRate: Double?)
+}
+
+/// How an output's content is turned before scan-out, as `wl_output.transform` names it: a rotation
+/// counter-clockwise in degrees, optionally after a flip around the vertical axis.
+public enum OutputTransform: String, Sendable, Equatable, CaseIterable {
+    case normal = "0"
+    case rotated90 = "90"
+    case rotated180 = "180"
+    case rotated270 = "270"
+    case flipped = "flipped"
+    case flipped90 = "flipped-90"
+    case flipped180 = "flipped-180"
+    case flipped270 = "flipped-270"
+
+    /// The rotation part in degrees (0, 90, 180 or 270).
+    public var degrees: Int {
+        switch self {
+        case .normal, .flipped: 0
+        case .rotated90, .flipped90: 90
+        case .rotated180, .flipped180: 180
+        case .rotated270, .flipped270: 270
+        }
+    }
+
+    public var isFlipped: Bool {
+        switch self {
+        case .flipped, .flipped90, .flipped180, .flipped270: true
+        default: false
+        }
+    }
+}
+
+/// Where an output sits in the compositor's global space (logical pixels, after scale and transform).
+public enum OutputPlacement: Sendable, Equatable {
+    /// Extend the desktop: right of the previous output, top-aligned (the first output at 0,0).
+    case automatic
+    /// Top-left corner at this position.
+    case position(x: Int, y: Int)
+    /// Show the same content as the output on this connector, scaled to fit.
+    case mirror(of: String)
+}
+
+public struct OutputConfiguration: Sendable, Equatable {
+    public var connector: ConnectorSelection
+    public var mode: ModeSelection
+    /// Pixels per logical pixel, 0.5…4: `wl_output.scale` (rounded up), the fractional scale
+    /// clients are told, and the shell's layers' `contentsScale`.
+    public var scale: Double
+    public var transform: OutputTransform
+    public var placement: OutputPlacement
+
+    public init(
+        connector: ConnectorSelection, mode: ModeSelection = .preferred, scale: Double = 1,
+        transform: OutputTransform = .normal, placement: OutputPlacement = .automatic
+    ) {
+        self.connector = connector
+        self.mode = mode
+        self.scale = scale
+        self.transform = transform
+        self.placement = placement
+    }
+}
+
+// MARK: - Input
+
+public struct InputConfiguration: Sendable, Equatable {
+    public var keyboard: KeyboardConfiguration
+    /// Touchscreens whose touches land on one output (by device name); an unmapped touchscreen
+    /// covers the primary output.
+    public var touchscreens: [TouchscreenMapping]
+
+    public init(keyboard: KeyboardConfiguration = .init(), touchscreens: [TouchscreenMapping] = []) {
+        self.keyboard = keyboard
+        self.touchscreens = touchscreens
+    }
+}
+
+/// An xkb keymap by its rule names, and key repeat.
+public struct KeyboardConfiguration: Sendable, Equatable {
+    /// xkb layouts, comma-separated (`us`, `de,us`).
+    public var layout: String
+    /// xkb variants, one per layout, comma-separated; empty for the layouts' defaults.
+    public var variant: String
+    /// xkb options (`ctrl:nocaps`, `grp:alt_shift_toggle`).
+    public var options: [String]
+    /// Repeated key presses per second while a key is held; 0 turns repeat off.
+    public var repeatRate: Int
+    /// How long a key is held before it repeats.
+    public var repeatDelay: Duration
+
+    public init(
+        layout: String = "us", variant: String = "", options: [String] = [], repeatRate: Int = 25,
+        repeatDelay: Duration = .milliseconds(600)
+    ) {
+        self.layout = layout
+        self.variant = variant
+        self.options = options
+        self.repeatRate = repeatRate
+        self.repeatDelay = repeatDelay
+    }
+}
+
+public struct TouchscreenMapping: Sendable, Equatable {
+    /// The device's name as libinput reports it (`libinput list-devices`).
+    public var deviceName: String
+    /// The connector name of the output its touches land on.
+    public var output: String
+    public var calibration: CalibrationMatrix
+
+    public init(deviceName: String, output: String, calibration: CalibrationMatrix = .identity) {
+        self.deviceName = deviceName
+        self.output = output
+        self.calibration = calibration
+    }
+}
+
+/// libinput's calibration matrix: the first two rows of a 3×3 affine matrix, row-major, applied to
+/// normalized touch coordinates (0…1): `x' = a·x + b·y + c`, `y' = d·x + e·y + f`.
+public struct CalibrationMatrix: Sendable, Equatable {
+    /// `[a, b, c, d, e, f]`.
+    public let coefficients: [Double]
+
+    public static let identity = CalibrationMatrix(a: 1, b: 0, c: 0, d: 0, e: 1, f: 0)
+
+    public init(a: Double, b: Double, c: Double, d: Double, e: Double, f: Double) {
+        coefficients = [a, b, c, d, e, f]
+    }
+}
+
+// MARK: - The app, idle, cursor, splash
+
+public struct AppConfiguration: Sendable, Equatable {
+    /// The program and its arguments; the program is looked up in `PATH` unless it has a slash.
+    public var command: [String]
+    /// Added to the environment Vitrine gives the app (which already has `WAYLAND_DISPLAY`,
+    /// `XDG_RUNTIME_DIR` and the locale).
+    public var environment: [String: String]
+    /// An absolute path; nil keeps Vitrine's own working directory.
+    public var workingDirectory: String?
+    /// The user the app runs as; nil runs it as Vitrine's own user.
+    public var user: String?
+    /// The app is killed and restarted when it leaves an `xdg_wm_base` ping unanswered this long.
+    public var unresponsiveTimeout: Duration
+    /// The app is killed and restarted when it presents no frame this long; nil never (most apps
+    /// stop drawing when nothing changes).
+    public var frameTimeout: Duration?
+
+    public init(
+        command: [String], environment: [String: String] = [:], workingDirectory: String? = nil,
+        user: String? = nil, unresponsiveTimeout: Duration = .seconds(10), frameTimeout: Duration? = nil
+    ) {
+        self.command = command
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.user = user
+        self.unresponsiveTimeout = unresponsiveTimeout
+        self.frameTimeout = frameTimeout
+    }
+}
+
+public struct IdleConfiguration: Sendable, Equatable {
+    /// The outputs are blanked (DPMS off) after this long without input; nil never.
+    public var blankAfter: Duration?
+    /// Whether a touch wakes blanked outputs (keys and the pointer always do); the waking touch is
+    /// not passed to the app.
+    public var wakesOnTouch: Bool
+
+    public init(blankAfter: Duration? = nil, wakesOnTouch: Bool = true) {
+        self.blankAfter = blankAfter
+        self.wakesOnTouch = wakesOnTouch
+    }
+}
+
+public struct CursorConfiguration: Sendable, Equatable {
+    /// False hides the pointer cursor everywhere (touch-only kiosks).
+    public var isVisible: Bool
+
+    public init(isVisible: Bool = true) {
+        self.isVisible = isVisible
+    }
+}
+
+/// What the screen shows from the first frame until the app's first frame (and behind the
+/// "restarting" overlay).
+public struct SplashConfiguration: Sendable, Equatable {
+    /// An absolute path to a PNG image, centred on each output; nil shows the colour only.
+    public var imagePath: String?
+    public var backgroundColor: RGBColor
+
+    public init(imagePath: String? = nil, backgroundColor: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
+        self.imagePath = imagePath
+        self.backgroundColor = backgroundColor
+    }
+}
+
+/// An opaque sRGB colour, 8 bits per channel, as written `#RRGGBB`.
+public struct RGBColor: Sendable, Equatable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+
+    /// Parses `#RRGGBB` (either case).
+    public init?(hex text: String) {
+        let digits = Array(text.utf8)
+        // Checked digit by digit: UInt32(_:radix:) would also take a sign.
+        guard digits.count == 7, digits[0] == UInt8(ascii: "#"),
+            digits[1...].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+            let value = UInt32(String(decoding: digits[1...], as: UTF8.self), radix: 16)
+        else { return nil }
+        self.init(red: UInt8(value >> 16 & 0xFF), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+    }
+
+    public var description: String {
+        "#" + [red, green, blue].map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
+    }
+}

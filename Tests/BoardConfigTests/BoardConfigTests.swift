@@ -1,0 +1,614 @@
+import Foundation
+import Testing
+
+@testable import BoardConfig
+
+/// The repository's board-configs/ folder, found from this file so the test needs no install.
+private let boardConfigsFolder = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("board-configs")
+
+private func shippedBoard(_ name: String) throws -> BoardConfiguration {
+    try BoardConfiguration.load(contentsOfFile: boardConfigsFolder.appendingPathComponent("\(name).toml").path).get()
+}
+
+private func fixturePath(_ name: String) throws -> String {
+    try #require(Bundle.module.url(forResource: name, withExtension: "toml", subdirectory: "Fixtures")).path
+}
+
+/// The diagnostics for `text` as `file.toml`, as check-config would print them.
+private func problems(_ text: String) -> [String] {
+    switch BoardConfiguration.parse(text, file: "board.toml") {
+    case .success: []
+    case .failure(let error): error.diagnostics.map(\.description)
+    }
+}
+
+/// A file that is valid except for `outputs` (one or more [[output]] tables and their neighbours).
+private func withApp(_ outputs: String) -> String {
+    outputs + "\n[app]\ncommand = [\"/usr/bin/cog\"]\n"
+}
+
+@Suite struct ShippedBoards {
+    @Test func everyShippedFileParsesAndValidates() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: boardConfigsFolder.path)
+            .filter { $0.hasSuffix(".toml") }.sorted()
+        #expect(
+            files == [
+                "generic.toml", "intel-nuc.toml", "qemu-virtio-gpu.toml", "raspberry-pi-4.toml",
+                "raspberry-pi-5.toml", "rockchip-rk3588.toml",
+            ])
+        for file in files {
+            let result = BoardConfiguration.load(contentsOfFile: boardConfigsFolder.appendingPathComponent(file).path)
+            switch result {
+            case .success(let board):
+                #expect(board.name + ".toml" == file, "a board's name is its file's name, the unit's instance")
+                #expect(!board.outputs.isEmpty)
+                #expect(!board.app.command.isEmpty)
+            case .failure(let error):
+                Issue.record("\(file) is invalid:\n\(error)")
+            }
+        }
+    }
+
+    @Test func qemuGuestUsesTheVirtualConnectorAt1280x800And75Hertz() throws {
+        let board = try shippedBoard("qemu-virtio-gpu")
+        #expect(
+            board
+                == BoardConfiguration(
+                    name: "qemu-virtio-gpu",
+                    summary: "QEMU guest, virtio-gpu, one 1280x800 virtual display",
+                    outputs: [
+                        OutputConfiguration(
+                            connector: .named("Virtual-1"), mode: .exact(width: 1280, height: 800, refreshRate: 75))
+                    ],
+                    input: InputConfiguration(
+                        keyboard: KeyboardConfiguration(
+                            layout: "us", repeatRate: 25, repeatDelay: .milliseconds(600))),
+                    app: AppConfiguration(
+                        command: ["/usr/bin/foot"], environment: ["LANG": "C.UTF-8"],
+                        unresponsiveTimeout: .seconds(10)),
+                    idle: IdleConfiguration(blankAfter: nil, wakesOnTouch: true),
+                    cursor: CursorConfiguration(isVisible: true),
+                    splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57))))
+    }
+
+    @Test func raspberryPi5MapsTheDSITouchscreenAndMirrorsToHDMI() throws {
+        let board = try shippedBoard("raspberry-pi-5")
+        #expect(
+            board.outputs == [
+                OutputConfiguration(
+                    connector: .named("DSI-1"), mode: .exact(width: 800, height: 480, refreshRate: 60)),
+                OutputConfiguration(connector: .named("HDMI-A-1"), mode: .preferred, placement: .mirror(of: "DSI-1")),
+            ])
+        #expect(
+            board.input.touchscreens == [
+                TouchscreenMapping(deviceName: "generic ft5x06 (00)", output: "DSI-1", calibration: .identity)
+            ])
+        #expect(board.idle == IdleConfiguration(blankAfter: .seconds(300), wakesOnTouch: true))
+        #expect(board.cursor.isVisible == false)
+        #expect(board.app.unresponsiveTimeout == .seconds(15))
+        #expect(board.splash.imagePath == "/usr/share/vitrine/splash.png")
+        #expect(board.splash.backgroundColor.description == "#102030")
+    }
+
+    @Test func outlineSaysWhatTheBoardWillDo() throws {
+        #expect(
+            try shippedBoard("raspberry-pi-5").outline() == [
+                "board raspberry-pi-5: Raspberry Pi 5, official 7-inch DSI touch display, HDMI mirror",
+                "output DSI-1: 800x480 at 60 Hz, scale 1, at 0,0",
+                "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1",
+                "keyboard us, repeat 25/s after 600 ms",
+                "touchscreen \"generic ft5x06 (00)\" on DSI-1",
+                "app /usr/bin/cog --platform=wl http://localhost:8080/, in /var/lib/vitrine",
+                "idle: blank after 300 s, a touch wakes",
+                "cursor hidden",
+                "splash /usr/share/vitrine/splash.png on #102030",
+            ])
+        #expect(
+            try shippedBoard("intel-nuc").outline()[1...4] == [
+                "output HDMI-A-1: 1920x1080 at 60 Hz, scale 1, at 0,0",
+                "output DP-1: 3840x2160 at 60 Hz, scale 2, at 1920,0",
+                "output eDP-1: preferred mode, scale 1.25, at 0,1080",
+                "keyboard de,us (nodeadkeys,) [grp:alt_shift_toggle, ctrl:nocaps], repeat 30/s after 400 ms",
+            ])
+    }
+
+    @Test func intelNUCExtendsAcrossThreeOutputsWithFractionalScale() throws {
+        let board = try shippedBoard("intel-nuc")
+        #expect(
+            board.outputs == [
+                OutputConfiguration(
+                    connector: .named("HDMI-A-1"), mode: .exact(width: 1920, height: 1080, refreshRate: 60),
+                    placement: .position(x: 0, y: 0)),
+                OutputConfiguration(
+                    connector: .named("DP-1"), mode: .exact(width: 3840, height: 2160, refreshRate: 60), scale: 2,
+                    placement: .position(x: 1920, y: 0)),
+                OutputConfiguration(
+                    connector: .named("eDP-1"), mode: .preferred, scale: 1.25, placement: .position(x: 0, y: 1080)),
+            ])
+        #expect(
+            board.input.keyboard
+                == KeyboardConfiguration(
+                    layout: "de,us", variant: "nodeadkeys,", options: ["grp:alt_shift_toggle", "ctrl:nocaps"],
+                    repeatRate: 30, repeatDelay: .milliseconds(400)))
+        #expect(board.app.command.first == "/usr/bin/chromium")
+        #expect(board.app.workingDirectory == "/var/lib/vitrine")
+        #expect(board.app.frameTimeout == nil)
+    }
+
+    @Test func rk3588IsPortraitWithANineNumberCalibrationReducedToSix() throws {
+        let board = try shippedBoard("rockchip-rk3588")
+        #expect(board.outputs.map(\.transform) == [.rotated90])
+        #expect(board.input.touchscreens.map(\.calibration.coefficients) == [[1.02, 0, -0.01, 0, 1, 0]])
+        #expect(board.input.keyboard.repeatRate == 0)
+        #expect(board.app.frameTimeout == .seconds(120))
+        #expect(board.idle == IdleConfiguration(blankAfter: nil, wakesOnTouch: false))
+    }
+
+    @Test func genericFallbackTakesTheFirstConnectedConnectorAtItsPreferredMode() throws {
+        let board = try shippedBoard("generic")
+        #expect(board.outputs == [OutputConfiguration(connector: .firstConnected, mode: .preferred, scale: 1)])
+        #expect(board.input == InputConfiguration())
+    }
+
+    @Test func aMinimalFileGetsTheDocumentedDefaults() throws {
+        let board = try BoardConfiguration.load(contentsOfFile: fixturePath("valid-minimal")).get()
+        #expect(
+            board
+                == BoardConfiguration(
+                    name: "valid-minimal", summary: nil,
+                    outputs: [
+                        OutputConfiguration(
+                            connector: .named("HDMI-A-1"), mode: .preferred, scale: 1, transform: .normal,
+                            placement: .automatic)
+                    ],
+                    input: InputConfiguration(
+                        keyboard: KeyboardConfiguration(
+                            layout: "us", variant: "", options: [], repeatRate: 25, repeatDelay: .milliseconds(600)),
+                        touchscreens: []),
+                    app: AppConfiguration(
+                        command: ["/usr/bin/cog", "https://example.com"], environment: [:], workingDirectory: nil,
+                        user: nil, unresponsiveTimeout: .seconds(10), frameTimeout: nil),
+                    idle: IdleConfiguration(blankAfter: nil, wakesOnTouch: true),
+                    cursor: CursorConfiguration(isVisible: true),
+                    splash: SplashConfiguration(imagePath: nil, backgroundColor: RGBColor(red: 0, green: 0, blue: 0))))
+    }
+}
+
+@Suite struct Diagnostics {
+    @Test func aSyntaxErrorGivesTOMLsPositionAndMessage() throws {
+        let path = try fixturePath("syntax-error")
+        guard case .failure(let error) = BoardConfiguration.load(contentsOfFile: path) else {
+            Issue.record("a syntax error was accepted")
+            return
+        }
+        #expect(error.diagnostics.count == 1)
+        let diagnostic = try #require(error.diagnostics.first)
+        #expect(diagnostic.file == path)
+        #expect(diagnostic.line == 3)
+        #expect(diagnostic.column == 12)
+        #expect(diagnostic.message == "invalid TOML: Error while parsing decimal integer: expected digit, saw 'x'")
+        #expect(
+            diagnostic.fix
+                == "correct the syntax here: strings in double quotes, one key = value per line, "
+                + "[table] and [[array of tables]] headers on their own lines")
+    }
+
+    @Test func everyProblemOfAFileIsReportedInLineOrder() throws {
+        let path = try fixturePath("many-problems")
+        guard case .failure(let error) = BoardConfiguration.load(contentsOfFile: path) else {
+            Issue.record("an invalid file was accepted")
+            return
+        }
+        let convention =
+            "the kernel names connectors TYPE-N, such as HDMI-A-1, DP-1, eDP-1, DSI-1 or Virtual-1 "
+            + "(ls /sys/class/drm lists them), or use \"first-connected\""
+        #expect(
+            error.diagnostics.map { "\($0.line ?? 0):\($0.column ?? 0): \($0.message) (fix: \($0.fix))" } == [
+                "6:13: unknown connector 'HDMI-1' (fix: did you mean 'HDMI-A-1'? \(convention))",
+                "7:8: mode '1920x1080@60' is not WIDTHxHEIGHT or \"preferred\" "
+                    + "(fix: give the refresh rate its own key: mode = \"1920x1080\" and refresh = 60)",
+                "8:9: scale 5 is outside 0.5…4 (fix: use a scale between 0.5 and 4, such as 1, 1.5 or 2)",
+                "9:12: unknown rotation 45 (fix: use 0, 90, 180 or 270 (degrees counter-clockwise), or "
+                    + "\"flipped\", \"flipped-90\", \"flipped-180\" or \"flipped-270\")",
+                "13:1: unknown key 'refresh-rate' in [[output]] (fix: did you mean 'refresh'?)",
+                "14:10: mirror 'HDMI-A-9' names no output in this file "
+                    + "(fix: mirror one of HDMI-1, or add an [[output]] with connector = \"HDMI-A-9\")",
+                "18:15: 'repeat-rate' in [input.keyboard] must be an integer, not a string "
+                    + "(fix: write it like repeat-rate = 25)",
+                "22:10: touchscreen output 'DSI-1' names no output in this file (fix: map it to one of HDMI-1, DP-1)",
+                "23:15: calibration has 5 numbers, not 6 (3×2) or 9 (3×3) "
+                    + "(fix: write the first two rows, e.g. calibration = [1, 0, 0, 0, 1, 0] for no change)",
+                "27:17: environment sets WAYLAND_DISPLAY, which Vitrine sets for the app "
+                    + "(fix: remove it: Vitrine gives the app its own Wayland socket and runtime directory)",
+                "30:14: background 'navy' is not a #RRGGBB colour (fix: write it like background = \"#1D3557\")",
+            ])
+        #expect(error.diagnostics.allSatisfy { $0.file == path })
+    }
+
+    @Test func descriptionIsTheCompilerStyleLine() {
+        let diagnostic = ConfigurationDiagnostic(
+            file: "rpi.toml", line: 4, column: 9, message: "scale 5 is outside 0.5…4", fix: "use 2")
+        #expect(diagnostic.description == "rpi.toml:4:9: error: scale 5 is outside 0.5…4 (fix: use 2)")
+        let wholeFile = ConfigurationDiagnostic(file: "rpi.toml", line: nil, message: "no such file", fix: "check it")
+        #expect(wholeFile.description == "rpi.toml: error: no such file (fix: check it)")
+    }
+
+    @Test func unknownKeyWithoutALikelyMatchListsTheAllowedKeys() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nbrightness = 80\n")) == [
+                "board.toml:3:1: error: unknown key 'brightness' in [[output]] (fix: remove it; [[output]] takes "
+                    + "connector, mode, refresh, scale, rotation, position, mirror)"
+            ])
+    }
+
+    @Test func unknownTableAtTheTopLevelIsReported() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[display]\nbrightness = 80\n")) == [
+                "board.toml:4:1: error: unknown key 'display' at the top level (fix: remove it; the top level takes "
+                    + "board, output, input, app, idle, cursor, splash)"
+            ])
+    }
+
+    @Test func aNumberInQuotesIsAWrongTypeWhoseFixRemovesTheQuotes() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nscale = \"1.5\"\n")) == [
+                "board.toml:3:9: error: 'scale' in [[output]] must be a number, not a string "
+                    + "(fix: remove the quotes: scale = 1.5)"
+            ])
+    }
+
+    @Test func scaleBelowTheRangeIsRejectedAndFractionsInsideAreKept() throws {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nscale = 0.25\n")) == [
+                "board.toml:3:9: error: scale 0.25 is outside 0.5…4 (fix: use a scale between 0.5 and 4, such as 1, 1.5 or 2)"
+            ])
+        let board = try BoardConfiguration.parse(
+            withApp("[[output]]\nconnector = \"DP-1\"\nscale = 1.75\n"), file: "board.toml"
+        ).get()
+        #expect(board.outputs.map(\.scale) == [1.75])
+    }
+
+    @Test func modeMustBeWidthByHeight() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nmode = \"1920*1080\"\n")) == [
+                "board.toml:3:8: error: mode '1920*1080' is not WIDTHxHEIGHT or \"preferred\" "
+                    + "(fix: write it like mode = \"1920x1080\", or mode = \"preferred\" for the display's own choice)"
+            ])
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nmode = \"0x1080\"\n")) == [
+                "board.toml:3:8: error: mode '0x1080' is outside 1…16384 pixels per side "
+                    + "(fix: use a mode the display lists, e.g. mode = \"1920x1080\")"
+            ])
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nrefresh = 60\n")) == [
+                "board.toml:3:11: error: refresh needs an explicit mode "
+                    + "(fix: set mode = \"WIDTHxHEIGHT\" as well, or remove refresh)"
+            ])
+    }
+
+    @Test func rotationTakesDegreesOrFlippedNames() throws {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nrotation = \"upside-down\"\n")) == [
+                "board.toml:3:12: error: unknown rotation 'upside-down' (fix: use 0, 90, 180 or 270 (degrees "
+                    + "counter-clockwise), or \"flipped\", \"flipped-90\", \"flipped-180\" or \"flipped-270\")"
+            ])
+        let text = withApp(
+            "[[output]]\nconnector = \"DP-1\"\nrotation = 270\n[[output]]\nconnector = \"DP-2\"\nrotation = \"flipped-90\"\n")
+        let board = try BoardConfiguration.parse(text, file: "board.toml").get()
+        #expect(board.outputs.map(\.transform) == [.rotated270, .flipped90])
+        #expect(board.outputs.map(\.transform.degrees) == [270, 90])
+        #expect(board.outputs.map(\.transform.isFlipped) == [false, true])
+    }
+
+    @Test func aConnectorConfiguredTwiceNamesTheFirstLine() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[[output]]\nconnector = \"DP-1\"\n")) == [
+                "board.toml:5:13: error: connector 'DP-1' is configured twice (first at line 2) "
+                    + "(fix: merge the two [[output]] tables, or change this connector)"
+            ])
+    }
+
+    @Test func mirrorCannotAlsoHaveAPositionNorMirrorItself() {
+        #expect(
+            problems(
+                withApp(
+                    "[[output]]\nconnector = \"DP-1\"\n[[output]]\nconnector = \"DP-2\"\nposition = [0, 0]\nmirror = \"DP-1\"\n"
+                )) == [
+                    "board.toml:6:1: error: an output cannot both mirror 'DP-1' and have a position (fix: remove "
+                        + "position (a mirror shows where its source is), or remove mirror to extend the desktop)"
+                ])
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"DP-1\"\nmirror = \"DP-1\"\n")) == [
+                "board.toml:3:10: error: output 'DP-1' cannot mirror itself (fix: remove mirror)"
+            ])
+        #expect(
+            problems(
+                withApp(
+                    "[[output]]\nconnector = \"DP-1\"\n[[output]]\nconnector = \"DP-2\"\nmirror = \"DP-1\"\n"
+                        + "[[output]]\nconnector = \"DP-3\"\nmirror = \"DP-2\"\n")) == [
+                    "board.toml:8:10: error: mirror 'DP-2' is itself a mirror of 'DP-1' (fix: mirror 'DP-1' directly)"
+                ])
+    }
+
+    @Test func outputsAtExplicitPositionsMustNotOverlapInLogicalPixels() throws {
+        let hdmi = "[[output]]\nconnector = \"HDMI-A-1\"\nmode = \"1920x1080\"\nposition = [0, 0]\n"
+        // A 4K display at scale 2 is 1920 logical pixels wide, not 3840.
+        #expect(
+            problems(withApp(hdmi + "[[output]]\nconnector = \"DP-1\"\nmode = \"3840x2160\"\nposition = [1000, 0]\n")) == [
+                "board.toml:8:12: error: output 'DP-1' at [1000, 0] overlaps 'HDMI-A-1', which covers [0, 0] to "
+                    + "[1920, 1080] (fix: move it beside the others, e.g. position = [1920, 0]: positions are in "
+                    + "logical pixels, the mode divided by the scale)"
+            ])
+        let sideBySide = withApp(
+            hdmi + "[[output]]\nconnector = \"DP-1\"\nmode = \"3840x2160\"\nscale = 2\nposition = [1920, 0]\n"
+                + "[[output]]\nconnector = \"DSI-1\"\nmode = \"1080x1920\"\nrotation = 90\nposition = [0, 1080]\n")
+        #expect(problems(sideBySide) == [])
+        // Unturned, the 1080x1920 panel at [-1500, 0] would end at x = -420; turned by 90° it is 1920
+        // wide and reaches into HDMI-A-1.
+        #expect(
+            problems(sideBySide.replacingOccurrences(of: "position = [0, 1080]", with: "position = [-1500, 0]")) == [
+                "board.toml:14:12: error: output 'DSI-1' at [-1500, 0] overlaps 'HDMI-A-1', which covers [0, 0] to "
+                    + "[1920, 1080] (fix: move it beside the others, e.g. position = [3840, 0]: positions are in "
+                    + "logical pixels, the mode divided by the scale)"
+            ])
+        #expect(
+            problems(
+                sideBySide.replacingOccurrences(of: "position = [0, 1080]", with: "position = [-1500, 0]")
+                    .replacingOccurrences(of: "rotation = 90", with: "rotation = 180")) == [])
+    }
+
+    @Test func firstConnectedMustBeTheOnlyOutput() {
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"first-connected\"\n[[output]]\nconnector = \"DP-1\"\n")) == [
+                "board.toml:2:13: error: \"first-connected\" must be the only [[output]] "
+                    + "(fix: name each connector (HDMI-A-1, DSI-1…) when the board has more than one output)"
+            ])
+    }
+
+    @Test func connectorNamesFollowTheKernelsTypes() {
+        let convention =
+            "the kernel names connectors TYPE-N, such as HDMI-A-1, DP-1, eDP-1, DSI-1 or Virtual-1 "
+            + "(ls /sys/class/drm lists them), or use \"first-connected\""
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"EDP-1\"\n")) == [
+                "board.toml:2:13: error: unknown connector 'EDP-1' (fix: did you mean 'eDP-1'? \(convention))"
+            ])
+        #expect(
+            problems(withApp("[[output]]\nconnector = \"monitor\"\n")) == [
+                "board.toml:2:13: error: unknown connector 'monitor' (fix: \(convention))"
+            ])
+    }
+
+    @Test func outputsAndAppAreRequired() {
+        #expect(
+            problems("[cursor]\nvisible = false\n") == [
+                "board.toml: error: no [[output]] table: the kiosk has no display to show the app on "
+                    + "(fix: add [[output]] with connector = \"first-connected\" to use the first connected display)",
+                "board.toml: error: no [app] table: the kiosk has no app to run "
+                    + "(fix: add [app] with command = [\"/usr/bin/cog\", \"https://example.com\"])",
+            ])
+        #expect(
+            problems("[output]\nconnector = \"DP-1\"\n[app]\nuser = \"kiosk\"\n") == [
+                "board.toml:1:1: error: 'output' must be an array of tables, not a table "
+                    + "(fix: write [[output]] (double brackets) above each entry's keys)",
+                "board.toml:3:1: error: [app] has no 'command' "
+                    + "(fix: add command = [\"/usr/bin/cog\", \"https://example.com\"])",
+            ])
+        #expect(
+            problems("[[output]]\nmode = \"preferred\"\n[app]\ncommand = []\n") == [
+                "board.toml:1:1: error: [[output]] has no 'connector' (fix: add connector = \"HDMI-A-1\")",
+                "board.toml:4:11: error: command is empty (fix: write the program and its arguments, "
+                    + "e.g. command = [\"/usr/bin/cog\", \"https://example.com\"])",
+            ])
+    }
+
+    @Test func touchscreenCalibrationMustBeAffine() throws {
+        let outputs = "[[output]]\nconnector = \"DSI-1\"\n[[input.touchscreen]]\ndevice = \"ts\"\noutput = \"DSI-1\"\n"
+        #expect(
+            problems(withApp(outputs + "calibration = [1, 0, 0, 0, 1, 0, 0, 0, 2]\n")) == [
+                "board.toml:6:15: error: calibration's last row is [0, 0, 2], not [0, 0, 1] (fix: libinput "
+                    + "applies affine matrices only: make the last row 0, 0, 1 or give just the first two rows)"
+            ])
+        #expect(
+            problems(withApp(outputs + "calibration = [1, 0, \"0\", 0, 1, 0]\n")) == [
+                "board.toml:6:22: error: item 3 of 'calibration' in [[input.touchscreen]] must be a number, "
+                    + "not a string (fix: write it like calibration = [1, 0, 0, 0, 1, 0])"
+            ])
+        let rotated = try BoardConfiguration.parse(
+            withApp(outputs + "calibration = [0, -1, 1, 1, 0, 0]\n"), file: "board.toml"
+        ).get()
+        #expect(rotated.input.touchscreens.map(\.calibration) == [CalibrationMatrix(a: 0, b: -1, c: 1, d: 1, e: 0, f: 0)])
+        #expect(
+            problems(withApp(outputs + "[[input.touchscreen]]\ndevice = \"ts\"\noutput = \"DSI-1\"\n")) == [
+                "board.toml:7:10: error: touchscreen 'ts' is mapped twice (first at line 4) "
+                    + "(fix: keep one [[input.touchscreen]] for this device)"
+            ])
+    }
+
+    @Test func keyboardLayoutsVariantsAndOptionsFollowXKB() {
+        let output = "[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\n"
+        #expect(
+            problems(withApp(output + "layout = \"us\"\nvariant = \"intl,nodeadkeys\"\n")) == [
+                "board.toml:5:11: error: variant 'intl,nodeadkeys' has 2 entries for 1 layout (fix: give one variant "
+                    + "per layout, empty for the layout's default, e.g. variant = \",nodeadkeys\")"
+            ])
+        #expect(
+            problems(withApp(output + "options = [\"ctrl:nocaps\", \"nocaps\"]\n")) == [
+                "board.toml:4:27: error: xkb option 'nocaps' is not GROUP:NAME (fix: write it as "
+                    + "/usr/share/X11/xkb/rules/evdev.lst lists it, e.g. \"ctrl:nocaps\")"
+            ])
+        #expect(
+            problems(withApp(output + "repeat-delay = 0\n")) == [
+                "board.toml:4:16: error: repeat-delay 0 is outside 1…10000 milliseconds "
+                    + "(fix: give the delay before repeating in milliseconds, e.g. 600)"
+            ])
+    }
+
+    @Test func appPathsUserAndEnvironmentAreChecked() {
+        let app = "[[output]]\nconnector = \"DP-1\"\n[app]\ncommand = [\"cog\"]\n"
+        #expect(
+            problems(
+                app + "working-directory = \"srv\"\nuser = \"Kiosk User\"\nenvironment = { PORT = 8080, 2X = \"y\" }\n"
+            ) == [
+                "board.toml:5:21: error: working-directory 'srv' is not an absolute path "
+                    + "(fix: write the full path, e.g. working-directory = \"/var/lib/vitrine\")",
+                "board.toml:6:8: error: user 'Kiosk User' is not a valid user name "
+                    + "(fix: use a system user such as \"kiosk\": lower-case letters, digits, '_' and '-')",
+                "board.toml:7:24: error: environment variable PORT must be a string, not an integer "
+                    + "(fix: quote the value, e.g. PORT = \"value\")",
+                "board.toml:7:30: error: environment variable name '2X' is not valid "
+                    + "(fix: use letters, digits and underscores, not starting with a digit)",
+            ])
+    }
+
+    @Test func splashImageMustBeAnAbsolutePNGPath() {
+        let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[splash]\n"
+        #expect(
+            problems(base + "image = \"logo.png\"\n") == [
+                "board.toml:7:9: error: splash image 'logo.png' is not an absolute path "
+                    + "(fix: write the full path, e.g. image = \"/usr/share/vitrine/splash.png\")"
+            ])
+        #expect(
+            problems(base + "image = \"/srv/logo.svg\"\n") == [
+                "board.toml:7:9: error: splash image '/srv/logo.svg' is not a .png file "
+                    + "(fix: convert it to PNG: Vitrine draws PNG images)"
+            ])
+    }
+
+    @Test func splashBackgroundIsSixHexDigitsInEitherCase() throws {
+        let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[splash]\n"
+        // UInt32(_:radix:) alone would take the sign.
+        #expect(
+            problems(base + "background = \"#+12345\"\n") == [
+                "board.toml:7:14: error: background '#+12345' is not a #RRGGBB colour "
+                    + "(fix: write it like background = \"#1D3557\")"
+            ])
+        let board = try BoardConfiguration.parse(base + "background = \"#1d35aF\"\n", file: "board.toml").get()
+        #expect(board.splash.backgroundColor == RGBColor(red: 0x1D, green: 0x35, blue: 0xAF))
+        #expect(board.splash.backgroundColor.description == "#1D35AF")
+    }
+
+    @Test func errorDescriptionListsEveryDiagnosticOnItsOwnLine() {
+        guard case .failure(let error) = BoardConfiguration.parse("[[output]]\nconnector = 7\n", file: "b.toml") else {
+            Issue.record("an invalid file was accepted")
+            return
+        }
+        #expect(
+            error.description == """
+                b.toml: error: no [app] table: the kiosk has no app to run (fix: add [app] with command = ["/usr/bin/cog", "https://example.com"])
+                b.toml:2:13: error: 'connector' in [[output]] must be a string, not an integer (fix: write it like connector = "HDMI-A-1")
+                """)
+    }
+
+    @Test func linesStayRightAfterMultilineStringsAndArrays() {
+        // The scanner must not read keys inside strings or arrays that span lines.
+        let text = """
+            [board]
+            description = \"\"\"
+            scale = 9
+            [[output]]\"\"\"
+
+            [[output]]
+            connector = "DP-1"   # [[output]] in a comment
+            position = [
+              0,   # x
+              0,
+            ]
+            [app]
+            command = [
+              "cog", '''a ] [b
+            c''',
+            ]
+            enviroment = { A = "1" }
+            """
+        #expect(
+            problems(text) == [
+                "board.toml:17:1: error: unknown key 'enviroment' in [app] (fix: did you mean 'environment'?)"
+            ])
+    }
+
+    @Test func aNULByteIsRejectedRatherThanEndingTheDocument() {
+        #expect(
+            problems("[[output]]\nconnector = \"DP-1\"\u{0}\n") == [
+                "board.toml:2: error: the file contains a NUL byte (fix: save it as plain UTF-8 text)"
+            ])
+    }
+
+    @Test func aDirectoryOrANonUTF8FileIsReportedWithoutALine() throws {
+        let folder = boardConfigsFolder.path
+        guard case .failure(let directory) = BoardConfiguration.load(contentsOfFile: folder) else {
+            Issue.record("a directory was accepted")
+            return
+        }
+        #expect(
+            directory.diagnostics.map(\.description) == [
+                "\(folder): error: this is a directory, not a file (fix: name the board's .toml file inside it)"
+            ])
+
+        let latin1 = FileManager.default.temporaryDirectory.appendingPathComponent("board-\(UUID().uuidString).toml")
+        // "café" in Latin-1: a lone 0xE9 byte.
+        try Data(Array("[app]\ncommand = [\"caf".utf8) + [0xE9] + Array("\"]\n".utf8)).write(to: latin1)
+        defer { try? FileManager.default.removeItem(at: latin1) }
+        guard case .failure(let encoding) = BoardConfiguration.load(contentsOfFile: latin1.path) else {
+            Issue.record("a Latin-1 file was accepted")
+            return
+        }
+        #expect(
+            encoding.diagnostics.map(\.description) == [
+                "\(latin1.path): error: the file is not UTF-8 text (fix: save it as UTF-8)"
+            ])
+    }
+
+    @Test func aMissingFileIsReportedWithoutALine() {
+        guard case .failure(let error) = BoardConfiguration.load(contentsOfFile: "/nonexistent/board.toml") else {
+            Issue.record("a missing file was accepted")
+            return
+        }
+        #expect(
+            error.diagnostics.map(\.description) == [
+                "/nonexistent/board.toml: error: no such file "
+                    + "(fix: check the path; shipped boards are in board-configs/ and /etc/vitrine/)"
+            ])
+    }
+}
+
+@Suite struct FormatDocument {
+    /// FORMAT.md documents exactly the keys the parser accepts, table by table.
+    @Test func formatDocumentsEveryKeyOfEveryTable() throws {
+        let text = try String(contentsOf: boardConfigsFolder.appendingPathComponent("FORMAT.md"), encoding: .utf8)
+        var documented: [String: [String]] = [:]
+        var heading: String?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("## `") {
+                heading = String(line.dropFirst(4).prefix { $0 != "`" })
+            } else if let heading, line.hasPrefix("| `") {
+                documented[heading, default: []].append(String(line.dropFirst(3).prefix { $0 != "`" }))
+            }
+        }
+        let leafSections = BoardConfigurationSchema.sections.filter {
+            !$0.keys.contains { [.table, .arrayOfTables].contains($0.kind) }
+        }
+        #expect(documented == Dictionary(uniqueKeysWithValues: leafSections.map { ($0.header, $0.keyNames) }))
+    }
+
+    @Test func formatsExampleIsAValidBoard() throws {
+        let text = try String(contentsOf: boardConfigsFolder.appendingPathComponent("FORMAT.md"), encoding: .utf8)
+        let start = try #require(text.range(of: "```toml\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let board = try BoardConfiguration.parse(String(text[start.upperBound..<end.lowerBound]), file: "example.toml")
+            .get()
+        #expect(board.outputs.map(\.placement) == [.automatic, .mirror(of: "DSI-1")])
+        #expect(board.input.touchscreens.map(\.output) == ["DSI-1"])
+    }
+
+    @Test func closestMatchPrefersPrefixesThenEditDistance() {
+        #expect(closestMatch(to: "refresh-rate", among: BoardConfigurationSchema.output.keyNames) == "refresh")
+        #expect(closestMatch(to: "rotate", among: BoardConfigurationSchema.output.keyNames) == "rotation")
+        #expect(closestMatch(to: "conector", among: BoardConfigurationSchema.output.keyNames) == "connector")
+        #expect(closestMatch(to: "size", among: BoardConfigurationSchema.output.keyNames) == nil)
+        #expect(editDistance("kitten", "sitting") == 3)
+        #expect(editDistance("", "abc") == 3)
+    }
+}
