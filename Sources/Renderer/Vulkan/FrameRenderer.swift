@@ -99,6 +99,7 @@ final class FrameRenderer {
             "a frame renders into its target exactly once, in its last pass")
         Self.checkIntermediateUse(passes, count: intermediates.count)
         let pipeline = try layerPipeline()
+        try pipeline.prepare(Set(passes.flatMap { $0.draws.map(\.specialization) }))
         let images = try intermediatePool.images(for: intermediates)
         let slot = try ring.acquire()
         try slot.upload(instanceBytes)

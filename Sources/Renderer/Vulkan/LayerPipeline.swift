@@ -1,4 +1,5 @@
 internal import CVulkan
+import Dispatch
 
 /// The graphics pipelines layer draws use: one per set of specialization constants, made on first
 /// use and kept (shaders specialized to what a draw needs run far faster on CPU drivers).
@@ -106,6 +107,43 @@ final class LayerPipeline {
         vkDestroyShaderModule(context.device, vertexModule, nil)
         vkDestroyPipelineLayout(context.device, layout, nil)
         vkDestroyDescriptorSetLayout(context.device, setLayout, nil)
+    }
+
+    /// Compiles the variants among `wanted` not compiled yet, side by side on the CPU's cores:
+    /// a frame needing several new ones (the first frame, above all) waits for the slowest rather
+    /// than for their sum.
+    func prepare(_ wanted: Set<[UInt32]>) throws {
+        let missing = wanted.filter { variants[$0] == nil }
+        guard missing.count > 1 else {
+            for constants in missing { _ = try pipeline(specializedWith: constants) }
+            return
+        }
+        let work = Array(missing)
+        // Vulkan allows pipelines of one device and one (internally synchronized) cache to be
+        // created from several threads; each thread writes only its own slot.
+        nonisolated(unsafe) let device = context.device
+        nonisolated(unsafe) let layout = layout, cache = cache
+        nonisolated(unsafe) let vertexModule = vertexModule, fragmentModule = fragmentModule
+        let results = UnsafeMutableBufferPointer<Result<VkPipeline, any Error>?>.allocate(capacity: work.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let slots = results
+        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+            slots[index] = Result {
+                try Self.makePipeline(
+                    device: device, layout: layout, cache: cache, vertexModule: vertexModule,
+                    fragmentModule: fragmentModule, constants: work[index])
+            }
+        }
+        var firstError: (any Error)?
+        for (index, result) in results.enumerated() {
+            switch result {
+            case .success(let pipeline): variants[work[index]] = pipeline
+            case .failure(let error): firstError = firstError ?? error
+            case nil: break
+            }
+        }
+        if let firstError { throw firstError }
     }
 
     /// The pipeline whose specialization constants 0, 1, … have `constants`' values (none: the
