@@ -42,6 +42,11 @@ let package = Package(
             providers: [.apt(["libxkbcommon-dev"])]
         ),
         .systemLibrary(
+            name: "CDRM",
+            pkgConfig: "libdrm",
+            providers: [.apt(["libdrm-dev"])]
+        ),
+        .systemLibrary(
             name: "CVulkan",
             pkgConfig: "vulkan",
             providers: [.apt(["libvulkan-dev"])]
@@ -71,6 +76,8 @@ let package = Package(
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
+        // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
+        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux"]),
 
         // Level 2: board configuration files (outputs, input, the kiosk app), parsed and validated.
         .target(name: "BoardConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
@@ -104,6 +111,7 @@ let package = Package(
                 "LayerKit",
                 "Compositor",
                 "DisplayBackend",
+                "KMSBackend",
                 "BoardConfig",
                 "KioskShell",
                 .product(name: "Logging", package: "swift-log"),
@@ -126,7 +134,8 @@ let package = Package(
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
-
+        // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
+        .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "WaylandTestClient"]),

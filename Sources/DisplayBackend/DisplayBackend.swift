@@ -66,6 +66,11 @@ public struct FrameRequest: Sendable, Equatable {
     /// The refresh the frame is meant for (CLOCK_MONOTONIC, nanoseconds) and its sequence number.
     public let targetPresentationNanoseconds: UInt64
     public let sequence: UInt64
+
+    public init(targetPresentationNanoseconds: UInt64, sequence: UInt64) {
+        self.targetPresentationNanoseconds = targetPresentationNanoseconds
+        self.sequence = sequence
+    }
 }
 
 /// When a frame was shown (wp_presentation's terms).
@@ -78,4 +83,11 @@ public struct PresentationTiming: Sendable, Equatable {
     public let sequence: UInt64
     /// wp_presentation_feedback kind flags: vsync 0x1, hw_clock 0x2, hw_completion 0x4, zero_copy 0x8.
     public let flags: UInt32
+
+    public init(nanoseconds: UInt64, refreshNanoseconds: UInt64, sequence: UInt64, flags: UInt32) {
+        self.nanoseconds = nanoseconds
+        self.refreshNanoseconds = refreshNanoseconds
+        self.sequence = sequence
+        self.flags = flags
+    }
 }

@@ -3,19 +3,37 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import KMSBackend
 import Logging
 
-/// Runs the compositor on the headless backend, optionally with an app, and leaves a screenshot.
+/// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
+/// leaves a screenshot.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the compositor (headless for now) and optionally an app on it.",
+        abstract: "Run the compositor (headless, or on a display with --kms) and optionally an app on it.",
         discussion: """
             Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm
+            On a display (as root, with no other compositor running): vitrine run --kms -- foot
             Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
             """)
 
     @Option(help: "A headless output of this mode, WIDTHxHEIGHT[@HZ].")
     var headless = "1280x720@60"
+
+    @Flag(help: "Drive a real display through KMS/DRM instead of a headless output (needs root and no other DRM master).")
+    var kms = false
+
+    @Option(help: "With --kms: the DRM device (default: the first /dev/dri/card* with a connected display).")
+    var device: String?
+
+    @Option(help: "With --kms: the connector to light, e.g. HDMI-A-1 (default: every connected one).")
+    var connector: String?
+
+    @Option(help: "With --kms: the mode, WIDTHxHEIGHT[@HZ] (default: the connector's preferred mode).")
+    var mode: String?
+
+    @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
+    var presentationLog: String?
 
     @Option(help: "The output's scale factor (1, 1.5, 2…).")
     var scale = 1.0
@@ -37,6 +55,12 @@ struct Run: ParsableCommand {
 
     func validate() throws {
         guard after >= 0 else { throw ValidationError("--after must not be negative") }
+        if let mode, KMSModeRequest(parsing: mode) == nil {
+            throw ValidationError("--mode must look like 1024x768 or 1920x1080@60, got '\(mode)'")
+        }
+        if !kms, device != nil || connector != nil || mode != nil || presentationLog != nil {
+            throw ValidationError("--device, --connector, --mode and --presentation-log need --kms")
+        }
     }
 
     func run() throws {
@@ -50,12 +74,34 @@ struct Run: ParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "vitrine")
         logger.logLevel = .info
+        let startNanoseconds = monotonicNanoseconds()
         try ensureRuntimeDirectory()
-        let configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
-        let backend = try HeadlessBackend(outputs: [configuration])
+        let backend: any DisplayBackend
+        let outputsDescription: String
+        var presentationLogFile: UnsafeMutablePointer<FILE>?
+        if kms {
+            let kmsBackend = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
+                connector: connector, mode: mode.flatMap(KMSModeRequest.init(parsing:)), scaleFactor: scale))
+            if let presentationLog {
+                guard let file = fopen(presentationLog, "a") else {
+                    throw ValidationError("cannot open \(presentationLog): \(String(cString: strerror(errno)))")
+                }
+                presentationLogFile = file
+            }
+            for output in kmsBackend.kmsOutputs {
+                observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
+            }
+            backend = kmsBackend
+            outputsDescription = kmsBackend.kmsOutputs.map(\.description).joined(separator: ", ")
+        } else {
+            let configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
+            backend = try HeadlessBackend(outputs: [configuration])
+            outputsDescription = "a headless \(configuration.mode) output"
+        }
+        defer { if let presentationLogFile { fclose(presentationLogFile) } }
         let compositor = try Compositor(backend: backend, logger: logger)
         let name = try compositor.listen(socketName: socket)
-        logger.info("WAYLAND_DISPLAY=\(name) on a headless \(configuration.mode) output at scale \(scale)")
+        logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         var process: ClientProcess?
         if !app.isEmpty {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
@@ -95,6 +141,26 @@ struct Run: ParsableCommand {
                 logger.error("cannot write \(screenshot): \(error)")
             }
             return !keepRunning
+        }
+    }
+
+    /// Logs when each KMS output first showed a frame (time from start to first flip), and every
+    /// presented frame to `log` for cadence and latency measurements.
+    private func observePresentations(
+        of output: KMSOutput, since start: UInt64, log: UnsafeMutablePointer<FILE>?, logger: Logger
+    ) {
+        var first = true
+        output.presentationObserver = { [unowned output] timing in
+            if first {
+                first = false
+                let lit = output.modesetCompletedNanoseconds.map { "lit after \(($0 - start) / 1_000_000) ms, " } ?? ""
+                logger.info("\(output.name): \(lit)first frame shown \((timing.nanoseconds &- start) / 1_000_000) ms after start (vblank counter: \(output.hasVblankCounter))")
+            }
+            if let log {
+                let latency = output.lastCommitToFlipNanoseconds.map(String.init) ?? "-"
+                fputs("\(output.name) sequence \(timing.sequence) nanoseconds \(timing.nanoseconds) flags \(timing.flags) commit-to-flip \(latency)\n", log)
+                fflush(log)
+            }
         }
     }
 

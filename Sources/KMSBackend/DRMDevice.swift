@@ -1,0 +1,173 @@
+internal import CDRM
+internal import CLinux
+import Glibc
+
+/// An open DRM primary node with the atomic and universal-planes client capabilities: the owner
+/// of the file descriptor that every other KMS object of the backend uses.
+final class DRMDevice {
+    let path: String
+    let fd: Int32
+    /// Whether page-flip timestamps are CLOCK_MONOTONIC (wp_presentation's clock).
+    let hasMonotonicTimestamps: Bool
+
+    /// Opens `path` directly: this needs root (or the video group) and no other DRM master.
+    /// A seat manager (libseat) is not used yet.
+    init(path: String) throws(KMSError) {
+        self.path = path
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw KMSError.current("open(\(path))") }
+        do throws(KMSError) {
+            try KMSError.check(drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1),
+                               "drmSetClientCap(UNIVERSAL_PLANES) on \(path)")
+            try KMSError.check(drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_ATOMIC), 1), "drmSetClientCap(ATOMIC) on \(path)")
+            guard try Self.capability(DRM_CAP_DUMB_BUFFER, of: fd, path: path) != 0 else {
+                throw KMSError.missingCapability(device: path, capability: "dumb buffers")
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
+        hasMonotonicTimestamps = (try? Self.capability(DRM_CAP_TIMESTAMP_MONOTONIC, of: fd, path: path)) == 1
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    static func capability(_ capability: Int32, of fd: Int32, path: String) throws(KMSError) -> UInt64 {
+        var value: UInt64 = 0
+        try KMSError.check(drmGetCap(fd, UInt64(capability), &value), "drmGetCap(\(capability)) on \(path)")
+        return value
+    }
+
+    /// The properties of a KMS object by name: their ids (for atomic commits) and current values.
+    func properties(of object: UInt32, type: UInt32, describedAs label: String) throws(KMSError) -> ObjectProperties {
+        guard let list = drmModeObjectGetProperties(fd, object, type) else {
+            throw KMSError.current("drmModeObjectGetProperties(\(label))")
+        }
+        defer { drmModeFreeObjectProperties(list) }
+        var entries: [String: (id: UInt32, value: UInt64)] = [:]
+        for index in 0..<Int(list.pointee.count_props) {
+            guard let property = drmModeGetProperty(fd, list.pointee.props[index]) else { continue }
+            let name = withUnsafeBytes(of: property.pointee.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            entries[name] = (property.pointee.prop_id, list.pointee.prop_values[index])
+            drmModeFreeProperty(property)
+        }
+        return ObjectProperties(object: object, label: label, entries: entries)
+    }
+}
+
+/// A KMS object's properties, looked up once.
+struct ObjectProperties {
+    let object: UInt32
+    let label: String
+    let entries: [String: (id: UInt32, value: UInt64)]
+
+    func id(_ name: String) throws(KMSError) -> UInt32 {
+        guard let entry = entries[name] else { throw KMSError.propertyMissing(object: label, property: name) }
+        return entry.id
+    }
+
+    func value(_ name: String) -> UInt64? { entries[name]?.value }
+}
+
+/// One atomic request: properties to set, committed (or only tested) at once.
+final class AtomicRequest {
+    private let request: drmModeAtomicReqPtr
+
+    init() throws(KMSError) {
+        guard let request = drmModeAtomicAlloc() else { throw KMSError.current("drmModeAtomicAlloc") }
+        self.request = request
+    }
+
+    deinit {
+        drmModeAtomicFree(request)
+    }
+
+    func set(_ object: UInt32, _ property: UInt32, _ value: UInt64) throws(KMSError) {
+        try KMSError.check(drmModeAtomicAddProperty(request, object, property, value), "drmModeAtomicAddProperty")
+    }
+
+    /// Commits with `flags`; returns errno on failure so that callers can name what failed.
+    func commit(on device: DRMDevice, flags: UInt32, userData: UnsafeMutableRawPointer?) -> Int32? {
+        let result = drmModeAtomicCommit(device.fd, request, flags, userData)
+        return result < 0 ? (result == -1 ? errno : -result) : nil
+    }
+}
+
+/// A CPU-mapped dumb buffer in XRGB8888 with its framebuffer: what the primary plane scans out
+/// where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D, lavapipe).
+final class DumbBuffer {
+    private let device: DRMDevice
+    let width: Int
+    let height: Int
+    let pitch: Int
+    private let handle: UInt32
+    private let size: Int
+    let pixels: UnsafeMutableRawPointer
+    let framebuffer: UInt32
+
+    /// DRM_FORMAT_XRGB8888, fourcc "XR24".
+    static let xrgb8888: UInt32 = 0x3432_5258
+
+    init(device: DRMDevice, width: Int, height: Int) throws(KMSError) {
+        self.device = device
+        self.width = width
+        self.height = height
+        var handle: UInt32 = 0
+        var pitch: UInt32 = 0
+        var size: UInt64 = 0
+        try KMSError.check(drmModeCreateDumbBuffer(device.fd, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size),
+                           "drmModeCreateDumbBuffer(\(width)×\(height))")
+        self.handle = handle
+        self.pitch = Int(pitch)
+        self.size = Int(size)
+        var offset: UInt64 = 0
+        var framebuffer: UInt32 = 0
+        do throws(KMSError) {
+            try KMSError.check(drmModeMapDumbBuffer(device.fd, handle, &offset), "drmModeMapDumbBuffer")
+            var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
+            var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
+            var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+            let result = withUnsafeMutableBytes(of: &handles) { handles in
+                withUnsafeMutableBytes(of: &pitches) { pitches in
+                    withUnsafeMutableBytes(of: &offsets) { offsets in
+                        drmModeAddFB2(
+                            device.fd, UInt32(width), UInt32(height), Self.xrgb8888,
+                            handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                            pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                            offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
+                    }
+                }
+            }
+            try KMSError.check(result, "drmModeAddFB2(\(width)×\(height) XRGB8888)")
+        } catch {
+            _ = drmModeDestroyDumbBuffer(device.fd, handle)
+            throw error
+        }
+        let mapping = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, device.fd, off_t(offset))
+        guard let mapping, mapping != MAP_FAILED else {
+            let error = KMSError.current("mmap of a dumb buffer")
+            _ = drmModeRmFB(device.fd, framebuffer)
+            _ = drmModeDestroyDumbBuffer(device.fd, handle)
+            throw error
+        }
+        self.framebuffer = framebuffer
+        pixels = mapping
+    }
+
+    deinit {
+        munmap(pixels, size)
+        // Removing a framebuffer that is still scanned out turns its plane off; the output restores
+        // the CRTC it found before its buffers go.
+        _ = drmModeRmFB(device.fd, framebuffer)
+        _ = drmModeDestroyDumbBuffer(device.fd, handle)
+    }
+
+    /// Fills the buffer with opaque black.
+    func clear() {
+        for row in 0..<height {
+            (pixels + row * pitch).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: width)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// Why the KMS backend could not light or drive a display.
+public enum KMSError: Error, Equatable, CustomStringConvertible {
+    /// A system call or DRM ioctl failed; `code` is its errno.
+    case system(operation: String, code: Int32)
+    case noDevice(searched: String)
+    case missingCapability(device: String, capability: String)
+    case noConnectedConnector(device: String, connectors: [String])
+    case connectorNotFound(name: String, device: String, connectors: [String])
+    case modeUnavailable(connector: String, requested: String, available: [String])
+    case noCRTC(connector: String)
+    case noPrimaryPlane(connector: String, crtc: UInt32)
+    case propertyMissing(object: String, property: String)
+    /// The driver refused the configuration in its TEST_ONLY commit or the real one.
+    case configurationRejected(connector: String, mode: String, code: Int32)
+    case imageSizeMismatch(output: String, expected: String, width: Int, height: Int)
+
+    /// Captures errno right after a failed call: the one place errno becomes an error.
+    static func current(_ operation: String) -> KMSError {
+        .system(operation: operation, code: errno)
+    }
+
+    /// libdrm's wrappers return -1 (errno set) or -errno; both mean failure.
+    static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(KMSError) {
+        guard result < 0 else { return }
+        throw .system(operation: operation(), code: result == -1 ? errno : -result)
+    }
+
+    public var description: String {
+        switch self {
+        case .system(let operation, let code):
+            "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .noDevice(let searched):
+            "no DRM device found in \(searched)"
+        case .missingCapability(let device, let capability):
+            "\(device) lacks \(capability), which the KMS backend needs"
+        case .noConnectedConnector(let device, let connectors):
+            "no connector of \(device) has a display connected (connectors: \(connectors.joined(separator: ", ")))"
+        case .connectorNotFound(let name, let device, let connectors):
+            "\(device) has no connector \(name) (connectors: \(connectors.joined(separator: ", ")))"
+        case .modeUnavailable(let connector, let requested, let available):
+            "\(connector) offers no mode \(requested); it offers \(available.joined(separator: ", "))"
+        case .noCRTC(let connector):
+            "no free CRTC can drive \(connector)"
+        case .noPrimaryPlane(let connector, let crtc):
+            "CRTC \(crtc) for \(connector) has no primary plane that scans out XRGB8888"
+        case .propertyMissing(let object, let property):
+            "\(object) has no \(property) property (is the driver atomic?)"
+        case .configurationRejected(let connector, let mode, let code):
+            "\(connector) cannot be lit at \(mode): the driver rejected it: \(String(cString: strerror(code))) (errno \(code))"
+                + (code == EACCES || code == EPERM ? "; another process is DRM master (a running compositor or seat manager?)" : "")
+        case .imageSizeMismatch(let output, let expected, let width, let height):
+            "a frame of \(width)×\(height) pixels cannot be shown on \(output) (\(expected))"
+        }
+    }
+}

@@ -1,0 +1,268 @@
+internal import CDRM
+internal import CLinux
+import DisplayBackend
+import Glibc
+import Graphics
+
+/// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
+///
+/// The frame cycle follows the backend contract (see `HeadlessOutput`): a scheduled frame is
+/// started at once when no flip is pending (`onFrame`), `present` copies the frame into the back
+/// buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
+/// `onPresented` with the kernel's timestamp and sequence. At most one flip is pending, so the
+/// buffer being written is never the one being scanned out.
+public final class KMSOutput: BackendOutput {
+    public let name: String
+    public let description: String
+    public let mode: OutputMode
+    public let scaleFactor: Double
+    public let transform: OutputTransform
+    public var onFrame: ((FrameRequest) -> Void)?
+    public var onPresented: ((PresentationTiming) -> Void)?
+    /// Sees every presentation after `onPresented` (flip statistics, logs).
+    public var presentationObserver: ((PresentationTiming) -> Void)?
+
+    public private(set) var lastShownImage: Image?
+    public private(set) var presentedFrameCount = 0
+    /// Whether the CRTC has a hardware vblank counter (flip sequences count refreshes); virtio-gpu
+    /// has none, and reports sequence 0 with the time the flip completed.
+    public private(set) var hasVblankCounter = false
+    /// CLOCK_MONOTONIC time the modeset's flip completed: the output was first lit then.
+    public private(set) var modesetCompletedNanoseconds: UInt64?
+    /// From the page-flip commit to its flip event, for the last presented frame.
+    public private(set) var lastCommitToFlipNanoseconds: UInt64?
+    private var commitNanoseconds: UInt64 = 0
+
+    private let device: DRMDevice
+    private let connector: UInt32
+    private let crtc: UInt32
+    private let plane: UInt32
+    private let planeFramebufferProperty: UInt32
+    private let modeBlob: UInt32
+    private let buffers: [DumbBuffer]
+    /// The buffer scanned out now.
+    private var front = 0
+    private let saved: SavedCRTC
+    /// Starts frames: armed to fire at once when a frame is scheduled and no flip is pending.
+    let timer: Int32
+    private var lastFlip: (nanoseconds: UInt64, sequence: UInt64)?
+
+    private enum Phase {
+        case idle
+        case waitingToRender(FrameRequest)
+        case rendering(FrameRequest)
+        /// A commit of `buffer` is on its way; `image` is nil for the modeset's blank frame.
+        case flipPending(image: Image?, buffer: Int)
+    }
+    private var phase = Phase.idle
+    private var wantsAnotherFrame = false
+
+    /// What the CRTC showed before this output took it, to leave it as found.
+    private struct SavedCRTC {
+        let framebuffer: UInt32
+        let x: UInt32
+        let y: UInt32
+        let mode: drmModeModeInfo?
+    }
+
+    init(device: DRMDevice, candidate: OutputCandidate, configuration: KMSOutputConfiguration) throws(KMSError) {
+        self.device = device
+        name = candidate.name
+        connector = candidate.connector
+        crtc = candidate.crtc
+        plane = candidate.plane
+        mode = OutputMode(candidate.mode)
+        scaleFactor = configuration.scaleFactor
+        transform = configuration.transform
+        description = "\(candidate.name) on \(device.path) (\(mode))"
+        let modeName = "\(mode) (\(withUnsafeBytes(of: candidate.mode.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }))"
+
+        let connectorProperties = try device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR), describedAs: "connector \(name)")
+        let crtcProperties = try device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC \(crtc)")
+        let planeProperties = try device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(plane)")
+        planeFramebufferProperty = try planeProperties.id("FB_ID")
+
+        if let current = drmModeGetCrtc(device.fd, crtc) {
+            saved = SavedCRTC(framebuffer: current.pointee.buffer_id, x: current.pointee.x, y: current.pointee.y,
+                              mode: current.pointee.mode_valid != 0 ? current.pointee.mode : nil)
+            drmModeFreeCrtc(current)
+        } else {
+            saved = SavedCRTC(framebuffer: 0, x: 0, y: 0, mode: nil)
+        }
+
+        var blob: UInt32 = 0
+        var modeInfo = candidate.mode
+        try KMSError.check(drmModeCreatePropertyBlob(device.fd, &modeInfo, MemoryLayout<drmModeModeInfo>.size, &blob),
+                           "drmModeCreatePropertyBlob(mode \(modeName))")
+        modeBlob = blob
+        do throws(KMSError) {
+            let size = (width: mode.width, height: mode.height)
+            buffers = try (0..<2).map { _ throws(KMSError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+        } catch {
+            _ = drmModeDestroyPropertyBlob(device.fd, blob)
+            throw error
+        }
+        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard fd >= 0 else {
+            _ = drmModeDestroyPropertyBlob(device.fd, blob)
+            throw KMSError.current("timerfd_create")
+        }
+        timer = fd
+
+        // The modeset: connector → CRTC with the mode → primary plane showing a black buffer at
+        // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
+        // connector and mode and changes nothing.
+        buffers[0].clear()
+        let request = try AtomicRequest()
+        try request.set(connector, try connectorProperties.id("CRTC_ID"), UInt64(crtc))
+        try request.set(crtc, try crtcProperties.id("MODE_ID"), UInt64(blob))
+        try request.set(crtc, try crtcProperties.id("ACTIVE"), 1)
+        let planeValues: [(String, UInt64)] = [
+            ("FB_ID", UInt64(buffers[0].framebuffer)), ("CRTC_ID", UInt64(crtc)),
+            ("SRC_X", 0), ("SRC_Y", 0), ("SRC_W", UInt64(mode.width) << 16), ("SRC_H", UInt64(mode.height) << 16),
+            ("CRTC_X", 0), ("CRTC_Y", 0), ("CRTC_W", UInt64(mode.width)), ("CRTC_H", UInt64(mode.height)),
+        ]
+        for (property, value) in planeValues {
+            try request.set(plane, try planeProperties.id(property), value)
+        }
+        let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
+        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
+            throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
+        }
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: userData) {
+            throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
+        }
+        phase = .flipPending(image: nil, buffer: 0)
+    }
+
+    deinit {
+        restoreCRTC()
+        _ = drmModeDestroyPropertyBlob(device.fd, modeBlob)
+        close(timer)
+    }
+
+    /// Puts back what the CRTC showed before (a console's framebuffer), or turns it off.
+    private func restoreCRTC() {
+        if saved.framebuffer != 0, var mode = saved.mode {
+            var connectorID = connector
+            _ = drmModeSetCrtc(device.fd, crtc, saved.framebuffer, saved.x, saved.y, &connectorID, 1, &mode)
+        } else if let request = try? AtomicRequest(),
+                  let connectorCRTC = try? device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR), describedAs: name).id("CRTC_ID"),
+                  let crtcProperties = try? device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC"),
+                  let planeProperties = try? device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane") {
+            try? request.set(connector, connectorCRTC, 0)
+            try? request.set(crtc, (try? crtcProperties.id("ACTIVE")) ?? 0, 0)
+            try? request.set(crtc, (try? crtcProperties.id("MODE_ID")) ?? 0, 0)
+            try? request.set(plane, planeFramebufferProperty, 0)
+            try? request.set(plane, (try? planeProperties.id("CRTC_ID")) ?? 0, 0)
+            _ = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil)
+        }
+    }
+
+    private var period: UInt64 { mode.refreshNanoseconds }
+
+    /// The wp_presentation flags a flip event earns: the kernel signalled completion, on the
+    /// monotonic clock, and in step with vblank when the CRTC counts them.
+    private var presentationFlags: UInt32 {
+        var flags: UInt32 = 0x4
+        if device.hasMonotonicTimestamps { flags |= 0x2 }
+        if hasVblankCounter { flags |= 0x1 }
+        return flags
+    }
+
+    public func scheduleFrame() {
+        switch phase {
+        case .idle:
+            let now = monotonicNanoseconds()
+            let request: FrameRequest
+            if let last = lastFlip, now >= last.nanoseconds {
+                let refreshes = (now - last.nanoseconds) / period + 1
+                request = FrameRequest(targetPresentationNanoseconds: last.nanoseconds + refreshes * period,
+                                       sequence: last.sequence + refreshes)
+            } else {
+                request = FrameRequest(targetPresentationNanoseconds: now + period, sequence: (lastFlip?.sequence ?? 0) + 1)
+            }
+            phase = .waitingToRender(request)
+            // Rendering starts at once: on lavapipe a frame takes most of a refresh, so waiting
+            // for a later start only risks missing the target.
+            var spec = itimerspec()
+            spec.it_value = timespec(tv_sec: 0, tv_nsec: 1)
+            _ = timerfd_settime(timer, 0, &spec, nil)
+        case .waitingToRender:
+            break
+        case .rendering, .flipPending:
+            wantsAnotherFrame = true
+        }
+    }
+
+    func timerExpired() {
+        var expirations: UInt64 = 0
+        guard read(timer, &expirations, 8) == 8, case .waitingToRender(let request) = phase else { return }
+        phase = .rendering(request)
+        onFrame?(request)
+    }
+
+    /// Copies `image` into the back buffer and commits it as a page flip.
+    ///
+    /// The renderer's pixels are premultiplied ARGB8888 (native-endian 0xAARRGGBB); the plane
+    /// scans out XRGB8888 with the same byte order and no alpha, which shows a premultiplied
+    /// pixel over black: exactly its colour components. So rows are copied unchanged.
+    public func present(_ image: Image, for request: FrameRequest) throws {
+        guard image.width == mode.width, image.height == mode.height else {
+            throw KMSError.imageSizeMismatch(output: name, expected: mode.description, width: image.width, height: image.height)
+        }
+        let back = (front + 1) % buffers.count
+        let buffer = buffers[back]
+        image.withUnsafeBytes { bytes in
+            guard let source = bytes.baseAddress else { return }
+            for row in 0..<image.height {
+                (buffer.pixels + row * buffer.pitch).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
+            }
+        }
+        let commit = try AtomicRequest()
+        try commit.set(plane, planeFramebufferProperty, UInt64(buffer.framebuffer))
+        let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
+        if let code = commit.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) {
+            throw KMSError.system(operation: "page flip on \(name)", code: code)
+        }
+        commitNanoseconds = monotonicNanoseconds()
+        phase = .flipPending(image: image, buffer: back)
+    }
+
+    public func skipFrame(_ request: FrameRequest) {
+        phase = .idle
+        scheduleAnotherIfWanted()
+    }
+
+    /// The page-flip event of this output's last commit.
+    func flipCompleted(sequence: UInt32, nanoseconds: UInt64) {
+        guard case .flipPending(let image, let buffer) = phase else { return }
+        front = buffer
+        // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
+        // time the event was read instead.
+        let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
+        lastFlip = (time, UInt64(sequence))
+        phase = .idle
+        if let image {
+            lastShownImage = image
+            presentedFrameCount += 1
+            lastCommitToFlipNanoseconds = monotonicNanoseconds() - commitNanoseconds
+            let timing = PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags)
+            onPresented?(timing)
+            presentationObserver?(timing)
+        } else {
+            modesetCompletedNanoseconds = time
+            var count: UInt64 = 0
+            var countTime: UInt64 = 0
+            hasVblankCounter = drmCrtcGetSequence(device.fd, crtc, &count, &countTime) == 0
+        }
+        scheduleAnotherIfWanted()
+    }
+
+    private func scheduleAnotherIfWanted() {
+        guard wantsAnotherFrame, case .idle = phase else { return }
+        wantsAnotherFrame = false
+        scheduleFrame()
+    }
+}

@@ -1,0 +1,258 @@
+import DisplayBackend
+import Foundation
+import Glibc
+import Graphics
+import KMSBackend
+import Testing
+
+/// Hardware in the loop: Vitrine on a real KMS device (virtio-gpu) inside a QEMU guest, with the
+/// scanout captured by QEMU's screendump (see hil/guest.py and the shared hil.md notes). One guest
+/// boot serves every check here; the guest and the host's reference render are made once, on first
+/// use, and a failure leaves the guest's console log and captures in the output folder it names.
+@Suite(.timeLimit(.minutes(10))) struct KMSFrameTests {
+    /// The mode the guest's virtio-gpu prefers and Vitrine asks for: small, since lavapipe renders
+    /// under software emulation.
+    static let width = 1024
+    static let height = 768
+    /// foot's background in the scene: the colour the whole output shows.
+    static let background = PremultipliedPixel(red: 0x20, green: 0x40, blue: 0x60, alpha: 255)
+    /// The tolerance per channel between the scanout and the headless render: the same renderer
+    /// draws both, but lavapipe's JIT picks other code paths for the guest's CPU than the host's.
+    /// Beyond it, no pixel may differ (measured: the two were identical).
+    static let channelTolerance = 2
+
+    @Test func scanoutShowsTheKMSFramebufferNotTheConsole() throws {
+        let run = try GuestRun.shared.get()
+        let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")
+        #expect(scanout.width == Self.width && scanout.height == Self.height, "VGA text console is 720×400")
+        #expect(scanout.pixel(x: Self.width / 2, y: Self.height / 2) == Self.background)
+        #expect(scanout.pixel(x: Self.width - 1, y: Self.height - 1) == Self.background)
+        #expect(run.kmsLog.contains("Virtual-1 on /dev/dri/card0 (1024x768@"), "\(run.kmsLog)")
+    }
+
+    @Test func scanoutMatchesTheHeadlessRenderOfTheSameScene() throws {
+        let run = try GuestRun.shared.get()
+        let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")
+        let headless = try Image(contentsOfPNGFile: run.directory + "/headless.png")
+        let differing = try #require(scanout.countOfPixelsDiffering(from: headless, byMoreThan: Self.channelTolerance))
+        #expect(differing == 0, "\(differing) pixels differ; see \(run.directory)")
+    }
+
+    @Test func pageFlipEventsArriveInOrderOnTheMonotonicClock() throws {
+        let run = try GuestRun.shared.get()
+        // At least the black frame before foot mapped and foot's first frame.
+        #expect(run.flips.count >= 2, "flips: \(run.flips)")
+        for (earlier, later) in zip(run.flips, run.flips.dropFirst()) {
+            #expect(later.nanoseconds > earlier.nanoseconds)
+        }
+        // virtio-gpu has no vblank counter: the kernel reports sequence 0, and the frames carry
+        // hw_clock | hw_completion (0x6) but not vsync.
+        #expect(run.kmsLog.contains("vblank counter: false"))
+        #expect(run.flips.allSatisfy { $0.sequence == 0 && $0.flags == 0x6 })
+    }
+
+    @Test func exitingGivesTheDisplayBackToTheConsole() throws {
+        let run = try GuestRun.shared.get()
+        let afterExit = try Image(contentsOfPNGFile: run.directory + "/after-exit.png")
+        #expect(run.output.contains("vitrine-status 0"), "\(run.output)")
+        // fbcon's black background where foot's colour was.
+        #expect(afterExit.pixel(x: Self.width / 2, y: Self.height / 2) == PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+    }
+
+    @Test func anAnimatingClientIsShownAndKeepsFlipping() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.output.contains("vitrine-shm-status 0"), "\(run.output)")
+        // At least 40 flips in increasing time, each completing within 2 s of its commit.
+        #expect(run.animatedFlips.count >= 40, "\(run.animatedFlips.count) flips; see \(run.directory)")
+        for (earlier, later) in zip(run.animatedFlips, run.animatedFlips.dropFirst()) {
+            #expect(later.nanoseconds > earlier.nanoseconds)
+        }
+        #expect(run.animatedFlips.allSatisfy { $0.commitToFlipNanoseconds > 0 && $0.commitToFlipNanoseconds < 2_000_000_000 })
+        // simple-shm's 250×250 window centred on 1024×768 starts at (387, 259), with a white
+        // 20-pixel border inside its buffer (probes as in CompositorTests' RealClientTests).
+        let screen = try Image(contentsOfPNGFile: run.directory + "/simple-shm.png")
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        let white = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)
+        #expect(screen.pixel(x: 386, y: 380) == black)
+        #expect(screen.pixel(x: 387, y: 380) == white)
+        #expect(screen.pixel(x: 636, y: 490) == white)
+        #expect(screen.pixel(x: 637, y: 490) == black)
+        let centre = screen.pixel(x: 512, y: 384)
+        #expect(centre != white && centre != black)
+    }
+
+    @Test func aModeTheConnectorLacksIsRefusedNamingConnectorAndMode() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.refusedModeOutput.contains("Virtual-1 offers no mode 333x333; it offers 1024x768@"), "\(run.refusedModeOutput)")
+        #expect(run.refusedModeOutput.contains("refused-status 1"))
+    }
+
+    @Test func openingAMissingDeviceNamesItWithTheSystemError() {
+        #expect(throws: KMSError.system(operation: "open(/dev/dri/card15-absent)", code: ENOENT)) {
+            try KMSBackend(devicePath: "/dev/dri/card15-absent")
+        }
+    }
+
+    @Test func modeRequestsParseSizeAndOptionalRefresh() {
+        #expect(KMSModeRequest(parsing: "1024x768") == KMSModeRequest(width: 1024, height: 768))
+        #expect(KMSModeRequest(parsing: "1920x1080@59.94") == KMSModeRequest(width: 1920, height: 1080, refreshMillihertz: 59_940))
+        #expect(KMSModeRequest(parsing: "1024") == nil)
+        #expect(KMSModeRequest(parsing: "0x768") == nil)
+        #expect(KMSModeRequest(parsing: "1024x768@fast") == nil)
+    }
+}
+
+/// One presented frame as `vitrine run --presentation-log` writes it.
+struct Flip: Sendable, Equatable {
+    let sequence: UInt64
+    let nanoseconds: UInt64
+    let flags: UInt32
+    let commitToFlipNanoseconds: UInt64
+}
+
+/// What one guest boot produced.
+struct GuestRun: Sendable {
+    let directory: String
+    let scanout: Image?
+    let flips: [Flip]
+    /// The presentations of weston-simple-shm, which draws a new frame for each frame callback.
+    let animatedFlips: [Flip]
+    let kmsLog: String
+    let refusedModeOutput: String
+    /// What the guest script printed (the harness's output.txt).
+    let output: String
+
+    static let shared = Result { try GuestRun.boot() }
+
+    enum Failure: Error, CustomStringConvertible {
+        case missingBinary(String)
+        case harness(status: Int32, directory: String, log: String)
+        case headlessRender(String)
+
+        var description: String {
+            switch self {
+            case .missingBinary(let path): "\(path) is missing: run `swift build --product vitrine` before `swift test`"
+            case .harness(let status, let directory, let log): "the guest run failed (status \(status)); see \(directory):\n\(log)"
+            case .headlessRender(let log): "the headless reference render failed:\n\(log)"
+            }
+        }
+    }
+
+    /// The folder of the build products this test binary belongs to (where `vitrine` is built).
+    static var productsDirectory: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // The test binary sits inside VitrinePackageTests.xctest on some toolchains.
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.path
+    }
+
+    static let harness = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/guest.py").path
+
+    static func boot() throws -> GuestRun {
+        let vitrine = productsDirectory + "/vitrine"
+        guard FileManager.default.isExecutableFile(atPath: vitrine) else { throw Failure.missingBinary(vitrine) }
+        let directory = productsDirectory + "/hil"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try renderHeadlessReference(vitrine: vitrine, into: directory)
+
+        let width = KMSFrameTests.width, height = KMSFrameTests.height
+        let script = """
+            set -u
+            OUT=/tmp/hil-out
+            \(vitrine) run --kms --mode 333x333 > $OUT/refused.log 2>&1; echo "refused-status $?" >> $OUT/refused.log
+            \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips.log -- \(footCommand) > $OUT/vitrine-kms.log 2>&1 &
+            pid=$!
+            # The scene is complete once the scanout stops changing and no frame arrives for a
+            # while: four identical captures five seconds apart, after at least two flips.
+            previous=""; same=0; flips=-1; n=0
+            while [ $n -lt 60 ] && [ $same -lt 3 ]; do
+                sleep 5; n=$((n + 1))
+                kill -0 $pid || { echo "vitrine exited early"; break; }
+                count=$(cat $OUT/flips.log 2>/dev/null | wc -l)
+                hil_screendump scan-$n || break
+                if [ -n "$previous" ] && [ "$count" -ge 2 ] && [ "$count" = "$flips" ] && cmp -s $OUT/scan-$n.png $OUT/$previous; then
+                    same=$((same + 1))
+                else
+                    same=0
+                fi
+                previous=scan-$n.png; flips=$count
+            done
+            cp $OUT/$previous $OUT/scanout.png
+            kill -TERM $pid; wait $pid; echo "vitrine-status $?"
+            # Vitrine leaves the CRTC as it found it: the kernel's console shows again.
+            sleep 2
+            hil_screendump after-exit
+            # An animating client: flips follow one another for as long as it draws.
+            \(vitrine) run --kms --presentation-log $OUT/flips-shm.log -- weston-simple-shm > $OUT/vitrine-shm.log 2>&1 &
+            pid=$!
+            n=0
+            while [ $n -lt 120 ] && [ "$(cat $OUT/flips-shm.log 2>/dev/null | wc -l)" -lt 40 ]; do sleep 1; n=$((n + 1)); done
+            hil_screendump simple-shm
+            kill -TERM $pid; wait $pid; echo "vitrine-shm-status $?"
+            """
+        try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
+        let (status, log) = try runProcess(
+            ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "480",
+             "--display", "\(width)x\(height)", directory + "/guest-script.sh"],
+            timeoutSeconds: 540)
+        guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
+        return GuestRun(
+            directory: directory,
+            scanout: try? Image(contentsOfPNGFile: directory + "/scanout.png"),
+            flips: readFlips(directory + "/flips.log"),
+            animatedFlips: readFlips(directory + "/flips-shm.log"),
+            kmsLog: (try? String(contentsOfFile: directory + "/vitrine-kms.log", encoding: .utf8)) ?? "",
+            refusedModeOutput: (try? String(contentsOfFile: directory + "/refused.log", encoding: .utf8)) ?? "",
+            output: (try? String(contentsOfFile: directory + "/output.txt", encoding: .utf8)) ?? "")
+    }
+
+    /// The lines of a presentation log that parse; a malformed line is left out (and then missed by
+    /// the count checks).
+    static func readFlips(_ path: String) -> [Flip] {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line -> Flip? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 9, let sequence = UInt64(fields[2]), let nanoseconds = UInt64(fields[4]),
+                  let flags = UInt32(fields[6]), let latency = UInt64(fields[8]) else { return nil }
+            return Flip(sequence: sequence, nanoseconds: nanoseconds, flags: flags, commitToFlipNanoseconds: latency)
+        }
+    }
+
+    /// foot filling the output with its background, then idle: a scene that stops changing.
+    static let footCommand = "foot --override=colors.background=204060 sh -c 'sleep 900'"
+
+    /// The same scene on a headless output of the same size, on the host.
+    static func renderHeadlessReference(vitrine: String, into directory: String) throws {
+        let (status, log) = try runProcess(
+            ["/bin/sh", "-c", "\(vitrine) run --headless \(KMSFrameTests.width)x\(KMSFrameTests.height)@75 "
+                + "--screenshot \(directory)/headless.png --after 10 -- \(footCommand)"],
+            timeoutSeconds: 120)
+        guard status == 0, FileManager.default.fileExists(atPath: directory + "/headless.png") else {
+            throw Failure.headlessRender(log)
+        }
+    }
+
+    /// Runs `arguments`, killing it after `timeoutSeconds`; returns its status and its output.
+    static func runProcess(_ arguments: [String], timeoutSeconds: Double) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-hil-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning && Date() < deadline { usleep(100_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try handle.close()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(at: output)
+        return (process.terminationStatus, text)
+    }
+}

@@ -1,0 +1,572 @@
+#!/usr/bin/env python3
+"""Hardware in the loop: a QEMU guest with a real KMS device (virtio-gpu) and real evdev input.
+
+The guest boots Debian's kernel from an initramfs built here (busybox-static plus the few modules it
+needs), mounts the host's root file system read-only over 9p and runs one shell script in a chroot
+of it, as root, so it runs the binaries just built on the host with the host's Swift runtime, Mesa
+and libraries. The host talks QMP to capture what the display scanned out (screendump) and to
+inject input (input-send-event). See ../../../shared/hil.md (in the project's shared notes) for
+why each piece is what it is.
+
+    guest.py prepare                        fetch and build the kernel and initramfs (cached)
+    guest.py run --out DIR SCRIPT           boot, run SCRIPT in the guest, report, power off
+
+SCRIPT is a POSIX shell script run with /bin/sh in the chroot. Its working directory is the
+output folder, shared read-write with the host as /tmp/hil-out, and it may call:
+
+    hil_screendump NAME      capture the scanout to DIR/NAME.png (waits until it is written)
+    hil_key KEY...           press and release keys (QEMU qcodes: a, ret, shift, ...)
+    hil_move X Y             move the absolute pointer to output pixel (X, Y)
+    hil_click [BUTTON]       press and release a button (left, right, middle)
+
+The serial console (DIR/serial.log) carries the protocol as marker lines: HIL-BEGIN, then the
+script's output, then HIL-END <exit status>; requests are "HIL-REQUEST <n> <verb> <args>" and the
+host answers each by writing DIR/.hil-ack-<n>. Every wait is bounded. On return DIR holds
+serial.log, output.txt (the script's output), result.json and the captures; the exit status is the
+script's, or 100+ for a harness failure (then stderr says why and DIR keeps what was seen).
+"""
+
+import argparse
+import gzip
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+CACHE = os.environ.get("VITRINE_HIL_CACHE", "/var/cache/vitrine-hil")
+# What the guest's /init loads: the display, the host-root share, and the input devices.
+MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput"]
+# QMP's absolute pointer axes range over 0..0x7fff whatever the display's size.
+ABSOLUTE_AXIS_MAX = 0x7FFF
+
+EXIT_HARNESS_FAILURE = 100
+EXIT_TIMEOUT = 101
+
+
+class HarnessError(Exception):
+    pass
+
+
+def log(message):
+    print(f"hil: {message}", file=sys.stderr, flush=True)
+
+
+def run_checked(arguments, **kwargs):
+    result = subprocess.run(arguments, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise HarnessError(f"{' '.join(arguments)} failed ({result.returncode}): {result.stderr.strip()}")
+    return result.stdout
+
+
+# MARK: - The guest's kernel and initramfs
+
+
+def kernel_package():
+    """The linux-image package that Debian's linux-image-amd64 metapackage names now."""
+    text = run_checked(["apt-cache", "depends", "linux-image-amd64"])
+    match = re.search(r"Depends:\s*(linux-image-(\d\S*-amd64))", text)
+    if not match:
+        raise HarnessError(f"apt-cache depends linux-image-amd64 names no kernel (run apt-get update?):\n{text}")
+    return match.group(1), match.group(2)
+
+
+def fetch_kernel():
+    """Downloads and unpacks the kernel once; returns (version, unpacked root)."""
+    package, version = kernel_package()
+    root = os.path.join(CACHE, f"kernel-{version}")
+    if os.path.exists(os.path.join(root, "lib/modules", version, "modules.dep")):
+        return version, root
+    os.makedirs(CACHE, exist_ok=True)
+    debs = [f for f in os.listdir(CACHE) if f.startswith(package + "_") and f.endswith(".deb")]
+    if not debs:
+        log(f"downloading {package} into {CACHE}")
+        run_checked(["apt-get", "download", package], cwd=CACHE, timeout=900)
+        debs = [f for f in os.listdir(CACHE) if f.startswith(package + "_") and f.endswith(".deb")]
+        if not debs:
+            raise HarnessError(f"apt-get download {package} left no .deb in {CACHE}")
+    # Per-process staging, so that two runs fetching at once do not unpack into each other.
+    staging = f"{root}.partial-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    run_checked(["dpkg", "-x", os.path.join(CACHE, sorted(debs)[-1]), staging], timeout=600)
+    # The .deb ships no modules.dep; modprobe needs it.
+    run_checked([find_tool("depmod"), "-b", staging, version], timeout=600)
+    try:
+        os.rename(staging, root)
+    except OSError:
+        # Another run finished first: keep its copy.
+        shutil.rmtree(staging, ignore_errors=True)
+    return version, root
+
+
+def find_tool(name):
+    for directory in os.environ.get("PATH", "").split(":") + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]:
+        candidate = os.path.join(directory, name)
+        if os.access(candidate, os.X_OK):
+            return candidate
+    raise HarnessError(f"{name} is missing (apt-get install -y qemu-system-x86 busybox-static kmod)")
+
+
+def module_closure(modules_dir):
+    """Paths (relative to modules_dir) of MODULES and everything they depend on."""
+    dependencies = {}
+    with open(os.path.join(modules_dir, "modules.dep")) as file:
+        for line in file:
+            path, _, rest = line.partition(":")
+            dependencies[path] = rest.split()
+    by_name = {}
+    for path in dependencies:
+        name = os.path.basename(path).split(".ko")[0].replace("-", "_")
+        by_name[name] = path
+    with open(os.path.join(modules_dir, "modules.builtin")) as file:
+        builtin = {os.path.basename(line.strip()).split(".ko")[0].replace("-", "_") for line in file}
+    needed = set()
+    pending = []
+    for module in MODULES:
+        name = module.replace("-", "_")
+        if name in by_name:
+            pending.append(by_name[name])
+        elif name not in builtin:
+            raise HarnessError(f"the guest kernel has no module {module}")
+    while pending:
+        path = pending.pop()
+        if path not in needed:
+            needed.add(path)
+            pending.extend(dependencies[path])
+    return sorted(needed)
+
+
+INIT_SCRIPT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for module in {modules}; do modprobe $module || echo "HIL-FAIL modprobe $module"; done
+mkdir -p /mnt/host
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /mnt/host || echo "HIL-FAIL mount hostroot"
+mount -t tmpfs -o mode=1777 tmp /mnt/host/tmp
+mount -t tmpfs run /mnt/host/run
+mkdir -p /mnt/host/tmp/hil-out
+# No cache: the guest must see the host's answers to its requests as soon as they are written.
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=262144 hilout /mnt/host/tmp/hil-out || echo "HIL-FAIL mount hilout"
+mount -t devtmpfs dev /mnt/host/dev
+mkdir -p /mnt/host/dev/pts /mnt/host/dev/shm
+mount -t devpts -o ptmxmode=666 devpts /mnt/host/dev/pts
+mount -t tmpfs -o mode=1777 shm /mnt/host/dev/shm
+mount -t proc proc /mnt/host/proc
+mount -t sysfs sys /mnt/host/sys
+mkdir -p -m 700 /mnt/host/tmp/xdg-runtime
+mkdir -p /mnt/host/tmp/home
+echo HIL-BEGIN
+chroot /mnt/host /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/tmp/home XDG_RUNTIME_DIR=/tmp/xdg-runtime LANG=C.UTF-8 TERM=linux \
+    /bin/sh -c 'cd /tmp/hil-out && exec /bin/sh /tmp/hil-out/.hil-script.sh' </dev/null
+echo "HIL-END $?"
+sync
+poweroff -f
+"""
+
+
+def build_initramfs():
+    """Returns (kernel image, initramfs) paths, building the initramfs once per kernel and init."""
+    version, root = fetch_kernel()
+    busybox = "/bin/busybox"
+    if not os.path.exists(busybox):
+        raise HarnessError("/bin/busybox is missing (apt-get install -y busybox-static)")
+    modules_dir = os.path.join(root, "lib/modules", version)
+    modules = module_closure(modules_dir)
+    init = INIT_SCRIPT.replace("{modules}", " ".join(MODULES))
+    digest = hashlib.sha256((init + "\n".join(modules)).encode())
+    with open(busybox, "rb") as file:
+        digest.update(file.read())
+    path = os.path.join(CACHE, f"initramfs-{version}-{digest.hexdigest()[:12]}.cpio.gz")
+    kernel = os.path.join(root, "boot", f"vmlinuz-{version}")
+    if os.path.exists(path):
+        return kernel, path
+    archive = CpioWriter()
+    for directory in ["bin", "dev", "proc", "sys", "mnt", "lib", "lib/modules"]:
+        archive.directory(directory)
+    archive.file("init", init.encode(), mode=0o755)
+    with open(busybox, "rb") as file:
+        archive.file("bin/busybox", file.read(), mode=0o755)
+    module_root = f"lib/modules/{version}"
+    for name in sorted(os.listdir(modules_dir)):
+        if name.startswith("modules.") and os.path.isfile(os.path.join(modules_dir, name)):
+            with open(os.path.join(modules_dir, name), "rb") as file:
+                archive.file(f"{module_root}/{name}", file.read())
+    for module in modules:
+        with open(os.path.join(modules_dir, module), "rb") as file:
+            archive.file(f"{module_root}/{module}", file.read())
+    staging = f"{path}.partial-{os.getpid()}"
+    with open(staging, "wb") as file:
+        file.write(gzip.compress(archive.finish(), compresslevel=6, mtime=0))
+    os.rename(staging, path)
+    return kernel, path
+
+
+class CpioWriter:
+    """The kernel's initramfs format: cpio "newc" (SVR4 without checksums)."""
+
+    def __init__(self):
+        self.data = bytearray()
+        self.inode = 1
+        self.directories = set()
+
+    def _entry(self, name, mode, content=b""):
+        header = "070701" + "".join(f"{value:08x}" for value in [
+            self.inode, mode, 0, 0, 1, 0, len(content), 0, 0, 0, 0, len(name) + 1, 0])
+        self.inode += 1
+        self.data += header.encode() + name.encode() + b"\0"
+        self.data += b"\0" * (-len(self.data) % 4)
+        self.data += content
+        self.data += b"\0" * (-len(self.data) % 4)
+
+    def directory(self, name):
+        if name and name not in self.directories:
+            self.directory(os.path.dirname(name))
+            self.directories.add(name)
+            self._entry(name, stat.S_IFDIR | 0o755)
+
+    def file(self, name, content, mode=0o644):
+        self.directory(os.path.dirname(name))
+        self._entry(name, stat.S_IFREG | mode, content)
+
+    def finish(self):
+        self._entry("TRAILER!!!", 0)
+        return bytes(self.data)
+
+
+# MARK: - QMP
+
+
+class QMP:
+    """A QMP client on QEMU's unix socket; events are skipped, errors raise."""
+
+    def __init__(self, path, deadline):
+        while True:
+            try:
+                self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.socket.connect(path)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                self.socket.close()
+                if time.monotonic() > deadline:
+                    raise HarnessError(f"QEMU's QMP socket {path} did not open")
+                time.sleep(0.1)
+        self.socket.settimeout(60)
+        self.buffer = b""
+        self._read_message()  # the greeting
+        self.execute("qmp_capabilities")
+
+    def _read_message(self):
+        while b"\n" not in self.buffer:
+            chunk = self.socket.recv(65536)
+            if not chunk:
+                raise HarnessError("QEMU closed its QMP socket")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def execute(self, command, **arguments):
+        message = {"execute": command}
+        if arguments:
+            message["arguments"] = arguments
+        self.socket.sendall(json.dumps(message).encode() + b"\n")
+        while True:
+            reply = self._read_message()
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise HarnessError(f"QMP {command}: {reply['error'].get('desc', reply['error'])}")
+
+    def send_events(self, events):
+        self.execute("input-send-event", events=events)
+
+    def close(self):
+        self.socket.close()
+
+
+def ppm_to_png(ppm_path, png_path):
+    """Converts QEMU's binary PPM (P6, maxval 255) to an RGB PNG; returns (width, height)."""
+    with open(ppm_path, "rb") as file:
+        data = file.read()
+    fields = []
+    position = 0
+    while len(fields) < 4:
+        while data[position:position + 1].isspace():
+            position += 1
+        if data[position:position + 1] == b"#":
+            position = data.index(b"\n", position) + 1
+            continue
+        end = position
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[position:end])
+        position = end
+    position += 1  # the single whitespace byte before the raster
+    magic, width, height, maxval = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+    if magic != b"P6" or maxval != 255:
+        raise HarnessError(f"{ppm_path} is not an 8-bit binary PPM")
+    row = width * 3
+    raster = data[position:position + row * height]
+    if len(raster) != row * height:
+        raise HarnessError(f"{ppm_path} is truncated")
+    filtered = b"".join(b"\0" + raster[y * row:(y + 1) * row] for y in range(height))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(filtered, 6)) + chunk(b"IEND", b"")
+    with open(png_path, "wb") as file:
+        file.write(png)
+    return width, height
+
+
+# MARK: - The guest
+
+
+SCRIPT_PRELUDE = r"""# Requests to the host through the serial console; each waits for the host's answer file.
+hil_request() {
+    hil_request_number=$((${hil_request_number:-0} + 1))
+    echo "HIL-REQUEST $hil_request_number $*" > /dev/ttyS0
+    hil_waited=0
+    while [ ! -e "/tmp/hil-out/.hil-ack-$hil_request_number" ]; do
+        sleep 0.2
+        hil_waited=$((hil_waited + 1))
+        if [ "$hil_waited" -gt 1500 ]; then echo "hil: no answer to request $*" >&2; return 1; fi
+    done
+    read -r hil_answer < "/tmp/hil-out/.hil-ack-$hil_request_number"
+    [ "$hil_answer" = ok ] || { echo "hil: request $* failed: $hil_answer" >&2; return 1; }
+}
+hil_screendump() { hil_request screendump "$1"; }
+hil_key() { hil_request key "$@"; }
+hil_move() { hil_request move "$1" "$2"; }
+hil_click() { hil_request click "${1:-left}"; }
+"""
+
+
+class Guest:
+    def __init__(self, out, memory_mb, display_size):
+        self.out = os.path.abspath(out)
+        self.memory_mb = memory_mb
+        self.display_size = display_size
+        self.serial_path = os.path.join(self.out, "serial.log")
+        self.qmp_path = os.path.join(self.out, ".qmp.sock")
+        self.process = None
+        self.qmp = None
+
+    def boot(self, script, deadline):
+        kernel, initramfs = build_initramfs()
+        os.makedirs(self.out, exist_ok=True)
+        for name in os.listdir(self.out):
+            if name.startswith(".hil-ack-") or name in ("serial.log", ".qmp.sock"):
+                os.remove(os.path.join(self.out, name))
+        with open(os.path.join(self.out, ".hil-script.sh"), "w") as file:
+            file.write(SCRIPT_PRELUDE + script)
+        qemu = find_tool("qemu-system-x86_64")
+        arguments = [
+            qemu, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
+            # Nested KVM does not work on these machines; TCG does. The plain qemu64 CPU (no AVX)
+            # makes lavapipe's JIT-compiled code faster under TCG than -cpu max (first frame 15 s
+            # instead of 25 s); VITRINE_HIL_CPU overrides it.
+            "-accel", "tcg,thread=multi", "-cpu", os.environ.get("VITRINE_HIL_CPU", "qemu64"), "-smp", "2", "-m", str(self.memory_mb),
+            "-kernel", kernel, "-initrd", initramfs,
+            "-append", "console=ttyS0 loglevel=4 panic=-1 rdinit=/init",
+            "-serial", f"file:{self.serial_path}",
+            "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+            # Without -vga none the screendump shows the VGA text console, not the scanout.
+            "-vga", "none",
+            "-device", "virtio-gpu-pci" + (f",xres={self.display_size[0]},yres={self.display_size[1]}" if self.display_size else ""),
+            "-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci",
+            "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
+            "-virtfs", f"local,path={self.out},mount_tag=hilout,security_model=none,multidevs=remap",
+        ]
+        with open(os.path.join(self.out, "qemu.log"), "w") as qemu_log:
+            qemu_log.write(" ".join(arguments) + "\n")
+            qemu_log.flush()
+            self.process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=qemu_log, stderr=qemu_log)
+        self.qmp = QMP(self.qmp_path, deadline)
+
+    def screendump(self, name):
+        ppm = os.path.join(self.out, f".{name}.ppm")
+        self.qmp.execute("screendump", filename=ppm)
+        size = ppm_to_png(ppm, os.path.join(self.out, f"{name}.png"))
+        os.remove(ppm)
+        return size
+
+    def key(self, keys):
+        for down in (True, False):
+            sequence = keys if down else list(reversed(keys))
+            self.qmp.send_events([
+                {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": key}}} for key in sequence])
+            time.sleep(0.05)
+
+    def move(self, x, y, width, height):
+        self.qmp.send_events([
+            {"type": "abs", "data": {"axis": "x", "value": round(x * ABSOLUTE_AXIS_MAX / max(1, width - 1))}},
+            {"type": "abs", "data": {"axis": "y", "value": round(y * ABSOLUTE_AXIS_MAX / max(1, height - 1))}},
+        ])
+
+    def click(self, button):
+        for down in (True, False):
+            self.qmp.send_events([{"type": "btn", "data": {"down": down, "button": button}}])
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.qmp:
+            try:
+                self.qmp.close()
+            except OSError:
+                pass
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for path in (self.qmp_path,):
+            if os.path.exists(path):
+                os.remove(path)
+
+
+def run(out, script, timeout, memory_mb, display_size):
+    """Boots the guest, serves its requests and returns (exit status, result dictionary)."""
+    start = time.monotonic()
+    deadline = start + timeout
+    guest = Guest(out, memory_mb, display_size)
+    result = {"exit_status": None, "captures": {}, "requests": [], "error": None}
+    timings = {}
+    status = EXIT_HARNESS_FAILURE
+    try:
+        guest.boot(script, deadline)
+        timings["qemu_started"] = time.monotonic() - start
+        position = 0
+        pending = ""
+        output_lines = []
+        in_script = False
+        last_capture_size = display_size or (1280, 800)
+        while True:
+            if time.monotonic() > deadline:
+                status = EXIT_TIMEOUT
+                raise HarnessError(f"the guest did not finish within {timeout} s (see {guest.serial_path})")
+            if guest.process.poll() is not None and not os.path.exists(guest.serial_path):
+                raise HarnessError(f"QEMU exited ({guest.process.returncode}) before writing a console log")
+            chunk = b""
+            if os.path.exists(guest.serial_path):
+                with open(guest.serial_path, "rb") as file:
+                    file.seek(position)
+                    chunk = file.read()
+                position += len(chunk)
+            pending += chunk.decode("utf-8", "replace").replace("\r", "")
+            *lines, pending = pending.split("\n")
+            finished = False
+            for line in lines:
+                if line.startswith("HIL-FAIL "):
+                    raise HarnessError(f"the guest's init failed: {line[9:]}")
+                if line == "HIL-BEGIN":
+                    timings["script_started"] = time.monotonic() - start
+                    in_script = True
+                elif line.startswith("HIL-END "):
+                    result["exit_status"] = status = int(line.split()[1])
+                    timings["script_finished"] = time.monotonic() - start
+                    finished = True
+                    break
+                elif line.startswith("HIL-REQUEST "):
+                    number, verb, *arguments = line.split()[1:]
+                    answer = "ok"
+                    try:
+                        if verb == "screendump":
+                            last_capture_size = guest.screendump(arguments[0])
+                            result["captures"][arguments[0]] = {
+                                "path": os.path.join(guest.out, arguments[0] + ".png"),
+                                "width": last_capture_size[0], "height": last_capture_size[1],
+                                "seconds": round(time.monotonic() - start, 3)}
+                        elif verb == "key":
+                            guest.key(arguments)
+                        elif verb == "move":
+                            guest.move(float(arguments[0]), float(arguments[1]), *last_capture_size)
+                        elif verb == "click":
+                            guest.click(arguments[0] if arguments else "left")
+                        else:
+                            answer = f"unknown request {verb}"
+                    except (HarnessError, OSError, ValueError, IndexError) as error:
+                        answer = f"error: {error}"
+                    result["requests"].append({"request": " ".join([verb] + arguments), "answer": answer})
+                    with open(os.path.join(guest.out, f".hil-ack-{number}"), "w") as file:
+                        file.write(answer + "\n")
+                elif in_script:
+                    output_lines.append(line)
+            if finished:
+                break
+            if guest.process.poll() is not None:
+                raise HarnessError(f"QEMU exited ({guest.process.returncode}) before the script finished (see {guest.serial_path})")
+            time.sleep(0.1)
+        with open(os.path.join(guest.out, "output.txt"), "w") as file:
+            file.write("\n".join(output_lines) + ("\n" if output_lines else ""))
+        result["output"] = "\n".join(output_lines)
+        # The guest powers itself off after HIL-END.
+        try:
+            guest.process.wait(timeout=max(5, min(60, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            log("the guest did not power off; stopping QEMU")
+    except HarnessError as error:
+        result["error"] = str(error)
+        log(str(error))
+        tail = ""
+        if os.path.exists(guest.serial_path):
+            with open(guest.serial_path, "rb") as file:
+                tail = file.read()[-3000:].decode("utf-8", "replace")
+        log(f"last console output:\n{tail}")
+    finally:
+        guest.stop()
+        timings["total"] = time.monotonic() - start
+        result["seconds"] = {key: round(value, 3) for key, value in timings.items()}
+        os.makedirs(guest.out, exist_ok=True)
+        with open(os.path.join(guest.out, "result.json"), "w") as file:
+            json.dump(result, file, indent=2)
+    return status, result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("prepare", help="fetch the kernel and build the initramfs (cached)")
+    runner = commands.add_parser("run", help="boot the guest and run a script in it")
+    runner.add_argument("--out", required=True, help="output folder (console log, captures, result.json)")
+    runner.add_argument("--timeout", type=float, default=600, help="seconds for the whole run, boot included")
+    runner.add_argument("--memory", type=int, default=2048, help="guest memory in MiB")
+    runner.add_argument("--display", help="virtio-gpu's preferred mode, WIDTHxHEIGHT")
+    runner.add_argument("script", help="a shell script file, or - for standard input")
+    arguments = parser.parse_args()
+    try:
+        if arguments.command == "prepare":
+            kernel, initramfs = build_initramfs()
+            print(json.dumps({"kernel": kernel, "initramfs": initramfs}))
+            return 0
+        display_size = None
+        if arguments.display:
+            match = re.fullmatch(r"(\d+)x(\d+)", arguments.display)
+            if not match:
+                raise HarnessError(f"--display must look like 1024x768, got {arguments.display}")
+            display_size = (int(match.group(1)), int(match.group(2)))
+        script = sys.stdin.read() if arguments.script == "-" else open(arguments.script).read()
+    except (HarnessError, OSError, subprocess.TimeoutExpired) as error:
+        log(str(error))
+        return EXIT_HARNESS_FAILURE
+    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size)
+    print(json.dumps(result, indent=2))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
