@@ -18,29 +18,10 @@ import WaylandTestClient
 
     /// One client: binds, maps a 64×64 toplevel (configure, ack, buffer, commit) and disconnects.
     func cycle(_ session: HeadlessSession) throws {
-        let (_, socket) = try session.compositor.display.createClientSocket()
-        let client = try TestClient(socket: socket) {
-            try? session.compositor.dispatch(timeoutMilliseconds: 0)
-        }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
-        let shm = try client.bind("wl_shm", version: 1)
-        let fd = anonymousFile(size: 64 * 64 * 4)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(64 * 64 * 4)], interface: "wl_shm_pool")
-        close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(0)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
-        try client.roundtrip()
+        let client = try SessionClient(session)
+        let (surface, _) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
+        try client.client.roundtrip()
     }
 
     /// Runs in a child process of its own (an exit test), so that no other test's descriptors or

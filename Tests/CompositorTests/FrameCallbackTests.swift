@@ -10,25 +10,10 @@ import WaylandTestClient
     @Test func frameCallbackFiresOnlyAfterThePresentedFrameAndAnIdleScreenPresentsNothing() throws {
         let session = try HeadlessSession()
         let output = session.backend.headlessOutput(0)
-        let (_, socket) = try session.compositor.display.createClientSocket()
-        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            Issue.record("no configure")
-            return
-        }
-        try xdgSurface.send(4, [.uint(serial)])
-        let shm = try client.bind("wl_shm", version: 1)
-        let fd = anonymousFile(size: 32 * 32 * 4)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(32 * 32 * 4)], interface: "wl_shm_pool")
-        close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(32), .int(32), .int(128), .uint(0)], interface: "wl_buffer")
+        let sessionClient = try SessionClient(session)
+        let client = sessionClient.client
+        let (surface, _) = try sessionClient.makeToplevel()
+        let buffer = try sessionClient.makeBuffer(width: 32, height: 32)
         try surface.send(1, [.object(buffer), .int(0), .int(0)])
         let callback = try surface.send(3, [.newID], interface: "wl_callback")
         let presentedBefore = output.presentedFrameCount

@@ -3,6 +3,8 @@ import DisplayBackend
 import Foundation
 import Glibc
 import Graphics
+import WaylandServer
+import WaylandTestClient
 
 /// The compositor on a headless output in this process, with one real client app launched on it.
 final class HeadlessSession {
@@ -63,6 +65,73 @@ final class HeadlessSession {
 
     /// What the client printed so far.
     var clientOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+}
+
+/// A test client of a session, talking to it over a socket pair; the compositor dispatches while
+/// the client waits, so requests and events need no second thread.
+struct SessionClient {
+    let server: Client
+    let client: TestClient
+    let compositor: TestProxy
+    let shell: TestProxy
+    let shm: TestProxy
+
+    init(_ session: HeadlessSession) throws {
+        let (server, socket) = try session.compositor.display.createClientSocket()
+        self.server = server
+        client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
+        compositor = try client.bind("wl_compositor", version: 5)
+        shell = try client.bind("xdg_wm_base", version: 4)
+        shm = try client.bind("wl_shm", version: 1)
+    }
+
+    /// A toplevel whose first configure is acknowledged, not mapped yet.
+    func makeToplevel() throws -> (surface: TestProxy, xdgSurface: TestProxy) {
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.roundtrip()
+        try acknowledgeConfigure(of: xdgSurface)
+        return (surface, xdgSurface)
+    }
+
+    /// Acks the last configure `xdgSurface` received.
+    func acknowledgeConfigure(of xdgSurface: TestProxy) throws {
+        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+            throw TestClientError.timedOut
+        }
+        try xdgSurface.send(4, [.uint(serial)])
+    }
+
+    /// A wl_buffer of `width`×`height` pixels in `format` (a wl_shm code), rows `bytesPerPixel` ×
+    /// width apart, in a pool of its own whose memory `fill` writes first.
+    func makeBuffer(
+        width: Int, height: Int, format: UInt32 = 0, bytesPerPixel: Int = 4,
+        fill: (UnsafeMutableRawPointer) -> Void = { _ in }
+    ) throws -> TestProxy {
+        let size = width * height * bytesPerPixel
+        let fd = anonymousFile(size: size)
+        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
+        fill(memory)
+        munmap(memory, size)
+        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        close(fd)
+        return try pool.send(
+            0, [.newID, .int(0), .int(Int32(width)), .int(Int32(height)), .int(Int32(width * bytesPerPixel)), .uint(format)],
+            interface: "wl_buffer")
+    }
+
+    /// Attaches `buffer` to `surface` and commits.
+    func show(_ buffer: TestProxy, on surface: TestProxy) throws {
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(6)
+    }
+}
+
+/// Fills 32-bit pixels with `pixel`.
+func fillPixels(_ pixel: UInt32, count: Int) -> (UnsafeMutableRawPointer) -> Void {
+    { memory in memory.initializeMemory(as: UInt32.self, repeating: pixel, count: count) }
 }
 
 extension PremultipliedPixel {

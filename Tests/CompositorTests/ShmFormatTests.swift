@@ -1,8 +1,5 @@
-import Foundation
-import Glibc
 import Graphics
 import Testing
-import WaylandTestClient
 @testable import Compositor
 
 /// wl_shm formats beyond ARGB8888 and XRGB8888: advertised, and converted to the same pixels.
@@ -52,42 +49,21 @@ import WaylandTestClient
 
     @Test func wlShmAdvertisesEveryFormatAndAClientBufferInOneShowsOnScreen() throws {
         let session = try HeadlessSession()
-        let (_, socket) = try session.compositor.display.createClientSocket()
-        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        let shm = try client.bind("wl_shm", version: 1)
-        try client.roundtrip()
-        let advertised = shm.events(named: "format").compactMap { event -> UInt32? in
+        let client = try SessionClient(session)
+        try client.client.roundtrip()
+        let advertised = client.shm.events(named: "format").compactMap { event -> UInt32? in
             if case .uint(let code) = event.arguments.first { return code }
             return nil
         }
         #expect(Set(advertised) == Set(ShmFormat.allCases.map(\.rawValue)))
 
         // A 64×64 toplevel in ABGR8888 (memory order R, G, B, A), opaque orange.
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
-        let size = 64 * 64 * 4
-        let fd = anonymousFile(size: size)
-        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
-        for index in 0..<(64 * 64) {
-            memory.storeBytes(of: UInt32(0xFF10_80FF).littleEndian, toByteOffset: index * 4, as: UInt32.self)
-        }
-        munmap(memory, size)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
-        close(fd)
-        let buffer = try pool.send(
-            0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(ShmFormat.abgr8888.rawValue)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
-        try client.roundtrip()
+        let (surface, _) = try client.makeToplevel()
+        let buffer = try client.makeBuffer(
+            width: 64, height: 64, format: ShmFormat.abgr8888.rawValue,
+            fill: fillPixels(UInt32(0xFF10_80FF).littleEndian, count: 64 * 64))
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
         #expect(try session.run(seconds: 30) {
             session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         })

@@ -10,52 +10,20 @@ import WaylandTestClient
 /// A client surface is a layer: LayerKit's opacity and animations apply to what the client drew.
 @Suite(.serialized) struct SurfaceLayerTests {
     /// Maps a 64×64 toplevel filled with `pixel` (ARGB8888) and returns its server-side surface.
-    private func mapWindow(_ session: HeadlessSession, pixel: UInt32) throws -> (TestClient, Surface) {
-        let (serverClient, socket) = try session.compositor.display.createClientSocket()
-        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
-        let shm = try client.bind("wl_shm", version: 1)
-        let size = 64 * 64 * 4
-        let fd = anonymousFile(size: size)
-        let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
-        for index in 0..<(64 * 64) { memory.storeBytes(of: pixel, toByteOffset: index * 4, as: UInt32.self) }
-        munmap(memory, size)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
-        close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(0)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
-        try client.roundtrip()
-        let serverSurface = try #require(serverClient.resource(withID: surface.id) as? Surface)
+    private func mapWindow(_ session: HeadlessSession, pixel: UInt32) throws -> (SessionClient, Surface) {
+        let client = try SessionClient(session)
+        let (surface, _) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(pixel, count: 64 * 64)), on: surface)
+        try client.client.roundtrip()
+        let serverSurface = try #require(client.server.resource(withID: surface.id) as? Surface)
         return (client, serverSurface)
     }
 
     @Test func aDamagedPartOfABufferIsAllThatIsReadAgain() throws {
         let session = try HeadlessSession()
-        let (serverClient, socket) = try session.compositor.display.createClientSocket()
-        let client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
-        let shm = try client.bind("wl_shm", version: 1)
+        let sessionClient = try SessionClient(session)
+        let (client, shm) = (sessionClient.client, sessionClient.shm)
+        let (surface, _) = try sessionClient.makeToplevel()
         let size = 64 * 64 * 4
         let fd = anonymousFile(size: size)
         let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
@@ -71,7 +39,7 @@ import WaylandTestClient
         try surface.send(9, [.int(0), .int(0), .int(Int32.max), .int(Int32.max)])  // damage_buffer: everything
         try surface.send(6)
         try client.roundtrip()
-        let serverSurface = try #require(serverClient.resource(withID: surface.id) as? Surface)
+        let serverSurface = try #require(sessionClient.server.resource(withID: surface.id) as? Surface)
         let content = try #require(session.compositor.layer(for: serverSurface)?.sublayers.first)
         let first = try #require(content.contents)
 
