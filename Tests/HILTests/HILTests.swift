@@ -194,8 +194,10 @@ struct GuestRun: Sendable {
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
         let (status, log) = try runProcess(
+            // The build folder is shared on its own: a clone under /tmp would be hidden by the
+            // guest's /tmp.
             ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "480",
-             "--display", "\(width)x\(height)", directory + "/guest-script.sh"],
+             "--display", "\(width)x\(height)", "--share", productsDirectory, directory + "/guest-script.sh"],
             timeoutSeconds: 540)
         guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
         return GuestRun(

@@ -163,6 +163,20 @@ mount -t devpts -o ptmxmode=666 devpts /mnt/host/dev/pts
 mount -t tmpfs -o mode=1777 shm /mnt/host/dev/shm
 mount -t proc proc /mnt/host/proc
 mount -t sysfs sys /mnt/host/sys
+# Host folders the chroot must see where the guest's own mounts hide them (a clone under /tmp):
+# each hil.share=DIR on the kernel line is the 9p share tagged share0, share1, … in that order.
+share=0
+for argument in $(cat /proc/cmdline); do
+    case "$argument" in
+    hil.share=*)
+        folder="${argument#hil.share=}"
+        mkdir -p "/mnt/host$folder" 2>/dev/null
+        mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 "share$share" "/mnt/host$folder" \
+            || echo "HIL-FAIL mount share $folder"
+        share=$((share + 1))
+        ;;
+    esac
+done
 mkdir -p -m 700 /mnt/host/tmp/xdg-runtime
 mkdir -p /mnt/host/tmp/home
 echo HIL-BEGIN
@@ -355,8 +369,9 @@ hil_click() { hil_request click "${1:-left}"; }
 
 
 class Guest:
-    def __init__(self, out, memory_mb, display_size):
+    def __init__(self, out, memory_mb, display_size, shares=()):
         self.out = os.path.abspath(out)
+        self.shares = [os.path.abspath(folder) for folder in shares]
         self.memory_mb = memory_mb
         self.display_size = display_size
         self.serial_path = os.path.join(self.out, "serial.log")
@@ -380,7 +395,7 @@ class Guest:
             # instead of 25 s); VITRINE_HIL_CPU overrides it.
             "-accel", "tcg,thread=multi", "-cpu", os.environ.get("VITRINE_HIL_CPU", "qemu64"), "-smp", "2", "-m", str(self.memory_mb),
             "-kernel", kernel, "-initrd", initramfs,
-            "-append", "console=ttyS0 loglevel=4 panic=-1 rdinit=/init",
+            "-append", " ".join(["console=ttyS0 loglevel=4 panic=-1 rdinit=/init"] + [f"hil.share={f}" for f in self.shares]),
             "-serial", f"file:{self.serial_path}",
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
             # Without -vga none the screendump shows the VGA text console, not the scanout.
@@ -390,6 +405,8 @@ class Guest:
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={self.out},mount_tag=hilout,security_model=none,multidevs=remap",
         ]
+        for index, folder in enumerate(self.shares):
+            arguments += ["-virtfs", f"local,path={folder},mount_tag=share{index},security_model=none,readonly=on,multidevs=remap"]
         with open(os.path.join(self.out, "qemu.log"), "w") as qemu_log:
             qemu_log.write(" ".join(arguments) + "\n")
             qemu_log.flush()
@@ -439,11 +456,11 @@ class Guest:
                 os.remove(path)
 
 
-def run(out, script, timeout, memory_mb, display_size):
+def run(out, script, timeout, memory_mb, display_size, shares=()):
     """Boots the guest, serves its requests and returns (exit status, result dictionary)."""
     start = time.monotonic()
     deadline = start + timeout
-    guest = Guest(out, memory_mb, display_size)
+    guest = Guest(out, memory_mb, display_size, shares)
     result = {"exit_status": None, "captures": {}, "requests": [], "error": None}
     timings = {}
     status = EXIT_HARNESS_FAILURE
@@ -546,6 +563,10 @@ def main():
     runner.add_argument("--timeout", type=float, default=600, help="seconds for the whole run, boot included")
     runner.add_argument("--memory", type=int, default=2048, help="guest memory in MiB")
     runner.add_argument("--display", help="virtio-gpu's preferred mode, WIDTHxHEIGHT")
+    runner.add_argument(
+        "--share", action="append", default=[],
+        help="a host folder the guest must see at its own path even where its mounts hide the host's "
+        "(/tmp, /run): a build folder in a clone under /tmp, say; may be repeated")
     runner.add_argument("script", help="a shell script file, or - for standard input")
     arguments = parser.parse_args()
     try:
@@ -559,11 +580,14 @@ def main():
             if not match:
                 raise HarnessError(f"--display must look like 1024x768, got {arguments.display}")
             display_size = (int(match.group(1)), int(match.group(2)))
+        for folder in arguments.share:
+            if not os.path.isdir(folder) or any(c.isspace() for c in folder):
+                raise HarnessError(f"--share needs an existing folder without spaces, got {folder!r}")
         script = sys.stdin.read() if arguments.script == "-" else open(arguments.script).read()
     except (HarnessError, OSError, subprocess.TimeoutExpired) as error:
         log(str(error))
         return EXIT_HARNESS_FAILURE
-    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size)
+    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share)
     print(json.dumps(result, indent=2))
     return status
 
