@@ -46,10 +46,27 @@ extension SceneEncoder {
         let limit = region.map { PixelBox($0) }
             ?? PixelBox(x: 0, y: 0, width: targetSize.width, height: targetSize.height)
         var occluders: [PixelBox] = []
+        func addOccluder(_ box: PixelBox) {
+            occluders.append(box)
+            // The largest few hide almost everything; more would cost more than they save.
+            if occluders.count > Self.maximumOccluders {
+                occluders.sort { $0.width * $0.height > $1.width * $1.height }
+                occluders.removeLast()
+            }
+        }
         var kept: [EncodedDraw] = []
+        kept.reserveCapacity(pass.draws.count)
         for draw in pass.draws.reversed() {
             let reach = draw.reach.intersection(limit)
             guard !reach.isEmpty else { continue }
+            // Most draws overlap no occluder: keep them without building pieces.
+            guard occluders.contains(where: { !$0.intersection(reach).isEmpty }) else {
+                var whole = draw
+                whole.scissor = reach.pixelRect
+                kept.append(whole)
+                if let opaque = draw.opaqueBox?.intersection(reach), !opaque.isEmpty { addOccluder(opaque) }
+                continue
+            }
             var pieces = [reach]
             for occluder in occluders where !pieces.isEmpty {
                 pieces = pieces.flatMap { $0.subtracting(occluder) }
@@ -70,14 +87,7 @@ extension SceneEncoder {
                 whole.scissor = reach.pixelRect
                 kept.append(whole)
             }
-            if let opaque = draw.opaqueBox?.intersection(reach), !opaque.isEmpty {
-                occluders.append(opaque)
-                // The largest few hide almost everything; more would cost more than they save.
-                if occluders.count > Self.maximumOccluders {
-                    occluders.sort { $0.width * $0.height > $1.width * $1.height }
-                    occluders.removeLast()
-                }
-            }
+            if let opaque = draw.opaqueBox?.intersection(reach), !opaque.isEmpty { addOccluder(opaque) }
         }
         pass.draws = kept.reversed()
         passes[passes.count - 1] = pass
