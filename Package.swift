@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,4 +1,4 @@
-// Linux interfaces that Swift's Glibc module does not export.
+// Linux interfaces that Swift's Glibc module does not export (GNU extensions among them).
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -8,3 +8,4 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
+#include <spawn.h>

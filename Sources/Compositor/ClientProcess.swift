@@ -1,15 +1,21 @@
+internal import CLinux
 import Foundation
 import Glibc
 
 /// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
 public final class ClientProcess {
-    public let pid: pid_t
+    public let pid: Glibc.pid_t
     public private(set) var exitStatus: Int32?
 
-    /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours.
-    public init(arguments: [String], environment: [String: String], standardOutput: String? = nil) throws {
-        // `standardOutput`, when given, receives both standard output and standard error.
+    /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours, less
+    /// the variables in `removing`, in `workingDirectory` (ours when nil). `standardOutput`, when
+    /// given, receives both standard output and standard error.
+    public init(
+        arguments: [String], environment: [String: String], removing removed: [String] = [],
+        workingDirectory: String? = nil, standardOutput: String? = nil
+    ) throws {
         var merged = ProcessInfo.processInfo.environment
+        for name in removed { merged[name] = nil }
         for (key, value) in environment { merged[key] = value }
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -28,6 +34,9 @@ public final class ClientProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let workingDirectory {
+            posix_spawn_file_actions_addchdir_np(&actions, workingDirectory)
+        }
         if let standardOutput {
             posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)

@@ -24,6 +24,9 @@ public final class Compositor: SurfaceObserver {
     var input = InputState()
     private var backendSources: [EventSource] = []
     private var isStopped = false
+    /// Called with an output's index each time a frame reached its screen (the kiosk shell's
+    /// readiness: the first one means Vitrine is up).
+    public var framePresented: ((Int) -> Void)?
     let logger: Logger
 
     /// zwp_linux_dmabuf_v1 is advertised only with a renderer that imports what it offers; the
@@ -73,6 +76,7 @@ public final class Compositor: SurfaceObserver {
             }
             managed.onRenderError = { [logger] error in logger.error("frame failed on \(output.name): \(error)") }
             managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
+            managed.onFramePresented = { [unowned self] in framePresented?(index) }
             x += managed.global.state.logicalWidth
             outputs.append(managed)
         }

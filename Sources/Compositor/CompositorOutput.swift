@@ -22,6 +22,8 @@ final class CompositorOutput {
     /// Called with the surfaces a frame is about to show (output enter, preferred scale).
     var onSurfacesShown: (([Surface]) -> Void)?
     private var feedbacksInFlight: [PresentationFeedback] = []
+    /// Called after each frame reached the screen, its callbacks and feedback sent.
+    var onFramePresented: (() -> Void)?
     private var nodeLookup: (Surface) -> SurfaceNode?
 
     init(backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?) {
@@ -127,6 +129,7 @@ final class CompositorOutput {
                 refreshNanoseconds: UInt32(clamping: timing.refreshNanoseconds), sequence: timing.sequence,
                 flags: PresentationFeedback.Kind(rawValue: timing.flags))
         }
+        onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if let tree = context.renderTree, !tree.animatedLayerIDs.isEmpty || tree.generation != lastTree?.generation {
             backend.scheduleFrame()

@@ -1,9 +1,11 @@
 import ArgumentParser
+import BoardConfig
 import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
 import KMSBackend
+import KioskShell
 import Logging
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
@@ -14,8 +16,12 @@ struct Run: ParsableCommand {
         discussion: """
             Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm
             On a display (as root, with no other compositor running): vitrine run --kms -- foot
+            As a kiosk: vitrine run --kms --config /etc/vitrine/BOARD.toml (the board's app is started and restarted whenever it exits; under systemd, READY=1 follows the first frame on screen and WATCHDOG=1 the main loop)
             Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
             """)
+
+    @Option(help: "A board configuration (see board-configs/FORMAT.md): its first output's connector, mode and scale, and its app, supervised.")
+    var config: String?
 
     @Option(help: "A headless output of this mode, WIDTHxHEIGHT[@HZ].")
     var headless = "1280x720@60"
@@ -35,8 +41,8 @@ struct Run: ParsableCommand {
     @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
     var presentationLog: String?
 
-    @Option(help: "The output's scale factor (1, 1.5, 2…).")
-    var scale = 1.0
+    @Option(help: "The output's scale factor (1, 1.5, 2…; default: the board's, or 1).")
+    var scale: Double?
 
     @Option(help: "The socket name in XDG_RUNTIME_DIR (default: the first free wayland-N).")
     var socket: String?
@@ -75,13 +81,23 @@ struct Run: ParsableCommand {
         var logger = Logger(label: "vitrine")
         logger.logLevel = .info
         let startNanoseconds = monotonicNanoseconds()
+        let board = try config.map(loadBoard)
+        let output = board?.outputs.first
+        let scale = self.scale ?? output?.scale ?? 1
+        let notifier = try SystemdNotifier()
         try ensureRuntimeDirectory()
         let backend: any DisplayBackend
         let outputsDescription: String
         var presentationLogFile: UnsafeMutablePointer<FILE>?
         if kms {
+            var connector = self.connector
+            var mode = mode.flatMap(KMSModeRequest.init(parsing:))
+            if connector == nil, case .named(let name) = output?.connector { connector = name }
+            if mode == nil, case .exact(let width, let height, let hertz) = output?.mode {
+                mode = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
+            }
             let kmsBackend = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
-                connector: connector, mode: mode.flatMap(KMSModeRequest.init(parsing:)), scaleFactor: scale))
+                connector: connector, mode: mode, scaleFactor: scale))
             if let presentationLog {
                 guard let file = fopen(presentationLog, "a") else {
                     throw ValidationError("cannot open \(presentationLog): \(String(cString: strerror(errno)))")
@@ -103,10 +119,27 @@ struct Run: ParsableCommand {
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         var process: ClientProcess?
+        var supervisor: AppSupervisor?
         if !app.isEmpty {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
             logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
+        } else if let board, !board.app.command.isEmpty {
+            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+            supervisor = AppSupervisor(app: board.app, environment: ["WAYLAND_DISPLAY": name, "XDG_RUNTIME_DIR": runtime])
+            try supervisor!.start(now: monotonicNanoseconds())
+            report("running \(board.app.command.joined(separator: " ")) as pid \(supervisor!.pid ?? 0)", notifier, logger)
         }
+        // Ready once the first frame is on screen: systemd starts what depends on the kiosk then.
+        var ready = false
+        compositor.framePresented = { _ in
+            guard !ready else { return }
+            ready = true
+            logger.info("first frame on screen \((monotonicNanoseconds() - startNanoseconds) / 1_000_000) ms after start")
+            do { try notifier.notifyReady(status: "showing \(outputsDescription)") } catch { logger.error("sd_notify: \(error)") }
+        }
+        // WATCHDOG=1 comes from the main loop itself, so a loop that hangs stops sending it.
+        let watchdogPeriod = notifier.watchdogPingInterval.map(\.wholeNanoseconds)
+        var nextWatchdog = monotonicNanoseconds()
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false
         let signalSources = try [SIGINT, SIGTERM].map { signal in
@@ -119,11 +152,29 @@ struct Run: ParsableCommand {
         let start = Date()
         var screenshotTaken = false
         defer {
+            try? notifier.notifyStopping()
             compositor.shutdown()
             process?.terminate()
+            supervisor?.stop()
         }
         try compositor.run {
             if interrupted { return true }
+            let now = monotonicNanoseconds()
+            if let watchdogPeriod, now >= nextWatchdog {
+                do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
+                nextWatchdog = now + watchdogPeriod
+            }
+            if let supervisor, let event = supervisor.poll(now: now) {
+                let command = supervisor.app.command.joined(separator: " ")
+                switch event {
+                case .exited(let status, let restartAt):
+                    report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms", notifier, logger)
+                case .restarted(let pid):
+                    report("running \(command) as pid \(pid) (start \(supervisor.launchCount))", notifier, logger)
+                case .failedToStart(let message, let retryAt):
+                    report("cannot start \(command): \(message); retrying in \((retryAt - now) / 1_000_000) ms", notifier, logger)
+                }
+            }
             if let process, process.poll(), screenshot == nil || screenshotTaken {
                 logger.info("the app exited with status \(process.exitStatus ?? -1)")
                 return true
@@ -142,6 +193,29 @@ struct Run: ParsableCommand {
             }
             return !keepRunning
         }
+    }
+
+    /// Reads and validates the board file, printing every problem (file, line, fix) before failing.
+    private func loadBoard(_ path: String) throws -> BoardConfiguration {
+        switch BoardConfiguration.load(contentsOfFile: path) {
+        case .success(let board): return board
+        case .failure(let error):
+            for diagnostic in error.diagnostics {
+                FileHandle.standardError.write(Data((diagnostic.description + "\n").utf8))
+            }
+            throw ExitCode.failure
+        }
+    }
+
+    /// Logs `status` and tells systemd (`STATUS=`).
+    private func report(_ status: String, _ notifier: SystemdNotifier, _ logger: Logger) {
+        logger.info("\(status)")
+        do { try notifier.notifyStatus(status) } catch { logger.error("sd_notify: \(error)") }
+    }
+
+    /// "status N" for an exit, "signal N" for a process killed by a signal.
+    private static func describe(waitStatus status: Int32) -> String {
+        status & 0x7f == 0 ? "status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
     }
 
     /// Logs when each KMS output first showed a frame (time from start to first flip), and every

@@ -5,7 +5,7 @@ import Testing
 @testable import KioskShell
 
 /// A datagram socket bound by the test, standing in for systemd's notification socket.
-private final class NotificationSocket {
+final class NotificationSocket {
     let descriptor: Int32
     /// What to put in NOTIFY_SOCKET.
     let name: String

@@ -1,0 +1,71 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `vitrine run --config` as systemd runs it (Type=notify, WatchdogSec=): the real command, with a
+/// notification socket of the test's, on a headless output.
+@Suite struct KioskSessionTests {
+    /// Where `swift build` put the test binary, and the vitrine command beside it (.ci/run builds it
+    /// before the tests).
+    static var vitrine: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("vitrine").path
+    }
+
+    @Test func readyFollowsTheFirstFrameTheAppIsRestartedAndTheLoopFeedsTheWatchdog() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.vitrine), "build vitrine first: swift build --product vitrine")
+        let socket = try NotificationSocket(abstract: false)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-kiosk-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let board = folder + "/board.toml"
+        try """
+            [[output]]
+            connector = "Virtual-1"
+            scale = 2
+
+            [app]
+            command = ["sh", "-c", "exit 7"]
+            """.write(toFile: board, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.vitrine)
+        process.arguments = ["run", "--headless", "320x240@60", "--config", board, "--socket", "vitrine-kiosk-\(getpid())"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = socket.name
+        environment["WATCHDOG_USEC"] = "400000"  // a WATCHDOG=1 every 200 ms
+        environment["XDG_RUNTIME_DIR"] = folder
+        process.environment = environment
+        let log = folder + "/vitrine.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: log)
+        try process.run()
+        // Long enough for the first frame and two restarts (0.5 s, then 1 s).
+        var messages: [String] = []
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, !messages.contains(where: { $0.hasSuffix("(start 3)") }) {
+            if let message = socket.receive() { messages.append(message) } else { usleep(20_000) }
+        }
+        process.terminate()
+        process.waitUntilExit()
+        while let message = socket.receive() { messages.append(message) }
+
+        let statuses = messages.filter { $0 != "WATCHDOG=1" }
+        let command = "sh -c exit 7"
+        #expect(statuses.first?.hasPrefix("STATUS=running \(command) as pid ") == true)
+        // Ready exactly once, saying what it shows; the board's scale of 2 applies.
+        #expect(try String(contentsOfFile: log, encoding: .utf8).contains("output at scale 2.0"))
+        #expect(statuses.filter { $0.hasPrefix("READY=1") } == ["READY=1\nSTATUS=showing a headless 320x240@60.0 output"])
+        let exits = statuses.filter { $0.contains("exited") }
+        #expect(exits.prefix(2) == [
+            "STATUS=\(command) exited (status 7); restarting in 500 ms",
+            "STATUS=\(command) exited (status 7); restarting in 1000 ms",
+        ])
+        #expect(statuses.contains { $0.hasPrefix("STATUS=running \(command) as pid ") && $0.hasSuffix("(start 2)") })
+        #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 3)
+        #expect(messages.last == "STOPPING=1")
+        #expect(process.terminationStatus == 0)
+    }
+}
