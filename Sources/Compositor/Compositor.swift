@@ -27,6 +27,27 @@ public final class Compositor: SurfaceObserver {
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
     public var framePresented: ((Int) -> Void)?
+    /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
+    /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
+    public var clientUnresponsive: ((Int32) -> Void)?
+
+    /// How long a client has to answer a ping.
+    public var pingTimeoutMilliseconds: Int32 {
+        get { shell.pingTimeoutMilliseconds }
+        set { shell.pingTimeoutMilliseconds = newValue }
+    }
+
+    /// Pings every client whose process `belongs` accepts (and that has an xdg_wm_base); an
+    /// unanswered ping ends in `clientUnresponsive`.
+    public func pingClients(where belongs: (Int32) -> Bool) {
+        for client in display.connectedClients where belongs(client.processID) {
+            do {
+                try shell.ping(client)
+            } catch {
+                logger.error("cannot ping client \(client.processID): \(error)")
+            }
+        }
+    }
     let logger: Logger
 
     /// zwp_linux_dmabuf_v1 is advertised only with a renderer that imports what it offers; the

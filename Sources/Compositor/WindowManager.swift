@@ -200,6 +200,7 @@ final class WindowManager: XdgShellHandler {
 
     func clientDidNotAnswerPing(_ client: Client) {
         compositor.logger.warning("client \(client.processID) did not answer a ping")
+        compositor.clientUnresponsive?(client.processID)
     }
 
     /// The top-left of a surface's window geometry in output points.

@@ -1,5 +1,6 @@
 import BoardConfig
 import Compositor
+import Foundation
 import Glibc
 
 /// Keeps the kiosk app running: starts it with the compositor's environment, notices when it
@@ -88,6 +89,35 @@ public final class AppSupervisor {
             restartDue = retry
             return .failedToStart(message: "\(error)", retryAt: retry)
         }
+    }
+
+    /// Kills a hung app at once (SIGKILL, which even a stopped process cannot ignore); the next
+    /// `poll(now:)` sees it exit and restarts it as after a crash.
+    public func kill() {
+        guard let process, !process.poll() else { return }
+        Glibc.kill(process.pid, SIGKILL)
+    }
+
+    /// Whether `pid` is the app or one of its descendants (a browser's helper processes, or the
+    /// program a shell wrapper started), as /proc tells.
+    public func owns(_ pid: pid_t) -> Bool {
+        guard let root = process?.pid else { return false }
+        var current = pid
+        for _ in 0..<64 {
+            if current == root { return true }
+            guard current > 1, let parent = Self.parent(of: current) else { return false }
+            current = parent
+        }
+        return false
+    }
+
+    private static func parent(of pid: pid_t) -> pid_t? {
+        // /proc/PID/stat: "PID (COMMAND) STATE PPID …"; the command may hold spaces and parentheses.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
     }
 
     /// Ends the app (SIGTERM, then SIGKILL after a grace period) and restarts nothing more.

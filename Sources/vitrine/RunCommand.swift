@@ -129,6 +129,17 @@ struct Run: ParsableCommand {
             try supervisor!.start(now: monotonicNanoseconds())
             report("running \(board.app.command.joined(separator: " ")) as pid \(supervisor!.pid ?? 0)", notifier, logger)
         }
+        // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
+        var nextPing = monotonicNanoseconds()
+        if let supervisor {
+            let timeout = supervisor.app.unresponsiveTimeout
+            compositor.pingTimeoutMilliseconds = Int32(clamping: timeout.wholeNanoseconds / 1_000_000)
+            compositor.clientUnresponsive = { [unowned supervisor] pid in
+                guard supervisor.owns(pid) else { return }
+                report("\(supervisor.app.command.joined(separator: " ")) did not answer a ping within \(timeout); killing it", notifier, logger)
+                supervisor.kill()
+            }
+        }
         // Ready once the first frame is on screen: systemd starts what depends on the kiosk then.
         var ready = false
         compositor.framePresented = { _ in
@@ -163,6 +174,11 @@ struct Run: ParsableCommand {
             if let watchdogPeriod, now >= nextWatchdog {
                 do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
                 nextWatchdog = now + watchdogPeriod
+            }
+            // One ping a second; a ping still unanswered keeps its first deadline.
+            if let supervisor, now >= nextPing {
+                compositor.pingClients(where: supervisor.owns)
+                nextPing = now + 1_000_000_000
             }
             if let supervisor, let event = supervisor.poll(now: now) {
                 let command = supervisor.app.command.joined(separator: " ")

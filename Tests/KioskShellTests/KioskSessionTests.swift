@@ -14,7 +14,10 @@ import Testing
         return directory.appendingPathComponent("vitrine").path
     }
 
-    @Test func readyFollowsTheFirstFrameTheAppIsRestartedAndTheLoopFeedsTheWatchdog() throws {
+    /// A kiosk session on a board whose app section is `app`, run until `done` holds for the
+    /// notifications so far (at most 60 s), then stopped with SIGTERM. Returns every notification
+    /// and what vitrine logged.
+    func runSession(app: String, until done: ([String]) -> Bool) throws -> (messages: [String], log: String, status: Int32) {
         try #require(FileManager.default.isExecutableFile(atPath: Self.vitrine), "build vitrine first: swift build --product vitrine")
         let socket = try NotificationSocket(abstract: false)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-kiosk-\(UUID().uuidString)").path
@@ -27,12 +30,12 @@ import Testing
             scale = 2
 
             [app]
-            command = ["sh", "-c", "exit 7"]
+            \(app)
             """.write(toFile: board, atomically: true, encoding: .utf8)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.vitrine)
-        process.arguments = ["run", "--headless", "320x240@60", "--config", board, "--socket", "vitrine-kiosk-\(getpid())"]
+        process.arguments = ["run", "--headless", "320x240@60", "--config", board, "--socket", "vitrine-kiosk-\(UUID().uuidString.prefix(8))"]
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = socket.name
         environment["WATCHDOG_USEC"] = "400000"  // a WATCHDOG=1 every 200 ms
@@ -42,21 +45,27 @@ import Testing
         FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
-        // Long enough for the first frame and two restarts (0.5 s, then 1 s).
         var messages: [String] = []
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !messages.contains(where: { $0.hasSuffix("(start 3)") }) {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, !done(messages) {
             if let message = socket.receive() { messages.append(message) } else { usleep(20_000) }
         }
         process.terminate()
         process.waitUntilExit()
         while let message = socket.receive() { messages.append(message) }
+        return (messages, try String(contentsOfFile: log, encoding: .utf8), process.terminationStatus)
+    }
 
+    @Test func readyFollowsTheFirstFrameTheAppIsRestartedAndTheLoopFeedsTheWatchdog() throws {
+        // Long enough for the first frame and two restarts (0.5 s, then 1 s).
+        let (messages, log, status) = try runSession(app: #"command = ["sh", "-c", "exit 7"]"#) { messages in
+            messages.contains { $0.hasSuffix("(start 3)") }
+        }
         let statuses = messages.filter { $0 != "WATCHDOG=1" }
         let command = "sh -c exit 7"
         #expect(statuses.first?.hasPrefix("STATUS=running \(command) as pid ") == true)
         // Ready exactly once, saying what it shows; the board's scale of 2 applies.
-        #expect(try String(contentsOfFile: log, encoding: .utf8).contains("output at scale 2.0"))
+        #expect(log.contains("output at scale 2.0"))
         #expect(statuses.filter { $0.hasPrefix("READY=1") } == ["READY=1\nSTATUS=showing a headless 320x240@60.0 output"])
         let exits = statuses.filter { $0.contains("exited") }
         #expect(exits.prefix(2) == [
@@ -66,6 +75,29 @@ import Testing
         #expect(statuses.contains { $0.hasPrefix("STATUS=running \(command) as pid ") && $0.hasSuffix("(start 2)") })
         #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 3)
         #expect(messages.last == "STOPPING=1")
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
+    }
+
+    @Test func anAppThatStopsAnsweringPingsIsKilledAndRestarted() throws {
+        // weston-simple-shm answers pings; once the test freezes it (SIGSTOP) it cannot.
+        var frozen = false
+        let (messages, _, _) = try runSession(app: """
+            command = ["weston-simple-shm"]
+            unresponsive-after = 1
+            """) { messages in
+            if !frozen, let first = messages.first(where: { $0.hasPrefix("STATUS=running weston-simple-shm as pid ") }),
+                messages.contains(where: { $0.hasPrefix("READY=1") }), let pid = pid_t(first.split(separator: " ")[4])
+            {
+                // Give the client time to connect and bind xdg_wm_base before freezing it.
+                usleep(500_000)
+                kill(pid, SIGSTOP)
+                frozen = true
+            }
+            return messages.contains { $0.hasSuffix("(start 2)") }
+        }
+        let statuses = messages.filter { $0 != "WATCHDOG=1" && !$0.hasPrefix("READY=1") }
+        #expect(statuses.contains("STATUS=weston-simple-shm did not answer a ping within 1.0 seconds; killing it"))
+        #expect(statuses.contains("STATUS=weston-simple-shm exited (signal 9); restarting in 500 ms"))
+        #expect(statuses.contains { $0.hasPrefix("STATUS=running weston-simple-shm as pid ") && $0.hasSuffix("(start 2)") })
     }
 }
