@@ -1,4 +1,4 @@
-// Linux interfaces that Swift's Glibc module does not export (GNU extensions among them).
+// Linux interfaces that Swift's Glibc module does not export.
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
@@ -8,4 +8,3 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
-#include <spawn.h>

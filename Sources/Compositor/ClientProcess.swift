@@ -1,4 +1,4 @@
-internal import CLinux
+internal import CVitrineProcess
 import Foundation
 import Glibc
 
@@ -35,7 +35,7 @@ public final class ClientProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         if let workingDirectory {
-            posix_spawn_file_actions_addchdir_np(&actions, workingDirectory)
+            vitrine_spawn_file_actions_addchdir(&actions, workingDirectory)
         }
         if let standardOutput {
             posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
