@@ -30,6 +30,8 @@ public final class Compositor: SurfaceObserver {
     /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
     /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
     public var clientUnresponsive: ((Int32) -> Void)?
+    /// The last time each client process committed a new buffer.
+    private var lastNewBuffer: [Int32: UInt64] = [:]
 
     /// How long a client has to answer a ping.
     public var pingTimeoutMilliseconds: Int32 {
@@ -199,7 +201,16 @@ public final class Compositor: SurfaceObserver {
         ("zwp_idle_inhibit_manager_v1", 1),
     ]
 
+    /// When a client of a process that `belongs` accepts last committed a new buffer (monotonic
+    /// ns), nil when none has: how the kiosk shell tells an app that stopped drawing.
+    public func lastNewBufferNanoseconds(where belongs: (Int32) -> Bool) -> UInt64? {
+        lastNewBuffer.filter { belongs($0.key) }.values.max()
+    }
+
     public func surfaceDidCommit(_ surface: Surface) {
+        if surface.current.bufferWasAttached, surface.current.buffer != nil {
+            noteNewBuffer(from: surface.client.processID)
+        }
         // Client content never animates implicitly: what a client commits is what the next frame shows.
         Transaction.begin()
         Transaction.disableActions = true
@@ -224,6 +235,15 @@ public final class Compositor: SurfaceObserver {
         // A new size, input region or subsurface may change what is under the pointer.
         refocusPointer()
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
+    }
+
+    private func noteNewBuffer(from process: Int32) {
+        lastNewBuffer[process] = monotonicNanoseconds()
+        // Processes come and go over months of restarts: keep only those still connected.
+        if lastNewBuffer.count > 64 {
+            let connected = Set(display.connectedClients.map(\.processID))
+            lastNewBuffer = lastNewBuffer.filter { connected.contains($0.key) }
+        }
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {

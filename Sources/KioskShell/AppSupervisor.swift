@@ -46,7 +46,8 @@ public final class AppSupervisor {
     public let backoff: Backoff
     private let environment: [String: String]
     private var process: ClientProcess?
-    private var startedAt: UInt64 = 0
+    /// When the app was last started (monotonic ns).
+    public private(set) var startedAt: UInt64 = 0
     private var restartDue: UInt64?
     /// Failures in a row (exits after runs shorter than `backoff.steadyRun`).
     public private(set) var consecutiveFailures = 0
@@ -64,6 +65,9 @@ public final class AppSupervisor {
 
     /// The process id of the app as last started (nil before, after `stop()` or a failed start).
     public var pid: pid_t? { process?.pid }
+
+    /// Whether the app is running now (not exited, not waiting for its restart).
+    public var isRunning: Bool { process.map { !$0.poll() } ?? false }
 
     /// Starts the app for the first time.
     public func start(now: UInt64) throws {

@@ -131,6 +131,7 @@ struct Run: ParsableCommand {
         }
         // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
         var nextPing = monotonicNanoseconds()
+        var frameTimeoutReported = false
         if let supervisor {
             let timeout = supervisor.app.unresponsiveTimeout
             compositor.pingTimeoutMilliseconds = Int32(clamping: timeout.wholeNanoseconds / 1_000_000)
@@ -180,7 +181,17 @@ struct Run: ParsableCommand {
                 compositor.pingClients(where: supervisor.owns)
                 nextPing = now + 1_000_000_000
             }
+            // An app that draws nothing new for the board's no-frame-after is killed and restarted.
+            if let supervisor, let timeout = supervisor.app.frameTimeout, supervisor.isRunning {
+                let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
+                if now > last + timeout.wholeNanoseconds, !frameTimeoutReported {
+                    frameTimeoutReported = true
+                    report("\(supervisor.app.command.joined(separator: " ")) presented no frame for \(timeout); killing it", notifier, logger)
+                    supervisor.kill()
+                }
+            }
             if let supervisor, let event = supervisor.poll(now: now) {
+                if case .restarted = event { frameTimeoutReported = false }
                 let command = supervisor.app.command.joined(separator: " ")
                 switch event {
                 case .exited(let status, let restartAt):

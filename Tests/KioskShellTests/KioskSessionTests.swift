@@ -100,4 +100,20 @@ import Testing
         #expect(statuses.contains("STATUS=weston-simple-shm exited (signal 9); restarting in 500 ms"))
         #expect(statuses.contains { $0.hasPrefix("STATUS=running weston-simple-shm as pid ") && $0.hasSuffix("(start 2)") })
     }
+
+    @Test func anAppThatDrawsNothingNewIsKilledAndRestartedWhenTheBoardAsksForIt() throws {
+        // An idle terminal draws a few frames, then nothing: with no-frame-after = 2 that counts
+        // as hung (which is why the board setting is off by default).
+        let (messages, _, _) = try runSession(app: """
+            command = ["foot", "sh", "-c", "sleep 60"]
+            no-frame-after = 2
+            """) { messages in messages.contains { $0.hasSuffix("(start 2)") } }
+        let statuses = messages.filter { $0 != "WATCHDOG=1" && !$0.hasPrefix("READY=1") }
+        let command = "foot sh -c sleep 60"
+        #expect(statuses.filter { $0.contains("presented no frame") } == [
+            "STATUS=\(command) presented no frame for 2.0 seconds; killing it",
+        ])
+        #expect(statuses.contains("STATUS=\(command) exited (signal 9); restarting in 500 ms"))
+        #expect(statuses.contains { $0.hasPrefix("STATUS=running \(command) as pid ") && $0.hasSuffix("(start 2)") })
+    }
 }
