@@ -96,7 +96,7 @@ let package = Package(
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
-            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", "WaylandServer", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.

@@ -6,13 +6,17 @@ import Glibc
 public final class ClientProcess {
     public let pid: Glibc.pid_t
     public private(set) var exitStatus: Int32?
+    /// With `capturingOutput`, the non-blocking read end of a pipe that receives the app's standard
+    /// output and standard error; closed with the process object.
+    public let outputDescriptor: Int32?
 
     /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours, less
     /// the variables in `removing`, in `workingDirectory` (ours when nil). `standardOutput`, when
-    /// given, receives both standard output and standard error.
+    /// given, receives both standard output and standard error; `capturingOutput` sends them to
+    /// `outputDescriptor` instead.
     public init(
         arguments: [String], environment: [String: String], removing removed: [String] = [],
-        workingDirectory: String? = nil, standardOutput: String? = nil
+        workingDirectory: String? = nil, standardOutput: String? = nil, capturingOutput: Bool = false
     ) throws {
         var merged = ProcessInfo.processInfo.environment
         for name in removed { merged[name] = nil }
@@ -41,10 +45,28 @@ public final class ClientProcess {
             posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
+        var pipeEnds: [Int32] = [-1, -1]
+        if capturingOutput {
+            guard pipe(&pipeEnds) == 0 else { throw AppError.pipeFailed(errno) }
+            // Only the child's standard output and error (dup2 copies drop the flag) keep the write end.
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            _ = fcntl(pipeEnds[0], F_SETFL, O_NONBLOCK)
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
+        }
         var child: pid_t = 0
         let result = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw AppError.spawnFailed(arguments[0], result) }
+        if capturingOutput { close(pipeEnds[1]) }
+        guard result == 0 else {
+            if capturingOutput { close(pipeEnds[0]) }
+            throw AppError.spawnFailed(arguments[0], result)
+        }
         pid = child
+        outputDescriptor = capturingOutput ? pipeEnds[0] : nil
+    }
+
+    deinit {
+        if let outputDescriptor { close(outputDescriptor) }
     }
 
     /// Reaps the process if it exited; returns whether it has.
@@ -77,10 +99,12 @@ public final class ClientProcess {
 
 public enum AppError: Error, CustomStringConvertible {
     case spawnFailed(String, Int32)
+    case pipeFailed(Int32)
 
     public var description: String {
         switch self {
         case .spawnFailed(let program, let code): "cannot start \(program): \(String(cString: strerror(code)))"
+        case .pipeFailed(let code): "cannot make a pipe for the app's output: \(String(cString: strerror(code)))"
         }
     }
 }

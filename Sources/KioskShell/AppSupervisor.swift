@@ -66,6 +66,10 @@ public final class AppSupervisor {
     /// The process id of the app as last started (nil before, after `stop()` or a failed start).
     public var pid: pid_t? { process?.pid }
 
+    /// The pipe the app as last started prints to (standard output and error), for an
+    /// `AppOutputForwarder`; it closes when the app is restarted or stopped.
+    public var outputDescriptor: Int32? { process?.outputDescriptor }
+
     /// Whether the app is running now (not exited, not waiting for its restart).
     public var isRunning: Bool { process.map { !$0.poll() } ?? false }
 
@@ -136,7 +140,8 @@ public final class AppSupervisor {
         restartDue = nil
         process = try ClientProcess(
             arguments: try Self.command(for: app), environment: environment,
-            removing: SystemdNotifier.environmentVariables, workingDirectory: app.workingDirectory)
+            removing: SystemdNotifier.environmentVariables, workingDirectory: app.workingDirectory,
+            capturingOutput: true)
         startedAt = now
         launchCount += 1
     }

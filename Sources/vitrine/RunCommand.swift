@@ -7,6 +7,7 @@ import Glibc
 import KMSBackend
 import KioskShell
 import Logging
+import WaylandServer
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
 /// leaves a screenshot.
@@ -120,6 +121,7 @@ struct Run: ParsableCommand {
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         var process: ClientProcess?
         var supervisor: AppSupervisor?
+        var appOutput: AppOutputForwarder?
         if !app.isEmpty {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
             logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
@@ -127,6 +129,7 @@ struct Run: ParsableCommand {
             let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
             supervisor = AppSupervisor(app: board.app, environment: ["WAYLAND_DISPLAY": name, "XDG_RUNTIME_DIR": runtime])
             try supervisor!.start(now: monotonicNanoseconds())
+            appOutput = try forwardOutput(of: supervisor!, eventLoop: compositor.display.eventLoop)
             report("running \(board.app.command.joined(separator: " ")) as pid \(supervisor!.pid ?? 0)", notifier, logger)
         }
         // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
@@ -167,6 +170,7 @@ struct Run: ParsableCommand {
             try? notifier.notifyStopping()
             compositor.shutdown()
             process?.terminate()
+            appOutput?.finish()
             supervisor?.stop()
         }
         try compositor.run {
@@ -195,8 +199,15 @@ struct Run: ParsableCommand {
                 let command = supervisor.app.command.joined(separator: " ")
                 switch event {
                 case .exited(let status, let restartAt):
+                    appOutput?.finish()
+                    appOutput = nil
                     report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms", notifier, logger)
                 case .restarted(let pid):
+                    do {
+                        appOutput = try forwardOutput(of: supervisor, eventLoop: compositor.display.eventLoop)
+                    } catch {
+                        logger.error("cannot forward the app's output: \(error)")
+                    }
                     report("running \(command) as pid \(pid) (start \(supervisor.launchCount))", notifier, logger)
                 case .failedToStart(let message, let retryAt):
                     report("cannot start \(command): \(message); retrying in \((retryAt - now) / 1_000_000) ms", notifier, logger)
@@ -232,6 +243,13 @@ struct Run: ParsableCommand {
             }
             throw ExitCode.failure
         }
+    }
+
+    /// Logs the supervised app's output under the name of its program.
+    private func forwardOutput(of supervisor: AppSupervisor, eventLoop: EventLoop) throws -> AppOutputForwarder? {
+        guard let descriptor = supervisor.outputDescriptor, let program = supervisor.app.command.first else { return nil }
+        return try AppOutputForwarder(
+            fileDescriptor: descriptor, name: (program as NSString).lastPathComponent, eventLoop: eventLoop)
     }
 
     /// Logs `status` and tells systemd (`STATUS=`).

@@ -58,12 +58,14 @@ import Testing
 
     @Test func readyFollowsTheFirstFrameTheAppIsRestartedAndTheLoopFeedsTheWatchdog() throws {
         // Long enough for the first frame and two restarts (0.5 s, then 1 s).
-        let (messages, log, status) = try runSession(app: #"command = ["sh", "-c", "exit 7"]"#) { messages in
+        let (messages, log, status) = try runSession(app: #"command = ["sh", "-c", "echo hello from the kiosk app; exit 7"]"#) { messages in
             messages.contains { $0.hasSuffix("(start 3)") }
         }
         let statuses = messages.filter { $0 != "WATCHDOG=1" }
-        let command = "sh -c exit 7"
+        let command = "sh -c echo hello from the kiosk app; exit 7"
         #expect(statuses.first?.hasPrefix("STATUS=running \(command) as pid ") == true)
+        // What the app prints reaches Vitrine's log (the journal) under the app's name, each run.
+        #expect(log.components(separatedBy: "info sh: [KioskShell] hello from the kiosk app\n").count - 1 >= 3)
         // Ready exactly once, saying what it shows; the board's scale of 2 applies.
         #expect(log.contains("output at scale 2.0"))
         #expect(statuses.filter { $0.hasPrefix("READY=1") } == ["READY=1\nSTATUS=showing a headless 320x240@60.0 output"])
