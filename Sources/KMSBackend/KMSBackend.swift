@@ -170,7 +170,7 @@ public final class KMSBackend: DisplayBackend {
         return best
     }
 
-    private static func connectorName(_ connector: drmModeConnector) -> String {
+    static func connectorName(_ connector: drmModeConnector) -> String {
         let type = drmModeGetConnectorTypeName(connector.connector_type).map { String(cString: $0) } ?? "Unknown"
         return "\(type)-\(connector.connector_type_id)"
     }

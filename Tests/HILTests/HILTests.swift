@@ -51,6 +51,15 @@ import Testing
         #expect(run.flips.allSatisfy { $0.sequence == 0 && $0.flags == 0x6 })
     }
 
+    @Test func listOutputsNamesTheConnectorAndItsPreferredMode() throws {
+        let run = try GuestRun.shared.get()
+        let lines = run.outputList.split(separator: "\n")
+        #expect(lines.first == "/dev/dri/card0", "\(run.outputList)")
+        // The display QEMU was told to prefer comes first, marked, among the driver's other modes.
+        #expect(lines.dropFirst().first?.hasPrefix("  Virtual-1: connected, modes \(Self.width)x\(Self.height)@") == true, "\(run.outputList)")
+        #expect(lines.dropFirst().first?.contains("(preferred)") == true)
+    }
+
     @Test func exitingGivesTheDisplayBackToTheConsole() throws {
         let run = try GuestRun.shared.get()
         let afterExit = try Image(contentsOfPNGFile: run.directory + "/after-exit.png")
@@ -119,6 +128,8 @@ struct GuestRun: Sendable {
     let animatedFlips: [Flip]
     let kmsLog: String
     let refusedModeOutput: String
+    /// What `vitrine list-outputs` printed in the guest.
+    let outputList: String
     /// What the guest script printed (the harness's output.txt).
     let output: String
 
@@ -161,6 +172,7 @@ struct GuestRun: Sendable {
         let script = """
             set -u
             OUT=/tmp/hil-out
+            \(vitrine) list-outputs > $OUT/outputs.txt 2>&1
             \(vitrine) run --kms --mode 333x333 > $OUT/refused.log 2>&1; echo "refused-status $?" >> $OUT/refused.log
             \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips.log -- \(footCommand) > $OUT/vitrine-kms.log 2>&1 &
             pid=$!
@@ -207,6 +219,7 @@ struct GuestRun: Sendable {
             animatedFlips: readFlips(directory + "/flips-shm.log"),
             kmsLog: (try? String(contentsOfFile: directory + "/vitrine-kms.log", encoding: .utf8)) ?? "",
             refusedModeOutput: (try? String(contentsOfFile: directory + "/refused.log", encoding: .utf8)) ?? "",
+            outputList: (try? String(contentsOfFile: directory + "/outputs.txt", encoding: .utf8)) ?? "",
             output: (try? String(contentsOfFile: directory + "/output.txt", encoding: .utf8)) ?? "")
     }
 

@@ -1,0 +1,25 @@
+import ArgumentParser
+import KMSBackend
+
+/// Lists a DRM device's connectors and modes: the names a board configuration's `connector` and
+/// `mode` take.
+struct ListOutputs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list-outputs",
+        abstract: "List the display connectors of a DRM device, whether a display is connected, and its modes.",
+        discussion: """
+            Reading the connectors does not take the display over, so this works while Vitrine or another compositor runs. Example output:
+
+              /dev/dri/card0
+                Virtual-1: connected, modes 1024x768@74.993 (preferred), 5120x2160@50.0, …
+            """)
+
+    @Option(help: "The DRM device (default: the first /dev/dri/card* with a connected display).")
+    var device: String?
+
+    func run() throws {
+        let (path, connectors) = try KMSBackend.connectors(devicePath: device)
+        print(path)
+        for connector in connectors { print("  \(connector)") }
+    }
+}
