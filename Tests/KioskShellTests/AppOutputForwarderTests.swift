@@ -47,7 +47,8 @@ struct CollectingLogHandler: LogHandler {
         for _ in 0..<5 { try display.eventLoop.dispatch(timeoutMilliseconds: 100) }
         #expect(sink.lines == [
             "info first line", "info second half",
-            "info " + String(repeating: "x", count: AppOutputForwarder.maximumLineLength), "info xxxxxxxxxx",
+            "info " + String(repeating: "x", count: AppOutputForwarder.maximumLineLength),
+            "info " + String(repeating: "x", count: 10),
             "info no newline",
         ])
         forwarder.finish()

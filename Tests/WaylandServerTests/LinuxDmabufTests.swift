@@ -66,6 +66,13 @@ private final class DmabufHarness {
         return (proxy, try #require(core.surfaces.last))
     }
 
+    /// A new zwp_linux_buffer_params_v1 with `plane` added as plane 0 (a 64-pixel-wide ARGB row).
+    func makeParams(_ dmabuf: TestProxy, plane fd: Int32) throws -> TestProxy {
+        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+        try add(params, fd: fd, stride: 256)
+        return params
+    }
+
     /// zwp_linux_buffer_params_v1.add of `fd` as plane `index` (libwayland sends a duplicate).
     func add(_ params: TestProxy, fd: Int32, index: UInt32 = 0, offset: UInt32 = 0, stride: UInt32, modifier: UInt64 = 0) throws {
         try params.send(1, [.fileDescriptor(fd), .uint(index), .uint(offset), .uint(stride),
@@ -295,8 +302,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 256 * 16)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.create(params, width: 64, height: 16, flags: 1)
             try harness.client.roundtrip()
             #expect(params.events.map(\.name) == ["created"])
@@ -366,8 +372,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.create(params, width: 64, height: 16)
             try harness.client.roundtrip()
             #expect(params.events.map(\.name) == ["failed"])
@@ -382,8 +387,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.create(params, width: 64, height: 16, flags: 8)
             try harness.client.roundtrip()
             #expect(params.events.map(\.name) == ["failed"])
@@ -396,8 +400,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.create(params, width: 64, height: 16, flags: 2 | 4)
             try harness.client.roundtrip()
             #expect(harness.importer.imported.map(\.flags) == [[.interlaced, .bottomFieldFirst]])
@@ -409,8 +412,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             _ = try harness.createImmediately(params, width: 64, height: 16)
             harness.expectParamsError(params, code: 7)
             #expect(openDescriptors(sharingFileWith: fd) == 1)
@@ -421,8 +423,7 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-            try harness.add(params, fd: fd, stride: 256)
+            let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: fd) == 2)
             try params.sendDestructor(0)
