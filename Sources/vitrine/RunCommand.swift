@@ -7,7 +7,6 @@ import Glibc
 import KMSBackend
 import KioskShell
 import Logging
-import WaylandServer
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
 /// leaves a screenshot.
@@ -120,41 +119,14 @@ struct Run: ParsableCommand {
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         var process: ClientProcess?
-        var supervisor: AppSupervisor?
-        var appOutput: AppOutputForwarder?
         if !app.isEmpty {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
             logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
-        } else if let board, !board.app.command.isEmpty {
-            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
-            supervisor = AppSupervisor(app: board.app, environment: ["WAYLAND_DISPLAY": name, "XDG_RUNTIME_DIR": runtime])
-            try supervisor!.start(now: monotonicNanoseconds())
-            appOutput = try forwardOutput(of: supervisor!, eventLoop: compositor.display.eventLoop)
-            report("running \(board.app.command.joined(separator: " ")) as pid \(supervisor!.pid ?? 0)", notifier, logger)
         }
-        // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
-        var nextPing = monotonicNanoseconds()
-        var frameTimeoutReported = false
-        if let supervisor {
-            let timeout = supervisor.app.unresponsiveTimeout
-            compositor.pingTimeoutMilliseconds = Int32(clamping: timeout.wholeNanoseconds / 1_000_000)
-            compositor.clientUnresponsive = { [unowned supervisor] pid in
-                guard supervisor.owns(pid) else { return }
-                report("\(supervisor.app.command.joined(separator: " ")) did not answer a ping within \(timeout); killing it", notifier, logger)
-                supervisor.kill()
-            }
-        }
-        // Ready once the first frame is on screen: systemd starts what depends on the kiosk then.
-        var ready = false
-        compositor.framePresented = { _ in
-            guard !ready else { return }
-            ready = true
-            logger.info("first frame on screen \((monotonicNanoseconds() - startNanoseconds) / 1_000_000) ms after start")
-            do { try notifier.notifyReady(status: "showing \(outputsDescription)") } catch { logger.error("sd_notify: \(error)") }
-        }
-        // WATCHDOG=1 comes from the main loop itself, so a loop that hangs stops sending it.
-        let watchdogPeriod = notifier.watchdogPingInterval.map(\.wholeNanoseconds)
-        var nextWatchdog = monotonicNanoseconds()
+        // The board's app, supervised, when no app was given after --.
+        let session = try KioskSession(
+            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, notifier: notifier,
+            outputs: outputsDescription, start: startNanoseconds, logger: logger)
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false
         let signalSources = try [SIGINT, SIGTERM].map { signal in
@@ -167,52 +139,13 @@ struct Run: ParsableCommand {
         let start = Date()
         var screenshotTaken = false
         defer {
-            try? notifier.notifyStopping()
             compositor.shutdown()
             process?.terminate()
-            appOutput?.finish()
-            supervisor?.stop()
+            session.stop()
         }
         try compositor.run {
             if interrupted { return true }
-            let now = monotonicNanoseconds()
-            if let watchdogPeriod, now >= nextWatchdog {
-                do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
-                nextWatchdog = now + watchdogPeriod
-            }
-            // One ping a second; a ping still unanswered keeps its first deadline.
-            if let supervisor, now >= nextPing {
-                compositor.pingClients(where: supervisor.owns)
-                nextPing = now + 1_000_000_000
-            }
-            // An app that draws nothing new for the board's no-frame-after is killed and restarted.
-            if let supervisor, let timeout = supervisor.app.frameTimeout, supervisor.isRunning {
-                let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
-                if now > last + timeout.wholeNanoseconds, !frameTimeoutReported {
-                    frameTimeoutReported = true
-                    report("\(supervisor.app.command.joined(separator: " ")) presented no frame for \(timeout); killing it", notifier, logger)
-                    supervisor.kill()
-                }
-            }
-            if let supervisor, let event = supervisor.poll(now: now) {
-                if case .restarted = event { frameTimeoutReported = false }
-                let command = supervisor.app.command.joined(separator: " ")
-                switch event {
-                case .exited(let status, let restartAt):
-                    appOutput?.finish()
-                    appOutput = nil
-                    report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms", notifier, logger)
-                case .restarted(let pid):
-                    do {
-                        appOutput = try forwardOutput(of: supervisor, eventLoop: compositor.display.eventLoop)
-                    } catch {
-                        logger.error("cannot forward the app's output: \(error)")
-                    }
-                    report("running \(command) as pid \(pid) (start \(supervisor.launchCount))", notifier, logger)
-                case .failedToStart(let message, let retryAt):
-                    report("cannot start \(command): \(message); retrying in \((retryAt - now) / 1_000_000) ms", notifier, logger)
-                }
-            }
+            session.tick(now: monotonicNanoseconds())
             if let process, process.poll(), screenshot == nil || screenshotTaken {
                 logger.info("the app exited with status \(process.exitStatus ?? -1)")
                 return true
@@ -243,24 +176,6 @@ struct Run: ParsableCommand {
             }
             throw ExitCode.failure
         }
-    }
-
-    /// Logs the supervised app's output under the name of its program.
-    private func forwardOutput(of supervisor: AppSupervisor, eventLoop: EventLoop) throws -> AppOutputForwarder? {
-        guard let descriptor = supervisor.outputDescriptor, let program = supervisor.app.command.first else { return nil }
-        return try AppOutputForwarder(
-            fileDescriptor: descriptor, name: (program as NSString).lastPathComponent, eventLoop: eventLoop)
-    }
-
-    /// Logs `status` and tells systemd (`STATUS=`).
-    private func report(_ status: String, _ notifier: SystemdNotifier, _ logger: Logger) {
-        logger.info("\(status)")
-        do { try notifier.notifyStatus(status) } catch { logger.error("sd_notify: \(error)") }
-    }
-
-    /// "status N" for an exit, "signal N" for a process killed by a signal.
-    private static func describe(waitStatus status: Int32) -> String {
-        status & 0x7f == 0 ? "status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
     }
 
     /// Logs when each KMS output first showed a frame (time from start to first flip), and every

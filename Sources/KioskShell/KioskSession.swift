@@ -1,0 +1,133 @@
+import BoardConfig
+import Compositor
+import DisplayBackend
+import Foundation
+import Glibc
+import Logging
+
+/// The kiosk policy around a running compositor: the board's app under supervision, and systemd
+/// told the truth (READY=1 once the first frame is on screen, WATCHDOG=1 from the main loop,
+/// a STATUS= line for every start, exit and kill, STOPPING=1).
+///
+/// `tick(now:)` runs on the compositor's loop every iteration; everything happens there.
+public final class KioskSession {
+    private let compositor: Compositor
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    private let supervisor: AppSupervisor?
+    private var appOutput: AppOutputForwarder?
+    private let watchdogPeriod: UInt64?
+    private var nextWatchdog: UInt64
+    private var nextPing: UInt64
+    private var frameTimeoutReported = false
+    private var isReady = false
+
+    /// Starts `app` (when given) on `compositor`, whose socket is `socketName`; `outputs` says
+    /// what READY's status line shows, `start` is when Vitrine started (monotonic ns).
+    public init(
+        compositor: Compositor, socketName: String, app: AppConfiguration?, notifier: SystemdNotifier,
+        outputs: String, start: UInt64, logger: Logger
+    ) throws {
+        self.compositor = compositor
+        self.notifier = notifier
+        self.logger = logger
+        watchdogPeriod = notifier.watchdogPingInterval.map(\.wholeNanoseconds)
+        nextWatchdog = monotonicNanoseconds()
+        nextPing = nextWatchdog
+        if let app, !app.command.isEmpty {
+            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+            supervisor = AppSupervisor(app: app, environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime])
+        } else {
+            supervisor = nil
+        }
+        // Ready once the first frame is on screen: systemd starts what depends on the kiosk then.
+        compositor.framePresented = { [unowned self] _ in
+            guard !isReady else { return }
+            isReady = true
+            logger.info("first frame on screen \((monotonicNanoseconds() - start) / 1_000_000) ms after start")
+            do { try notifier.notifyReady(status: "showing \(outputs)") } catch { logger.error("sd_notify: \(error)") }
+        }
+        guard let supervisor else { return }
+        // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
+        let timeout = supervisor.app.unresponsiveTimeout
+        compositor.pingTimeoutMilliseconds = Int32(clamping: timeout.wholeNanoseconds / 1_000_000)
+        compositor.clientUnresponsive = { [unowned self, unowned supervisor] pid in
+            guard supervisor.owns(pid) else { return }
+            report("\(command) did not answer a ping within \(timeout); killing it")
+            supervisor.kill()
+        }
+        try supervisor.start(now: monotonicNanoseconds())
+        appOutput = try forwardOutput(of: supervisor)
+        report("running \(command) as pid \(supervisor.pid ?? 0)")
+    }
+
+    private var command: String { supervisor?.app.command.joined(separator: " ") ?? "" }
+
+    /// One loop iteration's work: the watchdog, pings, the no-frame check and the app's restarts.
+    public func tick(now: UInt64) {
+        // WATCHDOG=1 comes from the main loop itself, so a loop that hangs stops sending it.
+        if let watchdogPeriod, now >= nextWatchdog {
+            do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
+            nextWatchdog = now + watchdogPeriod
+        }
+        guard let supervisor else { return }
+        // One ping a second; a ping still unanswered keeps its first deadline.
+        if now >= nextPing {
+            compositor.pingClients(where: supervisor.owns)
+            nextPing = now + 1_000_000_000
+        }
+        // An app that draws nothing new for the board's no-frame-after is killed and restarted.
+        if let timeout = supervisor.app.frameTimeout, supervisor.isRunning, !frameTimeoutReported {
+            let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
+            if now > last + timeout.wholeNanoseconds {
+                frameTimeoutReported = true
+                report("\(command) presented no frame for \(timeout); killing it")
+                supervisor.kill()
+            }
+        }
+        switch supervisor.poll(now: now) {
+        case .exited(let status, let restartAt):
+            appOutput?.finish()
+            appOutput = nil
+            report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms")
+        case .restarted(let pid):
+            frameTimeoutReported = false
+            do {
+                appOutput = try forwardOutput(of: supervisor)
+            } catch {
+                logger.error("cannot forward the app's output: \(error)")
+            }
+            report("running \(command) as pid \(pid) (start \(supervisor.launchCount))")
+        case .failedToStart(let message, let retryAt):
+            report("cannot start \(command): \(message); retrying in \((retryAt - now) / 1_000_000) ms")
+        case nil:
+            break
+        }
+    }
+
+    /// Tells systemd Vitrine is stopping and ends the app.
+    public func stop() {
+        try? notifier.notifyStopping()
+        appOutput?.finish()
+        appOutput = nil
+        supervisor?.stop()
+    }
+
+    /// Logs the supervised app's output under the name of its program.
+    private func forwardOutput(of supervisor: AppSupervisor) throws -> AppOutputForwarder? {
+        guard let descriptor = supervisor.outputDescriptor, let program = supervisor.app.command.first else { return nil }
+        return try AppOutputForwarder(
+            fileDescriptor: descriptor, name: (program as NSString).lastPathComponent, eventLoop: compositor.display.eventLoop)
+    }
+
+    /// Logs `status` and tells systemd (`STATUS=`).
+    private func report(_ status: String) {
+        logger.info("\(status)")
+        do { try notifier.notifyStatus(status) } catch { logger.error("sd_notify: \(error)") }
+    }
+
+    /// "status N" for an exit, "signal N" for a process killed by a signal.
+    static func describe(waitStatus status: Int32) -> String {
+        status & 0x7f == 0 ? "status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
+    }
+}
