@@ -108,6 +108,7 @@ public final class Compositor: SurfaceObserver {
         }
         windowManager = WindowManager(compositor: self)
         shell.handler = windowManager
+        seat.handler = self
         for fd in backend.fileDescriptors {
             backendSources.append(try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
                 self.backend.dispatch(fileDescriptor: fd)
@@ -251,7 +252,10 @@ public final class Compositor: SurfaceObserver {
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
         Transaction.begin()
         Transaction.disableActions = true
-        for output in outputs { output.removeWindow(node) }
+        for output in outputs {
+            output.removeWindow(node)
+            output.cursor.forget(node)
+        }
         node.container.removeFromSuperlayer()
         Transaction.commit()
     }

@@ -9,7 +9,14 @@ import WaylandServer
 final class CompositorOutput {
     let backend: any BackendOutput
     let global: Output
+    /// The logical output: windows, overlays and the pointer live in its coordinates.
     let root = Layer()
+    /// The panel as it scans out (the mode in points); it holds `root`, turned by the output's
+    /// transform, so a rotated panel needs nothing else from the renderer, and a position on the
+    /// panel (a touch) converts to the logical output through the layer tree.
+    let scanout = Layer()
+    /// The pointer cursor and drag icons, above the windows.
+    let cursor: PointerCursor
     let context: RenderContext
     private let renderer: Renderer
     /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
@@ -35,12 +42,21 @@ final class CompositorOutput {
             modeWidth: Int32(backend.mode.width), modeHeight: Int32(backend.mode.height),
             refreshMillihertz: Int32(backend.mode.refreshMillihertz), scaleFactor: backend.scaleFactor,
             transform: BufferTransform(rawValue: Int32(backend.transform.rawValue)) ?? .normal))
+        scanout.name = "\(backend.name) scanout"
+        scanout.anchorPoint = .zero
+        scanout.bounds = Rect(
+            x: 0, y: 0, width: Double(backend.mode.width) / backend.scaleFactor,
+            height: Double(backend.mode.height) / backend.scaleFactor)
         root.name = backend.name
-        root.anchorPoint = .zero
         root.bounds = Rect(x: 0, y: 0, width: Double(global.state.logicalWidth), height: Double(global.state.logicalHeight))
+        root.position = Point(x: scanout.bounds.width / 2, y: scanout.bounds.height / 2)
+        root.transform = Transform3D(backend.transform.contentTransform)
         root.backgroundColor = Color(white: 0)
         root.contentsScale = backend.scaleFactor
-        context = RenderContext(rootLayer: root)
+        cursor = PointerCursor(scale: backend.scaleFactor)
+        root.addSublayer(cursor.overlay)
+        scanout.addSublayer(root)
+        context = RenderContext(rootLayer: scanout)
         context.onCommit = { [backend] _ in backend.scheduleFrame() }
         self.backend.onFrame = { [unowned self] request in drawFrame(request) }
         self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
@@ -48,6 +64,12 @@ final class CompositorOutput {
 
     /// The output's size in logical points.
     var logicalSize: Size { root.bounds.size }
+
+    /// A position on the panel, normalized to 0…1 across the scanout as an absolute input device
+    /// reports it, in logical points.
+    func logicalPoint(normalizedX x: Double, y: Double) -> Point {
+        scanout.convert(Point(x: x * scanout.bounds.width, y: y * scanout.bounds.height), to: root)
+    }
 
     func addWindow(_ node: SurfaceNode) {
         guard !windows.contains(where: { $0 === node }) else { return }
@@ -87,6 +109,8 @@ final class CompositorOutput {
             for popup in node.popups { visit(popup.surface) }
         }
         for window in windows { visit(window.surface) }
+        // A client's cursor and a drag icon get frame callbacks too (animated cursors wait for them).
+        for surface in cursor.shownSurfaces { visit(surface) }
         return result
     }
 

@@ -48,9 +48,31 @@ extension Compositor {
         return nil
     }
 
+    /// The pointer moved to (`x`, `y`) in the output's logical points (kept on the output).
     public func pointerMoved(toX x: Double, y: Double) {
-        input.pointer = Point(x: x, y: y)
+        guard let output = outputs.first else { return }
+        let size = output.logicalSize
+        input.pointer = Point(x: min(max(x, 0), size.width - 1), y: min(max(y, 0), size.height - 1))
+        withoutAnimation { output.cursor.pointerMoved(to: input.pointer) }
         refocusPointer(motion: true)
+    }
+
+    /// Whether the pointer cursor is drawn now.
+    public var isCursorShown: Bool { outputs.first?.cursor.isShown ?? false }
+
+    /// When the cursor is drawn: after pointer motion (the default), or never.
+    public var cursorVisibility: CursorVisibility {
+        get { outputs.first?.cursor.visibility ?? .automatic }
+        set { withoutAnimation { for output in outputs { output.cursor.visibility = newValue } } }
+    }
+
+    /// Runs `changes` in a transaction of its own with implicit animations off: the compositor's
+    /// own layers (the cursor, client content) show each change at once.
+    func withoutAnimation(_ changes: () -> Void) {
+        Transaction.begin()
+        Transaction.disableActions = true
+        changes()
+        Transaction.commit()
     }
 
     public func pointerMoved(byX dx: Double, y dy: Double) {
@@ -66,6 +88,10 @@ extension Compositor {
             target = (grabbed, output.root.convert(input.pointer, to: node.container))
         } else {
             target = surface(at: input.pointer)
+        }
+        if seat.pointerFocus?.client !== target?.surface.client, let output = outputs.first {
+            // A client's cursor belongs to its surfaces: elsewhere Vitrine's arrow shows.
+            withoutAnimation { output.cursor.resetToArrow() }
         }
         if let target {
             if seat.pointerFocus !== target.surface {
@@ -105,6 +131,7 @@ extension Compositor {
     }
 
     public func touchDown(id: Int32, x: Double, y: Double) {
+        if let output = outputs.first, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
         let target = surface(at: Point(x: x, y: y))
         guard !windowManager.pressEndsPopupGrab(on: target?.surface), let target else { return }
         input.touches[id] = target.surface

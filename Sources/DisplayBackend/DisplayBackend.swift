@@ -59,6 +59,29 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
 /// The rotation and flip of an output (wl_output.transform's values).
 public enum OutputTransform: Int, Sendable, CaseIterable {
     case normal = 0, rotated90, rotated180, rotated270, flipped, flipped90, flipped180, flipped270
+
+    /// A rotation counter-clockwise by a multiple of 90 degrees, after a mirror when `flipped`.
+    public init?(degrees: Int, flipped: Bool) {
+        guard degrees % 90 == 0 else { return nil }
+        self.init(rawValue: (degrees / 90 % 4 + 4) % 4 + (flipped ? 4 : 0))
+    }
+
+    /// Whether the logical output is the mode turned a quarter: its width is the mode's height.
+    public var swapsAxes: Bool { rawValue % 2 == 1 }
+
+    /// What turns the output's logical content into the scanout, about the centre, in y-down
+    /// coordinates: a mirror around the vertical axis for the flipped cases, then a rotation
+    /// counter-clockwise by 90° per step. Exact quarter turns, so pixels land on pixels.
+    public var contentTransform: AffineTransform2D {
+        let mirror = rawValue >= 4 ? AffineTransform2D(a: -1, b: 0, c: 0, d: 1, tx: 0, ty: 0) : .identity
+        let rotation: AffineTransform2D = switch rawValue % 4 {
+        case 1: AffineTransform2D(a: 0, b: -1, c: 1, d: 0, tx: 0, ty: 0)
+        case 2: AffineTransform2D(a: -1, b: 0, c: 0, d: -1, tx: 0, ty: 0)
+        case 3: AffineTransform2D(a: 0, b: 1, c: -1, d: 0, tx: 0, ty: 0)
+        default: .identity
+        }
+        return mirror.concatenating(rotation)
+    }
 }
 
 /// One frame the backend asks for.

@@ -44,6 +44,9 @@ struct Run: ParsableCommand {
     @Option(help: "The output's scale factor (1, 1.5, 2…; default: the board's, or 1).")
     var scale: Double?
 
+    @Option(help: "Turn the output's content before scan-out: 0, 90, 180, 270 (degrees counter-clockwise), flipped, flipped-90, flipped-180 or flipped-270 (default: the board's, or 0).")
+    var rotation: String?
+
     @Option(help: "The socket name in XDG_RUNTIME_DIR (default: the first free wayland-N).")
     var socket: String?
 
@@ -63,6 +66,9 @@ struct Run: ParsableCommand {
         guard after >= 0 else { throw ValidationError("--after must not be negative") }
         if let mode, KMSModeRequest(parsing: mode) == nil {
             throw ValidationError("--mode must look like 1024x768 or 1920x1080@60, got '\(mode)'")
+        }
+        if let rotation, BoardConfig.OutputTransform(rawValue: rotation) == nil {
+            throw ValidationError("--rotation must be one of \(BoardConfig.OutputTransform.allCases.map { $0.rawValue }.joined(separator: ", ")), got '\(rotation)'")
         }
         if !kms, device != nil || connector != nil || mode != nil || presentationLog != nil {
             throw ValidationError("--device, --connector, --mode and --presentation-log need --kms")
@@ -84,6 +90,7 @@ struct Run: ParsableCommand {
         let board = try config.map(loadBoard)
         let output = board?.outputs.first
         let scale = self.scale ?? output?.scale ?? 1
+        let turn = rotation.flatMap(BoardConfig.OutputTransform.init(rawValue:)) ?? output?.transform ?? .normal
         let notifier = try SystemdNotifier()
         try ensureRuntimeDirectory()
         let backend: any DisplayBackend
@@ -97,7 +104,7 @@ struct Run: ParsableCommand {
                 mode = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
             }
             let kmsBackend = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
-                connector: connector, mode: mode, scaleFactor: scale))
+                connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal))
             if let presentationLog {
                 guard let file = fopen(presentationLog, "a") else {
                     throw ValidationError("cannot open \(presentationLog): \(String(cString: strerror(errno)))")
@@ -110,7 +117,8 @@ struct Run: ParsableCommand {
             backend = kmsBackend
             outputsDescription = kmsBackend.kmsOutputs.map(\.description).joined(separator: ", ")
         } else {
-            let configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
+            var configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
+            configuration.transform = .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal
             backend = try HeadlessBackend(outputs: [configuration])
             outputsDescription = "a headless \(configuration.mode) output"
         }

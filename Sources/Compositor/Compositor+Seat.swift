@@ -1,0 +1,25 @@
+import Graphics
+import WaylandServer
+
+/// The seat's requests that change what is drawn: client cursors and drag icons. Their surfaces'
+/// layers already follow their commits (every surface gets a node on commit).
+extension Compositor: SeatHandler {
+    public func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32) {
+        guard let output = outputs.first else { return }
+        let node = surface.map(makeNode(for:))
+        withoutAnimation {
+            output.cursor.setClientCursor(node, hotspot: Point(x: Double(hotspotX), y: Double(hotspotY)))
+        }
+    }
+
+    public func dragStarted(_ seat: SeatGlobal, icon: Surface?) {
+        guard let output = outputs.first else { return }
+        let node = icon.map(makeNode(for:))
+        withoutAnimation { output.cursor.setDragIcon(node) }
+    }
+
+    public func dragEnded(_ seat: SeatGlobal) {
+        guard let output = outputs.first else { return }
+        withoutAnimation { output.cursor.setDragIcon(nil) }
+    }
+}
