@@ -47,6 +47,16 @@ let package = Package(
             providers: [.apt(["libdrm-dev"])]
         ),
         .systemLibrary(
+            name: "CInput",
+            pkgConfig: "libinput",
+            providers: [.apt(["libinput-dev"])]
+        ),
+        .systemLibrary(
+            name: "CUdev",
+            pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]
+        ),
+        .systemLibrary(
             name: "CVulkan",
             pkgConfig: "vulkan",
             providers: [.apt(["libvulkan-dev"])]
@@ -81,6 +91,13 @@ let package = Package(
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
         .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux"]),
 
+        // Level 3: input devices through libinput (udev seat or a path list), as one event value type.
+        .target(name: "Input", dependencies: ["CInput", "CUdev", "CLinux"]),
+
+        // Level 3: views above the layer tree: they host layers and receive input (hit testing,
+        // responder chain, capture, focus, gesture recognizers). Pure Swift, like LayerKit.
+        .target(name: "Views", dependencies: ["LayerKit"]),
+
         // Level 2: board configuration files (outputs, input, the kiosk app), parsed and validated.
         .target(name: "BoardConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
 
@@ -88,7 +105,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "CVitrineProcess",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "CVitrineProcess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -96,7 +113,7 @@ let package = Package(
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
-            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", "WaylandServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", "Input", "WaylandServer", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
@@ -114,6 +131,7 @@ let package = Package(
                 "Compositor",
                 "DisplayBackend",
                 "KMSBackend",
+                "Input",
                 "BoardConfig",
                 "KioskShell",
                 .product(name: "Logging", package: "swift-log"),
@@ -134,13 +152,15 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "InputTests", dependencies: ["Input"]),
+        .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),

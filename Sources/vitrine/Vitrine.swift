@@ -7,7 +7,7 @@ struct Vitrine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitrine",
         abstract: "A Wayland compositor for kiosk and embedded devices.",
-        subcommands: [Run.self, CheckConfig.self, ListOutputs.self, Demo.self])
+        subcommands: [Run.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Demo.self])
 }
 
 /// Until the compositor exists, the main job builds the seeds' example scenes, commits them,

@@ -1,0 +1,2 @@
+// libinput: keyboards, pointers, touchscreens, touchpads and tablets from evdev, with udev or a path list.
+#include <libinput.h>
