@@ -67,6 +67,10 @@ public struct LayerProperties: Sendable {
 
     public var name: String?
 
+    // The values of the specialised layer classes: set on layers of that class only, nil otherwise.
+    /// `GradientLayer`'s colours, stops and geometry.
+    public var gradient: GradientProperties?
+
     // Set only on presentation values, by running animations: what the renderer blends.
     /// A contents animation in flight: the old image fading out under `contents`.
     public var contentsCrossFade: ContentsCrossFade?

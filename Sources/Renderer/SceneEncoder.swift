@@ -50,8 +50,8 @@ struct PixelRect: Equatable {
 /// render it into an intermediate first (see OffscreenGroups.swift): the encoder then produces
 /// several passes, intermediates before the passes that sample them, the target's last.
 struct SceneEncoder {
-    /// Floats per instance: two matrices and eleven vectors (std430, see Shaders/layer.glsl).
-    static let floatsPerInstance = 16 * 2 + 4 * 11
+    /// Floats per instance: two matrices and twelve vectors (std430, see Shaders/layer.glsl).
+    static let floatsPerInstance = 16 * 2 + 4 * 12
 
     private(set) var floats: [Float] = []
     /// In the order they are rendered; the last renders into the target.
@@ -66,6 +66,8 @@ struct SceneEncoder {
     var instances: [Instance] = []
     /// The passes being recorded, innermost last; the first is the target's.
     var openPasses: [OpenPass] = [OpenPass()]
+    /// Multiplies the red, green and blue of what is drawn now (replicator instances' colours).
+    var tint = (1.0, 1.0, 1.0)
 
     /// Every draw of every pass, in rendering order.
     var draws: [EncodedDraw] { passes.flatMap(\.draws) }
@@ -90,6 +92,8 @@ struct SceneEncoder {
         static let tint = Flags(rawValue: 128)
         /// Texture 2's alpha multiplies the contents (a mask).
         static let mask = Flags(rawValue: 256)
+        /// A gradient layer's gradient, from the instance's gradient block.
+        static let gradient = Flags(rawValue: 512)
     }
 
     /// One instance of Shaders/layer.glsl's `LayerInstance`, in target pixels.
@@ -109,6 +113,10 @@ struct SceneEncoder {
         var flags: Flags
         var crossFadeProgress = 1.0
         var contentsScale = 1.0
+        /// Multiplies red, green and blue (a replicator instance's colour); `append` sets it.
+        var tint = (1.0, 1.0, 1.0)
+        /// The gradient block of a gradient layer (see Shaders/layer.glsl, FLAG_GRADIENT).
+        var gradient: [Float]? = nil
         /// Where the instance's pass lies on the target, in pixels: its draws are shifted by it.
         var origin = (x: 0, y: 0)
     }
@@ -187,9 +195,11 @@ struct SceneEncoder {
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
         let hasBackground = (p.backgroundColor?.alpha ?? 0) > 0
-        if hasBackground || contentsFrame != nil {
+        let gradient = p.gradient.flatMap(gradientBlock)
+        if hasBackground || contentsFrame != nil || gradient != nil {
             var flags: Flags = []
             if hasBackground { flags.insert(.hasBackground) }
+            if gradient != nil { flags.insert(.gradient) }
             var quad = p.bounds
             if let contentsFrame, p.contents != nil {
                 flags.insert(.hasContents)
@@ -201,12 +211,13 @@ struct SceneEncoder {
                 if p.contentsCrossFade != nil { flags.insert(.crossFade) }
             }
             let center = p.contentsCenter
-            let body = Instance(
+            var body = Instance(
                 transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
                 radii: radii, color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0),
                 contentsFrame: contentsFrame ?? .zero, contentsRect: p.contentsRect,
                 contentsCenter: (center.minX, center.minY, center.width, center.height), opacity: opacity,
                 flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
+            body.gradient = gradient
             append(
                 body, kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
                 filter: p.magnificationFilter,
@@ -278,12 +289,37 @@ struct SceneEncoder {
         return (s.red * a, s.green * a, s.blue * a, a)
     }
 
+    /// A gradient's block for the shader: geometry, type and count, premultiplied colours, then
+    /// locations four to a vector; nil when it has no colours. Any number of stops fits.
+    func gradientBlock(_ g: GradientProperties) -> [Float]? {
+        let stops = g.stops
+        guard !stops.isEmpty else { return nil }
+        let type: Float = switch g.type {
+        case .axial: 0
+        case .radial: 1
+        case .conic: 2
+        }
+        var block: [Float] = [
+            Float(g.startPoint.x), Float(g.startPoint.y), Float(g.endPoint.x), Float(g.endPoint.y),
+            type, Float(stops.count), 0, 0,
+        ]
+        for stop in stops {
+            let c = premultiplied(stop.color, times: 1)
+            block += [Float(c.0), Float(c.1), Float(c.2), Float(c.3)]
+        }
+        var locations = stops.map { Float($0.location) }
+        while locations.count % 4 != 0 { locations.append(0) }
+        return block + locations
+    }
+
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
         previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
         intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
+        var instance = instance
+        instance.tint = tint
         instances.append(instance)
         var flags = instance.flags
         if instance.clip != nil { flags.insert(.clip) }
@@ -308,9 +344,12 @@ struct SceneEncoder {
         return box
     }
 
-    /// The floats of every instance, shifted into its pass's pixels.
+    /// The floats of every instance, shifted into its pass's pixels, then the gradient blocks.
     private mutating func writeFloats() {
         floats.reserveCapacity(instances.count * Self.floatsPerInstance)
+        // Blocks are placed in vec4s after the last instance.
+        var blockStart = instances.count * Self.floatsPerInstance / 4
+        var blocks: [Float] = []
         for instance in instances {
             var transform = instance.transform
             var clipInverse = instance.clip?.inverse ?? .identity
@@ -339,6 +378,14 @@ struct SceneEncoder {
             vector(instance.clip?.radii ?? (0, 0, 0, 0))
             vector((instance.opacity, instance.borderWidth, instance.sigma, 0))
             vector((instance.crossFadeProgress, instance.contentsScale, 0, 0))
+            var gradientStart = 0.0
+            if let block = instance.gradient {
+                gradientStart = Double(blockStart)
+                blocks += block
+                blockStart += block.count / 4
+            }
+            vector((instance.tint.0, instance.tint.1, instance.tint.2, gradientStart))
         }
+        floats += blocks
     }
 }

@@ -80,6 +80,7 @@ struct AnimatableProperty {
         case "sublayerTransform": return transformProperty(\.sublayerTransform, parts.dropFirst())
         default: break
         }
+        if let property = subclassProperty(parts) { return property }
         if let property = scalarProperties[parts[0]], parts.count == 1 { return AnimatableProperty(property) }
         if let property = pointProperties[parts[0]] { return pointProperty(property, parts.dropFirst()) }
         if let property = sizeProperties[parts[0]] { return sizeProperty(property, parts.dropFirst()) }
@@ -120,6 +121,33 @@ struct AnimatableProperty {
         case is [Double]: return custom([Double].self, default: [])
         case is [Color]: return custom([Color].self, default: [])
         default: return nil
+        }
+    }
+
+    /// The animatable properties of the layer subclasses. They write into the subclass's part of
+    /// the values and leave the values of a layer of another class unchanged.
+    private static func subclassProperty(_ parts: [String]) -> AnimatableProperty? {
+        switch parts[0] {
+        case "startPoint":
+            return pointProperty(
+                PropertyBinding(get: { $0.gradient?.startPoint ?? .zero }, set: { $0.gradient?.startPoint = $1 }),
+                parts.dropFirst())
+        case "endPoint":
+            return pointProperty(
+                PropertyBinding(get: { $0.gradient?.endPoint ?? .zero }, set: { $0.gradient?.endPoint = $1 }),
+                parts.dropFirst())
+        default: break
+        }
+        guard parts.count == 1 else { return nil }
+        switch parts[0] {
+        case "colors":
+            return AnimatableProperty(PropertyBinding<[Color]>(
+                get: { $0.gradient?.colors ?? [] }, set: { $0.gradient?.colors = $1 }))
+        case "locations":
+            return AnimatableProperty(PropertyBinding<[Double]>(
+                get: { $0.gradient?.stops.map(\.location) ?? [] }, set: { $0.gradient?.locations = $1 }))
+        default:
+            return nil
         }
     }
 
