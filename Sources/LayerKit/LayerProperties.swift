@@ -70,6 +70,8 @@ public struct LayerProperties: Sendable {
     // The values of the specialised layer classes: set on layers of that class only, nil otherwise.
     /// `GradientLayer`'s colours, stops and geometry.
     public var gradient: GradientProperties?
+    /// `ShapeLayer`'s path, fill and stroke.
+    public var shape: ShapeProperties?
 
     // Set only on presentation values, by running animations: what the renderer blends.
     /// A contents animation in flight: the old image fading out under `contents`.

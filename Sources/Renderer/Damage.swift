@@ -106,6 +106,11 @@ struct DamageTracker {
             let p = layer.properties
             var extent = p.bounds
             if let contents = p.contentsFrame(), !p.masksToBounds { extent = extent.union(contents) }
+            if let shape = p.shape, !p.masksToBounds {
+                // The shape's image reaches a pixel of rounding past its drawing.
+                let drawn = shape.drawingBounds
+                if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
+            }
             if p.shadowOpacity > 0 {
                 let reach = 3 * max(0, p.shadowRadius) + 1
                 extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)

@@ -61,6 +61,8 @@ struct SceneEncoder {
     let tree: RenderTree
     let scale: Double
     let targetSize: (width: Int, height: Int)
+    /// Shape layers' images, kept between frames by the renderer.
+    let shapes: ShapeRasterCache
 
     /// Instances as recorded: their floats are written once every pass's place is known.
     var instances: [Instance] = []
@@ -128,7 +130,10 @@ struct SceneEncoder {
         var reach = PixelBox.empty
     }
 
-    init(tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int)) {
+    init(
+        tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int), shapes: ShapeRasterCache = ShapeRasterCache()
+    ) {
+        self.shapes = shapes
         self.tree = tree
         self.scale = scale
         self.targetSize = targetSize
@@ -224,6 +229,10 @@ struct SceneEncoder {
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
         }
 
+        if let shape = p.shape {
+            drawShape(shape, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin)
+        }
+
         var childClip = clip
         var childScissor = scissor
         if p.masksToBounds, let inverse = transform.planeInverse {
@@ -246,6 +255,29 @@ struct SceneEncoder {
                     borderWidth: p.borderWidth, flags: []),
                 kind: .border, scissor: scissor)
         }
+    }
+
+    /// A shape layer's shape, rasterised at its contentsScale, between its contents and its
+    /// sublayers; clipped to the rounded bounds with masksToBounds.
+    mutating func drawShape(
+        _ shape: ShapeProperties, of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?, margin: Double
+    ) {
+        let p = layer.properties
+        guard let raster = shapes.raster(for: layer.id, shape: shape, scale: p.contentsScale) else { return }
+        var flags: Flags = [.hasContents]
+        var quad = raster.frame
+        if p.masksToBounds {
+            flags.insert(.contentsRounded)
+            quad = quad.intersection(p.bounds)
+            guard !quad.isNull, !quad.isEmpty else { return }
+        }
+        append(
+            Instance(
+                transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
+                radii: p.cornerRadii, contentsFrame: raster.frame, opacity: opacity, flags: flags,
+                contentsScale: p.contentsScale),
+            kind: .body, scissor: scissor, contents: raster.image)
     }
 
     /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).

@@ -143,12 +143,35 @@ struct AnimatableProperty {
         case "colors":
             return AnimatableProperty(PropertyBinding<[Color]>(
                 get: { $0.gradient?.colors ?? [] }, set: { $0.gradient?.colors = $1 }))
+        case "path":
+            return AnimatableProperty(PropertyBinding<Path>(
+                get: { $0.shape?.path ?? Path() }, set: { $0.shape?.path = $1 }))
+        case "fillColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.shape?.fillColor ?? .clear }, set: { $0.shape?.fillColor = $1 }))
+        case "strokeColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.shape?.strokeColor ?? .clear }, set: { $0.shape?.strokeColor = $1 }))
+        case "lineDashPattern":
+            return AnimatableProperty(PropertyBinding<[Double]>(
+                get: { $0.shape?.lineDashPattern ?? [] }, set: { $0.shape?.lineDashPattern = $1 }))
+        case "lineWidth": return AnimatableProperty(shapeScalar(\.lineWidth))
+        case "miterLimit": return AnimatableProperty(shapeScalar(\.miterLimit))
+        case "lineDashPhase": return AnimatableProperty(shapeScalar(\.lineDashPhase))
+        case "strokeStart": return AnimatableProperty(shapeScalar(\.strokeStart))
+        case "strokeEnd": return AnimatableProperty(shapeScalar(\.strokeEnd))
         case "locations":
             return AnimatableProperty(PropertyBinding<[Double]>(
                 get: { $0.gradient?.stops.map(\.location) ?? [] }, set: { $0.gradient?.locations = $1 }))
         default:
             return nil
         }
+    }
+
+    private static func shapeScalar(_ keyPath: WritableKeyPath<ShapeProperties, Double> & Sendable) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0.shape?[keyPath: keyPath] ?? ShapeProperties()[keyPath: keyPath] },
+            set: { $0.shape?[keyPath: keyPath] = $1 })
     }
 
     private static let scalarProperties: [String: PropertyBinding<Double>] = [
