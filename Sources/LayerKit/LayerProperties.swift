@@ -72,6 +72,8 @@ public struct LayerProperties: Sendable {
     public var gradient: GradientProperties?
     /// `ShapeLayer`'s path, fill and stroke.
     public var shape: ShapeProperties?
+    /// `ReplicatorLayer`'s instances.
+    public var replicator: ReplicatorProperties?
 
     // Set only on presentation values, by running animations: what the renderer blends.
     /// A contents animation in flight: the old image fading out under `contents`.

@@ -58,7 +58,9 @@ struct SceneEncoder {
     var passes: [EncodedPass] = []
     /// Each intermediate's place on the target, in target pixels (its size is the image's).
     var intermediates: [PixelRect] = []
-    let tree: RenderTree
+    /// The tree being drawn: the sample given, or while a replicator's delayed instance is drawn,
+    /// that sample with the instance's sublayers sampled earlier.
+    var tree: RenderTree
     let scale: Double
     let targetSize: (width: Int, height: Int)
     /// Shape layers' images, kept between frames by the renderer.
@@ -138,7 +140,7 @@ struct SceneEncoder {
         self.scale = scale
         self.targetSize = targetSize
         if let root = tree.root {
-            visit(root, parent: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
+            visit(root, parentSpace: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
                   clip: nil, scissor: nil, flipped: false)
         }
         passes.append(EncodedPass(intermediate: nil, draws: openPasses.removeLast().draws))
@@ -147,14 +149,14 @@ struct SceneEncoder {
 
     /// Draws the layer and its subtree, offscreen first when an effect needs it as one image.
     mutating func visit(
-        _ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, opacity parentOpacity: Double,
+        _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
         guard !p.isHidden else { return }
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
-        let transform = p.transformToSuperlayer(parent?.properties.sublayerSpace).flattened.concatenating(parentTransform)
+        let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
         if mask != nil || group {
@@ -242,9 +244,15 @@ struct SceneEncoder {
             childScissor = intersect(childScissor, pixelRect(box))
         }
         let childFlipped = flipped != p.isGeometryFlipped
-        for sublayer in tree.sortedSublayers(of: layer) {
-            visit(sublayer, parent: layer, parentTransform: transform, opacity: opacity,
-                  clip: childClip, scissor: childScissor, flipped: childFlipped)
+        if let replicator = p.replicator {
+            drawInstances(
+                of: layer, replicator, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor,
+                flipped: childFlipped)
+        } else {
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity,
+                      clip: childClip, scissor: childScissor, flipped: childFlipped)
+            }
         }
 
         if p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
@@ -278,6 +286,31 @@ struct SceneEncoder {
                 radii: p.cornerRadii, contentsFrame: raster.frame, opacity: opacity, flags: flags,
                 contentsScale: p.contentsScale),
             kind: .body, scissor: scissor, contents: raster.image)
+    }
+
+    /// A replicator's sublayers once per instance, from the one subtree: instance k transformed
+    /// by instanceTransform k times, its colour multiplied by the instance's colour (red, green and
+    /// blue through `tint`, alpha through the opacity), its animations sampled k × instanceDelay
+    /// earlier.
+    mutating func drawInstances(
+        of layer: RenderLayer, _ replicator: ReplicatorProperties, transform: Transform3D, opacity: Double,
+        clip: Clip?, scissor: PixelRect?, flipped: Bool
+    ) {
+        let p = layer.properties
+        let (outerTint, sample) = (tint, tree)
+        var instanceTransform = Transform3D.identity
+        for k in 0..<max(0, replicator.instanceCount) {
+            let color = replicator.color(ofInstance: k)
+            tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
+            if k > 0 { tree = sample.sampled(sublayersOf: layer.id, delayedBy: Double(k) * replicator.instanceDelay) }
+            let space = p.sublayerSpace(instanceTransform: instanceTransform)
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity * color.alpha,
+                      clip: clip, scissor: scissor, flipped: flipped)
+            }
+            instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
+        }
+        (tint, tree) = (outerTint, sample)
     }
 
     /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).

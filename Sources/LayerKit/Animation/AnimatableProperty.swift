@@ -160,6 +160,17 @@ struct AnimatableProperty {
         case "lineDashPhase": return AnimatableProperty(shapeScalar(\.lineDashPhase))
         case "strokeStart": return AnimatableProperty(shapeScalar(\.strokeStart))
         case "strokeEnd": return AnimatableProperty(shapeScalar(\.strokeEnd))
+        case "instanceTransform":
+            return AnimatableProperty(PropertyBinding<Transform3D>(
+                get: { $0.replicator?.instanceTransform ?? .identity }, set: { $0.replicator?.instanceTransform = $1 }))
+        case "instanceColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.replicator?.instanceColor ?? .white }, set: { $0.replicator?.instanceColor = $1 }))
+        case "instanceDelay": return AnimatableProperty(replicatorScalar(\.instanceDelay))
+        case "instanceRedOffset": return AnimatableProperty(replicatorScalar(\.instanceRedOffset))
+        case "instanceGreenOffset": return AnimatableProperty(replicatorScalar(\.instanceGreenOffset))
+        case "instanceBlueOffset": return AnimatableProperty(replicatorScalar(\.instanceBlueOffset))
+        case "instanceAlphaOffset": return AnimatableProperty(replicatorScalar(\.instanceAlphaOffset))
         case "locations":
             return AnimatableProperty(PropertyBinding<[Double]>(
                 get: { $0.gradient?.stops.map(\.location) ?? [] }, set: { $0.gradient?.locations = $1 }))
@@ -172,6 +183,14 @@ struct AnimatableProperty {
         PropertyBinding(
             get: { $0.shape?[keyPath: keyPath] ?? ShapeProperties()[keyPath: keyPath] },
             set: { $0.shape?[keyPath: keyPath] = $1 })
+    }
+
+    private static func replicatorScalar(
+        _ keyPath: WritableKeyPath<ReplicatorProperties, Double> & Sendable
+    ) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0.replicator?[keyPath: keyPath] ?? ReplicatorProperties()[keyPath: keyPath] },
+            set: { $0.replicator?[keyPath: keyPath] = $1 })
     }
 
     private static let scalarProperties: [String: PropertyBinding<Double>] = [
