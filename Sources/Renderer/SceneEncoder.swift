@@ -182,7 +182,7 @@ struct SceneEncoder {
         let contentsFlipped = flipped
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            if p.shadowPath != nil || p.contents != nil || hasVisibleSublayers(layer) {
+            if p.shadowPath != nil || p.contents != nil || p.shape != nil || hasVisibleSublayers(layer) {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
             } else if !p.bounds.isEmpty {

@@ -73,6 +73,40 @@ import Testing
         #expect(isNear(pixel(image, 50, 50), [0, 0, 0, 255]))
     }
 
+    @Test func theGradientBlockFollowsTheInstances() throws {
+        let root = makeRoot(100, 100)
+        let layer = gradient(
+            root, frame: Rect(x: 0, y: 0, width: 100, height: 100),
+            colors: [.red, .green, Color(red: 0, green: 0, blue: 1, alpha: 0.5)])
+        layer.locations = [0, 0.25, 1]
+        layer.type = .radial
+        layer.startPoint = Point(x: 0.5, y: 0.5)
+        let tree = try commit(root)
+        let encoder = SceneEncoder(tree: tree, scale: 1, targetSize: (100, 100))
+        let draw = try #require(encoder.draws.first { $0.flags.contains(.gradient) })
+        let last = (Int(draw.instance) + 1) * SceneEncoder.floatsPerInstance - 1
+        let start = Int(encoder.floats[last]) * 4
+        #expect(start == encoder.draws.count * SceneEncoder.floatsPerInstance)
+        #expect(Array(encoder.floats[start...]) == [
+            0.5, 0.5, 0.5, 1, 1, 3, 0, 0,  // geometry; radial, three stops
+            1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0.5, 0.5,  // premultiplied colours
+            0, 0.25, 1, 0,  // locations
+        ])
+    }
+
+    @Test func stopsBeyondSixteenAreDrawn() throws {
+        // Twenty stops; the red rises by 1/19 a stop and the green alternates, so each pixel
+        // row's centre (19 rows) lies halfway between two stops: green 0.5, red (row + 0.5)/19.
+        let root = makeRoot(10, 19)
+        _ = gradient(
+            root, frame: Rect(x: 0, y: 0, width: 10, height: 19),
+            colors: (0..<20).map { Color(red: Double($0) / 19, green: Double($0 % 2), blue: 0) })
+        let image = try render(root)
+        for row in [3, 15, 18] {
+            #expect(isNear(pixel(image, 5, row), [byte((Double(row) + 0.5) / 19), 128, 0, 255]), "row \(row)")
+        }
+    }
+
     @Test func animatedColorsAreSampledOnTheGPU() throws {
         MediaTime.clock = ManualMediaClock(startingAt: 100)
         let root = makeRoot(40, 40)

@@ -102,6 +102,29 @@ import Testing
         #expect(isNear(pixel(rendered, 190, 100), [255, 255, 255, 255], 4))
     }
 
+    @Test func masksToBoundsClipsTheShapeToTheRoundedBounds() throws {
+        let root = makeRoot(40, 40)
+        let layer = shape(root, frame: Rect(x: 10, y: 10, width: 20, height: 20), path: Path(rect: Rect(x: -10, y: -10, width: 40, height: 40)))
+        layer.masksToBounds = true
+        layer.cornerRadius = 10
+        let image = try render(root)
+        #expect(isNear(pixel(image, 5, 5), [255, 255, 255, 255]))    // outside the bounds
+        #expect(isNear(pixel(image, 11, 11), [255, 255, 255, 255]))  // in the rounded corner
+        #expect(isNear(pixel(image, 20, 20), [0, 0, 0, 255]))
+    }
+
+    @Test func aShadowFollowsTheShape() throws {
+        let root = makeRoot(100, 100)
+        let layer = ring(root, at: .zero)
+        layer.shadowOpacity = 1
+        let encoder = SceneEncoder(tree: try commit(root), scale: 1, targetSize: (100, 100))
+        // The shape's alpha into an intermediate, blurred along x, then along y, then the target.
+        #expect(encoder.passes.count == 4)
+        let image = try render(root)
+        // The ring's hole stays clear of shadow far from the ring (more than 3σ = 9 points in).
+        #expect(isNear(pixel(image, 50, 50), [255, 255, 255, 255]))
+    }
+
     @Test func anUnchangedShapeIsNotDrawnAgain() throws {
         let renderer = try validatingRenderer.get()
         let root = makeRoot(100, 100)
