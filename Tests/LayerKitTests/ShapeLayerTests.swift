@@ -72,8 +72,9 @@ import Testing
         #expect(abs(Int(edge.alpha) - 128) <= 1 && edge.red == edge.alpha)
     }
 
-    @Test func strokeEndAnimatesAlongThePath() {
-        MediaTime.clock = ManualMediaClock(startingAt: 100)
+    @Test func strokeEndAnimatesAlongThePath() throws {
+        let clock = ManualMediaClock(startingAt: 100)
+        MediaTime.clock = clock
         let root = makeLayer(200, 200)
         let layer = ShapeLayer()
         layer.path = square
@@ -90,6 +91,12 @@ import Testing
         #expect(shown.strokedPath?.elements == [
             .move(to: .zero), .line(to: Point(x: 100, y: 0)), .line(to: Point(x: 100, y: 100)),
         ])
+        // The presentation copy is a shape layer showing the same value.
+        clock.set(to: 101)
+        let presented = try #require(layer.presentation())
+        #expect(presented.strokeEnd == 0.5)
+        #expect(presented.value(forKey: "strokeEnd") as? Double == 0.5)
+        #expect(layer.strokeEnd == 1)
     }
 
     @Test func pathsWithTheSameElementsAnimatePointByPoint() {

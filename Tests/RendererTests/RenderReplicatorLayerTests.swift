@@ -36,6 +36,30 @@ import Testing
         try Golden.check(image, named: "replicator-layer-spinner")
     }
 
+    @Test func instanceKIsEncodedWithTheKthTransformAndColour() throws {
+        let (root, replicator, _) = scene(120, 120, replicator: Rect(x: 10, y: 10, width: 100, height: 100), dot: Rect(x: 45, y: 5, width: 10, height: 10))
+        replicator.instanceCount = 3
+        replicator.instanceTransform = Transform3D(rotationAngle: Double.pi / 2, x: 0, y: 0, z: 1)
+        replicator.instanceColor = Color(red: 1, green: 0.5, blue: 0.25)
+        replicator.instanceRedOffset = -0.25
+        replicator.instanceAlphaOffset = -0.25
+        let encoder = SceneEncoder(tree: try commit(root), scale: 1, targetSize: (120, 120))
+        // The root's background, then the one dot three times.
+        let dots = Array(encoder.draws.dropFirst())
+        #expect(dots.count == 3)
+        let n = SceneEncoder.floatsPerInstance
+        let centres = [Point(x: 60, y: 20), Point(x: 100, y: 60), Point(x: 60, y: 100)]
+        for (k, draw) in dots.enumerated() {
+            let f = encoder.floats[Int(draw.instance) * n..<(Int(draw.instance) + 1) * n].map { Double($0) }
+            let transform = Transform3D(rows: (0..<4).map { row in (0..<4).map { f[row * 4 + $0] } })
+            let centre = try #require(transform.apply(x: 5, y: 5))
+            #expect(abs(centre.x - centres[k].x) < 1e-4 && abs(centre.y - centres[k].y) < 1e-4, "instance \(k): \(centre)")
+            // params.x is the opacity (the colour's alpha), tint.rgb the colour's red, green and blue.
+            #expect(f[68] == 1 - 0.25 * Double(k), "instance \(k)")
+            #expect(Array(f[76..<79]) == [1 - 0.25 * Double(k), 0.5, 0.25], "instance \(k)")
+        }
+    }
+
     @Test func delayedInstancesShowEarlierMomentsOfTheAnimation() throws {
         MediaTime.clock = ManualMediaClock(startingAt: 100)
         let (root, replicator, dot) = scene(130, 40, replicator: Rect(x: 0, y: 0, width: 130, height: 40), dot: Rect(x: 10, y: 10, width: 20, height: 20))
