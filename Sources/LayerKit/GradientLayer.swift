@@ -136,9 +136,11 @@ open class GradientLayer: Layer {
         return p
     }
 
-    override class var implicitlyAnimatedKeys: Set<String> {
-        Layer.baseImplicitlyAnimatedKeys.union(["colors", "locations", "startPoint", "endPoint"])
-    }
+    override class var implicitlyAnimatedKeys: Set<String> { gradientAnimatedKeys }
+
+    private static let gradientAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
+        "colors", "locations", "startPoint", "endPoint",
+    ])
 
     private static let gradientEntries: [String: LayerKeyTable.Entry] = [
         "colors": LayerKeyTable.optionalEntry({ $0.gradient?.colors }, \GradientLayer.colors),

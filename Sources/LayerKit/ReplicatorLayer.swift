@@ -134,12 +134,12 @@ open class ReplicatorLayer: Layer {
         return p
     }
 
-    override class var implicitlyAnimatedKeys: Set<String> {
-        Layer.baseImplicitlyAnimatedKeys.union([
-            "instanceTransform", "instanceDelay", "instanceColor", "instanceRedOffset", "instanceGreenOffset",
-            "instanceBlueOffset", "instanceAlphaOffset",
-        ])
-    }
+    override class var implicitlyAnimatedKeys: Set<String> { replicatorAnimatedKeys }
+
+    private static let replicatorAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
+        "instanceTransform", "instanceDelay", "instanceColor", "instanceRedOffset", "instanceGreenOffset",
+        "instanceBlueOffset", "instanceAlphaOffset",
+    ])
 
     private static let replicatorEntries: [String: LayerKeyTable.Entry] = [
         "instanceCount": LayerKeyTable.entry({ $0.replicator?.instanceCount }, \ReplicatorLayer.instanceCount),

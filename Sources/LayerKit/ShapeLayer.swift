@@ -156,12 +156,13 @@ open class ShapeLayer: Layer {
         return p
     }
 
-    override class var implicitlyAnimatedKeys: Set<String> {
-        Layer.baseImplicitlyAnimatedKeys.union([
-            "fillColor", "strokeColor", "lineWidth", "miterLimit", "lineDashPhase", "lineDashPattern",
-            "strokeStart", "strokeEnd",
-        ])
-    }
+    override class var implicitlyAnimatedKeys: Set<String> { shapeAnimatedKeys }
+
+    /// Not `path`: Core Animation animates paths only explicitly.
+    private static let shapeAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
+        "fillColor", "strokeColor", "lineWidth", "miterLimit", "lineDashPhase", "lineDashPattern",
+        "strokeStart", "strokeEnd",
+    ])
 
     private static let shapeEntries: [String: LayerKeyTable.Entry] = [
         "path": LayerKeyTable.optionalEntry({ $0.shape?.path }, \ShapeLayer.path),

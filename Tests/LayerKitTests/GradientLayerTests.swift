@@ -120,6 +120,18 @@ import Testing
         #expect(context.renderTree!.presentationProperties(of: layer.id, atMediaTime: 100.25)!.gradient!.startPoint.x == 0.25)
     }
 
+    @Test func classValuesCostEveryLayersValuesOneReference() {
+        #expect(MemoryLayout<ClassProperties?>.size == MemoryLayout<AnyObject>.size)
+        var p = LayerProperties()
+        p.shape = ShapeProperties()
+        // Clearing another class's values leaves these alone.
+        p.gradient = nil
+        #expect(p.shape == ShapeProperties())
+        #expect(p.gradient == nil && p.replicator == nil)
+        p.shape = nil
+        #expect(p.shape == nil)
+    }
+
     @Test func gradientChangesAnimateImplicitlyOnGradientLayersOnly() {
         let layer = GradientLayer()
         for key in ["colors", "locations", "startPoint", "endPoint"] {
