@@ -72,6 +72,19 @@ import Testing
         #expect(abs(Int(edge.alpha) - 128) <= 1 && edge.red == edge.alpha)
     }
 
+    @Test func theFillRuleDecidesTheInsideOfNestedSubpaths() throws {
+        var shape = ShapeProperties()
+        var path = Path(rect: Rect(x: 0, y: 0, width: 30, height: 30))
+        path.addRect(Rect(x: 10, y: 10, width: 10, height: 10))
+        shape.path = path
+        let winding = try #require(shape.rasterized(scale: 1)).image
+        #expect(winding.pixel(x: 15, y: 15).alpha == 255)
+        shape.fillRule = .evenOdd
+        let evenOdd = try #require(shape.rasterized(scale: 1)).image
+        #expect(evenOdd.pixel(x: 15, y: 15).alpha == 0)
+        #expect(evenOdd.pixel(x: 5, y: 15).alpha == 255)
+    }
+
     @Test func strokeEndAnimatesAlongThePath() throws {
         let clock = ManualMediaClock(startingAt: 100)
         MediaTime.clock = clock

@@ -92,6 +92,27 @@ import Testing
         #expect(isNear(pixel(image, 30, 30), [64, 128, 128, 255]))
     }
 
+    @Test func nestedReplicatorsMakeAGridAndMultiplyTheirColours() throws {
+        let (root, rows, _) = scene(40, 40, replicator: Rect(x: 0, y: 0, width: 40, height: 40), dot: .zero)
+        rows.sublayers = []
+        let columns = ReplicatorLayer()
+        columns.frame = Rect(x: 0, y: 0, width: 40, height: 40)
+        rows.addSublayer(columns)
+        _ = sublayer(columns, frame: Rect(x: 0, y: 0, width: 10, height: 10), background: .white)
+        rows.instanceCount = 2
+        rows.instanceTransform = Transform3D(translationX: 0, y: 20)
+        rows.instanceGreenOffset = -0.5
+        columns.instanceCount = 2
+        columns.instanceTransform = Transform3D(translationX: 20, y: 0)
+        columns.instanceRedOffset = -0.5
+        let image = try render(root)
+        #expect(isNear(pixel(image, 5, 5), [255, 255, 255, 255]))
+        #expect(isNear(pixel(image, 25, 5), [128, 255, 255, 255]))
+        #expect(isNear(pixel(image, 5, 25), [255, 128, 255, 255]))
+        #expect(isNear(pixel(image, 25, 25), [128, 128, 255, 255]))
+        #expect(isNear(pixel(image, 15, 15), [0, 0, 0, 255]))
+    }
+
     @Test func anInstanceCountOfZeroDrawsNoSublayers() throws {
         let (root, replicator, _) = scene(40, 40, replicator: Rect(x: 0, y: 0, width: 40, height: 40), dot: Rect(x: 0, y: 0, width: 40, height: 40))
         replicator.instanceCount = 0
