@@ -5,6 +5,11 @@
 layout(location = 0) in vec2 localPosition;
 layout(location = 0) out vec4 outColor;
 
+// The instances' buffer seen as vec4s, for the gradient blocks that follow the instances.
+layout(std430, set = 0, binding = 0) readonly buffer InstanceWords {
+    vec4 words[];
+};
+
 layout(set = 0, binding = 1) uniform sampler2D contents;
 layout(set = 0, binding = 2) uniform sampler2D previousContents;
 
@@ -80,6 +85,43 @@ float roundedBoxShadow(vec2 p, vec4 rect, float sigma, float corner) {
     return value;
 }
 
+// The gradient's premultiplied colour at p (bounds space): the stops are interpolated with
+// premultiplied alpha, and the end colours extend beyond the first and last stop.
+vec4 gradientColor(vec2 p, vec4 bounds, uint base) {
+    vec4 geometry = words[base];
+    vec2 u = (p - bounds.xy) / max(bounds.zw, vec2(1e-6));
+    vec2 d = geometry.zw - geometry.xy;
+    vec2 q = u - geometry.xy;
+    float type = words[base + 1u].x;
+    int n = int(words[base + 1u].y);
+    float t;
+    if (type < 0.5) {
+        float lengthSquared = dot(d, d);
+        t = lengthSquared > 0.0 ? dot(q, d) / lengthSquared : 0.0;
+    } else if (type < 1.5) {
+        // A zero radius on one axis gives the end colour off that axis.
+        vec2 r = abs(d);
+        vec2 e = vec2(
+            r.x > 0.0 ? q.x / r.x : (q.x == 0.0 ? 0.0 : 1e30),
+            r.y > 0.0 ? q.y / r.y : (q.y == 0.0 ? 0.0 : 1e30));
+        t = length(e);
+    } else {
+        t = fract((atan(q.y, q.x) - atan(d.y, d.x)) / 6.283185307179586);
+    }
+    uint colors = base + 2u;
+    uint locations = colors + uint(n);
+    vec4 result = words[colors];
+    for (int i = 1; i < n; i++) {
+        float a = words[locations + uint(i - 1) / 4u][(i - 1) % 4];
+        float b = words[locations + uint(i) / 4u][i % 4];
+        if (t > a) {
+            float f = b > a ? min(1.0, (t - a) / (b - a)) : 1.0;
+            result = mix(words[colors + uint(i - 1)], words[colors + uint(i)], f);
+        }
+    }
+    return result;
+}
+
 void main() {
     LayerInstance layer = instances[draw.instanceIndex];
     const uint flags = FLAGS;
@@ -132,6 +174,10 @@ void main() {
         if ((flags & FLAG_HAS_BACKGROUND) != 0u) {
             color = layer.color * shape;
         }
+        if ((flags & FLAG_GRADIENT) != 0u) {
+            vec4 gradient = gradientColor(p, layer.bounds, uint(layer.tint.w)) * shape;
+            color = gradient + color * (1.0 - gradient.a);
+        }
         if ((flags & FLAG_HAS_CONTENTS) != 0u) {
             vec4 dest = layer.contentsRect;
             vec2 t = (p - dest.xy) / max(dest.zw, vec2(1e-6));
@@ -166,5 +212,5 @@ void main() {
             color = texel + color * (1.0 - texel.a);
         }
     }
-    outColor = color * opacity * clip;
+    outColor = color * vec4(layer.tint.rgb, 1.0) * opacity * clip;
 }

@@ -15,6 +15,8 @@ struct LayerInstance {
     vec4 clipRadii;       // its corner radii
     vec4 params;          // x: opacity, y: border width, z: shadow sigma
     vec4 params2;         // x: cross-fade progress, y: contents pixels per point (contentsScale)
+    vec4 tint;            // rgb: multiplies the colour (a replicator's instanceColor); w: where the
+                          // gradient's block starts, in vec4s of the buffer (FLAG_GRADIENT)
 };
 
 const uint FLAG_HAS_CONTENTS = 1u;
@@ -26,6 +28,11 @@ const uint FLAG_HAS_BACKGROUND = 32u;
 const uint FLAG_CROSS_FADE = 64u;
 const uint FLAG_TINT = 128u;   // contents alpha times color: a blurred shadow shape
 const uint FLAG_MASK = 256u;   // contents times the alpha of texture 2 (a mask layer's pixels)
+// A GradientLayer's gradient over the background, inside the rounded bounds. Its block, after
+// the instances: geometry (start.xy, end.xy in unit coordinates of the bounds), then (type: 0
+// axial, 1 radial, 2 conic; stop count n), then n premultiplied colours, then n locations packed
+// four to a vec4.
+const uint FLAG_GRADIENT = 512u;
 
 const uint KIND_BODY = 0u;    // background and contents
 const uint KIND_BORDER = 1u;

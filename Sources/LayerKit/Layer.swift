@@ -660,20 +660,31 @@ open class Layer {
     /// The value a property has before it is set: Core Animation's defaults for declared keys,
     /// nil for others unless a subclass overrides this for its custom properties.
     open class func defaultValue(forKey key: String) -> (any Sendable)? {
-        LayerKeyTable.entries[key]?.get(LayerProperties())
+        propertyEntry(forKey: key)?.get(defaultProperties)
     }
+
+    /// The declared property `key` names for this class (a subclass adds its own keys).
+    class func propertyEntry(forKey key: String) -> LayerKeyTable.Entry? {
+        LayerKeyTable.entries[key]
+    }
+
+    /// The values of a new layer of this class.
+    class var defaultProperties: LayerProperties { LayerProperties() }
+
+    /// The keys whose changes start the built-in implicit animation (a subclass adds its own).
+    class var implicitlyAnimatedKeys: Set<String> { Layer.baseImplicitlyAnimatedKeys }
 
     /// Reads a declared property by its Core Animation key, or a custom property set with
     /// `setValue(_:forKey:)` (falling back to `defaultValue(forKey:)`).
     public func value(forKey key: String) -> (any Sendable)? {
-        if let entry = LayerKeyTable.entries[key] { return entry.get(properties) }
+        if let entry = type(of: self).propertyEntry(forKey: key) { return entry.get(properties) }
         return properties.customValues[key] ?? type(of: self).defaultValue(forKey: key)
     }
 
     /// Writes a declared property by key (the value must have the property's type), or stores a
     /// custom property for a key the layer does not declare; custom values reach the render tree.
     public func setValue(_ value: (any Sendable)?, forKey key: String) {
-        if let entry = LayerKeyTable.entries[key] {
+        if let entry = type(of: self).propertyEntry(forKey: key) {
             precondition(entry.set(self, value), "setValue(_:forKey:): \(key) takes a \(entry.typeName), not \(value.map { "\(type(of: $0))" } ?? "nil")")
             return
         }

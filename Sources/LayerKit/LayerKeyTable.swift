@@ -39,6 +39,40 @@ enum LayerKeyTable {
             })
     }
 
+    /// A property of the layer subclass `L`, kept in its part of the values (`get` answers nil
+    /// when the values are not of that class).
+    static func entry<L: Layer, T: Sendable>(
+        _ get: @escaping @Sendable (LayerProperties) -> T?, _ layer: ReferenceWritableKeyPath<L, T> & Sendable
+    ) -> Entry {
+        Entry(
+            typeName: "\(T.self)",
+            get: { get($0) },
+            set: { target, value in
+                guard let target = target as? L, let v = value as? T else { return false }
+                target[keyPath: layer] = v
+                return true
+            })
+    }
+
+    /// The same for an optional property of `L`: nil reads back as nil and may be set.
+    static func optionalEntry<L: Layer, T: Sendable>(
+        _ get: @escaping @Sendable (LayerProperties) -> T?, _ layer: ReferenceWritableKeyPath<L, T?> & Sendable
+    ) -> Entry {
+        Entry(
+            typeName: "\(T.self)?",
+            get: { get($0) },
+            set: { target, value in
+                guard let target = target as? L else { return false }
+                if value == nil {
+                    target[keyPath: layer] = nil
+                    return true
+                }
+                guard let v = value as? T else { return false }
+                target[keyPath: layer] = v
+                return true
+            })
+    }
+
     static let entries: [String: Entry] = [
         "bounds": entry(\.bounds, \.bounds),
         "position": entry(\.position, \.position),

@@ -67,6 +67,10 @@ public struct LayerProperties: Sendable {
 
     public var name: String?
 
+    /// The values of a specialised layer class, boxed: every commit and sample copies the values of
+    /// many layers, and most layers are of no such class (see `gradient`, `shape`, `replicator`).
+    var classProperties: ClassProperties?
+
     // Set only on presentation values, by running animations: what the renderer blends.
     /// A contents animation in flight: the old image fading out under `contents`.
     public var contentsCrossFade: ContentsCrossFade?
@@ -156,6 +160,51 @@ public struct LayerProperties: Sendable {
         let corners = local.corners.compactMap { transform.apply(x: $0.x, y: $0.y) }
             .map { Point(x: $0.x + position.x, y: $0.y + position.y) }
         return Rect(boundingPoints: corners)
+    }
+}
+
+/// The values only layers of one specialised class have; indirect, so a value is one reference.
+indirect enum ClassProperties: Sendable {
+    case gradient(GradientProperties)
+    case shape(ShapeProperties)
+    case replicator(ReplicatorProperties)
+}
+
+extension LayerProperties {
+    // The values of the specialised layer classes: set on layers of that class only, nil otherwise.
+    // Setting nil clears only the class's own values.
+
+    /// `GradientLayer`'s colours, stops and geometry.
+    public var gradient: GradientProperties? {
+        get {
+            guard case .gradient(let g)? = classProperties else { return nil }
+            return g
+        }
+        set {
+            if let newValue { classProperties = .gradient(newValue) } else if gradient != nil { classProperties = nil }
+        }
+    }
+
+    /// `ShapeLayer`'s path, fill and stroke.
+    public var shape: ShapeProperties? {
+        get {
+            guard case .shape(let s)? = classProperties else { return nil }
+            return s
+        }
+        set {
+            if let newValue { classProperties = .shape(newValue) } else if shape != nil { classProperties = nil }
+        }
+    }
+
+    /// `ReplicatorLayer`'s instances.
+    public var replicator: ReplicatorProperties? {
+        get {
+            guard case .replicator(let r)? = classProperties else { return nil }
+            return r
+        }
+        set {
+            if let newValue { classProperties = .replicator(newValue) } else if replicator != nil { classProperties = nil }
+        }
     }
 }
 

@@ -186,6 +186,34 @@ public struct RenderTree: Sendable {
             sampleTime: t)
     }
 
+    /// This sample with the animations of `id`'s descendants applied `delay` seconds of `id`'s
+    /// local time earlier (a replicator's instance k, with k × instanceDelay); `id`'s own values and
+    /// everything outside its subtree stay as sampled. A tree that is not a sample is returned as it is.
+    public func sampled(sublayersOf id: LayerID, delayedBy delay: Double) -> RenderTree {
+        guard let t = sampleTime, delay != 0, layers[id] != nil else { return self }
+        func isInside(_ layer: RenderLayer) -> Bool {
+            var parent = layer.parentID
+            while let p = parent {
+                if p == id { return true }
+                parent = layers[p]?.parentID
+            }
+            return false
+        }
+        var memo: [LayerID: Double] = [id: localTime(of: id, atMediaTime: t) - delay]
+        var shown = sampledProperties
+        for animated in animatedLayerIDs {
+            guard let layer = layers[animated], isInside(layer) else { continue }
+            let time = layer.properties.localTime(fromParentTime: parentTime(of: layer, atMediaTime: t, memo: &memo))
+            var properties = layer.properties
+            for animation in layer.animations { animation.apply(to: &properties, atLocalTime: time) }
+            shown[animated] = properties
+        }
+        return RenderTree(
+            contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
+            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            sampleTime: t)
+    }
+
     /// One layer's presentation values at media time `t`: its committed values with its own
     /// animations applied.
     public func presentationProperties(of id: LayerID, atMediaTime t: Double) -> LayerProperties? {

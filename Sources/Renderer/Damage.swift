@@ -38,7 +38,14 @@ struct DamageTracker {
         }
         guard !ids.isEmpty else { return .none }
         var box = Rect.null
-        for id in ids {
+        for changed in ids {
+            // A layer inside a replicator shows once per instance: the replicator's subtree covers
+            // them all. Delayed instances show other moments of their animations: redraw all.
+            var id = changed
+            for replicator in DamageTracker.replicators(above: changed, in: last.tree) + DamageTracker.replicators(above: changed, in: tree) {
+                guard replicator.properties.replicator?.instanceDelay == 0 else { return .full }
+                id = replicator.id
+            }
             if let changed = DamageTracker.changedContentsBounds(of: id, from: last.tree, to: tree, scale: scale) {
                 box = box.union(changed)
                 continue
@@ -97,6 +104,17 @@ struct DamageTracker {
         return corners.count == 4 ? Rect(boundingPoints: corners) : nil
     }
 
+    /// The replicators above `id` in `tree`, nearest first.
+    static func replicators(above id: LayerID, in tree: RenderTree) -> [RenderLayer] {
+        var found: [RenderLayer] = []
+        var parent = tree[id]?.parentID.flatMap { tree[$0] }
+        while let layer = parent {
+            if layer.properties.replicator != nil { found.append(layer) }
+            parent = layer.parentID.flatMap { tree[$0] }
+        }
+        return found
+    }
+
     /// The output-pixel bounding box of everything a layer and its sublayers may draw; null when
     /// the layer is not in the tree.
     static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
@@ -106,6 +124,11 @@ struct DamageTracker {
             let p = layer.properties
             var extent = p.bounds
             if let contents = p.contentsFrame(), !p.masksToBounds { extent = extent.union(contents) }
+            if let shape = p.shape, !p.masksToBounds {
+                // The shape's image reaches a pixel of rounding past its drawing.
+                let drawn = shape.drawingBounds
+                if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
+            }
             if p.shadowOpacity > 0 {
                 let reach = 3 * max(0, p.shadowRadius) + 1
                 extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
@@ -113,8 +136,10 @@ struct DamageTracker {
             }
             let corners = extent.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
             box = box.union(Rect(boundingPoints: corners))
-            for sublayer in tree.sortedSublayers(of: layer) {
-                visit(sublayer, sublayer.properties.transformToSuperlayer(p.sublayerSpace).flattened.concatenating(transform))
+            for space in p.instanceSublayerSpaces {
+                for sublayer in tree.sortedSublayers(of: layer) {
+                    visit(sublayer, sublayer.properties.transformToSuperlayer(space).flattened.concatenating(transform))
+                }
             }
         }
         visit(layer, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))

@@ -100,6 +100,10 @@ extension SceneEncoder {
         let opacity = parentOpacity * layer.properties.opacity
         // A group renders at full opacity and fades as a whole; without group opacity each layer
         // keeps its own multiplied opacity and only the mask applies to the whole.
+        // A replicator instance's colour tints the composite, not the layers inside it as well.
+        let outerTint = tint
+        tint = (1, 1, 1)
+        defer { tint = outerTint }
         beginPass()
         drawLayer(layer, transform: transform, opacity: group ? 1 : opacity, clip: nil, scissor: nil, flipped: flipped)
         guard let content = endPass(limit: limit(clip: clip, scissor: scissor)) else { return }
@@ -108,11 +112,12 @@ extension SceneEncoder {
             // The mask lives in the masked layer's bounds space, with no sublayerTransform between
             // (transformToSuperlayer(nil)): its parent transform is the masked layer's.
             beginPass()
-            visit(mask, parent: nil, parentTransform: transform, opacity: 1, clip: nil, scissor: nil, flipped: flipped)
+            visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, scissor: nil, flipped: flipped)
             maskIndex = endPass(box: content.box, limit: content.box)?.index
         }
         var flags: Flags = [.hasContents]
         if maskIndex != nil { flags.insert(.mask) }
+        tint = outerTint
         appendComposite(
             of: content, flags: flags, color: (0, 0, 0, 0), opacity: group ? opacity : 1, clip: clip,
             scissor: scissor, mask: maskIndex)
@@ -147,6 +152,10 @@ extension SceneEncoder {
         let dx = p.shadowOffset.width * transform.m11 + p.shadowOffset.height * transform.m21
         let dy = p.shadowOffset.width * transform.m12 + p.shadowOffset.height * transform.m22
         let shift = (x: Int(dx.rounded()), y: Int(dy.rounded()))
+        // The shape is alpha only: a replicator instance's colour tints the shadow's composite.
+        let outerTint = tint
+        tint = (1, 1, 1)
+        defer { tint = outerTint }
 
         beginPass()
         if let path = p.shadowPath {
@@ -169,6 +178,7 @@ extension SceneEncoder {
         appendBlur(of: horizontal, into: blurred, shift: (0, 0), direction: (0, 1), sigma: sigma)
         guard let vertical = endPass(box: blurred, limit: limit(clip: clip, scissor: scissor)) else { return }
 
+        tint = outerTint
         appendComposite(
             of: vertical, flags: [.hasContents, .tint], color: premultiplied(shadowColor, times: p.shadowOpacity),
             opacity: opacity, clip: clip, scissor: scissor)

@@ -9,6 +9,8 @@ public final class Renderer {
     private let context: VulkanContext
     private let frames: FrameRenderer
     private let textures: TextureCache
+    /// Shape layers' images, redrawn only when a shape or its scale changes.
+    let shapes = ShapeRasterCache()
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
     private var lastClearColor: Color?
@@ -96,7 +98,8 @@ public final class Renderer {
     private func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
     ) throws -> (Int, ContinuousClock.Instant) {
-        var encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height))
+        var encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes)
+        shapes.endFrame()
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
         let white = frames.whiteTexture

@@ -50,22 +50,28 @@ struct PixelRect: Equatable {
 /// render it into an intermediate first (see OffscreenGroups.swift): the encoder then produces
 /// several passes, intermediates before the passes that sample them, the target's last.
 struct SceneEncoder {
-    /// Floats per instance: two matrices and eleven vectors (std430, see Shaders/layer.glsl).
-    static let floatsPerInstance = 16 * 2 + 4 * 11
+    /// Floats per instance: two matrices and twelve vectors (std430, see Shaders/layer.glsl).
+    static let floatsPerInstance = 16 * 2 + 4 * 12
 
     private(set) var floats: [Float] = []
     /// In the order they are rendered; the last renders into the target.
     var passes: [EncodedPass] = []
     /// Each intermediate's place on the target, in target pixels (its size is the image's).
     var intermediates: [PixelRect] = []
-    let tree: RenderTree
+    /// The tree being drawn: the sample given, or while a replicator's delayed instance is drawn,
+    /// that sample with the instance's sublayers sampled earlier.
+    var tree: RenderTree
     let scale: Double
     let targetSize: (width: Int, height: Int)
+    /// Shape layers' images, kept between frames by the renderer.
+    let shapes: ShapeRasterCache
 
     /// Instances as recorded: their floats are written once every pass's place is known.
     var instances: [Instance] = []
     /// The passes being recorded, innermost last; the first is the target's.
     var openPasses: [OpenPass] = [OpenPass()]
+    /// Multiplies the red, green and blue of what is drawn now (replicator instances' colours).
+    var tint = (1.0, 1.0, 1.0)
 
     /// Every draw of every pass, in rendering order.
     var draws: [EncodedDraw] { passes.flatMap(\.draws) }
@@ -90,6 +96,8 @@ struct SceneEncoder {
         static let tint = Flags(rawValue: 128)
         /// Texture 2's alpha multiplies the contents (a mask).
         static let mask = Flags(rawValue: 256)
+        /// A gradient layer's gradient, from the instance's gradient block.
+        static let gradient = Flags(rawValue: 512)
     }
 
     /// One instance of Shaders/layer.glsl's `LayerInstance`, in target pixels.
@@ -109,6 +117,10 @@ struct SceneEncoder {
         var flags: Flags
         var crossFadeProgress = 1.0
         var contentsScale = 1.0
+        /// Multiplies red, green and blue (a replicator instance's colour); `append` sets it.
+        var tint = (1.0, 1.0, 1.0)
+        /// The gradient block of a gradient layer (see Shaders/layer.glsl, FLAG_GRADIENT).
+        var gradient: [Float]? = nil
         /// Where the instance's pass lies on the target, in pixels: its draws are shifted by it.
         var origin = (x: 0, y: 0)
     }
@@ -120,12 +132,15 @@ struct SceneEncoder {
         var reach = PixelBox.empty
     }
 
-    init(tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int)) {
+    init(
+        tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int), shapes: ShapeRasterCache = ShapeRasterCache()
+    ) {
+        self.shapes = shapes
         self.tree = tree
         self.scale = scale
         self.targetSize = targetSize
         if let root = tree.root {
-            visit(root, parent: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
+            visit(root, parentSpace: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1,
                   clip: nil, scissor: nil, flipped: false)
         }
         passes.append(EncodedPass(intermediate: nil, draws: openPasses.removeLast().draws))
@@ -134,14 +149,14 @@ struct SceneEncoder {
 
     /// Draws the layer and its subtree, offscreen first when an effect needs it as one image.
     mutating func visit(
-        _ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, opacity parentOpacity: Double,
+        _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
         guard !p.isHidden else { return }
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
-        let transform = p.transformToSuperlayer(parent?.properties.sublayerSpace).flattened.concatenating(parentTransform)
+        let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
         if mask != nil || group {
@@ -167,7 +182,7 @@ struct SceneEncoder {
         let contentsFlipped = flipped
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            if p.shadowPath != nil || p.contents != nil || hasVisibleSublayers(layer) {
+            if p.shadowPath != nil || p.contents != nil || p.shape != nil || hasVisibleSublayers(layer) {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
             } else if !p.bounds.isEmpty {
@@ -187,9 +202,11 @@ struct SceneEncoder {
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
         let hasBackground = (p.backgroundColor?.alpha ?? 0) > 0
-        if hasBackground || contentsFrame != nil {
+        let gradient = p.gradient.flatMap(gradientBlock)
+        if hasBackground || contentsFrame != nil || gradient != nil {
             var flags: Flags = []
             if hasBackground { flags.insert(.hasBackground) }
+            if gradient != nil { flags.insert(.gradient) }
             var quad = p.bounds
             if let contentsFrame, p.contents != nil {
                 flags.insert(.hasContents)
@@ -201,16 +218,21 @@ struct SceneEncoder {
                 if p.contentsCrossFade != nil { flags.insert(.crossFade) }
             }
             let center = p.contentsCenter
-            let body = Instance(
+            var body = Instance(
                 transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
                 radii: radii, color: p.backgroundColor.map { premultiplied($0, times: 1) } ?? (0, 0, 0, 0),
                 contentsFrame: contentsFrame ?? .zero, contentsRect: p.contentsRect,
                 contentsCenter: (center.minX, center.minY, center.width, center.height), opacity: opacity,
                 flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
+            body.gradient = gradient
             append(
                 body, kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
                 filter: p.magnificationFilter,
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
+        }
+
+        if let shape = p.shape {
+            drawShape(shape, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin)
         }
 
         var childClip = clip
@@ -222,9 +244,15 @@ struct SceneEncoder {
             childScissor = intersect(childScissor, pixelRect(box))
         }
         let childFlipped = flipped != p.isGeometryFlipped
-        for sublayer in tree.sortedSublayers(of: layer) {
-            visit(sublayer, parent: layer, parentTransform: transform, opacity: opacity,
-                  clip: childClip, scissor: childScissor, flipped: childFlipped)
+        if let replicator = p.replicator {
+            drawInstances(
+                of: layer, replicator, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor,
+                flipped: childFlipped)
+        } else {
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity,
+                      clip: childClip, scissor: childScissor, flipped: childFlipped)
+            }
         }
 
         if p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
@@ -235,6 +263,54 @@ struct SceneEncoder {
                     borderWidth: p.borderWidth, flags: []),
                 kind: .border, scissor: scissor)
         }
+    }
+
+    /// A shape layer's shape, rasterised at its contentsScale, between its contents and its
+    /// sublayers; clipped to the rounded bounds with masksToBounds.
+    mutating func drawShape(
+        _ shape: ShapeProperties, of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?, margin: Double
+    ) {
+        let p = layer.properties
+        guard let raster = shapes.raster(for: layer.id, shape: shape, scale: p.contentsScale) else { return }
+        var flags: Flags = [.hasContents]
+        var quad = raster.frame
+        if p.masksToBounds {
+            flags.insert(.contentsRounded)
+            quad = quad.intersection(p.bounds)
+            guard !quad.isNull, !quad.isEmpty else { return }
+        }
+        append(
+            Instance(
+                transform: transform, clip: clip, quad: quad.insetBy(dx: -margin, dy: -margin), bounds: p.bounds,
+                radii: p.cornerRadii, contentsFrame: raster.frame, opacity: opacity, flags: flags,
+                contentsScale: p.contentsScale),
+            kind: .body, scissor: scissor, contents: raster.image)
+    }
+
+    /// A replicator's sublayers once per instance, from the one subtree: instance k transformed
+    /// by instanceTransform k times, its colour multiplied by the instance's colour (red, green and
+    /// blue through `tint`, alpha through the opacity), its animations sampled k × instanceDelay
+    /// earlier.
+    mutating func drawInstances(
+        of layer: RenderLayer, _ replicator: ReplicatorProperties, transform: Transform3D, opacity: Double,
+        clip: Clip?, scissor: PixelRect?, flipped: Bool
+    ) {
+        let p = layer.properties
+        let (outerTint, sample) = (tint, tree)
+        var instanceTransform = Transform3D.identity
+        for k in 0..<max(0, replicator.instanceCount) {
+            let color = replicator.color(ofInstance: k)
+            tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
+            if k > 0 { tree = sample.sampled(sublayersOf: layer.id, delayedBy: Double(k) * replicator.instanceDelay) }
+            let space = p.sublayerSpace(instanceTransform: instanceTransform)
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity * color.alpha,
+                      clip: clip, scissor: scissor, flipped: flipped)
+            }
+            instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
+        }
+        (tint, tree) = (outerTint, sample)
     }
 
     /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).
@@ -278,12 +354,37 @@ struct SceneEncoder {
         return (s.red * a, s.green * a, s.blue * a, a)
     }
 
+    /// A gradient's block for the shader: geometry, type and count, premultiplied colours, then
+    /// locations four to a vector; nil when it has no colours. Any number of stops fits.
+    func gradientBlock(_ g: GradientProperties) -> [Float]? {
+        let stops = g.stops
+        guard !stops.isEmpty else { return nil }
+        let type: Float = switch g.type {
+        case .axial: 0
+        case .radial: 1
+        case .conic: 2
+        }
+        var block: [Float] = [
+            Float(g.startPoint.x), Float(g.startPoint.y), Float(g.endPoint.x), Float(g.endPoint.y),
+            type, Float(stops.count), 0, 0,
+        ]
+        for stop in stops {
+            let c = premultiplied(stop.color, times: 1)
+            block += [Float(c.0), Float(c.1), Float(c.2), Float(c.3)]
+        }
+        var locations = stops.map { Float($0.location) }
+        while locations.count % 4 != 0 { locations.append(0) }
+        return block + locations
+    }
+
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
         previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
         intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
+        var instance = instance
+        instance.tint = tint
         instances.append(instance)
         var flags = instance.flags
         if instance.clip != nil { flags.insert(.clip) }
@@ -308,9 +409,12 @@ struct SceneEncoder {
         return box
     }
 
-    /// The floats of every instance, shifted into its pass's pixels.
+    /// The floats of every instance, shifted into its pass's pixels, then the gradient blocks.
     private mutating func writeFloats() {
         floats.reserveCapacity(instances.count * Self.floatsPerInstance)
+        // Blocks are placed in vec4s after the last instance.
+        var blockStart = instances.count * Self.floatsPerInstance / 4
+        var blocks: [Float] = []
         for instance in instances {
             var transform = instance.transform
             var clipInverse = instance.clip?.inverse ?? .identity
@@ -339,6 +443,14 @@ struct SceneEncoder {
             vector(instance.clip?.radii ?? (0, 0, 0, 0))
             vector((instance.opacity, instance.borderWidth, instance.sigma, 0))
             vector((instance.crossFadeProgress, instance.contentsScale, 0, 0))
+            var gradientStart = 0.0
+            if let block = instance.gradient {
+                gradientStart = Double(blockStart)
+                blocks += block
+                blockStart += block.count / 4
+            }
+            vector((instance.tint.0, instance.tint.1, instance.tint.2, gradientStart))
         }
+        floats += blocks
     }
 }

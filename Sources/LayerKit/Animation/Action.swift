@@ -19,9 +19,9 @@ public protocol LayerActionDelegate: LayerDelegate {
 }
 
 extension Layer {
-    /// The keys whose changes start Core Animation's built-in implicit animation when nothing in
-    /// the search answers: its animatable properties.
-    static let implicitlyAnimatedKeys: Set<String> = [
+    /// The keys of CALayer's properties whose changes start Core Animation's built-in implicit
+    /// animation when nothing in the search answers: its animatable properties.
+    static let baseImplicitlyAnimatedKeys: Set<String> = [
         "bounds", "position", "anchorPoint", "anchorPointZ", "zPosition", "transform", "sublayerTransform",
         "opacity", "hidden", "backgroundColor", "borderColor", "borderWidth", "cornerRadius", "contents",
         "contentsRect", "contentsCenter", "contentsScale", "masksToBounds", "doubleSided",
@@ -39,7 +39,7 @@ extension Layer {
     /// Core Animation's built-in action: a basic animation from the value on screen to the new
     /// model value over the transaction's duration, or a fade for `hidden`.
     func builtInAction(forKey key: String) -> (any Action)? {
-        guard Layer.implicitlyAnimatedKeys.contains(key) else { return nil }
+        guard type(of: self).implicitlyAnimatedKeys.contains(key) else { return nil }
         let timingFunction = Transaction.animationTimingFunction ?? .default
         if key == "hidden" {
             let fade = Transition()
@@ -58,6 +58,6 @@ extension Layer {
     func presentationValue(forKey key: String) -> (any Sendable)? {
         guard let tree = committedContext?.renderTree else { return value(forKey: key) }
         let shown = tree.presentationProperties(of: id, atMediaTime: MediaTime.now) ?? properties
-        return LayerKeyTable.entries[key]?.get(shown)
+        return type(of: self).propertyEntry(forKey: key)?.get(shown)
     }
 }

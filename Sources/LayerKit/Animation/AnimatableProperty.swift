@@ -80,6 +80,7 @@ struct AnimatableProperty {
         case "sublayerTransform": return transformProperty(\.sublayerTransform, parts.dropFirst())
         default: break
         }
+        if let property = subclassProperty(parts) { return property }
         if let property = scalarProperties[parts[0]], parts.count == 1 { return AnimatableProperty(property) }
         if let property = pointProperties[parts[0]] { return pointProperty(property, parts.dropFirst()) }
         if let property = sizeProperties[parts[0]] { return sizeProperty(property, parts.dropFirst()) }
@@ -121,6 +122,75 @@ struct AnimatableProperty {
         case is [Color]: return custom([Color].self, default: [])
         default: return nil
         }
+    }
+
+    /// The animatable properties of the layer subclasses. They write into the subclass's part of
+    /// the values and leave the values of a layer of another class unchanged.
+    private static func subclassProperty(_ parts: [String]) -> AnimatableProperty? {
+        switch parts[0] {
+        case "startPoint":
+            return pointProperty(
+                PropertyBinding(get: { $0.gradient?.startPoint ?? .zero }, set: { $0.gradient?.startPoint = $1 }),
+                parts.dropFirst())
+        case "endPoint":
+            return pointProperty(
+                PropertyBinding(get: { $0.gradient?.endPoint ?? .zero }, set: { $0.gradient?.endPoint = $1 }),
+                parts.dropFirst())
+        default: break
+        }
+        guard parts.count == 1 else { return nil }
+        switch parts[0] {
+        case "colors":
+            return AnimatableProperty(PropertyBinding<[Color]>(
+                get: { $0.gradient?.colors ?? [] }, set: { $0.gradient?.colors = $1 }))
+        case "path":
+            return AnimatableProperty(PropertyBinding<Path>(
+                get: { $0.shape?.path ?? Path() }, set: { $0.shape?.path = $1 }))
+        case "fillColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.shape?.fillColor ?? .clear }, set: { $0.shape?.fillColor = $1 }))
+        case "strokeColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.shape?.strokeColor ?? .clear }, set: { $0.shape?.strokeColor = $1 }))
+        case "lineDashPattern":
+            return AnimatableProperty(PropertyBinding<[Double]>(
+                get: { $0.shape?.lineDashPattern ?? [] }, set: { $0.shape?.lineDashPattern = $1 }))
+        case "lineWidth": return AnimatableProperty(shapeScalar(\.lineWidth))
+        case "miterLimit": return AnimatableProperty(shapeScalar(\.miterLimit))
+        case "lineDashPhase": return AnimatableProperty(shapeScalar(\.lineDashPhase))
+        case "strokeStart": return AnimatableProperty(shapeScalar(\.strokeStart))
+        case "strokeEnd": return AnimatableProperty(shapeScalar(\.strokeEnd))
+        case "instanceTransform":
+            return AnimatableProperty(PropertyBinding<Transform3D>(
+                get: { $0.replicator?.instanceTransform ?? .identity }, set: { $0.replicator?.instanceTransform = $1 }))
+        case "instanceColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.replicator?.instanceColor ?? .white }, set: { $0.replicator?.instanceColor = $1 }))
+        case "instanceDelay": return AnimatableProperty(replicatorScalar(\.instanceDelay))
+        case "instanceRedOffset": return AnimatableProperty(replicatorScalar(\.instanceRedOffset))
+        case "instanceGreenOffset": return AnimatableProperty(replicatorScalar(\.instanceGreenOffset))
+        case "instanceBlueOffset": return AnimatableProperty(replicatorScalar(\.instanceBlueOffset))
+        case "instanceAlphaOffset": return AnimatableProperty(replicatorScalar(\.instanceAlphaOffset))
+        case "locations":
+            return AnimatableProperty(PropertyBinding<[Double]>(
+                get: { $0.gradient?.stops.map(\.location) ?? [] }, set: { $0.gradient?.locations = $1 }))
+        default:
+            return nil
+        }
+    }
+
+    private static func shapeScalar(_ keyPath: WritableKeyPath<ShapeProperties, Double> & Sendable) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0.shape?[keyPath: keyPath] ?? ShapeProperties()[keyPath: keyPath] },
+            set: { $0.shape?[keyPath: keyPath] = $1 })
+    }
+
+    private static func replicatorScalar(
+        _ keyPath: WritableKeyPath<ReplicatorProperties, Double> & Sendable
+    ) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0.replicator?[keyPath: keyPath] ?? ReplicatorProperties()[keyPath: keyPath] },
+            set: { $0.replicator?[keyPath: keyPath] = $1 })
     }
 
     private static let scalarProperties: [String: PropertyBinding<Double>] = [

@@ -112,7 +112,7 @@ extension Layer {
 
     private func makeTrack(for animation: Animation, key: String?, context: TrackContext) -> (any RenderAnimation)? {
         if let property = animation as? PropertyAnimation, let keyPath = property.keyPath, !keyPath.contains("."),
-           LayerKeyTable.entries[keyPath] == nil {
+           type(of: self).propertyEntry(forKey: keyPath) == nil {
             // A key the layer does not declare: a custom property, typed by the animation's values.
             let sample: (any Sendable)? = (property as? BasicAnimation).flatMap { $0.toValue ?? $0.fromValue ?? $0.byValue }
                 ?? (property as? KeyframeAnimation)?.values?.first ?? properties.customValues[keyPath]
