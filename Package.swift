@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "CVitrineProcess",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),

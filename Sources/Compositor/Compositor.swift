@@ -22,6 +22,7 @@ public final class Compositor: SurfaceObserver {
     private let extensionGlobals: [AnyObject]
     private(set) var windowManager: WindowManager!
     var input = InputState()
+    var inputDevices = InputDeviceState()
     private var backendSources: [EventSource] = []
     private var isStopped = false
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
@@ -128,6 +129,9 @@ public final class Compositor: SurfaceObserver {
         shell.handler = nil
         backendSources.forEach { $0.remove() }
         backendSources = []
+        inputDevices.sources.forEach { $0.remove() }
+        inputDevices.sources = []
+        inputDevices.contexts = []
     }
 
     /// Listens for clients on `$XDG_RUNTIME_DIR/name` (or the first free wayland-N); returns the name.
@@ -138,8 +142,10 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+        advanceViews()
         Transaction.flush()
         display.flushClients()
+        inputFlushed()
     }
 
     /// Runs the loop until `stop()` is called or `condition` becomes true (checked each iteration).

@@ -1,6 +1,7 @@
 import DisplayBackend
 import LayerKit
 import Renderer
+import Views
 import WaylandServer
 
 /// One output as the compositor drives it: the backend's display, its wl_output global, the root
@@ -17,6 +18,10 @@ final class CompositorOutput {
     let scanout = Layer()
     /// The pointer cursor and drag icons, above the windows.
     let cursor: PointerCursor
+    /// The compositor's own views (the shell's overlays, an on-screen keyboard), above the windows
+    /// and below the cursor, in logical points; they get input before the clients under them.
+    let rootView: RootView
+    let dispatcher: EventDispatcher
     let context: RenderContext
     private let renderer: Renderer
     /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
@@ -54,6 +59,11 @@ final class CompositorOutput {
         root.backgroundColor = Color(white: 0)
         root.contentsScale = backend.scaleFactor
         cursor = PointerCursor(scale: backend.scaleFactor)
+        rootView = RootView(frame: root.bounds, scaleFactor: backend.scaleFactor)
+        rootView.layer.name = "views"
+        rootView.layer.zPosition = 500_000
+        dispatcher = EventDispatcher(root: rootView)
+        root.addSublayer(rootView.layer)
         root.addSublayer(cursor.overlay)
         scanout.addSublayer(root)
         context = RenderContext(rootLayer: scanout)

@@ -14,11 +14,13 @@ struct InputState {
     var pressedButtons: Set<UInt32> = []
     /// Buttons whose press dismissed popups: their release is not delivered either.
     var swallowedButtons: Set<UInt32> = []
+    /// Touch points that went down on one of the compositor's views.
+    var viewTouches: Set<Int32> = []
 }
 
 extension Compositor {
     /// Milliseconds of CLOCK_MONOTONIC, the time base of input events.
-    private var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
+    var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
 
     /// The topmost surface that accepts input at `point` (output points) and the point in its coordinates.
     func surface(at point: Point) -> (surface: Surface, local: Point)? {
@@ -49,12 +51,15 @@ extension Compositor {
     }
 
     /// The pointer moved to (`x`, `y`) in the output's logical points (kept on the output).
-    public func pointerMoved(toX x: Double, y: Double) {
+    /// `time` is the event's, in milliseconds of CLOCK_MONOTONIC (now when nil).
+    public func pointerMoved(toX x: Double, y: Double, time: UInt32? = nil) {
         guard let output = outputs.first else { return }
         let size = output.logicalSize
         input.pointer = Point(x: min(max(x, 0), size.width - 1), y: min(max(y, 0), size.height - 1))
         withoutAnimation { output.cursor.pointerMoved(to: input.pointer) }
-        refocusPointer(motion: true)
+        // The views follow the pointer everywhere, so that hover leaves them when it moves on.
+        output.dispatcher.movePointer(to: input.pointer, at: Self.seconds(time ?? eventTime))
+        refocusPointer(motion: true, time: time)
     }
 
     /// Whether the pointer cursor is drawn now.
@@ -79,13 +84,50 @@ extension Compositor {
         pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy)
     }
 
+    /// Scrolling over the surface under the pointer (`value120`: a wheel's steps, 120 per detent);
+    /// a finger scroll's 0 ends it (axis_stop).
+    public func pointerScrolled(axis: PointerAxis, value: Double, value120: Int32?, source: PointerAxisSource, time: UInt32? = nil) {
+        if let output = outputs.first, viewsHaveThePointer {
+            output.dispatcher.scroll(
+                deltaX: axis == .horizontal ? value : 0, deltaY: axis == .vertical ? value : 0,
+                at: Self.seconds(time ?? eventTime))
+            return
+        }
+        if source == .finger, value == 0 {
+            seat.pointerAxisStop(time: time ?? eventTime, axis: axis)
+        } else {
+            seat.pointerAxis(time: time ?? eventTime, axis: axis, value: value, value120: value120, source: source)
+        }
+        seat.pointerFrame()
+    }
+
+    /// A key (evdev code, e.g. KEY_A 30) went down or up: to the focused window.
+    public func keyboardKey(_ code: UInt32, pressed: Bool, time: UInt32? = nil) {
+        if let output = outputs.first, output.dispatcher.firstResponder != nil {
+            let text = pressed ? seat.keysyms(forKey: code).compactMap(\.character).map(String.init).joined() : nil
+            output.dispatcher.key(code, isPressed: pressed, text: text?.isEmpty == false ? text : nil, at: Self.seconds(time ?? eventTime))
+            return
+        }
+        _ = seat.keyboardKey(time: time ?? eventTime, key: code, pressed: pressed)
+    }
+
+    /// Whether pointer input belongs to the compositor's views now: one of them holds the pointer
+    /// (a button went down on it), or it is under a free pointer.
+    var viewsHaveThePointer: Bool {
+        guard let output = outputs.first else { return false }
+        if output.dispatcher.pointerCaptureView != nil { return true }
+        return input.pressedButtons.isEmpty && compositorView(at: input.pointer) != nil
+    }
+
     /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene),
     /// or motion when the pointer moved or the surface under it moved, so that the client always
     /// knows where the pointer is on its surface.
-    func refocusPointer(motion: Bool = false) {
+    func refocusPointer(motion: Bool = false, time: UInt32? = nil) {
         let target: (surface: Surface, local: Point)?
         if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let node = node(for: grabbed), let output = outputs.first {
             target = (grabbed, output.root.convert(input.pointer, to: node.container))
+        } else if viewsHaveThePointer {
+            target = nil
         } else {
             target = surface(at: input.pointer)
         }
@@ -97,7 +139,7 @@ extension Compositor {
             if seat.pointerFocus !== target.surface {
                 seat.pointerEnter(target.surface, x: target.local.x, y: target.local.y)
             } else if motion || input.pointerLocal != target.local {
-                seat.pointerMotion(time: eventTime, x: target.local.x, y: target.local.y)
+                seat.pointerMotion(time: time ?? eventTime, x: target.local.x, y: target.local.y)
             } else {
                 return
             }
@@ -112,7 +154,13 @@ extension Compositor {
     }
 
     /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
-    public func pointerButton(_ button: UInt32, pressed: Bool) {
+    public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32? = nil) {
+        if let output = outputs.first, viewsHaveThePointer {
+            let seconds = Self.seconds(time ?? eventTime)
+            if pressed { output.dispatcher.pressButton(button, at: seconds) } else { output.dispatcher.releaseButton(button, at: seconds) }
+            if output.dispatcher.pointerCaptureView == nil { refocusPointer(time: time) }
+            return
+        }
         if pressed, windowManager.pressEndsPopupGrab(on: surface(at: input.pointer)?.surface) {
             input.swallowedButtons.insert(button)
             refocusPointer()
@@ -120,7 +168,7 @@ extension Compositor {
         }
         if !pressed, input.swallowedButtons.remove(button) != nil { return }
         if pressed, let target = surface(at: input.pointer) { focus(target.surface) }
-        _ = seat.pointerButton(time: eventTime, button: button, pressed: pressed)
+        _ = seat.pointerButton(time: time ?? eventTime, button: button, pressed: pressed)
         seat.pointerFrame()
         if pressed {
             input.pressedButtons.insert(button)
@@ -130,27 +178,51 @@ extension Compositor {
         }
     }
 
-    public func touchDown(id: Int32, x: Double, y: Double) {
+    public func touchDown(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
         if let output = outputs.first, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
+        if let output = outputs.first, compositorView(at: Point(x: x, y: y)) != nil {
+            input.viewTouches.insert(id)
+            output.dispatcher.touchDown(id: id, at: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
+            return
+        }
         let target = surface(at: Point(x: x, y: y))
         guard !windowManager.pressEndsPopupGrab(on: target?.surface), let target else { return }
         input.touches[id] = target.surface
         focus(target.surface)
-        _ = seat.touchDown(target.surface, id: id, x: target.local.x, y: target.local.y, time: eventTime)
+        _ = seat.touchDown(target.surface, id: id, x: target.local.x, y: target.local.y, time: time ?? eventTime)
         seat.touchFrame()
     }
 
-    public func touchMotion(id: Int32, x: Double, y: Double) {
+    public func touchMotion(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
+        if let output = outputs.first, input.viewTouches.contains(id) {
+            output.dispatcher.touchMotion(id: id, to: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
+            return
+        }
         guard let surface = input.touches[id], let node = node(for: surface), let output = outputs.first else { return }
         let local = output.root.convert(Point(x: x, y: y), to: node.container)
-        seat.touchMotion(id: id, x: local.x, y: local.y, time: eventTime)
+        seat.touchMotion(id: id, x: local.x, y: local.y, time: time ?? eventTime)
         seat.touchFrame()
     }
 
-    public func touchUp(id: Int32) {
+    public func touchUp(id: Int32, time: UInt32? = nil) {
+        if let output = outputs.first, input.viewTouches.remove(id) != nil {
+            output.dispatcher.touchUp(id: id, time: Self.seconds(time ?? eventTime))
+            return
+        }
         guard input.touches.removeValue(forKey: id) != nil else { return }
-        _ = seat.touchUp(id: id, time: eventTime)
+        _ = seat.touchUp(id: id, time: time ?? eventTime)
         seat.touchFrame()
+    }
+
+    /// The touch device gave up on its touches (a palm, a suspended device): clients forget them all.
+    public func touchCancel() {
+        if let output = outputs.first, !input.viewTouches.isEmpty {
+            input.viewTouches = []
+            output.dispatcher.cancelTouches(time: Self.seconds(eventTime))
+        }
+        guard !input.touches.isEmpty else { return }
+        input.touches = [:]
+        seat.touchCancel()
     }
 
     /// Gives keyboard focus to the window that `surface` belongs to (its toplevel surface).

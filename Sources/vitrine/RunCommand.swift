@@ -4,6 +4,7 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import Input
 import KMSBackend
 import KioskShell
 import Logging
@@ -40,6 +41,15 @@ struct Run: ParsableCommand {
 
     @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
     var presentationLog: String?
+
+    @Option(name: .customLong("input-device"), help: "Read input from this evdev node (repeatable; e.g. /dev/input/event0) instead of the seat's devices.")
+    var inputDevices: [String] = []
+
+    @Option(help: "With --kms: the seat whose input devices udev lists, hotplug included (default seat0; 'none' reads no input). Headless outputs read input only from --input-device.")
+    var inputSeat = "seat0"
+
+    @Option(help: "On exit, write each input batch's time from libinput read to client flush (ns, one per line) to this file.")
+    var inputLatencyLog: String?
 
     @Option(help: "The output's scale factor (1, 1.5, 2…; default: the board's, or 1).")
     var scale: Double?
@@ -124,6 +134,14 @@ struct Run: ParsableCommand {
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
         let compositor = try Compositor(backend: backend, logger: logger)
+        if let board { try BoardInput.apply(board, to: compositor) }
+        let deviceConfiguration = try board.map { try BoardInput.deviceConfiguration(for: $0.input) } ?? InputConfiguration()
+        if !inputDevices.isEmpty {
+            try compositor.attachInput(InputContext(devicePaths: inputDevices, configuration: deviceConfiguration))
+        } else if kms, inputSeat != "none" {
+            try compositor.attachInput(InputContext(seat: inputSeat, configuration: deviceConfiguration))
+        }
+        defer { if let inputLatencyLog { writeLatencies(compositor.inputDeliveryLatencies, to: inputLatencyLog, logger: logger) } }
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         var process: ClientProcess?
@@ -171,6 +189,14 @@ struct Run: ParsableCommand {
                 logger.error("cannot write \(screenshot): \(error)")
             }
             return !keepRunning
+        }
+    }
+
+    private func writeLatencies(_ latencies: [UInt64], to path: String, logger: Logger) {
+        do {
+            try latencies.map { "\($0)\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            logger.error("cannot write \(path): \(error)")
         }
     }
 

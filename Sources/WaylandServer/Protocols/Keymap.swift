@@ -72,6 +72,13 @@ public struct Keysym: RawRepresentable, Hashable, Sendable, CustomStringConverti
     }
 
     public var description: String { name }
+
+    /// The character the keysym types (`a`, `Z`, `€`), nil for keys that type none (Shift, F1).
+    public var character: Character? {
+        let scalar = xkb_keysym_to_utf32(rawValue)
+        guard scalar >= 0x20, scalar != 0x7F, let unicode = Unicode.Scalar(scalar) else { return nil }
+        return Character(unicode)
+    }
 }
 
 /// A compiled xkb keymap and its text in a sealed memory file, shared read-only with every client.

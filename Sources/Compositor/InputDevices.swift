@@ -1,0 +1,135 @@
+import DisplayBackend
+import Input
+import LayerKit
+import WaylandServer
+
+/// The input contexts the compositor reads and what it measures of them.
+struct InputDeviceState {
+    var contexts: [InputContext] = []
+    var sources: [EventSource] = []
+    /// Devices by context and identifier, for the touchscreen-to-output mapping by name.
+    var names: [ObjectIdentifier: [InputDeviceID: String]] = [:]
+    /// Touchscreens (by libinput device name) mapped to an output by its connector name.
+    var touchscreenOutputs: [String: String] = [:]
+    /// When the batch of events being delivered was read (CLOCK_MONOTONIC ns), until the flush.
+    var readNanoseconds: UInt64?
+    /// Read-to-flush times of the last batches, oldest first (bounded).
+    var deliveryLatencies: [UInt64] = []
+}
+
+extension Compositor {
+    /// Reads `context`'s devices from the compositor's loop from now on; the devices a seat
+    /// context enumerated arrive at once. The compositor keeps the context.
+    public func attachInput(_ context: InputContext) throws {
+        let source = try display.eventLoop.addFileDescriptor(context.fileDescriptor, events: .readable) { [unowned self, unowned context] _ in
+            readInput(from: context)
+        }
+        inputDevices.contexts.append(context)
+        inputDevices.sources.append(source)
+        readInput(from: context)
+    }
+
+    /// Touches of the touchscreen called `deviceName` (libinput's name) land on the output of
+    /// connector `outputName`; unmapped touchscreens cover the first output.
+    public func mapTouchscreen(named deviceName: String, toOutput outputName: String) {
+        inputDevices.touchscreenOutputs[deviceName] = outputName
+    }
+
+    /// The input devices present now, over every attached context.
+    public var inputDeviceList: [InputDeviceInfo] {
+        inputDevices.contexts.flatMap(\.devices)
+    }
+
+    /// How long the last batches of input events took from being read from libinput to being
+    /// flushed to the clients (nanoseconds, oldest first; at most 10,000).
+    public var inputDeliveryLatencies: [UInt64] { inputDevices.deliveryLatencies }
+
+    private func readInput(from context: InputContext) {
+        let events: [InputEvent]
+        do {
+            events = try context.dispatch()
+        } catch {
+            logger.error("reading input failed: \(error)")
+            return
+        }
+        guard !events.isEmpty else { return }
+        if inputDevices.readNanoseconds == nil { inputDevices.readNanoseconds = monotonicNanoseconds() }
+        let key = ObjectIdentifier(context)
+        for event in events {
+            switch event {
+            case .deviceAdded(let info):
+                inputDevices.names[key, default: [:]][info.id] = info.name
+                logger.info("input device \(info.sysname) \"\(info.name)\": \(info.capabilities)")
+            case .deviceRemoved(let info):
+                inputDevices.names[key]?[info.id] = nil
+                logger.info("input device \(info.sysname) \"\(info.name)\" removed")
+            default:
+                handle(event, deviceName: inputDevices.names[key]?[event.device])
+            }
+        }
+    }
+
+    /// Delivers one device event: to the client under the pointer or finger, or the focused one.
+    /// Absolute positions (touchscreens, tablets) are fractions of the output's panel, turned
+    /// with the output's transform; `deviceName` picks the output a touchscreen is mapped to.
+    public func handle(_ event: InputEvent, deviceName: String? = nil) {
+        let time = event.time.map { UInt32(truncatingIfNeeded: $0 / 1000) } ?? eventTime
+        switch event {
+        case .deviceAdded, .deviceRemoved:
+            break
+        case .key(_, _, let code, let isPressed):
+            keyboardKey(code, pressed: isPressed, time: time)
+        case .pointerMotion(_, _, let dx, let dy, _, _):
+            pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy, time: time)
+        case .pointerMotionAbsolute(_, _, let x, let y):
+            guard let output = output(forDeviceNamed: deviceName) else { return }
+            let point = output.logicalPoint(normalizedX: x, y: y)
+            pointerMoved(toX: point.x, y: point.y, time: time)
+        case .pointerButton(_, _, let code, let isPressed):
+            pointerButton(code, pressed: isPressed, time: time)
+        case .scroll(_, _, let axis, let value, let v120, let source):
+            pointerScrolled(axis: axis == .vertical ? .vertical : .horizontal, value: value, value120: v120.map { Int32($0.rounded()) },
+                            source: PointerAxisSource(source), time: time)
+        case .touchDown(_, _, let slot, let x, let y):
+            guard let output = output(forDeviceNamed: deviceName) else { return }
+            let point = output.logicalPoint(normalizedX: x, y: y)
+            touchDown(id: slot, x: point.x, y: point.y, time: time)
+        case .touchMotion(_, _, let slot, let x, let y):
+            guard let output = output(forDeviceNamed: deviceName) else { return }
+            let point = output.logicalPoint(normalizedX: x, y: y)
+            touchMotion(id: slot, x: point.x, y: point.y, time: time)
+        case .touchUp(_, _, let slot):
+            touchUp(id: slot, time: time)
+        case .touchCancel:
+            touchCancel()
+        case .touchFrame:
+            break
+        }
+    }
+
+    private func output(forDeviceNamed name: String?) -> CompositorOutput? {
+        if let name, let connector = inputDevices.touchscreenOutputs[name],
+           let mapped = outputs.first(where: { $0.backend.name == connector }) {
+            return mapped
+        }
+        return outputs.first
+    }
+
+    /// Called after the loop flushed the clients: the batch read before it has been delivered.
+    func inputFlushed() {
+        guard let read = inputDevices.readNanoseconds else { return }
+        inputDevices.readNanoseconds = nil
+        inputDevices.deliveryLatencies.append(monotonicNanoseconds() - read)
+        if inputDevices.deliveryLatencies.count > 10_000 { inputDevices.deliveryLatencies.removeFirst(1_000) }
+    }
+}
+
+extension PointerAxisSource {
+    init(_ source: ScrollSource) {
+        switch source {
+        case .wheel: self = .wheel
+        case .finger: self = .finger
+        case .continuous: self = .continuous
+        }
+    }
+}
