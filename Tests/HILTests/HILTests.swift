@@ -96,6 +96,77 @@ import Testing
         #expect(run.refusedModeOutput.contains("refused-status 1"))
     }
 
+    // MARK: Input on the turned panel (wev reports what the client received)
+
+    /// wev's lines for one interface and event, e.g. ("wl_touch", "down").
+    static func clientEvents(_ log: String, _ interface: String, _ event: String) -> [Substring] {
+        log.split(separator: "\n").filter { $0.contains("\(interface)] \(event):") }
+    }
+
+    /// The "x, y: X, Y" pair at the end of a wev line.
+    static func position(in line: Substring) -> (x: Double, y: Double)? {
+        guard let range = line.range(of: "x, y: ", options: .backwards) else { return nil }
+        let numbers = line[range.upperBound...].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
+    }
+
+    @Test func listInputsNamesTheRigsKeyboardTabletAndTouchscreen() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.inputList.contains("QEMU Virtio Keyboard"), "\(run.inputList)")
+        #expect(run.inputList.contains("QEMU Virtio Tablet"), "\(run.inputList)")
+        #expect(run.inputList.contains("Vitrine HIL touchscreen"), "\(run.inputList)")
+    }
+
+    @Test func aTouchOnTheTurnedCalibratedPanelReachesTheClientWhereTheFingerIs() throws {
+        let run = try GuestRun.shared.get()
+        // The finger at (0.25, 0.5) of the panel; the board's matrix mirrors it to (0.75, 0.5), the
+        // 1024×768 panel's (768, 384); turned a quarter, that is the 768×1024 output's (384, 768).
+        let down = try #require(Self.clientEvents(run.inputLog, "wl_touch", "down").first, "\(run.inputLog)")
+        let point = try #require(Self.position(in: down))
+        #expect(abs(point.x - 384) <= 0.5 && abs(point.y - 768) <= 0.5, "\(down)")
+        #expect(Self.clientEvents(run.inputLog, "wl_touch", "up").count == 1)
+    }
+
+    @Test func aClickThroughQEMUsTabletLandsWhereThePointerIsOnTheTurnedPanel() throws {
+        let run = try GuestRun.shared.get()
+        // QMP put the pointer at the panel's (700, 300): the output's (768 − 300, 700), give or take
+        // the tablet's rounding.
+        let moves = run.inputLog.split(separator: "\n").filter { $0.contains("wl_pointer] motion:") || $0.contains("wl_pointer] enter:") }
+        let point = try #require(moves.compactMap(Self.position(in:)).last, "\(run.inputLog)")
+        #expect(abs(point.x - 468) <= 1.5 && abs(point.y - 700) <= 1.5, "\(point)")
+        let buttons = Self.clientEvents(run.inputLog, "wl_pointer", "button")
+        #expect(buttons.first?.contains("button: 272 (left), state: 1 (pressed)") == true, "\(buttons)")
+        #expect(buttons.count == 2)
+    }
+
+    @Test func aKeyTypedThroughQEMUArrivesWithTheBoardsLayout() throws {
+        let run = try GuestRun.shared.get()
+        let lines = run.inputLog.split(separator: "\n")
+        // The key labelled Y (evdev 21, which wev prints as xkb's 29) is z on the board's German layout.
+        let press = try #require(lines.firstIndex { $0.contains("wl_keyboard] key:") && $0.contains("key: 29; state: 1 (pressed)") }, "\(run.inputLog)")
+        #expect(lines[press + 1].contains("sym: z "), "\(lines[press + 1])")
+    }
+
+    @Test func theCursorIsDrawnAtThePointerOnTheTurnedPanel() throws {
+        let run = try GuestRun.shared.get()
+        let screen = try Image(contentsOfPNGFile: run.directory + "/input-cursor.png")
+        // The arrow's body, (3, 9) from its tip at the output's (468, 700), is the panel's (709, 296).
+        #expect(screen.pixel(x: 709, y: 296) == PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+        #expect(run.output.contains("vitrine-input-status 0"), "\(run.output)")
+    }
+
+    @Test func inputDeliveryTimesAreRecordedForEveryBatch() throws {
+        let run = try GuestRun.shared.get()
+        // Touch down and up, the pointer's move and two button changes, a key down and up: at least
+        // five batches (events read together share one).
+        #expect(run.inputLatencies.count >= 5, "\(run.inputLatencies)")
+        let sorted = run.inputLatencies.sorted()
+        if !sorted.isEmpty {
+            let median = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+            print("input read → client flush in the guest (TCG): median \(median / 1000) µs, p99 \(p99 / 1000) µs over \(sorted.count) batches")
+        }
+    }
+
     @Test func openingAMissingDeviceNamesItWithTheSystemError() {
         #expect(throws: KMSError.system(operation: "open(/dev/dri/card15-absent)", code: ENOENT)) {
             try KMSBackend(devicePath: "/dev/dri/card15-absent")
@@ -132,6 +203,12 @@ struct GuestRun: Sendable {
     let outputList: String
     /// What the guest script printed (the harness's output.txt).
     let output: String
+    /// What `vitrine list-inputs` printed in the guest (udev running).
+    let inputList: String
+    /// Vitrine's log with wev's report of what it received, on the turned panel.
+    let inputLog: String
+    /// Read-to-flush times of the input batches (ns).
+    let inputLatencies: [UInt64]
 
     static let shared = Result { try GuestRun.boot() }
 
@@ -203,8 +280,36 @@ struct GuestRun: Sendable {
             while [ $n -lt 120 ] && [ "$(cat $OUT/flips-shm.log 2>/dev/null | wc -l)" -lt 40 ]; do sleep 1; n=$((n + 1)); done
             hil_screendump simple-shm
             kill -TERM $pid; wait $pid; echo "vitrine-shm-status $?"
+            # Input from real evdev devices: udev tags them for libinput's seat; QEMU's virtio
+            # keyboard and tablet, and a uinput touchscreen, on a panel turned a quarter.
+            # (udevadm trigger refuses to run in a chroot: the uevents are asked for by hand.)
+            /lib/systemd/systemd-udevd --daemon > $OUT/udevd.log 2>&1
+            sleep 1
+            for uevent in /sys/class/input/*/uevent; do echo add > $uevent; done
+            python3 \(touchScript) /tmp/touch.fifo > $OUT/touch-device.txt 2>&1 &
+            n=0; while [ $n -lt 50 ] && ! grep -q /dev/input $OUT/touch-device.txt; do sleep 0.2; n=$((n + 1)); done
+            touchscreen=$(head -1 $OUT/touch-device.txt)
+            n=0; while [ $n -lt 50 ] && ! udevadm info --query=property --name=$touchscreen | grep -q ID_INPUT_TOUCHSCREEN=1; do sleep 0.2; n=$((n + 1)); done
+            n=0; while [ $n -lt 50 ] && ! udevadm info --query=property --name=/dev/input/event2 | grep -q ID_INPUT=1; do sleep 0.2; n=$((n + 1)); done
+            \(vitrine) list-inputs > $OUT/inputs.txt 2>&1
+            \(vitrine) run --kms --config $OUT/input-board.toml --presentation-log $OUT/flips-input.log \
+                --input-latency-log $OUT/input-latency.txt -- stdbuf -oL wev > $OUT/vitrine-input.log 2>&1 &
+            pid=$!
+            n=0
+            while [ $n -lt 120 ] && ! grep -q 'xdg_toplevel.*configure' $OUT/vitrine-input.log; do sleep 1; n=$((n + 1)); done
+            n=0; while [ $n -lt 60 ] && [ "$(cat $OUT/flips-input.log 2>/dev/null | wc -l)" -lt 2 ]; do sleep 1; n=$((n + 1)); done
+            sleep 3
+            echo "down 0 0.25 0.5" > /tmp/touch.fifo; sleep 1
+            echo "up 0" > /tmp/touch.fifo; sleep 1
+            hil_move 700 300; sleep 2
+            hil_click left; sleep 1
+            hil_key y; sleep 2
+            hil_screendump input-cursor
+            kill -TERM $pid; wait $pid; echo "vitrine-input-status $?"
+            echo quit > /tmp/touch.fifo
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
+        try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp.
@@ -220,8 +325,40 @@ struct GuestRun: Sendable {
             kmsLog: (try? String(contentsOfFile: directory + "/vitrine-kms.log", encoding: .utf8)) ?? "",
             refusedModeOutput: (try? String(contentsOfFile: directory + "/refused.log", encoding: .utf8)) ?? "",
             outputList: (try? String(contentsOfFile: directory + "/outputs.txt", encoding: .utf8)) ?? "",
-            output: (try? String(contentsOfFile: directory + "/output.txt", encoding: .utf8)) ?? "")
+            output: (try? String(contentsOfFile: directory + "/output.txt", encoding: .utf8)) ?? "",
+            inputList: (try? String(contentsOfFile: directory + "/inputs.txt", encoding: .utf8)) ?? "",
+            inputLog: (try? String(contentsOfFile: directory + "/vitrine-input.log", encoding: .utf8)) ?? "",
+            inputLatencies: ((try? String(contentsOfFile: directory + "/input-latency.txt", encoding: .utf8)) ?? "")
+                .split(separator: "\n").compactMap { UInt64($0) })
     }
+
+    static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
+
+    /// The guest's panel turned a quarter, a German keyboard, and the uinput touchscreen mapped to
+    /// the panel through a calibration that mirrors it left to right (so the matrix shows).
+    static let inputBoard = """
+        [board]
+        name = "hil-input"
+
+        [[output]]
+        connector = "Virtual-1"
+        mode = "\(KMSFrameTests.width)x\(KMSFrameTests.height)"
+        rotation = 90
+
+        [input.keyboard]
+        layout = "de"
+
+        [[input.touchscreen]]
+        device = "Vitrine HIL touchscreen"
+        output = "Virtual-1"
+        calibration = [-1, 0, 1, 0, 1, 0]
+
+        [app]
+        command = ["/usr/bin/wev"]
+
+        [cursor]
+        visible = true
+        """
 
     /// The lines of a presentation log that parse; a malformed line is left out (and then missed by
     /// the count checks).
