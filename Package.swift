@@ -113,7 +113,10 @@ let package = Package(
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
-            dependencies: ["BoardConfig", "Compositor", "DisplayBackend", "Input", "WaylandServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "Views", "WaylandServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
@@ -154,7 +157,7 @@ let package = Package(
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "InputTests", dependencies: ["Input"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "Graphics"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),

@@ -3,7 +3,9 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import LayerKit
 import Logging
+import Views
 
 /// The kiosk policy around a running compositor: the board's app under supervision, and systemd
 /// told the truth (READY=1 once the first frame is on screen, WATCHDOG=1 from the main loop,
@@ -21,14 +23,17 @@ public final class KioskSession {
     private var nextPing: UInt64
     private var frameTimeoutReported = false
     private var isReady = false
+    private let overlay: KioskOverlay?
 
     /// Starts `app` (when given) on `compositor`, whose socket is `socketName`; `outputs` says
-    /// what READY's status line shows, `start` is when Vitrine started (monotonic ns).
+    /// what READY's status line shows, `start` is when Vitrine started (monotonic ns). With a
+    /// `splash`, the first output shows it until the app's first frame, and while the app restarts.
     public init(
-        compositor: Compositor, socketName: String, app: AppConfiguration?, notifier: SystemdNotifier,
-        outputs: String, start: UInt64, logger: Logger
+        compositor: Compositor, socketName: String, app: AppConfiguration?, splash: SplashConfiguration? = nil,
+        notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
     ) throws {
         self.compositor = compositor
+        overlay = splash.map { KioskOverlay(root: compositor.rootView(), splash: $0, logger: logger) }
         self.notifier = notifier
         self.logger = logger
         watchdogPeriod = notifier.watchdogPingInterval.map(\.wholeNanoseconds)
@@ -70,6 +75,7 @@ public final class KioskSession {
             do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
             nextWatchdog = now + watchdogPeriod
         }
+        updateOverlay()
         guard let supervisor else { return }
         // One ping a second; a ping still unanswered keeps its first deadline.
         if now >= nextPing {
@@ -90,6 +96,7 @@ public final class KioskSession {
             appOutput?.finish()
             appOutput = nil
             report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms")
+            overlay?.show(.restarting)
         case .restarted(let pid):
             frameTimeoutReported = false
             do {
@@ -103,6 +110,22 @@ public final class KioskSession {
         case nil:
             break
         }
+    }
+
+    /// Whether the splash or "restarting" overlay is on the screen (fading in included).
+    public var isShowingOverlay: Bool { overlay.map { $0.state != .hidden } ?? false }
+
+    /// The overlay gives way once the app (or, without a supervised app, any client) drew a frame
+    /// since it started.
+    private func updateOverlay() {
+        guard let overlay, overlay.state != .hidden else { return }
+        let drew: Bool
+        if let supervisor {
+            drew = supervisor.isRunning && (compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0) > supervisor.startedAt
+        } else {
+            drew = compositor.lastNewBufferNanoseconds(where: { _ in true }) != nil
+        }
+        if drew { overlay.show(.hidden) }
     }
 
     /// Tells systemd Vitrine is stopping and ends the app.

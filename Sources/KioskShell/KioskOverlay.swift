@@ -1,0 +1,85 @@
+import BoardConfig
+import Graphics
+import LayerKit
+import Logging
+import Views
+
+/// What covers an output while the kiosk app shows nothing: the board's splash (its colour and
+/// image) from the first frame until the app's first frame, and the splash with a spinning
+/// indicator while the app restarts. It takes the touches and clicks meant for a missing app;
+/// once the app draws, it fades out and lets input through.
+final class KioskOverlay {
+    enum State: Equatable {
+        case splash
+        case restarting
+        case hidden
+    }
+
+    private(set) var state = State.splash
+    let view: View
+    private let spinner = ReplicatorLayer()
+
+    /// Seconds of the fade between states.
+    static let fadeDuration = 0.3
+    /// The indicator: twelve dots around a 24-point circle, one revolution a second.
+    static let dotCount = 12
+
+    init(root: RootView, splash: SplashConfiguration, logger: Logger) {
+        view = View(frame: root.bounds)
+        view.layer.name = "kiosk overlay"
+        view.layer.backgroundColor = Color(
+            red: Double(splash.backgroundColor.red) / 255, green: Double(splash.backgroundColor.green) / 255,
+            blue: Double(splash.backgroundColor.blue) / 255, alpha: 1)
+        if let path = splash.imagePath {
+            do {
+                let image = try Image(contentsOfPNGFile: path)
+                let logo = Layer()
+                logo.name = "splash image"
+                // The image's pixels are the output's: it keeps its size in pixels at any scale.
+                logo.contentsScale = root.scaleFactor
+                logo.contents = image
+                logo.bounds = Rect(x: 0, y: 0, width: Double(image.width) / root.scaleFactor, height: Double(image.height) / root.scaleFactor)
+                logo.position = Point(x: root.bounds.midX, y: root.bounds.midY)
+                view.layer.addSublayer(logo)
+            } catch {
+                logger.warning("splash image \(path) cannot be shown: \(error); showing the colour only")
+            }
+        }
+        spinner.name = "restarting indicator"
+        spinner.bounds = Rect(x: 0, y: 0, width: 48, height: 48)
+        spinner.position = Point(x: root.bounds.midX, y: root.bounds.maxY - max(64, root.bounds.height / 6))
+        spinner.instanceCount = Self.dotCount
+        spinner.instanceTransform = Transform3D(rotationAngle: 2 * .pi / Double(Self.dotCount), x: 0, y: 0, z: 1)
+        spinner.instanceDelay = 1.0 / Double(Self.dotCount)
+        let dot = Layer()
+        dot.bounds = Rect(x: 0, y: 0, width: 6, height: 6)
+        dot.cornerRadius = 3
+        dot.position = Point(x: 24, y: 3)
+        dot.backgroundColor = Color(white: 1)
+        dot.opacity = 0.25
+        let pulse = BasicAnimation(keyPath: "opacity")
+        pulse.fromValue = 1.0
+        pulse.toValue = 0.25
+        pulse.duration = 1
+        pulse.repeatCount = .infinity
+        dot.add(pulse, forKey: "pulse")
+        spinner.addSublayer(dot)
+        spinner.isHidden = true
+        view.layer.addSublayer(spinner)
+        root.addSubview(view)
+    }
+
+    /// Shows `new`, fading between the splash and the app.
+    func show(_ new: State) {
+        guard new != state else { return }
+        state = new
+        view.isUserInteractionEnabled = new != .hidden
+        View.animate(duration: Self.fadeDuration) {
+            view.layer.opacity = new == .hidden ? 0 : 1
+        }
+        Transaction.begin()
+        Transaction.disableActions = true
+        spinner.isHidden = new != .restarting
+        Transaction.commit()
+    }
+}
