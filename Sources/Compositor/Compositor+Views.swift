@@ -20,7 +20,8 @@ extension Compositor {
 
     /// A view of the compositor's (not the root itself) under `point` of the first output.
     func compositorView(at point: Point) -> View? {
-        guard let output = outputs.first, let hit = output.rootView.hitTest(point), hit !== output.rootView else {
+        guard let output = outputs.first, let hit = output.rootView.hitTest(point), hit !== output.rootView,
+              hit !== output.windowsView, !(hit is SurfaceView) else {
             return nil
         }
         return hit

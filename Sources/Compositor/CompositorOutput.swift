@@ -22,6 +22,9 @@ final class CompositorOutput {
     /// and below the cursor, in logical points; they get input before the clients under them.
     let rootView: RootView
     let dispatcher: EventDispatcher
+    /// Hosts the windows' views, bottom to top, under the compositor's own views.
+    let windowsView: View
+    private var windowViews: [ObjectIdentifier: SurfaceView] = [:]
     let context: RenderContext
     private let renderer: Renderer
     /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
@@ -63,6 +66,9 @@ final class CompositorOutput {
         rootView.layer.name = "views"
         rootView.layer.zPosition = 500_000
         dispatcher = EventDispatcher(root: rootView)
+        windowsView = View(frame: rootView.bounds)
+        windowsView.layer.name = "windows"
+        rootView.addSubview(windowsView)
         root.addSublayer(rootView.layer)
         root.addSublayer(cursor.overlay)
         scanout.addSublayer(root)
@@ -84,19 +90,33 @@ final class CompositorOutput {
     func addWindow(_ node: SurfaceNode) {
         guard !windows.contains(where: { $0 === node }) else { return }
         windows.append(node)
-        root.addSublayer(node.container)
+        let view = SurfaceView(node: node, lookup: nodeLookup)
+        windowViews[ObjectIdentifier(node)] = view
+        windowsView.addSubview(view)
     }
 
     func removeWindow(_ node: SurfaceNode) {
         windows.removeAll { $0 === node }
-        if node.container.superlayer === root { node.container.removeFromSuperlayer() }
+        windowViews.removeValue(forKey: ObjectIdentifier(node))?.removeFromSuperview()
     }
 
     func raiseWindow(_ node: SurfaceNode) {
-        guard windows.last !== node, windows.contains(where: { $0 === node }) else { return }
+        guard windows.last !== node, windows.contains(where: { $0 === node }), let view = windowViews[ObjectIdentifier(node)] else { return }
         windows.removeAll { $0 === node }
         windows.append(node)
-        root.addSublayer(node.container)
+        windowsView.addSubview(view)
+    }
+
+    /// The view hosting `node`'s window (the window that `node`, or an ancestor of its, is).
+    func windowView(containing node: SurfaceNode) -> SurfaceView? {
+        var layer: Layer? = node.container
+        while let current = layer {
+            if let view = windows.first(where: { $0.container === current }).flatMap({ windowViews[ObjectIdentifier($0)] }) {
+                return view
+            }
+            layer = current.superlayer
+        }
+        return nil
     }
 
     /// Whether `surface` (a window, a popup, or any subsurface of one) is drawn on this output.

@@ -22,32 +22,18 @@ extension Compositor {
     /// Milliseconds of CLOCK_MONOTONIC, the time base of input events.
     var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
 
-    /// The topmost surface that accepts input at `point` (output points) and the point in its coordinates.
+    /// The topmost surface that accepts input at `point` (output points) and the point in its
+    /// coordinates, found by hit testing the views on what is on screen.
     func surface(at point: Point) -> (surface: Surface, local: Point)? {
-        guard let output = outputs.first else { return nil }
-        func hit(_ node: SurfaceNode) -> (Surface, Point)? {
-            guard !node.container.isHidden else { return nil }
-            for popup in node.popups.reversed() {
-                if let found = hit(popup) { return found }
-            }
-            for member in node.surface.stack.reversed() {
-                if member === node.surface {
-                    let local = output.root.convert(point, to: node.container)
-                    let size = node.surface.current.size
-                    let inside = local.x >= 0 && local.y >= 0 && local.x < Double(size.width) && local.y < Double(size.height)
-                    if inside, !node.content.isHidden, node.surface.current.inputRegion.contains(x: local.x, y: local.y) {
-                        return (node.surface, local)
-                    }
-                } else if let child = self.node(for: member), let found = hit(child) {
-                    return found
-                }
-            }
-            return nil
-        }
-        for window in output.windows.reversed() {
-            if let found = hit(window) { return found }
-        }
-        return nil
+        guard let output = outputs.first, let view = output.rootView.hitTest(point) as? SurfaceView else { return nil }
+        return view.surface(at: view.shownLocation(ofRootPoint: point))
+    }
+
+    /// `point` (output points) in `surface`'s coordinates, through what is on screen for its window.
+    func localPoint(_ point: Point, in surface: Surface) -> Point? {
+        guard let output = outputs.first, let node = node(for: surface) else { return nil }
+        guard let window = output.windowView(containing: node) else { return output.root.convert(point, to: node.container) }
+        return window.node.container.convert(window.shownLocation(ofRootPoint: point), to: node.container)
     }
 
     /// The pointer moved to (`x`, `y`) in the output's logical points (kept on the output).
@@ -124,8 +110,8 @@ extension Compositor {
     /// knows where the pointer is on its surface.
     func refocusPointer(motion: Bool = false, time: UInt32? = nil) {
         let target: (surface: Surface, local: Point)?
-        if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let node = node(for: grabbed), let output = outputs.first {
-            target = (grabbed, output.root.convert(input.pointer, to: node.container))
+        if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let local = localPoint(input.pointer, in: grabbed) {
+            target = (grabbed, local)
         } else if viewsHaveThePointer {
             target = nil
         } else {
@@ -198,8 +184,7 @@ extension Compositor {
             output.dispatcher.touchMotion(id: id, to: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
             return
         }
-        guard let surface = input.touches[id], let node = node(for: surface), let output = outputs.first else { return }
-        let local = output.root.convert(Point(x: x, y: y), to: node.container)
+        guard let surface = input.touches[id], let local = localPoint(Point(x: x, y: y), in: surface) else { return }
         seat.touchMotion(id: id, x: local.x, y: local.y, time: time ?? eventTime)
         seat.touchFrame()
     }

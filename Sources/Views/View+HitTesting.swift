@@ -91,3 +91,12 @@ extension View {
         ShownTree(root: topmostView).hitTest(self, at: point)
     }
 }
+
+extension View {
+    /// `point`, given in the topmost view's bounds space, in this view's bounds space through the
+    /// geometry on screen (the presentation tree once committed), as hit testing sees it: what a
+    /// host of foreign content (a client's surface) needs to pass a position on.
+    public func shownLocation(ofRootPoint point: Point) -> Point {
+        ShownTree(root: topmostView).convert(point, toShownSpaceOf: self)
+    }
+}

@@ -1,7 +1,9 @@
 import Compositor
 import DisplayBackend
 import Input
+import LayerKit
 import Testing
+import WaylandServer
 import WaylandTestClient
 
 /// Device events (as libinput reports them) reach the client under the finger or pointer, at the
@@ -15,6 +17,7 @@ import WaylandTestClient
         let touch: TestProxy
         let pointer: TestProxy
         let keyboard: TestProxy
+        let surface: TestProxy
     }
 
     private func window(_ session: HeadlessSession) throws -> Window {
@@ -26,7 +29,7 @@ import WaylandTestClient
         let (surface, _) = try client.makeToplevel()
         try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
         try client.client.roundtrip()
-        return Window(client: client, touch: touch, pointer: pointer, keyboard: keyboard)
+        return Window(client: client, touch: touch, pointer: pointer, keyboard: keyboard, surface: surface)
     }
 
     private func fixed(_ value: TestValue?) -> Double? {
@@ -57,6 +60,33 @@ import WaylandTestClient
         #expect(abs(try #require(fixed(motion.arguments[2])) - 30) <= 1.0 / 256)
         #expect(abs(try #require(fixed(motion.arguments[3])) - 52) <= 1.0 / 256)
         #expect(window.touch.events(named: "up").first?.arguments[1] == .uint(5_032))
+    }
+
+    @Test func aWindowThatIsAnimatingIsTouchedWhereItIsSeen() throws {
+        let session = try HeadlessSession()
+        let window = try window(session)
+        let surface = try #require(window.client.server.resource(withID: window.surface.id) as? Surface)
+        let layer = try #require(session.compositor.layer(for: surface))
+        // The window slides from 200 points right of its place over 1,000 s: it is seen at
+        // (488, 208) for the whole test (it moves 0.2 points a second).
+        let slide = BasicAnimation(keyPath: "position")
+        slide.fromValue = Point(x: 488, y: 208)
+        slide.toValue = Point(x: 288, y: 208)
+        slide.duration = 1_000
+        slide.timingFunction = MediaTimingFunction(name: .linear)
+        layer.add(slide, forKey: "slide")
+        try session.compositor.dispatch(timeoutMilliseconds: 0)
+        // Where the model says the window is, nothing is seen: no client gets the touch.
+        session.compositor.touchDown(id: 0, x: 298, y: 230)
+        session.compositor.touchUp(id: 0)
+        session.compositor.touchDown(id: 1, x: 498, y: 230)
+        try window.client.client.roundtrip()
+        let downs = window.touch.events(named: "down")
+        #expect(downs.count == 1)
+        let down = try #require(downs.first)
+        #expect(down.arguments[3] == .int(1))
+        #expect(abs(try #require(fixed(down.arguments[4])) - 10) <= 0.5)
+        #expect(abs(try #require(fixed(down.arguments[5])) - 22) <= 0.5)
     }
 
     @Test func anAbsolutePointerOnAFlippedPanelMovesThePointerToTheMirroredPoint() throws {
