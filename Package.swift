@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "InputTests", dependencies: ["Input"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "Graphics"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "WaylandTestClient", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),

@@ -23,6 +23,7 @@ public final class Compositor: SurfaceObserver {
     private(set) var windowManager: WindowManager!
     var input = InputState()
     var inputDevices = InputDeviceState()
+    var idle = IdleState()
     private var backendSources: [EventSource] = []
     private var isStopped = false
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
@@ -80,7 +81,7 @@ public final class Compositor: SurfaceObserver {
         shell = XdgShellGlobal(display: display, version: 4)
         seat = SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch])
         try seat.setKeymap(layout: "us")
-        extensionGlobals = [
+        let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
             ViewporterGlobal(display: display),
             PresentationGlobal(display: display),
@@ -89,8 +90,9 @@ public final class Compositor: SurfaceObserver {
             XdgDecorationGlobal(display: display),
             XdgOutputManagerGlobal(display: display),
             XdgActivationGlobal(display: display),
-            IdleInhibitManagerGlobal(display: display),
         ]
+        let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
+        extensionGlobals = otherGlobals + [idleInhibitManager]
         var x: Int32 = 0
         for (index, output) in backend.outputs.enumerated() {
             let renderer = try Renderer(options: rendererOptions)
@@ -110,6 +112,7 @@ public final class Compositor: SurfaceObserver {
         windowManager = WindowManager(compositor: self)
         shell.handler = windowManager
         seat.handler = self
+        idleInhibitManager.handler = self
         for fd in backend.fileDescriptors {
             backendSources.append(try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
                 self.backend.dispatch(fileDescriptor: fd)

@@ -39,6 +39,7 @@ extension Compositor {
     /// The pointer moved to (`x`, `y`) in the output's logical points (kept on the output).
     /// `time` is the event's, in milliseconds of CLOCK_MONOTONIC (now when nil).
     public func pointerMoved(toX x: Double, y: Double, time: UInt32? = nil) {
+        noteInput(isTouch: false)
         guard let output = outputs.first else { return }
         let size = output.logicalSize
         input.pointer = Point(x: min(max(x, 0), size.width - 1), y: min(max(y, 0), size.height - 1))
@@ -73,6 +74,7 @@ extension Compositor {
     /// Scrolling over the surface under the pointer (`value120`: a wheel's steps, 120 per detent);
     /// a finger scroll's 0 ends it (axis_stop).
     public func pointerScrolled(axis: PointerAxis, value: Double, value120: Int32?, source: PointerAxisSource, time: UInt32? = nil) {
+        noteInput(isTouch: false)
         if let output = outputs.first, viewsHaveThePointer {
             output.dispatcher.scroll(
                 deltaX: axis == .horizontal ? value : 0, deltaY: axis == .vertical ? value : 0,
@@ -89,6 +91,7 @@ extension Compositor {
 
     /// A key (evdev code, e.g. KEY_A 30) went down or up: to the focused window.
     public func keyboardKey(_ code: UInt32, pressed: Bool, time: UInt32? = nil) {
+        noteInput(isTouch: false)
         if let output = outputs.first, output.dispatcher.firstResponder != nil {
             let text = pressed ? seat.keysyms(forKey: code).compactMap(\.character).map(String.init).joined() : nil
             output.dispatcher.key(code, isPressed: pressed, text: text?.isEmpty == false ? text : nil, at: Self.seconds(time ?? eventTime))
@@ -141,6 +144,7 @@ extension Compositor {
 
     /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32? = nil) {
+        noteInput(isTouch: false)
         if let output = outputs.first, viewsHaveThePointer {
             let seconds = Self.seconds(time ?? eventTime)
             if pressed { output.dispatcher.pressButton(button, at: seconds) } else { output.dispatcher.releaseButton(button, at: seconds) }
@@ -165,6 +169,7 @@ extension Compositor {
     }
 
     public func touchDown(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
+        noteInput(isTouch: true)
         if let output = outputs.first, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
         if let output = outputs.first, compositorView(at: Point(x: x, y: y)) != nil {
             input.viewTouches.insert(id)
@@ -180,6 +185,7 @@ extension Compositor {
     }
 
     public func touchMotion(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
+        noteInput(isTouch: true)
         if let output = outputs.first, input.viewTouches.contains(id) {
             output.dispatcher.touchMotion(id: id, to: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
             return

@@ -7,7 +7,8 @@ import Views
 /// What covers an output while the kiosk app shows nothing: the board's splash (its colour and
 /// image) from the first frame until the app's first frame, and the splash with a spinning
 /// indicator while the app restarts. It takes the touches and clicks meant for a missing app;
-/// once the app draws, it fades out and lets input through.
+/// once the app draws, it fades out and lets input through. Blanking (the board's idle
+/// blank-after) covers everything, the splash included, with black, and takes the waking touch.
 final class KioskOverlay {
     enum State: Equatable {
         case splash
@@ -16,8 +17,10 @@ final class KioskOverlay {
     }
 
     private(set) var state = State.splash
+    private(set) var isBlanked = false
     let view: View
     private let spinner = ReplicatorLayer()
+    private let blank = Layer()
 
     /// Seconds of the fade between states.
     static let fadeDuration = 0.3
@@ -66,6 +69,12 @@ final class KioskOverlay {
         spinner.addSublayer(dot)
         spinner.isHidden = true
         view.layer.addSublayer(spinner)
+        blank.name = "blank"
+        blank.anchorPoint = .zero
+        blank.bounds = view.bounds
+        blank.backgroundColor = Color(white: 0)
+        blank.isHidden = true
+        view.layer.addSublayer(blank)
         root.addSubview(view)
     }
 
@@ -73,13 +82,26 @@ final class KioskOverlay {
     func show(_ new: State) {
         guard new != state else { return }
         state = new
-        view.isUserInteractionEnabled = new != .hidden
+        update()
+    }
+
+    /// Blanks the output (black over everything) or brings back what it showed.
+    func setBlanked(_ blanked: Bool) {
+        guard blanked != isBlanked else { return }
+        isBlanked = blanked
+        update()
+    }
+
+    private func update() {
+        let covers = state != .hidden || isBlanked
+        view.isUserInteractionEnabled = covers
         View.animate(duration: Self.fadeDuration) {
-            view.layer.opacity = new == .hidden ? 0 : 1
+            view.layer.opacity = covers ? 1 : 0
         }
         Transaction.begin()
         Transaction.disableActions = true
-        spinner.isHidden = new != .restarting
+        spinner.isHidden = state != .restarting
+        blank.isHidden = !isBlanked
         Transaction.commit()
     }
 }

@@ -24,15 +24,23 @@ public final class KioskSession {
     private var frameTimeoutReported = false
     private var isReady = false
     private let overlay: KioskOverlay?
+    private let idle: IdleConfiguration
+    /// When the output was blanked (monotonic ns); nil while it is not.
+    private var blankedAt: UInt64?
+    private let start: UInt64
 
     /// Starts `app` (when given) on `compositor`, whose socket is `socketName`; `outputs` says
     /// what READY's status line shows, `start` is when Vitrine started (monotonic ns). With a
     /// `splash`, the first output shows it until the app's first frame, and while the app restarts.
+    /// `idle` blanks the output after its time without input (when a splash overlay exists), unless a
+    /// visible client inhibits idling.
     public init(
         compositor: Compositor, socketName: String, app: AppConfiguration?, splash: SplashConfiguration? = nil,
-        notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
+        idle: IdleConfiguration = IdleConfiguration(), notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
     ) throws {
         self.compositor = compositor
+        self.idle = idle
+        self.start = start
         overlay = splash.map { KioskOverlay(root: compositor.rootView(), splash: $0, logger: logger) }
         self.notifier = notifier
         self.logger = logger
@@ -76,6 +84,7 @@ public final class KioskSession {
             nextWatchdog = now + watchdogPeriod
         }
         updateOverlay()
+        updateBlanking(now: now)
         guard let supervisor else { return }
         // One ping a second; a ping still unanswered keeps its first deadline.
         if now >= nextPing {
@@ -126,6 +135,27 @@ public final class KioskSession {
             drew = compositor.lastNewBufferNanoseconds(where: { _ in true }) != nil
         }
         if drew { overlay.show(.hidden) }
+    }
+
+    /// Whether the output is blanked for idleness.
+    public var isBlanked: Bool { blankedAt != nil }
+
+    /// Blanks after the board's blank-after without input (unless a visible client inhibits it);
+    /// wakes on input since the blanking (a touch only when the board says touches wake).
+    private func updateBlanking(now: UInt64) {
+        guard let overlay, let blankAfter = idle.blankAfter else { return }
+        if let blankedAt {
+            guard compositor.lastInputNanoseconds(includingTouch: idle.wakesOnTouch) > blankedAt else { return }
+            self.blankedAt = nil
+            overlay.setBlanked(false)
+            report("woken by input")
+        } else {
+            let lastInput = max(start, compositor.lastInputNanoseconds(includingTouch: true))
+            guard now >= lastInput + blankAfter.wholeNanoseconds, !compositor.isIdleInhibited else { return }
+            blankedAt = now
+            overlay.setBlanked(true)
+            report("blanked after \(blankAfter) without input")
+        }
     }
 
     /// Tells systemd Vitrine is stopping and ends the app.

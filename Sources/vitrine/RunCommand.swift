@@ -151,7 +151,7 @@ struct Run: ParsableCommand {
         }
         // The board's app, supervised, when no app was given after --.
         let session = try KioskSession(
-            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, notifier: notifier,
+            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, idle: board?.idle ?? IdleConfiguration(), notifier: notifier,
             outputs: outputsDescription, start: startNanoseconds, logger: logger)
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false

@@ -1,0 +1,119 @@
+import BoardConfig
+import Compositor
+import DisplayBackend
+import Foundation
+import Glibc
+import Graphics
+import KioskShell
+import Logging
+import Testing
+import WaylandTestClient
+
+/// The board's idle blank-after: the output goes black after that long without input, and input
+/// wakes it (a touch only when the board says so) without reaching the app.
+@Suite(.serialized) struct IdleBlankingTests {
+    static let splash = PremultipliedPixel(red: 0x1D, green: 0x35, blue: 0x57, alpha: 255)
+    static let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+
+    /// A compositor on a 320×240 headless output with a kiosk session that shows the splash
+    /// (no app) and blanks after one second.
+    final class Kiosk {
+        let backend: HeadlessBackend
+        let compositor: Compositor
+        let session: KioskSession
+
+        init(wakesOnTouch: Bool) throws {
+            let folder = NSTemporaryDirectory() + "vitrine-idle-\(getpid())"
+            mkdir(folder, 0o700)
+            setenv("XDG_RUNTIME_DIR", folder, 1)
+            backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 320, height: 240, refreshMillihertz: 60_000))])
+            compositor = try Compositor(backend: backend)
+            let name = try compositor.listen(socketName: "vitrine-idle-\(UUID().uuidString.prefix(8))")
+            session = try KioskSession(
+                compositor: compositor, socketName: name, app: nil,
+                splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57)),
+                idle: IdleConfiguration(blankAfter: .seconds(1), wakesOnTouch: wakesOnTouch),
+                notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),
+                logger: Logger(label: "test"))
+        }
+
+        deinit {
+            session.stop()
+            compositor.shutdown()
+        }
+
+        /// Runs the loop (and the session's tick) until `condition` holds, at most `seconds`.
+        func run(seconds: Double, until condition: () -> Bool) throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if condition() { return true }
+                try compositor.dispatch(timeoutMilliseconds: 10)
+                session.tick(now: monotonicNanoseconds())
+            }
+            return condition()
+        }
+
+        var centre: PremultipliedPixel? { compositor.capture()?.pixel(x: 160, y: 120) }
+    }
+
+    @Test func theOutputBlanksAfterItsIdleTimeAndATouchWakesIt() throws {
+        let kiosk = try Kiosk(wakesOnTouch: true)
+        #expect(try kiosk.run(seconds: 10) { kiosk.centre == Self.splash })
+        #expect(!kiosk.session.isBlanked)
+        #expect(try kiosk.run(seconds: 10) { kiosk.session.isBlanked && kiosk.centre == Self.black })
+        kiosk.compositor.touchDown(id: 0, x: 160, y: 120)
+        kiosk.compositor.touchUp(id: 0)
+        #expect(try kiosk.run(seconds: 10) { !kiosk.session.isBlanked && kiosk.centre == Self.splash })
+    }
+
+    @Test func aBoardWhoseTouchesDoNotWakeWakesOnAKeyOnly() throws {
+        let kiosk = try Kiosk(wakesOnTouch: false)
+        #expect(try kiosk.run(seconds: 10) { kiosk.session.isBlanked })
+        kiosk.compositor.touchDown(id: 0, x: 160, y: 120)
+        kiosk.compositor.touchUp(id: 0)
+        _ = try kiosk.run(seconds: 0.3) { false }
+        #expect(kiosk.session.isBlanked)
+        kiosk.compositor.keyboardKey(57, pressed: true)
+        kiosk.compositor.keyboardKey(57, pressed: false)
+        #expect(try kiosk.run(seconds: 10) { !kiosk.session.isBlanked })
+    }
+
+    @Test func aVisibleSurfaceWithAnIdleInhibitorKeepsTheOutputOn() throws {
+        let kiosk = try Kiosk(wakesOnTouch: true)
+        let (_, socket) = try kiosk.compositor.display.createClientSocket()
+        let client = try TestClient(socket: socket) { [kiosk] in
+            try? kiosk.compositor.dispatch(timeoutMilliseconds: 0)
+            kiosk.session.tick(now: monotonicNanoseconds())
+        }
+        let compositor = try client.bind("wl_compositor", version: 5)
+        let shell = try client.bind("xdg_wm_base", version: 4)
+        let shm = try client.bind("wl_shm", version: 1)
+        let inhibitManager = try client.bind("zwp_idle_inhibit_manager_v1", version: 1)
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.roundtrip()
+        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+            Issue.record("no configure")
+            return
+        }
+        try xdgSurface.send(4, [.uint(serial)])
+        let fd = anonymousFile(size: 64 * 64 * 4)
+        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(64 * 64 * 4)], interface: "wl_shm_pool")
+        close(fd)
+        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(1)], interface: "wl_buffer")
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(6)
+        let inhibitor = try inhibitManager.send(1, [.newID, .object(surface)], interface: "zwp_idle_inhibitor_v1")
+        try client.roundtrip()
+        // Well past the blank-after of one second, the window still shows (black buffer, XRGB,
+        // over the splash that gave way): not blanked.
+        _ = try kiosk.run(seconds: 2.5) { false }
+        #expect(!kiosk.session.isBlanked)
+        // Without the inhibitor, the idle time runs out.
+        try inhibitor.send(0)
+        try client.roundtrip()
+        #expect(try kiosk.run(seconds: 10) { kiosk.session.isBlanked })
+    }
+}
