@@ -53,7 +53,10 @@ extension Compositor {
             return
         }
         guard !events.isEmpty else { return }
-        if inputDevices.readNanoseconds == nil { inputDevices.readNanoseconds = monotonicNanoseconds() }
+        // Only batches with events for clients are timed (a device arriving is no delivery).
+        if inputDevices.readNanoseconds == nil, events.contains(where: { $0.time != nil }) {
+            inputDevices.readNanoseconds = monotonicNanoseconds()
+        }
         let key = ObjectIdentifier(context)
         for event in events {
             switch event {
