@@ -57,6 +57,11 @@ let package = Package(
             providers: [.apt(["libudev-dev"])]
         ),
         .systemLibrary(
+            name: "CSeat",
+            pkgConfig: "libseat",
+            providers: [.apt(["libseat-dev"])]
+        ),
+        .systemLibrary(
             name: "CVulkan",
             pkgConfig: "vulkan",
             providers: [.apt(["libvulkan-dev"])]
@@ -90,6 +95,9 @@ let package = Package(
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
         .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux"]),
+
+        // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
+        .target(name: "Seat", dependencies: ["CSeat"]),
 
         // Level 3: input devices through libinput (udev seat or a path list), as one event value type.
         .target(name: "Input", dependencies: ["CInput", "CUdev", "CLinux"]),
@@ -137,6 +145,7 @@ let package = Package(
                 "Input",
                 "BoardConfig",
                 "KioskShell",
+                "Seat",
                 .product(name: "Logging", package: "swift-log"),
                 "Renderer",
                 "SeedExamples",
@@ -156,6 +165,7 @@ let package = Package(
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "InputTests", dependencies: ["Input"]),
+        .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "WaylandTestClient", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),

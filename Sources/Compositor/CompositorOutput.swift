@@ -157,8 +157,10 @@ final class CompositorOutput {
                 scale: backend.scaleFactor, clearColor: Color(white: 0))
             let shown = visibleSurfaces()
             onSurfacesShown?(shown)
-            callbacksInFlight = shown.flatMap { $0.takeFrameCallbacks() }
-            feedbacksInFlight = shown.flatMap { surface in
+            // Added to what waits already: a frame that was drawn but not shown (a session
+            // switched away) leaves its callbacks for the next one that is.
+            callbacksInFlight += shown.flatMap { $0.takeFrameCallbacks() }
+            feedbacksInFlight += shown.flatMap { surface in
                 surface.discardSupersededPresentationFeedbacks()
                 return surface.takePresentationFeedbacks()
             }

@@ -29,6 +29,24 @@ extension Compositor {
         readInput(from: context)
     }
 
+    /// Closes every input device (the session was switched away): touches in progress are
+    /// cancelled and buttons released for clients.
+    public func suspendInput() {
+        touchCancel()
+        for context in inputDevices.contexts { context.suspend() }
+    }
+
+    /// Opens the input devices again (the session is back).
+    public func resumeInput() {
+        for context in inputDevices.contexts {
+            do {
+                try context.resume()
+            } catch {
+                logger.error("input devices could not be opened again: \(error)")
+            }
+        }
+    }
+
     /// Touches of the touchscreen called `deviceName` (libinput's name) land on the output of
     /// connector `outputName`; unmapped touchscreens cover the first output.
     public func mapTouchscreen(named deviceName: String, toOutput outputName: String) {

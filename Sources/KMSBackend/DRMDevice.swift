@@ -2,6 +2,18 @@ internal import CDRM
 internal import CLinux
 import Glibc
 
+/// How the backend opens the DRM node when a seat manager gives devices out (libseat): the
+/// descriptor it returns comes with DRM master while the session is active.
+public struct KMSDeviceAccess {
+    public var open: (String) throws -> Int32
+    public var close: (Int32) -> Void
+
+    public init(open: @escaping (String) throws -> Int32, close: @escaping (Int32) -> Void) {
+        self.open = open
+        self.close = close
+    }
+}
+
 /// An open DRM primary node with the atomic and universal-planes client capabilities: the owner
 /// of the file descriptor that every other KMS object of the backend uses.
 final class DRMDevice {
@@ -10,12 +22,23 @@ final class DRMDevice {
     /// Whether page-flip timestamps are CLOCK_MONOTONIC (wp_presentation's clock).
     let hasMonotonicTimestamps: Bool
 
-    /// Opens `path` directly: this needs root (or the video group) and no other DRM master.
-    /// A seat manager (libseat) is not used yet.
-    init(path: String) throws(KMSError) {
+    private let access: KMSDeviceAccess?
+
+    /// Opens `path` through `access` (a seat manager), or directly when nil: that needs root (or
+    /// the video group) and no other DRM master.
+    init(path: String, access: KMSDeviceAccess? = nil) throws(KMSError) {
         self.path = path
-        fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw KMSError.current("open(\(path))") }
+        self.access = access
+        if let access {
+            do {
+                fd = try access.open(path)
+            } catch {
+                throw KMSError.seatRefused(device: path, reason: "\(error)")
+            }
+        } else {
+            fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { throw KMSError.current("open(\(path))") }
+        }
         do throws(KMSError) {
             try KMSError.check(drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1),
                                "drmSetClientCap(UNIVERSAL_PLANES) on \(path)")
@@ -24,14 +47,14 @@ final class DRMDevice {
                 throw KMSError.missingCapability(device: path, capability: "dumb buffers")
             }
         } catch {
-            close(fd)
+            if let access { access.close(fd) } else { close(fd) }
             throw error
         }
         hasMonotonicTimestamps = (try? Self.capability(DRM_CAP_TIMESTAMP_MONOTONIC, of: fd, path: path)) == 1
     }
 
     deinit {
-        close(fd)
+        if let access { access.close(fd) } else { close(fd) }
     }
 
     static func capability(_ capability: Int32, of fd: Int32, path: String) throws(KMSError) -> UInt64 {

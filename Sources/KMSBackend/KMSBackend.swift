@@ -7,8 +7,9 @@ import Glibc
 /// events. Poll-driven like every backend: the DRM fd delivers flip events, one timerfd per output
 /// starts its frames.
 ///
-/// The device is opened directly, which needs root and no other DRM master; a seat manager
-/// (libseat, with VT switching) is not used yet.
+/// The device is opened through a seat manager when `access` is given (libseat: seatd or logind,
+/// with `suspend()`/`resume()` around VT switches), otherwise directly, which needs root (or the
+/// video group) and no other DRM master.
 public final class KMSBackend: DisplayBackend {
     public private(set) var outputs: [any BackendOutput] = []
     public private(set) var kmsOutputs: [KMSOutput] = []
@@ -16,15 +17,29 @@ public final class KMSBackend: DisplayBackend {
 
     /// Lights the outputs that `configuration` selects on `devicePath` (default: the first
     /// /dev/dri/card* that has a connected display).
-    public init(devicePath: String? = nil, configuration: KMSOutputConfiguration = KMSOutputConfiguration()) throws(KMSError) {
+    public init(
+        devicePath: String? = nil, configuration: KMSOutputConfiguration = KMSOutputConfiguration(), access: KMSDeviceAccess? = nil
+    ) throws(KMSError) {
         let path = if let devicePath { devicePath } else { try Self.defaultDevicePath() }
-        device = try DRMDevice(path: path)
+        device = try DRMDevice(path: path, access: access)
         let candidates = try Self.discover(on: device, configuration: configuration)
         for candidate in candidates {
             let output = try KMSOutput(device: device, candidate: candidate, configuration: configuration)
             kmsOutputs.append(output)
             outputs.append(output)
         }
+    }
+
+    /// The session was switched away (the seat manager takes DRM master): no more commits until
+    /// `resume()`; frames asked for meanwhile wait.
+    public func suspend() {
+        for output in kmsOutputs { output.suspend() }
+    }
+
+    /// The session is active again: each output's mode is set again with the last frame it
+    /// showed, and a frame follows to catch up on what changed meanwhile.
+    public func resume() throws(KMSError) {
+        for output in kmsOutputs { try output.resume() }
     }
 
     /// The device path in use.

@@ -56,6 +56,10 @@ public final class KMSOutput: BackendOutput {
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
+    /// While the session is switched away: nothing is committed.
+    private var isSuspended = false
+    /// The modeset's property values except the plane's framebuffer, to set the mode again on resume.
+    private var modesetValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
 
     /// What the CRTC showed before this output took it, to leave it as found.
     private struct SavedCRTC {
@@ -113,18 +117,20 @@ public final class KMSOutput: BackendOutput {
         // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
         // connector and mode and changes nothing.
         buffers[0].clear()
-        let request = try AtomicRequest()
-        try request.set(connector, try connectorProperties.id("CRTC_ID"), UInt64(crtc))
-        try request.set(crtc, try crtcProperties.id("MODE_ID"), UInt64(blob))
-        try request.set(crtc, try crtcProperties.id("ACTIVE"), 1)
+        modesetValues = [
+            (connector, try connectorProperties.id("CRTC_ID"), UInt64(crtc)),
+            (crtc, try crtcProperties.id("MODE_ID"), UInt64(blob)),
+            (crtc, try crtcProperties.id("ACTIVE"), 1),
+        ]
         let planeValues: [(String, UInt64)] = [
-            ("FB_ID", UInt64(buffers[0].framebuffer)), ("CRTC_ID", UInt64(crtc)),
+            ("CRTC_ID", UInt64(crtc)),
             ("SRC_X", 0), ("SRC_Y", 0), ("SRC_W", UInt64(mode.width) << 16), ("SRC_H", UInt64(mode.height) << 16),
             ("CRTC_X", 0), ("CRTC_Y", 0), ("CRTC_W", UInt64(mode.width)), ("CRTC_H", UInt64(mode.height)),
         ]
         for (property, value) in planeValues {
-            try request.set(plane, try planeProperties.id(property), value)
+            modesetValues.append((plane, try planeProperties.id(property), value))
         }
+        let request = try modesetRequest(framebuffer: buffers[0].framebuffer)
         let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
@@ -134,6 +140,31 @@ public final class KMSOutput: BackendOutput {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
         phase = .flipPending(image: nil, buffer: 0)
+    }
+
+    /// The modeset showing `framebuffer`.
+    private func modesetRequest(framebuffer: UInt32) throws(KMSError) -> AtomicRequest {
+        let request = try AtomicRequest()
+        for (object, property, value) in modesetValues { try request.set(object, property, value) }
+        try request.set(plane, planeFramebufferProperty, UInt64(framebuffer))
+        return request
+    }
+
+    func suspend() {
+        isSuspended = true
+    }
+
+    /// Sets the mode again showing the front buffer (the last frame), blocking, then asks for a frame.
+    func resume() throws(KMSError) {
+        isSuspended = false
+        // A flip in flight when the session went away may never report back.
+        if case .flipPending = phase { phase = .idle }
+        let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
+        if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
+            throw KMSError.configurationRejected(connector: name, mode: mode.description, code: code)
+        }
+        wantsAnotherFrame = true
+        scheduleAnotherIfWanted()
     }
 
     deinit {
@@ -172,6 +203,10 @@ public final class KMSOutput: BackendOutput {
     }
 
     public func scheduleFrame() {
+        if isSuspended {
+            wantsAnotherFrame = true
+            return
+        }
         switch phase {
         case .idle:
             let now = monotonicNanoseconds()
@@ -211,6 +246,12 @@ public final class KMSOutput: BackendOutput {
     public func present(_ image: Image, for request: FrameRequest) throws {
         guard image.width == mode.width, image.height == mode.height else {
             throw KMSError.imageSizeMismatch(output: name, expected: mode.description, width: image.width, height: image.height)
+        }
+        if isSuspended {
+            // The frame waits for the session to come back (resume draws a new one).
+            phase = .idle
+            wantsAnotherFrame = true
+            return
         }
         let back = (front + 1) % buffers.count
         let buffer = buffers[back]

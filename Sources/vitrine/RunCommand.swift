@@ -6,6 +6,8 @@ import Foundation
 import Glibc
 import Input
 import KMSBackend
+import Seat
+import WaylandServer
 import KioskShell
 import Logging
 
@@ -48,6 +50,9 @@ struct Run: ParsableCommand {
     @Option(help: "With --kms: the seat whose input devices udev lists, hotplug included (default seat0; 'none' reads no input). Headless outputs read input only from --input-device.")
     var inputSeat = "seat0"
 
+    @Option(help: "With --kms: how devices are opened: 'libseat' (seatd or logind, with VT switches), 'direct' (as root, no seat manager), or 'auto': libseat when seatd's socket or a logind session is there (default).")
+    var seatManager = "auto"
+
     @Option(help: "On exit, write each input batch's time from libinput read to client flush (ns, one per line) to this file.")
     var inputLatencyLog: String?
 
@@ -80,6 +85,9 @@ struct Run: ParsableCommand {
         if let rotation, BoardConfig.OutputTransform(rawValue: rotation) == nil {
             throw ValidationError("--rotation must be one of \(BoardConfig.OutputTransform.allCases.map { $0.rawValue }.joined(separator: ", ")), got '\(rotation)'")
         }
+        guard ["auto", "libseat", "direct"].contains(seatManager) else {
+            throw ValidationError("--seat-manager must be auto, libseat or direct, got '\(seatManager)'")
+        }
         if !kms, device != nil || connector != nil || mode != nil || presentationLog != nil {
             throw ValidationError("--device, --connector, --mode and --presentation-log need --kms")
         }
@@ -106,26 +114,34 @@ struct Run: ParsableCommand {
         let backend: any DisplayBackend
         let outputsDescription: String
         var presentationLogFile: UnsafeMutablePointer<FILE>?
+        var seat: SeatSession?
+        var kmsBackend: KMSBackend?
         if kms {
+            seat = try openSeat(logger: logger)
             var connector = self.connector
             var mode = mode.flatMap(KMSModeRequest.init(parsing:))
             if connector == nil, case .named(let name) = output?.connector { connector = name }
             if mode == nil, case .exact(let width, let height, let hertz) = output?.mode {
                 mode = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
             }
-            let kmsBackend = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
-                connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal))
+            let access = seat.map { seat in
+                KMSDeviceAccess(open: { path in try seat.openDevice(path) }, close: { fd in seat.closeDevice(fd) })
+            }
+            let kms = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
+                connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal),
+                access: access)
+            kmsBackend = kms
             if let presentationLog {
                 guard let file = fopen(presentationLog, "a") else {
                     throw ValidationError("cannot open \(presentationLog): \(String(cString: strerror(errno)))")
                 }
                 presentationLogFile = file
             }
-            for output in kmsBackend.kmsOutputs {
+            for output in kms.kmsOutputs {
                 observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
             }
-            backend = kmsBackend
-            outputsDescription = kmsBackend.kmsOutputs.map(\.description).joined(separator: ", ")
+            backend = kms
+            outputsDescription = kms.kmsOutputs.map(\.description).joined(separator: ", ")
         } else {
             var configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
             configuration.transform = .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal
@@ -139,8 +155,27 @@ struct Run: ParsableCommand {
         if !inputDevices.isEmpty {
             try compositor.attachInput(InputContext(devicePaths: inputDevices, configuration: deviceConfiguration))
         } else if kms, inputSeat != "none" {
-            try compositor.attachInput(InputContext(seat: inputSeat, configuration: deviceConfiguration))
+            let opener = seat.map(SeatDeviceOpener.init) ?? DirectOpener() as any DeviceOpener
+            try compositor.attachInput(InputContext(seat: inputSeat, configuration: deviceConfiguration, opener: opener))
         }
+        var seatSource: EventSource?
+        if let seat {
+            seat.onDisable = {
+                logger.info("session switched away: the display and input devices rest")
+                kmsBackend?.suspend()
+                compositor.suspendInput()
+                do { try seat.acknowledgeDisable() } catch { logger.error("\(error)") }
+            }
+            seat.onEnable = {
+                logger.info("session active again: setting the mode and reopening input devices")
+                do { try kmsBackend?.resume() } catch { logger.error("cannot light the display again: \(error)") }
+                compositor.resumeInput()
+            }
+            seatSource = try compositor.display.eventLoop.addFileDescriptor(seat.fileDescriptor, events: .readable) { _ in
+                do { try seat.dispatch() } catch { logger.error("\(error)") }
+            }
+        }
+        defer { seatSource?.remove() }
         defer { if let inputLatencyLog { writeLatencies(compositor.inputDeliveryLatencies, to: inputLatencyLog, logger: logger) } }
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
@@ -192,6 +227,20 @@ struct Run: ParsableCommand {
         }
     }
 
+    /// The seat session for --kms, by --seat-manager: with 'auto', only where a seat manager runs
+    /// (seatd's socket, or a logind session), so that root on a bare system opens devices directly.
+    private func openSeat(logger: Logger) throws -> SeatSession? {
+        let environment = ProcessInfo.processInfo.environment
+        let managerPresent = access(environment["SEATD_SOCK"] ?? "/run/seatd.sock", F_OK) == 0 || environment["XDG_SESSION_ID"] != nil
+        guard seatManager == "libseat" || (seatManager == "auto" && managerPresent) else {
+            logger.info("opening devices directly (no seat manager)")
+            return nil
+        }
+        let seat = try SeatSession()
+        logger.info("devices of \(seat.name) come through libseat")
+        return seat
+    }
+
     private func writeLatencies(_ latencies: [UInt64], to path: String, logger: Logger) {
         do {
             try latencies.map { "\($0)\n" }.joined().write(toFile: path, atomically: true, encoding: .utf8)
@@ -240,5 +289,23 @@ struct Run: ParsableCommand {
             throw ValidationError("cannot create \(path) for XDG_RUNTIME_DIR: \(String(cString: strerror(errno)))")
         }
         setenv("XDG_RUNTIME_DIR", path, 1)
+    }
+}
+
+/// libinput's devices through the seat manager.
+struct SeatDeviceOpener: DeviceOpener {
+    let seat: SeatSession
+
+    func open(path: String, flags: Int32) throws(InputError) -> Int32 {
+        do {
+            return try seat.openDevice(path)
+        } catch {
+            if case .system(_, let code) = error { throw .system(operation: "libseat_open_device", path: path, code: code) }
+            throw .deviceRejected(path: path, reason: "\(error)")
+        }
+    }
+
+    func close(_ fd: Int32) {
+        seat.closeDevice(fd)
     }
 }
