@@ -27,7 +27,7 @@ public final class GraphicsContext {
     public let width: Int
     public let height: Int
     /// The only reference to the cairo context, which in turn keeps its target surface alive.
-    private let cr: OpaquePointer
+    let cr: OpaquePointer
 
     /// The state cairo cannot hold: cairo has a single source where CoreGraphics has separate fill and
     /// stroke colours and a global alpha, and cairo refuses singular matrices.
@@ -356,7 +356,11 @@ public final class GraphicsContext {
         }
     }
 
-    private func setSource(_ color: Color) {
+    /// Whether the CTM is singular, so that nothing may be drawn.
+    var isDrawingSuppressed: Bool { state.singularCTM != nil }
+
+    /// Makes `color`, times the global alpha, cairo's source.
+    func setSource(_ color: Color) {
         let c = color.converted(to: .sRGB)
         cairo_set_source_rgba(
             cr, unitInterval(c.red), unitInterval(c.green), unitInterval(c.blue), unitInterval(c.alpha) * state.alpha)
