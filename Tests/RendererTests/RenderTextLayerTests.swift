@@ -1,0 +1,128 @@
+import Foundation
+import Graphics
+import LayerKit
+import Testing
+@testable import Renderer
+
+/// TextLayer laid out by Pango, rasterised through Graphics and composited by the renderer on lavapipe.
+@MainActor
+@Suite(.serialized, .enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment)) struct RenderTextLayerTests {
+    func textLayer(_ root: Layer, frame: Rect, _ string: AttributedText, fontSize: Double = 24) -> TextLayer {
+        let layer = TextLayer()
+        layer.frame = frame
+        layer.string = string
+        layer.fontSize = fontSize
+        layer.foregroundColor = .black
+        root.addSublayer(layer)
+        return layer
+    }
+
+    /// Counts the pixels in columns x0..<x1 and rows y0..<y1 that text darkened (or coloured).
+    func inked(_ image: Image, x0: Int, x1: Int, y0: Int, y1: Int, where test: ([Int]) -> Bool = { $0[0] < 128 }) -> Int {
+        var count = 0
+        for y in y0..<y1 {
+            for x in x0..<x1 where test(pixel(image, x, y)) { count += 1 }
+        }
+        return count
+    }
+
+    @Test func mixedScriptsAreShapedOrderedAndFallBackToFontsThatHaveThem() throws {
+        let root = makeRoot(320, 190)
+        var text = AttributedText("Vitrine ", attributes: TextAttributes(color: Color(red: 0, green: 0.3, blue: 0.8)))
+        text.append("Latin", attributes: TextAttributes(fontWeight: .bold))
+        text.append("\nمرحبا بالعالم\nשלום עולם\n汉字 かな 한국어\n🦊🎉 emoji")
+        let layer = textLayer(root, frame: Rect(x: 10, y: 10, width: 300, height: 170), text)
+        let lines = try #require(layer.properties.text?.layout(in: layer.bounds.size)).lines
+        #expect(lines.map(\.isRightToLeft) == [false, true, true, false, false])
+        let image = try render(root)
+        // Lines as the layout placed them (the layer's top left is at 10, 10).
+        func rows(_ line: Int) -> (Int, Int) { (10 + Int(lines[line].frame.minY), 10 + Int(lines[line].frame.maxY)) }
+        // The Arabic and Hebrew paragraphs start at the right: ink in the right half, none at the left.
+        for line in [1, 2] {
+            let (y0, y1) = rows(line)
+            #expect(inked(image, x0: 10, x1: 150, y0: y0, y1: y1) == 0, "line \(line)")
+            #expect(inked(image, x0: 170, x1: 310, y0: y0, y1: y1) > 50, "line \(line)")
+        }
+        // The CJK line starts at the left.
+        let (cjk0, cjk1) = rows(3)
+        #expect(inked(image, x0: 10, x1: 60, y0: cjk0, y1: cjk1) > 50)
+        // The emoji come from the colour font: orange (the fox) where black text has no colour.
+        let (emoji0, emoji1) = rows(4)
+        #expect(inked(image, x0: 10, x1: 70, y0: emoji0, y1: emoji1, where: { $0[0] - $0[2] > 100 }) > 50)
+        // The first run is blue.
+        let (latin0, latin1) = rows(0)
+        #expect(inked(image, x0: 10, x1: 90, y0: latin0, y1: latin1, where: { $0[2] - $0[0] > 100 }) > 30)
+        try Golden.check(image, named: "text-layer-mixed-scripts")
+    }
+
+    @Test func textIsRasterisedAtTheContentsScaleAndIsSharperForIt() throws {
+        let root = makeRoot(120, 40)
+        let layer = textLayer(root, frame: Rect(x: 0, y: 0, width: 120, height: 40), "Sharp")
+        let tree = try commit(root)
+        let atOne = try #require(SceneEncoder(tree: tree, scale: 2, targetSize: (240, 80)).draws.compactMap(\.contents).first)
+        #expect((atOne.width, atOne.height) == (120, 40))
+        let blurred = try render(root, scale: 2)
+        layer.contentsScale = 2
+        let tree2 = try commit(root)
+        let atTwo = try #require(SceneEncoder(tree: tree2, scale: 2, targetSize: (240, 80)).draws.compactMap(\.contents).first)
+        #expect((atTwo.width, atTwo.height) == (240, 80))
+        let sharp = try render(root, scale: 2)
+        #expect((sharp.width, sharp.height) == (240, 80))
+        // Sharper: of the pixels the text touches, more are fully inked and fewer are half-tones.
+        func halfTones(_ image: Image) -> Int { inked(image, x0: 0, x1: 240, y0: 0, y1: 80, where: { $0[0] > 40 && $0[0] < 215 }) }
+        func solid(_ image: Image) -> Int { inked(image, x0: 0, x1: 240, y0: 0, y1: 80, where: { $0[0] <= 40 }) }
+        #expect(halfTones(sharp) < halfTones(blurred))
+        #expect(solid(sharp) > solid(blurred))
+    }
+
+    @Test func unchangedTextIsNotDrawnAgain() throws {
+        let renderer = try validatingRenderer.get()
+        let root = makeRoot(100, 50)
+        let layer = textLayer(root, frame: Rect(x: 0, y: 0, width: 100, height: 50), "Cached")
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let before = renderer.texts.rasterizationCount
+        _ = try renderer.render(try #require(context.renderTree), width: 100, height: 50)
+        renderer.invalidatePreviousFrame()
+        _ = try renderer.render(try #require(context.renderTree), width: 100, height: 50)
+        #expect(renderer.texts.rasterizationCount == before + 1)
+        // Moving the layer leaves its text alone; a new string, or new bounds, draw it again.
+        Transaction.begin()
+        Transaction.disableActions = true
+        layer.position = Point(x: 60, y: 30)
+        Transaction.commit()
+        _ = try renderer.render(try #require(context.renderTree), width: 100, height: 50)
+        #expect(renderer.texts.rasterizationCount == before + 1)
+        Transaction.begin()
+        Transaction.disableActions = true
+        layer.string = "Changed"
+        Transaction.commit()
+        _ = try renderer.render(try #require(context.renderTree), width: 100, height: 50)
+        #expect(renderer.texts.rasterizationCount == before + 2)
+        Transaction.begin()
+        Transaction.disableActions = true
+        layer.bounds.size.width = 90
+        Transaction.commit()
+        _ = try renderer.render(try #require(context.renderTree), width: 100, height: 50)
+        #expect(renderer.texts.rasterizationCount == before + 3)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    @Test func foregroundColorAnimatedHalfwayDrawsTheMix() throws {
+        MediaTime.clock = ManualMediaClock(startingAt: 100)
+        let root = makeRoot(60, 60)
+        let layer = textLayer(root, frame: Rect(x: 0, y: 0, width: 60, height: 60), "█", fontSize: 40)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let color = BasicAnimation(keyPath: "foregroundColor")
+        (color.fromValue, color.toValue, color.duration) = (Color.red, Color.blue, 2)
+        layer.add(color, forKey: "color")
+        Transaction.flush()
+        let renderer = try validatingRenderer.get()
+        let image = try renderer.render(try #require(context.renderTree).sampled(atMediaTime: 101), width: 60, height: 60)
+        #expect(renderer.takeValidationMessages() == [])
+        let block = try #require(layer.properties.text?.layout(in: layer.bounds.size)?.lines.first)
+        let middle = pixel(image, Int(block.frame.midX), Int(block.baseline) - 10)
+        #expect(isNear(middle, [128, 0, 128, 255], 2))
+    }
+}
