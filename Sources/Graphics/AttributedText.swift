@@ -34,6 +34,10 @@ public struct Font: Hashable, Sendable {
     /// The family that stands in for Core Animation's Helvetica: Debian's fonts-dejavu-core is
     /// always present, and DejaVu Sans covers Latin, Greek, Cyrillic, Arabic and Hebrew.
     public static let defaultFamily = "DejaVu Sans"
+
+    /// The largest size drawn, in points: larger sizes are drawn at this one, as FreeType cannot
+    /// scale glyphs far past it at the scales outputs use.
+    public static let maximumSize = 4096.0
 }
 
 /// What one run of an `AttributedText` overrides; nil leaves the layout's default.

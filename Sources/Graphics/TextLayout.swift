@@ -34,9 +34,11 @@ public final class TextLayout {
     /// Each line's left edge, in the same order as Pango's lines.
     private let lineOrigins: [Point]
 
-    /// Lays out `text`. `font` and `color` apply where a run does not say otherwise. `width`, when
-    /// given, is the width lines are aligned in, and wrapped (`wraps`) or cut (`truncation`) to;
-    /// `height`, when given with both, is where wrapped text stops, its last line cut.
+    /// Lays out `text`. `font` and `color` apply where a run does not say otherwise (a size that is
+    /// negative or NaN counts as 0, which draws nothing; one past `Font.maximumSize` as that).
+    /// `width`, when given, is the width lines are aligned in, and wrapped (`wraps`) or cut
+    /// (`truncation`) to; `height`, when given with both, is where wrapped text stops, its last
+    /// line cut.
     public init(
         _ text: AttributedText, font: Font = Font(), color: Color = .black, width: Double? = nil,
         height: Double? = nil, wraps: Bool = false, truncation: TextTruncation = .none,
@@ -54,22 +56,23 @@ public final class TextLayout {
 
         let description = pango_font_description_new()
         pango_font_description_set_family(description, font.family)
-        pango_font_description_set_absolute_size(description, pangoUnits(font.size))
+        pango_font_description_set_absolute_size(description, Double(fontUnits(font.size)))
         pango_font_description_set_weight(description, PangoWeight(UInt32(clamping: font.weight.rawValue)))
         pango_layout_set_font_description(layout, description)
         pango_font_description_free(description)
         setAttributes(of: text, on: layout)
 
+        // A width that is not a finite length leaves lines unbounded, as none does.
         let usableWidth = width.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         if let usableWidth, wraps || truncation != .none {
-            pango_layout_set_width(layout, Int32(clamping: Int(pangoUnits(usableWidth))))
+            pango_layout_set_width(layout, pangoUnits(usableWidth))
             pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
             if truncation != .none {
                 if wraps {
                     // Without a height, wrapped text never runs out of room and is never cut.
                     if let height, height.isFinite, height >= 0 {
                         pango_layout_set_ellipsize(layout, truncation.pangoMode)
-                        pango_layout_set_height(layout, Int32(clamping: Int(pangoUnits(height))))
+                        pango_layout_set_height(layout, pangoUnits(height))
                     }
                 } else {
                     // Height −1: each paragraph is one line, cut to the width.
@@ -177,7 +180,7 @@ private func setAttributes(of text: AttributedText, on layout: OpaquePointer) {
         guard !a.isEmpty, end > start else { continue }
         var attributes: [UnsafeMutablePointer<PangoAttribute>] = []
         if let family = a.fontFamily { attributes.append(pango_attr_family_new(family)) }
-        if let size = a.fontSize { attributes.append(pango_attr_size_new_absolute(Int32(clamping: Int(pangoUnits(size))))) }
+        if let size = a.fontSize { attributes.append(pango_attr_size_new_absolute(fontUnits(size))) }
         if let weight = a.fontWeight { attributes.append(pango_attr_weight_new(PangoWeight(UInt32(clamping: weight.rawValue)))) }
         if let color = a.color?.converted(to: .sRGB) {
             func channel(_ v: Double) -> UInt16 { UInt16((min(max(v, 0), 1) * 65535).rounded()) }
@@ -215,8 +218,17 @@ private func lineText(_ line: UnsafeMutablePointer<PangoLayoutLine>, in string: 
     return pieces.sorted { $0.offset < $1.offset }.map(\.text).joined()
 }
 
-private func pangoUnits(_ points: Double) -> Double {
-    (points * Double(PANGO_SCALE)).rounded()
+/// `points` in Pango units, with what Pango cannot take made usable: negative or NaN lengths
+/// become 0 and lengths past Pango's range its largest.
+private func pangoUnits(_ points: Double) -> Int32 {
+    let units = (points * Double(PANGO_SCALE)).rounded()
+    guard units > 0 else { return 0 }
+    return units >= Double(Int32.max) ? Int32.max : Int32(units)
+}
+
+/// A font size in Pango units, at most `Font.maximumSize`.
+private func fontUnits(_ size: Double) -> Int32 {
+    pangoUnits(min(size, Font.maximumSize))
 }
 
 private func points(_ units: Int32) -> Double {

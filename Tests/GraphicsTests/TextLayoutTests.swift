@@ -158,4 +158,19 @@ import Graphics
         }
         #expect(solidShare(two) > solidShare(one))
     }
+
+    @Test func unusableSizesAndWidthsLayOutWithoutTrapping() throws {
+        for size in [0, -3, Double.nan] {
+            let layout = TextLayout("abc", font: Font(size: size), width: .nan, height: -1, wraps: true, truncation: .end)
+            #expect(layout.size == Size(width: 0, height: 0))
+            #expect(layout.lines.map(\.text) == ["abc"])
+        }
+        // Sizes past the largest FreeType can scale are drawn at the largest.
+        let huge = TextLayout("█", font: Font(size: .infinity))
+        #expect(huge.size == TextLayout("█", font: Font(size: Font.maximumSize)).size)
+        // Inside the block, 1,000 points above the baseline.
+        let context = try GraphicsContext(width: 10, height: 10)
+        huge.draw(in: context, at: Point(x: 5 - huge.lines[0].frame.midX, y: 5 - huge.lines[0].baseline + 1000))
+        #expect(context.makeImage().pixel(x: 5, y: 5).alpha == 255)
+    }
 }
