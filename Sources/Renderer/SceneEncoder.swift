@@ -237,14 +237,20 @@ struct SceneEncoder {
         if let shape = p.shape,
             let raster = shapes.raster(for: layer.id, source: shape, scale: p.contentsScale, draw: { $0.rasterized(scale: $1) })
         {
-            drawRaster(raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin)
+            drawRaster(
+                raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin,
+                upright: false)
         }
         if let text = p.text,
             let raster = texts.raster(
                 for: layer.id, source: TextRasterSource(text: text, bounds: p.bounds), scale: p.contentsScale,
                 draw: { $0.text.rasterized(in: $0.bounds, scale: $1) })
         {
-            drawRaster(raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin)
+            // Text reads upright under an odd number of flips, as Core Animation draws it into a
+            // flipped context there (ca-semantics G10); a shape is geometry and flips with it.
+            drawRaster(
+                raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin,
+                upright: flipped)
         }
 
         var childClip = clip
@@ -278,13 +284,15 @@ struct SceneEncoder {
     }
 
     /// A shape layer's shape or a text layer's text, rasterised at its contentsScale, between its
-    /// contents and its sublayers; clipped to the rounded bounds with masksToBounds.
+    /// contents and its sublayers; clipped to the rounded bounds with masksToBounds. `upright`
+    /// turns the image over within its frame, undoing a flip above the layer.
     mutating func drawRaster(
         _ raster: (image: Image, frame: Rect), of layer: RenderLayer, transform: Transform3D, opacity: Double,
-        clip: Clip?, scissor: PixelRect?, margin: Double
+        clip: Clip?, scissor: PixelRect?, margin: Double, upright: Bool
     ) {
         let p = layer.properties
         var flags: Flags = [.hasContents]
+        if upright { flags.insert(.flipContents) }
         var quad = raster.frame
         if p.masksToBounds {
             flags.insert(.contentsRounded)

@@ -125,4 +125,17 @@ import Testing
         let middle = pixel(image, Int(block.frame.midX), Int(block.baseline) - 10)
         #expect(isNear(middle, [128, 0, 128, 255], 2))
     }
+
+    @Test func textUnderAFlippedSuperlayerStaysUprightAtTheVisualTop() throws {
+        let plain = makeRoot(100, 50)
+        _ = textLayer(plain, frame: Rect(x: 0, y: 0, width: 100, height: 50), "Up")
+        let expected = try render(plain)
+        let flippedRoot = makeRoot(100, 50)
+        let container = sublayer(flippedRoot, frame: Rect(x: 0, y: 0, width: 100, height: 50))
+        container.isGeometryFlipped = true
+        _ = textLayer(container, frame: Rect(x: 0, y: 0, width: 100, height: 50), "Up")
+        let image = try render(flippedRoot)
+        #expect(inked(expected, x0: 0, x1: 100, y0: 0, y1: 50) > 50)
+        #expect(image.countOfPixelsDiffering(from: expected, byMoreThan: 1) == 0)
+    }
 }
