@@ -138,4 +138,40 @@ import Testing
         #expect(inked(expected, x0: 0, x1: 100, y0: 0, y1: 50) > 50)
         #expect(image.countOfPixelsDiffering(from: expected, byMoreThan: 1) == 0)
     }
+
+    @Test func wrappingTruncationAndAlignmentInTheBounds() throws {
+        let root = makeRoot(240, 200)
+        let sentence: AttributedText = "The quick brown fox jumps over the lazy dog"
+        let wrapped = textLayer(root, frame: Rect(x: 10, y: 10, width: 110, height: 120), sentence, fontSize: 16)
+        wrapped.isWrapped = true
+        wrapped.alignmentMode = .justified
+        let cut = textLayer(root, frame: Rect(x: 130, y: 10, width: 100, height: 30), sentence, fontSize: 16)
+        cut.truncationMode = .middle
+        let centred = textLayer(root, frame: Rect(x: 130, y: 50, width: 100, height: 30), "centre", fontSize: 16)
+        centred.alignmentMode = .center
+        let right = textLayer(root, frame: Rect(x: 130, y: 90, width: 100, height: 30), "right", fontSize: 16)
+        right.alignmentMode = .right
+        let clipped = textLayer(root, frame: Rect(x: 10, y: 150, width: 120, height: 40), "Unwrapped text runs past the bounds", fontSize: 16)
+        clipped.backgroundColor = Color(white: 0.9)
+        let image = try render(root)
+        let lines = try #require(wrapped.properties.text?.layout(in: wrapped.bounds.size)).lines
+        #expect(lines.count > 2)
+        // Justified lines reach both sides of the bounds but the last.
+        for line in lines.dropLast() { #expect(abs(line.frame.width - 110) < 1.0 / 1024) }
+        let cutText = try #require(cut.properties.text?.layout(in: cut.bounds.size)).lines.map(\.text)
+        #expect(cutText.count == 1 && cutText[0].hasPrefix("The") && cutText[0].hasSuffix("dog") && cutText[0].contains("…"))
+        // The centred word's ink is centred on the layer's middle (x = 180) to within a pixel.
+        var minX = Int.max, maxX = Int.min
+        for y in 50..<80 {
+            for x in 130..<230 where pixel(image, x, y)[0] < 128 {
+                minX = min(minX, x)
+                maxX = max(maxX, x)
+            }
+        }
+        #expect(abs(Double(minX + maxX + 1) / 2 - 180) <= 1.5)
+        // Nothing is drawn past the clipped layer's bounds (it ends at x = 130).
+        #expect(inked(image, x0: 131, x1: 240, y0: 150, y1: 190) == 0)
+        #expect(inked(image, x0: 10, x1: 130, y0: 150, y1: 190) > 100)
+        try Golden.check(image, named: "text-layer-wrap-truncate-align")
+    }
 }
