@@ -359,16 +359,20 @@ public final class GraphicsContext {
     /// Whether the CTM is singular, so that nothing may be drawn.
     var isDrawingSuppressed: Bool { state.singularCTM != nil }
 
-    /// Makes `color`, times the global alpha, cairo's source.
-    func setSource(_ color: Color) {
+    /// The global alpha.
+    var alpha: Double { state.alpha }
+
+    /// Makes `color`, times the global alpha unless told otherwise, cairo's source.
+    func setSource(_ color: Color, applyingAlpha: Bool = true) {
         let c = color.converted(to: .sRGB)
         cairo_set_source_rgba(
-            cr, unitInterval(c.red), unitInterval(c.green), unitInterval(c.blue), unitInterval(c.alpha) * state.alpha)
+            cr, unitInterval(c.red), unitInterval(c.green), unitInterval(c.blue),
+            unitInterval(c.alpha) * (applyingAlpha ? state.alpha : 1))
     }
 
     /// Runs `body`, which builds and consumes a path of its own, then puts back the caller's current
     /// path: CoreGraphics leaves it untouched for these operations, but cairo clips and fills only paths.
-    private func preservingCurrentPath(_ body: () -> Void) {
+    func preservingCurrentPath(_ body: () -> Void) {
         let saved = cairo_copy_path(cr)!
         defer { cairo_path_destroy(saved) }
         cairo_new_path(cr)

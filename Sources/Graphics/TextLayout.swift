@@ -128,25 +128,32 @@ public final class TextLayout {
     }
 
     /// Draws the lines with the layout's top left at `origin`, through the context's CTM and clip
-    /// (glyphs are rasterised at the CTM's scale) and multiplied by its alpha.
+    /// (glyphs are rasterised at the CTM's scale) and multiplied by its alpha. The current path is
+    /// left alone.
     public func draw(in context: GraphicsContext, at origin: Point) {
         guard !context.isDrawingSuppressed else { return }
         let cr = context.cr
-        cairo_save(cr)
-        cairo_new_path(cr)
-        context.setSource(color)
-        var index: Int32 = 0
-        for lineOrigin in lineOrigins {
-            guard let line = pango_layout_get_line_readonly(layout, index) else { break }
-            // A line's origin is the left end of its baseline, less any negative logical x.
-            var logical = PangoRectangle()
-            pango_layout_line_get_extents(line, nil, &logical)
-            cairo_move_to(cr, origin.x + lineOrigin.x - points(logical.x), origin.y + lineOrigin.y)
-            pango_cairo_show_layout_line(cr, line)
-            index += 1
+        // Runs with colours of their own (and colour emoji) ignore the source's alpha, so a
+        // translucent context takes the text as a group.
+        let grouped = context.alpha < 1
+        context.preservingCurrentPath {
+            cairo_save(cr)
+            if grouped { cairo_push_group(cr) }
+            context.setSource(color, applyingAlpha: !grouped)
+            for (index, lineOrigin) in lineOrigins.enumerated() {
+                guard let line = pango_layout_get_line_readonly(layout, Int32(index)) else { break }
+                // A line's origin is the left end of its baseline, less any negative logical x.
+                var logical = PangoRectangle()
+                pango_layout_line_get_extents(line, nil, &logical)
+                cairo_move_to(cr, origin.x + lineOrigin.x - points(logical.x), origin.y + lineOrigin.y)
+                pango_cairo_show_layout_line(cr, line)
+            }
+            if grouped {
+                cairo_pop_group_to_source(cr)
+                cairo_paint_with_alpha(cr, context.alpha)
+            }
+            cairo_restore(cr)
         }
-        cairo_new_path(cr)
-        cairo_restore(cr)
     }
 }
 

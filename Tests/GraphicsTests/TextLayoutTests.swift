@@ -174,3 +174,22 @@ import Graphics
         #expect(context.makeImage().pixel(x: 5, y: 5).alpha == 255)
     }
 }
+
+extension TextLayoutTests {
+    @Test func theContextsAlphaFadesRunsWithTheirOwnColourTooAndThePathSurvives() throws {
+        let text = AttributedText("██", attributes: TextAttributes(color: .red))
+        let layout = TextLayout(text, font: font, color: .blue)
+        let context = try GraphicsContext(width: Int(layout.size.width.rounded(.up)), height: Int(layout.size.height.rounded(.up)))
+        context.setAlpha(0.5)
+        context.move(to: .zero)
+        context.addLine(to: Point(x: 10, y: 0))
+        layout.draw(in: context, at: .zero)
+        let p = context.makeImage().pixel(x: Int(layout.size.width / 2), y: Int(layout.lines[0].baseline) - 4)
+        #expect([p.red, p.green, p.blue, p.alpha] == [128, 0, 0, 128])
+        // The path begun before the text is still there to stroke.
+        context.setAlpha(1)
+        context.setLineWidth(2)
+        context.strokePath()
+        #expect(context.makeImage().pixel(x: 5, y: 0).alpha == 255)
+    }
+}
