@@ -133,7 +133,19 @@ open class TextLayer: Layer {
                 }
                 return true
             }),
-        "font": LayerKeyTable.entry({ $0.text?.font }, \TextLayer.font),
+        // A family name is accepted too, as CATextLayer takes a font name.
+        "font": LayerKeyTable.Entry(
+            typeName: "Font",
+            get: { $0.text?.font },
+            set: { target, value in
+                guard let target = target as? TextLayer else { return false }
+                switch value {
+                case let font as Font: target.font = font
+                case let family as String: target.font = Font(family: family, size: target.fontSize)
+                default: return false
+                }
+                return true
+            }),
         "fontSize": LayerKeyTable.entry({ $0.text?.fontSize }, \TextLayer.fontSize),
         "foregroundColor": LayerKeyTable.optionalEntry({ $0.text?.foregroundColor }, \TextLayer.foregroundColor),
         "wrapped": LayerKeyTable.entry({ $0.text?.isWrapped }, \TextLayer.isWrapped),

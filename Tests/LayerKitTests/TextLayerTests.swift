@@ -30,6 +30,10 @@ import Testing
         #expect(layer.isWrapped && layer.truncationMode == .middle && layer.alignmentMode == .center)
         #expect(layer.foregroundColor == nil)
         #expect(layer.value(forKey: "string") as? AttributedText == attributed)
+        layer.setValue("DejaVu Serif", forKey: "font")
+        #expect(layer.font.family == "DejaVu Serif" && layer.font.weight == .regular)
+        layer.setValue(Font(family: "DejaVu Sans", weight: .bold), forKey: "font")
+        #expect(layer.font == Font(family: "DejaVu Sans", weight: .bold))
     }
 
     @Test func theLayerLaysOutInItsBoundsWithItsModes() throws {
