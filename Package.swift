@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev"])]
         ),
+        // Text shaping and layout: Pango with HarfBuzz and fontconfig, drawn through cairo.
+        .systemLibrary(
+            name: "CPangoCairo",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libpango1.0-dev"])]
+        ),
         // Linux interfaces Glibc's module leaves out (timerfd, memfd, signalfd); no library to link.
         .systemLibrary(name: "CLinux"),
         .systemLibrary(
@@ -72,8 +78,9 @@ let package = Package(
         // posix_spawn's GNU extensions, behind a header that does not turn them on for everyone.
         .target(name: "CVitrineProcess"),
 
-        // Level 2: the CoreGraphics role (cairo stays private to it) and the Core Animation model.
-        .target(name: "Graphics", dependencies: ["CCairo"]),
+        // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
+        // Core Animation model.
+        .target(name: "Graphics", dependencies: ["CCairo", "CPangoCairo"]),
         .target(
             name: "LayerKit",
             dependencies: [

@@ -27,7 +27,7 @@ public final class GraphicsContext {
     public let width: Int
     public let height: Int
     /// The only reference to the cairo context, which in turn keeps its target surface alive.
-    private let cr: OpaquePointer
+    let cr: OpaquePointer
 
     /// The state cairo cannot hold: cairo has a single source where CoreGraphics has separate fill and
     /// stroke colours and a global alpha, and cairo refuses singular matrices.
@@ -356,15 +356,23 @@ public final class GraphicsContext {
         }
     }
 
-    private func setSource(_ color: Color) {
+    /// Whether the CTM is singular, so that nothing may be drawn.
+    var isDrawingSuppressed: Bool { state.singularCTM != nil }
+
+    /// The global alpha.
+    var alpha: Double { state.alpha }
+
+    /// Makes `color`, times the global alpha unless told otherwise, cairo's source.
+    func setSource(_ color: Color, applyingAlpha: Bool = true) {
         let c = color.converted(to: .sRGB)
         cairo_set_source_rgba(
-            cr, unitInterval(c.red), unitInterval(c.green), unitInterval(c.blue), unitInterval(c.alpha) * state.alpha)
+            cr, unitInterval(c.red), unitInterval(c.green), unitInterval(c.blue),
+            unitInterval(c.alpha) * (applyingAlpha ? state.alpha : 1))
     }
 
     /// Runs `body`, which builds and consumes a path of its own, then puts back the caller's current
     /// path: CoreGraphics leaves it untouched for these operations, but cairo clips and fills only paths.
-    private func preservingCurrentPath(_ body: () -> Void) {
+    func preservingCurrentPath(_ body: () -> Void) {
         let saved = cairo_copy_path(cr)!
         defer { cairo_path_destroy(saved) }
         cairo_new_path(cr)

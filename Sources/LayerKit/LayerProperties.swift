@@ -68,7 +68,7 @@ public struct LayerProperties: Sendable {
     public var name: String?
 
     /// The values of a specialised layer class, boxed: every commit and sample copies the values of
-    /// many layers, and most layers are of no such class (see `gradient`, `shape`, `replicator`).
+    /// many layers, and most layers are of no such class (see `gradient`, `shape`, `replicator`, `text`).
     var classProperties: ClassProperties?
 
     // Set only on presentation values, by running animations: what the renderer blends.
@@ -168,6 +168,7 @@ indirect enum ClassProperties: Sendable {
     case gradient(GradientProperties)
     case shape(ShapeProperties)
     case replicator(ReplicatorProperties)
+    case text(TextProperties)
 }
 
 extension LayerProperties {
@@ -193,6 +194,17 @@ extension LayerProperties {
         }
         set {
             if let newValue { classProperties = .shape(newValue) } else if shape != nil { classProperties = nil }
+        }
+    }
+
+    /// `TextLayer`'s string, font, colour and modes.
+    public var text: TextProperties? {
+        get {
+            guard case .text(let t)? = classProperties else { return nil }
+            return t
+        }
+        set {
+            if let newValue { classProperties = .text(newValue) } else if text != nil { classProperties = nil }
         }
     }
 

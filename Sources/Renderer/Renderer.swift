@@ -10,7 +10,9 @@ public final class Renderer {
     private let frames: FrameRenderer
     private let textures: TextureCache
     /// Shape layers' images, redrawn only when a shape or its scale changes.
-    let shapes = ShapeRasterCache()
+    let shapes = RasterCache<ShapeProperties>()
+    /// Text layers' images, redrawn only when the text, its attributes, the bounds or the scale change.
+    let texts = RasterCache<TextRasterSource>()
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
     private var lastClearColor: Color?
@@ -98,8 +100,10 @@ public final class Renderer {
     private func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
     ) throws -> (Int, ContinuousClock.Instant) {
-        var encoder = SceneEncoder(tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes)
+        var encoder = SceneEncoder(
+            tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes, texts: texts)
         shapes.endFrame()
+        texts.endFrame()
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
         let white = frames.whiteTexture

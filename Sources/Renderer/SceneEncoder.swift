@@ -63,8 +63,9 @@ struct SceneEncoder {
     var tree: RenderTree
     let scale: Double
     let targetSize: (width: Int, height: Int)
-    /// Shape layers' images, kept between frames by the renderer.
-    let shapes: ShapeRasterCache
+    /// Shape and text layers' images, kept between frames by the renderer.
+    let shapes: RasterCache<ShapeProperties>
+    let texts: RasterCache<TextRasterSource>
 
     /// Instances as recorded: their floats are written once every pass's place is known.
     var instances: [Instance] = []
@@ -133,9 +134,11 @@ struct SceneEncoder {
     }
 
     init(
-        tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int), shapes: ShapeRasterCache = ShapeRasterCache()
+        tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int),
+        shapes: RasterCache<ShapeProperties> = RasterCache(), texts: RasterCache<TextRasterSource> = RasterCache()
     ) {
         self.shapes = shapes
+        self.texts = texts
         self.tree = tree
         self.scale = scale
         self.targetSize = targetSize
@@ -182,7 +185,7 @@ struct SceneEncoder {
         let contentsFlipped = flipped
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            if p.shadowPath != nil || p.contents != nil || p.shape != nil || hasVisibleSublayers(layer) {
+            if p.shadowPath != nil || p.contents != nil || p.shape != nil || p.text != nil || hasVisibleSublayers(layer) {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
             } else if !p.bounds.isEmpty {
@@ -231,8 +234,23 @@ struct SceneEncoder {
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
         }
 
-        if let shape = p.shape {
-            drawShape(shape, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin)
+        if let shape = p.shape,
+            let raster = shapes.raster(for: layer.id, source: shape, scale: p.contentsScale, draw: { $0.rasterized(scale: $1) })
+        {
+            drawRaster(
+                raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin,
+                upright: false)
+        }
+        if let text = p.text,
+            let raster = texts.raster(
+                for: layer.id, source: TextRasterSource(text: text, bounds: p.bounds), scale: p.contentsScale,
+                draw: { $0.text.rasterized(in: $0.bounds, scale: $1) })
+        {
+            // Text reads upright under an odd number of flips, as Core Animation draws it into a
+            // flipped context there (ca-semantics G10); a shape is geometry and flips with it.
+            drawRaster(
+                raster, of: layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, margin: margin,
+                upright: flipped)
         }
 
         var childClip = clip
@@ -265,15 +283,16 @@ struct SceneEncoder {
         }
     }
 
-    /// A shape layer's shape, rasterised at its contentsScale, between its contents and its
-    /// sublayers; clipped to the rounded bounds with masksToBounds.
-    mutating func drawShape(
-        _ shape: ShapeProperties, of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?,
-        scissor: PixelRect?, margin: Double
+    /// A shape layer's shape or a text layer's text, rasterised at its contentsScale, between its
+    /// contents and its sublayers; clipped to the rounded bounds with masksToBounds. `upright`
+    /// turns the image over within its frame, undoing a flip above the layer.
+    mutating func drawRaster(
+        _ raster: (image: Image, frame: Rect), of layer: RenderLayer, transform: Transform3D, opacity: Double,
+        clip: Clip?, scissor: PixelRect?, margin: Double, upright: Bool
     ) {
         let p = layer.properties
-        guard let raster = shapes.raster(for: layer.id, shape: shape, scale: p.contentsScale) else { return }
         var flags: Flags = [.hasContents]
+        if upright { flags.insert(.flipContents) }
         var quad = raster.frame
         if p.masksToBounds {
             flags.insert(.contentsRounded)

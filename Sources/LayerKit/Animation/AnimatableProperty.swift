@@ -160,6 +160,12 @@ struct AnimatableProperty {
         case "lineDashPhase": return AnimatableProperty(shapeScalar(\.lineDashPhase))
         case "strokeStart": return AnimatableProperty(shapeScalar(\.strokeStart))
         case "strokeEnd": return AnimatableProperty(shapeScalar(\.strokeEnd))
+        case "fontSize":
+            return AnimatableProperty(PropertyBinding<Double>(
+                get: { $0.text?.fontSize ?? 36 }, set: { $0.text?.fontSize = $1 }))
+        case "foregroundColor":
+            return AnimatableProperty(PropertyBinding<Color>(
+                get: { $0.text?.foregroundColor ?? .clear }, set: { $0.text?.foregroundColor = $1 }))
         case "instanceTransform":
             return AnimatableProperty(PropertyBinding<Transform3D>(
                 get: { $0.replicator?.instanceTransform ?? .identity }, set: { $0.replicator?.instanceTransform = $1 }))
