@@ -6,7 +6,7 @@ import Views
 
 /// What covers an output while the kiosk app shows nothing: the board's splash (its colour and
 /// image) from the first frame until the app's first frame, and the splash with a spinning
-/// indicator while the app restarts. It takes the touches and clicks meant for a missing app;
+/// indicator and "Restarting…" while the app restarts. It takes the touches and clicks meant for a missing app;
 /// once the app draws, it fades out and lets input through. Blanking (the board's idle
 /// blank-after) covers everything, the splash included, with black, and takes the waking touch.
 final class KioskOverlay {
@@ -20,6 +20,7 @@ final class KioskOverlay {
     private(set) var isBlanked = false
     let view: View
     private let spinner = ReplicatorLayer()
+    private let label = TextLayer()
     private let blank = Layer()
 
     /// Seconds of the fade between states.
@@ -69,6 +70,16 @@ final class KioskOverlay {
         spinner.addSublayer(dot)
         spinner.isHidden = true
         view.layer.addSublayer(spinner)
+        label.name = "restarting label"
+        label.string = "Restarting…"
+        label.fontSize = 20
+        label.foregroundColor = Color(white: 1)
+        label.alignmentMode = .center
+        label.contentsScale = root.scaleFactor
+        label.bounds = Rect(x: 0, y: 0, width: root.bounds.width, height: 30)
+        label.position = Point(x: root.bounds.midX, y: spinner.position.y + 48)
+        label.isHidden = true
+        view.layer.addSublayer(label)
         blank.name = "blank"
         blank.anchorPoint = .zero
         blank.bounds = view.bounds
@@ -101,6 +112,7 @@ final class KioskOverlay {
         Transaction.begin()
         Transaction.disableActions = true
         spinner.isHidden = state != .restarting
+        label.isHidden = state != .restarting
         blank.isHidden = !isBlanked
         Transaction.commit()
     }

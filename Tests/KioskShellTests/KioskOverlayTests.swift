@@ -48,12 +48,20 @@ import Testing
         return count
     }
 
+    /// Pixels of the "Restarting…" line (centred 48 points below the indicator) that are not the splash.
+    func labelPixels(_ screen: Image) -> Int {
+        var count = 0
+        for y in 366..<396 { for x in 200..<440 where screen.pixel(x: x, y: y) != Self.splash { count += 1 } }
+        return count
+    }
+
     @Test func theSplashCoversTheScreenUntilTheAppDrawsWithoutAnIndicator() throws {
         let screen = try screenshot(app: #"["sleep", "30"]"#, after: 1)
         #expect(screen.pixel(x: 0, y: 0) == Self.splash)
         #expect(screen.pixel(x: 320, y: 200) == Self.splash)
         #expect(screen.pixel(x: 639, y: 399) == Self.splash)
         #expect(indicatorPixels(screen) == 0)
+        #expect(labelPixels(screen) == 0)
     }
 
     @Test func theSplashGivesWayToTheAppsFirstFrame() throws {
@@ -70,5 +78,7 @@ import Testing
         // Twelve 6-point dots, each at least a quarter white over the splash.
         #expect(indicatorPixels(screen) >= 12 * 20, "\(indicatorPixels(screen)) indicator pixels")
         #expect(screen.pixel(x: 320, y: 333) == Self.splash)
+        // "Restarting…" in white under it.
+        #expect(labelPixels(screen) >= 200, "\(labelPixels(screen)) label pixels")
     }
 }
