@@ -32,18 +32,11 @@ import WaylandTestClient
     /// A 64×64 window centred on the 640×480 output (288…352 × 208…272) and a 20×20 panel
     /// over its top-left part (300…320 × 220…240), committed so that it can be hit.
     private func scene(_ session: HeadlessSession) throws -> (SessionClient, touch: TestProxy, pointer: TestProxy, keyboard: TestProxy, Panel) {
-        let client = try SessionClient(session)
-        let seat = try client.client.bind("wl_seat", version: 8)
-        let pointer = try seat.send(0, [.newID], interface: "wl_pointer")
-        let keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
-        let touch = try seat.send(2, [.newID], interface: "wl_touch")
-        let (surface, _) = try client.makeToplevel()
-        try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
-        try client.client.roundtrip()
+        let window = try InputWindow(session)
         let panel = Panel(frame: Rect(x: 300, y: 220, width: 20, height: 20))
         session.compositor.rootView().addSubview(panel)
         try session.compositor.dispatch(timeoutMilliseconds: 0)
-        return (client, touch, pointer, keyboard, panel)
+        return (window.client, window.touch, window.pointer, window.keyboard, panel)
     }
 
     @Test func aTouchOnACompositorViewIsTheViewsAndATouchBesideItTheClients() throws {

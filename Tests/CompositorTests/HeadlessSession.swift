@@ -131,6 +131,27 @@ struct SessionClient {
     }
 }
 
+/// A white 64×64 window (centred on a 640×480 output: 288…352 × 208…272) of a client that bound
+/// the seat's pointer, keyboard and touch (wl_seat v8).
+struct InputWindow {
+    let client: SessionClient
+    let pointer: TestProxy
+    let keyboard: TestProxy
+    let touch: TestProxy
+    let surface: TestProxy
+
+    init(_ session: HeadlessSession) throws {
+        client = try SessionClient(session)
+        let seat = try client.client.bind("wl_seat", version: 8)
+        pointer = try seat.send(0, [.newID], interface: "wl_pointer")
+        keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
+        touch = try seat.send(2, [.newID], interface: "wl_touch")
+        (surface, _) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
+        try client.client.roundtrip()
+    }
+}
+
 /// Fills 32-bit pixels with `pixel`.
 func fillPixels(_ pixel: UInt32, count: Int) -> (UnsafeMutableRawPointer) -> Void {
     { memory in memory.initializeMemory(as: UInt32.self, repeating: pixel, count: count) }

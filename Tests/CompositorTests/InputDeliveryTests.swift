@@ -11,27 +11,6 @@ import WaylandTestClient
 @Suite(.serialized) struct InputDeliveryTests {
     private let device = InputDeviceID(rawValue: 1)
 
-    /// A 64×64 window with the seat's touch, pointer and keyboard bound (wl_seat v8).
-    private struct Window {
-        let client: SessionClient
-        let touch: TestProxy
-        let pointer: TestProxy
-        let keyboard: TestProxy
-        let surface: TestProxy
-    }
-
-    private func window(_ session: HeadlessSession) throws -> Window {
-        let client = try SessionClient(session)
-        let seat = try client.client.bind("wl_seat", version: 8)
-        let pointer = try seat.send(0, [.newID], interface: "wl_pointer")
-        let keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
-        let touch = try seat.send(2, [.newID], interface: "wl_touch")
-        let (surface, _) = try client.makeToplevel()
-        try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
-        try client.client.roundtrip()
-        return Window(client: client, touch: touch, pointer: pointer, keyboard: keyboard, surface: surface)
-    }
-
     private func fixed(_ value: TestValue?) -> Double? {
         if case .fixed(let number) = value { return number }
         return nil
@@ -41,7 +20,7 @@ import WaylandTestClient
         // The 640×480 panel shows a 480×640 logical output turned counter-clockwise: panel (px, py)
         // is logical (480 − py, px). The window is centred at logical (208, 288).
         let session = try HeadlessSession(width: 640, height: 480, transform: .rotated90)
-        let window = try window(session)
+        let window = try InputWindow(session)
         // Panel (300, 262) → logical (218, 300) → the window's (10, 12).
         session.compositor.handle(.touchDown(time: 5_000_123, device: device, slot: 0, x: 300.0 / 640, y: 262.0 / 480))
         session.compositor.handle(.touchFrame(time: 5_000_123, device: device))
@@ -64,7 +43,7 @@ import WaylandTestClient
 
     @Test func aWindowThatIsAnimatingIsTouchedWhereItIsSeen() throws {
         let session = try HeadlessSession()
-        let window = try window(session)
+        let window = try InputWindow(session)
         let surface = try #require(window.client.server.resource(withID: window.surface.id) as? Surface)
         let layer = try #require(session.compositor.layer(for: surface))
         // The window slides from 200 points right of its place over 1,000 s: it is seen at
@@ -92,7 +71,7 @@ import WaylandTestClient
     @Test func anAbsolutePointerOnAFlippedPanelMovesThePointerToTheMirroredPoint() throws {
         // Flipped: panel (px, py) is logical (640 − px, py); the window is at (288, 208).
         let session = try HeadlessSession(width: 640, height: 480, transform: .flipped)
-        let window = try window(session)
+        let window = try InputWindow(session)
         // Panel (330, 230) → logical (310, 230) → the window's (22, 22).
         session.compositor.handle(.pointerMotionAbsolute(time: 7_000_000, device: device, x: 330.0 / 640, y: 230.0 / 480))
         session.compositor.handle(.pointerButton(time: 7_010_000, device: device, code: 0x110, isPressed: true))
@@ -108,7 +87,7 @@ import WaylandTestClient
 
     @Test func relativeMotionStaysOnTheOutput() throws {
         let session = try HeadlessSession()
-        let window = try window(session)
+        let window = try InputWindow(session)
         session.compositor.pointerMoved(toX: 320, y: 240)
         session.compositor.handle(.pointerMotion(time: 1_000, device: device, dx: -5_000, dy: 9_000, unacceleratedDX: -5_000, unacceleratedDY: 9_000))
         // Clamped to the last pixel of the 640×480 output: no window there, so the pointer left.
@@ -124,7 +103,7 @@ import WaylandTestClient
 
     @Test func aWheelDetentScrollsTheWindowUnderThePointerInHighResolutionSteps() throws {
         let session = try HeadlessSession()
-        let window = try window(session)
+        let window = try InputWindow(session)
         session.compositor.pointerMoved(toX: 320, y: 240)
         session.compositor.handle(.scroll(time: 3_000_000, device: device, axis: .vertical, value: 15, v120: 120, source: .wheel))
         try window.client.client.roundtrip()
@@ -138,7 +117,7 @@ import WaylandTestClient
     @Test func keysGoToTheFocusedWindowAndFollowTheLayout() throws {
         let session = try HeadlessSession()
         try session.compositor.seat.setKeymap(layout: "de")
-        let window = try window(session)
+        let window = try InputWindow(session)
         // KEY_Y (21) on a German keyboard is z; the client turns the code into it with the keymap
         // it was sent, the compositor's own shortcuts with the same state.
         session.compositor.handle(.key(time: 9_000_000, device: device, code: 21, isPressed: true))
