@@ -7,6 +7,7 @@ struct Vitrine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitrine",
         abstract: "A Wayland compositor for kiosk and embedded devices.",
+        version: "0.1.0",
         subcommands: [Run.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Demo.self])
 }
 
