@@ -168,6 +168,9 @@ indirect enum ClassProperties: Sendable {
     case gradient(GradientProperties)
     case shape(ShapeProperties)
     case replicator(ReplicatorProperties)
+    case scroll(ScrollMode)
+    /// A `TransformLayer`: it has no values of its own, only its kind.
+    case transformLayer
 }
 
 extension LayerProperties {
@@ -204,6 +207,29 @@ extension LayerProperties {
         }
         set {
             if let newValue { classProperties = .replicator(newValue) } else if replicator != nil { classProperties = nil }
+        }
+    }
+
+    /// `ScrollLayer`'s scroll mode.
+    public var scrollMode: ScrollMode? {
+        get {
+            guard case .scroll(let mode)? = classProperties else { return nil }
+            return mode
+        }
+        set {
+            if let newValue { classProperties = .scroll(newValue) } else if scrollMode != nil { classProperties = nil }
+        }
+    }
+
+    /// Whether these are a `TransformLayer`'s values: its sublayers keep their depth, and its own
+    /// background, contents, border, shadow, filters, mask and masksToBounds are ignored.
+    public var isTransformLayer: Bool {
+        get {
+            guard case .transformLayer? = classProperties else { return false }
+            return true
+        }
+        set {
+            if newValue { classProperties = .transformLayer } else if isTransformLayer { classProperties = nil }
         }
     }
 }
