@@ -138,7 +138,8 @@ struct DamageTracker {
             box = box.union(Rect(boundingPoints: corners))
             for space in p.instanceSublayerSpaces {
                 for sublayer in tree.sortedSublayers(of: layer) {
-                    visit(sublayer, sublayer.properties.transformToSuperlayer(space).flattened.concatenating(transform))
+                    let level = sublayer.properties.transformToSuperlayer(space)
+                    visit(sublayer, (p.isTransformLayer ? level : level.flattened).concatenating(transform))
                 }
             }
         }

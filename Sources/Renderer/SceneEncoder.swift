@@ -153,10 +153,45 @@ struct SceneEncoder {
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
-        guard !p.isHidden else { return }
+        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+        if p.isTransformLayer {
+            drawDepthSorted(
+                layer, transform: p.transformToSuperlayer(parentSpace), parentTransform: parentTransform,
+                opacity: parentOpacity * p.opacity, clip: clip, scissor: scissor, flipped: flipped)
+        } else {
+            place(
+                layer, transform: p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform),
+                opacity: parentOpacity, clip: clip, scissor: scissor, flipped: flipped)
+        }
+    }
+
+    /// A transform layer's 3D space: nothing of its own, and its planes back to front by depth,
+    /// each flattened into the plane `parentTransform` maps to pixels (see
+    /// `RenderTree.depthSortedSublayers(of:transform:)`). Its opacity reaches each plane
+    /// separately; its masksToBounds clips nothing.
+    mutating func drawDepthSorted(
+        _ layer: RenderLayer, transform: Transform3D, parentTransform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?, flipped: Bool
+    ) {
+        for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
+            place(
+                plane.layer, transform: plane.transform.flattened.concatenating(parentTransform),
+                opacity: opacity * plane.opacity, clip: clip, scissor: scissor, flipped: flipped != plane.isFlipped)
+        }
+    }
+
+    /// Draws a layer that `transform` maps to pixels, with its subtree, at its own opacity times
+    /// `parentOpacity`, offscreen first when an effect needs it as one image. A layer that is not
+    /// double-sided and shows its back is not drawn.
+    mutating func place(
+        _ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Clip?, scissor: PixelRect?,
+        flipped: Bool
+    ) {
+        let p = layer.properties
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
-        let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
+        // An odd number of geometry flips above mirrors the layer without turning it round.
+        if !p.isDoubleSided && showsBack(p.bounds, transform) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
         if mask != nil || group {
@@ -311,6 +346,25 @@ struct SceneEncoder {
             instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
         }
         (tint, tree) = (outerTint, sample)
+    }
+
+    /// Whether the rectangle's image winds the other way round than the rectangle: its back faces
+    /// the viewer (y grows downwards on both sides, so a front keeps a positive signed area).
+    func showsBack(_ rect: Rect, _ t: Transform3D) -> Bool {
+        let corners = rect.corners.compactMap { c in t.apply(x: c.x, y: c.y) }
+        guard corners.count == 4 else { return false }
+        var area = 0.0
+        for i in 0..<4 {
+            let (a, b) = (corners[i], corners[(i + 1) % 4])
+            area += a.x * b.y - b.x * a.y
+        }
+        let own = rect.corners
+        var ownArea = 0.0
+        for i in 0..<4 {
+            let (a, b) = (own[i], own[(i + 1) % 4])
+            ownArea += a.x * b.y - b.x * a.y
+        }
+        return area * ownArea < 0
     }
 
     /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).
