@@ -213,4 +213,7 @@ void main() {
         }
     }
     outColor = color * vec4(layer.tint.rgb, 1.0) * opacity * clip;
+    if ((flags & FLAG_ADDITIVE) != 0u) {
+        outColor.a = 0.0;
+    }
 }

@@ -33,6 +33,8 @@ const uint FLAG_MASK = 256u;   // contents times the alpha of texture 2 (a mask 
 // axial, 1 radial, 2 conic; stop count n), then n premultiplied colours, then n locations packed
 // four to a vec4.
 const uint FLAG_GRADIENT = 512u;
+// Adds the colour to what is below (an additive emitter's particles): "over" with alpha 0.
+const uint FLAG_ADDITIVE = 1024u;
 
 const uint KIND_BODY = 0u;    // background and contents
 const uint KIND_BORDER = 1u;

@@ -169,6 +169,7 @@ indirect enum ClassProperties: Sendable {
     case shape(ShapeProperties)
     case replicator(ReplicatorProperties)
     case scroll(ScrollMode)
+    case emitter(EmitterProperties)
     /// A `TransformLayer`: it has no values of its own, only its kind.
     case transformLayer
 }
@@ -207,6 +208,17 @@ extension LayerProperties {
         }
         set {
             if let newValue { classProperties = .replicator(newValue) } else if replicator != nil { classProperties = nil }
+        }
+    }
+
+    /// `EmitterLayer`'s cells and emitter.
+    public var emitter: EmitterProperties? {
+        get {
+            guard case .emitter(let e)? = classProperties else { return nil }
+            return e
+        }
+        set {
+            if let newValue { classProperties = .emitter(newValue) } else if emitter != nil { classProperties = nil }
         }
     }
 

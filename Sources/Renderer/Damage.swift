@@ -129,6 +129,11 @@ struct DamageTracker {
                 let drawn = shape.drawingBounds
                 if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
             }
+            if let emitter = p.emitter, !p.masksToBounds {
+                let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
+                let drawn = emitter.drawingBounds(atTime: time)
+                if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
+            }
             if p.shadowOpacity > 0 {
                 let reach = 3 * max(0, p.shadowRadius) + 1
                 extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)

@@ -98,6 +98,8 @@ struct SceneEncoder {
         static let mask = Flags(rawValue: 256)
         /// A gradient layer's gradient, from the instance's gradient block.
         static let gradient = Flags(rawValue: 512)
+        /// The colour is added to what is below (an additive emitter's particles).
+        static let additive = Flags(rawValue: 1024)
     }
 
     /// One instance of Shaders/layer.glsl's `LayerInstance`, in target pixels.
@@ -278,6 +280,9 @@ struct SceneEncoder {
             childClip = Clip(bounds: p.bounds, radii: radii, inverse: inverse, pixelBox: box)
             childScissor = intersect(childScissor, pixelRect(box))
         }
+        if let emitter = p.emitter {
+            drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor)
+        }
         let childFlipped = flipped != p.isGeometryFlipped
         if let replicator = p.replicator {
             drawInstances(
@@ -346,6 +351,39 @@ struct SceneEncoder {
             instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
         }
         (tint, tree) = (outerTint, sample)
+    }
+
+    /// An emitter's particles alive at the layer's local time of the sample, one instance of
+    /// its cell's image each, centred on the particle, turned and scaled about its centre; the
+    /// colour multiplies the image (red, green and blue through `tint`, alpha through the opacity).
+    mutating func drawParticles(
+        of layer: RenderLayer, _ emitter: EmitterProperties, transform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?
+    ) {
+        let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
+        let outerTint = tint
+        let flags: Flags = emitter.renderMode == .additive ? [.hasContents, .additive] : [.hasContents]
+        for particle in emitter.particles(atTime: time) {
+            let cell = emitter.emitterCells[particle.cellIndex]
+            guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0,
+                particle.color.alpha > 0
+            else { continue }
+            let placed = Transform3D(translationX: -size.width / 2, y: -size.height / 2)
+                .concatenating(Transform3D(scaleX: particle.scale, y: particle.scale))
+                .concatenating(Transform3D(rotationAngle: particle.angle, x: 0, y: 0, z: 1))
+                .concatenating(Transform3D(translationX: particle.position.x, y: particle.position.y))
+                .concatenating(transform)
+            let frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            let margin = antialiasingMargin(placed)
+            tint = (outerTint.0 * particle.color.red, outerTint.1 * particle.color.green, outerTint.2 * particle.color.blue)
+            append(
+                Instance(
+                    transform: placed, clip: clip, quad: frame.insetBy(dx: -margin, dy: -margin), bounds: frame,
+                    contentsFrame: frame, contentsRect: cell.contentsRect, opacity: opacity * particle.color.alpha,
+                    flags: flags, contentsScale: cell.contentsScale),
+                kind: .body, scissor: scissor, contents: image)
+        }
+        tint = outerTint
     }
 
     /// Whether the rectangle's image winds the other way round than the rectangle: its back faces
