@@ -261,6 +261,32 @@ open class EmitterLayer: Layer {
         return p
     }
 
+    override class func propertyEntry(forKey key: String) -> LayerKeyTable.Entry? {
+        emitterEntries[key] ?? super.propertyEntry(forKey: key)
+    }
+
+    override class var implicitlyAnimatedKeys: Set<String> { emitterAnimatedKeys }
+
+    /// The ones CAEmitterLayer.h marks animatable.
+    private static let emitterAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
+        "birthRate", "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
+    ])
+
+    private static let emitterEntries: [String: LayerKeyTable.Entry] = [
+        "emitterCells": LayerKeyTable.entry({ $0.emitter?.emitterCells }, \EmitterLayer.emitterCells),
+        "birthRate": LayerKeyTable.entry({ $0.emitter?.birthRate }, \EmitterLayer.birthRate),
+        "lifetime": LayerKeyTable.entry({ $0.emitter?.lifetime }, \EmitterLayer.lifetime),
+        "velocity": LayerKeyTable.entry({ $0.emitter?.velocity }, \EmitterLayer.velocity),
+        "scale": LayerKeyTable.entry({ $0.emitter?.scale }, \EmitterLayer.scale),
+        "spin": LayerKeyTable.entry({ $0.emitter?.spin }, \EmitterLayer.spin),
+        "seed": LayerKeyTable.entry({ $0.emitter?.seed }, \EmitterLayer.seed),
+        "emitterPosition": LayerKeyTable.entry({ $0.emitter?.emitterPosition }, \EmitterLayer.emitterPosition),
+        "emitterSize": LayerKeyTable.entry({ $0.emitter?.emitterSize }, \EmitterLayer.emitterSize),
+        "emitterShape": LayerKeyTable.entry({ $0.emitter?.emitterShape }, \EmitterLayer.emitterShape),
+        "emitterMode": LayerKeyTable.entry({ $0.emitter?.emitterMode }, \EmitterLayer.emitterMode),
+        "renderMode": LayerKeyTable.entry({ $0.emitter?.renderMode }, \EmitterLayer.renderMode),
+    ]
+
     private var values: EmitterProperties { properties.emitter ?? EmitterProperties() }
 
     public var emitterCells: [EmitterCell] {

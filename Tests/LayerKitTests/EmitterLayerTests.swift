@@ -137,6 +137,32 @@ import Testing
         #expect(e.particles(atTime: 1.2).map(key) == ["0:1", "1:2", "1:1", "0:0", "1:0"])
     }
 
+    @Test func emitterValuesAreReachedByKeyAndAnimate() throws {
+        let layer = EmitterLayer()
+        #expect(EmitterLayer.defaultValue(forKey: "birthRate") as? Double == 1)
+        #expect(EmitterLayer.defaultValue(forKey: "emitterShape") as? EmitterShape == .point)
+        layer.setValue(Point(x: 3, y: 4), forKey: "emitterPosition")
+        layer.setValue(UInt32(9), forKey: "seed")
+        #expect(layer.emitterPosition == Point(x: 3, y: 4) && layer.value(forKey: "seed") as? UInt32 == 9)
+
+        MediaTime.clock = ManualMediaClock(startingAt: 10)
+        let root = makeLayer(100, 100)
+        root.addSublayer(layer)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        // Implicitly, over the default quarter second.
+        layer.birthRate = 3
+        #expect(layer.animation(forKey: "birthRate") != nil)
+        Transaction.flush()
+        let move = BasicAnimation(keyPath: "emitterPosition.x")
+        (move.fromValue, move.toValue, move.duration) = (0.0, 40.0, 1)
+        layer.add(move, forKey: "move")
+        Transaction.flush()
+        let shown = try #require(context.renderTree?.presentationProperties(of: layer.id, atMediaTime: 10.5)?.emitter)
+        #expect(isClose(shown.emitterPosition.x, 20) && shown.emitterPosition.y == 4)
+        #expect(shown.birthRate == 3)
+    }
+
     @Test func anEmitterIsSampledEveryFrame() throws {
         let root = makeLayer(100, 100)
         let emitter = EmitterLayer()
