@@ -50,7 +50,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Instances {
 };
 
 layout(push_constant) uniform Draw {
-    uint instanceIndex;
+    uint instanceIndex;   // of the draw's first instance
     vec2 targetSize;      // at offset 8 (std430 aligns vec2 to 8 bytes)
 } draw;
 

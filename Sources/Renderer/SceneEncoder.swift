@@ -24,6 +24,9 @@ struct EncodedDraw: Equatable {
     var reach = PixelBox.empty
     /// The target pixels it covers with opaque colour, when it hides what is under it.
     var opaqueBox: PixelBox? = nil
+    /// Set by occlusion culling on a draw it kept whole and narrowed to its reach: the scissor
+    /// the draw had before (nil: none). Such draws may share a call whose scissor spans them.
+    var wholeWithin: PixelRect?? = nil
 }
 
 /// The draws of one pass, into the target or into one of the encoder's intermediates.
