@@ -3,6 +3,7 @@
 #include "layer.glsl"
 
 layout(location = 0) in vec2 localPosition;
+layout(location = 1) flat in uint instanceIndex;
 layout(location = 0) out vec4 outColor;
 
 // The instances' buffer seen as vec4s, for the gradient blocks that follow the instances.
@@ -123,7 +124,7 @@ vec4 gradientColor(vec2 p, vec4 bounds, uint base) {
 }
 
 void main() {
-    LayerInstance layer = instances[draw.instanceIndex];
+    LayerInstance layer = instances[instanceIndex];
     const uint flags = FLAGS;
     vec2 p = localPosition;
     pixelSize = max(0.5 * (length(dFdx(p)) + length(dFdy(p))), 1e-4);
@@ -213,4 +214,7 @@ void main() {
         }
     }
     outColor = color * vec4(layer.tint.rgb, 1.0) * opacity * clip;
+    if ((flags & FLAG_ADDITIVE) != 0u) {
+        outColor.a = 0.0;
+    }
 }

@@ -33,6 +33,8 @@ const uint FLAG_MASK = 256u;   // contents times the alpha of texture 2 (a mask 
 // axial, 1 radial, 2 conic; stop count n), then n premultiplied colours, then n locations packed
 // four to a vec4.
 const uint FLAG_GRADIENT = 512u;
+// Adds the colour to what is below (an additive emitter's particles): "over" with alpha 0.
+const uint FLAG_ADDITIVE = 1024u;
 
 const uint KIND_BODY = 0u;    // background and contents
 const uint KIND_BORDER = 1u;
@@ -48,7 +50,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Instances {
 };
 
 layout(push_constant) uniform Draw {
-    uint instanceIndex;
+    uint instanceIndex;   // of the draw's first instance
     vec2 targetSize;      // at offset 8 (std430 aligns vec2 to 8 bytes)
 } draw;
 

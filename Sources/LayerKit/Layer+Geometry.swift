@@ -2,28 +2,41 @@
 /// bounds origin and geometry flip (ca-semantics G7 and H1–H4).
 extension Layer {
     /// Maps this layer's bounds space into its superlayer's (or, for a root, into the space its
-    /// position is given in). A mask maps into the layer it masks with no geometry of its own
-    /// above it, since its geometry is already in that layer's space.
-    var planeTransformToParent: PlaneTransform {
+    /// position is given in), keeping z. A mask maps into the layer it masks with no geometry of
+    /// its own above it, since its geometry is already in that layer's space.
+    var transformToParent: Transform3D {
         var space: LayerProperties.SublayerSpace?
         if let s = superlayer {
             space = LayerProperties.SublayerSpace(
                 bounds: s.properties.bounds, anchorPoint: s.properties.anchorPoint,
                 sublayerTransform: s.properties.sublayerTransform, isGeometryFlipped: s.properties.isGeometryFlipped)
         }
-        return PlaneTransform(LayerProperties.transformToSuperlayer(
+        return LayerProperties.transformToSuperlayer(
             bounds: properties.bounds, anchorPoint: properties.anchorPoint, anchorPointZ: properties.anchorPointZ,
             position: properties.position, zPosition: properties.zPosition, transform: properties.transform,
-            superlayer: space))
+            superlayer: space)
     }
 
-    /// The map from this layer's space to `ancestor`'s (nil: the root's parent space).
+    /// The same map flattened into the superlayer's plane.
+    var planeTransformToParent: PlaneTransform { PlaneTransform(transformToParent) }
+
+    /// The map from this layer's space to `ancestor`'s (nil: the root's parent space). Each level
+    /// is flattened into its parent's plane, except into a transform layer, whose sublayers keep
+    /// their z until the first ancestor that is not one.
     private func planeTransform(toAncestor ancestor: Layer?) -> PlaneTransform {
         var result = PlaneTransform.identity
+        var inSpace = Transform3D.identity
         var layer: Layer = self
         while layer !== ancestor {
-            result = result.concatenating(layer.planeTransformToParent)
-            guard let parent = layer.parentInTree else { break }
+            inSpace = inSpace.concatenating(layer.transformToParent)
+            let parent = layer.parentInTree
+            if let parent, parent !== ancestor, parent.properties.isTransformLayer, layer.superlayer === parent {
+                layer = parent
+                continue
+            }
+            result = result.concatenating(PlaneTransform(inSpace))
+            inSpace = .identity
+            guard let parent else { break }
             layer = parent
         }
         return result

@@ -169,6 +169,10 @@ indirect enum ClassProperties: Sendable {
     case shape(ShapeProperties)
     case replicator(ReplicatorProperties)
     case text(TextProperties)
+    case scroll(ScrollMode)
+    case emitter(EmitterProperties)
+    /// A `TransformLayer`: it has no values of its own, only its kind.
+    case transformLayer
 }
 
 extension LayerProperties {
@@ -216,6 +220,40 @@ extension LayerProperties {
         }
         set {
             if let newValue { classProperties = .replicator(newValue) } else if replicator != nil { classProperties = nil }
+        }
+    }
+
+    /// `EmitterLayer`'s cells and emitter.
+    public var emitter: EmitterProperties? {
+        get {
+            guard case .emitter(let e)? = classProperties else { return nil }
+            return e
+        }
+        set {
+            if let newValue { classProperties = .emitter(newValue) } else if emitter != nil { classProperties = nil }
+        }
+    }
+
+    /// `ScrollLayer`'s scroll mode.
+    public var scrollMode: ScrollMode? {
+        get {
+            guard case .scroll(let mode)? = classProperties else { return nil }
+            return mode
+        }
+        set {
+            if let newValue { classProperties = .scroll(newValue) } else if scrollMode != nil { classProperties = nil }
+        }
+    }
+
+    /// Whether these are a `TransformLayer`'s values: its sublayers keep their depth, and its own
+    /// background, contents, border, shadow, filters, mask and masksToBounds are ignored.
+    public var isTransformLayer: Bool {
+        get {
+            guard case .transformLayer? = classProperties else { return false }
+            return true
+        }
+        set {
+            if newValue { classProperties = .transformLayer } else if isTransformLayer { classProperties = nil }
         }
     }
 }

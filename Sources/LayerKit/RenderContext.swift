@@ -105,7 +105,8 @@ public final class RenderContext {
             revisionExceptContents: layer.revisionExceptContents)
         layers[layer.id] = node
         modelLayers[layer.id] = layer
-        if node.animations.isEmpty {
+        // An emitter's particles move whether or not anything animates its values.
+        if node.animations.isEmpty && node.properties.emitter == nil {
             animatedLayerIDs.remove(layer.id)
         } else {
             animatedLayerIDs.insert(layer.id)

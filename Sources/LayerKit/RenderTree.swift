@@ -112,13 +112,16 @@ public struct RenderTree: Sendable {
     }
 
     /// The map from `id`'s bounds space to the root's parent space (the output's points), with
-    /// each level flattened into its superlayer's plane as normal layers do.
+    /// each level flattened into its superlayer's plane as normal layers do, except into a
+    /// transform layer.
     public func transformToRoot(of id: LayerID) -> Transform3D? {
         guard var layer = self[id] else { return nil }
         var result = Transform3D.identity
         while true {
             let parent = layer.superlayerID.flatMap { self[$0] }
-            result = result.concatenating(layer.properties.transformToSuperlayer(parent?.properties.sublayerSpace).flattened)
+            let level = layer.properties.transformToSuperlayer(parent?.properties.sublayerSpace)
+            // A transform layer's sublayers keep their z into its space (see TransformLayer).
+            result = result.concatenating(parent?.properties.isTransformLayer == true ? level : level.flattened)
             if let parent {
                 layer = parent
             } else if let masked = layer.maskedLayerID.flatMap({ self[$0] }) {
@@ -228,7 +231,8 @@ public struct RenderTree: Sendable {
     /// One visible layer in drawing order, with where it lands on the output.
     public struct DrawItem: Sendable {
         public let layer: RenderLayer
-        /// From the layer's bounds space to the root's parent space, flattened per level.
+        /// From the layer's bounds space to the root's parent space, flattened per level (but not
+        /// into a transform layer).
         public let transform: Transform3D
         /// The product of the opacities from the root down to this layer.
         public let opacity: Double
@@ -245,7 +249,8 @@ public struct RenderTree: Sendable {
         func visit(_ layer: RenderLayer, parent: RenderLayer?, parentTransform: Transform3D, parentOpacity: Double, depth: Int) {
             let p = layer.properties
             guard !p.isHidden else { return }
-            let transform = p.transformToSuperlayer(parent?.properties.sublayerSpace).flattened.concatenating(parentTransform)
+            let level = p.transformToSuperlayer(parent?.properties.sublayerSpace)
+            let transform = (parent?.properties.isTransformLayer == true ? level : level.flattened).concatenating(parentTransform)
             let opacity = parentOpacity * p.opacity
             items.append(DrawItem(layer: layer, transform: transform, opacity: opacity, depth: depth))
             for sublayer in sortedSublayers(of: layer) {

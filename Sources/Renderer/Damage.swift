@@ -129,6 +129,11 @@ struct DamageTracker {
                 let drawn = shape.drawingBounds
                 if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
             }
+            if let emitter = p.emitter, !p.masksToBounds {
+                let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
+                let drawn = emitter.drawingBounds(atTime: time)
+                if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
+            }
             if p.shadowOpacity > 0 {
                 let reach = 3 * max(0, p.shadowRadius) + 1
                 extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
@@ -138,7 +143,8 @@ struct DamageTracker {
             box = box.union(Rect(boundingPoints: corners))
             for space in p.instanceSublayerSpaces {
                 for sublayer in tree.sortedSublayers(of: layer) {
-                    visit(sublayer, sublayer.properties.transformToSuperlayer(space).flattened.concatenating(transform))
+                    let level = sublayer.properties.transformToSuperlayer(space)
+                    visit(sublayer, (p.isTransformLayer ? level : level.flattened).concatenating(transform))
                 }
             }
         }

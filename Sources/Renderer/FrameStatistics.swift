@@ -9,6 +9,8 @@ public struct FrameStatistics: Sendable, Equatable {
     }
 
     public var damage: Damage = .full
+    /// Draw calls recorded: consecutive instances that share a pipeline, textures and scissor
+    /// make one call.
     public var drawCount = 0
     /// CPU time from the call to the submission-ready command list (encoding the scene).
     public var encodeSeconds = 0.0

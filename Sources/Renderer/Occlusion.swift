@@ -63,6 +63,7 @@ extension SceneEncoder {
             guard occluders.contains(where: { !$0.intersection(reach).isEmpty }) else {
                 var whole = draw
                 whole.scissor = reach.pixelRect
+                whole.wholeWithin = .some(draw.scissor)
                 kept.append(whole)
                 if let opaque = draw.opaqueBox?.intersection(reach), !opaque.isEmpty { addOccluder(opaque) }
                 continue
@@ -74,6 +75,7 @@ extension SceneEncoder {
             if pieces == [reach] {
                 var whole = draw
                 whole.scissor = reach.pixelRect
+                whole.wholeWithin = .some(draw.scissor)
                 kept.append(whole)
             } else if pieces.count <= Self.maximumPieces {
                 // Reversed like the walk, so the pieces come out above, below, left, right.
@@ -85,6 +87,7 @@ extension SceneEncoder {
             } else {
                 var whole = draw
                 whole.scissor = reach.pixelRect
+                whole.wholeWithin = .some(draw.scissor)
                 kept.append(whole)
             }
             if let opaque = draw.opaqueBox?.intersection(reach), !opaque.isEmpty { addOccluder(opaque) }

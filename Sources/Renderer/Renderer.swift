@@ -95,8 +95,29 @@ public final class Renderer {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
+    /// The scissor of a call extended by a draw with `scissor`, or nil when they cannot share one:
+    /// the same scissor, or two draws that occlusion culling kept whole within the same scissor
+    /// (`EncodedDraw.wholeWithin`), whose reaches' bounding box stays inside it and adds only
+    /// pixels neither quad touches.
+    private static func joinedScissor(
+        _ a: (x: Int32, y: Int32, width: UInt32, height: UInt32)?, _ b: PixelRect?,
+        bothWholeWithin first: PixelRect??, _ second: PixelRect??
+    ) -> (x: Int32, y: Int32, width: UInt32, height: UInt32)?? {
+        switch (a, b) {
+        case (nil, nil): return .some(nil)
+        case let (a?, b?):
+            if a == (b.x, b.y, b.width, b.height) { return a }
+            guard let first, let second, first == second else { return nil }
+            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+            let x1 = max(Int64(a.x) + Int64(a.width), Int64(b.x) + Int64(b.width))
+            let y1 = max(Int64(a.y) + Int64(a.height), Int64(b.y) + Int64(b.height))
+            return (x: x0, y: y0, width: UInt32(x1 - Int64(x0)), height: UInt32(y1 - Int64(y0)))
+        default: return nil
+        }
+    }
+
     /// Encodes and submits one frame; within `region` only (over the previous pixels) when given.
-    /// Returns the number of draws and when encoding ended.
+    /// Returns the number of draw calls and when encoding ended.
     private func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
     ) throws -> (Int, ContinuousClock.Instant) {
@@ -117,6 +138,9 @@ public final class Renderer {
             let height = box.map { Float($0.height) } ?? Float(target.height)
             var calls: [DrawCall] = []
             calls.reserveCapacity(pass.draws.count)
+            // The instance after the last call's, when that call can take more.
+            var nextInBatch: UInt32?
+            var wholeWithin: PixelRect??
             for draw in pass.draws {
                 let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
@@ -124,8 +148,23 @@ public final class Renderer {
                 // On the target, a partial redraw stays inside the damaged region.
                 var scissor = draw.scissor
                 if pass.intermediate == nil, let region { scissor = encoder.intersect(draw.scissor, region) }
+                let specialization = [draw.kind.rawValue, draw.flags.rawValue]
+                // The next instance with the same pipeline, textures and scissor joins the last
+                // call (particles of one cell, say): instances of one draw blend in order.
+                if draw.instance == nextInBatch, draw.intermediate == nil, draw.intermediate2 == nil, let last = calls.last,
+                    last.specialization == specialization, last.texture === contents, last.texture2 === previous,
+                    last.sampler == (draw.filter == .nearest ? .nearest : .linear),
+                    let joined = Self.joinedScissor(last.scissor, scissor, bothWholeWithin: wholeWithin, draw.wholeWithin)
+                {
+                    calls[calls.count - 1].instanceCount += 1
+                    calls[calls.count - 1].scissor = joined
+                    nextInBatch = draw.instance + 1
+                    continue
+                }
+                nextInBatch = draw.intermediate == nil && draw.intermediate2 == nil ? draw.instance + 1 : nil
+                wholeWithin = draw.wholeWithin
                 calls.append(DrawCall(
-                    vertexCount: 6, specialization: [draw.kind.rawValue, draw.flags.rawValue], pushConstants: constants.bytes, texture: contents, texture2: previous,
+                    vertexCount: 6, specialization: specialization, pushConstants: constants.bytes, texture: contents, texture2: previous,
                     sampler: draw.filter == .nearest ? .nearest : .linear,
                     scissor: scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))

@@ -24,6 +24,9 @@ struct EncodedDraw: Equatable {
     var reach = PixelBox.empty
     /// The target pixels it covers with opaque colour, when it hides what is under it.
     var opaqueBox: PixelBox? = nil
+    /// Set by occlusion culling on a draw it kept whole and narrowed to its reach: the scissor
+    /// the draw had before (nil: none). Such draws may share a call whose scissor spans them.
+    var wholeWithin: PixelRect?? = nil
 }
 
 /// The draws of one pass, into the target or into one of the encoder's intermediates.
@@ -99,6 +102,8 @@ struct SceneEncoder {
         static let mask = Flags(rawValue: 256)
         /// A gradient layer's gradient, from the instance's gradient block.
         static let gradient = Flags(rawValue: 512)
+        /// The colour is added to what is below (an additive emitter's particles).
+        static let additive = Flags(rawValue: 1024)
     }
 
     /// One instance of Shaders/layer.glsl's `LayerInstance`, in target pixels.
@@ -156,10 +161,45 @@ struct SceneEncoder {
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
-        guard !p.isHidden else { return }
+        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+        if p.isTransformLayer {
+            drawDepthSorted(
+                layer, transform: p.transformToSuperlayer(parentSpace), parentTransform: parentTransform,
+                opacity: parentOpacity * p.opacity, clip: clip, scissor: scissor, flipped: flipped)
+        } else {
+            place(
+                layer, transform: p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform),
+                opacity: parentOpacity, clip: clip, scissor: scissor, flipped: flipped)
+        }
+    }
+
+    /// A transform layer's 3D space: nothing of its own, and its planes back to front by depth,
+    /// each flattened into the plane `parentTransform` maps to pixels (see
+    /// `RenderTree.depthSortedSublayers(of:transform:)`). Its opacity reaches each plane
+    /// separately; its masksToBounds clips nothing.
+    mutating func drawDepthSorted(
+        _ layer: RenderLayer, transform: Transform3D, parentTransform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?, flipped: Bool
+    ) {
+        for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
+            place(
+                plane.layer, transform: plane.transform.flattened.concatenating(parentTransform),
+                opacity: opacity * plane.opacity, clip: clip, scissor: scissor, flipped: flipped != plane.isFlipped)
+        }
+    }
+
+    /// Draws a layer that `transform` maps to pixels, with its subtree, at its own opacity times
+    /// `parentOpacity`, offscreen first when an effect needs it as one image. A layer that is not
+    /// double-sided and shows its back is not drawn.
+    mutating func place(
+        _ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Clip?, scissor: PixelRect?,
+        flipped: Bool
+    ) {
+        let p = layer.properties
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
-        let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
+        // An odd number of geometry flips above mirrors the layer without turning it round.
+        if !p.isDoubleSided && showsBack(p.bounds, transform) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
         if mask != nil || group {
@@ -261,6 +301,9 @@ struct SceneEncoder {
             childClip = Clip(bounds: p.bounds, radii: radii, inverse: inverse, pixelBox: box)
             childScissor = intersect(childScissor, pixelRect(box))
         }
+        if let emitter = p.emitter {
+            drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor)
+        }
         let childFlipped = flipped != p.isGeometryFlipped
         if let replicator = p.replicator {
             drawInstances(
@@ -330,6 +373,58 @@ struct SceneEncoder {
             instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
         }
         (tint, tree) = (outerTint, sample)
+    }
+
+    /// An emitter's particles alive at the layer's local time of the sample, one instance of
+    /// its cell's image each, centred on the particle, turned and scaled about its centre; the
+    /// colour multiplies the image (red, green and blue through `tint`, alpha through the opacity).
+    mutating func drawParticles(
+        of layer: RenderLayer, _ emitter: EmitterProperties, transform: Transform3D, opacity: Double, clip: Clip?,
+        scissor: PixelRect?
+    ) {
+        let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
+        let outerTint = tint
+        let flags: Flags = emitter.renderMode == .additive ? [.hasContents, .additive] : [.hasContents]
+        for particle in emitter.particles(atTime: time) {
+            let cell = emitter.emitterCells[particle.cellIndex]
+            guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0,
+                particle.color.alpha > 0
+            else { continue }
+            let placed = Transform3D(translationX: -size.width / 2, y: -size.height / 2)
+                .concatenating(Transform3D(scaleX: particle.scale, y: particle.scale))
+                .concatenating(Transform3D(rotationAngle: particle.angle, x: 0, y: 0, z: 1))
+                .concatenating(Transform3D(translationX: particle.position.x, y: particle.position.y))
+                .concatenating(transform)
+            let frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            let margin = antialiasingMargin(placed)
+            tint = (outerTint.0 * particle.color.red, outerTint.1 * particle.color.green, outerTint.2 * particle.color.blue)
+            append(
+                Instance(
+                    transform: placed, clip: clip, quad: frame.insetBy(dx: -margin, dy: -margin), bounds: frame,
+                    contentsFrame: frame, contentsRect: cell.contentsRect, opacity: opacity * particle.color.alpha,
+                    flags: flags, contentsScale: cell.contentsScale),
+                kind: .body, scissor: scissor, contents: image)
+        }
+        tint = outerTint
+    }
+
+    /// Whether the rectangle's image winds the other way round than the rectangle: its back faces
+    /// the viewer (y grows downwards on both sides, so a front keeps a positive signed area).
+    func showsBack(_ rect: Rect, _ t: Transform3D) -> Bool {
+        let corners = rect.corners.compactMap { c in t.apply(x: c.x, y: c.y) }
+        guard corners.count == 4 else { return false }
+        var area = 0.0
+        for i in 0..<4 {
+            let (a, b) = (corners[i], corners[(i + 1) % 4])
+            area += a.x * b.y - b.x * a.y
+        }
+        let own = rect.corners
+        var ownArea = 0.0
+        for i in 0..<4 {
+            let (a, b) = (own[i], own[(i + 1) % 4])
+            ownArea += a.x * b.y - b.x * a.y
+        }
+        return area * ownArea < 0
     }
 
     /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).

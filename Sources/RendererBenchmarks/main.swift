@@ -3,8 +3,9 @@ import LayerKit
 import Renderer
 
 // Frames of 1920×1080 scenes on lavapipe: 100, 1,000 and 10,000 layers with rounded corners,
-// borders, shadows and textures, full frames and frames with one small damaged region; and
-// 1,000 shape layers whose rings animate (every shape rasterised again each frame).
+// borders, shadows and textures, full frames and frames with one small damaged region; 1,000
+// shape layers whose rings animate (every shape rasterised again each frame); and an emitter
+// keeping 10,000 particles alive, a frame at each of successive moments.
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames).
 
 @MainActor
@@ -103,6 +104,29 @@ func makeRings(count: Int) -> RenderContext {
     return context
 }
 
+/// An emitter across the screen's bottom: 5,000 particles a second living 2 s, 10,000 alive.
+@MainActor
+func makeEmitterScene(texture: Image) -> RenderContext {
+    let root = Layer()
+    root.bounds = Rect(x: 0, y: 0, width: 1920, height: 1080)
+    root.anchorPoint = .zero
+    root.backgroundColor = .black
+    let emitter = EmitterLayer()
+    emitter.frame = root.bounds
+    emitter.emitterPosition = Point(x: 960, y: 1080)
+    emitter.emitterSize = Size(width: 1600, height: 0)
+    emitter.emitterShape = .line
+    var cell = EmitterCell()
+    (cell.contents, cell.contentsScale, cell.birthRate, cell.lifetime) = (texture, 4, 5_000, 2)
+    (cell.velocity, cell.velocityRange, cell.emissionLongitude, cell.emissionRange) = (500, 200, -Double.pi / 2, 0.5)
+    (cell.yAcceleration, cell.spin, cell.spinRange, cell.alphaSpeed) = (200, 1, 2, -0.4)
+    emitter.emitterCells = [cell]
+    root.addSublayer(emitter)
+    let context = RenderContext(rootLayer: root)
+    Transaction.flush()
+    return context
+}
+
 try MainActor.assumeIsolated {
     let renderer = try Renderer()
     let texture = try makeTexture()
@@ -146,4 +170,12 @@ try MainActor.assumeIsolated {
         return renderer.lastFrameStatistics
     }
     print("1000 animated shape layers, each frame: \(animated.draws) draws, encode \(milliseconds(animated.encode)), to finished \(milliseconds(animated.total))")
+    let emitter = makeEmitterScene(texture: texture)
+    var moment = 10.0
+    let particles = try median(runs: 11) {
+        moment += 1.0 / 60
+        _ = try renderer.render(emitter.renderTree!.sampled(atMediaTime: moment), width: 1920, height: 1080)
+        return renderer.lastFrameStatistics
+    }
+    print("emitter        10,000 particles  \(String(format: "%6d", particles.draws)) \(milliseconds(particles.encode))    \(milliseconds(particles.total))")
 }

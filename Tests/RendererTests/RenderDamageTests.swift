@@ -105,6 +105,25 @@ import Testing
         #expect(tracker.damage(for: s.context.renderTree!.sampled(atMediaTime: 2), scale: 1, width: 400, height: 300)
             == .region(PixelRect(x: 99, y: 49, width: 72, height: 62)))
     }
+
+    @Test func anEmittersParticlesAreDamagedWhereverTheyFly() throws {
+        let s = scene()
+        let emitter = EmitterLayer()
+        emitter.frame = Rect(x: 100, y: 100, width: 20, height: 20)
+        emitter.emitterPosition = Point(x: 10, y: 10)
+        var cell = EmitterCell()
+        (cell.contents, cell.birthRate, cell.lifetime, cell.velocity) = (try GraphicsContext(width: 4, height: 4).makeImage(), 1, 10, 100)
+        emitter.emitterCells = [cell]
+        s.root.addSublayer(emitter)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: s.context.renderTree!.sampled(atMediaTime: 1), scale: 1, width: 400, height: 300)
+        // Particles at x 210 and 110 of the root, then at 310, 210 and 110, each within 2.83 points
+        // of its centre (half the image's diagonal) and a point more: x from the emitter's 100 to
+        // 313.83, y over its 100…120.
+        #expect(tracker.damage(for: s.context.renderTree!.sampled(atMediaTime: 2), scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 99, y: 99, width: 216, height: 22)))
+    }
 }
 
 /// Partial redraws on the GPU give the same pixels as full ones, and idle frames do no work.

@@ -136,6 +136,19 @@ struct AnimatableProperty {
             return pointProperty(
                 PropertyBinding(get: { $0.gradient?.endPoint ?? .zero }, set: { $0.gradient?.endPoint = $1 }),
                 parts.dropFirst())
+        case "emitterPosition":
+            return pointProperty(
+                PropertyBinding(get: { $0.emitter?.emitterPosition ?? .zero }, set: { $0.emitter?.emitterPosition = $1 }),
+                parts.dropFirst())
+        case "emitterSize":
+            return sizeProperty(
+                PropertyBinding(get: { $0.emitter?.emitterSize ?? .zero }, set: { $0.emitter?.emitterSize = $1 }),
+                parts.dropFirst())
+        case "birthRate" where parts.count == 1: return AnimatableProperty(emitterScalar(\.birthRate))
+        case "lifetime" where parts.count == 1: return AnimatableProperty(emitterScalar(\.lifetime))
+        case "velocity" where parts.count == 1: return AnimatableProperty(emitterScalar(\.velocity))
+        case "scale" where parts.count == 1: return AnimatableProperty(emitterScalar(\.scale))
+        case "spin" where parts.count == 1: return AnimatableProperty(emitterScalar(\.spin))
         default: break
         }
         guard parts.count == 1 else { return nil }
@@ -189,6 +202,12 @@ struct AnimatableProperty {
         PropertyBinding(
             get: { $0.shape?[keyPath: keyPath] ?? ShapeProperties()[keyPath: keyPath] },
             set: { $0.shape?[keyPath: keyPath] = $1 })
+    }
+
+    private static func emitterScalar(_ keyPath: WritableKeyPath<EmitterProperties, Double> & Sendable) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0.emitter?[keyPath: keyPath] ?? EmitterProperties()[keyPath: keyPath] },
+            set: { $0.emitter?[keyPath: keyPath] = $1 })
     }
 
     private static func replicatorScalar(

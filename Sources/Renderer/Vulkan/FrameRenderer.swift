@@ -4,6 +4,8 @@ internal import CVulkan
 /// push constants, two textures and a sampler for both.
 struct DrawCall {
     var vertexCount: UInt32 = 6
+    /// Instances drawn, from the one the push constants name on.
+    var instanceCount: UInt32 = 1
     /// The values of the shaders' specialization constants 0, 1, … for this draw (its pipeline).
     var specialization: [UInt32] = []
     /// At most the pipeline's `pushConstantSize` bytes, a multiple of 4; written at offset 0.
@@ -253,7 +255,7 @@ final class FrameRenderer {
                         bytes.baseAddress)
                 }
             }
-            vkCmdDraw(commandBuffer, draw.vertexCount, 1, 0, 0)
+            vkCmdDraw(commandBuffer, draw.vertexCount, draw.instanceCount, 0, 0)
         }
         vkCmdEndRendering(commandBuffer)
     }

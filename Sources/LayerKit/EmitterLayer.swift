@@ -1,0 +1,340 @@
+import Foundation
+
+/// Where an `EmitterLayer` emits from, about `emitterPosition` (CAEmitterLayerEmitterShape).
+public enum EmitterShape: String, Sendable, Hashable {
+    /// The emitter position itself.
+    case point
+    /// A horizontal line of `emitterSize.width`, centred on the position.
+    case line
+    /// A rectangle of `emitterSize`, centred on the position.
+    case rectangle
+    /// A circle of diameter `emitterSize.width` (Vitrine's reading), centred on the position.
+    case circle
+}
+
+/// Which part of the shape emits (CAEmitterLayerEmitterMode). The emitter is flat, so `volume`
+/// emits from the surface as `surface` does.
+public enum EmitterMode: String, Sendable, Hashable {
+    case outline, surface, volume
+}
+
+/// How particles are composited (CAEmitterLayerRenderMode).
+public enum EmitterRenderMode: String, Sendable, Hashable {
+    /// Cell by cell, each cell's particles oldest first (Vitrine's fixed order).
+    case unordered
+    /// All cells' particles by age, the oldest drawn first (at the back).
+    case oldestFirst
+    /// All cells' particles by age, the oldest drawn last (in front).
+    case oldestLast
+    /// In `unordered` order, each particle's colour added to what is below it.
+    case additive
+}
+
+/// One kind of particle an emitter makes (CAEmitterCell), as a value. Values with a range are
+/// drawn per particle, uniformly from [value − range/2, value + range/2], as CAEmitterLayer.h says
+/// of its random properties; speeds change a value per second of the particle's age.
+public struct EmitterCell: Sendable, Hashable {
+    public var name: String?
+    public var isEnabled = true
+    /// Particles per second.
+    public var birthRate = 0.0
+    /// Seconds a particle lives.
+    public var lifetime = 0.0
+    public var lifetimeRange = 0.0
+    /// Points per second, in the emission direction.
+    public var velocity = 0.0
+    public var velocityRange = 0.0
+    /// Points per second², in the layer's space.
+    public var xAcceleration = 0.0
+    public var yAcceleration = 0.0
+    /// The emission direction's angle in the layer's plane from +x towards +y (radians).
+    public var emissionLongitude = 0.0
+    /// The angle out of the plane: the emitter is drawn flat, so it shortens the in-plane velocity by its cosine.
+    public var emissionLatitude = 0.0
+    /// The spread of the direction about `emissionLongitude`.
+    public var emissionRange = 0.0
+    /// Radians per second.
+    public var spin = 0.0
+    public var spinRange = 0.0
+    public var scale = 1.0
+    public var scaleRange = 0.0
+    public var scaleSpeed = 0.0
+    /// Multiplies the contents.
+    public var color = Color.white
+    public var redRange = 0.0, greenRange = 0.0, blueRange = 0.0, alphaRange = 0.0
+    public var redSpeed = 0.0, greenSpeed = 0.0, blueSpeed = 0.0, alphaSpeed = 0.0
+    /// The particle's image; a cell without one draws nothing, as in Core Animation.
+    public var contents: Image?
+    public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
+    public var contentsScale = 1.0
+
+    public init() {}
+}
+
+/// One live particle at one moment, in the emitter layer's bounds space.
+public struct Particle: Sendable, Equatable {
+    /// Which of the emitter's cells made it.
+    public var cellIndex: Int
+    /// Its place in its cell's birth order: it was born at index / birthRate seconds.
+    public var index: Int
+    public var birthTime: Double
+    public var age: Double
+    public var position: Point
+    /// Radians about its centre.
+    public var angle: Double
+    public var scale: Double
+    /// sRGB, each component clamped to 0…1.
+    public var color: Color
+}
+
+/// `EmitterLayer`'s values, carried to the render tree, where the renderer draws the particles of
+/// the moment it renders as instances of the cells' images.
+public struct EmitterProperties: Sendable, Hashable {
+    public var emitterCells: [EmitterCell] = []
+    /// Multiply the cells' values.
+    public var birthRate = 1.0
+    public var lifetime = 1.0
+    public var velocity = 1.0
+    public var scale = 1.0
+    public var spin = 1.0
+    /// Picks the particles' random values: the same seed gives the same particles at the same time.
+    public var seed: UInt32 = 0
+    public var emitterPosition = Point.zero
+    public var emitterSize = Size.zero
+    public var emitterShape = EmitterShape.point
+    public var emitterMode = EmitterMode.volume
+    public var renderMode = EmitterRenderMode.unordered
+
+    public init() {}
+
+    /// The particles alive at `time` seconds of the layer's local time, in drawing order.
+    ///
+    /// Emission starts at local time 0 (set the layer's beginTime to start it later). A cell's
+    /// particle i is born at i / rate seconds and lives while its age is below its lifetime. Its
+    /// random values come from a hash of (seed, cell, i) alone, so any moment is computed directly,
+    /// without stepping through the ones before, and is the same on every run.
+    public func particles(atTime time: Double) -> [Particle] {
+        var result: [Particle] = []
+        for (c, cell) in emitterCells.enumerated() where cell.isEnabled && time >= 0 {
+            let rate = cell.birthRate * birthRate
+            let longest = (cell.lifetime + abs(cell.lifetimeRange) / 2) * lifetime
+            guard rate > 0, rate.isFinite, longest > 0, cell.contents != nil else { continue }
+            let last = Int((time * rate).rounded(.down))
+            let first = max(0, Int(((time - longest) * rate).rounded(.down)))
+            guard first <= last else { continue }
+            for i in first...last {
+                let born = Double(i) / rate
+                if let particle = particle(i, of: cell, at: c, born: born, time: time) { result.append(particle) }
+            }
+        }
+        switch renderMode {
+        case .unordered, .additive: return result
+        case .oldestFirst: return stableSorted(result) { $0.birthTime < $1.birthTime }
+        case .oldestLast: return stableSorted(result) { $0.birthTime > $1.birthTime }
+        }
+    }
+
+    private func stableSorted(_ particles: [Particle], by earlier: (Particle, Particle) -> Bool) -> [Particle] {
+        particles.enumerated().sorted { a, b in
+            earlier(a.element, b.element) ? true : earlier(b.element, a.element) ? false : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Particle `i` of `cell` at `time`, or nil once it has died. The random values are drawn in
+    /// a fixed order whatever the ranges, so changing one range leaves the others' draws alone.
+    func particle(_ i: Int, of cell: EmitterCell, at c: Int, born: Double, time: Double) -> Particle? {
+        var random = ParticleRandom(seed: seed, cell: c, particle: i)
+        let age = time - born
+        let life = (cell.lifetime + random.centred(cell.lifetimeRange)) * lifetime
+        let origin = emissionPoint(&random)
+        let speed = (cell.velocity + random.centred(cell.velocityRange)) * velocity * cos(cell.emissionLatitude)
+        let direction = cell.emissionLongitude + random.centred(cell.emissionRange)
+        let spinRate = (cell.spin + random.centred(cell.spinRange)) * spin
+        let startScale = (cell.scale + random.centred(cell.scaleRange)) * scale
+        let start = cell.color.converted(to: .sRGB)
+        let red = start.red + random.centred(cell.redRange), green = start.green + random.centred(cell.greenRange)
+        let blue = start.blue + random.centred(cell.blueRange), alpha = start.alpha + random.centred(cell.alphaRange)
+        guard age >= 0, age < life else { return nil }
+        func clamped(_ v: Double) -> Double { min(1, max(0, v)) }
+        return Particle(
+            cellIndex: c, index: i, birthTime: born, age: age,
+            position: Point(
+                x: origin.x + speed * cos(direction) * age + cell.xAcceleration * age * age / 2,
+                y: origin.y + speed * sin(direction) * age + cell.yAcceleration * age * age / 2),
+            angle: spinRate * age, scale: max(0, startScale + cell.scaleSpeed * age),
+            color: Color(
+                red: clamped(red + cell.redSpeed * age), green: clamped(green + cell.greenSpeed * age),
+                blue: clamped(blue + cell.blueSpeed * age), alpha: clamped(alpha + cell.alphaSpeed * age)))
+    }
+
+    /// Where a particle starts: a point of the emitter's shape (or its outline), uniformly.
+    private func emissionPoint(_ random: inout ParticleRandom) -> Point {
+        let (u, v) = (random.next(), random.next())
+        let (cx, cy) = (emitterPosition.x, emitterPosition.y)
+        let (w, h) = (emitterSize.width, emitterSize.height)
+        switch emitterShape {
+        case .point:
+            return emitterPosition
+        case .line:
+            return Point(x: cx + (u - 0.5) * w, y: cy)
+        case .rectangle where emitterMode == .outline:
+            // Along the perimeter from the top left corner, clockwise.
+            var s = u * 2 * (w + h)
+            let (x0, y0) = (cx - w / 2, cy - h / 2)
+            if s < w { return Point(x: x0 + s, y: y0) }
+            s -= w
+            if s < h { return Point(x: x0 + w, y: y0 + s) }
+            s -= h
+            if s < w { return Point(x: x0 + w - s, y: y0 + h) }
+            return Point(x: x0, y: y0 + h - (s - w))
+        case .rectangle:
+            return Point(x: cx + (u - 0.5) * w, y: cy + (v - 0.5) * h)
+        case .circle:
+            let r = w / 2 * (emitterMode == .outline ? 1 : v.squareRoot())
+            return Point(x: cx + r * cos(2 * .pi * u), y: cy + r * sin(2 * .pi * u))
+        }
+    }
+
+    /// The box the particles alive at `time` cover in the bounds space (null when none).
+    public func drawingBounds(atTime time: Double) -> Rect {
+        var box = Rect.null
+        for particle in particles(atTime: time) {
+            guard let size = particleSize(of: emitterCells[particle.cellIndex]) else { continue }
+            // Turned about its centre, the image stays within the circle through its corners.
+            let r = (size.width * size.width + size.height * size.height).squareRoot() / 2 * particle.scale
+            box = box.union(Rect(x: particle.position.x - r, y: particle.position.y - r, width: 2 * r, height: 2 * r))
+        }
+        return box
+    }
+
+    /// A cell's image size in points at scale 1: the part contentsRect selects, over contentsScale.
+    public func particleSize(of cell: EmitterCell) -> Size? {
+        guard let image = cell.contents else { return nil }
+        let s = cell.contentsScale > 0 ? cell.contentsScale : 1
+        return Size(width: Double(image.width) * cell.contentsRect.width / s, height: Double(image.height) * cell.contentsRect.height / s)
+    }
+}
+
+/// SplitMix64 over a key made of the seed, the cell and the particle: the same key gives the
+/// same sequence, and neighbouring keys give unrelated ones.
+struct ParticleRandom {
+    private var state: UInt64
+
+    init(seed: UInt32, cell: Int, particle: Int) {
+        state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: cell) &* 0xBF58_476D_1CE4_E5B9
+            ^ UInt64(truncatingIfNeeded: particle) &* 0x94D0_49BB_1331_11EB
+    }
+
+    /// Uniform in 0..<1, from the top 53 bits.
+    mutating func next() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
+    }
+
+    /// Uniform in [−range/2, range/2).
+    mutating func centred(_ range: Double) -> Double { (next() - 0.5) * range }
+}
+
+/// A layer that emits particles (CAEmitterLayer): each of its cells makes particles at its birth
+/// rate, which move, turn, scale and change colour over their lifetime. The particles are not
+/// layers: the renderer computes those alive at the moment it draws (see
+/// `EmitterProperties.particles(atTime:)`) and draws them as instances of their cells' images,
+/// above the layer's contents and below its sublayers. An emitter counts as animated, so every
+/// frame is drawn anew.
+open class EmitterLayer: Layer {
+    public override init() {
+        super.init()
+        properties.emitter = EmitterProperties()
+    }
+
+    public required init(layer: Layer) {
+        super.init(layer: layer)
+    }
+
+    override class var defaultProperties: LayerProperties {
+        var p = LayerProperties()
+        p.emitter = EmitterProperties()
+        return p
+    }
+
+    override class func propertyEntry(forKey key: String) -> LayerKeyTable.Entry? {
+        emitterEntries[key] ?? super.propertyEntry(forKey: key)
+    }
+
+    override class var implicitlyAnimatedKeys: Set<String> { emitterAnimatedKeys }
+
+    /// The ones CAEmitterLayer.h marks animatable.
+    private static let emitterAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
+        "birthRate", "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
+    ])
+
+    private static let emitterEntries: [String: LayerKeyTable.Entry] = [
+        "emitterCells": LayerKeyTable.entry({ $0.emitter?.emitterCells }, \EmitterLayer.emitterCells),
+        "birthRate": LayerKeyTable.entry({ $0.emitter?.birthRate }, \EmitterLayer.birthRate),
+        "lifetime": LayerKeyTable.entry({ $0.emitter?.lifetime }, \EmitterLayer.lifetime),
+        "velocity": LayerKeyTable.entry({ $0.emitter?.velocity }, \EmitterLayer.velocity),
+        "scale": LayerKeyTable.entry({ $0.emitter?.scale }, \EmitterLayer.scale),
+        "spin": LayerKeyTable.entry({ $0.emitter?.spin }, \EmitterLayer.spin),
+        "seed": LayerKeyTable.entry({ $0.emitter?.seed }, \EmitterLayer.seed),
+        "emitterPosition": LayerKeyTable.entry({ $0.emitter?.emitterPosition }, \EmitterLayer.emitterPosition),
+        "emitterSize": LayerKeyTable.entry({ $0.emitter?.emitterSize }, \EmitterLayer.emitterSize),
+        "emitterShape": LayerKeyTable.entry({ $0.emitter?.emitterShape }, \EmitterLayer.emitterShape),
+        "emitterMode": LayerKeyTable.entry({ $0.emitter?.emitterMode }, \EmitterLayer.emitterMode),
+        "renderMode": LayerKeyTable.entry({ $0.emitter?.renderMode }, \EmitterLayer.renderMode),
+    ]
+
+    private var values: EmitterProperties { properties.emitter ?? EmitterProperties() }
+
+    public var emitterCells: [EmitterCell] {
+        get { values.emitterCells }
+        set { setProperty(\.emitter!.emitterCells, newValue, key: "emitterCells") }
+    }
+    public var birthRate: Double {
+        get { values.birthRate }
+        set { setProperty(\.emitter!.birthRate, newValue, key: "birthRate") }
+    }
+    public var lifetime: Double {
+        get { values.lifetime }
+        set { setProperty(\.emitter!.lifetime, newValue, key: "lifetime") }
+    }
+    public var velocity: Double {
+        get { values.velocity }
+        set { setProperty(\.emitter!.velocity, newValue, key: "velocity") }
+    }
+    public var scale: Double {
+        get { values.scale }
+        set { setProperty(\.emitter!.scale, newValue, key: "scale") }
+    }
+    public var spin: Double {
+        get { values.spin }
+        set { setProperty(\.emitter!.spin, newValue, key: "spin") }
+    }
+    public var seed: UInt32 {
+        get { values.seed }
+        set { setProperty(\.emitter!.seed, newValue, key: "seed") }
+    }
+    public var emitterPosition: Point {
+        get { values.emitterPosition }
+        set { setProperty(\.emitter!.emitterPosition, newValue, key: "emitterPosition") }
+    }
+    public var emitterSize: Size {
+        get { values.emitterSize }
+        set { setProperty(\.emitter!.emitterSize, newValue, key: "emitterSize") }
+    }
+    public var emitterShape: EmitterShape {
+        get { values.emitterShape }
+        set { setProperty(\.emitter!.emitterShape, newValue, key: "emitterShape") }
+    }
+    public var emitterMode: EmitterMode {
+        get { values.emitterMode }
+        set { setProperty(\.emitter!.emitterMode, newValue, key: "emitterMode") }
+    }
+    public var renderMode: EmitterRenderMode {
+        get { values.renderMode }
+        set { setProperty(\.emitter!.renderMode, newValue, key: "renderMode") }
+    }
+}
