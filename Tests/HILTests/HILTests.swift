@@ -306,7 +306,7 @@ struct GuestRun: Sendable {
             /lib/systemd/systemd-udevd --daemon > $OUT/udevd.log 2>&1
             sleep 1
             for uevent in /sys/class/input/*/uevent; do echo add > $uevent; done
-            python3 \(touchScript) /tmp/touch.fifo > $OUT/touch-device.txt 2>&1 &
+            python3 $OUT/uinput_touch.py /tmp/touch.fifo > $OUT/touch-device.txt 2>&1 &
             n=0; while [ $n -lt 50 ] && ! grep -q /dev/input $OUT/touch-device.txt; do sleep 0.2; n=$((n + 1)); done
             touchscreen=$(head -1 $OUT/touch-device.txt)
             n=0; while [ $n -lt 50 ] && ! udevadm info --query=property --name=$touchscreen | grep -q ID_INPUT_TOUCHSCREEN=1; do sleep 0.2; n=$((n + 1)); done
@@ -346,6 +346,8 @@ struct GuestRun: Sendable {
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
         try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
+        // The guest sees the output folder, but not a source tree under /tmp (its own /tmp hides it).
+        try FileManager.default.copyItem(atPath: touchScript, toPath: directory + "/uinput_touch.py")
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp.
