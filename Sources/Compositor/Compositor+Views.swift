@@ -18,15 +18,6 @@ extension Compositor {
         outputs[index].dispatcher.makeFirstResponder(responder)
     }
 
-    /// A view of the compositor's (not the root itself) under `point` of the first output.
-    func compositorView(at point: Point) -> View? {
-        guard let output = outputs.first, let hit = output.rootView.hitTest(point), hit !== output.rootView,
-              hit !== output.windowsView, !(hit is SurfaceView) else {
-            return nil
-        }
-        return hit
-    }
-
     /// The views' clock: input event times, in seconds of CLOCK_MONOTONIC.
     static func seconds(_ milliseconds: UInt32) -> Double { Double(milliseconds) / 1000 }
 

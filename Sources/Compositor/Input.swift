@@ -22,11 +22,26 @@ extension Compositor {
     /// Milliseconds of CLOCK_MONOTONIC, the time base of input events.
     var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
 
-    /// The topmost surface that accepts input at `point` (output points) and the point in its
-    /// coordinates, found by hit testing the views on what is on screen.
+    /// What is under a point of the first output, by one hit test of the views on what is on screen.
+    enum InputTarget {
+        /// One of the compositor's own views.
+        case view
+        /// The topmost surface that accepts input there, and the point in its coordinates.
+        case surface(Surface, local: Point)
+        case nothing
+    }
+
+    func inputTarget(at point: Point) -> InputTarget {
+        guard let output = outputs.first, let (view, location) = output.rootView.hitTestAndLocate(point),
+              view !== output.rootView, view !== output.windowsView else { return .nothing }
+        guard let window = view as? SurfaceView else { return .view }
+        return window.surface(at: location).map { .surface($0.surface, local: $0.local) } ?? .nothing
+    }
+
+    /// The topmost surface that accepts input at `point` (output points) and the point in its coordinates.
     func surface(at point: Point) -> (surface: Surface, local: Point)? {
-        guard let output = outputs.first, let view = output.rootView.hitTest(point) as? SurfaceView else { return nil }
-        return view.surface(at: view.shownLocation(ofRootPoint: point))
+        guard case .surface(let surface, let local) = inputTarget(at: point) else { return nil }
+        return (surface, local)
     }
 
     /// `point` (output points) in `surface`'s coordinates, through what is on screen for its window.
@@ -103,9 +118,15 @@ extension Compositor {
     /// Whether pointer input belongs to the compositor's views now: one of them holds the pointer
     /// (a button went down on it), or it is under a free pointer.
     var viewsHaveThePointer: Bool {
+        viewsHaveThePointer(over: inputTarget(at: input.pointer))
+    }
+
+    /// `viewsHaveThePointer` with what is under the pointer already known.
+    func viewsHaveThePointer(over target: InputTarget) -> Bool {
         guard let output = outputs.first else { return false }
         if output.dispatcher.pointerCaptureView != nil { return true }
-        return input.pressedButtons.isEmpty && compositorView(at: input.pointer) != nil
+        guard input.pressedButtons.isEmpty, case .view = target else { return false }
+        return true
     }
 
     /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene),
@@ -115,10 +136,13 @@ extension Compositor {
         let target: (surface: Surface, local: Point)?
         if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let local = localPoint(input.pointer, in: grabbed) {
             target = (grabbed, local)
-        } else if viewsHaveThePointer {
-            target = nil
         } else {
-            target = surface(at: input.pointer)
+            let under = inputTarget(at: input.pointer)
+            if !viewsHaveThePointer(over: under), case .surface(let surface, let local) = under {
+                target = (surface, local)
+            } else {
+                target = nil
+            }
         }
         if seat.pointerFocus?.client !== target?.surface.client, let output = outputs.first {
             // A client's cursor belongs to its surfaces: elsewhere Vitrine's arrow shows.
@@ -145,19 +169,22 @@ extension Compositor {
     /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32? = nil) {
         noteInput(isTouch: false)
-        if let output = outputs.first, viewsHaveThePointer {
+        let under = inputTarget(at: input.pointer)
+        if let output = outputs.first, viewsHaveThePointer(over: under) {
             let seconds = Self.seconds(time ?? eventTime)
             if pressed { output.dispatcher.pressButton(button, at: seconds) } else { output.dispatcher.releaseButton(button, at: seconds) }
             if output.dispatcher.pointerCaptureView == nil { refocusPointer(time: time) }
             return
         }
-        if pressed, windowManager.pressEndsPopupGrab(on: surface(at: input.pointer)?.surface) {
+        var surfaceUnder: Surface?
+        if case .surface(let surface, _) = under { surfaceUnder = surface }
+        if pressed, windowManager.pressEndsPopupGrab(on: surfaceUnder) {
             input.swallowedButtons.insert(button)
             refocusPointer()
             return
         }
         if !pressed, input.swallowedButtons.remove(button) != nil { return }
-        if pressed, let target = surface(at: input.pointer) { focus(target.surface) }
+        if pressed, let surfaceUnder { focus(surfaceUnder) }
         _ = seat.pointerButton(time: time ?? eventTime, button: button, pressed: pressed)
         seat.pointerFrame()
         if pressed {
@@ -171,12 +198,14 @@ extension Compositor {
     public func touchDown(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
         noteInput(isTouch: true)
         if let output = outputs.first, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
-        if let output = outputs.first, compositorView(at: Point(x: x, y: y)) != nil {
+        let under = inputTarget(at: Point(x: x, y: y))
+        if let output = outputs.first, case .view = under {
             input.viewTouches.insert(id)
             output.dispatcher.touchDown(id: id, at: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
             return
         }
-        let target = surface(at: Point(x: x, y: y))
+        var target: (surface: Surface, local: Point)?
+        if case .surface(let surface, let local) = under { target = (surface, local) }
         guard !windowManager.pressEndsPopupGrab(on: target?.surface), let target else { return }
         input.touches[id] = target.surface
         focus(target.surface)

@@ -100,3 +100,13 @@ extension View {
         ShownTree(root: topmostView).convert(point, toShownSpaceOf: self)
     }
 }
+
+extension RootView {
+    /// `hitTest(_:)` and the point in the hit view's bounds space, from one look at what is on
+    /// screen: a host that hit tests and passes the position on walks the tree once.
+    public func hitTestAndLocate(_ point: Point) -> (view: View, location: Point)? {
+        let shown = ShownTree(root: self)
+        guard let hit = shown.hitTest(self, at: point) else { return nil }
+        return (hit, shown.convert(point, toShownSpaceOf: hit))
+    }
+}
