@@ -25,18 +25,7 @@ enum LayerKeyTable {
     static func entry<T: Sendable>(
         _ model: KeyPath<LayerProperties, T?> & Sendable, _ layer: ReferenceWritableKeyPath<Layer, T?> & Sendable
     ) -> Entry {
-        Entry(
-            typeName: "\(T.self)?",
-            get: { $0[keyPath: model].map { $0 as any Sendable } },
-            set: { target, value in
-                if value == nil {
-                    target[keyPath: layer] = nil
-                    return true
-                }
-                guard let v = value as? T else { return false }
-                target[keyPath: layer] = v
-                return true
-            })
+        optionalEntry({ $0[keyPath: model] }, layer)
     }
 
     /// A property of the layer subclass `L`, kept in its part of the values (`get` answers nil
