@@ -269,6 +269,16 @@ struct GuestRun: Sendable {
         let script = """
             set -u
             OUT=/tmp/hil-out
+            # Waits (two minutes at most) until the presentation log FILE has at least MIN lines
+            # and no frame has come for ten seconds: frames take seconds under emulation.
+            settle() {
+                last=-1; n=0
+                while [ $n -lt 12 ]; do
+                    count=$(cat $1 2>/dev/null | wc -l)
+                    if [ "$count" = "$last" ] && [ "$count" -ge $2 ]; then return 0; fi
+                    last=$count; sleep 10; n=$((n + 1))
+                done
+            }
             \(vitrine) list-outputs > $OUT/outputs.txt 2>&1
             \(vitrine) run --kms --mode 333x333 > $OUT/refused.log 2>&1; echo "refused-status $?" >> $OUT/refused.log
             \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips.log -- \(footCommand) > $OUT/vitrine-kms.log 2>&1 &
@@ -322,8 +332,12 @@ struct GuestRun: Sendable {
             echo "down 0 0.25 0.5" > /tmp/touch.fifo; sleep 1
             echo "up 0" > /tmp/touch.fifo; sleep 1
             hil_move 700 300; sleep 2
+            # A frame takes seconds under emulation, and the one being drawn when the pointer moved
+            # may predate the move: the scene is shown once frames stop coming.
+            moved=$(cat $OUT/flips-input.log | wc -l)
             hil_click left; sleep 1
             hil_key y; sleep 2
+            settle $OUT/flips-input.log $((moved + 1))
             hil_screendump input-cursor
             kill -TERM $pid; wait $pid; echo "vitrine-input-status $?"
             echo quit > /tmp/touch.fifo
@@ -332,10 +346,13 @@ struct GuestRun: Sendable {
             seatd -l info > $OUT/seatd.log 2>&1 &
             seatdpid=$!
             n=0; while [ $n -lt 50 ] && [ ! -S /run/seatd.sock ]; do sleep 0.2; n=$((n + 1)); done
-            \(vitrine) run --kms --mode \(width)x\(height) -- \(footCommand) > $OUT/vitrine-seat.log 2>&1 &
+            \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips-seat.log -- \(footCommand) > $OUT/vitrine-seat.log 2>&1 &
             pid=$!
             n=0; while [ $n -lt 120 ] && ! grep -q 'first frame shown' $OUT/vitrine-seat.log; do sleep 1; n=$((n + 1)); done
-            sleep 10
+            # foot draws its cursor filled once it has the keyboard focus, which comes with the
+            # keyboard's arrival through libseat: the scene is complete once frames stop coming.
+            n=0; while [ $n -lt 120 ] && ! grep -q 'QEMU Virtio Keyboard": keyboard' $OUT/vitrine-seat.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-seat.log 1
             hil_screendump seat-before
             busybox chvt 2; sleep 4
             hil_screendump seat-away
