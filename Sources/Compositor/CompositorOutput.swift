@@ -187,7 +187,7 @@ final class CompositorOutput {
         }
         onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
-        if let tree = context.renderTree, !tree.animatedLayerIDs.isEmpty || tree.generation != lastTree?.generation {
+        if let tree = context.renderTree, tree.hasVisibleAnimations || tree.generation != lastTree?.generation {
             backend.scheduleFrame()
         } else if visibleSurfaces().contains(where: \.hasPendingFrameCallbacks) {
             backend.scheduleFrame()

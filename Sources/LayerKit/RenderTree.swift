@@ -106,6 +106,22 @@ public struct RenderTree: Sendable {
         layers.values.first { $0.properties.name == name }
     }
 
+    /// Whether any animation can change what is seen: an animated layer with no hidden or fully
+    /// transparent layer above it (or itself). Animations that only run under a hidden layer (a
+    /// spinner waiting to be shown) need no frames.
+    public var hasVisibleAnimations: Bool {
+        animatedLayerIDs.contains { id in
+            var current = self[id]
+            while let layer = current {
+                if layer.properties.isHidden || (layer.properties.opacity <= 0 && !animatedLayerIDs.contains(layer.id)) {
+                    return false
+                }
+                current = layer.parentID.flatMap { self[$0] }
+            }
+            return true
+        }
+    }
+
     /// Sublayers back to front: zPosition ascending, ties in `sublayers` order.
     public func sortedSublayers(of layer: RenderLayer) -> [RenderLayer] {
         sortedByDrawingOrder(layer.sublayerIDs.compactMap { self[$0] }) { $0.properties.zPosition }

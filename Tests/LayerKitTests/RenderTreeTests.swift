@@ -25,6 +25,39 @@ import Testing
         #expect(second.generation == first.generation + 1)
     }
 
+    @Test func anAnimationUnderAHiddenOrTransparentLayerNeedsNoFrames() throws {
+        let (root, children) = wideTree(2)
+        let spinner = makeLayer(6, 6, at: .zero)
+        children[0].addSublayer(spinner)
+        let context = RenderContext(rootLayer: root)
+        let pulse = BasicAnimation(keyPath: "opacity")
+        pulse.fromValue = 1.0
+        pulse.toValue = 0.25
+        pulse.duration = 1
+        pulse.repeatCount = .infinity
+        spinner.add(pulse, forKey: "pulse")
+        Transaction.flush()
+        #expect(try #require(context.renderTree).hasVisibleAnimations)
+        func change(_ body: () -> Void) {
+            Transaction.begin()
+            Transaction.disableActions = true
+            body()
+            Transaction.commit()
+            Transaction.flush()
+        }
+        change { children[0].isHidden = true }
+        let hidden = try #require(context.renderTree)
+        #expect(hidden.animatedLayerIDs == [spinner.id])
+        #expect(!hidden.hasVisibleAnimations)
+        change {
+            children[0].isHidden = false
+            children[0].opacity = 0
+        }
+        #expect(try #require(context.renderTree).hasVisibleAnimations == false)
+        change { children[0].opacity = 0.5 }
+        #expect(try #require(context.renderTree).hasVisibleAnimations)
+    }
+
     @Test func aSnapshotKnowsTheChangesSinceRecentGenerations() throws {
         let (root, children) = wideTree(3)
         let context = RenderContext(rootLayer: root)
