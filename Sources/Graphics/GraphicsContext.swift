@@ -17,17 +17,25 @@ public enum LineJoin: Sendable {
     case bevel
 }
 
-/// A drawing context over a premultiplied ARGB bitmap, the role of a bitmap `CGContext`.
+/// A drawing context, the role of `CGContext`: over a premultiplied ARGB bitmap, or over the pages
+/// of a PDF or SVG document whose paths, text and gradients stay vectors.
 ///
-/// The bitmap starts fully transparent. The graphics state starts as CoreGraphics': opaque black
+/// A bitmap starts fully transparent. The graphics state starts as CoreGraphics': opaque black
 /// fill and stroke, line width 1, miter limit 10, butt caps, miter joins, no dash, alpha 1, the
-/// identity CTM (y down, one unit per pixel) and no clip. As in CoreGraphics, the current path is
-/// not part of the graphics state, and `fillPath`, `strokePath` and `clip` consume it.
+/// identity CTM (y down, one unit per pixel, or per point on a page) and no clip. As in
+/// CoreGraphics, the current path is not part of the graphics state, and `fillPath`, `strokePath`
+/// and `clip` consume it.
 public final class GraphicsContext {
+    /// The bitmap's pixels, or a page's points rounded up.
     public let width: Int
     public let height: Int
+    /// False for documents: a drawing delegate can tell a page (a print or an export) from pixels
+    /// bound for a display, as AppKit's `isDrawingToScreen` does.
+    public let isDrawingToScreen: Bool
     /// The only reference to the cairo context, which in turn keeps its target surface alive.
     let cr: OpaquePointer
+    /// Collects a document's bytes as cairo writes them; nil for bitmaps.
+    private let document: DocumentSink?
 
     /// The state cairo cannot hold: cairo has a single source where CoreGraphics has separate fill and
     /// stroke colours and a global alpha, and cairo refuses singular matrices.
@@ -44,12 +52,48 @@ public final class GraphicsContext {
     private var state = State()
     /// Mirrors cairo's save/restore stack one for one.
     private var savedStates: [State] = []
+    /// The alpha to draw each open transparency layer with, innermost last.
+    private var transparencyLayerAlphas: [Double] = []
 
     /// A context of `width` × `height` pixels; throws `GraphicsError.invalidSize` outside
     /// 1…`Image.maximumDimension`.
-    public init(width: Int, height: Int) throws {
+    public convenience init(width: Int, height: Int) throws {
         try checkImageSize(width: width, height: height)
         let surface = try CairoSurface(taking: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)))
+        try self.init(surface: surface, width: width, height: height, document: nil)
+    }
+
+    /// A context whose drawing becomes a `format` document of pages `pageSize` points large (a
+    /// point is 1/72 inch); `finishDocument()` returns its bytes. Throws `GraphicsError.invalidPageSize`
+    /// for a size that is not positive and finite or exceeds `Image.maximumDimension`.
+    public convenience init(format: DocumentFormat, pageSize: Size) throws {
+        let valid = 0...Double(Image.maximumDimension)
+        guard pageSize.width > 0, pageSize.height > 0, valid.contains(pageSize.width), valid.contains(pageSize.height) else {
+            throw GraphicsError.invalidPageSize(pageSize)
+        }
+        let sink = DocumentSink()
+        let closure = Unmanaged.passUnretained(sink).toOpaque()
+        let write: cairo_write_func_t = { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<DocumentSink>.fromOpaque(closure).takeUnretainedValue().bytes
+                .append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }
+        let handle: OpaquePointer? = switch format {
+        case .pdf: cairo_pdf_surface_create_for_stream(write, closure, pageSize.width, pageSize.height)
+        case .svg: cairo_svg_surface_create_for_stream(write, closure, pageSize.width, pageSize.height)
+        }
+        let surface = try CairoSurface(taking: handle!)
+        if format == .svg {
+            // Points, as the page size is given, rather than cairo's default of pixels.
+            surface.withHandle { cairo_svg_surface_set_document_unit($0, CAIRO_SVG_UNIT_PT) }
+        }
+        try self.init(
+            surface: surface, width: Int(pageSize.width.rounded(.up)), height: Int(pageSize.height.rounded(.up)),
+            document: sink)
+    }
+
+    private init(surface: CairoSurface, width: Int, height: Int, document: DocumentSink?) throws {
         let cr: OpaquePointer = surface.withHandle { cairo_create($0) }
         let status = cairo_status(cr)
         guard status == CAIRO_STATUS_SUCCESS else {
@@ -59,6 +103,8 @@ public final class GraphicsContext {
         self.width = width
         self.height = height
         self.cr = cr
+        self.document = document
+        isDrawingToScreen = document == nil
         // cairo's default line width is 2; its other defaults already match CoreGraphics'.
         cairo_set_line_width(cr, 1)
     }
@@ -303,38 +349,79 @@ public final class GraphicsContext {
     /// Draws `image` scaled to fill `rect` with bilinear filtering, its first row at `rect.minY`,
     /// through the CTM and clip and multiplied by the global alpha. The current path is left alone.
     public func draw(_ image: Image, in rect: Rect) {
-        let placement = AffineTransform2D(
-            a: rect.width / Double(image.width), b: 0, c: 0, d: rect.height / Double(image.height),
-            tx: rect.minX, ty: rect.minY)
-        // A placement cairo would reject (degenerate or non-finite) draws nothing visible anyway.
-        guard state.singularCTM == nil, !rect.isEmpty, placement.isInvertibleByCairo,
-            placement.concatenating(ctm).isInvertibleByCairo,
-            // Creating a surface over existing pixels fails only when out of memory, where cairo
-            // would draw nothing either.
-            let source = try? image.makeCairoSurface()
-        else { return }
-        preservingCurrentPath {
-            source.withHandle { surface in
-                // The restore also drops the cairo context's own reference to `surface`, whose pixels
-                // belong to `image` and must not be reachable once `source` is gone.
-                cairo_save(cr)
-                addPath(Path(rect: rect))
-                cairo_clip(cr)
-                var matrix = cairo_matrix_t(placement)
-                cairo_transform(cr, &matrix)
-                cairo_set_source_surface(cr, surface, 0, 0)
-                // Padding rather than transparency outside the image keeps its edges crisp.
-                cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
-                cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR)
-                cairo_paint_with_alpha(cr, state.alpha)
-                cairo_restore(cr)
-            }
-        }
+        draw(image, from: Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)), in: rect)
     }
 
-    /// A copy of the bitmap as it is now; the context stays usable.
+    // MARK: - Groups
+
+    /// Starts a transparency layer (`CGContextBeginTransparencyLayer`): what is drawn until the
+    /// matching `endTransparencyLayer()` is composed as one image, then drawn with the alpha that
+    /// was current here. Inside, alpha starts at 1. In a document the group stays vector.
+    public func beginTransparencyLayer() {
+        let outerAlpha = state.alpha
+        saveGState()
+        cairo_push_group(cr)
+        state.alpha = 1
+        transparencyLayerAlphas.append(outerAlpha)
+    }
+
+    /// Ends the innermost transparency layer and draws it; unbalanced calls are ignored.
+    public func endTransparencyLayer() {
+        guard let outerAlpha = transparencyLayerAlphas.popLast() else { return }
+        cairo_pop_group_to_source(cr)
+        cairo_paint_with_alpha(cr, outerAlpha)
+        restoreGState()
+    }
+
+    /// Draws what `content` draws, multiplied by the alpha of what `mask` draws (a mask layer, or
+    /// `CGContextClipToMask` with drawn rather than bitmap masks). Both run with the current state;
+    /// the result is drawn with the current alpha. In a document both stay vector.
+    public func drawMasked(content: () -> Void, mask: () -> Void) {
+        let outerAlpha = state.alpha
+        saveGState()
+        state.alpha = 1
+        cairo_push_group(cr)
+        content()
+        cairo_push_group(cr)
+        mask()
+        let maskPattern = cairo_pop_group(cr)!
+        cairo_pop_group_to_source(cr)
+        if outerAlpha < 1 {
+            cairo_push_group(cr)
+            cairo_mask(cr, maskPattern)
+            cairo_pop_group_to_source(cr)
+            cairo_paint_with_alpha(cr, outerAlpha)
+        } else {
+            cairo_mask(cr, maskPattern)
+        }
+        cairo_pattern_destroy(maskPattern)
+        restoreGState()
+    }
+
+    /// A copy of the bitmap as it is now; the context stays usable. Only bitmap contexts have one.
     public func makeImage() -> Image {
-        Image(copyingPixelsOf: targetSurface)
+        precondition(document == nil, "a document context has pages, not a bitmap: use finishDocument()")
+        return Image(copyingPixelsOf: targetSurface)
+    }
+
+    // MARK: - Documents
+
+    /// Ends the current page of a document and starts the next, with the graphics state kept.
+    /// An SVG document has one page, so there this does nothing.
+    public func beginNextPage() {
+        guard document != nil else { return }
+        cairo_show_page(cr)
+    }
+
+    /// Ends the document and returns its bytes; nothing drawn afterwards is kept. Throws cairo's
+    /// error if any drawing or the writing failed.
+    public func finishDocument() throws -> [UInt8] {
+        guard let document else { throw GraphicsError.notADocument }
+        try check(cairo_status(cr))
+        let surface = cairo_get_target(cr)!
+        cairo_surface_finish(surface)
+        try check(cairo_surface_status(surface))
+        return document.bytes
     }
 
     // MARK: - Internal
@@ -359,8 +446,8 @@ public final class GraphicsContext {
     /// Whether the CTM is singular, so that nothing may be drawn.
     var isDrawingSuppressed: Bool { state.singularCTM != nil }
 
-    /// The global alpha.
-    var alpha: Double { state.alpha }
+    /// The global alpha that `setAlpha(_:)` set (saved and restored with the graphics state).
+    public var alpha: Double { state.alpha }
 
     /// Makes `color`, times the global alpha unless told otherwise, cairo's source.
     func setSource(_ color: Color, applyingAlpha: Bool = true) {
@@ -388,6 +475,19 @@ public final class GraphicsContext {
 /// `value` clamped to 0…1, NaN becoming 0: cairo clamps colours itself but lets NaN through.
 private func unitInterval(_ value: Double) -> Double {
     value > 0 ? min(value, 1) : 0
+}
+
+/// The kinds of document a `GraphicsContext` can write.
+public enum DocumentFormat: String, Sendable, CaseIterable {
+    /// PDF 1.5 or later, one page per `beginNextPage()`.
+    case pdf
+    /// SVG 1.1, one page, in points.
+    case svg
+}
+
+/// The bytes cairo has written so far for a document.
+private final class DocumentSink {
+    var bytes: [UInt8] = []
 }
 
 @available(*, unavailable, message: "a GraphicsContext belongs to one thread or actor at a time")

@@ -20,6 +20,10 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
     case io(path: String, errno: Int32)
     /// A rectangle that is empty or not inside a `width`×`height` image.
     case rectOutsideImage(ImageRect, width: Int, height: Int)
+    /// A document page size that is not positive and finite, or exceeds `Image.maximumDimension`.
+    case invalidPageSize(Size)
+    /// `finishDocument()` on a bitmap context.
+    case notADocument
 
     public var description: String {
         switch self {
@@ -39,6 +43,10 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
             return "I/O error on \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .rectOutsideImage(let rect, let width, let height):
             return "pixel rectangle \(rect) is empty or outside the \(width)×\(height) image"
+        case .invalidPageSize(let size):
+            return "invalid page size \(size): each side must be more than 0 and at most \(Image.maximumDimension) points"
+        case .notADocument:
+            return "the context draws into a bitmap, not a document: take its image with makeImage()"
         }
     }
 

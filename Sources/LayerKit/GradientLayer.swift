@@ -40,6 +40,40 @@ public struct GradientProperties: Sendable, Hashable {
         return colors.enumerated().map { (Double($0.offset) / last, $0.element) }
     }
 
+    /// Paints the gradient over the context's clip, which the caller limits to the layer's
+    /// (rounded) bounds: its geometry is laid out in the unit space of `bounds`, as on screen.
+    public func draw(in context: GraphicsContext, bounds: Rect) {
+        let stops = self.stops.map { GradientStop(location: $0.location, color: $0.color) }
+        guard !stops.isEmpty, bounds.width > 0, bounds.height > 0 else { return }
+        context.saveGState()
+        context.translateBy(x: bounds.minX, y: bounds.minY)
+        context.scaleBy(x: bounds.width, y: bounds.height)
+        let dx = endPoint.x - startPoint.x, dy = endPoint.y - startPoint.y
+        // Far enough to cover the unit square from any start point.
+        let reach = 2 + abs(startPoint.x) + abs(startPoint.y)
+        switch type {
+        case .axial:
+            if dx == 0 && dy == 0 {
+                // No direction: the parameter is 0 everywhere.
+                context.drawLinearGradient([GradientStop(location: 0, color: stops[0].color)], start: .zero, end: Point(x: 1, y: 0))
+            } else {
+                context.drawLinearGradient(stops, start: startPoint, end: endPoint)
+            }
+        case .radial:
+            if dx == 0 || dy == 0 {
+                // A zero radius on an axis: the end colour off the start point, which is a line.
+                context.drawLinearGradient([GradientStop(location: 0, color: stops[stops.count - 1].color)], start: .zero, end: Point(x: 1, y: 0))
+            } else {
+                context.translateBy(x: startPoint.x, y: startPoint.y)
+                context.scaleBy(x: abs(dx), y: abs(dy))
+                context.drawRadialGradient(stops, center: .zero, radius: 1)
+            }
+        case .conic:
+            context.drawConicGradient(stops, center: startPoint, startAngle: atan2(dy, dx), radius: reach)
+        }
+        context.restoreGState()
+    }
+
     /// The place along the stops (0 at the start, 1 at the end, beyond outside) of `point`, given in
     /// the unit coordinate space of the bounds.
     public func parameter(at point: Point) -> Double {

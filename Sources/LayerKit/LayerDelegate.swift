@@ -19,3 +19,12 @@ public protocol LayerDrawingDelegate: LayerDelegate {
 public protocol LayerLayoutDelegate: LayerDelegate {
     func layoutSublayers(of layer: Layer)
 }
+
+/// A delegate whose contents come from drawing it can do again at any resolution, as a view that
+/// draws can: `Layer.render(in:)` has it draw into the print or export context (in the layer's
+/// points, clipped to the bounds) instead of copying its bitmap, so that text and paths stay vectors.
+public protocol LayerRedrawingDelegate: LayerDelegate {
+    /// Draws the layer's contents into `context` and returns true, or returns false (drawing
+    /// nothing) when its contents are not a drawing, so that they are drawn as the image they are.
+    func redraw(_ layer: Layer, in context: GraphicsContext) -> Bool
+}

@@ -40,25 +40,13 @@ public struct ShapeProperties: Sendable, Hashable {
         return box.insetBy(dx: -reach, dy: -reach)
     }
 
-    /// The shape drawn at `scale` pixels per point: the fill (with the fill rule), then the
-    /// trimmed and dashed stroke, into an image whose `frame` (in the bounds space) has corners on
-    /// the pixel grid, so that the image lands pixel for pixel. Images are capped at
-    /// `maximumPixels` a side by lowering the scale. Nil when nothing shows or on allocation failure.
-    public func rasterized(scale: Double, maximumPixels: Int = 4096) -> (image: Image, frame: Rect)? {
-        let bounds = drawingBounds
-        guard let path, !bounds.isNull, !bounds.isEmpty, bounds.width.isFinite, bounds.height.isFinite,
-            scale > 0, scale.isFinite
-        else { return nil }
-        let largest = Double(maximumPixels - 1)
-        let k = min(scale, largest / bounds.width, largest / bounds.height)
-        let x0 = (bounds.minX * k).rounded(.down), y0 = (bounds.minY * k).rounded(.down)
-        let x1 = (bounds.maxX * k).rounded(.up), y1 = (bounds.maxY * k).rounded(.up)
-        let width = max(1, Int(x1 - x0)), height = max(1, Int(y1 - y0))
-        guard let context = try? GraphicsContext(width: width, height: height) else { return nil }
-        context.translateBy(x: -x0, y: -y0)
-        context.scaleBy(x: k, y: k)
+    /// Draws the shape in the context's user space (the layer's bounds space): the fill with the
+    /// fill rule, then the trimmed and dashed stroke. The context's line settings change.
+    public func draw(in context: GraphicsContext) {
+        guard let path, !path.isEmpty else { return }
         if let fillColor, drawsFill {
             context.setFillColor(fillColor)
+            context.beginPath()
             context.addPath(path)
             context.fillPath(using: fillRule)
         }
@@ -69,9 +57,30 @@ public struct ShapeProperties: Sendable, Hashable {
             context.setLineJoin(lineJoin)
             context.setMiterLimit(miterLimit)
             context.setLineDash(phase: lineDashPhase, lengths: lineDashPattern ?? [])
+            context.beginPath()
             context.addPath(stroked)
             context.strokePath()
         }
+    }
+
+    /// The shape drawn at `scale` pixels per point: the fill (with the fill rule), then the
+    /// trimmed and dashed stroke, into an image whose `frame` (in the bounds space) has corners on
+    /// the pixel grid, so that the image lands pixel for pixel. Images are capped at
+    /// `maximumPixels` a side by lowering the scale. Nil when nothing shows or on allocation failure.
+    public func rasterized(scale: Double, maximumPixels: Int = 4096) -> (image: Image, frame: Rect)? {
+        let bounds = drawingBounds
+        guard path != nil, !bounds.isNull, !bounds.isEmpty, bounds.width.isFinite, bounds.height.isFinite,
+            scale > 0, scale.isFinite
+        else { return nil }
+        let largest = Double(maximumPixels - 1)
+        let k = min(scale, largest / bounds.width, largest / bounds.height)
+        let x0 = (bounds.minX * k).rounded(.down), y0 = (bounds.minY * k).rounded(.down)
+        let x1 = (bounds.maxX * k).rounded(.up), y1 = (bounds.maxY * k).rounded(.up)
+        let width = max(1, Int(x1 - x0)), height = max(1, Int(y1 - y0))
+        guard let context = try? GraphicsContext(width: width, height: height) else { return nil }
+        context.translateBy(x: -x0, y: -y0)
+        context.scaleBy(x: k, y: k)
+        draw(in: context)
         let frame = Rect(x: x0 / k, y: y0 / k, width: Double(width) / k, height: Double(height) / k)
         return (context.makeImage(), frame)
     }

@@ -26,6 +26,16 @@ public struct TextProperties: Sendable, Hashable {
             wraps: isWrapped, truncation: truncationMode, alignment: alignmentMode)
     }
 
+    /// Draws the text from the top left of `bounds` (in the context's user space), clipped to
+    /// `bounds` as the backing store on screen is; glyphs stay glyphs in a document.
+    public func draw(in context: GraphicsContext, bounds: Rect) {
+        guard !bounds.isNull, !bounds.isEmpty, let layout = layout(in: bounds.size) else { return }
+        context.saveGState()
+        context.clip(to: bounds)
+        layout.draw(in: context, at: bounds.origin)
+        context.restoreGState()
+    }
+
     /// The text drawn from the top left of `bounds` at `scale` pixels per point into an image
     /// covering `bounds` (text past the bounds is clipped, as Core Animation's backing store clips
     /// it), capped at `maximumPixels` a side by lowering the scale; `frame` is the image's place in

@@ -14,7 +14,7 @@ import LayerKit
 ///
 /// Changes a view makes to its layer do not animate, as in UIKit, unless made inside
 /// `View.animate(duration:_:)`.
-open class View: Responder, LayerDisplayDelegate, LayerActionDelegate {
+open class View: Responder, LayerDisplayDelegate, LayerRedrawingDelegate, LayerActionDelegate {
     /// When the contents of a layer-backed view are redrawn (Table 2-2 of the Core Animation
     /// Programming Guide; NSViewLayerContentsRedrawPolicy).
     public enum LayerContentsRedrawPolicy: Hashable, Sendable {
@@ -291,6 +291,28 @@ open class View: Responder, LayerDisplayDelegate, LayerActionDelegate {
         baseDrawRan = true
     }
 
+    /// True while the view draws for a print or an export rather than for a display: a view may
+    /// set it itself, and `render(forPrintingIn:)` sets it while it draws, so that `draw(_:in:)`
+    /// can leave out what belongs on screen only (a focus ring, a "tap here" hint), as AppKit's
+    /// drawRect: does when it is called again for printing.
+    public var isPrinting = false
+
+    /// Draws the view's layer tree into a print or export context through `Layer.render(in:)`,
+    /// every view in it drawing again (with `isPrinting` set) rather than copying its bitmap.
+    public func render(forPrintingIn context: GraphicsContext) {
+        var marked: [View] = []
+        func mark(_ view: View) {
+            if !view.isPrinting {
+                view.isPrinting = true
+                marked.append(view)
+            }
+            view.subviews.forEach(mark)
+        }
+        mark(self)
+        defer { marked.forEach { $0.isPrinting = false } }
+        layer.render(in: context)
+    }
+
     /// Whether the contents will be redrawn at the next commit.
     public var needsDisplay: Bool {
         get { dirtyRect != nil }
@@ -326,6 +348,14 @@ open class View: Responder, LayerDisplayDelegate, LayerActionDelegate {
         } else {
             drawBackingStore(of: layer, dirtyRect: dirty)
         }
+    }
+
+    /// LayerRedrawingDelegate: a view that draws (not one that updates its layer, hosts a layer,
+    /// or draws nothing) draws again into a print or export context, in its points.
+    public func redraw(_ layer: Layer, in context: GraphicsContext) -> Bool {
+        guard !isLayerHosting, layer === storedLayer, !wantsUpdateLayer, !drawsNothing, hasDisplayed else { return false }
+        draw(layer.bounds, in: context)
+        return true
     }
 
     /// LayerActionDelegate: no implicit animations outside `View.animate(duration:_:)`.

@@ -74,10 +74,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Figure 2-3: background colour behind, border on top, inside the bounds.
     @Test func backgroundAndBorder() throws {
-        let root = makeRoot(200, 160)
-        let layer = sublayer(root, frame: Rect(x: 40, y: 30, width: 120, height: 100), background: Color(red: 0, green: 0.5, blue: 1))
-        layer.borderWidth = 6
-        layer.borderColor = .black
+        let root = try SeedScene.backgroundAndBorder.make()
         let image = try render(root)
         #expect(isNear(pixel(image, 100, 80), [0, 128, 255, 255]))  // the centre: background
         #expect(isNear(pixel(image, 42, 80), [0, 0, 0, 255]))       // 2 points in: border
@@ -89,17 +86,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
     /// Figure 2-4: cornerRadius rounds the background and border; contents are not clipped
     /// without masksToBounds, and are with it.
     @Test func cornerRadius() throws {
-        let root = makeRoot(320, 160)
-        let image = try quadrantImage()
-        for (i, masks) in [false, true].enumerated() {
-            let layer = sublayer(root, frame: Rect(x: 20 + Double(i) * 160, y: 20, width: 120, height: 120), background: Color(red: 0.2, green: 0.6, blue: 0.2))
-            layer.cornerRadius = 30
-            layer.borderWidth = 4
-            layer.borderColor = .black
-            layer.contents = image
-            layer.contentsGravity = .resize
-            layer.masksToBounds = masks
-        }
+        let root = try SeedScene.cornerRadius.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 22, 22), [255, 0, 0, 255]))      // unclipped contents fill the corner
         #expect(isNear(pixel(rendered, 182, 22), [255, 255, 255, 255])) // clipped: the root shows
@@ -109,13 +96,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Figures 2-1 and 2-2: all twelve gravities of a 24×16 image in 60×60 layers.
     @Test func contentsGravity() throws {
-        let root = makeRoot(4 * 80, 3 * 80)
-        let image = try quadrantImage()
-        for (i, gravity) in ContentsGravity.allCases.enumerated() {
-            let layer = sublayer(root, frame: Rect(x: 10 + Double(i % 4) * 80, y: 10 + Double(i / 4) * 80, width: 60, height: 60), background: Color(white: 0.85))
-            layer.contents = image
-            layer.contentsGravity = gravity
-        }
+        let root = try SeedScene.contentsGravity.make()
         let rendered = try render(root)
         // center (index 0): the image's top-left red quadrant starts at (10 + 18, 10 + 22).
         #expect(isNear(pixel(rendered, 29, 33), [255, 0, 0, 255]))
@@ -127,12 +108,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Figure 2-5: a shadow offset down and right, blurred by a Gaussian of σ = shadowRadius.
     @Test func shadow() throws {
-        let root = makeRoot(200, 200)
-        let layer = sublayer(root, frame: Rect(x: 50, y: 50, width: 100, height: 100), background: Color(red: 1, green: 0.6, blue: 0))
-        layer.shadowOpacity = 0.8
-        layer.shadowOffset = Size(width: 10, height: 10)
-        layer.shadowRadius = 5
-        layer.cornerRadius = 10
+        let root = try SeedScene.shadow.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 100, 100), [255, 153, 0, 255]))  // the layer covers its shadow
         let underShadow = pixel(rendered, 155, 100)  // 5 points right of the layer, well inside the shadow's offset rect
@@ -143,12 +119,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Figure 4-3: a masksToBounds layer with rounded corners clips its sublayers to the rounded shape.
     @Test func clippingSublayersToRoundedCorners() throws {
-        let root = makeRoot(220, 220)
-        let parent = sublayer(root, frame: Rect(x: 20, y: 20, width: 180, height: 180), background: Color(white: 0.6))
-        parent.cornerRadius = 40
-        parent.masksToBounds = true
-        _ = sublayer(parent, frame: Rect(x: -20, y: -20, width: 120, height: 120), background: .red)
-        _ = sublayer(parent, frame: Rect(x: 100, y: 100, width: 120, height: 120), background: .blue)
+        let root = try SeedScene.clippingSublayersToRoundedCorners.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 23, 23), [255, 255, 255, 255]))  // outside the rounded corner
         #expect(isNear(pixel(rendered, 70, 70), [255, 0, 0, 255]))
@@ -159,16 +130,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Figures 1-5 and 1-6: rotation turns a layer about its anchor point.
     @Test func anchorPointAndRotation() throws {
-        let root = makeRoot(300, 200)
-        let centred = sublayer(root, frame: Rect(x: 40, y: 60, width: 120, height: 80), background: Color(red: 0, green: 0.6, blue: 0))
-        centred.transform = Transform3D(rotationAngle: .pi / 6, x: 0, y: 0, z: 1)
-        let cornered = Layer()
-        cornered.bounds = Rect(x: 0, y: 0, width: 120, height: 80)
-        cornered.anchorPoint = .zero
-        cornered.position = Point(x: 180, y: 40)
-        cornered.backgroundColor = Color(red: 0.8, green: 0, blue: 0.4)
-        cornered.transform = Transform3D(rotationAngle: .pi / 6, x: 0, y: 0, z: 1)
-        root.addSublayer(cornered)
+        let root = try SeedScene.anchorPointAndRotation.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 100, 100), [0, 153, 0, 255]))  // the centre stays put
         #expect(isNear(pixel(rendered, 185, 50), [204, 0, 102, 255])) // just inside the corner that stays put
@@ -177,15 +139,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// A card turned 60° about y under a perspective sublayerTransform (m34 = −1/500).
     @Test func perspectiveCardFlip() throws {
-        let root = makeRoot(300, 200)
-        let stage = sublayer(root, frame: Rect(x: 0, y: 0, width: 300, height: 200))
-        var perspective = Transform3D.identity
-        perspective.m34 = -1.0 / 500
-        stage.sublayerTransform = perspective
-        let card = sublayer(stage, frame: Rect(x: 90, y: 40, width: 120, height: 120), background: Color(red: 0.1, green: 0.3, blue: 0.9))
-        card.transform = Transform3D(rotationAngle: .pi / 3, x: 0, y: 1, z: 0)
-        card.borderWidth = 4
-        card.borderColor = .black
+        let root = try SeedScene.perspectiveCardFlip.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 150, 100), [26, 77, 230, 255]))  // the centre is still the card
         #expect(isNear(pixel(rendered, 100, 100), [255, 255, 255, 255])) // the narrowed card no longer reaches here
@@ -194,10 +148,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Nine-part stretching with contentsCenter: corners keep their size, the middle stretches.
     @Test func ninePartContents() throws {
-        let root = makeRoot(200, 120)
-        let layer = sublayer(root, frame: Rect(x: 20, y: 20, width: 160, height: 80))
-        layer.contents = try quadrantImage(width: 24, height: 24)
-        layer.contentsCenter = Rect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
+        let root = try SeedScene.ninePartContents.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 22, 22), [255, 0, 0, 255]))      // top-left corner: red, unscaled
         #expect(isNear(pixel(rendered, 177, 97), [255, 255, 0, 255]))   // bottom-right corner: yellow
@@ -206,13 +157,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
 
     /// Rendering at scale 2: twice the pixels, edges on device pixels, contents chosen by contentsScale.
     @Test func scaleTwoOutput() throws {
-        let root = makeRoot(100, 80)
-        let layer = sublayer(root, frame: Rect(x: 10.5, y: 10, width: 40, height: 30), background: .blue)
-        layer.cornerRadius = 8
-        let text = sublayer(root, frame: Rect(x: 60, y: 20, width: 24, height: 16))
-        text.contents = try quadrantImage(width: 48, height: 32)
-        text.contentsScale = 2
-        text.contentsGravity = .center
+        let root = try SeedScene.scaleTwoOutput.make()
         let rendered = try render(root, scale: 2)
         #expect(rendered.width == 200 && rendered.height == 160)
         #expect(isNear(pixel(rendered, 21, 40), [0, 0, 255, 255]))   // x = 10.5 pt is pixel 21 exactly
