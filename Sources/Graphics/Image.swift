@@ -67,7 +67,7 @@ public struct PremultipliedPixel: Hashable, Sendable, CustomStringConvertible {
         UInt32(alpha) << 24 | UInt32(red) << 16 | UInt32(green) << 8 | UInt32(blue)
     }
 
-    func maximumChannelDifference(from other: PremultipliedPixel) -> Int {
+    public func maximumChannelDifference(from other: PremultipliedPixel) -> Int {
         max(
             abs(Int(red) - Int(other.red)), abs(Int(green) - Int(other.green)),
             abs(Int(blue) - Int(other.blue)), abs(Int(alpha) - Int(other.alpha)))

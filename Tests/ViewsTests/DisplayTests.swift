@@ -227,3 +227,37 @@ final class DrawingView: View {
         #expect(surface.asked == [2, 3, 1] && surface.layer.contentsScale == 1)
     }
 }
+
+/// Draws green on screen and red when printing.
+final class PrintAwareView: View {
+    var printingSeen: [Bool] = []
+
+    override func draw(_ dirtyRect: Rect, in context: GraphicsContext) {
+        printingSeen.append(isPrinting)
+        context.setFillColor(isPrinting ? .red : .green)
+        context.fill(bounds)
+    }
+}
+
+@MainActor
+@Suite struct PrintingTests {
+    @Test func aViewDrawsAgainForPrintingAndKnowsIt() throws {
+        let (root, _) = makeRoot(scale: 1)
+        let holder = View(frame: Rect(x: 0, y: 0, width: 40, height: 20))
+        let view = PrintAwareView(frame: Rect(x: 0, y: 0, width: 20, height: 20))
+        holder.addSubview(view)
+        root.addSubview(holder)
+        Transaction.flush()
+        #expect(view.printingSeen == [false])
+        #expect(view.layer.contents?.pixel(x: 5, y: 5) == PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255))
+        let page = try GraphicsContext(width: 40, height: 20)
+        holder.render(forPrintingIn: page)
+        #expect(view.printingSeen == [false, true])
+        #expect(!view.isPrinting && !holder.isPrinting)
+        #expect(page.makeImage().pixel(x: 5, y: 5) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        // A view that set isPrinting itself keeps it.
+        view.isPrinting = true
+        holder.render(forPrintingIn: try GraphicsContext(width: 40, height: 20))
+        #expect(view.isPrinting)
+    }
+}
