@@ -41,6 +41,9 @@ extension BoardConfiguration {
         lines.append("idle: \(blank)" + (idle.wakesOnTouch ? ", a touch wakes" : ", a touch does not wake"))
         lines.append("cursor " + (cursor.isVisible ? "visible" : "hidden"))
         lines.append("splash " + (splash.imagePath.map { "\($0) on " } ?? "") + splash.backgroundColor.description)
+        if let printer {
+            lines.append("printer \(printer.queue) (\(printer.paper.rawValue))" + (printer.server.map { " on \($0)" } ?? ""))
+        }
         return lines
     }
 }

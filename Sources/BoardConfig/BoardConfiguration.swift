@@ -13,11 +13,13 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var idle: IdleConfiguration
     public var cursor: CursorConfiguration
     public var splash: SplashConfiguration
+    /// The CUPS queue the kiosk prints to; nil when the board has no printer.
+    public var printer: PrinterConfiguration?
 
     public init(
         name: String, summary: String? = nil, outputs: [OutputConfiguration], input: InputConfiguration = .init(),
         app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
-        splash: SplashConfiguration = .init()
+        splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil
     ) {
         self.name = name
         self.summary = summary
@@ -27,6 +29,7 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.idle = idle
         self.cursor = cursor
         self.splash = splash
+        self.printer = printer
     }
 }
 
@@ -246,6 +249,30 @@ public struct SplashConfiguration: Sendable, Equatable {
     public init(imagePath: String? = nil, backgroundColor: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
         self.imagePath = imagePath
         self.backgroundColor = backgroundColor
+    }
+}
+
+/// The printer a kiosk sends PDFs to through CUPS (`lp`): tickets, receipts, badges.
+public struct PrinterConfiguration: Sendable, Equatable {
+    /// The CUPS destination, as `lpstat -p` names it.
+    public var queue: String
+    /// The CUPS server (a socket path or host[:port]); nil uses CUPS's own default.
+    public var server: String?
+    public var paper: Paper
+
+    /// The paper the page is laid out for.
+    public enum Paper: String, Sendable, CaseIterable {
+        case a4
+        case letter
+        /// Receipt rolls: the page is as long as what is printed.
+        case receipt80mm = "receipt-80mm"
+        case receipt58mm = "receipt-58mm"
+    }
+
+    public init(queue: String, server: String? = nil, paper: Paper = .a4) {
+        self.queue = queue
+        self.server = server
+        self.paper = paper
     }
 }
 

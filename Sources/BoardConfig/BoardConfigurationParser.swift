@@ -294,9 +294,14 @@ private struct ConfigurationDecoder {
             splash = decodeSplash(reader)
         }
 
+        var printer: PrinterConfiguration?
+        if let reader = subtables("printer", in: top, section: Schema.printer, asArray: false).first {
+            printer = decodePrinter(reader)
+        }
+
         return BoardConfiguration(
             name: name, summary: summary, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
-            splash: splash)
+            splash: splash, printer: printer)
     }
 
     // MARK: Outputs
@@ -787,6 +792,42 @@ private struct ConfigurationDecoder {
             }
         }
         return app
+    }
+
+    mutating func decodePrinter(_ reader: TableReader) -> PrinterConfiguration? {
+        checkKeys(reader)
+        var printer = PrinterConfiguration(queue: "")
+        if let queue = string("queue", in: reader) {
+            // CUPS names are printable, without spaces, slashes or '#' (lpadmin's rule).
+            if queue.isEmpty || queue.count > 127 || queue.contains(where: { $0 == " " || $0 == "/" || $0 == "#" || $0.isNewline }) {
+                report(
+                    "printer queue '\(queue)' is not a CUPS destination name",
+                    fix: "use the name lpstat -p shows, e.g. queue = \"ticket\" (no spaces, '/' or '#')",
+                    atValue: reader.path(of: "queue"))
+            } else {
+                printer.queue = queue
+            }
+        } else if reader.table["queue"] == nil {
+            reportMissing("queue", in: reader)
+        }
+        if let server = string("server", in: reader) {
+            if server.isEmpty {
+                report("printer server is empty", fix: "remove server to use CUPS's default, or name its socket or host", atValue: reader.path(of: "server"))
+            } else {
+                printer.server = server
+            }
+        }
+        if let paper = string("paper", in: reader) {
+            if let value = PrinterConfiguration.Paper(rawValue: paper) {
+                printer.paper = value
+            } else {
+                report(
+                    "paper '\(paper)' is not one Vitrine lays pages out for",
+                    fix: "use one of " + PrinterConfiguration.Paper.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "),
+                    atValue: reader.path(of: "paper"))
+            }
+        }
+        return printer.queue.isEmpty ? nil : printer
     }
 
     mutating func decodeSplash(_ reader: TableReader) -> SplashConfiguration {

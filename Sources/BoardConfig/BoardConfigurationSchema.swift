@@ -56,6 +56,7 @@ public enum BoardConfigurationSchema {
             Key(name: "idle", kind: .table, example: "[idle]"),
             Key(name: "cursor", kind: .table, example: "[cursor]"),
             Key(name: "splash", kind: .table, example: "[splash]"),
+            Key(name: "printer", kind: .table, example: "[printer]"),
         ])
 
     public static let board = Section(
@@ -133,7 +134,15 @@ public enum BoardConfigurationSchema {
             Key(name: "background", kind: .string, example: ##"background = "#1D3557""##),
         ])
 
+    public static let printer = Section(
+        header: "[printer]",
+        keys: [
+            Key(name: "queue", kind: .string, example: #"queue = "ticket""#),
+            Key(name: "server", kind: .string, example: #"server = "/run/cups/cups.sock""#),
+            Key(name: "paper", kind: .string, example: #"paper = "receipt-80mm""#),
+        ])
+
     public static let sections: [Section] = [
-        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash,
+        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer,
     ]
 }

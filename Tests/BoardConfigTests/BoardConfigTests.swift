@@ -176,6 +176,32 @@ private func withApp(_ outputs: String) -> String {
     }
 }
 
+@Suite struct PrinterSection {
+    let outputs = "[[output]]\nconnector = \"HDMI-A-1\"\n"
+
+    @Test func aPrinterNamesItsQueueServerAndPaper() throws {
+        let text = withApp(outputs) + "\n[printer]\nqueue = \"ticket\"\nserver = \"/run/cups/cups.sock\"\npaper = \"receipt-80mm\"\n"
+        let board = try BoardConfiguration.parse(text, file: "board.toml").get()
+        #expect(board.printer == PrinterConfiguration(queue: "ticket", server: "/run/cups/cups.sock", paper: .receipt80mm))
+        #expect(board.outline().last == "printer ticket (receipt-80mm) on /run/cups/cups.sock")
+        let plain = try BoardConfiguration.parse(withApp(outputs) + "\n[printer]\nqueue = \"office\"\n", file: "board.toml").get()
+        #expect(plain.printer == PrinterConfiguration(queue: "office", server: nil, paper: .a4))
+        #expect(try BoardConfiguration.parse(withApp(outputs), file: "board.toml").get().printer == nil)
+    }
+
+    @Test func aBadPrinterSectionIsReportedWithAFix() {
+        #expect(
+            problems(withApp(outputs) + "\n[printer]\nqueue = \"front desk\"\npaper = \"a5\"\n") == [
+                "board.toml:8:9: error: printer queue 'front desk' is not a CUPS destination name (fix: use the name lpstat -p shows, e.g. queue = \"ticket\" (no spaces, '/' or '#'))",
+                "board.toml:9:9: error: paper 'a5' is not one Vitrine lays pages out for (fix: use one of \"a4\", \"letter\", \"receipt-80mm\", \"receipt-58mm\")",
+            ])
+        #expect(
+            problems(withApp(outputs) + "\n[printer]\npaper = \"a4\"\n") == [
+                "board.toml:7:1: error: [printer] has no 'queue' (fix: add queue = \"ticket\")"
+            ])
+    }
+}
+
 @Suite struct Diagnostics {
     @Test func aSyntaxErrorGivesTOMLsPositionAndMessage() throws {
         let path = try fixturePath("syntax-error")
@@ -247,7 +273,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(
             problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[display]\nbrightness = 80\n")) == [
                 "board.toml:4:1: error: unknown key 'display' at the top level (fix: remove it; the top level takes "
-                    + "board, output, input, app, idle, cursor, splash)"
+                    + "board, output, input, app, idle, cursor, splash, printer)"
             ])
     }
 
