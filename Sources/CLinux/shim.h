@@ -8,3 +8,4 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>

@@ -1,0 +1,233 @@
+import CLinux
+import Glibc
+import WaylandServer
+
+/// The control socket of a running compositor (protocol: see ControlProtocol.swift): a Unix stream
+/// socket that only the compositor's user and root can reach (mode 0600, and each peer's
+/// credentials checked), served on the compositor's event loop without ever blocking it. Requests
+/// go to `handler`, which holds the policy (what a capture or status is); the server reads, frames
+/// and writes, as fast as each client takes the bytes.
+public final class ControlServer {
+    /// Connections beyond this many are answered with an error and closed.
+    public static let maximumConnections = 64
+
+    public let path: String
+    private let eventLoop: EventLoop
+    private let handler: (ControlRequest) -> ControlReply
+    private let listener: Int32
+    private var listenerSource: FileDescriptorSource?
+    private var connections: [Int32: Connection] = [:]
+    /// The socket file's identity, so that closing removes our file and not a successor's.
+    private let fileIdentity: (device: UInt, inode: UInt)
+
+    /// The default socket of the compositor whose Wayland socket is `display`: beside it, as
+    /// `vitrine-<display>.control` (several instances coexist as their displays do).
+    public static func defaultPath(forDisplay display: String, runtimeDirectory: String) -> String {
+        if display.hasPrefix("/") {
+            let slash = display.lastIndex(of: "/")!
+            return String(display[..<slash]) + "/vitrine-" + display[display.index(after: slash)...] + ".control"
+        }
+        return runtimeDirectory + "/vitrine-" + display + ".control"
+    }
+
+    /// Listens on `path`, replacing a socket file a dead instance left there; fails when a live
+    /// server answers on it, or when something that is not a socket is there.
+    public init(path: String, eventLoop: EventLoop, handler: @escaping (ControlRequest) -> ControlReply) throws(ControlProtocolError) {
+        guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
+        try Self.removeStaleSocket(at: path, address: address)
+        let fd = makeUnixStreamSocket()
+        guard fd >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
+        // On Linux the socket file takes the socket inode's mode at bind: 0600 from the first
+        // instant, without touching the process-wide umask under other threads.
+        guard fchmod(fd, 0o600) == 0,
+            address.withSocketAddress({ bind(fd, $0, $1) }) == 0
+        else {
+            let code = errno
+            Glibc.close(fd)
+            throw code == EADDRINUSE ? .inUse(path) : .system(operation: "bind", path: path, code: code)
+        }
+        var status = stat()
+        guard listen(fd, 16) == 0, stat(path, &status) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            unlink(path)
+            throw .system(operation: "listen", path: path, code: code)
+        }
+        self.path = path
+        self.eventLoop = eventLoop
+        self.handler = handler
+        listener = fd
+        fileIdentity = (UInt(status.st_dev), UInt(status.st_ino))
+        do {
+            listenerSource = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in acceptConnections() }
+        } catch {
+            Glibc.close(fd)
+            unlink(path)
+            throw .system(operation: "wl_event_loop_add_fd", path: path, code: error.code)
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Stops listening, drops every connection and removes the socket file. Safe to call twice.
+    public func close() {
+        guard let listenerSource else { return }
+        listenerSource.remove()
+        self.listenerSource = nil
+        for fd in Array(connections.keys) { drop(fd) }
+        Glibc.close(listener)
+        var status = stat()
+        if stat(path, &status) == 0, UInt(status.st_dev) == fileIdentity.device, UInt(status.st_ino) == fileIdentity.inode {
+            unlink(path)
+        }
+    }
+
+    /// Connections open now (accepted, reply not yet fully written).
+    public var connectionCount: Int { connections.count }
+
+    /// A socket file nobody answers on is a dead instance's: removed. A live one, or a file that
+    /// is not a socket, stays, and the caller learns why.
+    private static func removeStaleSocket(at path: String, address: UnixSocketAddress) throws(ControlProtocolError) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
+        let probe = makeUnixStreamSocket()
+        guard probe >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
+        defer { Glibc.close(probe) }
+        if address.withSocketAddress({ connect(probe, $0, $1) }) == 0 || errno == EAGAIN || errno == EINPROGRESS {
+            throw .inUse(path)
+        }
+        guard errno == ECONNREFUSED else { throw .system(operation: "connect", path: path, code: errno) }
+        unlink(path)
+    }
+
+    // MARK: - Connections
+
+    private final class Connection {
+        var source: FileDescriptorSource?
+        var request: [UInt8] = []
+        var reply: [UInt8] = []
+        var written = 0
+        /// Whether the request is complete and only the reply remains.
+        var isReplying = false
+    }
+
+    private func acceptConnections() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }  // EAGAIN: all taken; anything else: the next readiness retries
+            // Children are spawned on this thread only, so setting the flags after accept races nothing.
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            let connection = Connection()
+            connections[fd] = connection
+            do {
+                connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] events in
+                    serve(fd, events: events)
+                }
+            } catch {
+                connections[fd] = nil
+                Glibc.close(fd)
+                continue
+            }
+            if let refusal = refusal(of: fd) { respond(on: fd, with: .failure(refusal)) }
+        }
+    }
+
+    /// Why the peer on `fd` may not use the socket: another user than ours (root excepted), or too
+    /// many connections already.
+    private func refusal(of fd: Int32) -> String? {
+        var credentials = ucred()
+        var length = socklen_t(MemoryLayout<ucred>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            return "cannot read the peer's credentials: \(String(cString: strerror(errno)))"
+        }
+        let owner = geteuid()
+        guard credentials.uid == owner || credentials.uid == 0 else {
+            return "uid \(credentials.uid) may not use this socket (it belongs to uid \(owner))"
+        }
+        guard connections.count <= Self.maximumConnections else {
+            return "too many connections (\(Self.maximumConnections) at most); try again"
+        }
+        return nil
+    }
+
+    private func serve(_ fd: Int32, events: FileDescriptorEvents) {
+        guard let connection = connections[fd] else { return }
+        if connection.isReplying {
+            writeReply(on: fd, connection)
+        } else {
+            readRequest(on: fd, connection)
+        }
+    }
+
+    private func readRequest(on fd: Int32, _ connection: Connection) {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { return }
+                drop(fd)
+                return
+            }
+            let searchStart = connection.request.count
+            connection.request += chunk[..<count]
+            if let newline = connection.request[searchStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                handle(Array(connection.request[..<newline]), on: fd)
+                return
+            }
+            if connection.request.count > ControlRequest.maximumLength {
+                respond(on: fd, with: .failure("request longer than \(ControlRequest.maximumLength) bytes"))
+                return
+            }
+            if count == 0 {
+                // The client shut its side down: what it sent is the request, if anything.
+                if connection.request.isEmpty { drop(fd) } else { handle(connection.request, on: fd) }
+                return
+            }
+        }
+    }
+
+    private func handle(_ line: [UInt8], on fd: Int32) {
+        let reply: ControlReply
+        do {
+            reply = handler(try ControlRequest.decode(line: line))
+        } catch {
+            reply = .failure(error.description)
+        }
+        respond(on: fd, with: reply)
+    }
+
+    /// Sends `reply` (as much as the socket takes now, the rest as it becomes writable), then closes.
+    private func respond(on fd: Int32, with reply: ControlReply) {
+        guard let connection = connections[fd] else { return }
+        connection.isReplying = true
+        connection.request = []
+        connection.reply = reply.encoded()
+        connection.source?.update(events: .writable)
+        writeReply(on: fd, connection)
+    }
+
+    private func writeReply(on fd: Int32, _ connection: Connection) {
+        while connection.written < connection.reply.count {
+            let count = connection.reply.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + connection.written, bytes.count - connection.written, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { return }
+                // The client went away (EPIPE, ECONNRESET): nothing more to do for it.
+                break
+            }
+            connection.written += count
+        }
+        drop(fd)
+    }
+
+    private func drop(_ fd: Int32) {
+        guard let connection = connections.removeValue(forKey: fd) else { return }
+        connection.source?.remove()
+        Glibc.close(fd)
+    }
+}
