@@ -120,7 +120,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess", "CLinux",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

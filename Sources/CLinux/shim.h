@@ -8,4 +8,3 @@
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>

@@ -6,11 +6,14 @@ import Foundation
 // `"ok":true`. The server closes the connection after the reply.
 //
 //   → {"command":"capture","format":"png","output":0}
-//   ← {"ok":true,"mediaType":"image/png","length":48213}\n<48213 bytes of PNG>
+//   ← {"length":48213,"mediaType":"image/png","ok":true}\n<48213 bytes of PNG>
 //   → {"command":"status"}
-//   ← {"ok":true,"mediaType":"application/json","length":312}\n<a ControlStatus in JSON>
+//   ← {"length":312,"mediaType":"application/json","ok":true}\n<a ControlStatus in JSON>
 //   → {"command":"capture","format":"pdf"}
-//   ← {"ok":false,"error":"…"}\n
+//   ← {"error":"…","ok":false}\n
+//
+// Keys are written sorted; readers must not depend on their order. Fields a reader does not know
+// are ignored, so that newer servers and clients can add some.
 
 /// One request on the control socket.
 public struct ControlRequest: Codable, Equatable, Sendable {
@@ -37,7 +40,7 @@ public struct ControlRequest: Codable, Equatable, Sendable {
 
     /// The request as it travels: its JSON and a newline.
     public func encodedLine() throws -> [UInt8] {
-        Array(try JSONEncoder().encode(self)) + [UInt8(ascii: "\n")]
+        Array(try controlEncoder().encode(self)) + [UInt8(ascii: "\n")]
     }
 
     /// Reads a request line (its newline already taken off); the error says what is wrong with it
@@ -156,20 +159,26 @@ public enum ControlReply: Equatable, Sendable {
             body = []
         }
         // A header of strings and numbers always encodes.
-        let line = (try? JSONEncoder().encode(header)).map(Array.init) ?? Array(#"{"ok":false}"#.utf8)
+        let line = (try? controlEncoder().encode(header)).map(Array.init) ?? Array(#"{"ok":false}"#.utf8)
         return line + [UInt8(ascii: "\n")] + body
     }
 
     /// A JSON body of `value`.
     public static func json(_ value: some Encodable) -> ControlReply {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         do {
-            return .success(mediaType: "application/json", body: Array(try encoder.encode(value)))
+            return .success(mediaType: "application/json", body: Array(try controlEncoder().encode(value)))
         } catch {
             return .failure("cannot encode the reply: \(error)")
         }
     }
+}
+
+/// Keys in sorted order and slashes as they are, so that the same message is always the same bytes (Foundation's
+/// encoder otherwise orders keys as its dictionaries happen to).
+private func controlEncoder() -> JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
 }
 
 /// What the `status` command answers.

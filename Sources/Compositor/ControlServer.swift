@@ -1,4 +1,3 @@
-import CLinux
 import Glibc
 import WaylandServer
 
@@ -17,6 +16,7 @@ public final class ControlServer {
     private let listener: Int32
     private var listenerSource: FileDescriptorSource?
     private var connections: [Int32: Connection] = [:]
+    private var isAcceptingPaused = false
     /// The socket file's identity, so that closing removes our file and not a successor's.
     private let fileIdentity: (device: UInt, inode: UInt)
 
@@ -117,7 +117,15 @@ public final class ControlServer {
     private func acceptConnections() {
         while true {
             let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }  // EAGAIN: all taken; anything else: the next readiness retries
+            guard fd >= 0 else {
+                // Out of descriptors: the waiting client would make the level-triggered loop spin,
+                // so stop accepting until a connection ends.
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+                    isAcceptingPaused = true
+                    listenerSource?.update(events: [])
+                }
+                return
+            }
             // Children are spawned on this thread only, so setting the flags after accept races nothing.
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
@@ -139,8 +147,9 @@ public final class ControlServer {
     /// Why the peer on `fd` may not use the socket: another user than ours (root excepted), or too
     /// many connections already.
     private func refusal(of fd: Int32) -> String? {
-        var credentials = ucred()
-        var length = socklen_t(MemoryLayout<ucred>.size)
+        // struct ucred is { pid_t pid; uid_t uid; gid_t gid; } (Glibc's module leaves it out).
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
         guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
             return "cannot read the peer's credentials: \(String(cString: strerror(errno)))"
         }
@@ -229,5 +238,9 @@ public final class ControlServer {
         guard let connection = connections.removeValue(forKey: fd) else { return }
         connection.source?.remove()
         Glibc.close(fd)
+        if isAcceptingPaused {
+            isAcceptingPaused = false
+            listenerSource?.update(events: .readable)
+        }
     }
 }
