@@ -85,12 +85,17 @@ struct ControlTestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs `vitrine arguments` with XDG_RUNTIME_DIR and WAYLAND_DISPLAY set; returns its exit status,
-/// standard output and standard error.
-func runVitrine(_ arguments: [String], runtimeFolder: String, display: String) throws -> (status: Int32, output: Data, error: String) {
+/// Runs `vitrine arguments` with XDG_RUNTIME_DIR and WAYLAND_DISPLAY set (as the user and group
+/// `user`, through setpriv, when given); returns its exit status, standard output and standard error.
+func runVitrine(_ arguments: [String], runtimeFolder: String, display: String, user: UInt32? = nil) throws -> (status: Int32, output: Data, error: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: KioskSessionTests.vitrine)
-    process.arguments = arguments
+    if let user {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", KioskSessionTests.vitrine] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: KioskSessionTests.vitrine)
+        process.arguments = arguments
+    }
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_RUNTIME_DIR"] = runtimeFolder
     environment["WAYLAND_DISPLAY"] = display
@@ -294,6 +299,26 @@ final class Box<Value>: @unchecked Sendable {
         vitrine.stop(removingFolder: false)
         #expect(vitrine.process.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: vitrine.controlSocket))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))
+    func anotherUsersClientIsRefusedByTheFileModeAndByItsCredentials() throws {
+        // In /tmp rather than a private runtime folder, so that the other user reaches the file.
+        let path = "/tmp/vitrine-peer-\(UUID().uuidString.prefix(8)).control"
+        let vitrine = try RunningVitrine(options: ["--control-socket", path])
+        defer { vitrine.stop() }
+        try vitrine.waitUntilShowing(socket: path)
+        let nobody: UInt32 = 65534
+        let denied = try runVitrine(["status", "--socket", path], runtimeFolder: vitrine.folder, display: vitrine.display, user: nobody)
+        #expect(denied.status == 1)
+        #expect(denied.error == "Error: permission denied on \(path): the control socket belongs to the user vitrine runs as (use that user, or root)\n")
+        // Past a mode opened by mistake, the peer's credentials still keep it out.
+        #expect(chmod(path, 0o666) == 0)
+        let refused = try runVitrine(["status", "--socket", path], runtimeFolder: vitrine.folder, display: vitrine.display, user: nobody)
+        #expect(refused.status == 1)
+        #expect(refused.error == "Error: vitrine answered: uid 65534 may not use this socket (it belongs to uid 0)\n")
+        vitrine.stop()
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test func captureNamesWhatThisInstanceCannotDraw() throws {
