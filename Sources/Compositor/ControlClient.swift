@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// The client side of the control socket (`vitrine capture`, `vitrine status`, tests): one request,
-/// one reply, blocking, with a time limit for the whole exchange.
+/// one reply, blocking, with a time limit on each wait for the server.
 public enum ControlClient {
     /// Sends `request` to the server at `path` and returns its reply.
     public static func send(_ request: ControlRequest, to path: String, timeoutSeconds: Double = 10) throws(ControlProtocolError) -> ControlReply {

@@ -46,13 +46,15 @@ public final class ControlServer {
             Glibc.close(fd)
             throw code == EADDRINUSE ? .inUse(path) : .system(operation: "bind", path: path, code: code)
         }
-        var status = stat()
-        guard listen(fd, 16) == 0, stat(path, &status) == 0 else {
+        func failure(_ operation: String) -> ControlProtocolError {
             let code = errno
             Glibc.close(fd)
             unlink(path)
-            throw .system(operation: "listen", path: path, code: code)
+            return .system(operation: operation, path: path, code: code)
         }
+        guard listen(fd, 16) == 0 else { throw failure("listen") }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw failure("stat") }
         self.path = path
         self.eventLoop = eventLoop
         self.handler = handler
@@ -83,9 +85,6 @@ public final class ControlServer {
             unlink(path)
         }
     }
-
-    /// Connections open now (accepted, reply not yet fully written).
-    public var connectionCount: Int { connections.count }
 
     /// A socket file nobody answers on is a dead instance's: removed. A live one, or a file that
     /// is not a socket, stays, and the caller learns why.
@@ -132,9 +131,7 @@ public final class ControlServer {
             let connection = Connection()
             connections[fd] = connection
             do {
-                connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] events in
-                    serve(fd, events: events)
-                }
+                connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in serve(fd) }
             } catch {
                 connections[fd] = nil
                 Glibc.close(fd)
@@ -163,7 +160,7 @@ public final class ControlServer {
         return nil
     }
 
-    private func serve(_ fd: Int32, events: FileDescriptorEvents) {
+    private func serve(_ fd: Int32) {
         guard let connection = connections[fd] else { return }
         if connection.isReplying {
             writeReply(on: fd, connection)
@@ -183,7 +180,7 @@ public final class ControlServer {
             }
             let searchStart = connection.request.count
             connection.request += chunk[..<count]
-            if let newline = connection.request[searchStart...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = connection.request[searchStart...].firstIndex(of: UInt8(ascii: "\n")), newline <= ControlRequest.maximumLength {
                 handle(Array(connection.request[..<newline]), on: fd)
                 return
             }
