@@ -229,6 +229,15 @@ final class Box<Value>: @unchecked Sendable {
         try vitrine.waitUntilShowing()
         let oversize = [UInt8](repeating: UInt8(ascii: "a"), count: ControlRequest.maximumLength + 4096)
         #expect(try ControlClient.exchange(oversize, with: vitrine.controlSocket) == .failure("request longer than 65536 bytes"))
+        // The limit is exact: a status request padded with spaces to 65536 bytes is read, one more byte is not.
+        let request = Array(#"{"command":"status"}"#.utf8)
+        let padding = [UInt8](repeating: UInt8(ascii: " "), count: ControlRequest.maximumLength - request.count)
+        guard case .success("application/json", _) = try ControlClient.exchange(padding + request + [0x0A], with: vitrine.controlSocket) else {
+            Issue.record("a request of exactly the limit was not answered")
+            return
+        }
+        #expect(try ControlClient.exchange([0x20] + padding + request + [0x0A], with: vitrine.controlSocket)
+            == .failure("request longer than 65536 bytes"))
         // The compositor goes on answering.
         guard case .success(let mediaType, _) = try ControlClient.send(ControlRequest(command: .status), to: vitrine.controlSocket) else {
             Issue.record("the status after the oversize request failed")
