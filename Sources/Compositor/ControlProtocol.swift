@@ -1,21 +1,20 @@
 import Foundation
 
-// The control socket's protocol. A client connects, writes one request: a line of JSON (at most
-// `ControlRequest.maximumLength` bytes, ended by "\n" or by shutting its side down), and reads one
-// reply: a header line of JSON, then exactly `length` bytes of body when the header says
-// `"ok":true`. The server closes the connection after the reply.
-//
-//   → {"command":"capture","format":"png","output":0}
-//   ← {"length":48213,"mediaType":"image/png","ok":true}\n<48213 bytes of PNG>
-//   → {"command":"status"}
-//   ← {"length":312,"mediaType":"application/json","ok":true}\n<a ControlStatus in JSON>
-//   → {"command":"capture","format":"pdf"}
-//   ← {"error":"…","ok":false}\n
-//
-// Keys are written sorted; readers must not depend on their order. Fields a reader does not know
-// are ignored, so that newer servers and clients can add some.
-
-/// One request on the control socket.
+/// One request on the control socket, and the protocol it belongs to. A client connects, writes
+/// one request: a line of JSON (at most `maximumLength` bytes, ended by "\n" or by shutting its
+/// side down), and reads one reply: a header line of JSON (`ControlReplyHeader`), then exactly
+/// `length` bytes of body when the header says `"ok":true`. The server closes the connection after
+/// the reply.
+///
+///     → {"command":"capture","format":"png","output":0}
+///     ← {"length":48213,"mediaType":"image/png","ok":true}\n<48213 bytes of PNG>
+///     → {"command":"status"}
+///     ← {"length":312,"mediaType":"application/json","ok":true}\n<a ControlStatus in JSON>
+///     → {"command":"capture","format":"pdf"}
+///     ← {"error":"…","ok":false}\n
+///
+/// Keys are written sorted; readers must not depend on their order. Fields a reader does not know
+/// are ignored, so that newer servers and clients can add some.
 public struct ControlRequest: Codable, Equatable, Sendable {
     /// The longest request line the server reads; a longer one gets an error reply.
     public static let maximumLength = 64 * 1024

@@ -1,7 +1,7 @@
 import Glibc
 import WaylandServer
 
-/// The control socket of a running compositor (protocol: see ControlProtocol.swift): a Unix stream
+/// The control socket of a running compositor (the protocol: see `ControlRequest`): a Unix stream
 /// socket that only the compositor's user and root can reach (mode 0600, and each peer's
 /// credentials checked), served on the compositor's event loop without ever blocking it. Requests
 /// go to `handler`, which holds the policy (what a capture or status is); the server reads, frames
