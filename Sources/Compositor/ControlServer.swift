@@ -1,3 +1,4 @@
+import DisplayBackend
 import Glibc
 import WaylandServer
 
@@ -11,12 +12,16 @@ public final class ControlServer {
     public static let maximumConnections = 64
 
     public let path: String
+    /// How long a client has, from connecting, to send its request; then it gets an error and is
+    /// closed, so that idle connections cannot use up `maximumConnections`.
+    public let requestTimeoutMilliseconds: Int32
     private let eventLoop: EventLoop
     private let handler: (ControlRequest) -> ControlReply
     private let listener: Int32
     private var listenerSource: FileDescriptorSource?
     private var connections: [Int32: Connection] = [:]
     private var isAcceptingPaused = false
+    private var requestTimer: TimerSource?
     /// The socket file's identity, so that closing removes our file and not a successor's.
     private let fileIdentity: (device: UInt, inode: UInt)
 
@@ -32,7 +37,9 @@ public final class ControlServer {
 
     /// Listens on `path`, replacing a socket file a dead instance left there; fails when a live
     /// server answers on it, or when something that is not a socket is there.
-    public init(path: String, eventLoop: EventLoop, handler: @escaping (ControlRequest) -> ControlReply) throws(ControlProtocolError) {
+    public init(
+        path: String, eventLoop: EventLoop, requestTimeoutMilliseconds: Int32 = 5000, handler: @escaping (ControlRequest) -> ControlReply
+    ) throws(ControlProtocolError) {
         guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
         try Self.removeStaleSocket(at: path, address: address)
         let fd = makeUnixStreamSocket()
@@ -56,12 +63,14 @@ public final class ControlServer {
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure("stat") }
         self.path = path
+        self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
         self.eventLoop = eventLoop
         self.handler = handler
         listener = fd
         fileIdentity = (UInt(status.st_dev), UInt(status.st_ino))
         do {
             listenerSource = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in acceptConnections() }
+            requestTimer = try eventLoop.addTimer { [unowned self] in closeIdleConnections() }
         } catch {
             Glibc.close(fd)
             unlink(path)
@@ -78,6 +87,8 @@ public final class ControlServer {
         guard let listenerSource else { return }
         listenerSource.remove()
         self.listenerSource = nil
+        requestTimer?.remove()
+        requestTimer = nil
         for fd in Array(connections.keys) { drop(fd) }
         Glibc.close(listener)
         var status = stat()
@@ -105,12 +116,18 @@ public final class ControlServer {
     // MARK: - Connections
 
     private final class Connection {
+        /// When the request must be complete (monotonic ns).
+        let requestDeadline: UInt64
         var source: FileDescriptorSource?
         var request: [UInt8] = []
         var reply: [UInt8] = []
         var written = 0
         /// Whether the request is complete and only the reply remains.
         var isReplying = false
+
+        init(requestDeadline: UInt64) {
+            self.requestDeadline = requestDeadline
+        }
     }
 
     private func acceptConnections() {
@@ -128,7 +145,7 @@ public final class ControlServer {
             // Children are spawned on this thread only, so setting the flags after accept races nothing.
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            let connection = Connection()
+            let connection = Connection(requestDeadline: monotonicNanoseconds() + UInt64(requestTimeoutMilliseconds) * 1_000_000)
             connections[fd] = connection
             do {
                 connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in serve(fd) }
@@ -137,7 +154,23 @@ public final class ControlServer {
                 Glibc.close(fd)
                 continue
             }
-            if let refusal = refusal(of: fd) { respond(on: fd, with: .failure(refusal)) }
+            if let refusal = refusal(of: fd) {
+                respond(on: fd, with: .failure(refusal))
+            } else if connections.values.filter({ !$0.isReplying }).count == 1 {
+                requestTimer?.arm(milliseconds: requestTimeoutMilliseconds)
+            }
+        }
+    }
+
+    /// Answers the connections whose request is overdue, and waits for the next deadline.
+    private func closeIdleConnections() {
+        let now = monotonicNanoseconds()
+        let seconds = Double(requestTimeoutMilliseconds) / 1000
+        for (fd, connection) in connections where !connection.isReplying && connection.requestDeadline <= now {
+            respond(on: fd, with: .failure("no request line within \(seconds) s"))
+        }
+        if let next = connections.values.filter({ !$0.isReplying }).map(\.requestDeadline).min() {
+            requestTimer?.arm(milliseconds: Int32(clamping: (next - min(next, now)) / 1_000_000 + 1))
         }
     }
 

@@ -28,7 +28,7 @@ import WaylandServer
             }
         }
         // A client that reads a little of its reply and leaves.
-        threads.append(Thread { Self.requestAndLeaveEarly(path: path) })
+        threads.append(Thread { _ = Self.rawExchange(path: path, sending: Array(#"{"command":"status"}"#.utf8) + [0x0A], readingAtMost: 1000) })
         threads.forEach { $0.start() }
         var longestDispatch: TimeInterval = 0
         let deadline = Date().addingTimeInterval(60)
@@ -61,10 +61,26 @@ import WaylandServer
         }
     }
 
-    /// Sends a request for `path`'s server, reads 1000 bytes of the reply and closes.
-    static func requestAndLeaveEarly(path: String) {
+    @Test func aClientThatSendsNothingIsAnsweredAndClosedAfterTheRequestTimeout() throws {
+        let folder = try RunningVitrine.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/server.control"
+        let display = try Display()
+        let server = try ControlServer(path: path, eventLoop: display.eventLoop, requestTimeoutMilliseconds: 200) { _ in .failure("unused") }
+        defer { server.close() }
+        let received = Box<[UInt8]>([])
+        let silent = Thread { received.value = Self.rawExchange(path: path, sending: [], readingAtMost: nil) }
+        silent.start()
+        let deadline = Date().addingTimeInterval(10)
+        while !silent.isFinished, Date() < deadline { try display.dispatch(timeoutMilliseconds: 10) }
+        #expect(String(decoding: received.value, as: UTF8.self) == #"{"error":"no request line within 0.2 s","ok":false}"# + "\n")
+    }
+
+    /// Connects to `path`, sends `bytes` (keeping its side open), and returns what it reads until the
+    /// server closes, or until it has `limit` bytes (then it leaves without reading the rest).
+    static func rawExchange(path: String, sending bytes: [UInt8], readingAtMost limit: Int?) -> [UInt8] {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return [] }
         defer { close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -72,10 +88,15 @@ import WaylandServer
         let connected = withUnsafePointer(to: address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard connected == 0 else { return }
-        let request = Array(#"{"command":"status"}"#.utf8) + [0x0A]
-        _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        var buffer = [UInt8](repeating: 0, count: 1000)
-        _ = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard connected == 0 else { return [] }
+        if !bytes.isEmpty { _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while limit.map({ received.count < $0 }) ?? true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            received += buffer[..<count]
+        }
+        return received
     }
 }
