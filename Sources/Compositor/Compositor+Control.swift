@@ -16,30 +16,33 @@ extension Compositor {
     /// How many Wayland clients are connected.
     public var connectedClientCount: Int { display.connectedClients.count }
 
-    /// The reply to a `capture` request: the last frame the output showed, as PNG. Other formats,
-    /// a layer or a scale of its own are refused (this instance draws no such images yet).
-    public func captureReply(to request: ControlRequest) -> ControlReply {
+    /// The response to a `capture` request: the last frame the output showed, encoded as PNG off
+    /// the compositor's thread (a 4K frame takes about a second). Other formats, a layer or a scale
+    /// of its own are refused (this instance draws no such images yet).
+    public func captureResponse(to request: ControlRequest) -> ControlResponse {
         let format = request.format ?? .png
         guard format == .png else {
-            return .failure("format \(format.rawValue) is not supported by this instance (only png: the output's last frame)")
+            return .now(.failure("format \(format.rawValue) is not supported by this instance (only png: the output's last frame)"))
         }
         guard request.layer == nil else {
-            return .failure("capturing a single layer is not supported by this instance (only the whole output)")
+            return .now(.failure("capturing a single layer is not supported by this instance (only the whole output)"))
         }
         guard request.scale == nil else {
-            return .failure("a capture scale is not supported by this instance (the output's pixels only)")
+            return .now(.failure("a capture scale is not supported by this instance (the output's pixels only)"))
         }
         let index = request.output ?? 0
         guard outputs.indices.contains(index) else {
-            return .failure("no output \(index): this instance has \(outputs.count) output\(outputs.count == 1 ? "" : "s") (0…\(outputs.count - 1))")
+            return .now(.failure("no output \(index): this instance has \(outputs.count) output\(outputs.count == 1 ? "" : "s") (0…\(outputs.count - 1))"))
         }
         guard let image = capture(outputAt: index) else {
-            return .failure("output \(index) has shown no frame yet")
+            return .now(.failure("output \(index) has shown no frame yet"))
         }
-        do {
-            return .success(mediaType: format.mediaType, body: try image.pngData())
-        } catch {
-            return .failure("cannot encode the frame as PNG: \(error)")
+        return .later {
+            do {
+                return .success(mediaType: format.mediaType, body: try image.pngData())
+            } catch {
+                return .failure("cannot encode the frame as PNG: \(error)")
+            }
         }
     }
 }

@@ -180,6 +180,13 @@ private func controlEncoder() -> JSONEncoder {
     return encoder
 }
 
+/// How a `ControlServer` handler answers: with a reply at once, or with work that makes the reply
+/// (encoding a frame, say), which the server runs off the compositor's thread and sends when done.
+public enum ControlResponse: Sendable {
+    case now(ControlReply)
+    case later(@Sendable () -> ControlReply)
+}
+
 /// What the `status` command answers.
 public struct ControlStatus: Codable, Equatable, Sendable {
     public struct Output: Codable, Equatable, Sendable {

@@ -1,4 +1,5 @@
 import DisplayBackend
+import Foundation
 import Glibc
 import WaylandServer
 
@@ -6,7 +7,8 @@ import WaylandServer
 /// socket that only the compositor's user and root can reach (mode 0600, and each peer's
 /// credentials checked), served on the compositor's event loop without ever blocking it. Requests
 /// go to `handler`, which holds the policy (what a capture or status is); the server reads, frames
-/// and writes, as fast as each client takes the bytes.
+/// and writes, as fast as each client takes the bytes, and runs the handler's slow work (`.later`)
+/// on another thread.
 public final class ControlServer {
     /// Connections beyond this many are answered with an error and closed.
     public static let maximumConnections = 64
@@ -16,7 +18,10 @@ public final class ControlServer {
     /// closed, so that idle connections cannot use up `maximumConnections`.
     public let requestTimeoutMilliseconds: Int32
     private let eventLoop: EventLoop
-    private let handler: (ControlRequest) -> ControlReply
+    private let handler: (ControlRequest) -> ControlResponse
+    private let finishedWork: FinishedWork
+    private var finishedWorkSource: FileDescriptorSource?
+    private var nextConnectionID: UInt64 = 0
     private let listener: Int32
     private var listenerSource: FileDescriptorSource?
     private var connections: [Int32: Connection] = [:]
@@ -38,10 +43,12 @@ public final class ControlServer {
     /// Listens on `path`, replacing a socket file a dead instance left there; fails when a live
     /// server answers on it, or when something that is not a socket is there.
     public init(
-        path: String, eventLoop: EventLoop, requestTimeoutMilliseconds: Int32 = 5000, handler: @escaping (ControlRequest) -> ControlReply
+        path: String, eventLoop: EventLoop, requestTimeoutMilliseconds: Int32 = 5000, handler: @escaping (ControlRequest) -> ControlResponse
     ) throws(ControlProtocolError) {
         guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
         try Self.removeStaleSocket(at: path, address: address)
+        guard let finishedWork = FinishedWork() else { throw .system(operation: "pipe", path: path, code: errno) }
+        self.finishedWork = finishedWork
         let fd = makeUnixStreamSocket()
         guard fd >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
         // On Linux the socket file takes the socket inode's mode at bind: 0600 from the first
@@ -71,6 +78,9 @@ public final class ControlServer {
         do {
             listenerSource = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in acceptConnections() }
             requestTimer = try eventLoop.addTimer { [unowned self] in closeIdleConnections() }
+            finishedWorkSource = try eventLoop.addFileDescriptor(finishedWork.readEnd, events: .readable) { [unowned self] _ in
+                sendFinishedReplies()
+            }
         } catch {
             Glibc.close(fd)
             unlink(path)
@@ -89,6 +99,8 @@ public final class ControlServer {
         self.listenerSource = nil
         requestTimer?.remove()
         requestTimer = nil
+        finishedWorkSource?.remove()
+        finishedWorkSource = nil
         for fd in Array(connections.keys) { drop(fd) }
         Glibc.close(listener)
         var status = stat()
@@ -116,6 +128,8 @@ public final class ControlServer {
     // MARK: - Connections
 
     private final class Connection {
+        /// Tells this connection from a later one on the same descriptor, for work finishing late.
+        let id: UInt64
         /// When the request must be complete (monotonic ns).
         let requestDeadline: UInt64
         var source: FileDescriptorSource?
@@ -125,7 +139,8 @@ public final class ControlServer {
         /// Whether the request is complete and only the reply remains.
         var isReplying = false
 
-        init(requestDeadline: UInt64) {
+        init(id: UInt64, requestDeadline: UInt64) {
+            self.id = id
             self.requestDeadline = requestDeadline
         }
     }
@@ -145,7 +160,8 @@ public final class ControlServer {
             // Children are spawned on this thread only, so setting the flags after accept races nothing.
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            let connection = Connection(requestDeadline: monotonicNanoseconds() + UInt64(requestTimeoutMilliseconds) * 1_000_000)
+            nextConnectionID += 1
+            let connection = Connection(id: nextConnectionID, requestDeadline: monotonicNanoseconds() + UInt64(requestTimeoutMilliseconds) * 1_000_000)
             connections[fd] = connection
             do {
                 connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in serve(fd) }
@@ -230,13 +246,33 @@ public final class ControlServer {
     }
 
     private func handle(_ line: [UInt8], on fd: Int32) {
-        let reply: ControlReply
+        let response: ControlResponse
         do {
-            reply = handler(try ControlRequest.decode(line: line))
+            response = handler(try ControlRequest.decode(line: line))
         } catch {
-            reply = .failure(error.description)
+            response = .now(.failure(error.description))
         }
-        respond(on: fd, with: reply)
+        switch response {
+        case .now(let reply):
+            respond(on: fd, with: reply)
+        case .later(let work):
+            guard let connection = connections[fd] else { return }
+            // Nothing to read or write until the work is done; the request timeout no longer applies.
+            connection.isReplying = true
+            connection.source?.update(events: [])
+            let id = connection.id
+            let finishedWork = finishedWork
+            DispatchQueue.global().async {
+                finishedWork.add(work(), for: fd, connection: id)
+            }
+        }
+    }
+
+    /// Sends the replies that work on other threads finished, to the connections still there.
+    private func sendFinishedReplies() {
+        for (fd, id, reply) in finishedWork.take() where connections[fd]?.id == id {
+            respond(on: fd, with: reply)
+        }
     }
 
     /// Sends `reply` (as much as the socket takes now, the rest as it becomes writable), then closes.
@@ -262,6 +298,47 @@ public final class ControlServer {
             connection.written += count
         }
         drop(fd)
+    }
+
+    /// Replies made on other threads, handed to the loop's thread through a pipe that wakes it.
+    /// The pipe lives as long as any work that may write to it.
+    private final class FinishedWork: @unchecked Sendable {
+        let readEnd: Int32
+        private let writeEnd: Int32
+        private let lock = NSLock()
+        private var replies: [(fd: Int32, id: UInt64, reply: ControlReply)] = []
+
+        init?() {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { return nil }
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, O_NONBLOCK)
+            }
+            readEnd = ends[0]
+            writeEnd = ends[1]
+        }
+
+        deinit {
+            Glibc.close(readEnd)
+            Glibc.close(writeEnd)
+        }
+
+        func add(_ reply: ControlReply, for fd: Int32, connection id: UInt64) {
+            lock.withLock { replies.append((fd, id, reply)) }
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)
+        }
+
+        /// The finished replies, emptying the pipe's wake-up bytes first so none is missed.
+        func take() -> [(fd: Int32, id: UInt64, reply: ControlReply)] {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while drain.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+            return lock.withLock {
+                defer { replies = [] }
+                return replies
+            }
+        }
     }
 
     private func drop(_ fd: Int32) {

@@ -18,14 +18,14 @@ public final class ControlResponder {
         self.app = app
     }
 
-    public func reply(to request: ControlRequest) -> ControlReply {
+    public func response(to request: ControlRequest) -> ControlResponse {
         switch request.command {
         case .capture:
-            return compositor.captureReply(to: request)
+            return compositor.captureResponse(to: request)
         case .status:
-            return .json(ControlStatus(
+            return .now(.json(ControlStatus(
                 version: version, display: display, outputs: compositor.outputStatuses,
-                clients: compositor.connectedClientCount, app: app()))
+                clients: compositor.connectedClientCount, app: app())))
         #if DEBUG
         case .hang:
             // What a stuck main loop looks like from outside: no reply, no frames, no watchdog.

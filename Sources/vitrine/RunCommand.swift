@@ -194,7 +194,7 @@ struct Run: ParsableCommand {
         var controlServer: ControlServer?
         if !noControlSocket {
             let path = controlSocket ?? ControlServer.defaultPath(forDisplay: name, runtimeDirectory: runtimeDirectory)
-            controlServer = try ControlServer(path: path, eventLoop: compositor.display.eventLoop, handler: responder.reply(to:))
+            controlServer = try ControlServer(path: path, eventLoop: compositor.display.eventLoop, handler: responder.response(to:))
             logger.info("control socket \(path)")
         }
         defer { controlServer?.close() }

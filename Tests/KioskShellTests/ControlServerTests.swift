@@ -17,7 +17,7 @@ import WaylandServer
         var requests: [ControlRequest] = []
         let server = try ControlServer(path: path, eventLoop: display.eventLoop) { request in
             requests.append(request)
-            return .success(mediaType: "application/octet-stream", body: body)
+            return .now(.success(mediaType: "application/octet-stream", body: body))
         }
         let replies = Box<[ControlReply?]>([nil, nil, nil])
         let lock = NSLock()
@@ -52,13 +52,49 @@ import WaylandServer
         try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
         let display = try Display()
         #expect(throws: ControlProtocolError.notASocket(path)) {
-            try ControlServer(path: path, eventLoop: display.eventLoop) { _ in .failure("unused") }
+            try ControlServer(path: path, eventLoop: display.eventLoop) { _ in .now(.failure("unused")) }
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
         let long = folder + "/" + String(repeating: "x", count: 120)
         #expect(throws: ControlProtocolError.pathTooLong(long)) {
-            try ControlServer(path: long, eventLoop: display.eventLoop) { _ in .failure("unused") }
+            try ControlServer(path: long, eventLoop: display.eventLoop) { _ in .now(.failure("unused")) }
         }
+    }
+
+    @Test func slowWorkRunsOffTheLoopWhileLaterClientsAreAnswered() throws {
+        let folder = try RunningVitrine.makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/server.control"
+        let display = try Display()
+        let server = try ControlServer(path: path, eventLoop: display.eventLoop) { request in
+            guard request.command == .capture else { return .now(.success(mediaType: "text/plain", body: Array("quick".utf8))) }
+            return .later {
+                usleep(1_000_000)
+                return .success(mediaType: "text/plain", body: Array("slow".utf8))
+            }
+        }
+        defer { server.close() }
+        let arrivals = Box<[(ControlReply?, Date)]>([])
+        let lock = NSLock()
+        func client(_ command: ControlCommand) -> Thread {
+            Thread {
+                let reply = try? ControlClient.send(ControlRequest(command: command), to: path)
+                lock.withLock { arrivals.value.append((reply, Date())) }
+            }
+        }
+        let slow = client(.capture), quick = client(.status)
+        slow.start()
+        let quickStart = Date().addingTimeInterval(0.2)
+        let deadline = Date().addingTimeInterval(10)
+        while !(slow.isFinished && quick.isFinished), Date() < deadline {
+            if Date() > quickStart, !quick.isExecuting, !quick.isFinished { quick.start() }
+            try display.dispatch(timeoutMilliseconds: 10)
+        }
+        // The quick reply came while the slow one was still being made.
+        #expect(arrivals.value.map(\.0) == [
+            .success(mediaType: "text/plain", body: Array("quick".utf8)),
+            .success(mediaType: "text/plain", body: Array("slow".utf8)),
+        ])
     }
 
     @Test func aClientThatSendsNothingIsAnsweredAndClosedAfterTheRequestTimeout() throws {
@@ -66,7 +102,7 @@ import WaylandServer
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/server.control"
         let display = try Display()
-        let server = try ControlServer(path: path, eventLoop: display.eventLoop, requestTimeoutMilliseconds: 200) { _ in .failure("unused") }
+        let server = try ControlServer(path: path, eventLoop: display.eventLoop, requestTimeoutMilliseconds: 200) { _ in .now(.failure("unused")) }
         defer { server.close() }
         let received = Box<[UInt8]>([])
         let silent = Thread { received.value = Self.rawExchange(path: path, sending: [], readingAtMost: nil) }
