@@ -121,6 +121,13 @@ public final class KioskSession {
         }
     }
 
+    /// The supervised app as the control socket's `status` shows it; nil without one.
+    public var appStatus: ControlStatus.App? {
+        guard let supervisor else { return nil }
+        return ControlStatus.App(
+            command: supervisor.app.command, pid: supervisor.isRunning ? supervisor.pid : nil, starts: supervisor.launchCount)
+    }
+
     /// Whether the splash or "restarting" overlay is on the screen (fading in included).
     public var isShowingOverlay: Bool { overlay.map { $0.state != .hidden } ?? false }
 

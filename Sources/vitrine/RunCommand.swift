@@ -21,6 +21,7 @@ struct Run: ParsableCommand {
             On a display (as root, with no other compositor running): vitrine run --kms -- foot
             As a kiosk: vitrine run --kms --config /etc/vitrine/BOARD.toml (the board's app is started and restarted whenever it exits; under systemd, READY=1 follows the first frame on screen and WATCHDOG=1 the main loop)
             Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
+            The control socket (printed at start; see `vitrine capture --help` and `vitrine status --help`) is XDG_RUNTIME_DIR/vitrine-WAYLAND_DISPLAY.control, readable and writable by this user only.
             """)
 
     @Option(help: "A board configuration (see board-configs/FORMAT.md): its first output's connector, mode and scale, and its app, supervised.")
@@ -65,6 +66,12 @@ struct Run: ParsableCommand {
     @Option(help: "The socket name in XDG_RUNTIME_DIR (default: the first free wayland-N).")
     var socket: String?
 
+    @Option(help: "The control socket's path (default: vitrine-<WAYLAND_DISPLAY>.control in XDG_RUNTIME_DIR).")
+    var controlSocket: String?
+
+    @Flag(help: "Open no control socket (no `vitrine capture` or `vitrine status` for this instance).")
+    var noControlSocket = false
+
     @Option(help: "Write what the output shows to this PNG file (after --after seconds).")
     var screenshot: String?
 
@@ -87,6 +94,9 @@ struct Run: ParsableCommand {
         }
         guard ["auto", "libseat", "direct"].contains(seatManager) else {
             throw ValidationError("--seat-manager must be auto, libseat or direct, got '\(seatManager)'")
+        }
+        if noControlSocket, controlSocket != nil {
+            throw ValidationError("--control-socket and --no-control-socket exclude each other")
         }
         if !kms, device != nil || connector != nil || mode != nil || presentationLog != nil {
             throw ValidationError("--device, --connector, --mode and --presentation-log need --kms")
@@ -179,6 +189,15 @@ struct Run: ParsableCommand {
         defer { if let inputLatencyLog { writeLatencies(compositor.inputDeliveryLatencies, to: inputLatencyLog, logger: logger) } }
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
+        // Opened before any app starts, so that a path in use stops Vitrine before it launches anything.
+        let responder = ControlResponder(compositor: compositor, version: Vitrine.version, display: name)
+        var controlServer: ControlServer?
+        if !noControlSocket {
+            let path = controlSocket ?? ControlServer.defaultPath(forDisplay: name, runtimeDirectory: runtimeDirectory)
+            controlServer = try ControlServer(path: path, eventLoop: compositor.display.eventLoop, handler: responder.response(to:))
+            logger.info("control socket \(path)")
+        }
+        defer { controlServer?.close() }
         var process: ClientProcess?
         if !app.isEmpty {
             process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
@@ -188,6 +207,9 @@ struct Run: ParsableCommand {
         let session = try KioskSession(
             compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, idle: board?.idle ?? IdleConfiguration(), notifier: notifier,
             outputs: outputsDescription, start: startNanoseconds, logger: logger)
+        responder.app = { [app] in
+            session.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
+        }
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false
         let signalSources = try [SIGINT, SIGTERM].map { signal in

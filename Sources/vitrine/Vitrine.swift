@@ -7,8 +7,10 @@ struct Vitrine: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vitrine",
         abstract: "A Wayland compositor for kiosk and embedded devices.",
-        version: "0.1.0",
-        subcommands: [Run.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Demo.self])
+        version: version,
+        subcommands: [Run.self, Capture.self, Status.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Demo.self])
+
+    static let version = "0.1.0"
 }
 
 /// Until the compositor exists, the main job builds the seeds' example scenes, commits them,

@@ -26,7 +26,7 @@ public final class EventLoop {
     /// Calls `handler` whenever `fileDescriptor` is ready for `events`; the source stops when released.
     public func addFileDescriptor(
         _ fileDescriptor: Int32, events: FileDescriptorEvents, handler: @escaping (FileDescriptorEvents) -> Void
-    ) throws(SystemError) -> EventSource {
+    ) throws(SystemError) -> FileDescriptorSource {
         let box = EventSource.Handler.fd(handler)
         let context = Unmanaged.passRetained(box)
         guard let source = wl_event_loop_add_fd(raw, fileDescriptor, events.rawValue, { _, mask, data in
@@ -38,7 +38,7 @@ public final class EventLoop {
             context.release()
             throw SystemError.current(operation: "wl_event_loop_add_fd")
         }
-        return EventSource(raw: source, context: context)
+        return FileDescriptorSource(raw: source, context: context)
     }
 
     /// A timer that calls `handler` once each time it is armed and expires.
@@ -114,6 +114,16 @@ public class EventSource {
 
     deinit {
         remove()
+    }
+}
+
+/// A file descriptor's registration, whose events of interest can change (a socket with a reply
+/// to write waits for writable, not readable).
+public final class FileDescriptorSource: EventSource {
+    /// Polls for `events` from now on.
+    public func update(events: FileDescriptorEvents) {
+        guard let raw else { return }
+        wl_event_source_fd_update(raw, events.rawValue)
     }
 }
 
