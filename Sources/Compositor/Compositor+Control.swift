@@ -1,4 +1,5 @@
 import DisplayBackend
+import LayerKit
 
 /// What the control socket asks of the compositor itself: images of its outputs and their state.
 extension Compositor {
@@ -16,33 +17,81 @@ extension Compositor {
     /// How many Wayland clients are connected.
     public var connectedClientCount: Int { display.connectedClients.count }
 
-    /// The response to a `capture` request: the last frame the output showed, encoded as PNG off
-    /// the compositor's thread (a 4K frame takes about a second). Other formats, a layer or a scale
-    /// of its own are refused (this instance draws no such images yet).
+    /// The response to a `capture` request. A PNG of a whole output at its own scale is the last
+    /// frame it showed (what the display got); anything else (a layer, another scale, PDF or SVG)
+    /// is drawn from the output's layer tree through `Layer.render(in:)`, vector where it was
+    /// drawn, client surfaces as the images they are. PNG encoding runs off the compositor's thread.
     public func captureResponse(to request: ControlRequest) -> ControlResponse {
         let format = request.format ?? .png
-        guard format == .png else {
-            return .now(.failure("format \(format.rawValue) is not supported by this instance (only png: the output's last frame)"))
-        }
-        guard request.layer == nil else {
-            return .now(.failure("capturing a single layer is not supported by this instance (only the whole output)"))
-        }
-        guard request.scale == nil else {
-            return .now(.failure("a capture scale is not supported by this instance (the output's pixels only)"))
-        }
         let index = request.output ?? 0
         guard outputs.indices.contains(index) else {
             return .now(.failure("no output \(index): this instance has \(outputs.count) output\(outputs.count == 1 ? "" : "s") (0…\(outputs.count - 1))"))
         }
-        guard let image = capture(outputAt: index) else {
-            return .now(.failure("output \(index) has shown no frame yet"))
+        if let scale = request.scale, !(scale > 0 && scale <= 16) {
+            return .now(.failure("scale \(scale) is outside the range above 0 and up to 16"))
         }
-        return .later {
-            do {
-                return .success(mediaType: format.mediaType, body: try image.pngData())
-            } catch {
-                return .failure("cannot encode the frame as PNG: \(error)")
+        if format == .png && request.layer == nil && request.scale == nil {
+            guard let image = capture(outputAt: index) else {
+                return .now(.failure("output \(index) has shown no frame yet"))
             }
+            return .later { Self.pngReply(image) }
+        }
+        let layer: Layer
+        switch exportedLayer(named: request.layer, onOutputAt: index) {
+        case .success(let found): layer = found
+        case .failure(let message): return .now(.failure(message.description))
+        }
+        // A whole output shows black where nothing is drawn, as on its display.
+        let background: Color? = request.layer == nil ? Color(white: 0) : nil
+        do {
+            switch format {
+            case .png:
+                let image = try layer.renderedImage(scale: request.scale ?? outputs[index].backend.scaleFactor, background: background)
+                return .later { Self.pngReply(image) }
+            case .pdf:
+                return .now(.success(mediaType: format.mediaType, body: try layer.exportData(as: .pdf(page: nil), background: background)))
+            case .svg:
+                return .now(.success(mediaType: format.mediaType, body: try layer.exportData(as: .svg, background: background)))
+            }
+        } catch {
+            return .now(.failure("cannot draw \(request.layer.map { "the layer \($0)" } ?? "output \(index)") as \(format.rawValue): \(error)"))
+        }
+    }
+
+    /// Why no layer was found for a name: the names that would have worked.
+    public struct LayerNotFound: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The output's logical layer tree (unturned, in points) when `name` is nil; otherwise the
+    /// first layer of that name on it, depth first, or the window whose toplevel has that app ID
+    /// or title.
+    public func exportedLayer(named name: String?, onOutputAt index: Int) -> Result<Layer, LayerNotFound> {
+        let output = outputs[index]
+        guard let name else { return .success(output.root) }
+        func find(_ layer: Layer) -> Layer? {
+            if layer.name == name { return layer }
+            for sublayer in layer.sublayers {
+                if let found = find(sublayer) { return found }
+            }
+            return nil
+        }
+        if let found = find(output.root) { return .success(found) }
+        let windows = shell.toplevels.filter(\.isMapped).compactMap { toplevel in node(for: toplevel.surface).map { (toplevel, $0) } }
+        if let window = windows.first(where: { $0.0.appID == name || $0.0.title == name }) {
+            return .success(window.1.container)
+        }
+        let known = windows.flatMap { [$0.0.appID, $0.0.title].compactMap { $0 } }
+        return .failure(LayerNotFound(description:
+            "no layer or window named \"\(name)\" on output \(index)"
+                + (known.isEmpty ? " (no window is shown)" : "; windows: " + known.map { "\"\($0)\"" }.joined(separator: ", "))))
+    }
+
+    private static func pngReply(_ image: Image) -> ControlReply {
+        do {
+            return .success(mediaType: CaptureFormat.png.mediaType, body: try image.pngData())
+        } catch {
+            return .failure("cannot encode the image as PNG: \(error)")
         }
     }
 }

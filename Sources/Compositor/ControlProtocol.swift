@@ -10,7 +10,11 @@ import Foundation
 ///     ← {"length":48213,"mediaType":"image/png","ok":true}\n<48213 bytes of PNG>
 ///     → {"command":"status"}
 ///     ← {"length":312,"mediaType":"application/json","ok":true}\n<a ControlStatus in JSON>
-///     → {"command":"capture","format":"pdf"}
+///     → {"command":"capture","format":"pdf","layer":"org.example.tickets"}
+///     ← {"length":20711,"mediaType":"application/pdf","ok":true}\n<20711 bytes of PDF>
+///     → {"command":"print","title":"Ticket 42"}
+///     ← {"length":33,"mediaType":"text/plain","ok":true}\nrequest id is ticket-12 (1 file(s))
+///     → {"command":"capture","format":"png","layer":"no such layer"}
 ///     ← {"error":"…","ok":false}\n
 ///
 /// Keys are written sorted; readers must not depend on their order. Fields a reader does not know
@@ -24,17 +28,24 @@ public struct ControlRequest: Codable, Equatable, Sendable {
     public var format: CaptureFormat?
     /// For `capture`: the output's index (0 when absent).
     public var output: Int?
-    /// For `capture`: only this named layer and its sublayers (the whole output when absent).
+    /// For `capture` and `print`: only this layer and its sublayers, named by the layer's name or
+    /// by a window's app ID or title (the whole output when absent).
     public var layer: String?
     /// For `capture`: pixels per point of the image (the output's own when absent).
     public var scale: Double?
+    /// For `print`: the job's title in the printer's queue.
+    public var title: String?
 
-    public init(command: ControlCommand, format: CaptureFormat? = nil, output: Int? = nil, layer: String? = nil, scale: Double? = nil) {
+    public init(
+        command: ControlCommand, format: CaptureFormat? = nil, output: Int? = nil, layer: String? = nil, scale: Double? = nil,
+        title: String? = nil
+    ) {
         self.command = command
         self.format = format
         self.output = output
         self.layer = layer
         self.scale = scale
+        self.title = title
     }
 
     /// The request as it travels: its JSON and a newline.
@@ -70,7 +81,7 @@ public struct ControlRequest: Codable, Equatable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case command, format, output, layer, scale
+        case command, format, output, layer, scale, title
     }
 
     public init(from decoder: any Decoder) throws {
@@ -93,6 +104,7 @@ public struct ControlRequest: Codable, Equatable, Sendable {
         output = try container.decodeIfPresent(Int.self, forKey: .output)
         layer = try container.decodeIfPresent(String.self, forKey: .layer)
         scale = try container.decodeIfPresent(Double.self, forKey: .scale)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
     }
 }
 
@@ -102,6 +114,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case capture
     /// A `ControlStatus` in JSON.
     case status
+    /// A PDF of the output (or a layer) sent to the board's printer; the reply is lp's answer.
+    case print
     #if DEBUG
     /// Blocks the compositor's loop for good, without a reply (for tests of the watchdog).
     case hang

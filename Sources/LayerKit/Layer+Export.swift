@@ -84,25 +84,21 @@ public enum LayerExportError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 extension Layer {
-    /// The layer and its subtree rendered (see `render(in:)`) as PNG, PDF or SVG bytes. Text,
-    /// paths and gradients are vectors in PDF and SVG; PDF text can be searched and copied.
-    public func exportData(as format: LayerExportFormat) throws -> [UInt8] {
+    /// The layer and its subtree rendered (see `render(in:)`) as PNG, PDF or SVG bytes, over
+    /// `background` when given (an output's black, where nothing else is drawn). Text, paths and
+    /// gradients are vectors in PDF and SVG; PDF text can be searched and copied.
+    public func exportData(as format: LayerExportFormat, background: Color? = nil) throws -> [UInt8] {
         let b = bounds
         guard !b.isNull, b.width > 0, b.height > 0, b.width.isFinite, b.height.isFinite else {
             throw LayerExportError.emptyBounds(b)
         }
         switch format {
         case .png(let scale):
-            guard scale > 0, scale.isFinite else { throw LayerExportError.invalidScale(scale) }
-            let context = try GraphicsContext(width: Int((b.width * scale).rounded(.up)), height: Int((b.height * scale).rounded(.up)))
-            context.scaleBy(x: scale, y: scale)
-            context.translateBy(x: -b.minX, y: -b.minY)
-            render(in: context)
-            return try context.makeImage().pngData()
+            return try renderedImage(scale: scale, background: background).pngData()
         case .pdf(nil), .svg:
             let context = try GraphicsContext(format: format == .svg ? .svg : .pdf, pageSize: b.size)
             context.translateBy(x: -b.minX, y: -b.minY)
-            render(in: context)
+            draw(over: background, in: context)
             return try context.finishDocument()
         case .pdf(let page?):
             guard let placement = page.placement(of: b.size) else { throw LayerExportError.noPrintableArea(page) }
@@ -110,8 +106,31 @@ extension Layer {
             context.translateBy(x: placement.origin.x, y: placement.origin.y)
             context.scaleBy(x: placement.scale, y: placement.scale)
             context.translateBy(x: -b.minX, y: -b.minY)
-            render(in: context)
+            draw(over: background, in: context)
             return try context.finishDocument()
         }
+    }
+
+    /// The layer and its subtree rendered into a bitmap of its bounds at `scale` pixels per point,
+    /// over `background` when given.
+    public func renderedImage(scale: Double, background: Color? = nil) throws -> Image {
+        let b = bounds
+        guard !b.isNull, b.width > 0, b.height > 0, b.width.isFinite, b.height.isFinite else {
+            throw LayerExportError.emptyBounds(b)
+        }
+        guard scale > 0, scale.isFinite else { throw LayerExportError.invalidScale(scale) }
+        let context = try GraphicsContext(width: Int((b.width * scale).rounded(.up)), height: Int((b.height * scale).rounded(.up)))
+        context.scaleBy(x: scale, y: scale)
+        context.translateBy(x: -b.minX, y: -b.minY)
+        draw(over: background, in: context)
+        return context.makeImage()
+    }
+
+    private func draw(over background: Color?, in context: GraphicsContext) {
+        if let background {
+            context.setFillColor(background)
+            context.fill(bounds)
+        }
+        render(in: context)
     }
 }

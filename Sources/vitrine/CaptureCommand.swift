@@ -57,7 +57,8 @@ struct Capture: ParsableCommand {
         abstract: "Capture what a running vitrine shows, through its control socket.",
         discussion: """
             Example: vitrine capture -o screen.png (the instance on $WAYLAND_DISPLAY); vitrine capture --display wayland-1 > screen.png
-            Only the user vitrine runs as (and root) can use its control socket. PNG is the last frame the output showed.
+            A window as a PDF: vitrine capture --format pdf --layer org.example.tickets -o ticket.pdf
+            Only the user vitrine runs as (and root) can use its control socket. A PNG of a whole output at its own scale is the last frame it showed; anything else is drawn again from its layers.
             """)
 
     @OptionGroup var connection: ControlSocketOptions
@@ -65,10 +66,10 @@ struct Capture: ParsableCommand {
     @Option(help: "The output's index (see vitrine status).")
     var outputIndex = 0
 
-    @Option(help: "png, pdf or svg (a vitrine that cannot draw a format refuses it).")
+    @Option(help: "png, pdf or svg. PDF and SVG keep paths and text as vectors; client windows are images.")
     var format = "png"
 
-    @Option(help: "Only the layer of this name and its sublayers (a vitrine that cannot draw single layers refuses it).")
+    @Option(help: "Only this layer and its sublayers: a layer's name, or a window's app ID or title.")
     var layer: String?
 
     @Option(help: "Pixels per point of the image (default: the output's).")
@@ -100,6 +101,32 @@ struct Capture: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(body))
         }
+    }
+}
+
+/// Prints a layer of a running kiosk on the board's printer.
+struct Print: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print what a running vitrine shows (or one layer of it) on its board's printer, through CUPS.",
+        discussion: """
+            Example: vitrine print --layer org.example.tickets --title "Ticket 42"
+            The board config's [printer] table names the CUPS queue and the paper; the page is a PDF whose text and paths stay vectors.
+            """)
+
+    @OptionGroup var connection: ControlSocketOptions
+
+    @Option(help: "The output's index (see vitrine status).")
+    var outputIndex = 0
+
+    @Option(help: "Only this layer and its sublayers: a layer's name, or a window's app ID or title.")
+    var layer: String?
+
+    @Option(help: "The job's title in the print queue.")
+    var title: String?
+
+    func run() throws {
+        let (_, body) = try connection.send(ControlRequest(command: .print, output: outputIndex, layer: layer, title: title))
+        print(String(decoding: body, as: UTF8.self))
     }
 }
 

@@ -190,7 +190,8 @@ struct Run: ParsableCommand {
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         // Opened before any app starts, so that a path in use stops Vitrine before it launches anything.
-        let responder = ControlResponder(compositor: compositor, version: Vitrine.version, display: name)
+        let responder = ControlResponder(
+            compositor: compositor, version: Vitrine.version, display: name, printer: board?.printer.map(Printer.init))
         var controlServer: ControlServer?
         if !noControlSocket {
             let path = controlSocket ?? ControlServer.defaultPath(forDisplay: name, runtimeDirectory: runtimeDirectory)

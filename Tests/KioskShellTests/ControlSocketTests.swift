@@ -85,6 +85,21 @@ struct ControlTestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Runs `tool` (an absolute path) and returns its standard output; a failure exit is an error.
+func runTool(_ tool: String, _ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw ControlTestFailure("\(tool) \(arguments) exited with \(process.terminationStatus)") }
+    return String(decoding: data, as: UTF8.self)
+}
+
 /// Runs `vitrine arguments` with XDG_RUNTIME_DIR and WAYLAND_DISPLAY set (as the user and group
 /// `user`, through setpriv, when given); returns its exit status, standard output and standard error.
 func runVitrine(_ arguments: [String], runtimeFolder: String, display: String, user: UInt32? = nil) throws -> (status: Int32, output: Data, error: String) {
@@ -330,17 +345,70 @@ final class Box<Value>: @unchecked Sendable {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test func captureNamesWhatThisInstanceCannotDraw() throws {
-        let vitrine = try RunningVitrine()
-        defer { vitrine.stop() }
-        try vitrine.waitUntilShowing()
-        let pdf = try vitrine.command(["capture", "--format", "pdf", "-o", vitrine.folder + "/out.pdf"])
-        #expect(pdf.status == 1)
-        #expect(pdf.error == "Error: vitrine answered: format pdf is not supported by this instance (only png: the output's last frame)\n")
-        #expect(!FileManager.default.fileExists(atPath: vitrine.folder + "/out.pdf"))
-        let layer = try vitrine.command(["capture", "--layer", "clock", "-o", vitrine.folder + "/out.png"])
-        #expect(layer.status == 1)
-        #expect(layer.error == "Error: vitrine answered: capturing a single layer is not supported by this instance (only the whole output)\n")
+    /// simple-shm frozen on the headless output, so that every capture sees the same frame.
+    func frozenSimpleShm() throws -> (RunningVitrine, pid_t) {
+        let vitrine = try RunningVitrine(app: ["weston-simple-shm"])
+        let status = try vitrine.waitUntilShowing(app: true)
+        let app = try #require(status.app?.pid)
+        usleep(500_000)
+        Glibc.kill(app, SIGSTOP)
+        // A frame drawn while the app was being stopped is shown before the captures start.
+        usleep(500_000)
+        return (vitrine, app)
+    }
+
+    @Test func aWindowOrTheWholeOutputIsDrawnAgainAsPDFSVGOrAScaledPNG() throws {
+        let (vitrine, app) = try frozenSimpleShm()
+        defer {
+            Glibc.kill(app, SIGCONT)
+            vitrine.stop()
+        }
+        let frame = vitrine.folder + "/frame.png"
+        #expect(try vitrine.command(["capture", "-o", frame]).status == 0)
+
+        // The whole output as PDF: a 320×240 point page that poppler draws as the frame.
+        let pdf = vitrine.folder + "/output.pdf"
+        let result = try vitrine.command(["capture", "--format", "pdf", "-o", pdf])
+        #expect(result.status == 0 && result.error == "")
+        let info = try runTool("/usr/bin/pdfinfo", [pdf])
+        #expect(info.split(separator: "\n").contains { $0.split(separator: " ").joined(separator: " ") == "Page size: 320 x 240 pts" }, "\(info)")
+        // Read back by poppler (drawn with cairo: pdftoppm's own image scaler smooths images),
+        // the page is the frame the output showed, within 0.5% of pixels off by more than 2.
+        _ = try runTool("/usr/bin/pdftocairo", ["-png", "-r", "72", "-singlefile", pdf, vitrine.folder + "/page"])
+        let page = try Image(contentsOfPNGFile: vitrine.folder + "/page.png")
+        let differing = try #require(page.countOfPixelsDiffering(from: try Image(contentsOfPNGFile: frame), byMoreThan: 2))
+        #expect(differing <= 320 * 240 / 200, "\(differing) pixels differ")
+
+        // One window by its app ID, twice as dense: its 250×250 surface as 500×500 pixels.
+        let window = vitrine.folder + "/window.png"
+        #expect(try vitrine.command(["capture", "--layer", "org.freedesktop.weston.simple-shm", "--scale", "2", "-o", window]).status == 0)
+        let image = try Image(contentsOfPNGFile: window)
+        #expect(image.width == 500 && image.height == 500)
+        #expect(image.pixel(x: 10, y: 250) == Self.white)  // the window's white border, 20 points wide
+
+        let svg = try vitrine.command(["capture", "--format", "svg", "--layer", "simple-shm"])
+        #expect(svg.status == 0)
+        let text = String(decoding: svg.output, as: UTF8.self)
+        #expect(text.contains("<svg") && text.contains("width=\"250pt\"") && text.contains("<image"))
+    }
+
+    @Test func anUnknownLayerOrScaleIsRefusedNamingTheWindows() throws {
+        let (vitrine, app) = try frozenSimpleShm()
+        defer {
+            Glibc.kill(app, SIGCONT)
+            vitrine.stop()
+        }
+        let missing = try vitrine.command(["capture", "--layer", "clock", "-o", vitrine.folder + "/out.png"])
+        #expect(missing.status == 1)
+        #expect(
+            missing.error
+                == "Error: vitrine answered: no layer or window named \"clock\" on output 0; windows: \"org.freedesktop.weston.simple-shm\", \"simple-shm\"\n")
+        #expect(!FileManager.default.fileExists(atPath: vitrine.folder + "/out.png"))
+        let scale = try vitrine.command(["capture", "--scale", "40", "-o", vitrine.folder + "/out.png"])
+        #expect(scale.error == "Error: vitrine answered: scale 40.0 is outside the range above 0 and up to 16\n")
+        let print = try vitrine.command(["print"])
+        #expect(print.status == 1)
+        #expect(print.error == "Error: vitrine answered: this board has no printer: add a [printer] table with the CUPS queue (see board-configs/FORMAT.md)\n")
     }
 
     @Test func captureWithoutARunningVitrineSaysWhereItLooked() throws {
