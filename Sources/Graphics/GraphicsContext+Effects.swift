@@ -144,8 +144,8 @@ extension GraphicsContext {
         else { return }
         let placement = AffineTransform2D(
             a: rect.width / part.width, b: 0, c: 0, d: rect.height / part.height, tx: rect.minX, ty: rect.minY)
-        // A placement cairo would reject (non-finite) draws nothing visible anyway.
-        guard placement.determinant.isFinite, placement.tx.isFinite, placement.ty.isFinite else { return }
+        // A placement cairo would reject (degenerate or non-finite) draws nothing visible anyway.
+        guard placement.isInvertibleByCairo, placement.concatenating(ctm).isInvertibleByCairo else { return }
         preservingCurrentPath {
             whole.withHandle { surface in
                 let sub = cairo_surface_create_for_rectangle(surface, part.minX, part.minY, part.width, part.height)!

@@ -508,7 +508,7 @@ extension AffineTransform2D {
     }
 
     /// cairo rejects, with a permanent error state, matrices whose determinant is zero or not finite.
-    fileprivate var isInvertibleByCairo: Bool {
+    var isInvertibleByCairo: Bool {
         let det = determinant
         return det != 0 && det.isFinite && tx.isFinite && ty.isFinite
     }

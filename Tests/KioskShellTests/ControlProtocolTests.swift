@@ -37,9 +37,9 @@ import Testing
         #expect(reason(#"{"command":"capture","output":"first"}"#) == .malformedRequest(#""output" has the wrong type"#))
         #expect(reason(#"{"command":"capture","format":"jpeg"}"#) == .malformedRequest(#"unknown format "jpeg" (known: png, pdf, svg)"#))
         #if DEBUG
-        #expect(reason(#"{"command":"reboot"}"#) == .malformedRequest(#"unknown command "reboot" (known: capture, status, hang)"#))
+        #expect(reason(#"{"command":"reboot"}"#) == .malformedRequest(#"unknown command "reboot" (known: capture, status, print, hang)"#))
         #else
-        #expect(reason(#"{"command":"hang"}"#) == .malformedRequest(#"unknown command "hang" (known: capture, status)"#))
+        #expect(reason(#"{"command":"hang"}"#) == .malformedRequest(#"unknown command "hang" (known: capture, status, print)"#))
         #endif
         #expect(ControlProtocolError.malformedRequest("not a line of JSON").description == "malformed request: not a line of JSON")
     }
