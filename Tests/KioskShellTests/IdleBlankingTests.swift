@@ -56,6 +56,20 @@ import WaylandTestClient
         var centre: PremultipliedPixel? { compositor.capture()?.pixel(x: 160, y: 120) }
     }
 
+    /// The overlay holds a restarting indicator whose dots pulse for ever while it is hidden: a
+    /// kiosk at rest (here blanked, after its idle second) draws no frames for it (it once drew
+    /// every refresh).
+    @Test func aKioskAtRestDrawsNoFrames() throws {
+        let kiosk = try Kiosk(wakesOnTouch: true)
+        let output = kiosk.backend.headlessOutput(0)
+        #expect(try kiosk.run(seconds: 10) { kiosk.centre == Self.black })
+        // The fade to black ends within its quarter second.
+        _ = try kiosk.run(seconds: 0.5) { false }
+        let settled = output.presentedFrameCount
+        _ = try kiosk.run(seconds: 1) { false }
+        #expect(output.presentedFrameCount == settled, "\(output.presentedFrameCount - settled) frames in a second at rest")
+    }
+
     @Test func theOutputBlanksAfterItsIdleTimeAndATouchWakesIt() throws {
         let kiosk = try Kiosk(wakesOnTouch: true)
         #expect(try kiosk.run(seconds: 10) { kiosk.centre == Self.splash })
