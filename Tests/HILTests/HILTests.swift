@@ -332,12 +332,14 @@ struct GuestRun: Sendable {
             echo "down 0 0.25 0.5" > /tmp/touch.fifo; sleep 1
             echo "up 0" > /tmp/touch.fifo; sleep 1
             hil_move 700 300; sleep 2
-            # A frame takes seconds under emulation, and the one being drawn when the pointer moved
-            # may predate the move; the one after it cannot.
+            # A frame takes seconds under emulation, and one being drawn when the pointer moved
+            # predates the move: then the cursor is in the flip after it. (At rest no frame is
+            # drawn, so that second flip comes only when the first was such a frame.)
             moved=$(cat $OUT/flips-input.log | wc -l)
             hil_click left; sleep 1
             hil_key y; sleep 2
-            n=0; while [ $n -lt 60 ] && [ "$(cat $OUT/flips-input.log | wc -l)" -lt $((moved + 2)) ]; do sleep 1; n=$((n + 1)); done
+            n=0; while [ $n -lt 60 ] && [ "$(cat $OUT/flips-input.log | wc -l)" -lt $((moved + 1)) ]; do sleep 1; n=$((n + 1)); done
+            n=0; while [ $n -lt 20 ] && [ "$(cat $OUT/flips-input.log | wc -l)" -lt $((moved + 2)) ]; do sleep 1; n=$((n + 1)); done
             hil_screendump input-cursor
             kill -TERM $pid; wait $pid; echo "vitrine-input-status $?"
             echo quit > /tmp/touch.fifo
@@ -368,9 +370,9 @@ struct GuestRun: Sendable {
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp.
-            ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "480",
+            ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "600",
              "--display", "\(width)x\(height)", "--share", productsDirectory, directory + "/guest-script.sh"],
-            timeoutSeconds: 540)
+            timeoutSeconds: 660)
         guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
         return GuestRun(
             directory: directory,
