@@ -57,9 +57,10 @@ import Testing
     }
 
     @Test func readyFollowsTheFirstFrameTheAppIsRestartedAndTheLoopFeedsTheWatchdog() throws {
-        // Long enough for the first frame and two restarts (0.5 s, then 1 s).
+        // Long enough for the first frame, two restarts (0.5 s, then 1 s) and the third run's exit,
+        // whose output is in the log by then (the exit drains the app's pipe).
         let (messages, log, status) = try runSession(app: #"command = ["sh", "-c", "echo hello from the kiosk app; exit 7"]"#) { messages in
-            messages.contains { $0.hasSuffix("(start 3)") }
+            messages.contains { $0.hasSuffix("restarting in 2000 ms") }
         }
         let statuses = messages.filter { $0 != "WATCHDOG=1" }
         let command = "sh -c echo hello from the kiosk app; exit 7"
