@@ -164,6 +164,24 @@ public final class Compositor: SurfaceObserver {
     }
 
     /// What output `index` shows now (the headless backend keeps its last frame).
+    /// Whether every output shows its latest commit with nothing animating.
+    public var outputsAreSettled: Bool { outputs.allSatisfy(\.isSettled) }
+
+    /// Whether every output's display is powered.
+    public var outputsArePoweredOn: Bool { outputs.allSatisfy(\.backend.isPoweredOn) }
+
+    /// Powers every output's display down (DPMS off) or up; a display that refuses is logged and
+    /// left as it is.
+    public func setOutputsPowered(_ on: Bool) {
+        for output in outputs where output.backend.isPoweredOn != on {
+            do {
+                try output.backend.setPowered(on)
+            } catch {
+                logger.error("\(output.backend.name): cannot turn the display \(on ? "on" : "off"): \(error)")
+            }
+        }
+    }
+
     public func capture(outputAt index: Int = 0) -> Image? {
         outputs[index].backend.lastShownImage
     }

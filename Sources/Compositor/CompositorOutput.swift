@@ -128,6 +128,13 @@ final class CompositorOutput {
         backend.scheduleFrame()
     }
 
+    /// Whether the output shows the latest commit and nothing animates on it: the moment a black
+    /// screen can be powered down without losing a frame.
+    var isSettled: Bool {
+        guard let tree = context.renderTree else { return true }
+        return tree.generation == lastTree?.generation && !tree.hasVisibleAnimations
+    }
+
     /// Every surface drawn in the current tree: visible windows, their mapped subsurfaces and
     /// their popups (with theirs).
     private func visibleSurfaces() -> [Surface] {

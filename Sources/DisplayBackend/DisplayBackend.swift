@@ -34,6 +34,12 @@ public protocol BackendOutput: AnyObject {
     var onPresented: ((PresentationTiming) -> Void)? { get set }
     /// What the output shows now, as far as the backend can tell (nil where it cannot read it back).
     var lastShownImage: Image? { get }
+    /// False while the display is powered down (DPMS off).
+    var isPoweredOn: Bool { get }
+    /// Powers the display down (DPMS off: the panel and its backlight, on KMS the CRTC made
+    /// inactive; no frames are drawn meanwhile, those asked for wait) or up again, showing the
+    /// last frame and then drawing what changed.
+    func setPowered(_ on: Bool) throws
 }
 
 /// A display mode in hardware pixels.

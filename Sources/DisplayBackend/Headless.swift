@@ -116,6 +116,7 @@ public final class HeadlessOutput: BackendOutput {
     /// The last image shown, and how many frames were shown.
     public private(set) var lastShownImage: Image?
     public private(set) var presentedFrameCount = 0
+    public private(set) var isPoweredOn = true
 
     init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
         name = "HEADLESS-\(index)"
@@ -148,7 +149,17 @@ public final class HeadlessOutput: BackendOutput {
         return min(period, slowest + slowest / 4 + 1_000_000)
     }
 
+    public func setPowered(_ on: Bool) {
+        guard on != isPoweredOn else { return }
+        isPoweredOn = on
+        if on { scheduleAnotherIfWanted() }
+    }
+
     public func scheduleFrame() {
+        guard isPoweredOn else {
+            wantsAnotherFrame = true
+            return
+        }
         switch phase {
         case .idle:
             let margin = renderMarginNanoseconds

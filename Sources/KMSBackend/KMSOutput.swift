@@ -58,6 +58,10 @@ public final class KMSOutput: BackendOutput {
     private var wantsAnotherFrame = false
     /// While the session is switched away: nothing is committed.
     private var isSuspended = false
+    /// False while the CRTC is inactive (DPMS off): nothing is committed.
+    public private(set) var isPoweredOn = true
+    /// The CRTC's ACTIVE property, for DPMS.
+    private var activeProperty: UInt32 = 0
     /// The modeset's property values except the plane's framebuffer, to set the mode again on resume.
     private var modesetValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
 
@@ -117,10 +121,11 @@ public final class KMSOutput: BackendOutput {
         // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
         // connector and mode and changes nothing.
         buffers[0].clear()
+        activeProperty = try crtcProperties.id("ACTIVE")
         modesetValues = [
             (connector, try connectorProperties.id("CRTC_ID"), UInt64(crtc)),
             (crtc, try crtcProperties.id("MODE_ID"), UInt64(blob)),
-            (crtc, try crtcProperties.id("ACTIVE"), 1),
+            (crtc, activeProperty, 1),
         ]
         let planeValues: [(String, UInt64)] = [
             ("CRTC_ID", UInt64(crtc)),
@@ -154,9 +159,33 @@ public final class KMSOutput: BackendOutput {
         isSuspended = true
     }
 
-    /// Sets the mode again showing the front buffer (the last frame), blocking, then asks for a frame.
+    /// DPMS: off makes the CRTC inactive (keeping its mode, blocking until a flip in flight is
+    /// done); on sets the mode again showing the last frame, then draws what changed meanwhile.
+    /// While the session is switched away only the wish is kept, for its return.
+    public func setPowered(_ on: Bool) throws {
+        guard on != isPoweredOn else { return }
+        isPoweredOn = on
+        guard !isSuspended else { return }
+        if on {
+            try resume()
+            return
+        }
+        let request = try AtomicRequest()
+        try request.set(crtc, activeProperty, 0)
+        if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
+            isPoweredOn = true
+            throw KMSError.system(operation: "turning \(name) off (CRTC ACTIVE = 0)", code: code)
+        }
+    }
+
+    /// Sets the mode again showing the front buffer (the last frame), blocking, then asks for a
+    /// frame; an output powered off stays off.
     func resume() throws(KMSError) {
         isSuspended = false
+        guard isPoweredOn else {
+            wantsAnotherFrame = true
+            return
+        }
         // A flip in flight when the session went away may never report back.
         if case .flipPending = phase { phase = .idle }
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
@@ -203,7 +232,7 @@ public final class KMSOutput: BackendOutput {
     }
 
     public func scheduleFrame() {
-        if isSuspended {
+        if isSuspended || !isPoweredOn {
             wantsAnotherFrame = true
             return
         }
@@ -247,8 +276,8 @@ public final class KMSOutput: BackendOutput {
         guard image.width == mode.width, image.height == mode.height else {
             throw KMSError.imageSizeMismatch(output: name, expected: mode.description, width: image.width, height: image.height)
         }
-        if isSuspended {
-            // The frame waits for the session to come back (resume draws a new one).
+        if isSuspended || !isPoweredOn {
+            // The frame waits for the session to come back or the display to be on (both draw a new one).
             phase = .idle
             wantsAnotherFrame = true
             return

@@ -152,8 +152,16 @@ public final class KioskSession {
     private func updateBlanking(now: UInt64) {
         guard let overlay, let blankAfter = idle.blankAfter else { return }
         if let blankedAt {
-            guard compositor.lastInputNanoseconds(includingTouch: idle.wakesOnTouch) > blankedAt else { return }
+            guard compositor.lastInputNanoseconds(includingTouch: idle.wakesOnTouch) > blankedAt else {
+                // Once the black is on screen the panel and its backlight go off (DPMS).
+                if compositor.outputsArePoweredOn, compositor.outputsAreSettled {
+                    compositor.setOutputsPowered(false)
+                    if !compositor.outputsArePoweredOn { report("display off (DPMS)") }
+                }
+                return
+            }
             self.blankedAt = nil
+            compositor.setOutputsPowered(true)
             overlay.setBlanked(false)
             report("woken by input")
         } else {

@@ -185,6 +185,17 @@ import Testing
         #expect(run.output.contains("vitrine-seat-status 0"), "\(run.output)")
     }
 
+    @Test func aBlankedKioskTurnsItsDisplayOffAndAKeyTurnsItOn() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.dpmsLog.contains("blanked after "), "\(run.dpmsLog)")
+        #expect(run.dpmsLog.contains("display off (DPMS)"), "\(run.dpmsLog)")
+        #expect(run.dpmsLog.contains("woken by input"), "\(run.dpmsLog)")
+        // The kernel's own view (debugfs): the CRTC keeps its mode but is inactive, then active.
+        #expect(run.stateWhileBlanked.contains("enable=1") && run.stateWhileBlanked.contains("active=0"), "\(run.stateWhileBlanked)")
+        #expect(run.stateAfterKey.contains("active=1"), "\(run.stateAfterKey)")
+        #expect(run.output.contains("vitrine-dpms-status 0"), "\(run.output)")
+    }
+
     @Test func openingAMissingDeviceNamesItWithTheSystemError() {
         #expect(throws: KMSError.system(operation: "open(/dev/dri/card15-absent)", code: ENOENT)) {
             try KMSBackend(devicePath: "/dev/dri/card15-absent")
@@ -229,6 +240,10 @@ struct GuestRun: Sendable {
     let inputLatencies: [UInt64]
     /// Vitrine's log with seatd giving the devices out and a VT switch away and back.
     let seatLog: String
+    /// Vitrine's log of the idle kiosk, and the kernel's atomic state while blanked and after a key.
+    let dpmsLog: String
+    let stateWhileBlanked: String
+    let stateAfterKey: String
 
     static let shared = Result { try GuestRun.boot() }
 
@@ -362,9 +377,21 @@ struct GuestRun: Sendable {
             hil_screendump seat-back
             kill -TERM $pid; wait $pid; echo "vitrine-seat-status $?"
             kill $seatdpid
+            # DPMS: a kiosk blanked for idleness makes its CRTC inactive; a key wakes it.
+            mount -t debugfs none /sys/kernel/debug 2>/dev/null
+            \(vitrine) run --kms --seat-manager direct --config $OUT/dpms-board.toml > $OUT/vitrine-dpms.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && ! grep -q 'display off (DPMS)' $OUT/vitrine-dpms.log; do sleep 1; n=$((n + 1)); done
+            cat /sys/kernel/debug/dri/0/state > $OUT/dpms-off.txt 2>&1
+            hil_key a
+            n=0; while [ $n -lt 60 ] && ! grep -q 'woken by input' $OUT/vitrine-dpms.log; do sleep 1; n=$((n + 1)); done
+            sleep 2
+            cat /sys/kernel/debug/dri/0/state > $OUT/dpms-on.txt 2>&1
+            kill -TERM $pid; wait $pid; echo "vitrine-dpms-status $?"
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
         try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
+        try dpmsBoard.write(toFile: directory + "/dpms-board.toml", atomically: true, encoding: .utf8)
         // The guest sees the output folder, but not a source tree under /tmp (its own /tmp hides it).
         try FileManager.default.copyItem(atPath: touchScript, toPath: directory + "/uinput_touch.py")
         let (status, log) = try runProcess(
@@ -387,10 +414,26 @@ struct GuestRun: Sendable {
             inputLog: (try? String(contentsOfFile: directory + "/vitrine-input.log", encoding: .utf8)) ?? "",
             inputLatencies: ((try? String(contentsOfFile: directory + "/input-latency.txt", encoding: .utf8)) ?? "")
                 .split(separator: "\n").compactMap { UInt64($0) },
-            seatLog: (try? String(contentsOfFile: directory + "/vitrine-seat.log", encoding: .utf8)) ?? "")
+            seatLog: (try? String(contentsOfFile: directory + "/vitrine-seat.log", encoding: .utf8)) ?? "",
+            dpmsLog: (try? String(contentsOfFile: directory + "/vitrine-dpms.log", encoding: .utf8)) ?? "",
+            stateWhileBlanked: (try? String(contentsOfFile: directory + "/dpms-off.txt", encoding: .utf8)) ?? "",
+            stateAfterKey: (try? String(contentsOfFile: directory + "/dpms-on.txt", encoding: .utf8)) ?? "")
     }
 
     static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
+
+    /// A kiosk showing its splash (its app draws nothing) that blanks after 3 s without input.
+    static let dpmsBoard = """
+        [[output]]
+        connector = "Virtual-1"
+        mode = "\(KMSFrameTests.width)x\(KMSFrameTests.height)"
+
+        [app]
+        command = ["sleep", "600"]
+
+        [idle]
+        blank-after = 3
+        """
 
     /// The guest's panel turned a quarter, a German keyboard, and the uinput touchscreen mapped to
     /// the panel through a calibration that mirrors it left to right (so the matrix shows).

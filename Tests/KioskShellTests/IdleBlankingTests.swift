@@ -83,9 +83,14 @@ import WaylandTestClient
         #expect(try kiosk.run(seconds: 10) { kiosk.centre == Self.splash })
         #expect(!kiosk.session.isBlanked)
         #expect(try kiosk.run(seconds: 10) { kiosk.session.isBlanked && kiosk.centre == Self.black })
+        // Once the black is shown the display is powered down (DPMS off).
+        let output = kiosk.backend.headlessOutput(0)
+        #expect(try kiosk.run(seconds: 10) { !output.isPoweredOn })
+        #expect(kiosk.centre == Self.black)
         kiosk.compositor.touchDown(id: 0, x: 160, y: 120)
         kiosk.compositor.touchUp(id: 0)
         #expect(try kiosk.run(seconds: 10) { !kiosk.session.isBlanked && kiosk.centre == Self.splash })
+        #expect(output.isPoweredOn)
     }
 
     @Test func aBoardWhoseTouchesDoNotWakeWakesOnAKeyOnly() throws {
