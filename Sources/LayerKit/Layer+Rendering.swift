@@ -9,8 +9,8 @@ extension Layer {
     /// and text layers, and the drawing of layers whose contents come from `draw(in:)` or a
     /// drawing delegate, which is done again into `context` rather than copied from the backing
     /// store. Bitmap contents (images, client surfaces) are drawn as images, and shadows as
-    /// blurred bitmaps. Transforms are flattened into each superlayer's plane as on screen and
-    /// then drawn by their affine part: a perspective (m14, m24) is not reproduced.
+    /// blurred bitmaps. Transforms are flattened into each superlayer's plane as on screen; a layer
+    /// under perspective is drawn flat into a bitmap and resampled through its projective map.
     public func render(in context: GraphicsContext) {
         context.saveGState()
         var drawer = LayerTreeDrawer(context: context, time: currentMediaTime())
@@ -71,11 +71,7 @@ struct LayerTreeDrawer {
         }
         let toDevice = transform.concatenating(Transform3D(context.ctm))
         let p = layer.properties
-        var box = drawingBox(of: layer)
-        if p.shadowOpacity > 0 {
-            let reach = 3 * max(p.shadowRadius, 0)
-            box = box.union(box.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height).insetBy(dx: -reach, dy: -reach))
-        }
+        let box = Self.includingShadow(drawingBox(of: layer), of: p)
         let page = Rect(x: 0, y: 0, width: Double(context.width), height: Double(context.height))
         let seen = Self.boundingBox(of: box, through: toDevice).intersection(page)
         guard !seen.isNull, seen.width > 0, seen.height > 0, !box.isNull, box.width > 0, box.height > 0,
@@ -307,21 +303,22 @@ struct LayerTreeDrawer {
             if !particles.isNull { box = box.union(particles) }
         }
         guard !p.masksToBounds else { return box }
-        let instances = p.replicator.map { r in (0..<max(r.instanceCount, 0)).map { r.transform(ofInstance: $0) } } ?? [.identity]
+        let spaces = p.instanceSublayerSpaces
         for sublayer in layer.sublayers where !sublayer.isHidden {
             let s = sublayer.properties
-            var sub = drawingBox(of: sublayer)
-            if s.shadowOpacity > 0 {
-                let reach = 3 * max(s.shadowRadius, 0)
-                sub = sub.union(sub.offsetBy(dx: s.shadowOffset.width, dy: s.shadowOffset.height).insetBy(dx: -reach, dy: -reach))
-            }
-            for instance in instances {
-                var space = p.sublayerSpace
-                space.sublayerTransform = instance.concatenating(p.sublayerTransform)
+            let sub = Self.includingShadow(drawingBox(of: sublayer), of: s)
+            for space in spaces {
                 box = box.union(Self.boundingBox(of: sub, through: s.transformToSuperlayer(space).flattened))
             }
         }
         return box
+    }
+
+    /// `box` grown by where the layer's shadow can reach: offset, and three standard deviations.
+    private static func includingShadow(_ box: Rect, of p: LayerProperties) -> Rect {
+        guard p.shadowOpacity > 0 else { return box }
+        let reach = 3 * max(p.shadowRadius, 0)
+        return box.union(box.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height).insetBy(dx: -reach, dy: -reach))
     }
 
     // MARK: - Replicators and emitters
@@ -332,11 +329,9 @@ struct LayerTreeDrawer {
         let p = layer.properties
         let outerTint = tint
         let outerAlpha = context.alpha
-        for k in 0..<max(replicator.instanceCount, 0) {
+        for (k, space) in p.instanceSublayerSpaces.enumerated() {
             let c = replicator.color(ofInstance: k)
             guard c.alpha > 0 else { continue }
-            var space = p.sublayerSpace
-            space.sublayerTransform = replicator.transform(ofInstance: k).concatenating(p.sublayerTransform)
             tint = (outerTint.red * c.red, outerTint.green * c.green, outerTint.blue * c.blue)
             context.setAlpha(outerAlpha * c.alpha)
             for sublayer in layer.sublayersInDrawingOrder {
