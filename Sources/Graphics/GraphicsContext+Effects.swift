@@ -96,19 +96,18 @@ extension GraphicsContext {
         let sorted = stops.enumerated()
             .sorted { $0.element.location != $1.element.location ? $0.element.location < $1.element.location : $0.offset < $1.offset }
             .map { GradientStop(location: $0.element.location, color: $0.element.color.converted(to: .sRGB)) }
+        guard let last = sorted.last else { return [] }
         var result: [GradientStop] = []
-        for (a, b) in zip(sorted, sorted.dropFirst()) where a.color.alpha != b.color.alpha && b.location > a.location {
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
             result.append(a)
+            guard a.color.alpha != b.color.alpha, b.location > a.location else { continue }
             for step in 1..<16 {
                 let f = Double(step) / 16
                 result.append(GradientStop(location: a.location + f * (b.location - a.location), color: Self.mix(a.color, b.color, f)))
             }
         }
-        if result.isEmpty { return sorted }
-        // Keep every original stop, the interpolated ones in between.
-        var merged = sorted
-        merged.append(contentsOf: result.filter { r in !sorted.contains { $0.location == r.location } })
-        return merged.sorted { $0.location < $1.location }
+        result.append(last)
+        return result
     }
 
     /// `a` to `b` by `f`, interpolated premultiplied and returned straight.
