@@ -106,11 +106,10 @@ final class PrivateCUPS {
 /// `vitrine print`: a kiosk whose board names a printer sends a PDF to it through CUPS.
 @Suite(.serialized, .enabled(if: PrivateCUPS.isAvailable, "needs root, cupsd and lp (cups-daemon, cups-client)"))
 struct PrintingTests {
-    @Test func aWindowIsPrintedOnTheReceiptRollThroughCUPS() throws {
-        let cups = try PrivateCUPS(queue: "ticket")
-        defer { cups.stop() }
+    /// A headless kiosk running weston-simple-shm whose board prints to `queue` on `cups`, on `paper`.
+    func kiosk(printingTo queue: String, on cups: PrivateCUPS, paper: String = "a4") throws -> RunningVitrine {
         let folder = try RunningVitrine.makeFolder()
-        let board = folder + "/ticket-kiosk.toml"
+        let board = folder + "/kiosk.toml"
         try """
             [[output]]
             connector = "first-connected"
@@ -119,13 +118,20 @@ struct PrintingTests {
             command = ["weston-simple-shm"]
 
             [printer]
-            queue = "ticket"
+            queue = "\(queue)"
             server = "\(cups.socket)"
-            paper = "receipt-80mm"
+            paper = "\(paper)"
 
             """.write(toFile: board, atomically: true, encoding: .utf8)
-        let vitrine = try RunningVitrine(options: ["--config", board], folder: folder)
+        return try RunningVitrine(options: ["--config", board], folder: folder)
+    }
+
+    @Test func aWindowIsPrintedOnTheReceiptRollThroughCUPS() throws {
+        let cups = try PrivateCUPS(queue: "ticket")
+        defer { cups.stop() }
+        let vitrine = try kiosk(printingTo: "ticket", on: cups, paper: "receipt-80mm")
         defer { vitrine.stop() }
+        let folder = vitrine.folder
         let status = try vitrine.waitUntilShowing(app: true)
         let app = try #require(status.app?.pid)
         Glibc.kill(app, SIGSTOP)
@@ -151,21 +157,7 @@ struct PrintingTests {
     @Test func aQueueCUPSDoesNotKnowIsReportedWithLpsAnswer() throws {
         let cups = try PrivateCUPS(queue: "ticket")
         defer { cups.stop() }
-        let folder = try RunningVitrine.makeFolder()
-        let board = folder + "/office.toml"
-        try """
-            [[output]]
-            connector = "first-connected"
-
-            [app]
-            command = ["weston-simple-shm"]
-
-            [printer]
-            queue = "office"
-            server = "\(cups.socket)"
-
-            """.write(toFile: board, atomically: true, encoding: .utf8)
-        let vitrine = try RunningVitrine(options: ["--config", board], folder: folder)
+        let vitrine = try kiosk(printingTo: "office", on: cups)
         defer { vitrine.stop() }
         try vitrine.waitUntilShowing(app: true)
         let result = try vitrine.command(["print"])
