@@ -23,6 +23,8 @@ public final class KioskSession {
     private var nextPing: UInt64
     private var frameTimeoutReported = false
     private var isReady = false
+    /// The supervisor's launch whose first frame was reported (0: none yet).
+    private var firstFrameReportedForLaunch = 0
     private let overlay: KioskOverlay?
     private let idle: IdleConfiguration
     /// When the output was blanked (monotonic ns); nil while it is not.
@@ -86,6 +88,12 @@ public final class KioskSession {
         updateOverlay()
         updateBlanking(now: now)
         guard let supervisor else { return }
+        // How long the app takes to show something, at boot and after every restart.
+        if supervisor.launchCount != firstFrameReportedForLaunch, supervisor.isRunning,
+           let drawn = compositor.lastNewBufferNanoseconds(where: supervisor.owns), drawn > supervisor.startedAt {
+            firstFrameReportedForLaunch = supervisor.launchCount
+            report("\(command) drew its first frame \((drawn - supervisor.startedAt) / 1_000_000) ms after its start")
+        }
         // One ping a second; a ping still unanswered keeps its first deadline.
         if now >= nextPing {
             compositor.pingClients(where: supervisor.owns)

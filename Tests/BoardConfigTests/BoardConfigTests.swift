@@ -66,7 +66,8 @@ private func withApp(_ outputs: String) -> String {
                         keyboard: KeyboardConfiguration(
                             layout: "us", repeatRate: 25, repeatDelay: .milliseconds(600))),
                     app: AppConfiguration(
-                        command: ["/usr/bin/foot"], environment: ["LANG": "C.UTF-8"],
+                        command: ["/usr/bin/foot", "--hold", "sh", "-c", "echo 'Vitrine kiosk on a QEMU guest'; uname -sr"],
+                        environment: ["LANG": "C.UTF-8"],
                         unresponsiveTimeout: .seconds(10)),
                     idle: IdleConfiguration(blankAfter: nil, wakesOnTouch: true),
                     cursor: CursorConfiguration(isVisible: true),

@@ -102,6 +102,10 @@ import Testing
         #expect(statuses.contains("STATUS=weston-simple-shm did not answer a ping within 1.0 seconds; killing it"))
         #expect(statuses.contains("STATUS=weston-simple-shm exited (signal 9); restarting in 500 ms"))
         #expect(statuses.contains { $0.hasPrefix("STATUS=running weston-simple-shm as pid ") && $0.hasSuffix("(start 2)") })
+        // The first start's first frame is reported before it was frozen and killed.
+        let firstFrame = try #require(statuses.firstIndex { $0.hasPrefix("STATUS=weston-simple-shm drew its first frame ") }, "\(statuses)")
+        #expect(statuses[firstFrame].hasSuffix(" ms after its start"))
+        #expect(firstFrame < statuses.firstIndex(of: "STATUS=weston-simple-shm exited (signal 9); restarting in 500 ms") ?? -1)
     }
 
     @Test func anAppThatDrawsNothingNewIsKilledAndRestartedWhenTheBoardAsksForIt() throws {

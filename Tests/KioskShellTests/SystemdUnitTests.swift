@@ -60,7 +60,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
         for expected in [
             "[Service] Type=notify",
             "[Service] NotifyAccess=main",
-            "[Service] ExecStart=/usr/local/bin/vitrine run --config /etc/vitrine/%i.toml",
+            "[Service] ExecStart=/usr/local/bin/vitrine run --kms --config /etc/vitrine/%i.toml",
             "[Service] WatchdogSec=10s",
             "[Service] Restart=always",
             "[Service] User=vitrine",
@@ -68,7 +68,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
             "[Service] PAMName=login",
             "[Service] TTYPath=/dev/tty1",
             "[Service] ProtectSystem=strict",
-            "[Service] ProtectHome=yes",
+            "[Service] InaccessiblePaths=-/home -/root",
             "[Service] PrivateTmp=yes",
             "[Service] NoNewPrivileges=yes",
             "[Service] DevicePolicy=closed",
@@ -79,6 +79,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
             #expect(lines.contains(expected), "missing: \(expected)")
         }
         #expect(!lines.contains { $0.hasPrefix("[Service] PrivateDevices=yes") }, "it would hide /dev/dri")
+        #expect(!lines.contains { $0.hasPrefix("[Service] ProtectHome=") }, "it would hide /run/user, the session's runtime folder")
     }
 
     @Test(.enabled(if: hasSystemdAnalyze, "needs systemd-analyze (Debian package systemd)"))
