@@ -9,7 +9,8 @@ import Testing
 /// scanout captured by QEMU's screendump (see hil/guest.py and the shared hil.md notes). One guest
 /// boot serves every check here; the guest and the host's reference render are made once, on first
 /// use, and a failure leaves the guest's console log and captures in the output folder it names.
-@Suite(.timeLimit(.minutes(10))) struct KMSFrameTests {
+// Twenty minutes: the guest may wait for SystemdBootTests' guest (one at a time) before its own boot.
+@Suite(.timeLimit(.minutes(20))) struct KMSFrameTests {
     /// The mode the guest's virtio-gpu prefers and Vitrine asks for: small, since lavapipe renders
     /// under software emulation.
     static let width = 1024
@@ -248,7 +249,7 @@ struct GuestRun: Sendable {
     let stateWhileBlanked: String
     let stateAfterKey: String
 
-    static let shared = Result { try GuestRun.boot() }
+    static let shared = Result { try QEMUGuest.exclusively { try GuestRun.boot() } }
 
     enum Failure: Error, CustomStringConvertible {
         case missingBinary(String)

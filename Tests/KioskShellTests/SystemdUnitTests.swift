@@ -66,6 +66,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
             "[Service] User=vitrine",
             "[Service] SupplementaryGroups=video input render",
             "[Service] PAMName=login",
+            "[Service] TimeoutAbortSec=5s",
             "[Service] TTYPath=/dev/tty1",
             "[Service] ProtectSystem=strict",
             "[Service] InaccessiblePaths=-/home -/root",

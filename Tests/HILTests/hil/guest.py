@@ -10,6 +10,8 @@ why each piece is what it is.
 
     guest.py prepare                        fetch and build the kernel and initramfs (cached)
     guest.py run --out DIR SCRIPT           boot, run SCRIPT in the guest, report, power off
+    guest.py run --systemd SETUP --out DIR SCRIPT
+                                            the same on a whole system booted with systemd
 
 SCRIPT is a POSIX shell script run with /bin/sh in the chroot. Its working directory is the
 output folder, shared read-write with the host as /tmp/hil-out, and it may call:
@@ -21,7 +23,13 @@ output folder, shared read-write with the host as /tmp/hil-out, and it may call:
 
 The serial console (DIR/serial.log) carries the protocol as marker lines: HIL-BEGIN, then the
 script's output, then HIL-END <exit status>; requests are "HIL-REQUEST <n> <verb> <args>" and the
-host answers each by writing DIR/.hil-ack-<n>. Every wait is bounded. On return DIR holds
+host answers each by writing DIR/.hil-ack-<n>.
+
+With --systemd the host's root is the lower layer of an overlay on tmpfs, so the guest may change
+anything. The shell script SETUP runs first as root in a chroot of it (DIR/setup.log keeps its
+output): it installs what the test boots, as an integrator would. Then systemd starts as PID 1 into
+hil.target (a basic system; SETUP adds units to it with `systemctl add-wants hil.target UNIT`), and
+the service hil-driver runs SCRIPT as root with the output folder at /hil-out. Every wait is bounded. On return DIR holds
 serial.log, output.txt (the script's output), result.json and the captures; the exit status is the
 script's, or 100+ for a harness failure (then stderr says why and DIR keeps what was seen).
 """
@@ -43,7 +51,7 @@ import zlib
 
 CACHE = os.environ.get("VITRINE_HIL_CACHE", "/var/cache/vitrine-hil")
 # What the guest's /init loads: the display, the host-root share, and the input devices.
-MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput"]
+MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput", "overlay"]
 # QMP's absolute pointer axes range over 0..0x7fff whatever the display's size.
 ABSOLUTE_AXIS_MAX = 0x7FFF
 
@@ -143,13 +151,33 @@ def module_closure(modules_dir):
     return sorted(needed)
 
 
-INIT_SCRIPT = r"""#!/bin/busybox sh
+INIT_PRELUDE = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 for module in {modules}; do modprobe $module || echo "HIL-FAIL modprobe $module"; done
+# Host folders the guest must see where its own mounts hide the host's (a clone under /tmp):
+# each hil.share=DIR on the kernel line is the 9p share tagged share0, share1, … in that order.
+mount_shares() {
+    share=0
+    for argument in $(cat /proc/cmdline); do
+        case "$argument" in
+        hil.share=*)
+            folder="${argument#hil.share=}"
+            mkdir -p "$1$folder" 2>/dev/null
+            mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 "share$share" "$1$folder" \
+                || echo "HIL-FAIL mount share $folder"
+            share=$((share + 1))
+            ;;
+        esac
+    done
+}
+"""
+
+# The script runs as root in a chroot of the host's root, read-only but for tmpfs on /tmp and /run.
+CHROOT_INIT = r"""
 mkdir -p /mnt/host
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /mnt/host || echo "HIL-FAIL mount hostroot"
 mount -t tmpfs -o mode=1777 tmp /mnt/host/tmp
@@ -163,20 +191,7 @@ mount -t devpts -o ptmxmode=666 devpts /mnt/host/dev/pts
 mount -t tmpfs -o mode=1777 shm /mnt/host/dev/shm
 mount -t proc proc /mnt/host/proc
 mount -t sysfs sys /mnt/host/sys
-# Host folders the chroot must see where the guest's own mounts hide them (a clone under /tmp):
-# each hil.share=DIR on the kernel line is the 9p share tagged share0, share1, … in that order.
-share=0
-for argument in $(cat /proc/cmdline); do
-    case "$argument" in
-    hil.share=*)
-        folder="${argument#hil.share=}"
-        mkdir -p "/mnt/host$folder" 2>/dev/null
-        mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 "share$share" "/mnt/host$folder" \
-            || echo "HIL-FAIL mount share $folder"
-        share=$((share + 1))
-        ;;
-    esac
-done
+mount_shares /mnt/host
 mkdir -p -m 700 /mnt/host/tmp/xdg-runtime
 mkdir -p /mnt/host/tmp/home
 echo HIL-BEGIN
@@ -188,8 +203,65 @@ sync
 poweroff -f
 """
 
+# A whole system: the host's root under a writable overlay (tmpfs), set up by the caller's setup
+# script in a chroot as an integrator would install a device, then booted with systemd as PID 1
+# into hil.target, whose hil-driver.service runs the script and powers off.
+SYSTEMD_INIT = r"""
+mkdir -p /mnt/lower /mnt/rw /mnt/root
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot /mnt/lower || echo "HIL-FAIL mount hostroot"
+mount -t tmpfs -o mode=755 rw /mnt/rw
+mkdir -p /mnt/rw/upper /mnt/rw/work
+mount -t overlay -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work overlay /mnt/root || echo "HIL-FAIL mount overlay"
+# The host is a container (docker): the guest is a machine, and systemd must not think otherwise
+# (in a container it ignores the kernel's command line).
+rm -f /mnt/root/.dockerenv
+# A device's /tmp is empty at boot (systemd-tmpfiles would otherwise empty the host's, file by file).
+mount -t tmpfs -o mode=1777 tmp /mnt/root/tmp
+mount_shares /mnt/root
+mkdir -p /mnt/root/hil-out
+mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=262144 hilout /mnt/root/hil-out || echo "HIL-FAIL mount hilout"
+mount -t proc proc /mnt/root/proc
+mount -t sysfs sys /mnt/root/sys
+mount -t devtmpfs dev /mnt/root/dev
+chroot /mnt/root /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+    /bin/sh -e /hil-out/.hil-setup.sh > /mnt/root/hil-out/setup.log 2>&1 </dev/null || echo "HIL-FAIL setup (see setup.log)"
+umount /mnt/root/dev /mnt/root/sys /mnt/root/proc
+echo HIL-SYSTEMD
+exec switch_root /mnt/root /lib/systemd/systemd
+"""
 
-def build_initramfs():
+# What the harness installs in the new root before the caller's setup: the target the guest boots
+# (a basic system; graphical.target would start every service the host has enabled) and the
+# driver that runs the script with its output on the serial console.
+SYSTEMD_SETUP_PRELUDE = r"""cat > /etc/systemd/system/hil.target <<'UNIT'
+[Unit]
+Description=Vitrine HIL: a basic system, the units the setup adds, and the driver
+Requires=basic.target
+After=basic.target
+Wants=hil-driver.service
+AllowIsolate=yes
+UNIT
+cat > /etc/systemd/system/hil-driver.service <<'UNIT'
+[Unit]
+Description=Vitrine HIL driver
+After=basic.target
+[Service]
+Type=simple
+Environment=HIL_OUT=/hil-out LANG=C.UTF-8
+ExecStart=/bin/sh /etc/hil-driver.sh
+UNIT
+cat > /etc/hil-driver.sh <<'SCRIPT'
+exec > /dev/ttyS0 2>&1
+echo HIL-BEGIN
+cd /hil-out && /bin/sh /hil-out/.hil-script.sh
+echo "HIL-END $?"
+sync
+systemctl poweroff --force --force
+SCRIPT
+"""
+
+
+def build_initramfs(boots_systemd=False):
     """Returns (kernel image, initramfs) paths, building the initramfs once per kernel and init."""
     version, root = fetch_kernel()
     busybox = "/bin/busybox"
@@ -197,7 +269,7 @@ def build_initramfs():
         raise HarnessError("/bin/busybox is missing (apt-get install -y busybox-static)")
     modules_dir = os.path.join(root, "lib/modules", version)
     modules = module_closure(modules_dir)
-    init = INIT_SCRIPT.replace("{modules}", " ".join(MODULES))
+    init = INIT_PRELUDE.replace("{modules}", " ".join(MODULES)) + (SYSTEMD_INIT if boots_systemd else CHROOT_INIT)
     digest = hashlib.sha256((init + "\n".join(modules)).encode())
     with open(busybox, "rb") as file:
         digest.update(file.read())
@@ -353,12 +425,12 @@ hil_request() {
     hil_request_number=$((${hil_request_number:-0} + 1))
     echo "HIL-REQUEST $hil_request_number $*" > /dev/ttyS0
     hil_waited=0
-    while [ ! -e "/tmp/hil-out/.hil-ack-$hil_request_number" ]; do
+    while [ ! -e "${HIL_OUT:-/tmp/hil-out}/.hil-ack-$hil_request_number" ]; do
         sleep 0.2
         hil_waited=$((hil_waited + 1))
         if [ "$hil_waited" -gt 1500 ]; then echo "hil: no answer to request $*" >&2; return 1; fi
     done
-    read -r hil_answer < "/tmp/hil-out/.hil-ack-$hil_request_number"
+    read -r hil_answer < "${HIL_OUT:-/tmp/hil-out}/.hil-ack-$hil_request_number"
     [ "$hil_answer" = ok ] || { echo "hil: request $* failed: $hil_answer" >&2; return 1; }
 }
 hil_screendump() { hil_request screendump "$1"; }
@@ -369,8 +441,9 @@ hil_click() { hil_request click "${1:-left}"; }
 
 
 class Guest:
-    def __init__(self, out, memory_mb, display_size, shares=()):
+    def __init__(self, out, memory_mb, display_size, shares=(), setup=None):
         self.out = os.path.abspath(out)
+        self.setup = setup
         self.shares = [os.path.abspath(folder) for folder in shares]
         self.memory_mb = memory_mb
         self.display_size = display_size
@@ -380,13 +453,21 @@ class Guest:
         self.qmp = None
 
     def boot(self, script, deadline):
-        kernel, initramfs = build_initramfs()
+        kernel, initramfs = build_initramfs(boots_systemd=self.setup is not None)
         os.makedirs(self.out, exist_ok=True)
         for name in os.listdir(self.out):
             if name.startswith(".hil-ack-") or name in ("serial.log", ".qmp.sock"):
                 os.remove(os.path.join(self.out, name))
         with open(os.path.join(self.out, ".hil-script.sh"), "w") as file:
             file.write(SCRIPT_PRELUDE + script)
+        kernel_arguments = ["console=ttyS0 loglevel=4 panic=-1 rdinit=/init no_timer_check"]
+        if self.setup is not None:
+            with open(os.path.join(self.out, ".hil-setup.sh"), "w") as file:
+                file.write(SYSTEMD_SETUP_PRELUDE + self.setup)
+            # Timers and path units would start the host's maintenance jobs (apt, man-db) at boot.
+            kernel_arguments += ["systemd.unit=hil.target", "systemd.show_status=0",
+                                 "systemd.mask=timers.target", "systemd.mask=paths.target"]
+        kernel_arguments += [f"hil.share={f}" for f in self.shares]
         qemu = find_tool("qemu-system-x86_64")
         arguments = [
             qemu, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
@@ -397,7 +478,7 @@ class Guest:
             "-kernel", kernel, "-initrd", initramfs,
             # no_timer_check: under emulation on a loaded host the kernel's IO-APIC timer check
             # can miss its ticks and panic at boot ("IO-APIC + timer doesn't work").
-            "-append", " ".join(["console=ttyS0 loglevel=4 panic=-1 rdinit=/init no_timer_check"] + [f"hil.share={f}" for f in self.shares]),
+            "-append", " ".join(kernel_arguments),
             "-serial", f"file:{self.serial_path}",
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
             # Without -vga none the screendump shows the VGA text console, not the scanout.
@@ -458,11 +539,11 @@ class Guest:
                 os.remove(path)
 
 
-def run(out, script, timeout, memory_mb, display_size, shares=()):
+def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None):
     """Boots the guest, serves its requests and returns (exit status, result dictionary)."""
     start = time.monotonic()
     deadline = start + timeout
-    guest = Guest(out, memory_mb, display_size, shares)
+    guest = Guest(out, memory_mb, display_size, shares, setup)
     result = {"exit_status": None, "captures": {}, "requests": [], "error": None}
     timings = {}
     status = EXIT_HARNESS_FAILURE
@@ -492,7 +573,9 @@ def run(out, script, timeout, memory_mb, display_size, shares=()):
             for line in lines:
                 if line.startswith("HIL-FAIL "):
                     raise HarnessError(f"the guest's init failed: {line[9:]}")
-                if line == "HIL-BEGIN":
+                if line == "HIL-SYSTEMD":
+                    timings["systemd_started"] = time.monotonic() - start
+                elif line == "HIL-BEGIN":
                     timings["script_started"] = time.monotonic() - start
                     in_script = True
                 elif line.startswith("HIL-END "):
@@ -569,6 +652,9 @@ def main():
         "--share", action="append", default=[],
         help="a host folder the guest must see at its own path even where its mounts hide the host's "
         "(/tmp, /run): a build folder in a clone under /tmp, say; may be repeated")
+    runner.add_argument(
+        "--systemd", metavar="SETUP",
+        help="boot a whole system with systemd as PID 1, after running the shell script SETUP in a chroot of it")
     runner.add_argument("script", help="a shell script file, or - for standard input")
     arguments = parser.parse_args()
     try:
@@ -586,10 +672,11 @@ def main():
             if not os.path.isdir(folder) or any(c.isspace() for c in folder):
                 raise HarnessError(f"--share needs an existing folder without spaces, got {folder!r}")
         script = sys.stdin.read() if arguments.script == "-" else open(arguments.script).read()
+        setup = open(arguments.systemd).read() if arguments.systemd else None
     except (HarnessError, OSError, subprocess.TimeoutExpired) as error:
         log(str(error))
         return EXIT_HARNESS_FAILURE
-    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share)
+    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share, setup)
     print(json.dumps(result, indent=2))
     return status
 

@@ -1,0 +1,269 @@
+import Foundation
+import Glibc
+import Graphics
+import Testing
+
+/// The kiosk as a device boots it: a QEMU guest runs systemd as PID 1 on the host's userland under
+/// an overlay, with Vitrine, the unit and the QEMU board's config installed as the README's install
+/// note says. The unit starts on tty1 in a logind session, its app (foot) is killed with SIGKILL and
+/// restarted behind the overlay, a hung main loop is restarted by the watchdog, and the unit stops
+/// cleanly. One boot serves every check; a failure leaves its logs and captures in the folder named.
+@Suite(.timeLimit(.minutes(20))) struct SystemdBootTests {
+    static let width = 1280
+    static let height = 800
+    /// The board's splash colour (#1D3557), which the overlay shows while the app restarts.
+    static let splash = PremultipliedPixel(red: 0x1D, green: 0x35, blue: 0x57, alpha: 255)
+
+    @Test func theUnitIsReadyInALogindSessionOnTheFirstVT() throws {
+        let boot = try SystemdBoot.shared.get()
+        let ready = boot.properties("ready.txt")
+        #expect(ready["ActiveState"] == "active", "\(ready); see \(boot.directory)")
+        #expect(ready["NRestarts"] == "0")
+        // logind's session for the PAM login the unit makes: user vitrine, seat0, tty1.
+        let session = boot.text("sessions.txt").split(separator: "\n").first.map { $0.split(separator: " ").map(String.init) } ?? []
+        #expect(session.dropFirst(2).prefix(3) == ["vitrine", "seat0", "tty1"], "\(boot.text("sessions.txt"))")
+        #expect(boot.vitrineJournal.contains("devices of seat0 come through libseat"), "\(boot.vitrineJournal)")
+        #expect(boot.vitrineJournal.contains("Virtual-1 on /dev/dri/card0 (\(Self.width)x\(Self.height)@"))
+    }
+
+    @Test func theAppsFirstFrameIsOnTheScreen() throws {
+        let boot = try SystemdBoot.shared.get()
+        let first = try boot.capture("first")
+        #expect(first.width == Self.width && first.height == Self.height)
+        // foot's background, not the splash, with its text (light pixels) at the top left.
+        #expect(first.pixel(x: Self.width / 2, y: Self.height / 2) != Self.splash)
+        #expect(Self.countOfLightPixels(in: first, x: 0..<400, y: 0..<40) > 50)
+    }
+
+    @Test func aKilledAppIsRestartedWithTheOverlayShownMeanwhile() throws {
+        let boot = try SystemdBoot.shared.get()
+        #expect(boot.vitrineJournal.contains("/usr/bin/foot --hold sh -c"), "\(boot.vitrineJournal)")
+        #expect(boot.vitrineJournal.contains("exited (signal 9); restarting in 500 ms"), "\(boot.vitrineJournal)")
+        // Some capture between the kill and the new first frame shows the overlay: the splash
+        // colour with the white "Restarting…" label below the middle.
+        let restartCaptures = try boot.restartCaptures
+        let overlays = restartCaptures.filter { capture in
+            capture.pixel(x: Self.width / 2, y: Self.height / 2) == Self.splash
+                && Self.countOfLightPixels(in: capture, x: 0..<Self.width, y: Self.height / 2..<Self.height) > 50
+        }
+        #expect(!overlays.isEmpty, "\(restartCaptures.count) captures, none with the overlay; see \(boot.directory)")
+        // Once the app is back the screen is what it was before the kill.
+        let first = try boot.capture("first"), after = try boot.capture("after-restart")
+        #expect(after.countOfPixelsDiffering(from: first, byMoreThan: 0) == 0, "see \(boot.directory)")
+        let ready = boot.properties("ready.txt"), restarted = boot.properties("after-restart.txt")
+        #expect(restarted["MainPID"] == ready["MainPID"], "the app restarts, not Vitrine")
+        #expect(restarted["NRestarts"] == "0")
+    }
+
+    @Test func aHungMainLoopIsRestartedByTheWatchdog() throws {
+        let boot = try SystemdBoot.shared.get()
+        #expect(boot.unitJournal.contains("Watchdog timeout (limit 10s)!"), "\(boot.unitJournal)")
+        // SIGABRT first, so that the Swift runtime writes the hung loop's stack to the journal;
+        // SIGKILL after the unit's TimeoutAbortSec.
+        #expect(boot.unitJournal.contains("with signal SIGABRT."), "\(boot.unitJournal)")
+        #expect(boot.vitrineJournal.contains("Thread 0 \"vitrine\" crashed:"), "the hung thread's stack is in the journal")
+        let before = boot.properties("after-restart.txt"), after = boot.properties("after-watchdog.txt")
+        #expect(after["ActiveState"] == "active", "\(after); see \(boot.directory)")
+        #expect(after["NRestarts"] == "1")
+        #expect(after["MainPID"] != before["MainPID"])
+        let first = try boot.capture("first"), back = try boot.capture("after-watchdog")
+        #expect(back.countOfPixelsDiffering(from: first, byMoreThan: 0) == 0, "see \(boot.directory)")
+    }
+
+    @Test func stoppingTheUnitEndsVitrineCleanly() throws {
+        let boot = try SystemdBoot.shared.get()
+        let stopped = boot.properties("stopped.txt")
+        #expect(stopped["ActiveState"] == "inactive", "\(stopped)")
+        #expect(stopped["Result"] == "success")
+        #expect(stopped["ExecMainStatus"] == "0")
+    }
+
+    @Test func startAndRestartTimesAreMeasured() throws {
+        let boot = try SystemdBoot.shared.get()
+        let ready = boot.properties("ready.txt")
+        let unitStart = try #require(ready["InactiveExitTimestampMonotonic"].flatMap(Double.init)) / 1e6
+        let readyAt = try #require(ready["ActiveEnterTimestampMonotonic"].flatMap(Double.init)) / 1e6
+        let firstFrames = boot.journalSeconds(of: "drew its first frame")
+        #expect(firstFrames.count == 3, "\(boot.vitrineJournal)")
+        let killedAt = try #require(boot.uptime(in: "kill.txt"))
+        let hungAt = try #require(boot.uptime(in: "hang.txt"))
+        let readyAgain = try #require(boot.properties("after-watchdog.txt")["ActiveEnterTimestampMonotonic"].flatMap(Double.init)) / 1e6
+        guard firstFrames.count == 3 else { return }
+        #expect(readyAt > unitStart && firstFrames[0] > unitStart && firstFrames[1] > killedAt && readyAgain > hungAt + 10)
+        func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+        print("""
+            systemd boot in the QEMU guest (TCG): unit start → READY \(seconds(readyAt - unitStart)), \
+            → the app's first frame \(seconds(firstFrames[0] - unitStart)); SIGKILL → the app's new first frame \
+            \(seconds(firstFrames[1] - killedAt)); hung loop → READY again \(seconds(readyAgain - hungAt)) (watchdog 10 s)
+            """)
+    }
+
+    /// Pixels of `image` in the rectangle whose channels all exceed 160 (text and the spinner).
+    static func countOfLightPixels(in image: Image, x: Range<Int>, y: Range<Int>) -> Int {
+        var count = 0
+        for row in y {
+            for column in x {
+                let pixel = image.pixel(x: column, y: row)
+                if pixel.red > 160 && pixel.green > 160 && pixel.blue > 160 { count += 1 }
+            }
+        }
+        return count
+    }
+}
+
+/// What one systemd boot of the guest produced: the files its script left in `directory`.
+struct SystemdBoot: Sendable {
+    let directory: String
+
+    static let shared = Result { try QEMUGuest.exclusively { try SystemdBoot.boot() } }
+
+    func text(_ name: String) -> String {
+        (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)) ?? ""
+    }
+
+    /// `systemctl show` output: Key=Value lines.
+    func properties(_ name: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for line in text(name).split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            result[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return result
+    }
+
+    func capture(_ name: String) throws -> Image { try Image(contentsOfPNGFile: directory + "/\(name).png") }
+
+    /// The captures taken while the app restarted, in order.
+    var restartCaptures: [Image] {
+        get throws {
+            let count = Int(text("restart-captures.txt").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            return try (0..<count).map { try capture("restart-\($0)") }
+        }
+    }
+
+    /// The guest's uptime (s) in a "PID UPTIME" file the script wrote.
+    func uptime(in name: String) -> Double? {
+        text(name).split(whereSeparator: \.isWhitespace).last.flatMap { Double($0) }
+    }
+
+    /// Vitrine's own journal (its identifier; its process lives in the logind session's scope).
+    var vitrineJournal: String { text("vitrine-journal.txt") }
+    /// systemd's messages about the unit.
+    var unitJournal: String { text("unit-journal.txt") }
+
+    /// The monotonic times (s) of Vitrine's journal lines containing `message`.
+    func journalSeconds(of message: String) -> [Double] {
+        vitrineJournal.split(separator: "\n").filter { $0.contains(message) }.compactMap { line in
+            guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
+            return Double(line[line.index(after: line.startIndex)..<close].trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    static let unitName = "vitrine@qemu-virtio-gpu.service"
+
+    static func boot() throws -> SystemdBoot {
+        let vitrine = GuestRun.productsDirectory + "/vitrine"
+        guard FileManager.default.isExecutableFile(atPath: vitrine) else { throw GuestRun.Failure.missingBinary(vitrine) }
+        let directory = GuestRun.productsDirectory + "/hil-systemd"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        // The guest sees the output folder, but not a clone under /tmp (its own /tmp hides it).
+        try FileManager.default.copyItem(
+            atPath: repository.appendingPathComponent("systemd/vitrine@.service").path, toPath: directory + "/vitrine@.service")
+        try FileManager.default.copyItem(
+            atPath: repository.appendingPathComponent("board-configs/qemu-virtio-gpu.toml").path, toPath: directory + "/qemu-virtio-gpu.toml")
+        let setup = """
+            # The README's install note, with the binary just built.
+            install -m 755 \(vitrine) /usr/local/bin/vitrine
+            useradd --system --home-dir /var/lib/vitrine --shell /usr/sbin/nologin --groups video,input,render vitrine
+            install -D -m 644 /hil-out/qemu-virtio-gpu.toml /etc/vitrine/qemu-virtio-gpu.toml
+            vitrine check-config /etc/vitrine/qemu-virtio-gpu.toml
+            install -m 644 /hil-out/vitrine@.service /etc/systemd/system/
+            systemctl enable \(unitName)
+            # The guest boots hil.target rather than graphical.target: the kiosk joins it.
+            systemctl add-wants hil.target \(unitName)
+            # The watchdog's SIGABRT would otherwise leave a core file the size of Vitrine in the guest's RAM.
+            echo 'kernel.core_pattern=|/bin/false' > /etc/sysctl.d/50-hil-no-cores.conf
+
+            """
+        let script = """
+            set -u
+            unit=\(unitName)
+            uptime() { cut -d' ' -f1 /proc/uptime; }
+            show() { systemctl show $unit -p ActiveState -p NRestarts -p MainPID -p Result -p ExecMainStatus \
+                -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic; }
+            # Vitrine's journal lines by identifier: its process is in the logind session's scope.
+            first_frames() { journalctl -b -t vitrine -o cat --no-pager | grep -c 'drew its first frame'; }
+            # Waits (SECONDS at most) until the app has drawn its first frame COUNT times since boot.
+            wait_first_frames() {
+                i=0; while [ $i -lt $2 ] && [ "$(first_frames)" -lt $1 ]; do sleep 1; i=$((i + 1)); done
+            }
+            # Waits (SECONDS at most) until the unit is active with RESTARTS restarts.
+            wait_active() {
+                i=0
+                while [ $i -lt $2 ]; do
+                    [ "$(systemctl show $unit -p ActiveState --value)" = active ] \
+                        && [ "$(systemctl show $unit -p NRestarts --value)" = $1 ] && return 0
+                    sleep 1; i=$((i + 1))
+                done
+            }
+            # Captures NAME once three captures in a row, three seconds apart, are the same.
+            capture_settled() {
+                n=0; same=0; previous=""
+                while [ $n -lt 30 ] && [ $same -lt 2 ]; do
+                    hil_screendump $1-try-$n || return 1
+                    if [ -n "$previous" ] && cmp -s $previous $1-try-$n.png; then same=$((same + 1)); else same=0; fi
+                    previous=$1-try-$n.png; n=$((n + 1)); sleep 3
+                done
+                cp $previous $1.png
+            }
+            wait_active 0 240
+            show > ready.txt
+            loginctl list-sessions --no-legend > sessions.txt
+            wait_first_frames 1 120
+            capture_settled first
+            # The app is killed; the overlay covers the output until it draws again.
+            app=$(pgrep -u vitrine -x foot)
+            echo "$app $(uptime)" > kill.txt
+            kill -KILL $app
+            n=0
+            while [ $n -lt 40 ] && [ "$(first_frames)" -lt 2 ]; do hil_screendump restart-$n; n=$((n + 1)); done
+            echo $n > restart-captures.txt
+            capture_settled after-restart
+            show > after-restart.txt
+            # A hung main loop stops the watchdog pings: systemd kills Vitrine and starts it again.
+            socket=$(ls /run/user/*/vitrine-*.control | head -1)
+            echo "$(systemctl show $unit -p MainPID --value) $(uptime)" > hang.txt
+            python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\\"command\\":\\"hang\\"}\\n"); s.close()' $socket
+            wait_active 1 120
+            show > after-watchdog.txt
+            wait_first_frames 3 120
+            capture_settled after-watchdog
+            systemctl stop $unit
+            show > stopped.txt
+            journalctl -b -t vitrine -o short-monotonic --no-pager > vitrine-journal.txt
+            journalctl -b -u $unit -o short-monotonic --no-pager > unit-journal.txt
+            """
+        try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
+        try setup.write(toFile: directory + "/setup.sh", atomically: true, encoding: .utf8)
+        let (status, log) = try GuestRun.runProcess(
+            ["/usr/bin/env", "python3", GuestRun.harness, "run", "--systemd", directory + "/setup.sh", "--out", directory,
+             "--timeout", "600", "--display", "\(SystemdBootTests.width)x\(SystemdBootTests.height)",
+             "--share", GuestRun.productsDirectory, directory + "/guest-script.sh"],
+            timeoutSeconds: 660)
+        guard status == 0 else { throw GuestRun.Failure.harness(status: status, directory: directory, log: log) }
+        return SystemdBoot(directory: directory)
+    }
+}
+
+/// One QEMU guest at a time: two at once on a small machine would slow each past its waits.
+enum QEMUGuest {
+    private static let lock = NSLock()
+
+    static func exclusively<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
