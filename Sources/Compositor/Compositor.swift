@@ -19,6 +19,8 @@ public final class Compositor: SurfaceObserver {
     private let subcompositorGlobal: SubcompositorGlobal
     let shell: XdgShellGlobal
     public let seat: SeatGlobal
+    /// zwp_text_input_manager_v3: the built-in input method (the on-screen keyboard) is its handler.
+    public let textInputManager: TextInputManagerGlobal
     private let extensionGlobals: [AnyObject]
     private(set) var windowManager: WindowManager!
     var input = InputState()
@@ -92,6 +94,7 @@ public final class Compositor: SurfaceObserver {
             XdgActivationGlobal(display: display),
         ]
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
+        textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         var x: Int32 = 0
         for (index, output) in backend.outputs.enumerated() {
@@ -226,7 +229,7 @@ public final class Compositor: SurfaceObserver {
         ("wl_data_device_manager", 3), ("xdg_wm_base", 4), ("wp_viewporter", 1), ("wp_presentation", 1),
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
-        ("zwp_idle_inhibit_manager_v1", 1),
+        ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
     ]
 
     /// When a client of a process that `belongs` accepts last committed a new buffer (monotonic

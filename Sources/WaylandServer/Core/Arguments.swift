@@ -14,6 +14,8 @@ struct Arguments {
     func uint(_ index: Int) -> UInt32 { value(index).u }
     func fixed(_ index: Int) -> Double { wl_fixed_to_double(value(index).f) }
     func string(_ index: Int) -> String? { value(index).s.map { String(cString: $0) } }
+    /// A string argument that must be UTF-8: nil when null or not UTF-8 (`string` repairs it instead).
+    func validUTF8String(_ index: Int) -> String? { value(index).s.flatMap { String(validatingCString: $0) } }
     func newID(_ index: Int) -> UInt32 { value(index).n }
 
     /// A file descriptor the request carries; the receiver owns it and must close it.

@@ -81,6 +81,7 @@ extension SeatGlobal {
         target.record(serial)
         for resource in target.keyboards { resource.sendEnter(serial: serial, surface: surface, keys: keys) }
         sendModifiers(to: target)
+        moveTextInputFocus(to: surface)
     }
 
     /// Takes keyboard focus away.
@@ -88,6 +89,7 @@ extension SeatGlobal {
         guard let previous = keyboardFocus else { return }
         sendKeyboardLeave(previous)
         keyboard.focus = nil
+        moveTextInputFocus(to: nil)
     }
 
     /// A key (evdev code, e.g. KEY_A 30) went down or up; returns the key event's serial. Updates the

@@ -56,6 +56,7 @@ public final class SeatGlobal {
     var keyboard: KeyboardState
     var touch = TouchState()
     var data = DataState()
+    var textInput = TextInputFocusState()
 
     /// The devices the seat has; every bound wl_seat hears about a change.
     public var capabilities: SeatCapabilities {
@@ -82,6 +83,10 @@ public final class SeatGlobal {
             resource.send(0, .uint(self.capabilities.rawValue))
             if version >= 2 { resource.send(1, .string(name)) }
         }
+    }
+
+    deinit {
+        endTextInputs()
     }
 
     /// Withdraws the global; bound objects stay valid but get no more events from new bindings.
@@ -129,6 +134,7 @@ final class SeatClient {
     var keyboards: [KeyboardResource] = []
     var touches: [TouchResource] = []
     var dataDevices: [DataDevice] = []
+    var textInputs: [TextInput] = []
     /// The serial of the last wl_pointer.enter this client got (wl_pointer.set_cursor must match it).
     var pointerEnterSerial: UInt32?
     /// The most recent input event serials sent to this client, oldest first.
