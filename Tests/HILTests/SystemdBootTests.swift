@@ -176,7 +176,7 @@ struct SystemdBoot: Sendable {
         let setup = """
             # The README's install note, with the binary just built.
             install -m 755 \(vitrine) /usr/local/bin/vitrine
-            useradd --system --home-dir /var/lib/vitrine --shell /usr/sbin/nologin --groups video,input,render vitrine
+            id -u vitrine > /dev/null 2>&1 || useradd --system --home-dir /var/lib/vitrine --shell /usr/sbin/nologin --groups video,input,render vitrine
             install -D -m 644 /hil-out/qemu-virtio-gpu.toml /etc/vitrine/qemu-virtio-gpu.toml
             vitrine check-config /etc/vitrine/qemu-virtio-gpu.toml
             install -m 644 /hil-out/vitrine@.service /etc/systemd/system/
