@@ -147,6 +147,7 @@ let package = Package(
             dependencies: [
                 "LayerKit",
                 "Compositor",
+                "WaylandServer",
                 "DisplayBackend",
                 "KMSBackend",
                 "Input",

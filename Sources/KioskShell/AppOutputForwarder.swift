@@ -17,8 +17,11 @@ public final class AppOutputForwarder {
     static let maximumLineLength = 4096
 
     /// Watches `fileDescriptor` (non-blocking; the caller keeps it open while the forwarder lives)
-    /// on `eventLoop`; lines are logged at info level with `name` as the logger's label.
-    public init(fileDescriptor: Int32, name: String, eventLoop: EventLoop, logHandler: (String) -> any LogHandler = StreamLogHandler.standardError) throws {
+    /// on `eventLoop`; lines are logged at info level with `name` as the logger's label, through
+    /// `logHandler` (by default the handler the logging system was set up with).
+    public init(
+        fileDescriptor: Int32, name: String, eventLoop: EventLoop, logHandler: (String) -> any LogHandler = { Logger(label: $0).handler }
+    ) throws {
         self.fileDescriptor = fileDescriptor
         logger = Logger(label: name, factory: logHandler)
         logger.logLevel = .info

@@ -111,7 +111,12 @@ struct Run: ParsableCommand {
         sigaddset(&stopSignals, SIGINT)
         sigaddset(&stopSignals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        // Under systemd the journal gets each entry's priority and keeps its own timestamps.
+        if JournalLogHandler.isJournalStream() {
+            LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
+        } else {
+            LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        }
         var logger = Logger(label: "vitrine")
         logger.logLevel = .info
         let startNanoseconds = monotonicNanoseconds()

@@ -8,7 +8,7 @@ struct Vitrine: ParsableCommand {
         commandName: "vitrine",
         abstract: "A Wayland compositor for kiosk and embedded devices.",
         version: version,
-        subcommands: [Run.self, Capture.self, Print.self, Status.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Demo.self])
+        subcommands: [Run.self, Capture.self, Print.self, Status.self, CheckConfig.self, ListOutputs.self, ListInputs.self, Version.self, Demo.self])
 
     static let version = "0.1.0"
 }

@@ -23,6 +23,8 @@ import Testing
         let session = boot.text("sessions.txt").split(separator: "\n").first.map { $0.split(separator: " ").map(String.init) } ?? []
         #expect(session.dropFirst(2).prefix(3) == ["vitrine", "seat0", "tty1"], "\(boot.text("sessions.txt"))")
         #expect(boot.vitrineJournal.contains("devices of seat0 come through libseat"), "\(boot.vitrineJournal)")
+        // Vitrine knows its stderr is the journal: entries carry their priority, not a timestamp.
+        #expect(boot.vitrineJournal.contains("]: vitrine: [KioskShell] first frame on screen "), "\(boot.vitrineJournal)")
         #expect(boot.vitrineJournal.contains("Virtual-1 on /dev/dri/card0 (\(Self.width)x\(Self.height)@"))
     }
 

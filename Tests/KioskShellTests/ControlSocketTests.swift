@@ -456,3 +456,16 @@ final class Box<Value>: @unchecked Sendable {
         #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
     }
 }
+
+@Suite struct VersionCommandTests {
+    @Test func versionNamesTheBuildLibwaylandAndTheVulkanDevice() throws {
+        let lines = try runTool(KioskSessionTests.vitrine, ["version"]).split(separator: "\n")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines.first == "vitrine 0.1.0")
+        // Tests run a debug build.
+        #expect(lines.dropFirst().first?.hasPrefix("build: debug, Swift 6.") == true, "\(lines)")
+        #expect(lines.dropFirst(2).first == "libwayland-server: 1.21.0", "Debian 12's libwayland")
+        // lavapipe here; a GPU's name where there is one.
+        #expect(lines.last?.hasPrefix("Vulkan device: ") == true && lines.last?.contains("none usable") == false, "\(lines)")
+    }
+}

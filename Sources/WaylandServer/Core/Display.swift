@@ -5,6 +5,9 @@ import Glibc
 /// The Wayland display: the listening socket, the connected clients and the event loop, all
 /// owned by the one compositor thread. Protocol globals are created on it by the protocol types.
 public final class Display {
+    /// The version of libwayland-server this module was built against, e.g. "1.21.0".
+    public static let libwaylandVersion = WAYLAND_VERSION
+
     let raw: OpaquePointer
     public let eventLoop: EventLoop
     private var clients: [OpaquePointer: Client] = [:]
