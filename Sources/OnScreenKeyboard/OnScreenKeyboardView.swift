@@ -286,12 +286,12 @@ public final class OnScreenKeyboardView: View {
         label.frame = Rect(x: box.minX, y: y, width: box.width, height: lineHeight)
     }
 
-    /// Letters at about half the key's height, symbols-of-a-function and the space bar's name smaller.
+    /// Characters at about half the key's height, the function symbols smaller, words smaller still.
     static func fontSize(for key: Key, height: Double) -> Double {
         let share = switch key.action {
         case .character: 0.45
-        case .space, .page, .enter: 0.3
-        case .shift, .backspace: 0.4
+        case .space, .page: 0.3
+        case .shift, .backspace, .enter: 0.4
         }
         return max(8, (height * share).rounded())
     }
