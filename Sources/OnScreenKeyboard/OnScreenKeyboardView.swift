@@ -20,6 +20,8 @@ public final class OnScreenKeyboardView: View {
     public var onOutput: ((KeyboardOutput) -> Void)?
     public private(set) var state: KeyboardState
     public private(set) var purpose = ContentPurpose.normal
+    /// Whether the field hides what is typed, so no preview bubble shows.
+    public private(set) var hidesText = false
     public private(set) var isShown = false
     /// The keys as laid out now.
     public private(set) var geometry: KeyboardGeometry
@@ -35,6 +37,8 @@ public final class OnScreenKeyboardView: View {
     private let previewLabel = TextLayer()
     /// The key each touch (or the pointer) holds, by index into `geometry.keys`.
     private var held: [Int32: Int] = [:]
+    /// The holding touches, oldest first: the preview follows the newest.
+    private var pressOrder: [Int32] = []
     /// The pointer's entry in `held`: touch ids are slots, never negative.
     private static let pointerID: Int32 = -1
 
@@ -78,8 +82,11 @@ public final class OnScreenKeyboardView: View {
     }
 
     /// Slides the keyboard up for a field of `purpose`, on the page that purpose opens on.
-    public func show(for purpose: ContentPurpose, animated: Bool = true) {
+    /// `hidesText` (text-input's hidden_text or sensitive_data hints) turns the key preview off
+    /// as a password or PIN purpose does.
+    public func show(for purpose: ContentPurpose, hidesText: Bool = false, animated: Bool = true) {
         self.purpose = purpose
+        self.hidesText = hidesText
         releaseAll()
         state.reset(to: purpose.initialPage)
         rebuildKeys()
@@ -90,7 +97,7 @@ public final class OnScreenKeyboardView: View {
         slide(animated: animated)
     }
 
-    /// Slides the keyboard down out of sight.
+    /// Slides the keyboard down out of sight, and hides its layer once there.
     public func hide(animated: Bool = true) {
         guard isShown else { return }
         isShown = false
@@ -144,11 +151,13 @@ public final class OnScreenKeyboardView: View {
     private func begin(id: Int32, at point: Point, time: Double) {
         guard let index = keyIndex(at: point) else { return }
         held[id] = index
+        pressOrder.append(id)
         emit(state.press(geometry.keys[index].key.action, at: time))
         refreshCaps()
     }
 
-    /// A sliding finger takes the key under it; a held backspace stops repeating when left.
+    /// A sliding finger takes the key under it; a held backspace stops repeating when left. A
+    /// finger that slides off the keyboard holds nothing and types nothing.
     private func move(id: Int32, to point: Point, time: Double) {
         guard let old = held[id] else { return }
         emit(state.advance(to: time))
@@ -156,12 +165,13 @@ public final class OnScreenKeyboardView: View {
         guard new != old else { return }
         if geometry.keys[old].key.action == .backspace { state.cancel(.backspace) }
         held[id] = new
-        if held[id] == nil { held.removeValue(forKey: id) }
+        if new == nil { pressOrder.removeAll { $0 == id } }
         refreshCaps()
     }
 
     private func end(id: Int32, at point: Point, time: Double) {
         guard let index = held.removeValue(forKey: id) else { return }
+        pressOrder.removeAll { $0 == id }
         let action = geometry.keys[index].key.action
         let before = state.pageKind
         emit(state.release(action, at: time))
@@ -170,6 +180,7 @@ public final class OnScreenKeyboardView: View {
 
     private func cancel(id: Int32) {
         guard let index = held.removeValue(forKey: id) else { return }
+        pressOrder.removeAll { $0 == id }
         state.cancel(geometry.keys[index].key.action)
         refreshCaps()
     }
@@ -177,6 +188,7 @@ public final class OnScreenKeyboardView: View {
     private func releaseAll() {
         for index in held.values { state.cancel(geometry.keys[index].key.action) }
         held.removeAll()
+        pressOrder.removeAll()
     }
 
     private func emit(_ outputs: [KeyboardOutput]) {
@@ -192,11 +204,21 @@ public final class OnScreenKeyboardView: View {
     private func slide(animated: Bool) {
         let origin = Point(x: frame.minX, y: restingY(height: frame.height, shown: isShown))
         guard animated else {
-            withoutAnimation { frame.origin = origin }
+            withoutAnimation {
+                frame.origin = origin
+                isHidden = !isShown
+            }
             return
         }
         View.animate(duration: configuration.slideDuration) {
             Transaction.animationTimingFunction = .easeOut
+            if !isShown {
+                // Out of sight it need not be drawn; unless it was shown again meanwhile.
+                Transaction.completionBlock = { [weak self] in
+                    guard let self, !self.isShown else { return }
+                    self.withoutAnimation { self.isHidden = true }
+                }
+            }
             frame.origin = origin
         }
     }
@@ -237,7 +259,7 @@ public final class OnScreenKeyboardView: View {
     }
 
     /// Puts labels and colours on the caps for the shift state and the keys held, and the preview
-    /// bubble over the most recently pressed character key.
+    /// bubble over the most recently pressed key when it is a character.
     private func refreshCaps() {
         let theme = configuration.theme
         let heldKeys = Set(held.values)
@@ -253,14 +275,13 @@ public final class OnScreenKeyboardView: View {
                 let size = Self.fontSize(for: key, height: placed.frame.height)
                 place(keyLabels[index], text: text, fontSize: size, in: Rect(origin: .zero, size: placed.frame.size))
             }
-            updatePreview(heldKeys: heldKeys)
+            updatePreview()
         }
     }
 
-    private func updatePreview(heldKeys: Set<Int>) {
-        guard purpose.showsKeyPreview,
-              let index = held.values.max(),
-              heldKeys.contains(index),
+    private func updatePreview() {
+        guard purpose.showsKeyPreview, !hidesText,
+              let newest = pressOrder.last, let index = held[newest],
               case .character = geometry.keys[index].key.action else {
             preview.isHidden = true
             return

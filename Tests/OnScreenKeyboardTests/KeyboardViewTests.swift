@@ -121,6 +121,32 @@ final class KeyboardHarness {
         #expect(h.outputs == [.insert("a")])
     }
 
+    @Test func aHiddenTextHintTurnsThePreviewOffForAnyPurpose() {
+        let h = KeyboardHarness()
+        h.keyboard.show(for: .normal, hidesText: true)
+        h.dispatcher.touchDown(id: 0, at: h.centre(of: "a"), time: 0)
+        #expect(h.keyboard.previewText == nil)
+        h.dispatcher.touchUp(id: 0, time: 0.1)
+        h.keyboard.show(for: .normal)
+        h.dispatcher.touchDown(id: 0, at: h.centre(of: "a"), time: 1)
+        #expect(h.keyboard.previewText == "a")
+    }
+
+    @Test func overlappingTouchesTypeInReleaseOrderAndThePreviewFollowsTheNewest() {
+        let h = KeyboardHarness()
+        h.dispatcher.touchDown(id: 0, at: h.centre(of: "s"), time: 0)
+        h.dispatcher.touchDown(id: 1, at: h.centre(of: "a"), time: 0.05)
+        #expect(h.keyboard.previewText == "a")
+        h.dispatcher.touchUp(id: 0, time: 0.1)
+        #expect(h.keyboard.previewText == "a")
+        h.dispatcher.touchDown(id: 0, at: h.centre(of: "d"), time: 0.12)
+        #expect(h.keyboard.previewText == "d")
+        h.dispatcher.touchUp(id: 1, time: 0.15)
+        h.dispatcher.touchUp(id: 0, time: 0.2)
+        #expect(h.text == "sad")
+        #expect(h.keyboard.previewText == nil)
+    }
+
     @Test func aPinFieldGetsTheNumericPadWithoutPreview() {
         let h = KeyboardHarness(purpose: .pin)
         #expect(h.keyboard.state.pageKind == .numeric(.digits))
@@ -173,11 +199,11 @@ final class KeyboardHarness {
         defer { context.invalidate() }
         Transaction.flush()
         h.keyboard.hide(animated: false)
-        #expect(h.keyboard.frame.minY == 600)
+        #expect(h.keyboard.frame.minY == 600 && h.keyboard.isHidden)
         #expect(h.keyboard.layer.animationKeys().isEmpty)
         #expect(!h.keyboard.isShown)
         h.keyboard.show(for: .email, animated: true)
-        #expect(h.keyboard.isShown && h.keyboard.frame.minY == 360)
+        #expect(h.keyboard.isShown && h.keyboard.frame.minY == 360 && !h.keyboard.isHidden)
         let slide = try #require(h.keyboard.layer.animation(forKey: "position") as? BasicAnimation)
         #expect(slide.timingFunction == .easeOut)
         #expect(h.keyboard.geometry.keys.last { $0.row == 3 && $0.column == 1 }?.key.label(shifted: false) == "@")
