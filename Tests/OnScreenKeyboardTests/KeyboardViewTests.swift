@@ -218,4 +218,33 @@ final class KeyboardHarness {
         #expect(h.outputs.isEmpty)
         #expect(h.root.hitTest(Point(x: 400, y: 590)) === h.root)
     }
+
+    @Test func theLayerIsHiddenOnlyOnceTheSlideOutHasEnded() {
+        let clock = ManualMediaClock(startingAt: 50)
+        let oldClock = MediaTime.clock
+        MediaTime.clock = clock
+        defer { MediaTime.clock = oldClock }
+        let h = KeyboardHarness()
+        let context = RenderContext(rootLayer: h.root.layer)
+        defer { context.invalidate() }
+        Transaction.flush()
+        h.keyboard.hide()
+        Transaction.flush()
+        clock.advance(by: 0.2)
+        Transaction.flush()
+        #expect(!h.keyboard.isHidden)
+        clock.advance(by: 0.1)
+        Transaction.flush()
+        #expect(h.keyboard.isHidden)
+        // Shown again while sliding out, it stays visible when the slide out ends.
+        h.keyboard.show(for: .normal)
+        Transaction.flush()
+        h.keyboard.hide()
+        Transaction.flush()
+        h.keyboard.show(for: .normal)
+        Transaction.flush()
+        clock.advance(by: 1)
+        Transaction.flush()
+        #expect(!h.keyboard.isHidden && h.keyboard.isShown)
+    }
 }
