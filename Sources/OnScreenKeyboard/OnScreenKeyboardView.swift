@@ -87,7 +87,6 @@ public final class OnScreenKeyboardView: View {
     public func show(for purpose: ContentPurpose, hidesText: Bool = false, animated: Bool = true) {
         self.purpose = purpose
         self.hidesText = hidesText
-        releaseAll()
         state.reset(to: purpose.initialPage)
         rebuildKeys()
         guard !isShown else { return }
@@ -122,7 +121,7 @@ public final class OnScreenKeyboardView: View {
     }
 
     public override func touchEnded(_ touch: TouchEvent) {
-        end(id: touch.id, at: touch.location(in: self), time: touch.timestamp)
+        end(id: touch.id, time: touch.timestamp)
     }
 
     public override func touchCancelled(_ touch: TouchEvent) {
@@ -140,7 +139,7 @@ public final class OnScreenKeyboardView: View {
 
     public override func pointerUp(_ event: PointerEvent) {
         guard event.pressedButtons.isEmpty else { return }
-        end(id: Self.pointerID, at: event.location(in: self), time: event.timestamp)
+        end(id: Self.pointerID, time: event.timestamp)
     }
 
     private func keyIndex(at point: Point) -> Int? {
@@ -169,7 +168,8 @@ public final class OnScreenKeyboardView: View {
         refreshCaps()
     }
 
-    private func end(id: Int32, at point: Point, time: Double) {
+    /// Types the key the touch holds: the one under its last position.
+    private func end(id: Int32, time: Double) {
         guard let index = held.removeValue(forKey: id) else { return }
         pressOrder.removeAll { $0 == id }
         let action = geometry.keys[index].key.action
@@ -230,8 +230,10 @@ public final class OnScreenKeyboardView: View {
         Transaction.commit()
     }
 
-    /// Makes the caps for the page on show at the current size and scale.
+    /// Makes the caps for the page on show at the current size and scale. Keys still held on the
+    /// old page are let go without typing: they are gone from under the fingers.
     private func rebuildKeys() {
+        releaseAll()
         geometry = KeyboardGeometry(
             page: configuration.layout.page(state.pageKind, for: purpose), size: bounds.size, scale: scale,
             metrics: configuration.metrics)

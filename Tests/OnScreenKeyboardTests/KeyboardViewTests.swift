@@ -147,6 +147,19 @@ final class KeyboardHarness {
         #expect(h.keyboard.previewText == nil)
     }
 
+    @Test func keysHeldWhenThePageChangesAreLetGoWithoutTyping() {
+        let h = KeyboardHarness()
+        h.dispatcher.touchDown(id: 0, at: h.centre(of: "⌫"), time: 0)
+        h.dispatcher.touchDown(id: 1, at: h.centre(of: "p"), time: 0.1)
+        h.tap("?123", id: 2, at: 0.2)
+        h.keyboard.tick(now: 2)
+        h.dispatcher.touchUp(id: 0, time: 2.1)
+        h.dispatcher.touchUp(id: 1, time: 2.2)
+        #expect(h.outputs == [.deleteBackward])
+        #expect(h.keyboard.previewText == nil)
+        #expect(h.keyboard.keyCaps.allSatisfy { $0.backgroundColor != KeyboardTheme().pressed })
+    }
+
     @Test func aPinFieldGetsTheNumericPadWithoutPreview() {
         let h = KeyboardHarness(purpose: .pin)
         #expect(h.keyboard.state.pageKind == .numeric(.digits))
