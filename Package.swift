@@ -113,6 +113,10 @@ let package = Package(
         // responder chain, capture, focus, gesture recognizers). Pure Swift, like LayerKit.
         .target(name: "Views", dependencies: ["LayerKit"]),
 
+        // Level 4: the built-in on-screen keyboard: layouts as data, key geometry, and a view of
+        // layers that reports what it types. Policy-free: the compositor wires it to text input.
+        .target(name: "OnScreenKeyboard", dependencies: ["Views", "LayerKit", "Graphics"]),
+
         // Level 2: board configuration files (outputs, input, the kiosk app), parsed and validated.
         .target(name: "BoardConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
 
@@ -175,6 +179,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
+        .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics"], exclude: ["Golden"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "WaylandTestClient", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
