@@ -10,7 +10,7 @@ struct Version: ParsableCommand {
 
     func run() throws {
         print("vitrine \(Vitrine.version)")
-        print("build: \(Self.configuration), Swift \(Self.compiler) compiler")
+        print("build: \(Self.buildConfiguration), Swift \(Self.compiler) compiler")
         print("libwayland-server: \(Display.libwaylandVersion)")
         do {
             print("Vulkan device: \(try Renderer().deviceName)")
@@ -19,7 +19,7 @@ struct Version: ParsableCommand {
         }
     }
 
-    static var configuration: String {
+    static var buildConfiguration: String {
         #if DEBUG
             "debug"
         #else
