@@ -27,7 +27,8 @@ host answers each by writing DIR/.hil-ack-<n>.
 
 With --systemd the host's root is the lower layer of an overlay on tmpfs, so the guest may change
 anything. The shell script SETUP runs first as root in a chroot of it (DIR/setup.log keeps its
-output): it installs what the test boots, as an integrator would. Then systemd starts as PID 1 into
+output): it installs what the test boots, as an integrator would; the --share folders are there
+for it, and only for it. Then systemd starts as PID 1 into
 hil.target (a basic system; SETUP adds units to it with `systemctl add-wants hil.target UNIT`), and
 the service hil-driver runs SCRIPT as root with the output folder at /hil-out. Every wait is bounded. On return DIR holds
 serial.log, output.txt (the script's output), result.json and the captures; the exit status is the
@@ -226,6 +227,11 @@ mount -t devtmpfs dev /mnt/root/dev
 chroot /mnt/root /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
     /bin/sh -e /hil-out/.hil-setup.sh > /mnt/root/hil-out/setup.log 2>&1 </dev/null || echo "HIL-FAIL setup (see setup.log)"
 umount /mnt/root/dev /mnt/root/sys /mnt/root/proc
+# The shares serve the setup only: the booted system is the overlay alone (and systemd-tmpfiles
+# would walk a share under /tmp when it empties /tmp at boot).
+for argument in $(cat /proc/cmdline); do
+    case "$argument" in hil.share=*) umount "/mnt/root${argument#hil.share=}" ;; esac
+done
 echo HIL-SYSTEMD
 exec switch_root /mnt/root /lib/systemd/systemd
 """
