@@ -107,6 +107,20 @@ import WaylandTestClient
         #expect(kiosk.compositor.windowShift() == 0)
     }
 
+    @Test func aNewOutputSizeOrScaleReplacesTheKeyboardOnTheNextTick() throws {
+        let kiosk = try OnScreenKeyboardKiosk()
+        let app = try TextFieldApp(kiosk)
+        try app.enable()
+        let root = kiosk.compositor.rootView()
+        #expect(kiosk.keyboard.view.scale == 1)
+        root.frame = Rect(x: 0, y: 0, width: 480, height: 640)
+        root.scaleFactor = 2
+        try kiosk.iterate()
+        // Portrait: 30 % of the height, on a device pixel, at the new bottom.
+        #expect(kiosk.keyboard.view.scale == 2)
+        #expect(kiosk.keyboard.view.frame == Rect(x: 0, y: 448, width: 480, height: 192))
+    }
+
     @Test func anAttachedKeyboardHidesItWhenTheBoardSaysSo() throws {
         let kiosk = try OnScreenKeyboardKiosk()
         let app = try TextFieldApp(kiosk)
