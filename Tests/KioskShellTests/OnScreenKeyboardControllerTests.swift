@@ -25,7 +25,11 @@ import WaylandTestClient
         #expect(try kiosk.run(seconds: 10) { kiosk.keyboardIsUp })
         try app.disable()
         #expect(!kiosk.keyboard.view.isShown)
-        #expect(try kiosk.run(seconds: 10) { kiosk.keyboard.view.isHidden })
+        #expect(try kiosk.run(seconds: 10) { kiosk.keyboard.view.isHidden && kiosk.compositor.outputsAreSettled })
+        // Where the keyboard was, the app is touched again.
+        kiosk.tap(Point(x: 320, y: 400))
+        try app.client.roundtrip()
+        #expect(app.touch.events(named: "down").first?.arguments[5] == .fixed(400))
     }
 
     @Test func theKeyboardIsAboveTheWindowsAndUnderTheKioskOverlay() throws {
