@@ -47,7 +47,7 @@ public final class KioskSession {
         self.compositor = compositor
         self.idle = idle
         self.start = start
-        // Made before the overlay, which it must stay under; both sit above the windows.
+        // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
         self.onScreenKeyboard = onScreenKeyboard.isEnabled
             ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
         overlay = splash.map { KioskOverlay(root: compositor.rootView(), splash: $0, logger: logger) }
