@@ -133,7 +133,7 @@ let package = Package(
         .target(
             name: "KioskShell",
             dependencies: [
-                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "Views", "WaylandServer",
+                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Views", "WaylandServer",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "WaylandTestClient", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),

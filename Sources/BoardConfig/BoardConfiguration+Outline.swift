@@ -44,6 +44,12 @@ extension BoardConfiguration {
         if let printer {
             lines.append("printer \(printer.queue) (\(printer.paper.rawValue))" + (printer.server.map { " on \($0)" } ?? ""))
         }
+        if onScreenKeyboard.isEnabled {
+            lines.append(
+                "on-screen keyboard \(onScreenKeyboard.layout)"
+                    + (onScreenKeyboard.heightShare.map { ", \(formatNumber($0 * 100))% of the output's height" } ?? "")
+                    + (onScreenKeyboard.hidesWhenKeyboardAttached ? ", hidden while a keyboard is attached" : ""))
+        }
         return lines
     }
 }

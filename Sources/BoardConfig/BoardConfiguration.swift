@@ -15,11 +15,13 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var splash: SplashConfiguration
     /// The CUPS queue the kiosk prints to; nil when the board has no printer.
     public var printer: PrinterConfiguration?
+    public var onScreenKeyboard: OnScreenKeyboardSettings
 
     public init(
         name: String, summary: String? = nil, outputs: [OutputConfiguration], input: InputConfiguration = .init(),
         app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
-        splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil
+        splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil,
+        onScreenKeyboard: OnScreenKeyboardSettings = .init()
     ) {
         self.name = name
         self.summary = summary
@@ -30,6 +32,7 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.cursor = cursor
         self.splash = splash
         self.printer = printer
+        self.onScreenKeyboard = onScreenKeyboard
     }
 }
 
@@ -273,6 +276,43 @@ public struct PrinterConfiguration: Sendable, Equatable {
         self.queue = queue
         self.server = server
         self.paper = paper
+    }
+}
+
+/// The compositor's own on-screen keyboard, shown while the focused app edits text
+/// (zwp_text_input_v3). Colours left nil keep the keyboard's own theme.
+public struct OnScreenKeyboardSettings: Sendable, Equatable {
+    /// The layouts the keyboard draws, by their xkb names.
+    public static let layouts = ["us", "de", "fr", "ru"]
+
+    public var isEnabled: Bool
+    /// An xkb layout name of `layouts`.
+    public var layout: String
+    /// The keyboard's height as a share of the output's height; nil keeps the keyboard's defaults
+    /// (a larger share on a landscape output than on a portrait one).
+    public var heightShare: Double?
+    /// Whether the keyboard stays hidden while a physical keyboard is plugged in.
+    public var hidesWhenKeyboardAttached: Bool
+    public var background: RGBColor?
+    public var keyColor: RGBColor?
+    public var specialKeyColor: RGBColor?
+    public var textColor: RGBColor?
+    public var pressedColor: RGBColor?
+
+    public init(
+        isEnabled: Bool = false, layout: String = "us", heightShare: Double? = nil, hidesWhenKeyboardAttached: Bool = true,
+        background: RGBColor? = nil, keyColor: RGBColor? = nil, specialKeyColor: RGBColor? = nil, textColor: RGBColor? = nil,
+        pressedColor: RGBColor? = nil
+    ) {
+        self.isEnabled = isEnabled
+        self.layout = layout
+        self.heightShare = heightShare
+        self.hidesWhenKeyboardAttached = hidesWhenKeyboardAttached
+        self.background = background
+        self.keyColor = keyColor
+        self.specialKeyColor = specialKeyColor
+        self.textColor = textColor
+        self.pressedColor = pressedColor
     }
 }
 

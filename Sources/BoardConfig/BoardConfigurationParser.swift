@@ -299,9 +299,14 @@ private struct ConfigurationDecoder {
             printer = decodePrinter(reader)
         }
 
+        var keyboard = OnScreenKeyboardSettings(layout: String(input.keyboard.layout.split(separator: ",").first ?? "us"))
+        if let reader = subtables("on-screen-keyboard", in: top, section: Schema.onScreenKeyboard, asArray: false).first {
+            keyboard = decodeOnScreenKeyboard(reader, boardLayout: input.keyboard.layout)
+        }
+
         return BoardConfiguration(
             name: name, summary: summary, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
-            splash: splash, printer: printer)
+            splash: splash, printer: printer, onScreenKeyboard: keyboard)
     }
 
     // MARK: Outputs
@@ -857,6 +862,54 @@ private struct ConfigurationDecoder {
             }
         }
         return splash
+    }
+
+    /// The layout defaults to the board's first [input.keyboard] layout, so the keys on screen
+    /// match the physical keyboard's.
+    mutating func decodeOnScreenKeyboard(_ reader: TableReader, boardLayout: String) -> OnScreenKeyboardSettings {
+        checkKeys(reader)
+        let firstBoardLayout = String(boardLayout.split(separator: ",").first ?? "us")
+        var keyboard = OnScreenKeyboardSettings(layout: firstBoardLayout)
+        keyboard.isEnabled = boolean("enabled", in: reader) ?? keyboard.isEnabled
+        let supported = OnScreenKeyboardSettings.layouts.map { "\"\($0)\"" }.joined(separator: ", ")
+        if let layout = string("layout", in: reader) {
+            if OnScreenKeyboardSettings.layouts.contains(layout) {
+                keyboard.layout = layout
+            } else {
+                report(
+                    "the on-screen keyboard has no layout '\(layout)'", fix: "use one of \(supported)",
+                    atValue: reader.path(of: "layout"))
+            }
+        } else if keyboard.isEnabled, !OnScreenKeyboardSettings.layouts.contains(firstBoardLayout) {
+            report(
+                "the on-screen keyboard has no layout '\(firstBoardLayout)' (the [input.keyboard] layout it defaults to)",
+                fix: "set layout to one of \(supported) in [on-screen-keyboard]", atKey: reader.path)
+        }
+        if let share = number("height-share", in: reader) {
+            if (0.1...0.7).contains(share) {
+                keyboard.heightShare = share
+            } else {
+                report(
+                    "height-share \(share) is outside 0.1…0.7", fix: "give the share of the output's height, e.g. height-share = 0.4",
+                    atValue: reader.path(of: "height-share"))
+            }
+        }
+        keyboard.hidesWhenKeyboardAttached = boolean("hide-when-keyboard-attached", in: reader) ?? keyboard.hidesWhenKeyboardAttached
+        let colors: [(String, WritableKeyPath<OnScreenKeyboardSettings, RGBColor?>)] = [
+            ("background", \.background), ("key-color", \.keyColor), ("special-key-color", \.specialKeyColor),
+            ("text-color", \.textColor), ("pressed-color", \.pressedColor),
+        ]
+        for (key, path) in colors {
+            guard let text = string(key, in: reader) else { continue }
+            if let color = RGBColor(hex: text) {
+                keyboard[keyPath: path] = color
+            } else {
+                report(
+                    "\(key) '\(text)' is not a #RRGGBB colour",
+                    fix: "write it like \(key) = \"#45474D\"", atValue: reader.path(of: key))
+            }
+        }
+        return keyboard
     }
 }
 

@@ -57,6 +57,7 @@ public enum BoardConfigurationSchema {
             Key(name: "cursor", kind: .table, example: "[cursor]"),
             Key(name: "splash", kind: .table, example: "[splash]"),
             Key(name: "printer", kind: .table, example: "[printer]"),
+            Key(name: "on-screen-keyboard", kind: .table, example: "[on-screen-keyboard]"),
         ])
 
     public static let board = Section(
@@ -142,7 +143,21 @@ public enum BoardConfigurationSchema {
             Key(name: "paper", kind: .string, example: #"paper = "receipt-80mm""#),
         ])
 
+    public static let onScreenKeyboard = Section(
+        header: "[on-screen-keyboard]",
+        keys: [
+            Key(name: "enabled", kind: .boolean, example: "enabled = true"),
+            Key(name: "layout", kind: .string, example: #"layout = "de""#),
+            Key(name: "height-share", kind: .number, example: "height-share = 0.4"),
+            Key(name: "hide-when-keyboard-attached", kind: .boolean, example: "hide-when-keyboard-attached = true"),
+            Key(name: "background", kind: .string, example: ##"background = "#1C1E21""##),
+            Key(name: "key-color", kind: .string, example: ##"key-color = "#45474D""##),
+            Key(name: "special-key-color", kind: .string, example: ##"special-key-color = "#303338""##),
+            Key(name: "text-color", kind: .string, example: ##"text-color = "#FFFFFF""##),
+            Key(name: "pressed-color", kind: .string, example: ##"pressed-color = "#6B7078""##),
+        ])
+
     public static let sections: [Section] = [
-        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer,
+        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard,
     ]
 }

@@ -15,6 +15,14 @@ struct InputDeviceState {
     var readNanoseconds: UInt64?
     /// Read-to-flush times of the last batches, oldest first (bounded).
     var deliveryLatencies: [UInt64] = []
+    /// The keyboards to type on attached now, by context (nil: events handed in directly) and device.
+    var typingKeyboards: Set<DeviceKey> = []
+    var typingKeyboardsChanged: ((Bool) -> Void)?
+
+    struct DeviceKey: Hashable {
+        let context: ObjectIdentifier?
+        let device: InputDeviceID
+    }
 }
 
 extension Compositor {
@@ -81,9 +89,11 @@ extension Compositor {
             case .deviceAdded(let info):
                 inputDevices.names[key, default: [:]][info.id] = info.name
                 logger.info("input device \(info.sysname) \"\(info.name)\": \(info.capabilities)")
+                noteDevice(info, added: true, context: key)
             case .deviceRemoved(let info):
                 inputDevices.names[key]?[info.id] = nil
                 logger.info("input device \(info.sysname) \"\(info.name)\" removed")
+                noteDevice(info, added: false, context: key)
             default:
                 handle(event, deviceName: inputDevices.names[key]?[event.device])
             }
@@ -96,8 +106,10 @@ extension Compositor {
     public func handle(_ event: InputEvent, deviceName: String? = nil) {
         let time = event.time.map { UInt32(truncatingIfNeeded: $0 / 1000) } ?? eventTime
         switch event {
-        case .deviceAdded, .deviceRemoved:
-            break
+        case .deviceAdded(let info):
+            noteDevice(info, added: true, context: nil)
+        case .deviceRemoved(let info):
+            noteDevice(info, added: false, context: nil)
         case .key(_, _, let code, let isPressed):
             keyboardKey(code, pressed: isPressed, time: time)
         case .pointerMotion(_, _, let dx, let dy, _, _):
@@ -126,6 +138,23 @@ extension Compositor {
         case .touchFrame:
             break
         }
+    }
+
+    /// Whether a keyboard to type on (one with letter keys) is attached now.
+    public var isTypingKeyboardAttached: Bool { !inputDevices.typingKeyboards.isEmpty }
+
+    /// Called with `isTypingKeyboardAttached` when it changes (a USB keyboard plugged in or out).
+    public var typingKeyboardAttachmentChanged: ((Bool) -> Void)? {
+        get { inputDevices.typingKeyboardsChanged }
+        set { inputDevices.typingKeyboardsChanged = newValue }
+    }
+
+    private func noteDevice(_ info: InputDeviceInfo, added: Bool, context: ObjectIdentifier?) {
+        guard info.hasLetterKeys else { return }
+        let wasAttached = isTypingKeyboardAttached
+        let key = InputDeviceState.DeviceKey(context: context, device: info.id)
+        if added { inputDevices.typingKeyboards.insert(key) } else { inputDevices.typingKeyboards.remove(key) }
+        if isTypingKeyboardAttached != wasAttached { inputDevices.typingKeyboardsChanged?(isTypingKeyboardAttached) }
     }
 
     private func output(forDeviceNamed name: String?) -> CompositorOutput? {

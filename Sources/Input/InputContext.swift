@@ -205,7 +205,9 @@ public final class InputContext {
             vendorID: libinput_device_get_id_vendor(device), productID: libinput_device_get_id_product(device),
             capabilities: InputCapabilities { libinput_device_has_capability(device, $0) != 0 },
             size: size, supportsCalibration: supportsCalibration, calibration: calibration,
-            isTapToClickEnabled: tapEnabled, issues: issues)
+            isTapToClickEnabled: tapEnabled, issues: issues,
+            // KEY_A 30, KEY_Z 44.
+            hasLetterKeys: libinput_device_keyboard_has_key(device, 30) == 1 && libinput_device_keyboard_has_key(device, 44) == 1)
     }
 
     private func devicePath(of device: OpaquePointer) -> String? {

@@ -108,11 +108,15 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
     public let calibration: CalibrationMatrix?
     public let isTapToClickEnabled: Bool
     public let issues: [InputConfigurationIssue]
+    /// Whether it is a keyboard to type on (it has the letter keys A and Z), not merely a device
+    /// with a few keys, as power buttons, lid switches and many touch panels report themselves.
+    public let hasLetterKeys: Bool
 
     public init(
         id: InputDeviceID, name: String, sysname: String, devicePath: String?, vendorID: UInt32, productID: UInt32,
         capabilities: InputCapabilities, size: PhysicalSize?, supportsCalibration: Bool,
-        calibration: CalibrationMatrix?, isTapToClickEnabled: Bool, issues: [InputConfigurationIssue]
+        calibration: CalibrationMatrix?, isTapToClickEnabled: Bool, issues: [InputConfigurationIssue],
+        hasLetterKeys: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -126,6 +130,7 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
         self.calibration = calibration
         self.isTapToClickEnabled = isTapToClickEnabled
         self.issues = issues
+        self.hasLetterKeys = hasLetterKeys
     }
 
     /// One line as `vitrine list-inputs` prints it:

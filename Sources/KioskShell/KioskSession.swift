@@ -26,6 +26,8 @@ public final class KioskSession {
     /// The supervisor's launch whose first frame was reported (0: none yet).
     private var firstFrameReportedForLaunch = 0
     private let overlay: KioskOverlay?
+    /// The on-screen keyboard, when the board enables it.
+    public let onScreenKeyboard: OnScreenKeyboardController?
     private let idle: IdleConfiguration
     /// When the output was blanked (monotonic ns); nil while it is not.
     private var blankedAt: UInt64?
@@ -35,14 +37,19 @@ public final class KioskSession {
     /// what READY's status line shows, `start` is when Vitrine started (monotonic ns). With a
     /// `splash`, the first output shows it until the app's first frame, and while the app restarts.
     /// `idle` blanks the output after its time without input (when a splash overlay exists), unless a
-    /// visible client inhibits idling.
+    /// visible client inhibits idling. `onScreenKeyboard`, when enabled, types into the focused
+    /// app's text fields, under the overlay.
     public init(
         compositor: Compositor, socketName: String, app: AppConfiguration?, splash: SplashConfiguration? = nil,
-        idle: IdleConfiguration = IdleConfiguration(), notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
+        idle: IdleConfiguration = IdleConfiguration(), onScreenKeyboard: OnScreenKeyboardSettings = OnScreenKeyboardSettings(),
+        notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
     ) throws {
         self.compositor = compositor
         self.idle = idle
         self.start = start
+        // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
+        self.onScreenKeyboard = onScreenKeyboard.isEnabled
+            ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
         overlay = splash.map { KioskOverlay(root: compositor.rootView(), splash: $0, logger: logger) }
         self.notifier = notifier
         self.logger = logger
@@ -87,6 +94,7 @@ public final class KioskSession {
         }
         updateOverlay()
         updateBlanking(now: now)
+        onScreenKeyboard?.tick(now: Double(now) / 1e9)
         guard let supervisor else { return }
         // How long the app takes to show something, at boot and after every restart.
         if supervisor.launchCount != firstFrameReportedForLaunch, supervisor.isRunning,

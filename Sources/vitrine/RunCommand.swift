@@ -211,7 +211,8 @@ struct Run: ParsableCommand {
         }
         // The board's app, supervised, when no app was given after --.
         let session = try KioskSession(
-            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, idle: board?.idle ?? IdleConfiguration(), notifier: notifier,
+            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, idle: board?.idle ?? IdleConfiguration(),
+            onScreenKeyboard: board?.onScreenKeyboard ?? OnScreenKeyboardSettings(), notifier: notifier,
             outputs: outputsDescription, start: startNanoseconds, logger: logger)
         responder.app = { [app] in
             session.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }

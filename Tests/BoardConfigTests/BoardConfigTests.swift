@@ -91,6 +91,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.app.unresponsiveTimeout == .seconds(15))
         #expect(board.splash.imagePath == "/usr/share/vitrine/splash.png")
         #expect(board.splash.backgroundColor.description == "#102030")
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layout: "us"))
     }
 
     @Test func outlineSaysWhatTheBoardWillDo() throws {
@@ -105,6 +106,7 @@ private func withApp(_ outputs: String) -> String {
                 "idle: blank after 300 s, a touch wakes",
                 "cursor hidden",
                 "splash /usr/share/vitrine/splash.png on #102030",
+                "on-screen keyboard us, hidden while a keyboard is attached",
             ])
         #expect(
             try shippedBoard("intel-nuc").outline()[1...4] == [
@@ -145,6 +147,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.input.keyboard.repeatRate == 0)
         #expect(board.app.frameTimeout == .seconds(120))
         #expect(board.idle == IdleConfiguration(blankAfter: nil, wakesOnTouch: false))
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layout: "us"))
     }
 
     @Test func genericFallbackTakesTheFirstConnectedConnectorAtItsPreferredMode() throws {
@@ -274,7 +277,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(
             problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[display]\nbrightness = 80\n")) == [
                 "board.toml:4:1: error: unknown key 'display' at the top level (fix: remove it; the top level takes "
-                    + "board, output, input, app, idle, cursor, splash, printer)"
+                    + "board, output, input, app, idle, cursor, splash, printer, on-screen-keyboard)"
             ])
     }
 
@@ -487,6 +490,51 @@ private func withApp(_ outputs: String) -> String {
                     + "(fix: quote the value, e.g. PORT = \"value\")",
                 "board.toml:7:30: error: environment variable name '2X' is not valid "
                     + "(fix: use letters, digits and underscores, not starting with a digit)",
+            ])
+    }
+
+    @Test func onScreenKeyboardIsOffWithTheBoardsLayoutUntilEnabled() throws {
+        let board = try BoardConfiguration.parse(
+            withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"de,us\"\n"), file: "board.toml").get()
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: false, layout: "de"))
+        let enabled = try BoardConfiguration.parse(
+            withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"fr\"\n")
+                + "[on-screen-keyboard]\nenabled = true\nheight-share = 0.35\nhide-when-keyboard-attached = false\n"
+                + "key-color = \"#112233\"\ntext-color = \"#ffeedd\"\n",
+            file: "board.toml"
+        ).get()
+        #expect(
+            enabled.onScreenKeyboard
+                == OnScreenKeyboardSettings(
+                    isEnabled: true, layout: "fr", heightShare: 0.35, hidesWhenKeyboardAttached: false,
+                    keyColor: RGBColor(red: 0x11, green: 0x22, blue: 0x33), textColor: RGBColor(red: 0xFF, green: 0xEE, blue: 0xDD)))
+        #expect(enabled.outline().last == "on-screen keyboard fr, 35% of the output's height")
+    }
+
+    @Test func onScreenKeyboardValuesOutOfRangeAreReportedWithTheirLineAndFix() {
+        let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[on-screen-keyboard]\nenabled = true\n"
+        #expect(
+            problems(base + "layout = \"gb\"\nheight-share = 0.9\nbackground = \"#12345\"\n") == [
+                "board.toml:8:10: error: the on-screen keyboard has no layout 'gb' "
+                    + "(fix: use one of \"us\", \"de\", \"fr\", \"ru\")",
+                "board.toml:9:16: error: height-share 0.9 is outside 0.1…0.7 "
+                    + "(fix: give the share of the output's height, e.g. height-share = 0.4)",
+                "board.toml:10:14: error: background '#12345' is not a #RRGGBB colour "
+                    + "(fix: write it like background = \"#45474D\")",
+            ])
+        #expect(
+            problems(base + "enable = true\n") == [
+                "board.toml:8:1: error: unknown key 'enable' in [on-screen-keyboard] (fix: did you mean 'enabled'?)"
+            ])
+    }
+
+    @Test func anEnabledOnScreenKeyboardNeedsALayoutItDrawsWhenTheBoardsIsNotOne() {
+        #expect(
+            problems(
+                withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"gb\"\n")
+                    + "[on-screen-keyboard]\nenabled = true\n") == [
+                "board.toml:8:1: error: the on-screen keyboard has no layout 'gb' (the [input.keyboard] layout it defaults to) "
+                    + "(fix: set layout to one of \"us\", \"de\", \"fr\", \"ru\" in [on-screen-keyboard])"
             ])
     }
 

@@ -1,0 +1,180 @@
+import BoardConfig
+import Compositor
+import DisplayBackend
+import Foundation
+import Glibc
+import Input
+import KioskShell
+import LayerKit
+import Logging
+import OnScreenKeyboard
+import WaylandTestClient
+
+/// A compositor on a 640×480 headless output with a kiosk session whose board enables the
+/// on-screen keyboard; touches go in as device events, through the compositor's input path.
+final class OnScreenKeyboardKiosk {
+    let backend: HeadlessBackend
+    let compositor: Compositor
+    let session: KioskSession
+    let socketName: String
+    let touchscreen = InputDeviceID(rawValue: 7)
+
+    init(settings: OnScreenKeyboardSettings = OnScreenKeyboardSettings(isEnabled: true), splash: SplashConfiguration? = nil) throws {
+        let folder = NSTemporaryDirectory() + "vitrine-osk-\(getpid())"
+        mkdir(folder, 0o700)
+        setenv("XDG_RUNTIME_DIR", folder, 1)
+        backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000))])
+        compositor = try Compositor(backend: backend)
+        socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))")
+        session = try KioskSession(
+            compositor: compositor, socketName: socketName, app: nil, splash: splash, onScreenKeyboard: settings,
+            notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),
+            logger: Logger(label: "test"))
+    }
+
+    deinit {
+        session.stop()
+        compositor.shutdown()
+    }
+
+    var keyboard: OnScreenKeyboardController { session.onScreenKeyboard! }
+
+    /// One loop iteration with the session's tick, as `vitrine run` does it.
+    func iterate() throws {
+        try compositor.dispatch(timeoutMilliseconds: 5)
+        session.tick(now: monotonicNanoseconds())
+    }
+
+    /// Runs the loop until `condition` holds, at most `seconds`; returns whether it held.
+    @discardableResult
+    func run(seconds: Double, until condition: () -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try iterate()
+        }
+        return condition()
+    }
+
+    /// Whether the keyboard is up and still: shown, its slide over, the frame on screen.
+    var keyboardIsUp: Bool {
+        keyboard.view.isShown && compositor.outputsAreSettled
+            && keyboard.view.layer.presentation()?.frame.minY == keyboard.view.frame.minY
+    }
+
+    /// The centre of the key labelled `label` (unshifted) in output points.
+    func centre(ofKey label: String) -> Point? {
+        let view = keyboard.view
+        guard let cap = view.keyCaps.first(where: { $0.name == "key \(label)" }) else { return nil }
+        return Point(x: view.frame.minX + cap.frame.midX, y: view.frame.minY + cap.frame.midY)
+    }
+
+    /// A finger down and up at `point` (output points), as the touchscreen reports it.
+    func tap(_ point: Point, slot: Int32 = 0) {
+        let time = monotonicNanoseconds() / 1000
+        let x = point.x / 640, y = point.y / 480
+        compositor.handle(.touchDown(time: time, device: touchscreen, slot: slot, x: x, y: y))
+        compositor.handle(.touchFrame(time: time, device: touchscreen))
+        compositor.handle(.touchUp(time: time + 50_000, device: touchscreen, slot: slot))
+        compositor.handle(.touchFrame(time: time + 50_000, device: touchscreen))
+    }
+
+    /// Taps the key labelled `label`.
+    func tap(key label: String) throws {
+        guard let point = centre(ofKey: label) else { throw KioskTestError.noSuchKey(label) }
+        tap(point)
+    }
+
+    /// A device with letter keys coming or going, as libinput reports a USB keyboard.
+    func keyboardDevice(added: Bool) {
+        let info = InputDeviceInfo(
+            id: InputDeviceID(rawValue: 9), name: "USB Keyboard", sysname: "event9", devicePath: nil, vendorID: 1, productID: 2,
+            capabilities: [.keyboard], size: nil, supportsCalibration: false, calibration: nil, isTapToClickEnabled: false,
+            issues: [], hasLetterKeys: true)
+        compositor.handle(added ? .deviceAdded(info) : .deviceRemoved(info))
+    }
+}
+
+enum KioskTestError: Error {
+    case noSuchKey(String)
+}
+
+/// zwp_text_input_v3 request opcodes, in the XML's order.
+enum TextInputRequest: UInt32 {
+    case destroy = 0, enable, disable, setSurroundingText, setTextChangeCause, setContentType, setCursorRectangle, commit
+}
+
+/// An app of the kiosk: one 640×480 toplevel (the whole output) whose client bound the seat's
+/// keyboard and touch and a text input.
+struct TextFieldApp {
+    let client: TestClient
+    let surface: TestProxy
+    let keyboard: TestProxy
+    let touch: TestProxy
+    let textInput: TestProxy
+
+    init(_ kiosk: OnScreenKeyboardKiosk) throws {
+        let (_, socket) = try kiosk.compositor.display.createClientSocket()
+        client = try TestClient(socket: socket) { try? kiosk.compositor.dispatch(timeoutMilliseconds: 0) }
+        let compositor = try client.bind("wl_compositor", version: 5)
+        let shell = try client.bind("xdg_wm_base", version: 4)
+        let shm = try client.bind("wl_shm", version: 1)
+        let seat = try client.bind("wl_seat", version: 8)
+        keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
+        touch = try seat.send(2, [.newID], interface: "wl_touch")
+        let manager = try client.bind("zwp_text_input_manager_v3", version: 1)
+        textInput = try manager.send(1, [.newID, .object(seat)], interface: "zwp_text_input_v3")
+        surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.roundtrip()
+        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+            throw TestClientError.timedOut
+        }
+        try xdgSurface.send(4, [.uint(serial)])
+        let size = 640 * 480 * 4
+        let fd = anonymousFile(size: size)
+        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        close(fd)
+        let buffer = try pool.send(0, [.newID, .int(0), .int(640), .int(480), .int(640 * 4), .uint(0)], interface: "wl_buffer")
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(6)
+        try client.roundtrip()
+    }
+
+    /// enable, the given state requests, commit.
+    func enable(_ state: [(TextInputRequest, [TestArgument])] = []) throws {
+        _ = try textInput.send(TextInputRequest.enable.rawValue)
+        try commit(state)
+    }
+
+    /// The given state requests, then commit.
+    func commit(_ state: [(TextInputRequest, [TestArgument])] = []) throws {
+        for (request, arguments) in state { _ = try textInput.send(request.rawValue, arguments) }
+        _ = try textInput.send(TextInputRequest.commit.rawValue)
+        try client.roundtrip()
+    }
+
+    func disable() throws {
+        _ = try textInput.send(TextInputRequest.disable.rawValue)
+        try commit()
+    }
+
+    /// The text input's events since the last `clearEvents`, each as "name arguments".
+    var textInputEvents: [String] {
+        textInput.events.map { event in
+            ([event.name] + event.arguments.map { argument in
+                switch argument {
+                case .string(let text): "\"\(text ?? "")\""
+                case .uint(let value): "\(value)"
+                case .int(let value): "\(value)"
+                default: "\(argument)"
+                }
+            }).joined(separator: " ")
+        }
+    }
+
+    /// wl_keyboard key events as (key, state).
+    var keys: [[TestValue]] { keyboard.events(named: "key").map { Array($0.arguments[2...3]) } }
+}
