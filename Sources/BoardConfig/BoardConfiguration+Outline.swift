@@ -46,7 +46,7 @@ extension BoardConfiguration {
         }
         if onScreenKeyboard.isEnabled {
             lines.append(
-                "on-screen keyboard \(onScreenKeyboard.layout)"
+                "on-screen keyboard \(onScreenKeyboard.layouts.joined(separator: ", "))"
                     + (onScreenKeyboard.heightShare.map { ", \(formatNumber($0 * 100))% of the output's height" } ?? "")
                     + (onScreenKeyboard.hidesWhenKeyboardAttached ? ", hidden while a keyboard is attached" : ""))
         }

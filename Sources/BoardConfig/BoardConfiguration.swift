@@ -286,8 +286,9 @@ public struct OnScreenKeyboardSettings: Sendable, Equatable {
     public static let layouts = ["us", "de", "fr", "ru"]
 
     public var isEnabled: Bool
-    /// An xkb layout name of `layouts`.
-    public var layout: String
+    /// The layouts shown, by xkb names of `Self.layouts`, the first shown first; with more than
+    /// one, a key on the letters page switches to the next. Never empty.
+    public var layouts: [String]
     /// The keyboard's height as a share of the output's height; nil keeps the keyboard's defaults
     /// (a larger share on a landscape output than on a portrait one).
     public var heightShare: Double?
@@ -300,12 +301,12 @@ public struct OnScreenKeyboardSettings: Sendable, Equatable {
     public var pressedColor: RGBColor?
 
     public init(
-        isEnabled: Bool = false, layout: String = "us", heightShare: Double? = nil, hidesWhenKeyboardAttached: Bool = true,
+        isEnabled: Bool = false, layouts: [String] = ["us"], heightShare: Double? = nil, hidesWhenKeyboardAttached: Bool = true,
         background: RGBColor? = nil, keyColor: RGBColor? = nil, specialKeyColor: RGBColor? = nil, textColor: RGBColor? = nil,
         pressedColor: RGBColor? = nil
     ) {
         self.isEnabled = isEnabled
-        self.layout = layout
+        self.layouts = layouts
         self.heightShare = heightShare
         self.hidesWhenKeyboardAttached = hidesWhenKeyboardAttached
         self.background = background

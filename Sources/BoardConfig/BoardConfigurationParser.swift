@@ -299,7 +299,8 @@ private struct ConfigurationDecoder {
             printer = decodePrinter(reader)
         }
 
-        var keyboard = OnScreenKeyboardSettings(layout: String(input.keyboard.layout.split(separator: ",").first ?? "us"))
+        let boardLayouts = onScreenLayouts(of: input.keyboard.layout)
+        var keyboard = OnScreenKeyboardSettings(layouts: boardLayouts.isEmpty ? ["us"] : boardLayouts)
         if let reader = subtables("on-screen-keyboard", in: top, section: Schema.onScreenKeyboard, asArray: false).first {
             keyboard = decodeOnScreenKeyboard(reader, boardLayout: input.keyboard.layout)
         }
@@ -864,26 +865,38 @@ private struct ConfigurationDecoder {
         return splash
     }
 
-    /// The layout defaults to the board's first [input.keyboard] layout, so the keys on screen
-    /// match the physical keyboard's.
+    /// The layouts default to those of the board's [input.keyboard] layouts that the keyboard
+    /// draws, in their order, so the keys on screen match the physical keyboard's.
     mutating func decodeOnScreenKeyboard(_ reader: TableReader, boardLayout: String) -> OnScreenKeyboardSettings {
         checkKeys(reader)
-        let firstBoardLayout = String(boardLayout.split(separator: ",").first ?? "us")
-        var keyboard = OnScreenKeyboardSettings(layout: firstBoardLayout)
+        let boardLayouts = onScreenLayouts(of: boardLayout)
+        var keyboard = OnScreenKeyboardSettings(layouts: boardLayouts.isEmpty ? ["us"] : boardLayouts)
         keyboard.isEnabled = boolean("enabled", in: reader) ?? keyboard.isEnabled
         let supported = OnScreenKeyboardSettings.layouts.map { "\"\($0)\"" }.joined(separator: ", ")
-        if let layout = string("layout", in: reader) {
-            if OnScreenKeyboardSettings.layouts.contains(layout) {
-                keyboard.layout = layout
-            } else {
-                report(
-                    "the on-screen keyboard has no layout '\(layout)'", fix: "use one of \(supported)",
-                    atValue: reader.path(of: "layout"))
+        if let layouts = array("layouts", in: reader, itemKind: "a string", { $0.string }) {
+            var isValid = true
+            for (index, layout) in layouts.enumerated() {
+                let problem: (String, String)? =
+                    if !OnScreenKeyboardSettings.layouts.contains(layout) {
+                        ("the on-screen keyboard has no layout '\(layout)'", "use one of \(supported)")
+                    } else if layouts[..<index].contains(layout) {
+                        ("layout '\(layout)' is listed twice", "list each layout once")
+                    } else { nil }
+                if let (message, fix) = problem {
+                    isValid = false
+                    report(message, fix: fix, atValue: reader.path(of: "layouts") + [.index(index)])
+                }
             }
-        } else if keyboard.isEnabled, !OnScreenKeyboardSettings.layouts.contains(firstBoardLayout) {
+            if layouts.isEmpty {
+                report(
+                    "layouts is empty", fix: "list at least one layout, e.g. layouts = [\"us\"]", atValue: reader.path(of: "layouts"))
+            } else if isValid {
+                keyboard.layouts = layouts
+            }
+        } else if keyboard.isEnabled, boardLayouts.isEmpty {
             report(
-                "the on-screen keyboard has no layout '\(firstBoardLayout)' (the [input.keyboard] layout it defaults to)",
-                fix: "set layout to one of \(supported) in [on-screen-keyboard]", atKey: reader.path)
+                "the on-screen keyboard has none of the [input.keyboard] layouts '\(boardLayout)' it defaults to",
+                fix: "set layouts to some of \(supported) in [on-screen-keyboard]", atKey: reader.path)
         }
         if let share = number("height-share", in: reader) {
             if (0.1...0.7).contains(share) {
@@ -914,6 +927,12 @@ private struct ConfigurationDecoder {
 }
 
 // MARK: - Helpers
+
+/// Those of the comma-separated xkb layouts that the on-screen keyboard draws, in order.
+private func onScreenLayouts(of xkbLayouts: String) -> [String] {
+    xkbLayouts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { OnScreenKeyboardSettings.layouts.contains($0) }
+}
 
 /// Where an output lies in the global space when the file alone decides it (an exact mode at an
 /// explicit position): the mode turned by the rotation and divided by the scale.

@@ -147,7 +147,7 @@ public enum BoardConfigurationSchema {
         header: "[on-screen-keyboard]",
         keys: [
             Key(name: "enabled", kind: .boolean, example: "enabled = true"),
-            Key(name: "layout", kind: .string, example: #"layout = "de""#),
+            Key(name: "layouts", kind: .stringArray, example: #"layouts = ["ru", "us"]"#),
             Key(name: "height-share", kind: .number, example: "height-share = 0.4"),
             Key(name: "hide-when-keyboard-attached", kind: .boolean, example: "hide-when-keyboard-attached = true"),
             Key(name: "background", kind: .string, example: ##"background = "#1C1E21""##),

@@ -44,9 +44,10 @@ public final class OnScreenKeyboardController: TextInputHandler {
         compositor.typingKeyboardAttachmentChanged = { [unowned self] _ in update() }
     }
 
-    /// The keyboard's configuration for the board's settings: its layout, height and colours.
+    /// The keyboard's configuration for the board's settings: its layouts, height and colours.
     public static func configuration(for settings: OnScreenKeyboardSettings) -> OnScreenKeyboardConfiguration {
-        var configuration = OnScreenKeyboardConfiguration(layout: KeyboardLayout.named(settings.layout) ?? .us)
+        let layouts = settings.layouts.compactMap(KeyboardLayout.named)
+        var configuration = OnScreenKeyboardConfiguration(layouts: layouts.isEmpty ? [.us] : layouts)
         if let share = settings.heightShare {
             configuration.landscapeHeightShare = share
             configuration.portraitHeightShare = share

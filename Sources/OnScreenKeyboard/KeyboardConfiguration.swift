@@ -34,7 +34,8 @@ public struct KeyboardTheme: Hashable, Sendable {
 
 /// What a board can set about the keyboard.
 public struct OnScreenKeyboardConfiguration: Hashable, Sendable {
-    public var layout: KeyboardLayout
+    /// The layouts the layout key cycles through, the first shown first; never empty.
+    public var layouts: [KeyboardLayout]
     public var theme: KeyboardTheme
     public var metrics: KeyboardMetrics
     /// The keyboard's height as a share of the output's height, on an output wider than tall.
@@ -52,11 +53,12 @@ public struct OnScreenKeyboardConfiguration: Hashable, Sendable {
     public var keyCornerRadius: Double
 
     public init(
-        layout: KeyboardLayout = .us, theme: KeyboardTheme = KeyboardTheme(), metrics: KeyboardMetrics = KeyboardMetrics(),
+        layouts: [KeyboardLayout] = [.us], theme: KeyboardTheme = KeyboardTheme(), metrics: KeyboardMetrics = KeyboardMetrics(),
         landscapeHeightShare: Double = 0.4, portraitHeightShare: Double = 0.3, repeatDelay: Double = 0.5,
         repeatRate: Double = 20, doubleTapInterval: Double = 0.3, slideDuration: Double = 0.25, keyCornerRadius: Double = 6
     ) {
-        self.layout = layout
+        precondition(!layouts.isEmpty, "OnScreenKeyboardConfiguration: there must be a layout")
+        self.layouts = layouts
         self.theme = theme
         self.metrics = metrics
         self.landscapeHeightShare = landscapeHeightShare
@@ -66,6 +68,13 @@ public struct OnScreenKeyboardConfiguration: Hashable, Sendable {
         self.doubleTapInterval = doubleTapInterval
         self.slideDuration = slideDuration
         self.keyCornerRadius = keyCornerRadius
+    }
+
+    /// The keys of `kind` in the layout at `index`, for a field of `purpose`; the letters page
+    /// has a key to the next layout when there is more than one.
+    public func page(_ kind: KeyboardPageKind, layoutIndex index: Int, for purpose: ContentPurpose) -> KeyboardPage {
+        let next = layouts.count > 1 ? layouts[(index + 1) % layouts.count] : nil
+        return layouts[index].page(kind, for: purpose, nextLayout: next)
     }
 
     /// The keyboard's height on an output of `size` points at `scale`, on a device pixel.

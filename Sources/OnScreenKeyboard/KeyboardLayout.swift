@@ -10,6 +10,8 @@ public enum KeyAction: Hashable, Sendable {
     case space
     /// Switches to another page (letters ⇄ symbols).
     case page(KeyboardPageKind)
+    /// Switches to the board's next layout, on a keyboard with more than one.
+    case nextLayout
 }
 
 /// The page of keys on show.
@@ -54,6 +56,7 @@ public struct Key: Hashable, Sendable {
         case .space: return ""
         case .page(.letters): return "ABC"
         case .page: return "?123"
+        case .nextLayout: return "🌐"
         }
     }
 
@@ -61,7 +64,7 @@ public struct Key: Hashable, Sendable {
     public var isSpecial: Bool {
         switch action {
         case .character, .space: false
-        case .shift, .backspace, .enter, .page: true
+        case .shift, .backspace, .enter, .page, .nextLayout: true
         }
     }
 }
@@ -90,6 +93,8 @@ public struct KeyboardLayout: Hashable, Sendable {
     public var name: String
     /// Shown on the space bar, so the user sees which layout is active.
     public var displayName: String
+    /// Shown on the layout-switch key of the layout before it: "EN", "RU".
+    public var shortName: String
     /// The letter rows above the bottom row, the last one with shift and backspace.
     public var letterRows: [[Key]]
     /// The symbol rows above the bottom row, the last one with backspace.
@@ -97,9 +102,12 @@ public struct KeyboardLayout: Hashable, Sendable {
     /// The number pad's decimal separator ("." or ",").
     public var decimalSeparator: String
 
-    public init(name: String, displayName: String, letterRows: [[Key]], symbolRows: [[Key]], decimalSeparator: String) {
+    public init(
+        name: String, displayName: String, shortName: String, letterRows: [[Key]], symbolRows: [[Key]], decimalSeparator: String
+    ) {
         self.name = name
         self.displayName = displayName
+        self.shortName = shortName
         self.letterRows = letterRows
         self.symbolRows = symbolRows
         self.decimalSeparator = decimalSeparator
@@ -115,30 +123,33 @@ public struct KeyboardLayout: Hashable, Sendable {
         return all.first { $0.name == base.trimmingSpaces() }
     }
 
-    /// The keys of `kind` for a field of `purpose`.
-    public func page(_ kind: KeyboardPageKind, for purpose: ContentPurpose = .normal) -> KeyboardPage {
+    /// The keys of `kind` for a field of `purpose`. With `nextLayout`, the letters page has a key
+    /// switching to it, labelled with its short name.
+    public func page(_ kind: KeyboardPageKind, for purpose: ContentPurpose = .normal, nextLayout: KeyboardLayout? = nil) -> KeyboardPage {
         switch kind {
         case .letters:
-            return KeyboardPage(kind: kind, rows: letterRows + [bottomRow(switchingTo: .symbols, purpose: purpose)])
+            return KeyboardPage(
+                kind: kind, rows: letterRows + [bottomRow(switchingTo: .symbols, purpose: purpose, nextLayout: nextLayout)])
         case .symbols:
-            return KeyboardPage(kind: kind, rows: symbolRows + [bottomRow(switchingTo: .letters, purpose: purpose)])
+            return KeyboardPage(kind: kind, rows: symbolRows + [bottomRow(switchingTo: .letters, purpose: purpose, nextLayout: nil)])
         case .numeric(let pad):
             return KeyboardPage(kind: kind, rows: numericRows(pad))
         }
     }
 
     /// Page switch, two punctuation keys around the space bar, and return; ten units wide.
-    /// Addresses get the keys they are made of beside the space bar.
-    private func bottomRow(switchingTo other: KeyboardPageKind, purpose: ContentPurpose) -> [Key] {
+    /// Addresses get the keys they are made of beside the space bar. A layout switch takes a unit
+    /// of the space bar, so the row stays as wide.
+    private func bottomRow(switchingTo other: KeyboardPageKind, purpose: ContentPurpose, nextLayout: KeyboardLayout?) -> [Key] {
         let (left, right): (String, String) = switch purpose {
         case .email: ("@", ".")
         case .url: ("/", ".")
         default: (",", ".")
         }
-        return [
-            Key(.page(other), width: 1.5),
+        let layoutSwitch = nextLayout.map { [Key(.nextLayout, label: $0.shortName)] } ?? []
+        return [Key(.page(other), width: 1.5)] + layoutSwitch + [
             .character(left, shifted: left),
-            Key(.space, width: 4.5, label: displayName),
+            Key(.space, width: nextLayout == nil ? 4.5 : 3.5, label: displayName),
             .character(right, shifted: right),
             Key(.enter, width: 2),
         ]

@@ -21,12 +21,17 @@ public enum ShiftState: Hashable, Sendable {
 /// - Shift tapped once shifts the next character; tapped again within `doubleTapInterval` locks
 ///   caps; tapped while shifted or locked turns it off.
 /// - A page key switches letters ⇄ symbols; a one-shot shift ends there, caps lock stays.
+/// - The layout key switches to the next of `layoutCount` layouts (after the last, the first),
+///   on the same page, with shift and caps lock off: the new layout starts in lower case.
 /// - Backspace deletes once when pressed, then after `repeatDelay` once, and `repeatRate` times a
 ///   second after that while it is held; `advance(to:)` and the release report the repeats due.
 /// - Every other key acts when it is released (the finger may slide to another key first).
 public struct KeyboardState: Hashable, Sendable {
     public private(set) var pageKind: KeyboardPageKind
     public private(set) var shift = ShiftState.off
+    /// The index of the layout on show among the board's layouts.
+    public private(set) var layoutIndex = 0
+    public let layoutCount: Int
     public var doubleTapInterval: Double
     public var repeatDelay: Double
     public var repeatRate: Double
@@ -36,8 +41,13 @@ public struct KeyboardState: Hashable, Sendable {
     private var backspaceDown: Double?
     private var repeatsReported = 0
 
-    public init(pageKind: KeyboardPageKind = .letters, doubleTapInterval: Double = 0.3, repeatDelay: Double = 0.5, repeatRate: Double = 20) {
+    public init(
+        pageKind: KeyboardPageKind = .letters, layoutCount: Int = 1, doubleTapInterval: Double = 0.3, repeatDelay: Double = 0.5,
+        repeatRate: Double = 20
+    ) {
+        precondition(layoutCount > 0, "KeyboardState: there must be a layout")
         self.pageKind = pageKind
+        self.layoutCount = layoutCount
         self.doubleTapInterval = doubleTapInterval
         self.repeatDelay = repeatDelay
         self.repeatRate = repeatRate
@@ -49,7 +59,7 @@ public struct KeyboardState: Hashable, Sendable {
     /// Whether backspace is held (repeating or waiting to).
     public var isRepeating: Bool { backspaceDown != nil }
 
-    /// Shows `kind` with shift off (a new field, a new purpose).
+    /// Shows `kind` with shift off (a new field, a new purpose); the layout chosen stays.
     public mutating func reset(to kind: KeyboardPageKind) {
         pageKind = kind
         shift = .off
@@ -86,6 +96,11 @@ public struct KeyboardState: Hashable, Sendable {
         case .page(let kind):
             pageKind = kind
             if shift == .once { shift = .off }
+            return []
+        case .nextLayout:
+            layoutIndex = (layoutIndex + 1) % layoutCount
+            shift = .off
+            lastShiftTap = nil
             return []
         }
     }

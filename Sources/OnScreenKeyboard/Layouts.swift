@@ -24,7 +24,7 @@ private func symbolPage(currency: String, third: [Key]) -> [[Key]] {
 extension KeyboardLayout {
     /// English (US), QWERTY.
     public static let us = KeyboardLayout(
-        name: "us", displayName: "English",
+        name: "us", displayName: "English", shortName: "EN",
         letterRows: [
             letters("qwertyuiop"),
             letters("asdfghjkl"),
@@ -35,7 +35,7 @@ extension KeyboardLayout {
 
     /// German, QWERTZ with the umlauts and ß (upper case ẞ).
     public static let de = KeyboardLayout(
-        name: "de", displayName: "Deutsch",
+        name: "de", displayName: "Deutsch", shortName: "DE",
         letterRows: [
             letters("qwertzuiopü"),
             letters("asdfghjklöä"),
@@ -46,7 +46,7 @@ extension KeyboardLayout {
 
     /// French, AZERTY; the accented letters are on the symbols page.
     public static let fr = KeyboardLayout(
-        name: "fr", displayName: "Français",
+        name: "fr", displayName: "Français", shortName: "FR",
         letterRows: [
             letters("azertyuiop"),
             letters("qsdfghjklm"),
@@ -57,7 +57,7 @@ extension KeyboardLayout {
 
     /// Russian, ЙЦУКЕН; shift and backspace as wide as a letter, as the rows are eleven letters.
     public static let ru = KeyboardLayout(
-        name: "ru", displayName: "Русский",
+        name: "ru", displayName: "Русский", shortName: "RU",
         letterRows: [
             letters("йцукенгшщзх"),
             letters("фывапролджэ"),

@@ -45,9 +45,10 @@ public final class OnScreenKeyboardView: View {
     public init(configuration: OnScreenKeyboardConfiguration = OnScreenKeyboardConfiguration()) {
         self.configuration = configuration
         state = KeyboardState(
-            doubleTapInterval: configuration.doubleTapInterval, repeatDelay: configuration.repeatDelay,
+            layoutCount: configuration.layouts.count, doubleTapInterval: configuration.doubleTapInterval, repeatDelay: configuration.repeatDelay,
             repeatRate: configuration.repeatRate)
-        geometry = KeyboardGeometry(page: configuration.layout.page(.letters), size: .zero, scale: 1, metrics: configuration.metrics)
+        geometry = KeyboardGeometry(
+            page: configuration.page(.letters, layoutIndex: 0, for: .normal), size: .zero, scale: 1, metrics: configuration.metrics)
         super.init()
         layer.name = "on-screen keyboard"
         layer.backgroundColor = configuration.theme.background
@@ -173,9 +174,9 @@ public final class OnScreenKeyboardView: View {
         guard let index = held.removeValue(forKey: id) else { return }
         pressOrder.removeAll { $0 == id }
         let action = geometry.keys[index].key.action
-        let before = state.pageKind
+        let before = (state.pageKind, state.layoutIndex)
         emit(state.release(action, at: time))
-        if state.pageKind != before { rebuildKeys() } else { refreshCaps() }
+        if (state.pageKind, state.layoutIndex) != before { rebuildKeys() } else { refreshCaps() }
     }
 
     private func cancel(id: Int32) {
@@ -235,7 +236,7 @@ public final class OnScreenKeyboardView: View {
     private func rebuildKeys() {
         releaseAll()
         geometry = KeyboardGeometry(
-            page: configuration.layout.page(state.pageKind, for: purpose), size: bounds.size, scale: scale,
+            page: configuration.page(state.pageKind, layoutIndex: state.layoutIndex, for: purpose), size: bounds.size, scale: scale,
             metrics: configuration.metrics)
         withoutAnimation {
             keyCaps.forEach { $0.removeFromSuperlayer() }
@@ -313,7 +314,7 @@ public final class OnScreenKeyboardView: View {
     static func fontSize(for key: Key, height: Double) -> Double {
         let share = switch key.action {
         case .character: 0.45
-        case .space, .page: 0.3
+        case .space, .page, .nextLayout: 0.3
         case .shift, .backspace, .enter: 0.4
         }
         return max(8, (height * share).rounded())

@@ -91,7 +91,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.app.unresponsiveTimeout == .seconds(15))
         #expect(board.splash.imagePath == "/usr/share/vitrine/splash.png")
         #expect(board.splash.backgroundColor.description == "#102030")
-        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layout: "us"))
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layouts: ["us"]))
     }
 
     @Test func outlineSaysWhatTheBoardWillDo() throws {
@@ -147,7 +147,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.input.keyboard.repeatRate == 0)
         #expect(board.app.frameTimeout == .seconds(120))
         #expect(board.idle == IdleConfiguration(blankAfter: nil, wakesOnTouch: false))
-        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layout: "us"))
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layouts: ["us"]))
     }
 
     @Test func genericFallbackTakesTheFirstConnectedConnectorAtItsPreferredMode() throws {
@@ -493,10 +493,10 @@ private func withApp(_ outputs: String) -> String {
             ])
     }
 
-    @Test func onScreenKeyboardIsOffWithTheBoardsLayoutUntilEnabled() throws {
+    @Test func onScreenKeyboardIsOffWithTheBoardsLayoutsUntilEnabled() throws {
         let board = try BoardConfiguration.parse(
             withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"de,us\"\n"), file: "board.toml").get()
-        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: false, layout: "de"))
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: false, layouts: ["de", "us"]))
         let enabled = try BoardConfiguration.parse(
             withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"fr\"\n")
                 + "[on-screen-keyboard]\nenabled = true\nheight-share = 0.35\nhide-when-keyboard-attached = false\n"
@@ -506,7 +506,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(
             enabled.onScreenKeyboard
                 == OnScreenKeyboardSettings(
-                    isEnabled: true, layout: "fr", heightShare: 0.35, hidesWhenKeyboardAttached: false,
+                    isEnabled: true, layouts: ["fr"], heightShare: 0.35, hidesWhenKeyboardAttached: false,
                     keyColor: RGBColor(red: 0x11, green: 0x22, blue: 0x33), textColor: RGBColor(red: 0xFF, green: 0xEE, blue: 0xDD)))
         #expect(enabled.outline().last == "on-screen keyboard fr, 35% of the output's height")
     }
@@ -514,8 +514,8 @@ private func withApp(_ outputs: String) -> String {
     @Test func onScreenKeyboardValuesOutOfRangeAreReportedWithTheirLineAndFix() {
         let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[on-screen-keyboard]\nenabled = true\n"
         #expect(
-            problems(base + "layout = \"gb\"\nheight-share = 0.9\nbackground = \"#12345\"\n") == [
-                "board.toml:8:10: error: the on-screen keyboard has no layout 'gb' "
+            problems(base + "layouts = [\"gb\"]\nheight-share = 0.9\nbackground = \"#12345\"\n") == [
+                "board.toml:8:12: error: the on-screen keyboard has no layout 'gb' "
                     + "(fix: use one of \"us\", \"de\", \"fr\", \"ru\")",
                 "board.toml:9:16: error: height-share 0.9 is outside 0.1…0.7 "
                     + "(fix: give the share of the output's height, e.g. height-share = 0.4)",
@@ -528,13 +528,55 @@ private func withApp(_ outputs: String) -> String {
             ])
     }
 
-    @Test func anEnabledOnScreenKeyboardNeedsALayoutItDrawsWhenTheBoardsIsNotOne() {
+    @Test func anEnabledOnScreenKeyboardNeedsALayoutItDrawsWhenTheBoardHasNone() {
         #expect(
             problems(
-                withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"gb\"\n")
+                withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"gb,it\"\n")
                     + "[on-screen-keyboard]\nenabled = true\n") == [
-                "board.toml:8:1: error: the on-screen keyboard has no layout 'gb' (the [input.keyboard] layout it defaults to) "
-                    + "(fix: set layout to one of \"us\", \"de\", \"fr\", \"ru\" in [on-screen-keyboard])"
+                "board.toml:8:1: error: the on-screen keyboard has none of the [input.keyboard] layouts 'gb,it' it defaults to "
+                    + "(fix: set layouts to some of \"us\", \"de\", \"fr\", \"ru\" in [on-screen-keyboard])"
+            ])
+    }
+
+    @Test func onScreenKeyboardLayoutsDefaultToTheBoardsLayoutsItDraws() throws {
+        let board = try BoardConfiguration.parse(
+            withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"gb,ru,us\"\n")
+                + "[on-screen-keyboard]\nenabled = true\n",
+            file: "board.toml"
+        ).get()
+        #expect(board.onScreenKeyboard.layouts == ["ru", "us"])
+        #expect(board.outline().last == "on-screen keyboard ru, us, hidden while a keyboard is attached")
+    }
+
+    @Test func onScreenKeyboardLayoutsAreListedInTheOrderTheyCycle() throws {
+        let board = try BoardConfiguration.parse(
+            withApp("[[output]]\nconnector = \"DP-1\"\n[input.keyboard]\nlayout = \"de\"\n")
+                + "[on-screen-keyboard]\nenabled = true\nlayouts = [\"ru\", \"us\", \"fr\"]\n",
+            file: "board.toml"
+        ).get()
+        #expect(board.onScreenKeyboard == OnScreenKeyboardSettings(isEnabled: true, layouts: ["ru", "us", "fr"]))
+    }
+
+    @Test func onScreenKeyboardLayoutsThatAreUnknownRepeatedOrNoneAreReported() {
+        let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[on-screen-keyboard]\nenabled = true\n"
+        #expect(
+            problems(base + "layouts = [\"ru\", \"en\", \"ru\"]\n") == [
+                "board.toml:8:18: error: the on-screen keyboard has no layout 'en' "
+                    + "(fix: use one of \"us\", \"de\", \"fr\", \"ru\")",
+                "board.toml:8:24: error: layout 'ru' is listed twice (fix: list each layout once)",
+            ])
+        #expect(
+            problems(base + "layouts = []\n") == [
+                "board.toml:8:11: error: layouts is empty (fix: list at least one layout, e.g. layouts = [\"us\"])"
+            ])
+        #expect(
+            problems(base + "layouts = \"ru\"\n") == [
+                "board.toml:8:11: error: 'layouts' in [on-screen-keyboard] must be an array of strings, not a string "
+                    + "(fix: write it like layouts = [\"ru\", \"us\"])"
+            ])
+        #expect(
+            problems(base + "layout = \"ru\"\n") == [
+                "board.toml:8:1: error: unknown key 'layout' in [on-screen-keyboard] (fix: did you mean 'layouts'?)"
             ])
     }
 

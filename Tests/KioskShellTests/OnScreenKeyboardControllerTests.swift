@@ -143,11 +143,11 @@ import WaylandTestClient
         #expect(keeps.keyboard.view.isShown)
     }
 
-    @Test func theBoardsLayoutHeightAndColoursMakeTheKeyboard() {
+    @Test func theBoardsLayoutsHeightAndColoursMakeTheKeyboard() {
         let configuration = OnScreenKeyboardController.configuration(
             for: OnScreenKeyboardSettings(
-                isEnabled: true, layout: "de", heightShare: 0.5, keyColor: RGBColor(red: 255, green: 0, blue: 51)))
-        #expect(configuration.layout == .de)
+                isEnabled: true, layouts: ["de", "ru"], heightShare: 0.5, keyColor: RGBColor(red: 255, green: 0, blue: 51)))
+        #expect(configuration.layouts == [.de, .ru])
         #expect(configuration.landscapeHeightShare == 0.5)
         #expect(configuration.portraitHeightShare == 0.5)
         #expect(configuration.theme.key == Color(red: 1, green: 0, blue: 0.2, alpha: 1))

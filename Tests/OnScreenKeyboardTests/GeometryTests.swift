@@ -18,6 +18,16 @@ import Testing
         #expect(g.placed("⏎")?.frame == Rect(x: 641, y: 227, width: 152, height: 65))
     }
 
+    @Test func theLayoutKeyTakesAUnitOfTheSpaceBar() {
+        let page = OnScreenKeyboardConfiguration(layouts: [.ru, .us]).page(.letters, layoutIndex: 0, for: .normal)
+        let g = KeyboardGeometry(page: page, size: size, scale: 1)
+        // Eleven units of 72 px from x = 4; the ten-unit bottom row starts half a unit in.
+        #expect(g.placed("?123")?.frame == Rect(x: 43, y: 227, width: 102, height: 65))
+        #expect(g.placed("EN")?.frame == Rect(x: 151, y: 227, width: 66, height: 65))
+        #expect(g.placed("Русский")?.frame == Rect(x: 295, y: 227, width: 246, height: 65))
+        #expect(g.key(at: Point(x: 184, y: 260))?.key.action == .nextLayout)
+    }
+
     @Test func scaleTwoPlacesEdgesOnHalfPoints() {
         let g = KeyboardGeometry(page: KeyboardLayout.us.page(.letters), size: size, scale: 2)
         // 1600 × 600 px: units of 158.4 px from x = 8, 6 px of gap each side, rows of 146 px.

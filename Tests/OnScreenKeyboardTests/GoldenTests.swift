@@ -11,9 +11,9 @@ import Views
 @MainActor
 @Suite struct KeyboardGoldenTests {
     /// The keyboard shown for `purpose`, 800 points wide and 300 high, drawn at `scale`.
-    func render(_ layout: KeyboardLayout, purpose: ContentPurpose = .normal, scale: Double = 1,
+    func render(_ layout: KeyboardLayout, then others: [KeyboardLayout] = [], purpose: ContentPurpose = .normal, scale: Double = 1,
                 before draw: (KeyboardHarness) -> Void = { _ in }) throws -> Image {
-        let h = KeyboardHarness(configuration: OnScreenKeyboardConfiguration(layout: layout), purpose: purpose)
+        let h = KeyboardHarness(configuration: OnScreenKeyboardConfiguration(layouts: [layout] + others), purpose: purpose)
         h.keyboard.place(in: Rect(x: 0, y: 0, width: 800, height: 750), scale: scale)
         draw(h)
         let size = h.keyboard.bounds.size
@@ -59,6 +59,10 @@ import Views
 
     @Test func russianLetters() throws {
         try Golden.check(render(.ru), named: "ru-letters")
+    }
+
+    @Test func russianLettersWithASwitchKeyToEnglish() throws {
+        try Golden.check(render(.ru, then: [.us]), named: "ru-letters-switch-us")
     }
 
     @Test func numericPads() throws {

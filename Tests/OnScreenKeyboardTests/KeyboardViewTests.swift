@@ -97,6 +97,25 @@ final class KeyboardHarness {
         #expect(h.text == "4$k")
     }
 
+    @Test func tappingTheLayoutKeySwitchesTheKeysAndWhatTheyType() throws {
+        let h = KeyboardHarness(configuration: OnScreenKeyboardConfiguration(layouts: [.ru, .us]))
+        #expect(h.root.hitTest(h.centre(of: "EN")) === h.keyboard)
+        h.tap("⇧", at: 0)
+        h.tap("р", at: 1)
+        h.tap("⇧", at: 2)
+        h.tap("EN", at: 3)
+        // Shift went off with the switch; the page is English letters with a key back to Russian.
+        #expect(h.keyboard.state.layoutIndex == 1 && h.keyboard.state.shift == .off)
+        #expect(h.keyboard.geometry.labels(ofRow: 3) == ["?123", "RU", ",", "English", ".", "⏎"])
+        let q = try #require(h.keyboard.keyCaps[h.index(of: "q")].sublayers.first as? TextLayer)
+        #expect(q.string?.string == "q")
+        h.tap("h", at: 4)
+        h.tap("RU", at: 5)
+        h.tap("д", at: 6)
+        #expect(h.text == "Рhд")
+        #expect(h.keyboard.keyCaps.count == 11 + 11 + 11 + 6)
+    }
+
     @Test func aFingerSlidingToAnotherKeyTypesTheKeyItLiftsFrom() {
         let h = KeyboardHarness()
         h.dispatcher.touchDown(id: 4, at: h.centre(of: "q"), time: 0)

@@ -57,6 +57,23 @@ import Testing
         #expect(KeyboardLayout.us.page(.letters).rows.last!.map(\.width) == [1.5, 1, 4.5, 1, 2])
     }
 
+    @Test func withSeveralLayoutsTheLettersPageHasAKeyNamingTheNextLayout() {
+        let configuration = OnScreenKeyboardConfiguration(layouts: [.ru, .us, .de])
+        let bottom = { (kind: KeyboardPageKind, index: Int) in
+            configuration.page(kind, layoutIndex: index, for: .normal).rows.last!.map { $0.label(shifted: false) }
+        }
+        #expect(bottom(.letters, 0) == ["?123", "EN", ",", "Русский", ".", "⏎"])
+        #expect(bottom(.letters, 1) == ["?123", "DE", ",", "English", ".", "⏎"])
+        #expect(bottom(.letters, 2) == ["?123", "RU", ",", "Deutsch", ".", "⏎"])
+        #expect(configuration.page(.letters, layoutIndex: 0, for: .normal).rows.last!.map(\.width) == [1.5, 1, 1, 3.5, 1, 2])
+        #expect(configuration.page(.letters, layoutIndex: 0, for: .normal).rows.last![1].action == .nextLayout)
+        // Only the letters page switches layouts; one layout has no switch.
+        #expect(bottom(.symbols, 0) == ["ABC", ",", "Русский", ".", "⏎"])
+        #expect(
+            OnScreenKeyboardConfiguration(layouts: [.fr]).page(.letters, layoutIndex: 0, for: .normal).rows.last!
+                .map { $0.label(shifted: false) } == ["?123", ",", "Français", ".", "⏎"])
+    }
+
     @Test func numericPadsHaveDigitsAndTheirPurposesExtraKeys() {
         let labels = { (layout: KeyboardLayout, pad: NumericPad) in
             layout.page(.numeric(pad)).rows.map { $0.map { $0.label(shifted: false) }.joined(separator: " ") }

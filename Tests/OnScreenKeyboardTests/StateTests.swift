@@ -47,6 +47,32 @@ import Testing
         #expect(state.pageKind == .symbols && state.shift == .locked)
     }
 
+    @Test func theLayoutKeyCyclesLayoutsKeepingThePageAndTurningShiftOff() {
+        var state = KeyboardState(layoutCount: 3)
+        _ = tap(&state, .shift, at: 0)
+        _ = tap(&state, .shift, at: 0.1)
+        #expect(state.shift == .locked)
+        #expect(tap(&state, .nextLayout, at: 1) == [])
+        #expect(state.layoutIndex == 1 && state.pageKind == .letters && state.shift == .off)
+        _ = tap(&state, .shift, at: 2)
+        _ = tap(&state, .nextLayout, at: 3)
+        #expect(state.layoutIndex == 2 && state.shift == .off)
+        _ = tap(&state, .nextLayout, at: 4)
+        #expect(state.layoutIndex == 0)
+        // A new field keeps the layout the user chose.
+        _ = tap(&state, .nextLayout, at: 5)
+        state.reset(to: .symbols)
+        #expect(state.layoutIndex == 1 && state.pageKind == .symbols)
+    }
+
+    @Test func aShiftTapBeforeTheLayoutKeyDoesNotPairWithOneAfterIt() {
+        var state = KeyboardState(layoutCount: 2)
+        _ = tap(&state, .shift, at: 0)
+        _ = tap(&state, .nextLayout, at: 0.1)
+        _ = tap(&state, .shift, at: 0.2)
+        #expect(state.shift == .once)
+    }
+
     @Test func spaceReturnAndCharactersActOnReleaseOnly() {
         var state = KeyboardState()
         #expect(state.press(.space, at: 0) == [])
