@@ -10,8 +10,9 @@ import Logging
 import OnScreenKeyboard
 import WaylandTestClient
 
-/// A compositor on a 640×480 headless output with a kiosk session whose board enables the
-/// on-screen keyboard; touches go in as device events, through the compositor's input path.
+/// A compositor on a headless output (640×480 unless given, unturned at scale 1 unless given)
+/// with a kiosk session whose board enables the on-screen keyboard; touches go in as device
+/// events, through the compositor's input path.
 final class OnScreenKeyboardKiosk {
     let backend: HeadlessBackend
     let compositor: Compositor
@@ -19,11 +20,20 @@ final class OnScreenKeyboardKiosk {
     let socketName: String
     let touchscreen = InputDeviceID(rawValue: 7)
 
-    init(settings: OnScreenKeyboardSettings = OnScreenKeyboardSettings(isEnabled: true), splash: SplashConfiguration? = nil) throws {
+    /// The panel's size in pixels, as the mode gives it (before any turn).
+    let panelWidth: Int, panelHeight: Int
+
+    init(
+        settings: OnScreenKeyboardSettings = OnScreenKeyboardSettings(isEnabled: true), splash: SplashConfiguration? = nil,
+        output: HeadlessOutputConfiguration = HeadlessOutputConfiguration(
+            mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000))
+    ) throws {
+        panelWidth = output.mode.width
+        panelHeight = output.mode.height
         let folder = NSTemporaryDirectory() + "vitrine-osk-\(getpid())"
         mkdir(folder, 0o700)
         setenv("XDG_RUNTIME_DIR", folder, 1)
-        backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000))])
+        backend = try HeadlessBackend(outputs: [output])
         compositor = try Compositor(backend: backend)
         socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))")
         session = try KioskSession(
@@ -69,10 +79,21 @@ final class OnScreenKeyboardKiosk {
         return Point(x: view.frame.minX + cap.frame.midX, y: view.frame.minY + cap.frame.midY)
     }
 
-    /// A finger down and up at `point` (output points), as the touchscreen reports it.
+    /// A finger down and up at `point` (output points), as the touchscreen reports it; on an
+    /// unturned output, whose panel spans the same points.
     func tap(_ point: Point, slot: Int32 = 0) {
+        let size = compositor.rootView().bounds.size
+        tap(normalizedX: point.x / size.width, y: point.y / size.height, slot: slot)
+    }
+
+    /// A finger down and up at panel pixel (`x`, `y`), as the touchscreen reports it.
+    func tap(panelX x: Double, y: Double, slot: Int32 = 0) {
+        tap(normalizedX: x / Double(panelWidth), y: y / Double(panelHeight), slot: slot)
+    }
+
+    /// libinput's touch coordinates: a share of the panel's width and height.
+    private func tap(normalizedX x: Double, y: Double, slot: Int32) {
         let time = monotonicNanoseconds() / 1000
-        let x = point.x / 640, y = point.y / 480
         compositor.handle(.touchDown(time: time, device: touchscreen, slot: slot, x: x, y: y))
         compositor.handle(.touchFrame(time: time, device: touchscreen))
         compositor.handle(.touchUp(time: time + 50_000, device: touchscreen, slot: slot))
@@ -104,8 +125,8 @@ enum TextInputRequest: UInt32 {
     case destroy = 0, enable, disable, setSurroundingText, setTextChangeCause, setContentType, setCursorRectangle, commit
 }
 
-/// An app of the kiosk: one 640×480 toplevel (the whole output) whose client bound the seat's
-/// keyboard and touch and a text input.
+/// An app of the kiosk: one toplevel as large as the compositor configures it (the whole output)
+/// whose client bound the seat's keyboard and touch and a text input.
 struct TextFieldApp {
     let client: TestClient
     let surface: TestProxy
@@ -126,18 +147,24 @@ struct TextFieldApp {
         textInput = try manager.send(1, [.newID, .object(seat)], interface: "zwp_text_input_v3")
         surface = try compositor.send(0, [.newID], interface: "wl_surface")
         let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
         try surface.send(6)
         try client.roundtrip()
         guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
             throw TestClientError.timedOut
         }
         try xdgSurface.send(4, [.uint(serial)])
-        let size = 640 * 480 * 4
+        var (width, height): (Int32, Int32) = (640, 480)
+        if case .int(let w) = toplevel.events(named: "configure").last?.arguments[0],
+           case .int(let h) = toplevel.events(named: "configure").last?.arguments[1], w > 0, h > 0 {
+            (width, height) = (w, h)
+        }
+        let size = Int(width * height * 4)
         let fd = anonymousFile(size: size)
         let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
         close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(640), .int(480), .int(640 * 4), .uint(0)], interface: "wl_buffer")
+        let buffer = try pool.send(
+            0, [.newID, .int(0), .int(width), .int(height), .int(width * 4), .uint(0)], interface: "wl_buffer")
         try surface.send(1, [.object(buffer), .int(0), .int(0)])
         try surface.send(6)
         try client.roundtrip()
