@@ -116,6 +116,10 @@ public final class HeadlessOutput: BackendOutput {
     /// The last image shown, and how many frames were shown.
     public private(set) var lastShownImage: Image?
     public private(set) var presentedFrameCount = 0
+    /// Whether a presented frame waits for its refresh, so `lastShownImage` is not the latest yet.
+    public var hasFrameWaitingToShow: Bool {
+        if case .waitingToShow = phase { true } else { false }
+    }
     public private(set) var isPoweredOn = true
 
     init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {

@@ -66,9 +66,10 @@ final class OnScreenKeyboardKiosk {
         return condition()
     }
 
-    /// Whether the keyboard is up and still: shown, its slide over, the frame on screen.
+    /// Whether the keyboard is up and still: shown, its slide over, the frame on screen. Settled
+    /// outputs have drawn the latest tree; the headless output shows it at the next refresh.
     var keyboardIsUp: Bool {
-        keyboard.view.isShown && compositor.outputsAreSettled
+        keyboard.view.isShown && compositor.outputsAreSettled && !backend.headlessOutput(0).hasFrameWaitingToShow
             && keyboard.view.layer.presentation()?.frame.minY == keyboard.view.frame.minY
     }
 
