@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "InputTests", dependencies: ["Input"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
-        .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics"], exclude: ["Golden"]),
+        .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
@@ -189,7 +189,9 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer", "GoldenImages"], exclude: ["Golden"]),
+        // Golden-image comparison shared by the test targets that render.
+        .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
     ],
     swiftLanguageModes: [.v6]
 )

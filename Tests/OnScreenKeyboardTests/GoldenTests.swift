@@ -24,11 +24,11 @@ import Views
     }
 
     @Test func usLetters() throws {
-        try Golden.check(render(.us), named: "us-letters")
+        try golden.check(render(.us), named: "us-letters")
     }
 
     @Test func usLettersAtScaleTwo() throws {
-        try Golden.check(render(.us, scale: 2), named: "us-letters@2x")
+        try golden.check(render(.us, scale: 2), named: "us-letters@2x")
     }
 
     @Test func usLettersWithCapsLockAndAHeldKeysPreview() throws {
@@ -37,37 +37,37 @@ import Views
             h.tap("⇧", at: 0.1)
             h.dispatcher.touchDown(id: 1, at: h.centre(of: "g"), time: 1)
         }
-        try Golden.check(image, named: "us-letters-caps-preview")
+        try golden.check(image, named: "us-letters-caps-preview")
     }
 
     @Test func usSymbols() throws {
-        try Golden.check(render(.us, purpose: .date), named: "us-symbols")
+        try golden.check(render(.us, purpose: .date), named: "us-symbols")
     }
 
     @Test func usEmailLetters() throws {
-        try Golden.check(render(.us, purpose: .email), named: "us-letters-email")
+        try golden.check(render(.us, purpose: .email), named: "us-letters-email")
     }
 
     @Test func germanLetters() throws {
-        try Golden.check(render(.de), named: "de-letters")
+        try golden.check(render(.de), named: "de-letters")
     }
 
     @Test func frenchAzertyLettersAndSymbols() throws {
-        try Golden.check(render(.fr), named: "fr-letters")
-        try Golden.check(render(.fr, purpose: .time), named: "fr-symbols")
+        try golden.check(render(.fr), named: "fr-letters")
+        try golden.check(render(.fr, purpose: .time), named: "fr-symbols")
     }
 
     @Test func russianLetters() throws {
-        try Golden.check(render(.ru), named: "ru-letters")
+        try golden.check(render(.ru), named: "ru-letters")
     }
 
     @Test func russianLettersWithASwitchKeyToEnglish() throws {
-        try Golden.check(render(.ru, then: [.us]), named: "ru-letters-switch-us")
+        try golden.check(render(.ru, then: [.us]), named: "ru-letters-switch-us")
     }
 
     @Test func numericPads() throws {
-        try Golden.check(render(.us, purpose: .pin), named: "pad-digits")
-        try Golden.check(render(.de, purpose: .number), named: "pad-number-de")
-        try Golden.check(render(.us, purpose: .phone), named: "pad-phone")
+        try golden.check(render(.us, purpose: .pin), named: "pad-digits")
+        try golden.check(render(.de, purpose: .number), named: "pad-number-de")
+        try golden.check(render(.us, purpose: .phone), named: "pad-phone")
     }
 }

@@ -87,6 +87,6 @@ import Testing
         // drifts more than 55 sideways: the top corners stay dark.
         #expect(isNear(pixel(image, 2, 2), [0, 0, 0, 255]))
         #expect(isNear(pixel(image, 157, 2), [0, 0, 0, 255]))
-        try Golden.check(image, named: "emitter-layer-fountain")
+        try golden.check(image, named: "emitter-layer-fountain")
     }
 }

@@ -59,7 +59,7 @@ import Testing
         // stop; just right of straight above, three quarters and 0.0023, the blue one.
         #expect(isNear(pixel(image, 180, 215), [255, 255, 0, 255], 3))
         #expect(isNear(pixel(image, 180, 145), [0, 0, 255, 255], 3))
-        try Golden.check(image, named: "gradient-layer-kinds")
+        try golden.check(image, named: "gradient-layer-kinds")
     }
 
     @Test func gradientLiesOverTheBackgroundAndUnderSublayers() throws {

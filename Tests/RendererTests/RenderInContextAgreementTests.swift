@@ -1,4 +1,5 @@
 import Foundation
+import GoldenImages
 import Graphics
 import LayerKit
 import Testing
@@ -54,7 +55,7 @@ import Testing
             try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
             try cpu.writePNG(to: out.appendingPathComponent("\(name)-cairo.png").path)
             try gpu.writePNG(to: out.appendingPathComponent("\(name)-vulkan.png").path)
-            try Golden.difference(cpu, gpu).writePNG(to: out.appendingPathComponent("\(name)-difference.png").path)
+            try GoldenImages.difference(cpu, gpu).writePNG(to: out.appendingPathComponent("\(name)-difference.png").path)
         }
         #expect(
             share <= maximumDifferingShare,

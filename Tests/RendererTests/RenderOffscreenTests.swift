@@ -37,7 +37,7 @@ import Testing
         // Per layer: the overlap is blue at 50% over red at 50% over white.
         #expect(isNear(pixel(image, 180, 70), [128, 128, 255, 255]))
         #expect(isNear(pixel(image, 150, 45), [128, 64, 191, 255]))
-        try Golden.check(image, named: "offscreen-group-opacity")
+        try golden.check(image, named: "offscreen-group-opacity")
     }
 
     /// At scale 2, a group reaching past a rounded masksToBounds parent: the group's image is
@@ -78,7 +78,7 @@ import Testing
         #expect(isNear(pixel(image, 150, 60), [191, 255, 191, 255]))
         #expect(isNear(pixel(image, 30, 60), [255, 128, 128, 255]))   // red alone at 50%
         #expect(isNear(pixel(image, 180, 15), [255, 255, 255, 255]))   // nothing drawn there
-        try Golden.check(image, named: "offscreen-nested-groups")
+        try golden.check(image, named: "offscreen-nested-groups")
     }
 
     /// A striped layer masked by a round layer (cornerRadius half its side): stripes inside the
@@ -98,7 +98,7 @@ import Testing
         #expect(isNear(pixel(image, 43, 100), [255, 0, 0, 255]))      // near its left: stripe 0, red
         #expect(isNear(pixel(image, 45, 45), [255, 255, 255, 255]))   // a corner of the bounds: masked
         #expect(isNear(pixel(image, 155, 155), [255, 255, 255, 255]))
-        try Golden.check(image, named: "offscreen-mask-layer")
+        try golden.check(image, named: "offscreen-mask-layer")
     }
 
     /// A mask (the left half, opaque, the rest at 50%) on a masksToBounds layer with rounded
@@ -125,7 +125,7 @@ import Testing
         #expect(isNear(pixel(image, 140, 100), [255, 255, 128, 255]))  // the sublayer inside, right
         #expect(isNear(pixel(image, 30, 100), [255, 255, 255, 255]))   // the sublayer past the bounds
         #expect(isNear(pixel(image, 170, 100), [255, 255, 255, 255]))
-        try Golden.check(image, named: "offscreen-mask-and-masks-to-bounds")
+        try golden.check(image, named: "offscreen-mask-and-masks-to-bounds")
     }
 
     /// A round contents image casts a round shadow, not its square bounds'.
@@ -147,7 +147,7 @@ import Testing
         // In the offset bounds but 9.5 pixels outside the offset circle: no shadow to speak of.
         #expect(pixel(image, 145, 75)[0] > 245)
         #expect(isNear(pixel(image, 63, 63), [255, 255, 255, 255]))   // a corner of the bounds: no circle
-        try Golden.check(image, named: "offscreen-shadow-of-contents")
+        try golden.check(image, named: "offscreen-shadow-of-contents")
     }
 
     /// An explicit shadowPath (a flat ellipse reaching past the bounds) is the shadow's shape.
@@ -164,7 +164,7 @@ import Testing
         #expect(pixel(image, 40, 110)[0] < 60)     // 10 pixels inside, left of the bounds: not clipped
         #expect(pixel(image, 100, 140)[0] > 245)   // 10 pixels below the ellipse
         #expect(isNear(pixel(image, 160, 60), [255, 255, 255, 255]))   // beside the layer, above the ellipse
-        try Golden.check(image, named: "offscreen-shadow-path")
+        try golden.check(image, named: "offscreen-shadow-path")
     }
 
     /// Intermediates are handed out distinct within a frame, reused by later frames of the same

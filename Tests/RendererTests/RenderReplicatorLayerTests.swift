@@ -33,7 +33,7 @@ import Testing
         #expect(isNear(pixel(image, 100, 60), [204, 51, 0, 255]))
         #expect(isNear(pixel(image, 60, 100), [153, 77, 0, 255]))
         #expect(isNear(pixel(image, 60, 60), [0, 0, 0, 255]))  // the centre stays empty
-        try Golden.check(image, named: "replicator-layer-spinner")
+        try golden.check(image, named: "replicator-layer-spinner")
     }
 
     @Test func instanceKIsEncodedWithTheKthTransformAndColour() throws {

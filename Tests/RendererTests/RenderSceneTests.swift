@@ -80,7 +80,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         #expect(isNear(pixel(image, 42, 80), [0, 0, 0, 255]))       // 2 points in: border
         #expect(isNear(pixel(image, 46, 80), [0, 128, 255, 255]))   // 6 points in: background again
         #expect(isNear(pixel(image, 38, 80), [255, 255, 255, 255])) // outside: the root's white
-        try Golden.check(image, named: "figure-2-3-background-and-border")
+        try golden.check(image, named: "figure-2-3-background-and-border")
     }
 
     /// Figure 2-4: cornerRadius rounds the background and border; contents are not clipped
@@ -91,7 +91,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         #expect(isNear(pixel(rendered, 22, 22), [255, 0, 0, 255]))      // unclipped contents fill the corner
         #expect(isNear(pixel(rendered, 182, 22), [255, 255, 255, 255])) // clipped: the root shows
         #expect(isNear(pixel(rendered, 250, 90), [255, 255, 0, 255]))  // inside the masked one (yellow quadrant)
-        try Golden.check(rendered, named: "figure-2-4-corner-radius")
+        try golden.check(rendered, named: "figure-2-4-corner-radius")
     }
 
     /// Figures 2-1 and 2-2: all twelve gravities of a 24×16 image in 60×60 layers.
@@ -103,7 +103,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         #expect(isNear(pixel(rendered, 27, 33), [217, 217, 217, 255]))
         // topLeft (index 5, second row): red at the layer's top-left corner.
         #expect(isNear(pixel(rendered, 90 + 1, 90 + 1), [255, 0, 0, 255]))
-        try Golden.check(rendered, named: "figure-2-1-contents-gravity")
+        try golden.check(rendered, named: "figure-2-1-contents-gravity")
     }
 
     /// Figure 2-5: a shadow offset down and right, blurred by a Gaussian of σ = shadowRadius.
@@ -114,7 +114,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         let underShadow = pixel(rendered, 155, 100)  // 5 points right of the layer, well inside the shadow's offset rect
         #expect(underShadow[0] < 200 && underShadow[0] > 40)
         #expect(isNear(pixel(rendered, 195, 100), [255, 255, 255, 255]))  // far outside: no shadow
-        try Golden.check(rendered, named: "figure-2-5-shadow")
+        try golden.check(rendered, named: "figure-2-5-shadow")
     }
 
     /// Figure 4-3: a masksToBounds layer with rounded corners clips its sublayers to the rounded shape.
@@ -125,7 +125,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         #expect(isNear(pixel(rendered, 70, 70), [255, 0, 0, 255]))
         #expect(isNear(pixel(rendered, 195, 150), [0, 0, 255, 255]))
         #expect(isNear(pixel(rendered, 205, 150), [255, 255, 255, 255])) // past the parent's edge: clipped
-        try Golden.check(rendered, named: "figure-4-3-rounded-clipping")
+        try golden.check(rendered, named: "figure-4-3-rounded-clipping")
     }
 
     /// Figures 1-5 and 1-6: rotation turns a layer about its anchor point.
@@ -134,7 +134,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 100, 100), [0, 153, 0, 255]))  // the centre stays put
         #expect(isNear(pixel(rendered, 185, 50), [204, 0, 102, 255])) // just inside the corner that stays put
-        try Golden.check(rendered, named: "figure-1-6-rotation-about-anchor")
+        try golden.check(rendered, named: "figure-1-6-rotation-about-anchor")
     }
 
     /// A card turned 60° about y under a perspective sublayerTransform (m34 = −1/500).
@@ -143,7 +143,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 150, 100), [26, 77, 230, 255]))  // the centre is still the card
         #expect(isNear(pixel(rendered, 100, 100), [255, 255, 255, 255])) // the narrowed card no longer reaches here
-        try Golden.check(rendered, named: "perspective-card-flip")
+        try golden.check(rendered, named: "perspective-card-flip")
     }
 
     /// Nine-part stretching with contentsCenter: corners keep their size, the middle stretches.
@@ -152,7 +152,7 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 22, 22), [255, 0, 0, 255]))      // top-left corner: red, unscaled
         #expect(isNear(pixel(rendered, 177, 97), [255, 255, 0, 255]))   // bottom-right corner: yellow
-        try Golden.check(rendered, named: "nine-part-contents")
+        try golden.check(rendered, named: "nine-part-contents")
     }
 
     /// Rendering at scale 2: twice the pixels, edges on device pixels, contents chosen by contentsScale.
@@ -163,6 +163,6 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         #expect(isNear(pixel(rendered, 21, 40), [0, 0, 255, 255]))   // x = 10.5 pt is pixel 21 exactly
         #expect(isNear(pixel(rendered, 20, 40), [255, 255, 255, 255]))
         #expect(isNear(pixel(rendered, 121, 41), [255, 0, 0, 255]))  // the 2× image maps pixel for pixel
-        try Golden.check(rendered, named: "scale-2-output")
+        try golden.check(rendered, named: "scale-2-output")
     }
 }

@@ -31,6 +31,6 @@ import Testing
         #expect(isNear(pixel(image, 85, 30), [0, 0, 0, 255]))
         #expect(isNear(pixel(image, 30, 65), [0, 0, 0, 255]))
         #expect(isNear(pixel(image, 10, 10), [0, 0, 0, 255]))
-        try Golden.check(image, named: "scroll-layer-scrolled")
+        try golden.check(image, named: "scroll-layer-scrolled")
     }
 }

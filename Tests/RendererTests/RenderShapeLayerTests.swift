@@ -58,7 +58,7 @@ import Testing
         // The ring from a quarter (the bottom) to three quarters (the top) of its length: its left half.
         #expect(isNear(pixel(image, 130, 50), [0, 0, 255, 255]))
         #expect(isNear(pixel(image, 209, 50), [255, 255, 255, 255]))
-        try Golden.check(image, named: "shape-layer-fill-stroke-dash")
+        try golden.check(image, named: "shape-layer-fill-stroke-dash")
     }
 
     @Test func strokeEndAnimatedHalfwayDrawsHalfTheRing() throws {
@@ -81,7 +81,7 @@ import Testing
         #expect(isNear(pixel(image, 12, 45), [255, 255, 255, 255]))  // just past the end
         #expect(isNear(pixel(image, 50, 11), [255, 255, 255, 255]))  // the top
         #expect(isNear(pixel(image, 87, 40), [255, 255, 255, 255]))  // just before the start
-        try Golden.check(image, named: "shape-layer-stroke-end-halfway")
+        try golden.check(image, named: "shape-layer-stroke-end-halfway")
     }
 
     @Test func theShapeIsRasterisedAtItsContentsScale() throws {

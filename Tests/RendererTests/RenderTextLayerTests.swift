@@ -52,7 +52,7 @@ import Testing
         // The first run is blue.
         let (latin0, latin1) = rows(0)
         #expect(inked(image, x0: 10, x1: 90, y0: latin0, y1: latin1, where: { $0[2] - $0[0] > 100 }) > 30)
-        try Golden.check(image, named: "text-layer-mixed-scripts")
+        try golden.check(image, named: "text-layer-mixed-scripts")
     }
 
     @Test func textIsRasterisedAtTheContentsScaleAndIsSharperForIt() throws {
@@ -172,6 +172,6 @@ import Testing
         // Nothing is drawn past the clipped layer's bounds (it ends at x = 130).
         #expect(inked(image, x0: 131, x1: 240, y0: 150, y1: 190) == 0)
         #expect(inked(image, x0: 10, x1: 130, y0: 150, y1: 190) > 100)
-        try Golden.check(image, named: "text-layer-wrap-truncate-align")
+        try golden.check(image, named: "text-layer-wrap-truncate-align")
     }
 }

@@ -58,7 +58,7 @@ import Testing
         let (root, _) = cube(turn: turn)
         let image = try render(root)
         #expect(isNear(pixel(image, 60, 60), nearestFaceColor(turn)))
-        try Golden.check(image, named: "transform-layer-cube")
+        try golden.check(image, named: "transform-layer-cube")
     }
 
     @Test func theNearFaceWinsFromEveryAngle() throws {
