@@ -287,11 +287,12 @@ import Testing
         Transaction.flush()
         layer.birthRate = 0
         Transaction.flush()
-        // After the implicit quarter second, what is shown is the model's: the living three, then one.
+        // After the implicit quarter second, what is shown is the model's: two still alive at 1.8 s, one at 2 s.
         for t in [1.8, 2.0] {
             let shown = try #require(context.renderTree?.presentationProperties(of: layer.id, atMediaTime: t)?.emitter)
             #expect(shown.particles(atTime: t) == layer.properties.emitter?.particles(atTime: t))
         }
+        #expect(layer.properties.emitter?.particles(atTime: 1.8).map(\.index) == [4, 5])
         #expect(layer.properties.emitter?.particles(atTime: 2).map(\.index) == [5])
     }
 }
