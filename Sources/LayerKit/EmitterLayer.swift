@@ -343,9 +343,11 @@ open class EmitterLayer: Layer {
 
     override class var implicitlyAnimatedKeys: Set<String> { emitterAnimatedKeys }
 
-    /// The ones CAEmitterLayer.h marks animatable.
+    /// The ones CAEmitterLayer.h marks animatable, but for birthRate: a new rate acts on births
+    /// from the moment it is set (the living particles keep theirs), and a rate faded over the
+    /// implicit 0.25 s would make that moment's births come and go while the fade is sampled.
     private static let emitterAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
-        "birthRate", "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
+        "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
     ])
 
     private static let emitterEntries: [String: LayerKeyTable.Entry] = [

@@ -150,9 +150,12 @@ import Testing
         root.addSublayer(layer)
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
-        // Implicitly, over the default quarter second.
+        // Implicitly, over the default quarter second; but a birth rate applies at once (its
+        // births are kept from the moment of the change).
+        layer.lifetime = 3
         layer.birthRate = 3
-        #expect(layer.animation(forKey: "birthRate") != nil)
+        #expect(layer.animation(forKey: "lifetime") != nil)
+        #expect(layer.animation(forKey: "birthRate") == nil)
         Transaction.flush()
         let move = BasicAnimation(keyPath: "emitterPosition.x")
         (move.fromValue, move.toValue, move.duration) = (0.0, 40.0, 1)
@@ -160,7 +163,7 @@ import Testing
         Transaction.flush()
         let shown = try #require(context.renderTree?.presentationProperties(of: layer.id, atMediaTime: 10.5)?.emitter)
         #expect(isClose(shown.emitterPosition.x, 20) && shown.emitterPosition.y == 4)
-        #expect(shown.birthRate == 3)
+        #expect(shown.birthRate == 3 && shown.lifetime == 3)
     }
 
     @Test func anEmitterIsSampledEveryFrame() throws {
