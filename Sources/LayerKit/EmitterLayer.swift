@@ -75,7 +75,8 @@ public struct EmitterCell: Sendable, Hashable {
 public struct Particle: Sendable, Equatable {
     /// Which of the emitter's cells made it.
     public var cellIndex: Int
-    /// Its place in its cell's birth order: it was born at index / birthRate seconds.
+    /// Its place in its cell's birth order: it was born at index / birthRate seconds while the
+    /// rate has not changed (see `EmitterProperties.birthRateHistory`).
     public var index: Int
     public var birthTime: Double
     public var age: Double
@@ -104,27 +105,82 @@ public struct EmitterProperties: Sendable, Hashable {
     public var emitterShape = EmitterShape.point
     public var emitterMode = EmitterMode.volume
     public var renderMode = EmitterRenderMode.unordered
+    /// The birth rates in force before the last change of the layer's or a cell's rate, oldest
+    /// first; the current rates apply from the last segment's end (from 0 when there is none).
+    /// `EmitterLayer` records a segment when a rate changes, so particles already born keep their
+    /// birth times and only later births follow the new rate.
+    public internal(set) var birthRateHistory: [BirthRateSegment] = []
 
     public init() {}
+
+    /// The particles per second of each cell now: the cell's rate times the layer's (0 while disabled).
+    var cellRates: [Double] { emitterCells.map { $0.isEnabled ? $0.birthRate * birthRate : 0 } }
+
+    /// The longest any particle of the current cells lives.
+    private var longestLifetime: Double {
+        emitterCells.map { ($0.lifetime + abs($0.lifetimeRange) / 2) * lifetime }.max() ?? 0
+    }
+
+    /// Ends the rates `previousRates` at local time `time`, from when the current ones apply.
+    /// Before emission starts (or when time has gone back past the last change) there is nothing
+    /// to keep, so the current rates take over from the last change. Segments whose particles are
+    /// all dead by `time` are dropped, save the last, which places the current rates' births.
+    mutating func recordBirthRateChange(from previousRates: [Double], at time: Double) {
+        let rates = cellRates
+        // A cell added since emits as though it always had, as a cell set before any change does.
+        func carriedBack(_ segment: BirthRateSegment) -> BirthRateSegment {
+            var s = segment
+            for c in s.rates.count..<max(s.rates.count, rates.count) {
+                s.birthsBefore.append(rates[c] * s.start)
+                s.rates.append(rates[c])
+            }
+            return s
+        }
+        birthRateHistory = birthRateHistory.map(carriedBack)
+        let start = birthRateHistory.last?.end ?? 0
+        let born = birthRateHistory.last?.birthsAfter ?? previousRates.map { _ in 0 }
+        guard zip(previousRates, rates).contains(where: !=), time > start, time.isFinite else { return }
+        birthRateHistory.append(carriedBack(BirthRateSegment(start: start, end: time, birthsBefore: born, rates: previousRates)))
+        let longest = longestLifetime
+        while birthRateHistory.count > 1, birthRateHistory[0].end + longest <= time {
+            birthRateHistory.removeFirst()
+        }
+    }
+
+    /// When the current rates began, and how many particles each cell had made by then.
+    private var currentSegmentStart: (start: Double, birthsBefore: [Double]) {
+        guard let last = birthRateHistory.last else { return (0, []) }
+        return (last.end, last.birthsAfter)
+    }
 
     /// The particles alive at `time` seconds of the layer's local time, in drawing order.
     ///
     /// Emission starts at local time 0 (set the layer's beginTime to start it later). A cell's
-    /// particle i is born at i / rate seconds and lives while its age is below its lifetime. Its
-    /// random values come from a hash of (seed, cell, i) alone, so any moment is computed directly,
-    /// without stepping through the ones before, and is the same on every run.
+    /// particle i is born when the cell's births so far reach i: at i / rate seconds while the rate
+    /// has not changed, and within each segment of `birthRateHistory` at its start plus the
+    /// births still to come over that segment's rate. A particle lives while its age is below its
+    /// lifetime. Its random values come from a hash of (seed, cell, i) alone, so any moment is
+    /// computed directly, without stepping through the ones before, and is the same on every run.
     public func particles(atTime time: Double) -> [Particle] {
         var result: [Particle] = []
+        let (now, bornBeforeNow) = currentSegmentStart
+        let rates = cellRates
         for (c, cell) in emitterCells.enumerated() where cell.isEnabled && time >= 0 {
-            let rate = cell.birthRate * birthRate
             let longest = (cell.lifetime + abs(cell.lifetimeRange) / 2) * lifetime
-            guard rate > 0, rate.isFinite, longest > 0, cell.contents != nil else { continue }
-            let last = Int((time * rate).rounded(.down))
-            let first = max(0, Int(((time - longest) * rate).rounded(.down)))
-            guard first <= last else { continue }
-            for i in first...last {
-                let born = Double(i) / rate
-                if let particle = particle(i, of: cell, at: c, born: born, time: time) { result.append(particle) }
+            guard longest > 0, cell.contents != nil else { continue }
+            var segments = birthRateHistory.map { ($0.start, $0.end, $0.birthsBefore.at(c), $0.rates.at(c)) }
+            segments.append((now, .infinity, bornBeforeNow.at(c), rates[c]))
+            for (start, end, before, rate) in segments where rate > 0 && rate.isFinite && start <= time && end > time - longest {
+                // The births of [max(start, time − longest), min(end, time)]; `particle` drops the
+                // ones outside their lifetime.
+                let first = max(before.rounded(.up), (before + (max(start, time - longest) - start) * rate).rounded(.down))
+                var last = (before + (time - start) * rate).rounded(.down)
+                if end <= time { last = min(last, (before + (end - start) * rate).rounded(.up) - 1) }
+                guard first <= last else { continue }
+                for i in Int(first)...Int(last) {
+                    let born = start + (Double(i) - before) / rate
+                    if let particle = particle(i, of: cell, at: c, born: born, time: time) { result.append(particle) }
+                }
             }
         }
         switch renderMode {
@@ -215,6 +271,26 @@ public struct EmitterProperties: Sendable, Hashable {
     }
 }
 
+/// A span of local time over which an emitter's birth rates stayed the same.
+public struct BirthRateSegment: Sendable, Hashable {
+    public var start: Double
+    public var end: Double
+    /// Per cell, the particles born before `start` (a fraction carries the next birth's timing on).
+    public var birthsBefore: [Double]
+    /// Per cell, particles per second (the cell's rate times the layer's).
+    public var rates: [Double]
+
+    /// Per cell, the particles born before `end`.
+    var birthsAfter: [Double] {
+        (0..<max(birthsBefore.count, rates.count)).map { birthsBefore.at($0) + rates.at($0) * (end - start) }
+    }
+}
+
+extension [Double] {
+    /// The value for cell `i`, 0 for a cell the list does not reach (one added since).
+    fileprivate func at(_ i: Int) -> Double { i < count ? self[i] : 0 }
+}
+
 /// SplitMix64 over a key made of the seed, the cell and the particle: the same key gives the
 /// same sequence, and neighbouring keys give unrelated ones.
 struct ParticleRandom {
@@ -267,9 +343,11 @@ open class EmitterLayer: Layer {
 
     override class var implicitlyAnimatedKeys: Set<String> { emitterAnimatedKeys }
 
-    /// The ones CAEmitterLayer.h marks animatable.
+    /// The ones CAEmitterLayer.h marks animatable, but for birthRate: a new rate acts on births
+    /// from the moment it is set (the living particles keep theirs), and a rate faded over the
+    /// implicit 0.25 s would make that moment's births come and go while the fade is sampled.
     private static let emitterAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
-        "birthRate", "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
+        "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
     ])
 
     private static let emitterEntries: [String: LayerKeyTable.Entry] = [
@@ -291,11 +369,22 @@ open class EmitterLayer: Layer {
 
     public var emitterCells: [EmitterCell] {
         get { values.emitterCells }
-        set { setProperty(\.emitter!.emitterCells, newValue, key: "emitterCells") }
+        set { changingBirthRates { setProperty(\.emitter!.emitterCells, newValue, key: "emitterCells") } }
     }
     public var birthRate: Double {
         get { values.birthRate }
-        set { setProperty(\.emitter!.birthRate, newValue, key: "birthRate") }
+        set { changingBirthRates { setProperty(\.emitter!.birthRate, newValue, key: "birthRate") } }
+    }
+
+    /// Runs `change` and, when it changes a cell's effective rate, keeps the births so far at the
+    /// rates before it, as of the layer's local time now (Core Animation lets the particles already
+    /// emitted live on; only later births follow the new rate).
+    private func changingBirthRates(_ change: () -> Void) {
+        let before = values.cellRates
+        change()
+        guard values.cellRates != before else { return }
+        let now = convertTime(MediaTime.now, from: nil)
+        properties.emitter?.recordBirthRateChange(from: before, at: now)
     }
     public var lifetime: Double {
         get { values.lifetime }

@@ -150,9 +150,12 @@ import Testing
         root.addSublayer(layer)
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
-        // Implicitly, over the default quarter second.
+        // Implicitly, over the default quarter second; but a birth rate applies at once (its
+        // births are kept from the moment of the change).
+        layer.lifetime = 3
         layer.birthRate = 3
-        #expect(layer.animation(forKey: "birthRate") != nil)
+        #expect(layer.animation(forKey: "lifetime") != nil)
+        #expect(layer.animation(forKey: "birthRate") == nil)
         Transaction.flush()
         let move = BasicAnimation(keyPath: "emitterPosition.x")
         (move.fromValue, move.toValue, move.duration) = (0.0, 40.0, 1)
@@ -160,7 +163,7 @@ import Testing
         Transaction.flush()
         let shown = try #require(context.renderTree?.presentationProperties(of: layer.id, atMediaTime: 10.5)?.emitter)
         #expect(isClose(shown.emitterPosition.x, 20) && shown.emitterPosition.y == 4)
-        #expect(shown.birthRate == 3)
+        #expect(shown.birthRate == 3 && shown.lifetime == 3)
     }
 
     @Test func anEmitterIsSampledEveryFrame() throws {
@@ -171,5 +174,128 @@ import Testing
         Transaction.flush()
         let tree = try #require(context.renderTree)
         #expect(tree.animatedLayerIDs == [emitter.id])
+    }
+
+    /// An emitter layer with one cell, on `clock` (its local time is the clock's).
+    func emitter(_ cell: EmitterCell, clock: ManualMediaClock) -> EmitterLayer {
+        MediaTime.clock = clock
+        let layer = EmitterLayer()
+        layer.emitterCells = [cell]
+        return layer
+    }
+
+    @Test func particlesAliveBeforeARateChangeKeepTheirBirthTimesPositionsAndColours() throws {
+        var c = try cell(birthRate: 4, lifetime: 10)
+        (c.velocity, c.velocityRange, c.emissionRange, c.redRange, c.redSpeed) = (10, 4, 1, 0.5, -0.1)
+        let clock = ManualMediaClock(startingAt: 1.5)
+        let layer = emitter(c, clock: clock)
+        layer.seed = 5
+        let unchanged = try #require(layer.properties.emitter)
+        layer.birthRate = 3
+        let changed = try #require(layer.properties.emitter)
+        let before = { (e: EmitterProperties) in e.particles(atTime: 4).filter { $0.index < 6 } }
+        #expect(before(changed).map(\.birthTime) == [0, 0.25, 0.5, 0.75, 1, 1.25])
+        #expect(before(changed) == before(unchanged))
+        #expect(changed.particles(atTime: 4).count == 6 + 30 + 1)
+    }
+
+    @Test func aZeroBirthRateStopsNewBirthsWhileTheLivingFinish() throws {
+        // Local time 1.5 at media time 10: the change is kept at the layer's time, not media time.
+        let layer = emitter(try cell(birthRate: 4, lifetime: 1), clock: ManualMediaClock(startingAt: 10))
+        layer.beginTime = 8.5
+        layer.birthRate = 0
+        let e = try #require(layer.properties.emitter)
+        #expect(e.birthRateHistory == [BirthRateSegment(start: 0, end: 1.5, birthsBefore: [0], rates: [4])])
+        // Born at 0.75, 1 and 1.25; the one born at 0.5 has lived its second.
+        #expect(e.particles(atTime: 1.5).map(\.index) == [3, 4, 5])
+        #expect(e.particles(atTime: 1.75).map(\.index) == [4, 5])
+        #expect(e.particles(atTime: 2).map(\.index) == [5] && e.particles(atTime: 2).first?.age == 0.75)
+        #expect(e.particles(atTime: 2.25).isEmpty && e.particles(atTime: 10).isEmpty)
+    }
+
+    @Test func aDoubledBirthRateDoublesOnlyTheBirthsAfterTheChange() throws {
+        let layer = emitter(try cell(birthRate: 4, lifetime: 10), clock: ManualMediaClock(startingAt: 1.5))
+        layer.birthRate = 2
+        let e = try #require(layer.properties.emitter)
+        let quarters = [0, 0.25, 0.5, 0.75, 1, 1.25]
+        let eighths = [1.5, 1.625, 1.75, 1.875, 2, 2.125, 2.25, 2.375, 2.5]
+        #expect(e.particles(atTime: 2.5).map(\.birthTime) == quarters + eighths)
+        #expect(e.particles(atTime: 2.5).map(\.index) == Array(0...14))
+    }
+
+    @Test func aCellsRateChangedAndBackCarriesItsBirthsOnAcrossBothChanges() throws {
+        let clock = ManualMediaClock(startingAt: 0.875)
+        let layer = emitter(try cell(birthRate: 4, lifetime: 10), clock: clock)
+        // 3.5 births by 0.875 s: at 2 per second the next is half a birth, a quarter second, away.
+        layer.emitterCells[0].birthRate = 2
+        clock.set(to: 1.875)
+        layer.emitterCells[0].birthRate = 4
+        let e = try #require(layer.properties.emitter)
+        #expect(e.birthRateHistory.map(\.rates) == [[4], [2]])
+        #expect(e.particles(atTime: 2.5).map(\.birthTime) == [0, 0.25, 0.5, 0.75, 1.125, 1.625, 2, 2.25, 2.5])
+        // Another value of the cell leaves the rates, so nothing is recorded.
+        layer.emitterCells[0].velocity = 3
+        #expect(layer.properties.emitter?.birthRateHistory.count == 2)
+        // A cell added later emits as though it always had, as one set before any change does.
+        layer.emitterCells.append(try cell(birthRate: 2, lifetime: 10))
+        let added = try #require(layer.properties.emitter).particles(atTime: 2.5).filter { $0.cellIndex == 1 }
+        #expect(added.map(\.birthTime) == [0, 0.5, 1, 1.5, 2, 2.5])
+        #expect(layer.properties.emitter?.birthRateHistory.map(\.rates) == [[4, 2], [2, 2]])
+    }
+
+    @Test func theRateHistoryKeepsOnlySegmentsWithLivingParticles() throws {
+        let clock = ManualMediaClock(startingAt: 0)
+        let layer = emitter(try cell(birthRate: 4, lifetime: 1), clock: clock)
+        for k in 1...1000 {
+            clock.set(to: Double(k) * 0.125)
+            layer.birthRate = k.isMultiple(of: 2) ? 1 : 2
+        }
+        // Segments ending in the last second (125 − 0.875 … 125); the one ending at 124 has only the dead.
+        let e = try #require(layer.properties.emitter)
+        #expect(e.birthRateHistory.map(\.end) == (0..<8).map { 124.125 + Double($0) * 0.125 })
+        // At 4 and 8 a second by turns, 1.5 births each quarter second: 6 a second, all from the kept segments.
+        #expect(e.birthRateHistory.first?.birthsBefore == [6 * 124])
+        // Born after 124 s: 745 at 124.1875 (half a birth on at 8 a second) … 750 at 125.
+        #expect(e.particles(atTime: 125).map(\.index) == Array(745...750))
+    }
+
+    @Test func theSameRateChangesAtTheSameTimesGiveTheSameParticles() throws {
+        var c = try cell(birthRate: 10, lifetime: 3)
+        (c.velocity, c.velocityRange, c.emissionRange) = (20, 10, 2)
+        func run(changingAt times: [Double]) -> EmitterProperties? {
+            let clock = ManualMediaClock(startingAt: 0)
+            let layer = emitter(c, clock: clock)
+            layer.seed = 11
+            for (k, t) in times.enumerated() {
+                clock.set(to: t)
+                layer.birthRate = [0.5, 3, 1][k % 3]
+            }
+            return layer.properties.emitter
+        }
+        let a = try #require(run(changingAt: [0.3, 1.1, 1.7, 2.2]))
+        let b = try #require(run(changingAt: [0.3, 1.1, 1.7, 2.2]))
+        let later = try #require(run(changingAt: [0.3, 1.1, 1.8, 2.2]))
+        #expect(a == b && a.particles(atTime: 3) == b.particles(atTime: 3))
+        #expect(a.particles(atTime: 3).map(\.birthTime) != later.particles(atTime: 3).map(\.birthTime))
+    }
+
+    @Test func theRenderTreeDrawsTheKeptParticles() throws {
+        let clock = ManualMediaClock(startingAt: 1.5)
+        MediaTime.clock = clock
+        let root = makeLayer(100, 100)
+        let layer = EmitterLayer()
+        layer.emitterCells = [try cell(birthRate: 4, lifetime: 1)]
+        root.addSublayer(layer)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        layer.birthRate = 0
+        Transaction.flush()
+        // After the implicit quarter second, what is shown is the model's: two still alive at 1.8 s, one at 2 s.
+        for t in [1.8, 2.0] {
+            let shown = try #require(context.renderTree?.presentationProperties(of: layer.id, atMediaTime: t)?.emitter)
+            #expect(shown.particles(atTime: t) == layer.properties.emitter?.particles(atTime: t))
+        }
+        #expect(layer.properties.emitter?.particles(atTime: 1.8).map(\.index) == [4, 5])
+        #expect(layer.properties.emitter?.particles(atTime: 2).map(\.index) == [5])
     }
 }
