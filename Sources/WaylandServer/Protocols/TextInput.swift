@@ -284,7 +284,7 @@ public final class TextInput: Resource {
         }
         let cursor = Int(arguments.int(1)), anchor = Int(arguments.int(2))
         for (name, offset) in [("cursor", cursor), ("anchor", anchor)] {
-            // A UTF-8 continuation byte (10xxxxxx) is the middle of a code point.
+            // A UTF-8 continuation byte (top bits 0b10) lies inside a code point.
             guard offset >= 0, offset <= bytes.count, offset == bytes.count || bytes[offset] & 0xc0 != 0x80 else {
                 throw ProtocolError(code: invalidRequest,
                                     "set_surrounding_text: \(name) \(offset) is not a code point boundary of the \(bytes.count)-byte text")
