@@ -348,7 +348,7 @@ struct LayerTreeDrawer {
     private mutating func drawParticles(_ emitter: EmitterProperties, localTime: Double) {
         let outerAlpha = context.alpha
         for particle in emitter.particles(atTime: localTime) {
-            let cell = emitter.emitterCells[particle.cellIndex]
+            let cell = emitter.cell(of: particle)
             guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0, particle.color.alpha > 0 else {
                 continue
             }

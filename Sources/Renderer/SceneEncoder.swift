@@ -400,7 +400,7 @@ struct SceneEncoder {
         let outerTint = tint
         let flags: Flags = emitter.renderMode == .additive ? [.hasContents, .additive] : [.hasContents]
         for particle in emitter.particles(atTime: time) {
-            let cell = emitter.emitterCells[particle.cellIndex]
+            let cell = emitter.cell(of: particle)
             guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0,
                 particle.color.alpha > 0
             else { continue }
