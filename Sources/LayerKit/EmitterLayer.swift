@@ -20,7 +20,7 @@ public enum EmitterMode: String, Sendable, Hashable {
 
 /// How particles are composited (CAEmitterLayerRenderMode).
 public enum EmitterRenderMode: String, Sendable, Hashable {
-    /// Cell by cell, each cell's particles oldest first (Vitrine's fixed order).
+    /// Cell by cell, each cell's particles oldest first, then its sub-cells' (Vitrine's fixed order).
     case unordered
     /// All cells' particles by age, the oldest drawn first (at the back).
     case oldestFirst
@@ -67,17 +67,26 @@ public struct EmitterCell: Sendable, Hashable {
     public var contents: Image?
     public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
     public var contentsScale = 1.0
+    /// Cells that each particle of this one emits (CAEmitterCell.emitterCells): every particle
+    /// is an emitter for them over its lifetime; see `EmitterProperties.particles(atTime:)`.
+    public var emitterCells: [EmitterCell] = []
 
     public init() {}
 }
 
 /// One live particle at one moment, in the emitter layer's bounds space.
 public struct Particle: Sendable, Equatable {
-    /// Which of the emitter's cells made it.
+    /// Which of the emitter's cells made it, or made its first ancestor.
     public var cellIndex: Int
     /// Its place in its cell's birth order: it was born at index / birthRate seconds while the
-    /// rate has not changed (see `EmitterProperties.birthRateHistory`).
+    /// rate has not changed (see `EmitterProperties.birthRateHistory`); for a sub-cell's
+    /// particle, its place among its parent's births, at index / birthRate seconds of its parent's age.
     public var index: Int
+    /// The cell that made it: `cellIndex`, then the index in each `emitterCells` below it (one
+    /// entry for a particle of the emitter's own cells).
+    public var cellPath: [Int]
+    /// The index of the particle that emitted it; nil for a particle of the emitter's own cells.
+    public var parentIndex: Int?
     public var birthTime: Double
     public var age: Double
     public var position: Point
@@ -116,9 +125,9 @@ public struct EmitterProperties: Sendable, Hashable {
     /// The particles per second of each cell now: the cell's rate times the layer's (0 while disabled).
     var cellRates: [Double] { emitterCells.map { $0.isEnabled ? $0.birthRate * birthRate : 0 } }
 
-    /// The longest any particle of the current cells lives.
+    /// The longest any particle of the current cells, or a descendant of one, lives after its birth.
     private var longestLifetime: Double {
-        emitterCells.map { ($0.lifetime + abs($0.lifetimeRange) / 2) * lifetime }.max() ?? 0
+        emitterCells.map(span(of:)).max() ?? 0
     }
 
     /// Ends the rates `previousRates` at local time `time`, from when the current ones apply.
@@ -161,13 +170,16 @@ public struct EmitterProperties: Sendable, Hashable {
     /// births still to come over that segment's rate. A particle lives while its age is below its
     /// lifetime. Its random values come from a hash of (seed, cell, i) alone, so any moment is
     /// computed directly, without stepping through the ones before, and is the same on every run.
+    /// Each cell's particles come before those its particles emitted (see `emitDescendants`).
     public func particles(atTime time: Double) -> [Particle] {
         var result: [Particle] = []
         let (now, bornBeforeNow) = currentSegmentStart
         let rates = cellRates
         for (c, cell) in emitterCells.enumerated() where cell.isEnabled && time >= 0 {
-            let longest = (cell.lifetime + abs(cell.lifetimeRange) / 2) * lifetime
-            guard longest > 0, cell.contents != nil else { continue }
+            // How long after its birth a particle or one of its descendants may still live.
+            let longest = span(of: cell)
+            guard longest > 0, cell.contents != nil || !cell.emitterCells.isEmpty else { continue }
+            var descendants: [Particle] = []
             var segments = birthRateHistory.map { ($0.start, $0.end, $0.birthsBefore.at(c), $0.rates.at(c)) }
             segments.append((now, .infinity, bornBeforeNow.at(c), rates[c]))
             for (start, end, before, rate) in segments where rate > 0 && rate.isFinite && start <= time && end > time - longest {
@@ -179,9 +191,18 @@ public struct EmitterProperties: Sendable, Hashable {
                 guard first <= last else { continue }
                 for i in Int(first)...Int(last) {
                     let born = start + (Double(i) - before) / rate
-                    if let particle = particle(i, of: cell, at: c, born: born, time: time) { result.append(particle) }
+                    let random = ParticleRandom(seed: seed, cell: c, particle: i)
+                    let (particle, life) = state(
+                        i, of: cell, path: [c], random: random, parent: nil, born: born, time: time)
+                    if particle.age >= 0, particle.age < life, cell.contents != nil { result.append(particle) }
+                    guard !cell.emitterCells.isEmpty else { continue }
+                    emitDescendants(
+                        of: cell, parent: (i, born, life, [c], c, i),
+                        at: { state(i, of: cell, path: [c], random: random, parent: nil, born: born, time: $0).particle },
+                        time: time, into: &descendants)
                 }
             }
+            result += descendants
         }
         switch renderMode {
         case .unordered, .additive: return result
@@ -196,24 +217,30 @@ public struct EmitterProperties: Sendable, Hashable {
         }.map(\.element)
     }
 
-    /// Particle `i` of `cell` at `time`, or nil once it has died. The random values are drawn in
-    /// a fixed order whatever the ranges, so changing one range leaves the others' draws alone.
-    func particle(_ i: Int, of cell: EmitterCell, at c: Int, born: Double, time: Double) -> Particle? {
-        var random = ParticleRandom(seed: seed, cell: c, particle: i)
+    /// Particle `i` of `cell` at `time`, alive or not (it is alive while its age is in
+    /// 0..<life), and its lifetime. A sub-cell's particle starts at its parent's position
+    /// (`parent`, as the parent was at its birth) and its emission direction turns with the
+    /// parent's angle. The random values are drawn in a fixed order whatever the ranges, so
+    /// changing one range leaves the others' draws alone.
+    func state(
+        _ i: Int, of cell: EmitterCell, path: [Int], random: ParticleRandom, parent: (index: Int, at: Particle)?,
+        born: Double, time: Double
+    ) -> (particle: Particle, life: Double) {
+        var random = random
         let age = time - born
         let life = (cell.lifetime + random.centred(cell.lifetimeRange)) * lifetime
-        let origin = emissionPoint(&random)
+        let shapePoint = emissionPoint(&random)
+        let origin = parent?.at.position ?? shapePoint
         let speed = (cell.velocity + random.centred(cell.velocityRange)) * velocity * cos(cell.emissionLatitude)
-        let direction = cell.emissionLongitude + random.centred(cell.emissionRange)
+        let direction = cell.emissionLongitude + random.centred(cell.emissionRange) + (parent?.at.angle ?? 0)
         let spinRate = (cell.spin + random.centred(cell.spinRange)) * spin
         let startScale = (cell.scale + random.centred(cell.scaleRange)) * scale
         let start = cell.color.converted(to: .sRGB)
         let red = start.red + random.centred(cell.redRange), green = start.green + random.centred(cell.greenRange)
         let blue = start.blue + random.centred(cell.blueRange), alpha = start.alpha + random.centred(cell.alphaRange)
-        guard age >= 0, age < life else { return nil }
         func clamped(_ v: Double) -> Double { min(1, max(0, v)) }
-        return Particle(
-            cellIndex: c, index: i, birthTime: born, age: age,
+        let particle = Particle(
+            cellIndex: path[0], index: i, cellPath: path, parentIndex: parent?.index, birthTime: born, age: age,
             position: Point(
                 x: origin.x + speed * cos(direction) * age + cell.xAcceleration * age * age / 2,
                 y: origin.y + speed * sin(direction) * age + cell.yAcceleration * age * age / 2),
@@ -221,6 +248,7 @@ public struct EmitterProperties: Sendable, Hashable {
             color: Color(
                 red: clamped(red + cell.redSpeed * age), green: clamped(green + cell.greenSpeed * age),
                 blue: clamped(blue + cell.blueSpeed * age), alpha: clamped(alpha + cell.alphaSpeed * age)))
+        return (particle, life)
     }
 
     /// Where a particle starts: a point of the emitter's shape (or its outline), uniformly.
@@ -255,7 +283,7 @@ public struct EmitterProperties: Sendable, Hashable {
     public func drawingBounds(atTime time: Double) -> Rect {
         var box = Rect.null
         for particle in particles(atTime: time) {
-            guard let size = particleSize(of: emitterCells[particle.cellIndex]) else { continue }
+            guard let size = particleSize(of: cell(of: particle)) else { continue }
             // Turned about its centre, the image stays within the circle through its corners.
             let r = (size.width * size.width + size.height * size.height).squareRoot() / 2 * particle.scale
             box = box.union(Rect(x: particle.position.x - r, y: particle.position.y - r, width: 2 * r, height: 2 * r))

@@ -327,6 +327,7 @@ struct LayerTreeDrawer {
     /// sublayerTransform), its colour multiplying everything it draws.
     private mutating func drawInstances(of layer: Layer, _ replicator: ReplicatorProperties, flipped: Bool) {
         let p = layer.properties
+        if replicator.preservesDepth { return drawDepthSortedInstances(of: layer, replicator, flipped: flipped) }
         let outerTint = tint
         let outerAlpha = context.alpha
         for (k, space) in p.instanceSublayerSpaces.enumerated() {
@@ -347,7 +348,7 @@ struct LayerTreeDrawer {
     private mutating func drawParticles(_ emitter: EmitterProperties, localTime: Double) {
         let outerAlpha = context.alpha
         for particle in emitter.particles(atTime: localTime) {
-            let cell = emitter.emitterCells[particle.cellIndex]
+            let cell = emitter.cell(of: particle)
             guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0, particle.color.alpha > 0 else {
                 continue
             }
@@ -370,26 +371,58 @@ struct LayerTreeDrawer {
 
     /// A transform layer's planes, back to front by the depth of their centres, through nested
     /// transform layers (as `RenderTree.depthSortedSublayers` orders them on screen).
-    private func depthSortedPlanes(of transformLayer: Layer, transform: Transform3D)
-        -> [(layer: Layer, transform: Transform3D, opacity: Double, isFlipped: Bool)]
-    {
-        var found: [(layer: Layer, transform: Transform3D, opacity: Double, isFlipped: Bool, depth: Double)] = []
-        func collect(_ layer: Layer, _ transform: Transform3D, _ opacity: Double, _ flipped: Bool) {
-            let space = layer.properties.sublayerSpace
-            let flipped = flipped != layer.properties.isGeometryFlipped
-            for sublayer in layer.sublayersInDrawingOrder where !sublayer.isHidden {
-                let p = sublayer.properties
-                let t = p.transformToSuperlayer(space).concatenating(transform)
-                if p.isTransformLayer {
-                    collect(sublayer, t, opacity * p.opacity, flipped)
-                } else {
-                    let depth = t.apply(x: p.bounds.midX, y: p.bounds.midY)?.z ?? -.infinity
-                    found.append((sublayer, t, opacity, flipped, depth))
-                }
+    private func depthSortedPlanes(of transformLayer: Layer, transform: Transform3D) -> [Plane] {
+        var found: [Plane] = []
+        collectPlanes(
+            of: transformLayer, space: transformLayer.properties.sublayerSpace, transform: transform, opacity: 1,
+            flipped: transformLayer.properties.isGeometryFlipped, instance: 0, into: &found)
+        return sortedByDrawingOrder(found) { $0.depth }
+    }
+
+    /// A layer of a 3D space: a transform layer's, or a depth-preserving replicator's instance's.
+    private struct Plane {
+        var layer: Layer, transform: Transform3D, opacity: Double, isFlipped: Bool, depth: Double, instance: Int
+    }
+
+    /// `layer`'s visible sublayers placed in `space`, transform layers opened up into their
+    /// sublayers' planes (as `RenderTree.collectPlanes`).
+    private func collectPlanes(
+        of layer: Layer, space: LayerProperties.SublayerSpace, transform: Transform3D, opacity: Double, flipped: Bool,
+        instance: Int, into found: inout [Plane]
+    ) {
+        for sublayer in layer.sublayersInDrawingOrder where !sublayer.isHidden {
+            let p = sublayer.properties
+            let t = p.transformToSuperlayer(space).concatenating(transform)
+            if p.isTransformLayer {
+                collectPlanes(
+                    of: sublayer, space: p.sublayerSpace, transform: t, opacity: opacity * p.opacity,
+                    flipped: flipped != p.isGeometryFlipped, instance: instance, into: &found)
+            } else {
+                let depth = t.apply(x: p.bounds.midX, y: p.bounds.midY)?.z ?? -.infinity
+                found.append(Plane(layer: sublayer, transform: t, opacity: opacity, isFlipped: flipped, depth: depth, instance: instance))
             }
         }
-        collect(transformLayer, transform, 1, false)
-        return sortedByDrawingOrder(found) { $0.depth }.map { ($0.layer, $0.transform, $0.opacity, $0.isFlipped) }
+    }
+
+    /// A depth-preserving replicator's instances: every instance's planes, back to front by depth
+    /// (as `RenderTree.depthSortedInstances` orders them on screen).
+    private mutating func drawDepthSortedInstances(of layer: Layer, _ replicator: ReplicatorProperties, flipped: Bool) {
+        var found: [Plane] = []
+        for (k, space) in layer.properties.instanceSublayerSpaces.enumerated() {
+            collectPlanes(of: layer, space: space, transform: .identity, opacity: 1, flipped: false, instance: k, into: &found)
+        }
+        let outerTint = tint
+        let outerAlpha = context.alpha
+        for plane in sortedByDrawingOrder(found, zPosition: { $0.depth }) {
+            let c = replicator.color(ofInstance: plane.instance)
+            guard c.alpha > 0 else { continue }
+            tint = (outerTint.red * c.red, outerTint.green * c.green, outerTint.blue * c.blue)
+            context.saveGState()
+            context.setAlpha(outerAlpha * c.alpha * plane.opacity)
+            placeTransformed(plane.layer, by: plane.transform.flattened, flipped: flipped != plane.isFlipped)
+            context.restoreGState()
+        }
+        tint = outerTint
     }
 
     // MARK: - Helpers

@@ -18,9 +18,10 @@ public struct ReplicatorProperties: Sendable, Hashable {
     public var instanceGreenOffset = 0.0
     public var instanceBlueOffset = 0.0
     public var instanceAlphaOffset = 0.0
-    /// Whether the instances keep their depth as a TransformLayer's sublayers do. Stored for Core
-    /// Animation's API; Vitrine's renderer flattens every layer into its superlayer's plane, so
-    /// it does not change drawing yet.
+    /// Whether the instances keep their depth as a TransformLayer's sublayers do: when set, the
+    /// planes of all instances (transform layers among the sublayers opened up) are drawn back to
+    /// front by their depth in the replicator's space (`RenderTree.depthSortedInstances(of:)`);
+    /// otherwise instance by instance, each flattened into the replicator's plane.
     public var preservesDepth = false
 
     public init() {}

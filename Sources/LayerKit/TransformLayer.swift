@@ -96,23 +96,33 @@ extension RenderTree {
     /// planes are not split.
     public func depthSortedSublayers(of transformLayer: RenderLayer, transform: Transform3D) -> [DepthSortedLayer] {
         var found: [DepthSortedLayer] = []
-        func collect(_ layer: RenderLayer, _ transform: Transform3D, _ opacity: Double, _ flipped: Bool) {
-            let space = layer.properties.sublayerSpace
-            let flipped = flipped != layer.properties.isGeometryFlipped
-            for sublayer in sortedSublayers(of: layer) where !sublayer.properties.isHidden {
-                let p = sublayer.properties
-                let t = p.transformToSuperlayer(space).concatenating(transform)
-                if p.isTransformLayer {
-                    collect(sublayer, t, opacity * p.opacity, flipped)
-                } else {
-                    let depth = t.apply(x: p.bounds.midX, y: p.bounds.midY)?.z ?? -.infinity
-                    found.append(DepthSortedLayer(layer: sublayer, transform: t, opacity: opacity, isFlipped: flipped, depth: depth))
-                }
-            }
-        }
-        collect(transformLayer, transform, 1, false)
+        collectPlanes(
+            sublayersOf: transformLayer, space: transformLayer.properties.sublayerSpace, transform: transform, opacity: 1,
+            flipped: transformLayer.properties.isGeometryFlipped, into: &found)
         return found.enumerated()
             .sorted { a, b in a.element.depth != b.element.depth ? a.element.depth < b.element.depth : a.offset < b.offset }
             .map(\.element)
+    }
+
+    /// The planes of `layer`'s visible sublayers placed in `space`, in drawing order: each layer
+    /// flattening its own subtree, but transform layers opened up into their sublayers' planes.
+    /// `transform` maps `layer`'s bounds space into the 3D space the planes are sorted in, and
+    /// `opacity` and `flipped` are those the planes start from.
+    func collectPlanes(
+        sublayersOf layer: RenderLayer, space: LayerProperties.SublayerSpace, transform: Transform3D, opacity: Double,
+        flipped: Bool, into found: inout [DepthSortedLayer]
+    ) {
+        for sublayer in sortedSublayers(of: layer) where !sublayer.properties.isHidden {
+            let p = sublayer.properties
+            let t = p.transformToSuperlayer(space).concatenating(transform)
+            if p.isTransformLayer {
+                collectPlanes(
+                    sublayersOf: sublayer, space: p.sublayerSpace, transform: t, opacity: opacity * p.opacity,
+                    flipped: flipped != p.isGeometryFlipped, into: &found)
+            } else {
+                let depth = t.apply(x: p.bounds.midX, y: p.bounds.midY)?.z ?? -.infinity
+                found.append(DepthSortedLayer(layer: sublayer, transform: t, opacity: opacity, isFlipped: flipped, depth: depth))
+            }
+        }
     }
 }

@@ -353,13 +353,27 @@ struct SceneEncoder {
     /// A replicator's sublayers once per instance, from the one subtree: instance k transformed
     /// by instanceTransform k times, its colour multiplied by the instance's colour (red, green and
     /// blue through `tint`, alpha through the opacity), its animations sampled k × instanceDelay
-    /// earlier.
+    /// earlier. With preservesDepth, all instances' planes are drawn back to front by depth, as a
+    /// transform layer's are.
     mutating func drawInstances(
         of layer: RenderLayer, _ replicator: ReplicatorProperties, transform: Transform3D, opacity: Double,
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
         let (outerTint, sample) = (tint, tree)
+        if replicator.preservesDepth {
+            for item in sample.depthSortedInstances(of: layer) {
+                let color = replicator.color(ofInstance: item.instance)
+                tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
+                tree = item.tree
+                place(
+                    item.plane.layer, transform: item.plane.transform.flattened.concatenating(transform),
+                    opacity: opacity * color.alpha * item.plane.opacity, clip: clip, scissor: scissor,
+                    flipped: flipped != item.plane.isFlipped)
+            }
+            (tint, tree) = (outerTint, sample)
+            return
+        }
         var instanceTransform = Transform3D.identity
         for k in 0..<max(0, replicator.instanceCount) {
             let color = replicator.color(ofInstance: k)
@@ -386,7 +400,7 @@ struct SceneEncoder {
         let outerTint = tint
         let flags: Flags = emitter.renderMode == .additive ? [.hasContents, .additive] : [.hasContents]
         for particle in emitter.particles(atTime: time) {
-            let cell = emitter.emitterCells[particle.cellIndex]
+            let cell = emitter.cell(of: particle)
             guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0,
                 particle.color.alpha > 0
             else { continue }

@@ -90,3 +90,37 @@ import Testing
         try golden.check(image, named: "emitter-layer-fountain")
     }
 }
+
+/// EmitterCell.emitterCells, drawn: rockets trailing sparks.
+@MainActor
+@Suite(.serialized, .enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment)) struct RenderEmitterSubcellTests {
+    @Test func seededRocketsTrailingSparks() throws {
+        let helpers = RenderEmitterLayerTests()
+        let emitter = EmitterLayer()
+        emitter.emitterPosition = Point(x: 80, y: 115)
+        emitter.seed = 9
+        emitter.renderMode = .additive
+        var rocket = EmitterCell()
+        (rocket.contents, rocket.birthRate, rocket.lifetime) = (try helpers.disc(6), 1.5, 1.6)
+        (rocket.velocity, rocket.velocityRange, rocket.emissionLongitude, rocket.emissionRange) = (95, 15, -Double.pi / 2, 0.7)
+        rocket.yAcceleration = 35
+        var spark = EmitterCell()
+        (spark.contents, spark.birthRate, spark.lifetime, spark.lifetimeRange) = (try helpers.disc(3), 40, 0.8, 0.3)
+        (spark.velocity, spark.velocityRange, spark.emissionRange, spark.yAcceleration) = (20, 10, 2 * Double.pi, 30)
+        spark.color = Color(red: 1, green: 0.55, blue: 0.15)
+        spark.alphaSpeed = -1
+        rocket.emitterCells = [spark]
+        emitter.emitterCells = [rocket]
+        let image = try helpers.render(emitter, 160, 120, at: 2.3)
+        let particles = try #require(emitter.properties.emitter).particles(atTime: 2.3)
+        let rockets = particles.filter { $0.cellPath == [0] }
+        #expect(rockets.count == 2)  // born at 4/3 and 2 s; the one of 2/3 s has lived its 1.6 s
+        #expect(particles.count - rockets.count > 60)
+        // A rocket is white, and additive sparks cannot darken it.
+        for r in rockets where r.position.x > 3 && r.position.x < 157 && r.position.y > 3 && r.position.y < 117 {
+            #expect(isNear(pixel(image, Int(r.position.x), Int(r.position.y)), [255, 255, 255, 255], 2), "rocket \(r.index)")
+        }
+        #expect(isNear(pixel(image, 2, 2), [0, 0, 0, 255]))
+        try golden.check(image, named: "emitter-layer-rockets-with-sparks")
+    }
+}
