@@ -19,6 +19,11 @@ public final class Renderer {
     private var lastClearColor: Color?
     private var lastImage: Image?
 
+    /// Called after a `VulkanLayer` of this renderer presents outside transactions: no commit
+    /// announces such a present, so whoever schedules frames (the compositor's output) asks for
+    /// one here.
+    public var onDrawablePresented: (() -> Void)?
+
     /// How the last frame went.
     public private(set) var lastFrameStatistics = FrameStatistics()
 

@@ -138,11 +138,16 @@ import Testing
         let renderer = try validatingRenderer.get()
         let root = makeRoot(40, 40)
         let layer = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 20, height: 20), drawableSize: Size(width: 8, height: 8))
+        var presents = 0
+        renderer.onDrawablePresented = { presents += 1 }
+        defer { renderer.onDrawablePresented = nil }
         try present((1, 0, 0), on: layer)
+        #expect(presents == 1)
         let tree = try commit(root)
         let red = try renderer.render(tree, width: 40, height: 40)
         #expect(pixel(red, 20, 20) == [255, 0, 0, 255])
         try present((0, 0, 1), on: layer)
+        #expect(presents == 2)
         // The same tree: only the layer is redrawn.
         let blue = try renderer.render(tree, width: 40, height: 40)
         #expect(pixel(blue, 20, 20) == [0, 0, 255, 255])
@@ -151,11 +156,35 @@ import Testing
         #expect(renderer.takeValidationMessages() == [])
     }
 
+    @Test func aPresentInsideAReplicatorRedrawsEveryInstance() throws {
+        let renderer = try validatingRenderer.get()
+        let root = makeRoot(60, 40)
+        let replicator = ReplicatorLayer()
+        replicator.frame = Rect(x: 0, y: 0, width: 60, height: 40)
+        replicator.instanceCount = 2
+        replicator.instanceTransform = Transform3D(translationX: 30, y: 0, z: 0)
+        root.addSublayer(replicator)
+        let layer = try vulkanLayer(in: replicator, frame: Rect(x: 5, y: 10, width: 20, height: 20), drawableSize: Size(width: 8, height: 8))
+        try present((1, 0, 0), on: layer)
+        let tree = try commit(root)
+        let red = try renderer.render(tree, width: 60, height: 40)
+        #expect(pixel(red, 15, 20) == [255, 0, 0, 255])
+        #expect(pixel(red, 45, 20) == [255, 0, 0, 255])
+        try present((0, 1, 0), on: layer)
+        let green = try renderer.render(tree, width: 60, height: 40)
+        #expect(pixel(green, 15, 20) == [0, 255, 0, 255])
+        #expect(pixel(green, 45, 20) == [0, 255, 0, 255])
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
     @Test func withPresentsWithTransactionADrawableShowsWithTheCommit() throws {
         let renderer = try validatingRenderer.get()
         let root = makeRoot(40, 40)
         let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
         layer.presentsWithTransaction = true
+        // The commit announces these presents.
+        renderer.onDrawablePresented = { Issue.record("a present with the transaction asked for a frame of its own") }
+        defer { renderer.onDrawablePresented = nil }
         let context = RenderContext(rootLayer: root)
         try present((1, 0, 0), on: layer)
         Transaction.flush()

@@ -216,10 +216,15 @@ struct LiveContentsRegistry {
         entries.removeAll { $0.contents.contents == nil }
         var box = Rect.null
         for index in entries.indices {
-            guard let contents = entries[index].contents.contents, let id = contents.layerID else { continue }
+            guard let contents = entries[index].contents.contents, var id = contents.layerID else { continue }
             guard contents.serial != entries[index].drawnSerial else { continue }
             entries[index].drawnSerial = contents.serial
             guard tree[id]?.properties.externalContents === contents else { continue }
+            // Inside a replicator the layer shows once per instance, as DamageTracker reasons.
+            for replicator in DamageTracker.replicators(above: id, in: tree) {
+                guard replicator.properties.replicator?.instanceDelay == 0 else { return .full }
+                id = replicator.id
+            }
             box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
         }
         guard !box.isNull, !box.isEmpty else { return damage }

@@ -71,11 +71,14 @@ public struct DrawableEncoder {
 /// everything of one `Renderer` does; the queue is not synchronised for other threads.
 open class VulkanLayer: ExternalContentsLayer {
     let queue: DrawableQueue
+    /// Told of presents made outside transactions, which no commit announces.
+    private weak var renderer: Renderer?
 
     /// A layer drawing through `renderer`'s device; the renderer that composites the layer must be
     /// this one.
     public init(renderer: Renderer) throws {
         queue = try DrawableQueue(context: renderer.context)
+        self.renderer = renderer
         super.init()
         queue.live.layerID = id
         renderer.register(queue.live)
@@ -87,6 +90,7 @@ open class VulkanLayer: ExternalContentsLayer {
     public required init(layer: Layer) {
         guard let model = layer as? VulkanLayer else { preconditionFailure("a VulkanLayer copies only a VulkanLayer") }
         queue = model.queue
+        renderer = model.renderer
         super.init(layer: layer)
     }
 
@@ -155,6 +159,7 @@ open class VulkanLayer: ExternalContentsLayer {
             queue.live.show(frame)
             // Set once; later presents reach the renderer without a commit.
             externalContents = queue.live
+            renderer?.onDrawablePresented?()
         }
     }
 }
