@@ -219,6 +219,23 @@ import Testing
         #expect(renderer.context.liveMemoryAllocations == before)
     }
 
+    @Test func rgbaDrawablesShowTheirColoursAndFramebufferOnlyLimitsTheUsage() throws {
+        let root = makeRoot(40, 40)
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        layer.pixelFormat = .rgba8Unorm
+        #expect(layer.framebufferOnly)
+        let pattern = try AnimatedPatternRenderer(layer: layer)
+        #expect(try pattern.renderFrame(clearColor: (1, 0.2, 0), angle: nil))
+        #expect(pixel(try render(root), 20, 20) == [255, 51, 0, 255])
+        // Colour attachment (0x10) and sampled (0x4) only.
+        #expect(layer.queue.slots.map(\.usage) == [0x14])
+        layer.framebufferOnly = false
+        #expect(try pattern.renderFrame(clearColor: (0, 0.2, 1), angle: nil))
+        #expect(pixel(try render(root), 20, 20) == [0, 51, 255, 255])
+        // With transfer source (0x1) and destination (0x2) and, lavapipe allowing it, storage (0x8).
+        #expect(layer.queue.slots.map(\.usage) == [0x14, 0x1f])
+    }
+
     @Test func theAnimatedPatternClearsToItsCyclingColourAndTurnsItsTriangle() throws {
         let root = makeRoot(64, 64)
         let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 64, height: 64), drawableSize: .zero)

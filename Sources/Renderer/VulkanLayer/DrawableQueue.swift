@@ -9,14 +9,24 @@ final class DrawableSlot {
     let texture: Texture
     let commandBuffer: VkCommandBuffer
     let pixelFormat: VulkanDrawablePixelFormat
+    let framebufferOnly: Bool
+    /// The image's `VkImageUsageFlags`.
+    let usage: UInt32
     var isAcquired = false
     /// The presented frame showing the image, while any render tree or layer holds it.
     weak var shownBy: PresentedFrame?
 
-    init(context: VulkanContext, width: Int, height: Int, pixelFormat: VulkanDrawablePixelFormat) throws {
+    init(
+        context: VulkanContext, width: Int, height: Int, pixelFormat: VulkanDrawablePixelFormat, framebufferOnly: Bool
+    ) throws {
+        // Rendering and the compositor's sampling need only these; GPUs may compress such images.
         var usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue
-            | VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue
-        if Self.supportsStorage(pixelFormat, context: context) { usage |= VK_IMAGE_USAGE_STORAGE_BIT.rawValue }
+        if !framebufferOnly {
+            usage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue
+            if Self.supportsStorage(pixelFormat, context: context) { usage |= VK_IMAGE_USAGE_STORAGE_BIT.rawValue }
+        }
+        self.usage = usage
+        self.framebufferOnly = framebufferOnly
         texture = Texture(
             rendered: try GPUImage(
                 context: context, width: width, height: height, usage: VkImageUsageFlags(usage),
@@ -88,13 +98,15 @@ final class LiveDrawableContents: ExternalContents, @unchecked Sendable {
     var pixelSize: (width: Int, height: Int)? { frame?.pixelSize }
 }
 
-/// A `VulkanLayer`'s pool of drawables and the timeline its rendering signals.
+/// A `VulkanLayer`'s pool of drawables and the timeline its rendering signals; the settings are
+/// the layer's.
 final class DrawableQueue {
     let context: VulkanContext
     let timeline: TimelineSemaphore
     let live: LiveDrawableContents
     var drawableSize = Size.zero
     var pixelFormat = VulkanDrawablePixelFormat.bgra8Unorm
+    var framebufferOnly = true
     var maximumDrawableCount = 3
     var allowsTimeout = true
     /// How long `acquire` waits for a frame to finish sampling an image, when it may time out.
@@ -117,13 +129,15 @@ final class DrawableQueue {
     func acquire(width: Int, height: Int) throws -> DrawableSlot? {
         func fits(_ slot: DrawableSlot) -> Bool {
             slot.texture.width == width && slot.texture.height == height && slot.pixelFormat == pixelFormat
+                && slot.framebufferOnly == framebufferOnly
         }
         // Images of another size or format are released as soon as nothing uses them.
         slots.removeAll { $0.isFree && !$0.isBeingRead && !fits($0) }
         let free = slots.filter(\.isFree)
         var slot = free.first { !$0.isBeingRead }
         if slot == nil, slots.count < maximumDrawableCount {
-            let made = try DrawableSlot(context: context, width: width, height: height, pixelFormat: pixelFormat)
+            let made = try DrawableSlot(
+                context: context, width: width, height: height, pixelFormat: pixelFormat, framebufferOnly: framebufferOnly)
             slots.append(made)
             slot = made
         }
@@ -135,7 +149,8 @@ final class DrawableQueue {
             slot = waiting
             if !fits(waiting) {
                 slots.removeAll { $0 === waiting }
-                let made = try DrawableSlot(context: context, width: width, height: height, pixelFormat: pixelFormat)
+                let made = try DrawableSlot(
+                context: context, width: width, height: height, pixelFormat: pixelFormat, framebufferOnly: framebufferOnly)
                 slots.append(made)
                 slot = made
             }

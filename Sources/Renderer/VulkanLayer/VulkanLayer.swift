@@ -35,20 +35,21 @@ public struct VulkanDeviceHandles: @unchecked Sendable {
 }
 
 /// What one `VulkanDrawable.encode(_:)` call records into: a command buffer in the recording
-/// state, and the drawable's image and view. The image is in `VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL`
+/// state, and the drawable's image and view (with the usage `imageUsageRawValue` says). The image is in `VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL`
 /// when the body starts and must be left so; its pixels are undefined in the first encode of a
 /// drawable (render all of them, as with a CAMetalDrawable's texture) and kept between encodes.
 public struct DrawableEncoder {
     /// A `VkCommandBuffer`.
     public let commandBuffer: OpaquePointer
-    /// A `VkImage` with colour-attachment, sampled, storage (when the format allows), transfer
-    /// source and destination usage.
+    /// A `VkImage`.
     public let image: OpaquePointer
     /// A `VkImageView` of all of `image`.
     public let imageView: OpaquePointer
     public let width: Int
     public let height: Int
     public let pixelFormat: VulkanDrawablePixelFormat
+    /// The image's `VkImageUsageFlags`: see `VulkanLayer.framebufferOnly`.
+    public let imageUsageRawValue: UInt32
     public let device: VulkanDeviceHandles
 }
 
@@ -109,6 +110,16 @@ open class VulkanLayer: ExternalContentsLayer {
     public var pixelFormat: VulkanDrawablePixelFormat {
         get { queue.pixelFormat }
         set { queue.pixelFormat = newValue }
+    }
+
+    /// Whether drawables serve only as colour attachments (rendered by render passes), as
+    /// CAMetalLayer's `framebufferOnly`: true, the default, makes images with colour-attachment
+    /// and sampled usage only, which GPUs may keep compressed; false adds transfer source and
+    /// destination, and storage where the format allows it, for compute shaders and copies.
+    /// Applies from the next drawable handed out.
+    public var framebufferOnly: Bool {
+        get { queue.framebufferOnly }
+        set { queue.framebufferOnly = newValue }
     }
 
     /// How many drawables may exist at once: 2 or 3 (the default), as for CAMetalLayer.
@@ -216,7 +227,8 @@ public final class VulkanDrawable {
             try body(
                 DrawableEncoder(
                     commandBuffer: commandBuffer, image: image.handle, imageView: image.view, width: image.width,
-                    height: image.height, pixelFormat: slot.pixelFormat, device: layer.queue.handles))
+                    height: image.height, pixelFormat: slot.pixelFormat, imageUsageRawValue: slot.usage,
+                    device: layer.queue.handles))
         } catch {
             _ = vkEndCommandBuffer(commandBuffer)
             throw error
