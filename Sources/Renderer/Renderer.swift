@@ -156,7 +156,9 @@ public final class Renderer {
             var wholeWithin: PixelRect??
             for draw in pass.draws {
                 let contents = try draw.drawable.map { drawable in
-                    precondition(drawable.slot.texture.image.context === context, "a VulkanLayer is composited by the renderer it was made with")
+                    precondition(
+                        drawable.slot.texture.image.context === context,
+                        "a VulkanLayer is composited by the renderer it was made with")
                     return drawable.slot.texture
                 } ?? draw.contents.map { try textures.texture(for: $0) } ?? white
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white

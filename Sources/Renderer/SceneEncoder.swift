@@ -227,7 +227,9 @@ struct SceneEncoder {
         let contentsFlipped = flipped
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            if p.shadowPath != nil || p.contentsLogicalSize != nil || p.shape != nil || p.text != nil || hasVisibleSublayers(layer) {
+            if p.shadowPath != nil || p.contentsLogicalSize != nil || p.shape != nil || p.text != nil
+                || hasVisibleSublayers(layer)
+            {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
             } else if !p.bounds.isEmpty {
@@ -498,8 +500,8 @@ struct SceneEncoder {
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
-        drawable: PresentedFrame? = nil, previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
-        intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
+        drawable: PresentedFrame? = nil, previous: Image? = nil, filter: ContentsFilter = .linear,
+        intermediate: Int? = nil, intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
         var instance = instance
         instance.tint = tint
@@ -508,8 +510,8 @@ struct SceneEncoder {
         if instance.clip != nil { flags.insert(.clip) }
         let reach = reach(of: instance, scissor)
         let draw = EncodedDraw(
-            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, drawable: drawable, previousContents: previous,
-            filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
+            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, drawable: drawable,
+            previousContents: previous, filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
             opaqueBox: opaqueBox)
         openPasses[openPasses.count - 1].draws.append(draw)
         openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach)

@@ -34,5 +34,7 @@ func benchmarkVulkanLayer(renderer: Renderer) throws {
     }
     encode.sort()
     composite.sort()
-    print("VulkanLayer 512×512 pattern, each frame: app encode+submit \(milliseconds(encode[15])), composite to finished \(milliseconds(composite[15]))")
+    print(
+        "VulkanLayer 512×512 pattern, each frame: app encode+submit \(milliseconds(encode[15])),"
+            + " composite to finished \(milliseconds(composite[15]))")
 }

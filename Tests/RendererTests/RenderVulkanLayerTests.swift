@@ -26,13 +26,15 @@ import Testing
     @Test func aPresentedDrawableIsTheLayersContentsWithGravityOpacityAndCornerRadius() throws {
         let root = makeRoot(120, 80)
         // Red, filling its bounds, at 0.6 opacity and clipped to corners of radius 12.
-        let rounded = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 40, height: 60), drawableSize: Size(width: 16, height: 16))
+        let rounded = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 40, height: 60),
+            drawableSize: Size(width: 16, height: 16))
         rounded.opacity = 0.6
         rounded.cornerRadius = 12
         rounded.masksToBounds = true
         try present((1, 0, 0), on: rounded)
         // 40×20 pixels fitted into 50×60 points: 50×25, from y = 27.5 to 52.5.
-        let fitted = try vulkanLayer(in: root, frame: Rect(x: 60, y: 10, width: 50, height: 60), drawableSize: Size(width: 40, height: 20))
+        let fitted = try vulkanLayer(in: root, frame: Rect(x: 60, y: 10, width: 50, height: 60),
+            drawableSize: Size(width: 40, height: 20))
         fitted.contentsGravity = .resizeAspect
         let pattern = try AnimatedPatternRenderer(layer: fitted)
         #expect(try pattern.renderFrame(clearColor: (0, 0, 1), angle: 0))
@@ -54,7 +56,8 @@ import Testing
 
     @Test func thePoolHandsOutAtMostMaximumDrawableCountDrawables() throws {
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+            drawableSize: Size(width: 8, height: 8))
         #expect(layer.maximumDrawableCount == 3)
         layer.maximumDrawableCount = 2
         var first = try layer.nextDrawable()
@@ -75,7 +78,8 @@ import Testing
     @Test func aSampledDrawableComesBackOnlyOnceTheFrameThatSampledItIsDone() throws {
         let renderer = try validatingRenderer.get()
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+            drawableSize: Size(width: 8, height: 8))
         layer.maximumDrawableCount = 2
         try present((1, 0, 0), on: layer)
         _ = try render(root)
@@ -125,7 +129,8 @@ import Testing
 
     @Test func presentingTwiceBeforeAFrameShowsTheLatestAndFreesTheFirst() throws {
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+            drawableSize: Size(width: 8, height: 8))
         try present((1, 0, 0), on: layer)
         try present((0, 1, 0), on: layer)
         let image = try render(root)
@@ -137,7 +142,8 @@ import Testing
     @Test func aPresentOutsideTransactionsShowsAtTheNextFrameWithoutACommit() throws {
         let renderer = try validatingRenderer.get()
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 20, height: 20), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 20, height: 20),
+            drawableSize: Size(width: 8, height: 8))
         var presents = 0
         renderer.onDrawablePresented = { presents += 1 }
         defer { renderer.onDrawablePresented = nil }
@@ -164,7 +170,8 @@ import Testing
         replicator.instanceCount = 2
         replicator.instanceTransform = Transform3D(translationX: 30, y: 0, z: 0)
         root.addSublayer(replicator)
-        let layer = try vulkanLayer(in: replicator, frame: Rect(x: 5, y: 10, width: 20, height: 20), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: replicator, frame: Rect(x: 5, y: 10, width: 20, height: 20),
+            drawableSize: Size(width: 8, height: 8))
         try present((1, 0, 0), on: layer)
         let tree = try commit(root)
         let red = try renderer.render(tree, width: 60, height: 40)
@@ -180,7 +187,8 @@ import Testing
     @Test func withPresentsWithTransactionADrawableShowsWithTheCommit() throws {
         let renderer = try validatingRenderer.get()
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+            drawableSize: Size(width: 8, height: 8))
         layer.presentsWithTransaction = true
         // The commit announces these presents.
         renderer.onDrawablePresented = { Issue.record("a present with the transaction asked for a frame of its own") }
@@ -205,7 +213,8 @@ import Testing
         for _ in 0..<3 { _ = try render(root) }
         let before = renderer.context.liveMemoryAllocations
         do {
-            let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+            let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+                drawableSize: Size(width: 8, height: 8))
             try present((1, 0, 0), on: layer)
             try present((0, 1, 0), on: layer)
             _ = try render(root)
@@ -221,7 +230,8 @@ import Testing
 
     @Test func rgbaDrawablesShowTheirColoursAndFramebufferOnlyLimitsTheUsage() throws {
         let root = makeRoot(40, 40)
-        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40), drawableSize: Size(width: 8, height: 8))
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 0, y: 0, width: 40, height: 40),
+            drawableSize: Size(width: 8, height: 8))
         layer.pixelFormat = .rgba8Unorm
         #expect(layer.framebufferOnly)
         let pattern = try AnimatedPatternRenderer(layer: layer)

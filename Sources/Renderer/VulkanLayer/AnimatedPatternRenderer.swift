@@ -18,7 +18,8 @@ public final class AnimatedPatternRenderer {
         self.layer = layer
         let context = layer.queue.context
         device = context.device
-        var range = VkPushConstantRange(stageFlags: VkShaderStageFlags(VK_SHADER_STAGE_VERTEX_BIT.rawValue), offset: 0, size: 8)
+        var range = VkPushConstantRange(
+            stageFlags: VkShaderStageFlags(VK_SHADER_STAGE_VERTEX_BIT.rawValue), offset: 0, size: 8)
         var info = VkPipelineLayoutCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
         info.pushConstantRangeCount = 1
@@ -72,7 +73,8 @@ public final class AnimatedPatternRenderer {
             attachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
             attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
             attachment.clearValue = VkClearValue(
-                color: VkClearColorValue(float32: (Float(clearColor.red), Float(clearColor.green), Float(clearColor.blue), 1)))
+                color: VkClearColorValue(
+                    float32: (Float(clearColor.red), Float(clearColor.green), Float(clearColor.blue), 1)))
             let extent = VkExtent2D(width: UInt32(encoder.width), height: UInt32(encoder.height))
             withUnsafePointer(to: &attachment) { attachment in
                 var rendering = VkRenderingInfo()

@@ -144,8 +144,8 @@ final class DrawableQueue {
         if slot == nil, let waiting = free.min(by: { $0.texture.lastReadPoint!.value < $1.texture.lastReadPoint!.value }) {
             // Only the GPU holds it: block until the frame that sampled it is done.
             let point = waiting.texture.lastReadPoint!
-            guard try point.timeline.wait(for: point.value, timeoutNanoseconds: allowsTimeout ? Self.timeoutNanoseconds : .max)
-            else { return nil }
+            let timeout = allowsTimeout ? Self.timeoutNanoseconds : .max
+            guard try point.timeline.wait(for: point.value, timeoutNanoseconds: timeout) else { return nil }
             slot = waiting
             if !fits(waiting) {
                 slots.removeAll { $0 === waiting }

@@ -35,9 +35,10 @@ public struct VulkanDeviceHandles: @unchecked Sendable {
 }
 
 /// What one `VulkanDrawable.encode(_:)` call records into: a command buffer in the recording
-/// state, and the drawable's image and view (with the usage `imageUsageRawValue` says). The image is in `VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL`
-/// when the body starts and must be left so; its pixels are undefined in the first encode of a
-/// drawable (render all of them, as with a CAMetalDrawable's texture) and kept between encodes.
+/// state, and the drawable's image and view (with the usage `imageUsageRawValue` says). The image
+/// is in `VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL` when the body starts and must be left so; its
+/// pixels are undefined in the first encode of a drawable (render all of them, as with a
+/// CAMetalDrawable's texture) and kept between encodes.
 public struct DrawableEncoder {
     /// A `VkCommandBuffer`.
     public let commandBuffer: OpaquePointer
@@ -66,7 +67,11 @@ public struct DrawableEncoder {
 /// for its rendering through a timeline semaphore, and a drawable is handed out again only once
 /// the frames that sampled it are done). The body gets the raw handles as opaque pointers
 /// (`DrawableEncoder`), so the public interface names no C module while code that imports the
-/// Vulkan headers, such as `AnimatedPatternRenderer`, records anything the device can do.
+/// Vulkan headers records anything the device can do. In Vitrine only the Renderer module imports
+/// them, so Vitrine's own content lives there (`AnimatedPatternRenderer`); an application that
+/// embeds Vitrine's modules may import them itself.
+///
+/// LayerKit's CPU drawing (`render(in:)`) cannot read GPU images: it draws no external contents.
 ///
 /// Drawables, presents and rendering happen on the thread that renders the layer tree, as
 /// everything of one `Renderer` does; the queue is not synchronised for other threads.
