@@ -12,7 +12,10 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SHADERS = [("layerVertex", "layer.vert", "vert"), ("layerFragment", "layer.frag", "frag")]
+SHADERS = [
+    ("layerVertex", "layer.vert", "vert"), ("layerFragment", "layer.frag", "frag"),
+    ("patternVertex", "pattern.vert", "vert"), ("patternFragment", "pattern.frag", "frag"),
+]
 OUTPUT = ROOT / "Sources" / "Renderer" / "ShaderLibrary.swift"
 
 

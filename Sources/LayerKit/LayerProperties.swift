@@ -173,6 +173,7 @@ indirect enum ClassProperties: Sendable {
     case emitter(EmitterProperties)
     /// A `TransformLayer`: it has no values of its own, only its kind.
     case transformLayer
+    case externalContents(any ExternalContents)
 }
 
 extension LayerProperties {
@@ -262,11 +263,14 @@ extension LayerProperties {
     /// The contents' size in points for gravity: the pixels of the part `contentsRect` selects,
     /// divided by contentsScale.
     public var contentsLogicalSize: Size? {
-        guard let image = contents else { return nil }
+        // External contents, while they show something, are drawn in place of `contents`.
+        guard let pixels = externalContents?.pixelSize ?? contents.map({ (width: $0.width, height: $0.height) }) else {
+            return nil
+        }
         let scale = contentsScale > 0 ? contentsScale : 1
         return Size(
-            width: Double(image.width) * contentsRect.width / scale,
-            height: Double(image.height) * contentsRect.height / scale)
+            width: Double(pixels.width) * contentsRect.width / scale,
+            height: Double(pixels.height) * contentsRect.height / scale)
     }
 
     /// Where the contents land in the bounds (ca-semantics C1): the bounds for `resize`, scaled to

@@ -18,7 +18,7 @@ extension SceneEncoder {
         else { return nil }
         var covered = Rect.null
         if let background = p.backgroundColor, background.alpha >= 1 { covered = p.bounds }
-        if let image = p.contents, let contentsFrame, p.contentsCrossFade == nil,
+        if let image = p.contents, p.externalContents?.pixelSize == nil, let contentsFrame, p.contentsCrossFade == nil,
             p.isOpaque || image.pixelFormat == .xrgb8888
         {
             let frame = p.masksToBounds ? contentsFrame.intersection(p.bounds) : contentsFrame

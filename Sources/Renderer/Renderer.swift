@@ -6,7 +6,7 @@ import LayerKit
 /// the first device: lavapipe on machines without a GPU), its pipeline, a ring of per-frame
 /// resources and a texture cache that uploads each contents image once while it stays in use.
 public final class Renderer {
-    private let context: VulkanContext
+    let context: VulkanContext
     private let frames: FrameRenderer
     private let textures: TextureCache
     /// Shape layers' images, redrawn only when a shape or its scale changes.
@@ -15,8 +15,14 @@ public final class Renderer {
     let texts = RasterCache<TextRasterSource>()
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
+    private var liveContents = LiveContentsRegistry()
     private var lastClearColor: Color?
     private var lastImage: Image?
+
+    /// Called after a `VulkanLayer` of this renderer presents outside transactions: no commit
+    /// announces such a present, so whoever schedules frames (the compositor's output) asks for
+    /// one here.
+    public var onDrawablePresented: (() -> Void)?
 
     /// How the last frame went.
     public private(set) var lastFrameStatistics = FrameStatistics()
@@ -53,7 +59,9 @@ public final class Renderer {
             damage.reset()
             lastClearColor = clearColor
         }
-        let frameDamage = damage.damage(for: tree, scale: scale, width: width, height: height)
+        let frameDamage = liveContents.damage(
+            adding: damage.damage(for: tree, scale: scale, width: width, height: height), tree: tree, scale: scale,
+            width: width, height: height)
         if frameDamage == .none, let lastImage {
             lastFrameStatistics = FrameStatistics(damage: .none)
             return lastImage
@@ -74,6 +82,11 @@ public final class Renderer {
             damage.reset()
             throw error
         }
+    }
+
+    /// Redraws `contents`' layer whenever it presents (its presents change no render tree).
+    func register(_ contents: LiveDrawableContents) {
+        liveContents.register(contents)
     }
 
     /// Forgets the last frame, so the next one is drawn in full (the benchmarks' full frames).
@@ -142,7 +155,12 @@ public final class Renderer {
             var nextInBatch: UInt32?
             var wholeWithin: PixelRect??
             for draw in pass.draws {
-                let contents = try draw.contents.map { try textures.texture(for: $0) } ?? white
+                let contents = try draw.drawable.map { drawable in
+                    precondition(
+                        drawable.slot.texture.image.context === context,
+                        "a VulkanLayer is composited by the renderer it was made with")
+                    return drawable.slot.texture
+                } ?? draw.contents.map { try textures.texture(for: $0) } ?? white
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
                 let constants = DrawConstants(instanceIndex: draw.instance, targetWidth: width, targetHeight: height)
                 // On the target, a partial redraw stays inside the damaged region.

@@ -12,6 +12,8 @@ struct EncodedDraw: Equatable {
     /// What of the shader the draw uses (with `kind`, it picks the draw's specialized pipeline).
     var flags: SceneEncoder.Flags
     var contents: Image?
+    /// A presented drawable to sample instead of `contents` (see `VulkanLayer`).
+    var drawable: PresentedFrame?
     var previousContents: Image?
     var filter: ContentsFilter
     /// In the pixels of the draw's pass (the target's, or its intermediate's); nil for all of them.
@@ -225,7 +227,9 @@ struct SceneEncoder {
         let contentsFlipped = flipped
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            if p.shadowPath != nil || p.contents != nil || p.shape != nil || p.text != nil || hasVisibleSublayers(layer) {
+            if p.shadowPath != nil || p.contentsLogicalSize != nil || p.shape != nil || p.text != nil
+                || hasVisibleSublayers(layer)
+            {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
             } else if !p.bounds.isEmpty {
@@ -244,6 +248,7 @@ struct SceneEncoder {
         }
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
+        let drawable = PresentedFrame.showing(p.externalContents)
         let hasBackground = (p.backgroundColor?.alpha ?? 0) > 0
         let gradient = p.gradient.flatMap(gradientBlock)
         if hasBackground || contentsFrame != nil || gradient != nil {
@@ -251,7 +256,7 @@ struct SceneEncoder {
             if hasBackground { flags.insert(.hasBackground) }
             if gradient != nil { flags.insert(.gradient) }
             var quad = p.bounds
-            if let contentsFrame, p.contents != nil {
+            if let contentsFrame, p.contents != nil || drawable != nil {
                 flags.insert(.hasContents)
                 if p.masksToBounds { flags.insert(.contentsRounded) } else { quad = quad.union(contentsFrame) }
                 if p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1) {
@@ -269,7 +274,8 @@ struct SceneEncoder {
                 flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
             body.gradient = gradient
             append(
-                body, kind: .body, scissor: scissor, contents: p.contents, previous: p.contentsCrossFade?.from,
+                body, kind: .body, scissor: scissor, contents: drawable == nil ? p.contents : nil, drawable: drawable,
+                previous: p.contentsCrossFade?.from,
                 filter: p.magnificationFilter,
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
         }
@@ -508,8 +514,8 @@ struct SceneEncoder {
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
-        previous: Image? = nil, filter: ContentsFilter = .linear, intermediate: Int? = nil,
-        intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
+        drawable: PresentedFrame? = nil, previous: Image? = nil, filter: ContentsFilter = .linear,
+        intermediate: Int? = nil, intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
         var instance = instance
         instance.tint = tint
@@ -518,8 +524,8 @@ struct SceneEncoder {
         if instance.clip != nil { flags.insert(.clip) }
         let reach = reach(of: instance, scissor)
         let draw = EncodedDraw(
-            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, previousContents: previous,
-            filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
+            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, drawable: drawable,
+            previousContents: previous, filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
             opaqueBox: opaqueBox)
         openPasses[openPasses.count - 1].draws.append(draw)
         openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach)

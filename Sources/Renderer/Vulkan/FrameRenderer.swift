@@ -176,10 +176,14 @@ final class FrameRenderer {
         keptAlive.append(contentsOf: textures)
         keptAlive.append(contentsOf: textures.compactMap(\.staging))
         keptAlive.append(contentsOf: images)
-        let point = try ring.submit(slot, keepingAlive: keptAlive)
+        // Drawables' rendering must finish before this frame samples them.
+        let point = try ring.submit(slot, keepingAlive: keptAlive, waitingFor: textures.compactMap(\.readyPoint))
         // Only now, with the commands accepted, does the tracked state move on: a frame that failed
         // before submission leaves uploads pending and layouts as they were.
-        for texture in textures { texture.uploadSubmitted() }
+        for texture in textures {
+            texture.uploadSubmitted()
+            texture.lastReadPoint = point
+        }
         for image in images { image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL }
         target.image.layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         target.lastSubmission = point

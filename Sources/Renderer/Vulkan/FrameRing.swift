@@ -88,20 +88,47 @@ final class FrameRing {
     }
 
     /// Submits the slot's recorded command buffer, signalling the timeline's next value, and keeps
-    /// `objects` alive until that value is reached. Returns the point to wait for.
-    func submit(_ slot: Slot, keepingAlive objects: [AnyObject]) throws -> TimelinePoint {
-        var commandBufferInfo = VkCommandBufferSubmitInfo()
-        commandBufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO
-        commandBufferInfo.commandBuffer = slot.commandBuffer
-        var signal = VkSemaphoreSubmitInfo()
-        signal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
-        signal.semaphore = timeline.handle
-        signal.value = timeline.nextValue
-        signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
-        try withUnsafePointer(to: &commandBufferInfo) { commandBufferInfo in
-            try withUnsafePointer(to: &signal) { signal in
+    /// `objects` alive until that value is reached; its fragment shaders first wait for `waits`.
+    /// Returns the point to wait for.
+    func submit(_ slot: Slot, keepingAlive objects: [AnyObject], waitingFor waits: [TimelinePoint] = []) throws
+        -> TimelinePoint
+    {
+        let point = try submitCommands(slot.commandBuffer, on: context, signalling: timeline, waitingFor: waits)
+        slot.submittedValue = point.value
+        slot.keptAlive = objects
+        return point
+    }
+}
+
+/// Submits `commandBuffer` to the context's queue, signalling `timeline`'s next value once it is
+/// done, its fragment shaders first waiting for `waits`. Returns the point to wait for.
+func submitCommands(
+    _ commandBuffer: VkCommandBuffer, on context: VulkanContext, signalling timeline: TimelineSemaphore,
+    waitingFor waits: [TimelinePoint] = []
+) throws -> TimelinePoint {
+    var commandBufferInfo = VkCommandBufferSubmitInfo()
+    commandBufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO
+    commandBufferInfo.commandBuffer = commandBuffer
+    var signal = VkSemaphoreSubmitInfo()
+    signal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
+    signal.semaphore = timeline.handle
+    signal.value = timeline.nextValue
+    signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
+    let waitInfos = waits.map { point in
+        var wait = VkSemaphoreSubmitInfo()
+        wait.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
+        wait.semaphore = point.timeline.handle
+        wait.value = point.value
+        wait.stageMask = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT
+        return wait
+    }
+    try withUnsafePointer(to: &commandBufferInfo) { commandBufferInfo in
+        try withUnsafePointer(to: &signal) { signal in
+            try waitInfos.withUnsafeBufferPointer { waitInfos in
                 var submit = VkSubmitInfo2()
                 submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2
+                submit.waitSemaphoreInfoCount = UInt32(waitInfos.count)
+                submit.pWaitSemaphoreInfos = waitInfos.baseAddress
                 submit.commandBufferInfoCount = 1
                 submit.pCommandBufferInfos = commandBufferInfo
                 submit.signalSemaphoreInfoCount = 1
@@ -109,9 +136,6 @@ final class FrameRing {
                 try check(vkQueueSubmit2(context.queue, 1, &submit, nil), "vkQueueSubmit2")
             }
         }
-        let point = timeline.didSubmitNextValue()
-        slot.submittedValue = point.value
-        slot.keptAlive = objects
-        return point
     }
+    return timeline.didSubmitNextValue()
 }

@@ -1,6 +1,7 @@
 internal import CVulkan
 
-/// A 2D `VK_FORMAT_B8G8R8A8_UNORM` image with its own device-local memory and a view.
+/// A 2D image, `VK_FORMAT_B8G8R8A8_UNORM` unless made with another format, with its own
+/// device-local memory and a view.
 ///
 /// The format's bytes in memory are B, G, R, A: Graphics' `PixelFormat.argb8888Premultiplied` (and
 /// `xrgb8888`) on little-endian machines, so pixels move between them without conversion.
@@ -12,6 +13,7 @@ final class GPUImage {
     let view: VkImageView
     let width: Int
     let height: Int
+    let format: VkFormat
     /// The layout the image is in once every recorded command has run; whoever records a
     /// transition updates it (after the submission succeeds).
     var layout = VK_IMAGE_LAYOUT_UNDEFINED
@@ -19,7 +21,10 @@ final class GPUImage {
 
     /// `opaque` makes the view read alpha as 1 whatever the image holds (for xrgb pixels, whose
     /// top byte is undefined).
-    init(context: VulkanContext, width: Int, height: Int, usage: VkImageUsageFlags, opaque: Bool = false) throws {
+    init(
+        context: VulkanContext, width: Int, height: Int, usage: VkImageUsageFlags, opaque: Bool = false,
+        format: VkFormat = GPUImage.format
+    ) throws {
         let maximum = Int(context.limits.maxImageDimension2D)
         guard (1...maximum).contains(width), (1...maximum).contains(height) else {
             throw VulkanError.imageTooLarge(width: width, height: height, maximum: maximum)
@@ -27,7 +32,7 @@ final class GPUImage {
         var info = VkImageCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
         info.imageType = VK_IMAGE_TYPE_2D
-        info.format = Self.format
+        info.format = format
         info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
         info.mipLevels = 1
         info.arrayLayers = 1
@@ -60,7 +65,7 @@ final class GPUImage {
         viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
         viewInfo.image = image
         viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
-        viewInfo.format = Self.format
+        viewInfo.format = format
         viewInfo.components = VkComponentMapping(
             r: VK_COMPONENT_SWIZZLE_IDENTITY, g: VK_COMPONENT_SWIZZLE_IDENTITY, b: VK_COMPONENT_SWIZZLE_IDENTITY,
             a: opaque ? VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY)
@@ -73,6 +78,7 @@ final class GPUImage {
         self.view = view!
         self.width = width
         self.height = height
+        self.format = format
         succeeded = true
     }
 

@@ -157,7 +157,7 @@ final class LayerPipeline {
         return made
     }
 
-    private static func makeShaderModule(device: VkDevice, code: [UInt32]) throws -> VkShaderModule {
+    static func makeShaderModule(device: VkDevice, code: [UInt32]) throws -> VkShaderModule {
         precondition(!code.isEmpty, "empty SPIR-V")
         return try code.withUnsafeBufferPointer { code in
             var info = VkShaderModuleCreateInfo()

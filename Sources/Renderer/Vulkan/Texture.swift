@@ -15,6 +15,20 @@ final class Texture {
 
     var width: Int { image.width }
     var height: Int { image.height }
+    /// For a drawable's image (see `VulkanLayer`): the submission of the rendering into it, which
+    /// a frame sampling it waits for on the GPU.
+    var readyPoint: TimelinePoint?
+    /// The last submitted frame that sampled the texture: its image may be written again once
+    /// that frame is done.
+    var lastReadPoint: TimelinePoint?
+
+    /// A texture over an image that commands render into (a drawable's), with nothing to upload;
+    /// whoever renders it leaves it in `SHADER_READ_ONLY_OPTIMAL` and sets `readyPoint`.
+    init(rendered image: GPUImage) {
+        self.image = image
+        staging = nil
+        stagedRegion = image.bufferCopyRegion
+    }
 
     /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte holds.
     init(context: VulkanContext, image source: Image) throws {
