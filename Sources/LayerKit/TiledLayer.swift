@@ -54,7 +54,8 @@ public struct TiledProperties: Sendable, Hashable {
 /// of sample time; `TileCache.revision` tells the renderer's damage tracking that a frame changed.
 ///
 /// `setNeedsDisplay()` redraws every tile, `setNeedsDisplay(in:)` those the rectangle touches,
-/// once the transaction commits. `contents` and `display()`'s backing store are not used.
+/// once the transaction commits. `contents` and `display()`'s backing store are not used;
+/// `render(in:)` (printing, export) has the layer draw itself in one piece, clipped to its bounds.
 open class TiledLayer: Layer {
     /// How long a newly drawn tile takes to fade in, in seconds (CATiledLayer's class property);
     /// a subclass overrides it to change it.

@@ -313,6 +313,18 @@ final class TileRecorder: LayerDrawingDelegate, Sendable {
         #expect(TiledLayer().tileCache.maximumBytes == TileCache.defaultMaximumBytes)
     }
 
+    @Test func renderInContextDrawsTheLayerInOnePieceClippedToItsBounds() throws {
+        let recorder = TileRecorder()
+        let layer = TiledLayer()
+        layer.bounds = Rect(x: 0, y: 0, width: 30, height: 20)
+        layer.delegate = recorder
+        let context = try GraphicsContext(width: 30, height: 20)
+        layer.render(in: context)
+        #expect(recorder.rects == [Rect(x: 0, y: 0, width: 30, height: 20)])
+        #expect(context.makeImage().pixel(x: 29, y: 19) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        #expect(layer.tileCache.drawCount == 0)
+    }
+
     // MARK: - Render tree
 
     @Test func theRenderTreeCarriesTheLayersCache() throws {
