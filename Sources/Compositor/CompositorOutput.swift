@@ -157,7 +157,8 @@ final class CompositorOutput {
             return
         }
         let target = Double(request.targetPresentationNanoseconds) / 1e9
-        let frameTree = tree.animatedLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
+        // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
+        let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
         do {
             let image = try renderer.render(
                 frameTree, width: backend.mode.width, height: backend.mode.height,

@@ -2,6 +2,14 @@ extension Layer {
     /// Marks the contents as needing an update; the transaction's commit calls `display()` once,
     /// however many times this was called.
     public func setNeedsDisplay() {
+        setNeedsDisplay(in: .infinite)
+    }
+
+    /// Marks the part `rect` (in the bounds space) of the contents as needing an update; marks
+    /// before the display add up to their bounding box. A layer with one backing store redraws it
+    /// whole; a `TiledLayer` redraws only the tiles the marked box touches.
+    public func setNeedsDisplay(in rect: Rect) {
+        needsDisplayRect = needsDisplayRect.union(rect)
         let transaction = Transaction.state
         transaction.noteChange()
         guard !needsDisplayFlag else { return }
@@ -16,5 +24,6 @@ extension Layer {
         guard needsDisplayFlag else { return }
         needsDisplayFlag = false
         display()
+        needsDisplayRect = .null
     }
 }

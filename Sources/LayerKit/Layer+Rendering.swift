@@ -196,12 +196,13 @@ struct LayerTreeDrawer {
         }
     }
 
-    /// Contents from drawing are drawn again; bitmap contents are placed by gravity, contentsRect
-    /// and contentsCenter, upright under an odd number of flips (ca-semantics G10).
+    /// Contents from drawing are drawn again (a tiled layer's too, in one piece, its clip the
+    /// bounds); bitmap contents are placed by gravity, contentsRect and contentsCenter, upright
+    /// under an odd number of flips (ca-semantics G10).
     private mutating func drawContents(of layer: Layer, flipped: Bool) {
         let p = layer.properties
         let redrawing = layer.delegate as? any LayerRedrawingDelegate
-        if layer.contentsAreBackingStore || redrawing != nil {
+        if layer.contentsAreBackingStore || redrawing != nil || p.tiled != nil {
             var redrawn = false
             // The backing store covers the bounds, so drawing outside them never showed.
             clipped(to: Path(rect: p.bounds)) { drawer in

@@ -31,6 +31,8 @@ open class Layer {
     /// See `RenderLayer.revisionExceptContents`.
     var revisionExceptContents: UInt64 = 0
     var needsDisplayFlag = false
+    /// The part of the bounds marked since the last display (`setNeedsDisplay(in:)`); infinite for all.
+    var needsDisplayRect = Rect.null
     var needsLayoutFlag = false
     var descendantNeedsLayout = false
     var isInLayout = false

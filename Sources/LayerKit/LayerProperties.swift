@@ -171,6 +171,7 @@ indirect enum ClassProperties: Sendable {
     case text(TextProperties)
     case scroll(ScrollMode)
     case emitter(EmitterProperties)
+    case tiled(TiledProperties)
     /// A `TransformLayer`: it has no values of its own, only its kind.
     case transformLayer
     case externalContents(any ExternalContents)
@@ -232,6 +233,17 @@ extension LayerProperties {
         }
         set {
             if let newValue { classProperties = .emitter(newValue) } else if emitter != nil { classProperties = nil }
+        }
+    }
+
+    /// `TiledLayer`'s grid and its tiles.
+    public var tiled: TiledProperties? {
+        get {
+            guard case .tiled(let t)? = classProperties else { return nil }
+            return t
+        }
+        set {
+            if let newValue { classProperties = .tiled(newValue) } else if tiled != nil { classProperties = nil }
         }
     }
 

@@ -20,6 +20,7 @@ public final class RenderContext {
     /// The presentation copies made for the current snapshot at one media time.
     private var presentationCache: (generation: UInt64, time: Double, layers: [LayerID: Layer])?
     private var animatedLayerIDs: Set<LayerID> = []
+    private var tiledLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
     private var recentChanges: [GenerationChanges] = []
     private var generation: UInt64 = 0
@@ -111,6 +112,7 @@ public final class RenderContext {
         } else {
             animatedLayerIDs.insert(layer.id)
         }
+        if node.properties.tiled == nil { tiledLayerIDs.remove(layer.id) } else { tiledLayerIDs.insert(layer.id) }
         changedLayerIDs.insert(layer.id)
     }
 
@@ -118,6 +120,7 @@ public final class RenderContext {
         layers[id] = nil
         modelLayers[id] = nil
         animatedLayerIDs.remove(id)
+        tiledLayerIDs.remove(id)
         changedLayerIDs.insert(id)
     }
 
@@ -153,7 +156,7 @@ public final class RenderContext {
         if recentChanges.count > Self.changeHistoryLength { recentChanges.removeFirst() }
         let tree = RenderTree(
             contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges)
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges)
         changedLayerIDs = []
         renderTree = tree
         onCommit?(tree)

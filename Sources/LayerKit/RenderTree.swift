@@ -67,6 +67,8 @@ public struct RenderTree: Sendable {
     public let changedLayerIDs: Set<LayerID>
     /// The layers that carry animations, so sampling does not scan the whole tree.
     public let animatedLayerIDs: Set<LayerID>
+    /// The tiled layers, whose tiles arrive and fade in between commits (see `TiledLayer`).
+    public let tiledLayerIDs: Set<LayerID>
     /// The changed layers of this and a few earlier generations, newest last.
     let recentChanges: [GenerationChanges]
     let layers: TreeDictionary<LayerID, RenderLayer>
@@ -77,7 +79,7 @@ public struct RenderTree: Sendable {
 
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
-        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
+        tiledLayerIDs: Set<LayerID> = [], layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
         self.recentChanges = recentChanges
@@ -87,6 +89,7 @@ public struct RenderTree: Sendable {
         self.generation = generation
         self.changedLayerIDs = changedLayerIDs
         self.animatedLayerIDs = animatedLayerIDs
+        self.tiledLayerIDs = tiledLayerIDs
         self.layers = layers
         self.sampledProperties = sampledProperties
     }
@@ -110,7 +113,9 @@ public struct RenderTree: Sendable {
     /// transparent layer above it (or itself). Animations that only run under a hidden layer (a
     /// spinner waiting to be shown) need no frames.
     public var hasVisibleAnimations: Bool {
-        animatedLayerIDs.contains { id in
+        // Tiles drawn or fading in between commits animate their layer (see `TileCache.needsFrames`).
+        if tiledLayerIDs.contains(where: { self[$0]?.properties.tiled?.cache.needsFrames == true }) { return true }
+        return animatedLayerIDs.contains { id in
             var current = self[id]
             while let layer = current {
                 if layer.properties.isHidden || (layer.properties.opacity <= 0 && !animatedLayerIDs.contains(layer.id)) {
@@ -186,7 +191,7 @@ public struct RenderTree: Sendable {
         guard !animatedLayerIDs.isEmpty else {
             return RenderTree(
                 contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-                animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampleTime: t)
+                animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampleTime: t)
         }
         var shown: [LayerID: LayerProperties] = [:]
         shown.reserveCapacity(animatedLayerIDs.count)
@@ -201,7 +206,7 @@ public struct RenderTree: Sendable {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
             sampleTime: t)
     }
 
@@ -229,7 +234,7 @@ public struct RenderTree: Sendable {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
             sampleTime: t)
     }
 

@@ -21,12 +21,15 @@ enum Damage: Equatable {
 /// redraws all.
 struct DamageTracker {
     private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
+    /// Each tiled layer's `TileCache.revision` when the last frame was drawn.
+    private var tileRevisions: [LayerID: UInt64] = [:]
 
     /// Forgets the last frame, so that the next one is drawn in full.
     mutating func reset() { last = nil }
 
     mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
         let time = tree.sampleTime
+        let changedTiles = changedTiledLayers(in: tree, lastTime: last?.time, time: time)
         defer { last = (tree, time, scale, width, height) }
         guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID
         else { return .full }
@@ -36,6 +39,7 @@ struct DamageTracker {
             ids.formUnion(tree.animatedLayerIDs)
             ids.formUnion(last.tree.animatedLayerIDs)
         }
+        ids.formUnion(changedTiles)
         guard !ids.isEmpty else { return .none }
         var box = Rect.null
         for changed in ids {
@@ -60,6 +64,22 @@ struct DamageTracker {
         guard x1 > x0, y1 > y0 else { return .none }
         if x0 == 0 && y0 == 0 && x1 == width && y1 == height { return .full }
         return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
+    }
+
+    /// The tiled layers whose tiles changed since the last frame (drawn or invalidated between
+    /// commits), or that were fading in then and are sampled at another time now.
+    private mutating func changedTiledLayers(in tree: RenderTree, lastTime: Double?, time: Double?) -> Set<LayerID> {
+        var changed = Set<LayerID>()
+        var revisions: [LayerID: UInt64] = [:]
+        for id in tree.tiledLayerIDs {
+            guard let cache = tree[id]?.properties.tiled?.cache else { continue }
+            let revision = cache.revision
+            revisions[id] = revision
+            let fading = time != lastTime && (lastTime.map { cache.isFading(after: $0) } ?? true)
+            if tileRevisions[id] != revision || fading { changed.insert(id) }
+        }
+        tileRevisions = revisions
+        return changed
     }
 
     /// When a layer changed only its contents, and its new image was made from the old one by

@@ -280,6 +280,9 @@ struct SceneEncoder {
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
         }
 
+        if let tiled = p.tiled {
+            drawTiles(of: layer, tiled, transform: transform, opacity: opacity, clip: clip, scissor: scissor)
+        }
         if let shape = p.shape,
             let raster = shapes.raster(for: layer.id, source: shape, scale: p.contentsScale, draw: { $0.rasterized(scale: $1) })
         {

@@ -5,8 +5,9 @@ import Renderer
 // Frames of 1920×1080 scenes on lavapipe: 100, 1,000 and 10,000 layers with rounded corners,
 // borders, shadows and textures, full frames and frames with one small damaged region; 1,000
 // shape layers whose rings animate (every shape rasterised again each frame); and an emitter
-// keeping 10,000 particles alive, a frame at each of successive moments; and a VulkanLayer
-// animated by its own Vulkan commands.
+// keeping 10,000 particles alive, a frame at each of successive moments; a VulkanLayer animated
+// by its own Vulkan commands (VulkanLayerBenchmark.swift); and a 20,000-point tiled layer
+// browsed (TiledLayerBenchmark.swift).
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames).
 
 @MainActor
@@ -180,4 +181,5 @@ try MainActor.assumeIsolated {
     }
     print("emitter        10,000 particles  \(String(format: "%6d", particles.draws)) \(milliseconds(particles.encode))    \(milliseconds(particles.total))")
     try benchmarkVulkanLayer(renderer: renderer)
+    try benchmarkTiledLayer(renderer: renderer)
 }
