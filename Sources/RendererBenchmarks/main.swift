@@ -5,7 +5,8 @@ import Renderer
 // Frames of 1920×1080 scenes on lavapipe: 100, 1,000 and 10,000 layers with rounded corners,
 // borders, shadows and textures, full frames and frames with one small damaged region; 1,000
 // shape layers whose rings animate (every shape rasterised again each frame); and an emitter
-// keeping 10,000 particles alive, a frame at each of successive moments.
+// keeping 10,000 particles alive, a frame at each of successive moments; and a full-screen
+// background blur over the 1,000-layer scene.
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames).
 
 @MainActor
@@ -178,4 +179,24 @@ try MainActor.assumeIsolated {
         return renderer.lastFrameStatistics
     }
     print("emitter        10,000 particles  \(String(format: "%6d", particles.draws)) \(milliseconds(particles.encode))    \(milliseconds(particles.total))")
+    // A frosted panel over the whole screen (a background blur of radius 20) above the 1,000-layer
+    // scene, against the same panel without the filter: full frames.
+    let busy = makeScene(layers: 1_000, texture: texture)
+    let panel = Layer()
+    panel.frame = busy.root.bounds
+    panel.backgroundColor = Color(white: 1, alpha: 0.3)
+    busy.root.addSublayer(panel)
+    for frosted in [false, true] {
+        Transaction.begin()
+        Transaction.disableActions = true
+        panel.backgroundFilters = frosted ? [.gaussianBlur(radius: 20)] : []
+        Transaction.commit()
+        let m = try median(runs: 5) {
+            renderer.invalidatePreviousFrame()
+            _ = try renderer.render(busy.context.renderTree!, width: 1920, height: 1080)
+            return renderer.lastFrameStatistics
+        }
+        let name = frosted ? "background blur" : "panel, no filter"
+        print("1000 + panel   \(name.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(format: "%6d", m.draws)) \(milliseconds(m.encode))    \(milliseconds(m.total))")
+    }
 }
