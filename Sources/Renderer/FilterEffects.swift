@@ -17,9 +17,12 @@ import LayerKit
 /// What is behind is drawn again rather than copied out of the target, because the target's
 /// pass is recorded as one render pass after all intermediates.
 extension SceneEncoder {
-    /// Whether the layer's `filters` or `compositingFilter` make it render offscreen.
-    func hasFilterEffects(_ p: LayerProperties) -> Bool {
-        p.filters.contains { !$0.kind.isBlendMode } || p.compositingFilter?.kind.isBlendMode == true
+    /// Whether the layer's `filters` or `compositingFilter` make it render offscreen. A mask's
+    /// compositingFilter is ignored (ca-semantics A3).
+    func hasFilterEffects(_ layer: RenderLayer) -> Bool {
+        let p = layer.properties
+        return p.filters.contains { !$0.kind.isBlendMode }
+            || (p.compositingFilter?.kind.isBlendMode == true && layer.maskedLayerID == nil)
     }
 
     /// The pixels the blurs among `filters` reach beyond what they blur (three σ each).
@@ -58,7 +61,7 @@ extension SceneEncoder {
             let filtered = applyFilters(chain, to: content)
         else { return }
 
-        if let mode = p.compositingFilter?.kind.blendModeIndex {
+        if layer.maskedLayerID == nil, let mode = p.compositingFilter?.kind.blendModeIndex {
             guard let backdrop = redrawBehind(box: filtered.box) else { return }
             tint = outerTint
             let rect = filtered.box.rect
@@ -92,9 +95,17 @@ extension SceneEncoder {
         let outerTint = tint
         tint = (1, 1, 1)
         defer { tint = outerTint }
-        guard let backdrop = redrawBehind(box: shapeBox.insetBy(dx: -reach, dy: -reach).intersection(targetBox)),
-            let filtered = applyFilters(chain, to: backdrop)
-        else { return }
+        let box = shapeBox.insetBy(dx: -reach, dy: -reach).intersection(targetBox)
+        // A wide blur first: what is behind is drawn at the blur's reduced resolution directly.
+        let firstSigma = (chain[0].blurSigma ?? 0) * scale
+        let factor = reduction(forSigma: firstSigma)
+        guard var backdrop = redrawBehind(box: box, reducedBy: factor) else { return }
+        var rest = chain[...]
+        if factor > 1 {
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return }
+            (backdrop, rest) = (blurred, chain.dropFirst())
+        }
+        guard let filtered = applyFilters(Array(rest), to: backdrop) else { return }
         tint = outerTint
         // The rounded bounds clip through the shader; an enclosing clip through the scissor.
         var compositeScissor = scissor
@@ -106,21 +117,32 @@ extension SceneEncoder {
     }
 
     /// What the current pass has drawn so far, drawn again into an intermediate covering `box`
-    /// (over the frame's clear colour when the current pass is the target's).
-    private mutating func redrawBehind(box: PixelBox) -> (index: Int, box: PixelBox)? {
+    /// (over the frame's clear colour when the current pass is the target's), at 1/`factor` of
+    /// the resolution in the reduced grid's pixels (see `blur`).
+    private mutating func redrawBehind(box: PixelBox, reducedBy factor: Int = 1) -> (index: Int, box: PixelBox)? {
         let behind = openPasses[openPasses.count - 1].draws
         let onTarget = openPasses.count == 1
+        let k = Double(factor)
         beginPass()
         for draw in behind {
             // A copy of the instance, as the intermediate shifts its instances by its own origin.
-            instances.append(instances[Int(draw.instance)])
+            var instance = instances[Int(draw.instance)]
             var copy = draw
+            if factor > 1 {
+                instance.transform = instance.transform.concatenating(Transform3D(scaleX: 1 / k, y: 1 / k))
+                if let inverse = instance.clip?.inverse {
+                    instance.clip?.inverse = Transform3D(scaleX: k, y: k).concatenating(inverse)
+                }
+                copy.scissor = draw.scissor.map { reduced(PixelBox($0), by: factor).pixelRect }
+            }
+            instances.append(instance)
             copy.instance = UInt32(instances.count - 1)
             copy.opaqueBox = nil
             copy.wholeWithin = nil
             openPasses[openPasses.count - 1].draws.append(copy)
         }
-        guard let result = endPass(box: box, limit: box) else { return nil }
+        let reducedBox = reduced(box, by: factor)
+        guard let result = endPass(box: reducedBox, limit: reducedBox) else { return nil }
         passes[passes.count - 1].clearsToTargetColor = onTarget
         return result
     }
@@ -156,13 +178,14 @@ extension SceneEncoder {
     /// the lost detail is far below what the blur removes): the source halved by 2×2 averages,
     /// blurred, then stretched back bilinearly. Pixels of the reduced images are target pixels
     /// divided by the factor, so their boxes are those of the target's reduced grid.
-    private mutating func blur(_ source: (index: Int, box: PixelBox), sigma: Double) -> (index: Int, box: PixelBox)? {
+    /// `source` may already be reduced by `reducedBy`, standing for `full` at full resolution.
+    private mutating func blur(
+        _ source: (index: Int, box: PixelBox), sigma: Double, reducedBy start: Int = 1, into full: PixelBox? = nil
+    ) -> (index: Int, box: PixelBox)? {
         var current = source
-        var factor = 1
-        while sigma / Double(factor * 2) >= 4 && factor < 4 {
-            let box = PixelBox(
-                minX: floorDivision(current.box.minX, 2), minY: floorDivision(current.box.minY, 2),
-                maxX: -floorDivision(-current.box.maxX, 2), maxY: -floorDivision(-current.box.maxY, 2))
+        var factor = start
+        while factor < reduction(forSigma: sigma) {
+            let box = reduced(current.box, by: 2)
             let from = current.box.rect
             let frame = Rect(x: from.minX / 2, y: from.minY / 2, width: from.width / 2, height: from.height / 2)
             guard let next = resample(current, into: box, frame: frame) else { return nil }
@@ -183,7 +206,22 @@ extension SceneEncoder {
         guard factor > 1 else { return current }
         let k = Double(factor)
         let frame = Rect(x: rect.minX * k, y: rect.minY * k, width: rect.width * k, height: rect.height * k)
-        return resample(current, into: source.box, frame: frame)
+        return resample(current, into: full ?? source.box, frame: frame)
+    }
+
+    /// How much a blur of σ `sigma` pixels reduces the resolution: 1, 2 or 4, keeping σ ≥ 4 there.
+    func reduction(forSigma sigma: Double) -> Int {
+        var factor = 1
+        while sigma / Double(factor * 2) >= 4 && factor < 4 { factor *= 2 }
+        return factor
+    }
+
+    /// The box of the grid `factor` times coarser that covers `box`.
+    func reduced(_ box: PixelBox, by factor: Int) -> PixelBox {
+        guard factor > 1 else { return box }
+        return PixelBox(
+            minX: floorDivision(box.minX, factor), minY: floorDivision(box.minY, factor),
+            maxX: -floorDivision(-box.maxX, factor), maxY: -floorDivision(-box.maxY, factor))
     }
 
     /// Intermediate `source` drawn bilinearly over `frame` into a new intermediate covering `box`.

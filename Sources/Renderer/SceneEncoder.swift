@@ -209,7 +209,7 @@ struct SceneEncoder {
         if !p.isDoubleSided && showsBack(p.bounds, transform) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
-        if hasFilterEffects(p) {
+        if hasFilterEffects(layer) {
             encodeFiltered(
                 layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
                 scissor: scissor, flipped: flipped)
@@ -254,7 +254,8 @@ struct SceneEncoder {
             }
         }
 
-        if drawsShadow, !p.backgroundFilters.isEmpty {
+        // A mask's backgroundFilters are ignored (ca-semantics A3).
+        if drawsShadow, !p.backgroundFilters.isEmpty, layer.maskedLayerID == nil {
             encodeBackdrop(layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor)
         }
 

@@ -187,10 +187,8 @@ try MainActor.assumeIsolated {
     panel.backgroundColor = Color(white: 1, alpha: 0.3)
     busy.root.addSublayer(panel)
     for frosted in [false, true] {
-        Transaction.begin()
-        Transaction.disableActions = true
         panel.backgroundFilters = frosted ? [.gaussianBlur(radius: 20)] : []
-        Transaction.commit()
+        Transaction.flush()
         let m = try median(runs: 5) {
             renderer.invalidatePreviousFrame()
             _ = try renderer.render(busy.context.renderTree!, width: 1920, height: 1080)
