@@ -185,6 +185,32 @@ import Testing
         try golden.check(frosted, named: "filter-background-blur")
     }
 
+    /// Behind a wide blur the scene is redrawn at a reduced resolution: a clipped sublayer (its
+    /// rounded masksToBounds parent's clip scaled with it) and a shadow's intermediate still land
+    /// where they are at full resolution, so a flat clipped area blurs to itself and the hard
+    /// shadow, 20 points right of its white layer, darkens the blur there.
+    @Test func aReducedRedrawBehindAWideBlurKeepsClipsAndShadowsInPlace() throws {
+        let root = makeRoot(400, 200)
+        let clipper = sublayer(root, frame: Rect(x: 20, y: 20, width: 160, height: 160))
+        clipper.cornerRadius = 30
+        clipper.masksToBounds = true
+        _ = sublayer(clipper, frame: Rect(x: -50, y: -50, width: 300, height: 300), background: .green)
+        let shadowed = sublayer(root, frame: Rect(x: 300, y: 60, width: 40, height: 80))
+        _ = sublayer(shadowed, frame: shadowed.bounds, background: .white)
+        shadowed.shadowOpacity = 1
+        shadowed.shadowRadius = 0
+        shadowed.shadowOffset = Size(width: 20, height: 0)
+        let panel = sublayer(root, frame: root.bounds)
+        panel.backgroundFilters = [.gaussianBlur(radius: 12)]
+        let image = try render(root)
+        #expect(isNear(pixel(image, 100, 100), [0, 255, 0, 255], 2))
+        #expect(isNear(pixel(image, 240, 100), [255, 255, 255, 255], 2))
+        // The shadow alone covers x 340…360: blurred along x, 59% of the kernel is black at 352.
+        let inShadow = pixel(image, 352, 100)
+        #expect(inShadow[0] > 80 && inShadow[0] < 130)
+        try golden.check(image, named: "filter-background-blur-reduced")
+    }
+
     /// Blurring a flat backdrop changes nothing, up to the panel's edges and the target's.
     @Test func backgroundBlurOfAFlatColourIsThatColour() throws {
         let root = makeRoot(100, 80)
