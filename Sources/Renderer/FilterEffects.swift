@@ -96,12 +96,20 @@ extension SceneEncoder {
         tint = (1, 1, 1)
         defer { tint = outerTint }
         let box = shapeBox.insetBy(dx: -reach, dy: -reach).intersection(targetBox)
-        // A wide blur first: what is behind is drawn at the blur's reduced resolution directly.
+        // What is behind moves into an intermediate when it all lies within the box; otherwise it
+        // is drawn again, at a wide first blur's reduced resolution directly.
         let firstSigma = (chain[0].blurSigma ?? 0) * scale
         let factor = reduction(forSigma: firstSigma)
-        guard var backdrop = redrawBehind(box: box, reducedBy: factor) else { return }
         var rest = chain[...]
-        if factor > 1 {
+        var backdrop: (index: Int, box: PixelBox)
+        var reducedBy = 1
+        if let moved = moveBehind(into: box) {
+            backdrop = moved
+        } else {
+            guard let redrawn = redrawBehind(box: box, reducedBy: factor) else { return }
+            (backdrop, reducedBy) = (redrawn, factor)
+        }
+        if reducedBy > 1 {
             guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return }
             (backdrop, rest) = (blurred, chain.dropFirst())
         }
@@ -114,6 +122,27 @@ extension SceneEncoder {
         appendComposite(
             of: filtered, flags: [.hasContents], color: (0, 0, 0, 0), opacity: opacity, clip: shape,
             scissor: compositeScissor)
+    }
+
+    /// When everything the current pass has drawn so far lies within `box` (a backdrop covering
+    /// the screen, say), those draws move into an intermediate covering `box`, which the pass
+    /// then draws in their place: the intermediate serves as the backdrop without drawing the
+    /// scene twice. Nil, changing nothing, otherwise. The intermediate starts as the frame's clear
+    /// colour, as the target does, which is exact for a transparent or an opaque clear colour.
+    private mutating func moveBehind(into box: PixelBox) -> (index: Int, box: PixelBox)? {
+        let pass = openPasses[openPasses.count - 1]
+        guard openPasses.count == 1, !pass.draws.isEmpty,
+            pass.draws.allSatisfy({ let r = $0.reach.intersection(targetBox); return r.isEmpty || r.intersection(box) == r })
+        else { return nil }
+        openPasses[0] = OpenPass()
+        openPasses.append(pass)
+        guard let moved = endPass(box: box, limit: box) else { return nil }
+        passes[passes.count - 1].clearsToTargetColor = true
+        let outerTint = tint
+        tint = (1, 1, 1)
+        appendComposite(of: moved, flags: [.hasContents], color: (0, 0, 0, 0), opacity: 1, clip: nil, scissor: nil)
+        tint = outerTint
+        return moved
     }
 
     /// What the current pass has drawn so far, drawn again into an intermediate covering `box`

@@ -185,7 +185,8 @@ import Testing
         try golden.check(frosted, named: "filter-background-blur")
     }
 
-    /// Behind a wide blur the scene is redrawn at a reduced resolution: a clipped sublayer (its
+    /// Behind a wide blur that does not cover all that is behind it (the panel leaves the left
+    /// 60 points), the scene is redrawn at a reduced resolution: a clipped sublayer (its
     /// rounded masksToBounds parent's clip scaled with it) and a shadow's intermediate still land
     /// where they are at full resolution, so a flat clipped area blurs to itself and the hard
     /// shadow, 20 points right of its white layer, darkens the blur there.
@@ -200,10 +201,12 @@ import Testing
         shadowed.shadowOpacity = 1
         shadowed.shadowRadius = 0
         shadowed.shadowOffset = Size(width: 20, height: 0)
-        let panel = sublayer(root, frame: root.bounds)
+        let panel = sublayer(root, frame: Rect(x: 60, y: 0, width: 340, height: 200))
         panel.backgroundFilters = [.gaussianBlur(radius: 12)]
         let image = try render(root)
         #expect(isNear(pixel(image, 100, 100), [0, 255, 0, 255], 2))
+        #expect(pixel(image, 22, 22) == [255, 255, 255, 255])   // left of the panel: a sharp rounded corner
+        #expect(pixel(image, 40, 100) == [0, 255, 0, 255])
         #expect(isNear(pixel(image, 240, 100), [255, 255, 255, 255], 2))
         // The shadow alone covers x 340…360: blurred along x, 59% of the kernel is black at 352.
         let inShadow = pixel(image, 352, 100)
