@@ -109,7 +109,13 @@ extension SceneEncoder {
             guard let redrawn = redrawBehind(box: box, reducedBy: factor) else { return }
             (backdrop, reducedBy) = (redrawn, factor)
         }
-        if reducedBy > 1 {
+        // A wide blur alone stays reduced: the composite stretches it back bilinearly.
+        var stretched: Rect?
+        if chain.count == 1 && factor > 1 {
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: reducedBy, stretchBack: false) else { return }
+            let (r, k) = (blurred.box.rect, Double(factor))
+            (backdrop, rest, stretched) = (blurred, [], Rect(x: r.minX * k, y: r.minY * k, width: r.width * k, height: r.height * k))
+        } else if reducedBy > 1 {
             guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return }
             (backdrop, rest) = (blurred, chain.dropFirst())
         }
@@ -119,9 +125,12 @@ extension SceneEncoder {
         var compositeScissor = scissor
         if let outer = clip { compositeScissor = intersect(scissor, pixelRect(outer.pixelBox)) }
         let shape = Clip(bounds: p.bounds, radii: p.cornerRadii, inverse: inverse, pixelBox: shapePixels)
-        appendComposite(
-            of: filtered, flags: [.hasContents], color: (0, 0, 0, 0), opacity: opacity, clip: shape,
-            scissor: compositeScissor)
+        append(
+            Instance(
+                transform: .identity, clip: shape, quad: box.rect, bounds: box.rect,
+                contentsFrame: stretched ?? filtered.box.rect, opacity: opacity, flags: [.hasContents]),
+            kind: .body, scissor: compositeScissor, filter: stretched == nil ? .nearest : .linear,
+            intermediate: filtered.index)
     }
 
     /// When everything the current pass has drawn so far lies within `box` (a backdrop covering
@@ -207,9 +216,11 @@ extension SceneEncoder {
     /// the lost detail is far below what the blur removes): the source halved by 2×2 averages,
     /// blurred, then stretched back bilinearly. Pixels of the reduced images are target pixels
     /// divided by the factor, so their boxes are those of the target's reduced grid.
-    /// `source` may already be reduced by `reducedBy`, standing for `full` at full resolution.
+    /// `source` may already be reduced by `reducedBy`, standing for `full` at full resolution;
+    /// without `stretchBack` the result stays at the reduced resolution, in the reduced grid.
     private mutating func blur(
-        _ source: (index: Int, box: PixelBox), sigma: Double, reducedBy start: Int = 1, into full: PixelBox? = nil
+        _ source: (index: Int, box: PixelBox), sigma: Double, reducedBy start: Int = 1, into full: PixelBox? = nil,
+        stretchBack: Bool = true
     ) -> (index: Int, box: PixelBox)? {
         var current = source
         var factor = start
@@ -232,7 +243,7 @@ extension SceneEncoder {
             guard let next = endPass(box: current.box, limit: current.box) else { return nil }
             current = next
         }
-        guard factor > 1 else { return current }
+        guard factor > 1, stretchBack else { return current }
         let k = Double(factor)
         let frame = Rect(x: rect.minX * k, y: rect.minY * k, width: rect.width * k, height: rect.height * k)
         return resample(current, into: full ?? source.box, frame: frame)
