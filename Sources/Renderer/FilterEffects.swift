@@ -8,14 +8,17 @@ import LayerKit
 ///   reach, each filter then makes a new intermediate from the last (a blur two, along x then y,
 ///   a colour filter one), and the result is composited at the layer's superlayer's opacity.
 /// - `backgroundFilters`: what is already drawn behind the layer in the same image (the target,
-///   or the enclosing group's intermediate) is drawn again into an intermediate covering the
-///   layer's pixels and the blurs' reach, filtered, and composited within the layer's rounded
-///   bounds beneath the layer's own parts.
+///   or the enclosing group's intermediate) is drawn into an intermediate covering the layer's
+///   pixels and the blurs' reach, filtered, and composited within the layer's rounded bounds
+///   beneath the layer's own parts. On the target, when all of it lies within that box (a
+///   full-screen overlay), its draws move there and the target draws the intermediate instead;
+///   otherwise they are drawn again, at a wide blur's reduced resolution.
 /// - `compositingFilter` (a blend mode): the layer's image and a redraw of what is behind it
 ///   over the same box are blended by the shader, drawn over what is behind.
 ///
-/// What is behind is drawn again rather than copied out of the target, because the target's
-/// pass is recorded as one render pass after all intermediates.
+/// What is behind is drawn rather than copied out of the target, because the target's pass is
+/// recorded as one render pass after all intermediates. A layer with both `filters` and
+/// `backgroundFilters` renders inside its filters' intermediate, so nothing is behind it there.
 extension SceneEncoder {
     /// Whether the layer's `filters` or `compositingFilter` make it render offscreen. A mask's
     /// compositingFilter is ignored (ca-semantics A3).

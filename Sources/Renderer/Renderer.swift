@@ -170,7 +170,7 @@ public final class Renderer {
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
             }
             // Intermediates start transparent, as what they hold is composited over the target,
-            // except redraws of what is behind a layer on the target.
+            // except those holding what is behind a layer on the target.
             passes.append(RenderPass(
                 destination: pass.intermediate.map { .intermediate($0) } ?? .target,
                 clearColor: pass.intermediate == nil || pass.clearsToTargetColor ? clear : (0, 0, 0, 0), draws: calls))

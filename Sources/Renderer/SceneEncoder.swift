@@ -35,8 +35,8 @@ struct EncodedPass: Equatable {
     /// An index into `SceneEncoder.intermediates`; nil for the target.
     var intermediate: Int?
     var draws: [EncodedDraw]
-    /// Whether the intermediate starts as the frame's clear colour (a redraw of what is behind a
-    /// layer on the target) rather than transparent.
+    /// Whether the intermediate starts as the frame's clear colour (what is behind a layer on the
+    /// target, drawn there instead: FilterEffects.swift) rather than transparent.
     var clearsToTargetColor = false
 }
 
