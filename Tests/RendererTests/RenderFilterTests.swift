@@ -45,6 +45,20 @@ import Testing
         try golden.check(image, named: "filter-gaussian-blur")
     }
 
+    /// inputRadius is in points: at scale 2 a blur of radius 4 has σ = 8 pixels and reaches
+    /// 3σ = 24 pixels past the edge.
+    @Test func theBlurRadiusIsInPointsAtScaleTwo() throws {
+        let root = makeRoot(80, 60)
+        let square = sublayer(root, frame: Rect(x: 20, y: 10, width: 40, height: 40), background: .black)
+        square.filters = [.gaussianBlur(radius: 4)]
+        let image = try render(root, scale: 2)
+        #expect(isNear(pixel(image, 80, 60), [0, 0, 0, 255], 2))
+        #expect(isNear(pixel(image, 40 - 26, 60), [255, 255, 255, 255], 2))
+        // Pixel 35's centre is 4.5 pixels left of the edge at x = 40: Φ(−4.5 / 8) ≈ 0.287 of black
+        // (within the error of the half-resolution blur).
+        #expect(isNear(pixel(image, 35, 60), [182, 182, 182, 255], 6))
+    }
+
     /// A blur with a zero radius changes nothing, so the layer renders as without filters.
     @Test func aZeroRadiusBlurLeavesTheLayerSharp() throws {
         let root = makeRoot(60, 40)
