@@ -123,6 +123,82 @@ vec4 gradientColor(vec2 p, vec4 bounds, uint base) {
     return result;
 }
 
+// The W3C Compositing and Blending modes on unpremultiplied colours: cb behind, cs the layer.
+float luminosity(vec3 c) {
+    return dot(c, vec3(0.3, 0.59, 0.11));
+}
+
+vec3 clipColor(vec3 c) {
+    float l = luminosity(c);
+    float n = min(min(c.r, c.g), c.b);
+    float x = max(max(c.r, c.g), c.b);
+    if (n < 0.0) c = l + (c - l) * l / (l - n);
+    if (x > 1.0) c = l + (c - l) * (1.0 - l) / (x - l);
+    return c;
+}
+
+vec3 setLuminosity(vec3 c, float l) {
+    return clipColor(c + (l - luminosity(c)));
+}
+
+float saturation(vec3 c) {
+    return max(max(c.r, c.g), c.b) - min(min(c.r, c.g), c.b);
+}
+
+vec3 setSaturation(vec3 c, float s) {
+    float n = min(min(c.r, c.g), c.b);
+    float x = max(max(c.r, c.g), c.b);
+    return x > n ? (c - n) * s / (x - n) : vec3(0.0);
+}
+
+vec3 hardLight(vec3 cb, vec3 cs) {
+    vec3 multiply = cb * 2.0 * cs;
+    vec3 s = 2.0 * cs - 1.0;
+    vec3 screen = cb + s - cb * s;
+    return mix(multiply, screen, vec3(greaterThan(cs, vec3(0.5))));
+}
+
+vec3 blend(int mode, vec3 cb, vec3 cs) {
+    switch (mode) {
+    case 0: return cb * cs;
+    case 1: return cb + cs - cb * cs;
+    case 2: return hardLight(cs, cb);
+    case 3: return min(cb, cs);
+    case 4: return max(cb, cs);
+    case 5: {
+        vec3 r;
+        for (int i = 0; i < 3; i++) {
+            r[i] = cb[i] == 0.0 ? 0.0 : (cs[i] >= 1.0 ? 1.0 : min(1.0, cb[i] / (1.0 - cs[i])));
+        }
+        return r;
+    }
+    case 6: {
+        vec3 r;
+        for (int i = 0; i < 3; i++) {
+            r[i] = cb[i] >= 1.0 ? 1.0 : (cs[i] <= 0.0 ? 0.0 : 1.0 - min(1.0, (1.0 - cb[i]) / cs[i]));
+        }
+        return r;
+    }
+    case 7: {
+        vec3 d = mix(sqrt(cb), ((16.0 * cb - 12.0) * cb + 4.0) * cb, vec3(lessThanEqual(cb, vec3(0.25))));
+        vec3 darker = cb - (1.0 - 2.0 * cs) * cb * (1.0 - cb);
+        vec3 lighter = cb + (2.0 * cs - 1.0) * (d - cb);
+        return mix(lighter, darker, vec3(lessThanEqual(cs, vec3(0.5))));
+    }
+    case 8: return hardLight(cb, cs);
+    case 9: return abs(cb - cs);
+    case 10: return cb + cs - 2.0 * cb * cs;
+    case 11: return setLuminosity(setSaturation(cs, saturation(cb)), luminosity(cb));
+    case 12: return setLuminosity(setSaturation(cb, saturation(cs)), luminosity(cb));
+    case 13: return setLuminosity(cs, luminosity(cb));
+    default: return setLuminosity(cb, luminosity(cs));
+    }
+}
+
+vec3 unpremultiplied(vec4 c) {
+    return c.a > 0.0 ? c.rgb / c.a : vec3(0.0);
+}
+
 void main() {
     LayerInstance layer = instances[instanceIndex];
     const uint flags = FLAGS;
@@ -164,6 +240,39 @@ void main() {
             total += weight;
         }
         color = vec4(sum / total);
+    } else if (KIND == KIND_FILTER_BLUR) {
+        // Pairs of taps share one bilinear fetch between their texels, weighted by their sum.
+        float sigma = layer.params.z;
+        vec4 source = layer.contentsRect;
+        vec2 direction = layer.contentsCenter.zw;
+        int radius = sigma > 0.0 ? int(ceil(3.0 * sigma)) : 0;
+        vec4 sum = textureLod(contents, (p - source.xy) / source.zw, 0.0);
+        float total = 1.0;
+        for (int i = 1; i <= radius; i += 2) {
+            float w1 = exp(-float(i * i) / (2.0 * sigma * sigma));
+            float w2 = i + 1 <= radius ? exp(-float((i + 1) * (i + 1)) / (2.0 * sigma * sigma)) : 0.0;
+            float w = w1 + w2;
+            vec2 offset = direction * (float(i) + w2 / w);
+            sum += w * (textureLod(contents, (p + offset - source.xy) / source.zw, 0.0)
+                + textureLod(contents, (p - offset - source.xy) / source.zw, 0.0));
+            total += 2.0 * w;
+        }
+        color = sum / total;
+    } else if (KIND == KIND_COLOR_MATRIX) {
+        vec4 texel = textureLod(contents, (p - layer.contentsRect.xy) / layer.contentsRect.zw, 0.0);
+        vec4 c = vec4(unpremultiplied(texel), texel.a);
+        uint base = uint(layer.tint.w);
+        vec4 bias = words[base + 4u];
+        vec4 r = clamp(vec4(
+            dot(words[base], c), dot(words[base + 1u], c), dot(words[base + 2u], c), dot(words[base + 3u], c)) + bias,
+            0.0, 1.0);
+        color = vec4(r.rgb * r.a, r.a);
+    } else if (KIND == KIND_BLEND) {
+        vec2 uv = (p - layer.contentsRect.xy) / layer.contentsRect.zw;
+        vec4 s = textureLod(contents, uv, 0.0);
+        vec4 b = textureLod(previousContents, uv, 0.0);
+        vec3 mixed = clamp(blend(int(layer.params2.z), unpremultiplied(b), unpremultiplied(s)), 0.0, 1.0);
+        color = vec4((1.0 - b.a) * s.rgb + s.a * b.a * mixed, s.a);
     } else if (KIND == KIND_BORDER) {
         float outer = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         float w = layer.params.y;

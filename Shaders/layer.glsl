@@ -14,7 +14,8 @@ struct LayerInstance {
     vec4 clipRect;        // the clipping layer's bounds
     vec4 clipRadii;       // its corner radii
     vec4 params;          // x: opacity, y: border width, z: shadow sigma
-    vec4 params2;         // x: cross-fade progress, y: contents pixels per point (contentsScale)
+    vec4 params2;         // x: cross-fade progress, y: contents pixels per point (contentsScale),
+                          // z: blend mode (KIND_BLEND)
     vec4 tint;            // rgb: multiplies the colour (a replicator's instanceColor); w: where the
                           // gradient's block starts, in vec4s of the buffer (FLAG_GRADIENT)
 };
@@ -44,6 +45,17 @@ const uint KIND_SHADOW = 2u;
 // contentsRect is the source's box on the target, contentsCenter.xy the shadow offset (the source
 // is read that far back) and contentsCenter.zw the direction, params.z sigma in pixels.
 const uint KIND_BLUR = 3u;
+// Layer filters (Sources/Renderer/FilterEffects.swift). Each reads texture 1, an earlier pass's
+// intermediate laid over the same target pixels as the instance's quad (contentsRect: its box).
+// KIND_FILTER_BLUR: one direction of a separable Gaussian over premultiplied RGBA, the source
+// clamped at its box's edge; contentsCenter.zw the direction, params.z sigma in pixels.
+const uint KIND_FILTER_BLUR = 4u;
+// KIND_COLOR_MATRIX: a 4x5 matrix over unpremultiplied colour; its block (after the instances,
+// at tint.w) holds the rows' first four columns as four vec4s, then the fifth column.
+const uint KIND_COLOR_MATRIX = 5u;
+// KIND_BLEND: texture 1 (the layer) blended with texture 2 (what is behind it, the same box) by
+// the W3C blend mode numbered params2.z (Filter.Kind.blendModeIndex); drawn "over" the backdrop.
+const uint KIND_BLEND = 6u;
 
 layout(std430, set = 0, binding = 0) readonly buffer Instances {
     LayerInstance instances[];

@@ -64,32 +64,6 @@ public enum FillMode: String, Hashable, Sendable {
     case removed, forwards, backwards, both
 }
 
-/// A filter attached to a layer's `filters`, `backgroundFilters` or `compositingFilter`: a name and
-/// its parameters, as CIFilter(name:) with setValue(_:forKey:) in the seed's Listing 2-6.
-/// The renderer decides which names it implements (the layer-filters issue).
-public struct Filter: Hashable, Sendable {
-    public enum Value: Hashable, Sendable {
-        case number(Double)
-        case point(Point)
-        case color(Color)
-        case vector([Double])
-    }
-
-    public var name: String
-    public private(set) var parameters: [String: Value]
-
-    public init(name: String, parameters: [String: Value] = [:]) {
-        self.name = name
-        self.parameters = parameters
-    }
-
-    public mutating func setValue(_ value: Value?, forKey key: String) {
-        parameters[key] = value
-    }
-
-    public func value(forKey key: String) -> Value? { parameters[key] }
-}
-
 /// A layer's identity in render trees: stable for the layer's life, never reused in a process.
 public struct LayerID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public let rawValue: UInt64

@@ -50,14 +50,21 @@ struct DamageTracker {
                 guard replicator.properties.replicator?.instanceDelay == 0 else { return .full }
                 id = replicator.id
             }
+            // A blurring ancestor spreads the change by its reach.
+            let spread = max(
+                DamageTracker.filterReach(above: id, in: last.tree, scale: scale),
+                DamageTracker.filterReach(above: id, in: tree, scale: scale))
+            var changedBox = Rect.null
             if let changed = DamageTracker.changedContentsBounds(of: id, from: last.tree, to: tree, scale: scale) {
-                box = box.union(changed)
-                continue
+                changedBox = changed
+            } else {
+                changedBox = DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale)
+                    .union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
             }
-            box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale))
-            box = box.union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
+            if !changedBox.isNull { box = box.union(changedBox.insetBy(dx: -spread, dy: -spread)) }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
+        box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale)
         // Anti-aliased edges reach half a pixel past the geometry: round outwards with a pixel to spare.
         let x0 = max(0, Int((box.minX - 1).rounded(.down))), y0 = max(0, Int((box.minY - 1).rounded(.down)))
         let x1 = min(width, Int((box.maxX + 1).rounded(.up))), y1 = min(height, Int((box.maxY + 1).rounded(.up)))
@@ -160,15 +167,71 @@ struct DamageTracker {
                     .insetBy(dx: -reach, dy: -reach))
             }
             let corners = extent.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
-            box = box.union(Rect(boundingPoints: corners))
+            // The subtree's box, grown by the layer's blurs when it has them.
+            let outer = box
+            box = Rect(boundingPoints: corners)
             for space in p.instanceSublayerSpaces {
                 for sublayer in tree.sortedSublayers(of: layer) {
                     let level = sublayer.properties.transformToSuperlayer(space)
                     visit(sublayer, (p.isTransformLayer ? level : level.flattened).concatenating(transform))
                 }
             }
+            let spread = p.isTransformLayer ? 0 : filterReach(of: p, scale: scale)
+            if spread > 0, !box.isNull { box = box.insetBy(dx: -spread, dy: -spread) }
+            box = outer.union(box)
         }
         visit(layer, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
         return box
+    }
+
+    /// The pixels a layer's `filters` spread its image by (three σ per blur, and a pixel).
+    static func filterReach(of p: LayerProperties, scale: Double) -> Double {
+        let sigmas = p.filters.compactMap(\.blurSigma)
+        return sigmas.isEmpty ? 0 : sigmas.reduce(1) { $0 + 3 * $1 * scale }
+    }
+
+    /// How far the blurring `filters` of the layers above `id` spread a change in it.
+    static func filterReach(above id: LayerID, in tree: RenderTree, scale: Double) -> Double {
+        var reach = 0.0
+        var parent = tree[id]?.parentID.flatMap { tree[$0] }
+        while let layer = parent {
+            reach += filterReach(of: layer.properties, scale: scale)
+            parent = layer.parentID.flatMap { tree[$0] }
+        }
+        return reach
+    }
+
+    /// `box` with the bounds of every layer with `backgroundFilters` whose filtered backdrop it
+    /// reaches (its pixels and their blur's reach): such a layer shows what is behind it, blurred
+    /// over its whole shape. Repeated while a layer added reaches another.
+    static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
+        var backdrops: [(shape: Rect, reach: Double)] = []
+        func collect(_ layer: RenderLayer) {
+            let p = layer.properties
+            if p.isHidden { return }
+            if !p.backgroundFilters.isEmpty, let toRoot = tree.transformToRoot(of: layer.id) {
+                let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
+                let corners = p.bounds.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
+                let sigmas = p.backgroundFilters.compactMap(\.blurSigma)
+                if corners.count == 4 {
+                    backdrops.append((Rect(boundingPoints: corners), sigmas.reduce(1) { $0 + 3 * $1 * scale }))
+                }
+            }
+            for id in layer.sublayerIDs { if let sublayer = tree[id] { collect(sublayer) } }
+        }
+        if let root = tree.root { collect(root) }
+        var result = box
+        var pending = backdrops
+        var grew = true
+        while grew {
+            grew = false
+            pending.removeAll { backdrop in
+                guard backdrop.shape.insetBy(dx: -backdrop.reach, dy: -backdrop.reach).intersects(result) else { return false }
+                result = result.union(backdrop.shape)
+                grew = true
+                return true
+            }
+        }
+        return result
     }
 }

@@ -187,10 +187,11 @@ public final class Renderer {
                     scissor: scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
             }
-            // Intermediates start transparent: what they hold is composited over the target.
+            // Intermediates start transparent, as what they hold is composited over the target,
+            // except those holding what is behind a layer on the target.
             passes.append(RenderPass(
                 destination: pass.intermediate.map { .intermediate($0) } ?? .target,
-                clearColor: pass.intermediate == nil ? clear : (0, 0, 0, 0), draws: calls))
+                clearColor: pass.intermediate == nil || pass.clearsToTargetColor ? clear : (0, 0, 0, 0), draws: calls))
         }
         let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
         let encoded = ContinuousClock.now

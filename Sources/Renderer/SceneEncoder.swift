@@ -3,8 +3,9 @@ import LayerKit
 /// One draw of the layer shader: which instance, which part of the layer, and its textures.
 struct EncodedDraw: Equatable {
     enum Kind: UInt32 {
-        /// `blur` is one direction of a separable Gaussian over an earlier pass's alpha (shadows).
-        case body = 0, border = 1, shadow = 2, blur = 3
+        /// `blur` is one direction of a separable Gaussian over an earlier pass's alpha (shadows);
+        /// the last three are layer filters (FilterEffects.swift).
+        case body = 0, border = 1, shadow = 2, blur = 3, filterBlur = 4, colorMatrix = 5, blend = 6
     }
 
     var instance: UInt32
@@ -36,6 +37,9 @@ struct EncodedPass: Equatable {
     /// An index into `SceneEncoder.intermediates`; nil for the target.
     var intermediate: Int?
     var draws: [EncodedDraw]
+    /// Whether the intermediate starts as the frame's clear colour (what is behind a layer on the
+    /// target, drawn there instead: FilterEffects.swift) rather than transparent.
+    var clearsToTargetColor = false
 }
 
 /// A rectangle of whole output pixels.
@@ -127,8 +131,11 @@ struct SceneEncoder {
         var contentsScale = 1.0
         /// Multiplies red, green and blue (a replicator instance's colour); `append` sets it.
         var tint = (1.0, 1.0, 1.0)
-        /// The gradient block of a gradient layer (see Shaders/layer.glsl, FLAG_GRADIENT).
+        /// The gradient block of a gradient layer (see Shaders/layer.glsl, FLAG_GRADIENT), or a
+        /// colour matrix's (KIND_COLOR_MATRIX).
         var gradient: [Float]? = nil
+        /// Filter.Kind.blendModeIndex, for a blend draw.
+        var blendMode = 0.0
         /// Where the instance's pass lies on the target, in pixels: its draws are shifted by it.
         var origin = (x: 0, y: 0)
     }
@@ -204,7 +211,11 @@ struct SceneEncoder {
         if !p.isDoubleSided && showsBack(p.bounds, transform) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
-        if mask != nil || group {
+        if hasFilterEffects(layer) {
+            encodeFiltered(
+                layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
+                scissor: scissor, flipped: flipped)
+        } else if mask != nil || group {
             encodeOffscreen(
                 layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
                 scissor: scissor, flipped: flipped)
@@ -245,6 +256,11 @@ struct SceneEncoder {
                         opacity: opacity, sigma: sigma, flags: []),
                     kind: .shadow, scissor: scissor)
             }
+        }
+
+        // A mask's backgroundFilters are ignored (ca-semantics A3).
+        if drawsShadow, !p.backgroundFilters.isEmpty, layer.maskedLayerID == nil {
+            encodeBackdrop(layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor)
         }
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
@@ -579,7 +595,7 @@ struct SceneEncoder {
             rect(instance.clip?.bounds ?? .zero)
             vector(instance.clip?.radii ?? (0, 0, 0, 0))
             vector((instance.opacity, instance.borderWidth, instance.sigma, 0))
-            vector((instance.crossFadeProgress, instance.contentsScale, 0, 0))
+            vector((instance.crossFadeProgress, instance.contentsScale, instance.blendMode, 0))
             var gradientStart = 0.0
             if let block = instance.gradient {
                 gradientStart = Double(blockStart)

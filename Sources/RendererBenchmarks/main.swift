@@ -5,9 +5,9 @@ import Renderer
 // Frames of 1920×1080 scenes on lavapipe: 100, 1,000 and 10,000 layers with rounded corners,
 // borders, shadows and textures, full frames and frames with one small damaged region; 1,000
 // shape layers whose rings animate (every shape rasterised again each frame); and an emitter
-// keeping 10,000 particles alive, a frame at each of successive moments; a VulkanLayer animated
-// by its own Vulkan commands (VulkanLayerBenchmark.swift); and a 20,000-point tiled layer
-// browsed (TiledLayerBenchmark.swift).
+// keeping 10,000 particles alive, a frame at each of successive moments; a full-screen
+// background blur over the 1,000-layer scene; a VulkanLayer animated by its own Vulkan commands
+// (VulkanLayerBenchmark.swift); and a 20,000-point tiled layer browsed (TiledLayerBenchmark.swift).
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames).
 
 @MainActor
@@ -180,6 +180,31 @@ try MainActor.assumeIsolated {
         return renderer.lastFrameStatistics
     }
     print("emitter        10,000 particles  \(String(format: "%6d", particles.draws)) \(milliseconds(particles.encode))    \(milliseconds(particles.total))")
+    // A frosted panel over the whole screen (a background blur of radius 20) above the 1,000-layer
+    // scene, against the same panel without the filter: full frames, the two alternating so that
+    // a changing load on the machine weighs on both alike.
+    let busy = makeScene(layers: 1_000, texture: texture)
+    let panel = Layer()
+    panel.frame = busy.root.bounds
+    panel.backgroundColor = Color(white: 1, alpha: 0.3)
+    busy.root.addSublayer(panel)
+    var frames: [Bool: [FrameStatistics]] = [:]
+    for _ in 0..<9 {
+        for frosted in [false, true] {
+            panel.backgroundFilters = frosted ? [.gaussianBlur(radius: 20)] : []
+            Transaction.flush()
+            renderer.invalidatePreviousFrame()
+            _ = try renderer.render(busy.context.renderTree!, width: 1920, height: 1080)
+            frames[frosted, default: []].append(renderer.lastFrameStatistics)
+        }
+    }
+    for frosted in [false, true] {
+        let stats = frames[frosted]!
+        let encode = stats.map(\.encodeSeconds).sorted()[stats.count / 2]
+        let total = stats.map(\.totalSeconds).sorted()[stats.count / 2]
+        let name = frosted ? "background blur" : "panel, no filter"
+        print("1000 + panel   \(name.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(format: "%6d", stats[0].drawCount)) \(milliseconds(encode))    \(milliseconds(total))")
+    }
     try benchmarkVulkanLayer(renderer: renderer)
     try benchmarkTiledLayer(renderer: renderer)
 }

@@ -49,8 +49,18 @@ func animationValue<Value>(_ value: (any Sendable)?, as type: Value.Type) -> Val
 struct AnimatableProperty {
     let makeBasicTrack: (BasicAnimation, String?, TrackContext) -> (any RenderAnimation)?
     let makeKeyframeTrack: (KeyframeAnimation, String?, TrackContext) -> (any RenderAnimation)?
+    /// Reads the value, and writes one (false when it is not of the binding's type), for
+    /// `Layer.value(forKeyPath:)` and `setValue(_:forKeyPath:)`.
+    let read: (LayerProperties) -> any Sendable
+    let write: (inout LayerProperties, (any Sendable)?) -> Bool
 
     init<Value: Interpolatable>(_ binding: PropertyBinding<Value>) {
+        read = { binding.get($0) }
+        write = { properties, value in
+            guard let v = animationValue(value, as: Value.self) else { return false }
+            binding.set(&properties, v)
+            return true
+        }
         makeBasicTrack = { animation, key, context in
             PropertyTrack<Value>.basic(animation, binding: binding, key: key, context: context)
         }
@@ -78,6 +88,10 @@ struct AnimatableProperty {
         switch parts[0] {
         case "transform": return transformProperty(\.transform, parts.dropFirst())
         case "sublayerTransform": return transformProperty(\.sublayerTransform, parts.dropFirst())
+        case "filters" where parts.count == 3:
+            return AnimatableProperty(filterParameter(\.filters, name: parts[1], key: parts[2]))
+        case "backgroundFilters" where parts.count == 3:
+            return AnimatableProperty(filterParameter(\.backgroundFilters, name: parts[1], key: parts[2]))
         default: break
         }
         if let property = subclassProperty(parts) { return property }
@@ -196,6 +210,19 @@ struct AnimatableProperty {
         default:
             return nil
         }
+    }
+
+    /// `filters.<name>.<key>`: a number parameter of the filter with that name (its default when
+    /// unset, 0 when the filter is missing; writing to a missing filter changes nothing).
+    private static func filterParameter(
+        _ list: WritableKeyPath<LayerProperties, [Filter]> & Sendable, name: String, key: String
+    ) -> PropertyBinding<Double> {
+        PropertyBinding(
+            get: { $0[keyPath: list].first { $0.name == name }?.number(forKey: key) ?? 0 },
+            set: { properties, value in
+                guard let index = properties[keyPath: list].firstIndex(where: { $0.name == name }) else { return }
+                properties[keyPath: list][index].setValue(.number(value), forKey: key)
+            })
     }
 
     private static func shapeScalar(_ keyPath: WritableKeyPath<ShapeProperties, Double> & Sendable) -> PropertyBinding<Double> {

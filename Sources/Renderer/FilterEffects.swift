@@ -1,0 +1,286 @@
+import LayerKit
+
+/// Layer filters (seed ch. 2, "Filters Add Visual Effects"; the kinds and their parameters are
+/// documented on `Filter`), built from intermediates as group opacity and masks are
+/// (OffscreenGroups.swift):
+///
+/// - `filters`: the layer and its subtree render into an intermediate enlarged by the blurs'
+///   reach, each filter then makes a new intermediate from the last (a blur two, along x then y,
+///   a colour filter one), and the result is composited at the layer's superlayer's opacity.
+/// - `backgroundFilters`: what is already drawn behind the layer in the same image (the target,
+///   or the enclosing group's intermediate) is drawn into an intermediate covering the layer's
+///   pixels and the blurs' reach, filtered, and composited within the layer's rounded bounds
+///   beneath the layer's own parts. On the target, when all of it lies within that box (a
+///   full-screen overlay), its draws move there and the target draws the intermediate instead;
+///   otherwise they are drawn again, at a wide blur's reduced resolution.
+/// - `compositingFilter` (a blend mode): the layer's image and a redraw of what is behind it
+///   over the same box are blended by the shader, drawn over what is behind.
+///
+/// What is behind is drawn rather than copied out of the target, because the target's pass is
+/// recorded as one render pass after all intermediates. A layer with both `filters` and
+/// `backgroundFilters` renders inside its filters' intermediate, so nothing is behind it there.
+extension SceneEncoder {
+    /// Whether the layer's `filters` or `compositingFilter` make it render offscreen. A mask's
+    /// compositingFilter is ignored (ca-semantics A3).
+    func hasFilterEffects(_ layer: RenderLayer) -> Bool {
+        let p = layer.properties
+        return p.filters.contains { !$0.kind.isBlendMode }
+            || (p.compositingFilter?.kind.isBlendMode == true && layer.maskedLayerID == nil)
+    }
+
+    /// The pixels the blurs among `filters` reach beyond what they blur (three σ each).
+    func blurReach(_ filters: [Filter]) -> Int {
+        filters.reduce(0) { $0 + Int((3 * ($1.blurSigma ?? 0) * scale).rounded(.up)) }
+    }
+
+    /// A layer with `filters` or a blending `compositingFilter` (and perhaps a mask or group
+    /// opacity as well, applied before the filters).
+    mutating func encodeFiltered(
+        _ layer: RenderLayer, mask: RenderLayer?, group: Bool, transform: Transform3D, parentOpacity: Double,
+        clip: Clip?, scissor: PixelRect?, flipped: Bool
+    ) {
+        let p = layer.properties
+        let chain = p.filters.filter { !$0.kind.isBlendMode }
+        let reach = blurReach(chain)
+        let outerTint = tint
+        tint = (1, 1, 1)
+        defer { tint = outerTint }
+
+        beginPass()
+        if mask != nil || group {
+            encodeOffscreen(
+                layer, mask: mask, group: group, transform: transform, parentOpacity: 1, clip: nil, scissor: nil,
+                flipped: flipped)
+        } else {
+            drawLayer(layer, transform: transform, opacity: p.opacity, clip: nil, scissor: nil, flipped: flipped)
+        }
+        // A transparent pixel more than the blur's reach around what was drawn, so that the blur
+        // clamped at the box's edge reads transparency beyond it. Content off the target still
+        // blurs onto it from up to the reach away.
+        let drawn = openPasses[openPasses.count - 1].reach
+        let margin = reach > 0 ? reach + 1 : 0
+        guard let content = endPass(
+            box: drawn.insetBy(dx: -margin, dy: -margin), limit: targetBox.insetBy(dx: -reach, dy: -reach)),
+            let filtered = applyFilters(chain, to: content)
+        else { return }
+
+        if layer.maskedLayerID == nil, let mode = p.compositingFilter?.kind.blendModeIndex {
+            guard let backdrop = redrawBehind(box: filtered.box) else { return }
+            tint = outerTint
+            let rect = filtered.box.rect
+            var instance = Instance(
+                transform: .identity, clip: clip, quad: rect, bounds: rect, contentsFrame: rect, opacity: parentOpacity,
+                flags: [.hasContents])
+            instance.blendMode = Double(mode)
+            append(
+                instance, kind: .blend, scissor: scissor, filter: .nearest, intermediate: filtered.index,
+                intermediate2: backdrop.index)
+        } else {
+            tint = outerTint
+            appendComposite(
+                of: filtered, flags: [.hasContents], color: (0, 0, 0, 0), opacity: parentOpacity, clip: clip,
+                scissor: scissor)
+        }
+    }
+
+    /// The layer's `backgroundFilters` applied to what is behind it, composited within its rounded
+    /// bounds at `opacity`.
+    mutating func encodeBackdrop(
+        _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?
+    ) {
+        let p = layer.properties
+        let chain = p.backgroundFilters.filter { !$0.kind.isBlendMode }
+        guard !chain.isEmpty, !p.bounds.isEmpty, let inverse = transform.planeInverse else { return }
+        let shapePixels = pixelBox(of: p.bounds, transform)
+        let shapeBox = PixelBox(covering: shapePixels).intersection(limit(clip: clip, scissor: scissor))
+        guard !shapeBox.isEmpty else { return }
+        let reach = blurReach(chain)
+        let outerTint = tint
+        tint = (1, 1, 1)
+        defer { tint = outerTint }
+        let box = shapeBox.insetBy(dx: -reach, dy: -reach).intersection(targetBox)
+        // What is behind moves into an intermediate when it all lies within the box; otherwise it
+        // is drawn again, at a wide first blur's reduced resolution directly.
+        let firstSigma = (chain[0].blurSigma ?? 0) * scale
+        let factor = reduction(forSigma: firstSigma)
+        var rest = chain[...]
+        var backdrop: (index: Int, box: PixelBox)
+        var reducedBy = 1
+        if let moved = moveBehind(into: box) {
+            backdrop = moved
+        } else {
+            guard let redrawn = redrawBehind(box: box, reducedBy: factor) else { return }
+            (backdrop, reducedBy) = (redrawn, factor)
+        }
+        // A wide blur alone stays reduced: the composite stretches it back bilinearly.
+        var stretched: Rect?
+        if chain.count == 1 && factor > 1 {
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: reducedBy, stretchBack: false) else { return }
+            let (r, k) = (blurred.box.rect, Double(factor))
+            (backdrop, rest, stretched) = (blurred, [], Rect(x: r.minX * k, y: r.minY * k, width: r.width * k, height: r.height * k))
+        } else if reducedBy > 1 {
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return }
+            (backdrop, rest) = (blurred, chain.dropFirst())
+        }
+        guard let filtered = applyFilters(Array(rest), to: backdrop) else { return }
+        tint = outerTint
+        // The rounded bounds clip through the shader; an enclosing clip through the scissor.
+        var compositeScissor = scissor
+        if let outer = clip { compositeScissor = intersect(scissor, pixelRect(outer.pixelBox)) }
+        let shape = Clip(bounds: p.bounds, radii: p.cornerRadii, inverse: inverse, pixelBox: shapePixels)
+        append(
+            Instance(
+                transform: .identity, clip: shape, quad: box.rect, bounds: box.rect,
+                contentsFrame: stretched ?? filtered.box.rect, opacity: opacity, flags: [.hasContents]),
+            kind: .body, scissor: compositeScissor, filter: stretched == nil ? .nearest : .linear,
+            intermediate: filtered.index)
+    }
+
+    /// When everything the current pass has drawn so far lies within `box` (a backdrop covering
+    /// the screen, say), those draws move into an intermediate covering `box`, which the pass
+    /// then draws in their place: the intermediate serves as the backdrop without drawing the
+    /// scene twice. Nil, changing nothing, otherwise. The intermediate starts as the frame's clear
+    /// colour, as the target does, which is exact for a transparent or an opaque clear colour.
+    private mutating func moveBehind(into box: PixelBox) -> (index: Int, box: PixelBox)? {
+        let pass = openPasses[openPasses.count - 1]
+        guard openPasses.count == 1, !pass.draws.isEmpty,
+            pass.draws.allSatisfy({ let r = $0.reach.intersection(targetBox); return r.isEmpty || r.intersection(box) == r })
+        else { return nil }
+        openPasses[0] = OpenPass()
+        openPasses.append(pass)
+        guard let moved = endPass(box: box, limit: box) else { return nil }
+        passes[passes.count - 1].clearsToTargetColor = true
+        let outerTint = tint
+        tint = (1, 1, 1)
+        appendComposite(of: moved, flags: [.hasContents], color: (0, 0, 0, 0), opacity: 1, clip: nil, scissor: nil)
+        tint = outerTint
+        return moved
+    }
+
+    /// What the current pass has drawn so far, drawn again into an intermediate covering `box`
+    /// (over the frame's clear colour when the current pass is the target's), at 1/`factor` of
+    /// the resolution in the reduced grid's pixels (see `blur`).
+    private mutating func redrawBehind(box: PixelBox, reducedBy factor: Int = 1) -> (index: Int, box: PixelBox)? {
+        let behind = openPasses[openPasses.count - 1].draws
+        let onTarget = openPasses.count == 1
+        let k = Double(factor)
+        beginPass()
+        for draw in behind {
+            // A copy of the instance, as the intermediate shifts its instances by its own origin.
+            var instance = instances[Int(draw.instance)]
+            var copy = draw
+            if factor > 1 {
+                instance.transform = instance.transform.concatenating(Transform3D(scaleX: 1 / k, y: 1 / k))
+                if let inverse = instance.clip?.inverse {
+                    instance.clip?.inverse = Transform3D(scaleX: k, y: k).concatenating(inverse)
+                }
+                copy.scissor = draw.scissor.map { reduced(PixelBox($0), by: factor).pixelRect }
+            }
+            instances.append(instance)
+            copy.instance = UInt32(instances.count - 1)
+            copy.opaqueBox = nil
+            copy.wholeWithin = nil
+            openPasses[openPasses.count - 1].draws.append(copy)
+        }
+        let reducedBox = reduced(box, by: factor)
+        guard let result = endPass(box: reducedBox, limit: reducedBox) else { return nil }
+        passes[passes.count - 1].clearsToTargetColor = onTarget
+        return result
+    }
+
+    /// `filters` applied in order to intermediate `source`, each into a new intermediate of the
+    /// same box; filters that change nothing (a zero radius, a kind not drawn here) are skipped.
+    private mutating func applyFilters(
+        _ filters: [Filter], to source: (index: Int, box: PixelBox)
+    ) -> (index: Int, box: PixelBox)? {
+        var current = source
+        let rect = source.box.rect
+        for filter in filters {
+            if let sigma = filter.blurSigma.map({ $0 * scale }), sigma > 0 {
+                guard let next = blur(current, sigma: sigma) else { return nil }
+                current = next
+            } else if let m = filter.colorMatrix {
+                var instance = Instance(
+                    transform: .identity, clip: nil, quad: rect, bounds: rect, contentsFrame: rect, opacity: 1, flags: [])
+                // The rows' first four columns, then the fifth column (Shaders/layer.glsl).
+                instance.gradient = (0..<4).flatMap { row in m[row * 5..<row * 5 + 4].map { Float($0) } }
+                    + (0..<4).map { Float(m[$0 * 5 + 4]) }
+                beginPass()
+                append(instance, kind: .colorMatrix, scissor: nil, filter: .nearest, intermediate: current.index)
+                guard let next = endPass(box: source.box, limit: source.box) else { return nil }
+                current = next
+            }
+        }
+        return current
+    }
+
+    /// A Gaussian of σ `sigma` pixels over `source`, into an intermediate of the same box. A wide
+    /// blur runs at a half or a quarter of the resolution (σ staying at least 4 pixels there, where
+    /// the lost detail is far below what the blur removes): the source halved by 2×2 averages,
+    /// blurred, then stretched back bilinearly. Pixels of the reduced images are target pixels
+    /// divided by the factor, so their boxes are those of the target's reduced grid.
+    /// `source` may already be reduced by `reducedBy`, standing for `full` at full resolution;
+    /// without `stretchBack` the result stays at the reduced resolution, in the reduced grid.
+    private mutating func blur(
+        _ source: (index: Int, box: PixelBox), sigma: Double, reducedBy start: Int = 1, into full: PixelBox? = nil,
+        stretchBack: Bool = true
+    ) -> (index: Int, box: PixelBox)? {
+        var current = source
+        var factor = start
+        while factor < reduction(forSigma: sigma) {
+            let box = reduced(current.box, by: 2)
+            let from = current.box.rect
+            let frame = Rect(x: from.minX / 2, y: from.minY / 2, width: from.width / 2, height: from.height / 2)
+            guard let next = resample(current, into: box, frame: frame) else { return nil }
+            current = next
+            factor *= 2
+        }
+        let rect = current.box.rect
+        for direction in [(1.0, 0.0), (0.0, 1.0)] {
+            beginPass()
+            append(
+                Instance(
+                    transform: .identity, clip: nil, quad: rect, bounds: rect, contentsFrame: rect,
+                    contentsCenter: (0, 0, direction.0, direction.1), opacity: 1, sigma: sigma / Double(factor), flags: []),
+                kind: .filterBlur, scissor: nil, intermediate: current.index)
+            guard let next = endPass(box: current.box, limit: current.box) else { return nil }
+            current = next
+        }
+        guard factor > 1, stretchBack else { return current }
+        let k = Double(factor)
+        let frame = Rect(x: rect.minX * k, y: rect.minY * k, width: rect.width * k, height: rect.height * k)
+        return resample(current, into: full ?? source.box, frame: frame)
+    }
+
+    /// How much a blur of σ `sigma` pixels reduces the resolution: 1, 2 or 4, keeping σ ≥ 4 there.
+    func reduction(forSigma sigma: Double) -> Int {
+        var factor = 1
+        while sigma / Double(factor * 2) >= 4 && factor < 4 { factor *= 2 }
+        return factor
+    }
+
+    /// The box of the grid `factor` times coarser that covers `box`.
+    func reduced(_ box: PixelBox, by factor: Int) -> PixelBox {
+        guard factor > 1 else { return box }
+        return PixelBox(
+            minX: floorDivision(box.minX, factor), minY: floorDivision(box.minY, factor),
+            maxX: -floorDivision(-box.maxX, factor), maxY: -floorDivision(-box.maxY, factor))
+    }
+
+    /// Intermediate `source` drawn bilinearly over `frame` into a new intermediate covering `box`.
+    private mutating func resample(
+        _ source: (index: Int, box: PixelBox), into box: PixelBox, frame: Rect
+    ) -> (index: Int, box: PixelBox)? {
+        beginPass()
+        append(
+            Instance(
+                transform: .identity, clip: nil, quad: box.rect, bounds: box.rect, contentsFrame: frame, opacity: 1,
+                flags: [.hasContents]),
+            kind: .body, scissor: nil, intermediate: source.index)
+        return endPass(box: box, limit: box)
+    }
+
+    private func floorDivision(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+}
