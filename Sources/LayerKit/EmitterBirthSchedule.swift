@@ -134,9 +134,25 @@ extension EmitterLayer {
         return keyPath == "birthRate" || (parts.count == 3 && parts[0] == "emitterCells" && parts[2] == "birthRate")
     }
 
-    /// The committed animations of a birth rate.
-    private var birthRateAnimations: [AnimationEntry] {
-        animationEntries.filter { $0.track != nil && $0.timing != nil && Self.animatesBirthRate($0.animation) }
+    /// A committed animation of a birth rate.
+    private struct RateAnimation {
+        let track: any RenderAnimation
+        let timing: AnimationTiming
+        /// Whether it stays after its end, showing its last value.
+        let holds: Bool
+        /// Whether it shows anything at local time `t`: one removed on completion shows no fill
+        /// after its end (the flush after the end removes it).
+        func applies(at t: Double) -> Bool { holds || !timing.hasFinished(atParentTime: t) }
+    }
+
+    /// The committed animations of a birth rate that run forwards (others are only sampled).
+    private var birthRateAnimations: [RateAnimation] {
+        animationEntries.compactMap { entry in
+            guard let track = entry.track, let timing = entry.timing, timing.speed > 0,
+                  Self.animatesBirthRate(entry.animation) else { return nil }
+            let holds = !entry.animation.isRemovedOnCompletion && (timing.fillMode == .forwards || timing.fillMode == .both)
+            return RateAnimation(track: track, timing: timing, holds: holds)
+        }
     }
 
     /// Rates are tabulated this many times a second of local time.
@@ -154,23 +170,19 @@ extension EmitterLayer {
         guard var emitter = properties.emitter else { return }
         let now = max(0, localNow)
         emitter.cutBirthSchedule(at: now)
-        let animations = birthRateAnimations.filter { $0.timing!.speed > 0 }
+        let animations = birthRateAnimations
         let model = properties
         func rates(at t: Double) -> [Double] {
             var p = model
-            // One removed on completion shows no fill after its end (the flush after it removes it).
-            for entry in animations where !(entry.animation.isRemovedOnCompletion && entry.timing!.hasFinished(atParentTime: t)) {
-                entry.track!.apply(to: &p, atLocalTime: t)
-            }
+            for animation in animations where animation.applies(at: t) { animation.track.apply(to: &p, atLocalTime: t) }
             return (p.emitter?.cellRates ?? []).map { $0.isFinite ? max(0, $0) : 0 }
         }
         // The moments where an animation starts, turns a cycle or ends: the tabulation's breaks.
         var breaks: [Double] = []
         var tail: (start: Double, period: Double, end: Double)?
-        for entry in animations {
-            let timing = entry.timing!
+        for timing in animations.map(\.timing) {
             let cycle = timing.cycleDuration / timing.speed
-            let cycles = timing.activeDuration * (1 / timing.cycleDuration)
+            let cycles = timing.activeDuration / timing.cycleDuration
             breaks.append(timing.beginTime)
             for k in 1..<Self.tabulatedCycles where Double(k) < cycles { breaks.append(timing.beginTime + Double(k) * cycle) }
             if cycles > Double(Self.tabulatedCycles) {
@@ -197,20 +209,17 @@ extension EmitterLayer {
             from = max(from, tail.end)
         }
         // An animation that stays after its end (fillMode forwards) holds its last rate until removed.
-        let holds = animations.contains {
-            !$0.animation.isRemovedOnCompletion && ($0.timing!.fillMode == .forwards || $0.timing!.fillMode == .both)
-        }
-        if holds { emitter.appendBirthSegment(until: .infinity, rates: rates(at: from.nextUp), curve: nil) }
+        if animations.contains(where: \.holds) { emitter.appendBirthSegment(until: .infinity, rates: rates(at: from.nextUp), curve: nil) }
         properties.emitter = emitter
     }
 
     /// Appends `from`…`to`: one constant segment where no animation is active, else a curve.
     private func tabulate(
         _ emitter: inout EmitterProperties, from: Double, to: Double, rates: (Double) -> [Double],
-        animations: [AnimationEntry]
+        animations: [RateAnimation]
     ) {
         guard to > from else { return }
-        let active = animations.contains { $0.timing!.beginTime < to && $0.timing!.endTime > from }
+        let active = animations.contains { $0.timing.beginTime < to && $0.timing.endTime > from }
         if !active {
             emitter.appendBirthSegment(until: to, rates: rates((from + to) / 2), curve: nil)
             return
