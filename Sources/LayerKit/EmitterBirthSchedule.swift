@@ -140,6 +140,8 @@ extension EmitterLayer {
         let timing: AnimationTiming
         /// Whether it stays after its end, showing its last value.
         let holds: Bool
+        /// Whether its cycles are all alike (a cumulative one's are not), so one can stand for the rest.
+        let isPeriodic: Bool
         /// Whether it shows anything at local time `t`: one removed on completion shows no fill
         /// after its end (the flush after the end removes it).
         func applies(at t: Double) -> Bool { holds || !timing.hasFinished(atParentTime: t) }
@@ -151,16 +153,18 @@ extension EmitterLayer {
             guard let track = entry.track, let timing = entry.timing, timing.speed > 0,
                   Self.animatesBirthRate(entry.animation) else { return nil }
             let holds = !entry.animation.isRemovedOnCompletion && (timing.fillMode == .forwards || timing.fillMode == .both)
-            return RateAnimation(track: track, timing: timing, holds: holds)
+            let cumulative = (entry.animation as? PropertyAnimation)?.isCumulative == true
+            return RateAnimation(track: track, timing: timing, holds: holds, isPeriodic: !cumulative)
         }
     }
 
     /// Rates are tabulated this many times a second of local time.
     static let birthRateSamplesPerSecond = 240.0
     private static let maximumSamples = 240 * 60
-    /// A repeating animation's first cycles are tabulated one by one (so others may overlap them);
-    /// the rest repeat the last tabulated cycle.
-    private static let tabulatedCycles = 64
+    /// At most this many of an animation's cycles are breaks of the tabulation (where a cycle
+    /// jumps back to its start); past them, an animation's cycles are sampled like any change, or
+    /// repeated as the schedule's tail.
+    private static let tabulatedCycles = 1_000
 
     /// Plans the births from local time `now` on through the committed animations of a birth rate
     /// (a commit that carries a new one, or one removed): the rate each animation gives at every
@@ -178,20 +182,34 @@ extension EmitterLayer {
             return (p.emitter?.cellRates ?? []).map { $0.isFinite ? max(0, $0) : 0 }
         }
         // The moments where an animation starts, turns a cycle or ends: the tabulation's breaks.
+        // Of the repeating ones, the one ending last, once past the others' breaks, repeats one
+        // tabulated cycle to its end (the tail); so does an endless cumulative one, approximately.
         var breaks: [Double] = []
-        var tail: (start: Double, period: Double, end: Double)?
-        for timing in animations.map(\.timing) {
+        func addBreaks(of timing: AnimationTiming, until end: Double) {
             let cycle = timing.cycleDuration / timing.speed
-            let cycles = timing.activeDuration / timing.cycleDuration
             breaks.append(timing.beginTime)
-            for k in 1..<Self.tabulatedCycles where Double(k) < cycles { breaks.append(timing.beginTime + Double(k) * cycle) }
-            if cycles > Double(Self.tabulatedCycles) {
-                let start = timing.beginTime + Double(Self.tabulatedCycles) * cycle
-                breaks.append(start)
-                if tail == nil || timing.endTime > tail!.end { tail = (start, cycle, timing.endTime) }
-            } else {
-                breaks.append(timing.endTime)
+            var k = 1.0
+            while timing.beginTime + k * cycle < end, k < Double(Self.tabulatedCycles) {
+                breaks.append(timing.beginTime + k * cycle)
+                k += 1
             }
+            breaks.append(end)
+        }
+        let timings = animations.map(\.timing)
+        var tailTiming = animations.filter {
+            let cycles = $0.timing.activeDuration / $0.timing.cycleDuration
+            return cycles > 1 && ($0.isPeriodic || cycles.isInfinite)
+        }.map(\.timing).max { $0.endTime < $1.endTime }
+        for timing in timings where timing != tailTiming { addBreaks(of: timing, until: timing.endTime) }
+        let horizon = breaks.filter(\.isFinite).max() ?? now
+        if let t = tailTiming, t.endTime <= horizon {
+            addBreaks(of: t, until: t.endTime)
+            tailTiming = nil
+        }
+        var tail: (start: Double, period: Double, end: Double)?
+        if let t = tailTiming {
+            addBreaks(of: t, until: max(horizon, t.beginTime))
+            tail = (t.beginTime, t.cycleDuration / t.speed, t.endTime)
         }
         breaks = Array(Set(breaks.filter { $0 > now && $0.isFinite })).sorted()
         var from = now

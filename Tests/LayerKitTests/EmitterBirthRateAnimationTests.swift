@@ -147,6 +147,35 @@ import Testing
         #expect(scene.shown(at: 5).count == 150)
     }
 
+    @Test func anAutoreversingRampBearsItsWayUpAndDown() throws {
+        let scene = Scene(cells: [try Self.cell()])
+        scene.layer.birthRate = 0
+        let ramp = Self.ramp("birthRate", from: 0, to: 100.5, duration: 0.5)
+        (ramp.autoreverses, ramp.repeatCount) = (true, 2)
+        scene.layer.add(ramp, forKey: "ramp")
+        Transaction.flush()
+        // 25.125 up, then 100.5 − 201 (t − 0.5) a second: 43.97 by 0.75 s; 50.25 a cycle, 100.5 in
+        // all (not a whole number, so the last birth is not at the very end).
+        #expect(scene.shown(at: 0.75).count == 44)
+        #expect(scene.shown(at: 1.75).count == 95)
+        scene.advance(to: 2.5)
+        #expect(scene.shown(at: 3).map(\.index) == Array(0...100))
+    }
+
+    @Test func aLayerAndACellAnimatedTogetherMultiplyTheirRates() throws {
+        let scene = Scene(cells: [try Self.cell(birthRate: 0, name: "spark")])
+        let twice = Self.ramp("birthRate", from: 2, to: 2, duration: 2)
+        scene.layer.add(twice, forKey: "twice")
+        Transaction.flush()
+        scene.clock.set(to: 0.5)
+        scene.layer.add(Self.ramp("emitterCells.spark.birthRate", from: 0, to: 40, duration: 0.5), forKey: "spark")
+        Transaction.flush()
+        // 2 × 80 (t − 0.5) a second from 0.5 s: 80 (t − 0.5)² births, then none (the model's 0).
+        let roots: [Double] = (0..<20).map { 0.5 + (Double($0) / 80).squareRoot() }
+        #expect(Self.allClose(scene.shown(at: 0.999).map(\.birthTime), roots, 1e-7))
+        #expect(scene.shown(at: 1.5).count == 20)
+    }
+
     @Test func endlessRepeatsBearFiftyEveryCycle() throws {
         let scene = Scene(cells: [try Self.cell(lifetime: 1)])
         scene.layer.birthRate = 0
