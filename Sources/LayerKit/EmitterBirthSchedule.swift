@@ -227,7 +227,9 @@ extension EmitterLayer {
             from = max(from, tail.end)
         }
         // An animation that stays after its end (fillMode forwards) holds its last rate until removed.
-        if animations.contains(where: \.holds) { emitter.appendBirthSegment(until: .infinity, rates: rates(at: from.nextUp), curve: nil) }
+        if animations.contains(where: \.holds) {
+            emitter.appendBirthSegment(until: .infinity, rates: rates(at: from.nextUp), curve: nil)
+        }
         properties.emitter = emitter
     }
 

@@ -111,6 +111,21 @@ import Testing
         #expect(scene.shown(at: 4.05).map(\.index) == Array(0...50))
     }
 
+    @Test func aCellsModelRateChangedDuringALayerRampScalesTheRestOfIt() throws {
+        let scene = Scene(cells: [try Self.cell()])
+        scene.layer.birthRate = 100
+        scene.layer.add(Self.ramp("birthRate", from: 0, to: 100), forKey: "ramp")
+        Transaction.flush()
+        let half = scene.shown(at: 0.5)
+        scene.clock.set(to: 0.5)
+        scene.layer.emitterCells[0].birthRate = 2
+        Transaction.flush()
+        // 12.5 by 0.5 s, then 2 × 100 t a second: 87.3 by 0.999 s; after the ramp 2 × 100 a second.
+        #expect(Array(scene.shown(at: 0.5).prefix(13)) == Array(half.prefix(13)))
+        #expect(scene.shown(at: 0.999).count == 88)
+        #expect(scene.shown(at: 1.1).count == 108)
+    }
+
     @Test func anAnimationRemovedMidwayKeepsItsBirthsAndHandsOverToTheModel() throws {
         let scene = Scene(cells: [try Self.cell()])
         scene.layer.birthRate = 100
