@@ -169,7 +169,9 @@ extension EmitterLayer {
     /// Plans the births from local time `now` on through the committed animations of a birth rate
     /// (a commit that carries a new one, or one removed): the rate each animation gives at every
     /// moment is tabulated into the schedule (`BirthRateCurve`), so the particles born are the
-    /// integral of the animated rate and the births so far stay where they were.
+    /// integral of the animated rate and the births so far stay where they were. Only property
+    /// animations running forwards count; a rate animated inside a group, at a negative speed or
+    /// on a sub-cell is sampled per frame as any other value.
     func rescheduleBirths(atLocalTime localNow: Double) {
         guard var emitter = properties.emitter else { return }
         let now = max(0, localNow)
