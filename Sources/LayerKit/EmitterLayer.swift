@@ -115,9 +115,10 @@ public struct EmitterProperties: Sendable, Hashable {
     public var emitterMode = EmitterMode.volume
     public var renderMode = EmitterRenderMode.unordered
     /// The birth rates in force before the last change of the layer's or a cell's rate, oldest
-    /// first; the current rates apply from the last segment's end (from 0 when there is none).
-    /// `EmitterLayer` records a segment when a rate changes, so particles already born keep their
-    /// birth times and only later births follow the new rate.
+    /// first, and those explicit animations of a rate give from the commit that started them on
+    /// (`BirthRateSegment.curve`, reaching into the future); the current rates apply from the last
+    /// segment's end (from 0 when there is none). `EmitterLayer` records a segment when a rate
+    /// changes, so particles already born keep their birth times and only later births follow the new rate.
     public internal(set) var birthRateHistory: [BirthRateSegment] = []
 
     public init() {}
@@ -150,6 +151,11 @@ public struct EmitterProperties: Sendable, Hashable {
         let born = birthRateHistory.last?.birthsAfter ?? previousRates.map { _ in 0 }
         guard zip(previousRates, rates).contains(where: !=), time > start, time.isFinite else { return }
         birthRateHistory.append(carriedBack(BirthRateSegment(start: start, end: time, birthsBefore: born, rates: previousRates)))
+        dropDeadSegments(at: time)
+    }
+
+    /// Drops the segments whose particles are all dead by `time`, save the last.
+    mutating func dropDeadSegments(at time: Double) {
         let longest = longestLifetime
         while birthRateHistory.count > 1, birthRateHistory[0].end + longest <= time {
             birthRateHistory.removeFirst()
@@ -166,8 +172,9 @@ public struct EmitterProperties: Sendable, Hashable {
     ///
     /// Emission starts at local time 0 (set the layer's beginTime to start it later). A cell's
     /// particle i is born when the cell's births so far reach i: at i / rate seconds while the rate
-    /// has not changed, and within each segment of `birthRateHistory` at its start plus the
-    /// births still to come over that segment's rate. A particle lives while its age is below its
+    /// has not changed, within each segment of `birthRateHistory` at its start plus the births
+    /// still to come over that segment's rate, and over a segment an animation varied where the
+    /// integral of its rate reaches i (`BirthRateCurve`). A particle lives while its age is below its
     /// lifetime. Its random values come from a hash of (seed, cell, i) alone, so any moment is
     /// computed directly, without stepping through the ones before, and is the same on every run.
     /// Each cell's particles come before those its particles emitted (see `emitDescendants`).
@@ -180,17 +187,18 @@ public struct EmitterProperties: Sendable, Hashable {
             let longest = span(of: cell)
             guard longest > 0, cell.contents != nil || !cell.emitterCells.isEmpty else { continue }
             var descendants: [Particle] = []
-            var segments = birthRateHistory.map { ($0.start, $0.end, $0.birthsBefore.at(c), $0.rates.at(c)) }
-            segments.append((now, .infinity, bornBeforeNow.at(c), rates[c]))
-            for (start, end, before, rate) in segments where rate > 0 && rate.isFinite && start <= time && end > time - longest {
+            let current = BirthRateSegment(start: now, end: .infinity, birthsBefore: bornBeforeNow, rates: rates)
+            for segment in birthRateHistory + [current]
+            where segment.emits(c) && segment.start <= time && segment.end > time - longest {
                 // The births of [max(start, time − longest), min(end, time)]; `particle` drops the
                 // ones outside their lifetime.
-                let first = max(before.rounded(.up), (before + (max(start, time - longest) - start) * rate).rounded(.down))
-                var last = (before + (time - start) * rate).rounded(.down)
-                if end <= time { last = min(last, (before + (end - start) * rate).rounded(.up) - 1) }
+                let (start, end, before) = (segment.start, segment.end, segment.birthsBefore.at(c))
+                let first = max(before.rounded(.up), segment.births(c, at: max(start, time - longest)).rounded(.down))
+                var last = segment.births(c, at: time).rounded(.down)
+                if end <= time { last = min(last, segment.births(c, at: end).rounded(.up) - 1) }
                 guard first <= last else { continue }
                 for i in Int(first)...Int(last) {
-                    let born = start + (Double(i) - before) / rate
+                    let born = segment.birthTime(c, of: Double(i))
                     let random = ParticleRandom(seed: seed, cell: c, particle: i)
                     let (particle, life) = state(
                         i, of: cell, path: [c], random: random, parent: nil, born: born, time: time)
@@ -305,18 +313,21 @@ public struct BirthRateSegment: Sendable, Hashable {
     public var end: Double
     /// Per cell, the particles born before `start` (a fraction carries the next birth's timing on).
     public var birthsBefore: [Double]
-    /// Per cell, particles per second (the cell's rate times the layer's).
+    /// Per cell, particles per second (the cell's rate times the layer's); at the start where `curve` varies them.
     public var rates: [Double]
+    /// The rates an explicit animation gave over the segment, for the cells it covers (see
+    /// `EmitterLayer.rescheduleBirths(atLocalTime:)`); nil while they stayed the same.
+    public var curve: BirthRateCurve? = nil
 
     /// Per cell, the particles born before `end`.
     var birthsAfter: [Double] {
-        (0..<max(birthsBefore.count, rates.count)).map { birthsBefore.at($0) + rates.at($0) * (end - start) }
+        (0..<max(birthsBefore.count, rates.count)).map { end.isFinite ? births($0, at: end) : .infinity }
     }
 }
 
 extension [Double] {
     /// The value for cell `i`, 0 for a cell the list does not reach (one added since).
-    fileprivate func at(_ i: Int) -> Double { i < count ? self[i] : 0 }
+    func at(_ i: Int) -> Double { i < count ? self[i] : 0 }
 }
 
 /// SplitMix64 over a key made of the seed, the cell and the particle: the same key gives the
@@ -372,8 +383,9 @@ open class EmitterLayer: Layer {
     override class var implicitlyAnimatedKeys: Set<String> { emitterAnimatedKeys }
 
     /// The ones CAEmitterLayer.h marks animatable, but for birthRate: a new rate acts on births
-    /// from the moment it is set (the living particles keep theirs), and a rate faded over the
-    /// implicit 0.25 s would make that moment's births come and go while the fade is sampled.
+    /// from the moment it is set (the living particles keep theirs), so that `birthRate = 0` stops
+    /// an emitter then rather than after a fade. Explicit animations of it (the layer's, or a
+    /// cell's by `emitterCells.<name>.birthRate`) are integrated: see `rescheduleBirths(atLocalTime:)`.
     private static let emitterAnimatedKeys = Layer.baseImplicitlyAnimatedKeys.union([
         "lifetime", "velocity", "scale", "spin", "emitterPosition", "emitterSize",
     ])
@@ -413,6 +425,8 @@ open class EmitterLayer: Layer {
         guard values.cellRates != before else { return }
         let now = convertTime(MediaTime.now, from: nil)
         properties.emitter?.recordBirthRateChange(from: before, at: now)
+        // An animated rate scales or replaces the new model values from now on: tabulate it again.
+        birthRateAnimationsChanged(animationEntries, atMediaTime: MediaTime.now)
     }
     public var lifetime: Double {
         get { values.lifetime }

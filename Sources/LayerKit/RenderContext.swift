@@ -98,11 +98,13 @@ public final class RenderContext {
 
     private func store(_ layer: Layer, serial: UInt64) {
         layer.storedInCommit = serial
+        // Tracks first: starting one can change the values (an emitter's birth schedule).
+        let animations = layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
         let node = RenderLayer(
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
             maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
-            animations: layer.renderTracks(previousTree: renderTree, now: MediaTime.now),
+            animations: animations,
             revisionExceptContents: layer.revisionExceptContents)
         layers[layer.id] = node
         modelLayers[layer.id] = layer

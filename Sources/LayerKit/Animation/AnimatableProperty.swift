@@ -159,6 +159,8 @@ struct AnimatableProperty {
                 PropertyBinding(get: { $0.emitter?.emitterSize ?? .zero }, set: { $0.emitter?.emitterSize = $1 }),
                 parts.dropFirst())
         case "birthRate" where parts.count == 1: return AnimatableProperty(emitterScalar(\.birthRate))
+        case "emitterCells" where parts.count == 3 && parts[2] == "birthRate":
+            return AnimatableProperty(EmitterCell.birthRateBinding(named: parts[1]))
         case "lifetime" where parts.count == 1: return AnimatableProperty(emitterScalar(\.lifetime))
         case "velocity" where parts.count == 1: return AnimatableProperty(emitterScalar(\.velocity))
         case "scale" where parts.count == 1: return AnimatableProperty(emitterScalar(\.scale))

@@ -70,6 +70,7 @@ extension Layer {
         guard let index = animationEntries.firstIndex(where: { $0.key == key }) else { return }
         let entry = animationEntries.remove(at: index)
         entry.end(finished: false)
+        birthRateAnimationsChanged([entry], atMediaTime: MediaTime.now)
         markChanged()
     }
 
@@ -78,6 +79,7 @@ extension Layer {
         let entries = animationEntries
         animationEntries.removeAll()
         for entry in entries { entry.end(finished: false) }
+        birthRateAnimationsChanged(entries, atMediaTime: MediaTime.now)
         markChanged()
     }
 
@@ -85,6 +87,7 @@ extension Layer {
     func removeFinished(_ entry: AnimationEntry) {
         guard let index = animationEntries.firstIndex(where: { $0 === entry }) else { return }
         animationEntries.remove(at: index)
+        birthRateAnimationsChanged([entry], atMediaTime: MediaTime.now)
         markChanged()
     }
 
@@ -93,8 +96,10 @@ extension Layer {
     /// and missing from/to values resolve against the model and what `previousTree` shows.
     func renderTracks(previousTree: RenderTree?, now: Double) -> [any RenderAnimation] {
         var tracks: [any RenderAnimation] = []
+        var started: [AnimationEntry] = []
         for entry in animationEntries {
             if entry.beginTime == nil {
+                started.append(entry)
                 let localNow = localTime(fromMediaTime: now)
                 let begin = entry.animation.beginTime != 0 ? entry.animation.beginTime : localNow
                 entry.beginTime = begin
@@ -107,6 +112,7 @@ extension Layer {
             }
             if let track = entry.track { tracks.append(track) }
         }
+        birthRateAnimationsChanged(started, atMediaTime: now)
         return tracks
     }
 
