@@ -28,8 +28,10 @@ final class KioskOverlay {
     private let compositor: Compositor
     private let splash: SplashConfiguration
     private let logger: Logger
-    /// The animated pattern, while the overlay covers the app or fades out.
-    private(set) var pattern: SplashPattern?
+    /// The animated pattern, while the overlay covers the app.
+    private var pattern: SplashPattern?
+    /// The pattern frozen for the fade out, until the fade ends.
+    private var fadingPattern: SplashPattern?
 
     /// Seconds of the fade between states.
     static let fadeDuration = 0.3
@@ -121,10 +123,13 @@ final class KioskOverlay {
         view.isUserInteractionEnabled = covers
         View.animate(duration: Self.fadeDuration) {
             if state == .hidden, let fading = pattern {
-                // Frozen during the fade, gone after it unless the overlay came back meanwhile.
                 pattern = nil
                 fading.stop()
-                Transaction.completionBlock = { fading.remove() }
+                fadingPattern = fading
+                Transaction.completionBlock = { [weak self] in
+                    fading.remove()
+                    if self?.fadingPattern === fading { self?.fadingPattern = nil }
+                }
             }
             view.layer.opacity = covers ? 1 : 0
         }
@@ -141,6 +146,9 @@ final class KioskOverlay {
     private func updatePattern() {
         guard splash.animation == .pattern, state != .hidden else { return }
         if pattern == nil {
+            // An overlay back before its fade out ended shows a new pattern, not the frozen one.
+            fadingPattern?.remove()
+            fadingPattern = nil
             Transaction.begin()
             Transaction.disableActions = true
             defer { Transaction.commit() }
