@@ -133,8 +133,8 @@ let package = Package(
         .target(
             name: "KioskShell",
             dependencies: [
-                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Views", "WaylandServer",
-                .product(name: "Logging", package: "swift-log"),
+                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Views",
+                "WaylandServer", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -180,13 +180,13 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Views", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Renderer", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer", "GoldenImages"], exclude: ["Golden"]),

@@ -40,7 +40,9 @@ extension BoardConfiguration {
         let blank = idle.blankAfter.map { "blank after \($0.components.seconds) s" } ?? "never blank"
         lines.append("idle: \(blank)" + (idle.wakesOnTouch ? ", a touch wakes" : ", a touch does not wake"))
         lines.append("cursor " + (cursor.isVisible ? "visible" : "hidden"))
-        lines.append("splash " + (splash.imagePath.map { "\($0) on " } ?? "") + splash.backgroundColor.description)
+        lines.append(
+            "splash " + (splash.imagePath.map { "\($0) on " } ?? "") + splash.backgroundColor.description
+                + (splash.animation == .none ? "" : ", animated \(splash.animation.rawValue)"))
         if let printer {
             lines.append("printer \(printer.queue) (\(printer.paper.rawValue))" + (printer.server.map { " on \($0)" } ?? ""))
         }

@@ -248,10 +248,24 @@ public struct SplashConfiguration: Sendable, Equatable {
     /// An absolute path to a PNG image, centred on each output; nil shows the colour only.
     public var imagePath: String?
     public var backgroundColor: RGBColor
+    public var animation: Animation
 
-    public init(imagePath: String? = nil, backgroundColor: RGBColor = RGBColor(red: 0, green: 0, blue: 0)) {
+    /// What moves behind the image while the splash shows.
+    public enum Animation: String, Sendable, CaseIterable {
+        /// The colour alone.
+        case none
+        /// Vitrine's animated pattern (a colour cycling with time under a turning triangle),
+        /// rendered on the GPU every frame.
+        case pattern
+    }
+
+    public init(
+        imagePath: String? = nil, backgroundColor: RGBColor = RGBColor(red: 0, green: 0, blue: 0),
+        animation: Animation = .none
+    ) {
         self.imagePath = imagePath
         self.backgroundColor = backgroundColor
+        self.animation = animation
     }
 }
 

@@ -862,6 +862,16 @@ private struct ConfigurationDecoder {
                     fix: "write it like background = \"#1D3557\"", atValue: reader.path(of: "background"))
             }
         }
+        if let animation = string("animation", in: reader) {
+            if let value = SplashConfiguration.Animation(rawValue: animation) {
+                splash.animation = value
+            } else {
+                report(
+                    "splash animation '\(animation)' is not one Vitrine draws",
+                    fix: "use one of " + SplashConfiguration.Animation.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "),
+                    atValue: reader.path(of: "animation"))
+            }
+        }
         return splash
     }
 

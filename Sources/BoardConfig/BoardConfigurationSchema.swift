@@ -133,6 +133,7 @@ public enum BoardConfigurationSchema {
         keys: [
             Key(name: "image", kind: .string, example: #"image = "/usr/share/vitrine/splash.png""#),
             Key(name: "background", kind: .string, example: ##"background = "#1D3557""##),
+            Key(name: "animation", kind: .string, example: #"animation = "pattern""#),
         ])
 
     public static let printer = Section(

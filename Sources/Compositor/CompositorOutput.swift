@@ -26,7 +26,12 @@ final class CompositorOutput {
     let windowsView: View
     private var windowViews: [ObjectIdentifier: SurfaceView] = [:]
     let context: RenderContext
-    private let renderer: Renderer
+    /// Draws the output; `VulkanLayer`s shown on it render through its device.
+    let renderer: Renderer
+    /// Valid display links, called before each frame is drawn.
+    private var displayLinks: [DisplayLink] = []
+    /// Set while display links run: what they present shows in the frame being drawn.
+    private var isRunningDisplayLinks = false
     /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
     private(set) var windows: [SurfaceNode] = []
     /// Frame callbacks of the surfaces drawn into the frame on its way to the screen.
@@ -76,6 +81,18 @@ final class CompositorOutput {
         context.onCommit = { [backend] _ in backend.scheduleFrame() }
         self.backend.onFrame = { [unowned self] request in drawFrame(request) }
         self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
+        renderer.onDrawablePresented = { [unowned self] in
+            if !isRunningDisplayLinks { backend.scheduleFrame() }
+        }
+    }
+
+    func addDisplayLink(_ callback: @escaping (DisplayLink) -> Void) -> DisplayLink {
+        let link = DisplayLink(
+            duration: Double(backend.mode.refreshNanoseconds) / 1e9, callback: callback,
+            detach: { [weak self] link in self?.displayLinks.removeAll { $0 === link } })
+        displayLinks.append(link)
+        backend.scheduleFrame()
+        return link
     }
 
     /// The output's size in logical points.
@@ -132,7 +149,7 @@ final class CompositorOutput {
     /// screen can be powered down without losing a frame.
     var isSettled: Bool {
         guard let tree = context.renderTree else { return true }
-        return tree.generation == lastTree?.generation && !tree.hasVisibleAnimations
+        return tree.generation == lastTree?.generation && !tree.hasVisibleAnimations && displayLinks.isEmpty
     }
 
     /// Every surface drawn in the current tree: visible windows, their mapped subsurfaces and
@@ -152,6 +169,10 @@ final class CompositorOutput {
     }
 
     private func drawFrame(_ request: FrameRequest) {
+        isRunningDisplayLinks = true
+        // A link invalidated by an earlier one's callback is skipped.
+        for link in displayLinks { link.fire(targetNanoseconds: request.targetPresentationNanoseconds) }
+        isRunningDisplayLinks = false
         guard let tree = context.renderTree else {
             backend.skipFrame(request)
             return
@@ -195,7 +216,9 @@ final class CompositorOutput {
         }
         onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
-        if let tree = context.renderTree, tree.hasVisibleAnimations || tree.generation != lastTree?.generation {
+        if !displayLinks.isEmpty {
+            backend.scheduleFrame()
+        } else if let tree = context.renderTree, tree.hasVisibleAnimations || tree.generation != lastTree?.generation {
             backend.scheduleFrame()
         } else if visibleSurfaces().contains(where: \.hasPendingFrameCallbacks) {
             backend.scheduleFrame()

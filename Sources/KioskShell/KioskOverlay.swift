@@ -1,4 +1,5 @@
 import BoardConfig
+import Compositor
 import Graphics
 import LayerKit
 import Logging
@@ -7,7 +8,9 @@ import Views
 /// What covers an output while the kiosk app shows nothing: the board's splash (its colour and
 /// image) from the first frame until the app's first frame, and the splash with a spinning
 /// indicator and "Restarting…" while the app restarts. It takes the touches and clicks meant for a missing app;
-/// once the app draws, it fades out and lets input through. Blanking (the board's idle
+/// once the app draws, it fades out and lets input through. With the board's animated pattern, the
+/// pattern moves behind the image while the overlay covers the app; it freezes for the fade out
+/// (and while blanked) and is released once the overlay is gone. Blanking (the board's idle
 /// blank-after) covers everything, the splash included, with black, and takes the waking touch.
 final class KioskOverlay {
     enum State: Equatable {
@@ -22,13 +25,24 @@ final class KioskOverlay {
     private let spinner = ReplicatorLayer()
     private let label = TextLayer()
     private let blank = Layer()
+    private let compositor: Compositor
+    private let splash: SplashConfiguration
+    private let logger: Logger
+    /// The animated pattern, while the overlay covers the app.
+    private var pattern: SplashPattern?
+    /// The pattern frozen for the fade out, until the fade ends.
+    private var fadingPattern: SplashPattern?
 
     /// Seconds of the fade between states.
     static let fadeDuration = 0.3
     /// The indicator: twelve dots around a 24-point circle, one revolution a second.
     static let dotCount = 12
 
-    init(root: RootView, splash: SplashConfiguration, logger: Logger) {
+    init(compositor: Compositor, splash: SplashConfiguration, logger: Logger) {
+        let root = compositor.rootView()
+        self.compositor = compositor
+        self.splash = splash
+        self.logger = logger
         view = View(frame: root.bounds)
         view.layer.name = "kiosk overlay"
         view.layer.backgroundColor = Color(
@@ -87,6 +101,7 @@ final class KioskOverlay {
         blank.isHidden = true
         view.layer.addSublayer(blank)
         root.addSubview(view)
+        updatePattern()
     }
 
     /// Shows `new`, fading between the splash and the app.
@@ -107,13 +122,44 @@ final class KioskOverlay {
         let covers = state != .hidden || isBlanked
         view.isUserInteractionEnabled = covers
         View.animate(duration: Self.fadeDuration) {
+            if state == .hidden, let fading = pattern {
+                pattern = nil
+                fading.stop()
+                fadingPattern = fading
+                Transaction.completionBlock = { [weak self] in
+                    fading.remove()
+                    if self?.fadingPattern === fading { self?.fadingPattern = nil }
+                }
+            }
             view.layer.opacity = covers ? 1 : 0
         }
+        updatePattern()
         Transaction.begin()
         Transaction.disableActions = true
         spinner.isHidden = state != .restarting
         label.isHidden = state != .restarting
         blank.isHidden = !isBlanked
         Transaction.commit()
+    }
+
+    /// Runs the board's pattern while the overlay shows and nothing blanks it.
+    private func updatePattern() {
+        guard splash.animation == .pattern, state != .hidden else { return }
+        if pattern == nil {
+            // An overlay back before its fade out ended shows a new pattern, not the frozen one.
+            fadingPattern?.remove()
+            fadingPattern = nil
+            Transaction.begin()
+            Transaction.disableActions = true
+            defer { Transaction.commit() }
+            do {
+                pattern = try SplashPattern(
+                    compositor: compositor, container: view.layer, scale: compositor.rootView().scaleFactor, logger: logger)
+            } catch {
+                logger.warning("the splash pattern cannot be drawn: \(error); showing the colour only")
+                return
+            }
+        }
+        if isBlanked { pattern?.stop() } else { pattern?.run() }
     }
 }

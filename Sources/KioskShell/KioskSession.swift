@@ -50,7 +50,7 @@ public final class KioskSession {
         // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
         self.onScreenKeyboard = onScreenKeyboard.isEnabled
             ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
-        overlay = splash.map { KioskOverlay(root: compositor.rootView(), splash: $0, logger: logger) }
+        overlay = splash.map { KioskOverlay(compositor: compositor, splash: $0, logger: logger) }
         self.notifier = notifier
         self.logger = logger
         watchdogPeriod = notifier.watchdogPingInterval.map(\.wholeNanoseconds)

@@ -607,6 +607,26 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.splash.backgroundColor.description == "#1D35AF")
     }
 
+    @Test func splashAnimationIsNoneOrPattern() throws {
+        let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[splash]\n"
+        #expect(try BoardConfiguration.parse(base, file: "board.toml").get().splash.animation == .none)
+        let none = try BoardConfiguration.parse(base + "animation = \"none\"\n", file: "board.toml").get()
+        #expect(none.splash.animation == .none)
+        #expect(none.outline().last == "splash #000000")
+        let pattern = try BoardConfiguration.parse(base + "animation = \"pattern\"\n", file: "board.toml").get()
+        #expect(pattern.splash == SplashConfiguration(animation: .pattern))
+        #expect(pattern.outline().last == "splash #000000, animated pattern")
+        #expect(try shippedBoard("intel-nuc").splash.animation == .pattern)
+        #expect(
+            problems(base + "animation = \"plasma\"\n") == [
+                "board.toml:7:13: error: splash animation 'plasma' is not one Vitrine draws (fix: use one of \"none\", \"pattern\")"
+            ])
+        #expect(
+            problems(base + "animation = true\n") == [
+                "board.toml:7:13: error: 'animation' in [splash] must be a string, not a boolean (fix: write it like animation = \"pattern\")"
+            ])
+    }
+
     @Test func errorDescriptionListsEveryDiagnosticOnItsOwnLine() {
         guard case .failure(let error) = BoardConfiguration.parse("[[output]]\nconnector = 7\n", file: "b.toml") else {
             Issue.record("an invalid file was accepted")
