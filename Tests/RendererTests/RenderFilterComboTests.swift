@@ -83,6 +83,24 @@ import Testing
         #expect(pixel(image, 5, 50) == [255, 0, 0, 255])
     }
 
+    /// A full-screen overlay at group opacity 0.5: all that is behind it moves into its backdrop's
+    /// intermediate (drawn once), and both halves show half their grey over half themselves.
+    @Test func aFullScreenOverlayAtGroupOpacityFadesItsBackdropOverBothHalves() throws {
+        let root = makeRoot(100, 60)
+        addHalves(to: root)
+        let overlay = sublayer(root, frame: root.bounds)
+        overlay.backgroundFilters = [.saturation(0)]
+        overlay.opacity = 0.5
+        _ = sublayer(overlay, frame: Rect(x: 0, y: 50, width: 100, height: 10), background: .green)
+        let image = try render(root)
+        // Red's luma is 54 of 255, blue's 18.
+        #expect(isNear(pixel(image, 20, 20), [155, 27, 27, 255]))
+        #expect(isNear(pixel(image, 80, 20), [9, 9, 137, 255]))
+        #expect(isNear(pixel(image, 20, 55), [128, 128, 0, 255]))
+        let encoder = SceneEncoder(tree: try commit(root), scale: 1, targetSize: (100, 60))
+        #expect(encoder.passes.filter(\.clearsToTargetColor).count == 1)
+    }
+
     /// A mask over the panel's left half cuts the backdrop as it cuts the rest of the layer: the
     /// left half shows the grey backdrop, the right half what is behind, unfiltered.
     @Test func aMaskCutsTheBackdropWithTheLayer() throws {
