@@ -17,8 +17,17 @@ import LayerKit
 ///   over the same box are blended by the shader, drawn over what is behind.
 ///
 /// What is behind is drawn rather than copied out of the target, because the target's pass is
-/// recorded as one render pass after all intermediates. A layer with both `filters` and
-/// `backgroundFilters` renders inside its filters' intermediate, so nothing is behind it there.
+/// recorded as one render pass after all intermediates. A layer with `backgroundFilters` that
+/// itself renders into an intermediate (for its `filters`, compositingFilter, mask or group
+/// opacity) would find nothing behind it there, so its backdrop is made first from the pass the
+/// layer is composited into. With `filters` or a compositingFilter it is composited there, at
+/// the layer's opacity within its rounded bounds, beneath the layer's image: the layer's filters
+/// apply to its own parts and sublayers only, and a blend blends the layer over the backdrop.
+/// There a mask of the layer does not cut the backdrop, nor does group opacity fade it together
+/// with the layer. With only a mask or group opacity it is drawn as the layer's first part
+/// inside the layer's intermediate, so the mask and the group's opacity apply to it as to the
+/// rest of the layer. A sublayer's backdrop inside any intermediate is that intermediate's
+/// content only.
 extension SceneEncoder {
     /// Whether the layer's `filters` or `compositingFilter` make it render offscreen. A mask's
     /// compositingFilter is ignored (ca-semantics A3).
@@ -40,6 +49,13 @@ extension SceneEncoder {
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
+        // The backdrop goes beneath the layer's image here; drawLayer inside skips it.
+        if hasBackdrop(layer) {
+            if let backdrop = makeBackdrop(layer, transform: transform, clip: clip, scissor: scissor) {
+                appendBackdrop(backdrop, opacity: parentOpacity * p.opacity)
+            }
+            carriedBackdrop = (layer.id, nil)
+        }
         let chain = p.filters.filter { !$0.kind.isBlendMode }
         let reach = blurReach(chain)
         let outerTint = tint
@@ -83,17 +99,65 @@ extension SceneEncoder {
         }
     }
 
+    /// A layer's backdrop made before the layer goes into an intermediate (see above): the filtered
+    /// intermediate, where it lies, and how to composite it.
+    struct Backdrop {
+        var index: Int
+        var box: PixelBox
+        /// Where the intermediate's texels lie: its box, or stretched back from a reduced blur.
+        var frame: Rect
+        var filter: ContentsFilter
+        /// The layer's rounded bounds, clipping through the shader.
+        var shape: Clip
+        /// The enclosing clip and scissor, in target pixels.
+        var scissor: PixelRect?
+    }
+
+    /// Whether the layer shows its `backgroundFilters`; a mask's are ignored (ca-semantics A3).
+    func hasBackdrop(_ layer: RenderLayer) -> Bool {
+        layer.maskedLayerID == nil && layer.properties.backgroundFilters.contains { !$0.kind.isBlendMode }
+    }
+
+    /// Makes the backdrop of a layer with a mask or group opacity (and no filters) from the pass
+    /// it is composited into, for `encodeBackdrop` to draw inside the layer's intermediate.
+    mutating func carryBackdrop(_ layer: RenderLayer, transform: Transform3D, clip: Clip?, scissor: PixelRect?) {
+        guard hasBackdrop(layer), carriedBackdrop?.id != layer.id else { return }
+        carriedBackdrop = (layer.id, makeBackdrop(layer, transform: transform, clip: clip, scissor: scissor))
+    }
+
     /// The layer's `backgroundFilters` applied to what is behind it, composited within its rounded
-    /// bounds at `opacity`.
+    /// bounds at `opacity`; or the backdrop made before the layer went into an intermediate.
     mutating func encodeBackdrop(
         _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?
     ) {
+        if let carried = carriedBackdrop, carried.id == layer.id {
+            carriedBackdrop = nil
+            if let backdrop = carried.backdrop { appendBackdrop(backdrop, opacity: opacity) }
+            return
+        }
+        guard let backdrop = makeBackdrop(layer, transform: transform, clip: clip, scissor: scissor) else { return }
+        appendBackdrop(backdrop, opacity: opacity)
+    }
+
+    /// The backdrop drawn into the current pass at `opacity`.
+    mutating func appendBackdrop(_ b: Backdrop, opacity: Double) {
+        append(
+            Instance(
+                transform: .identity, clip: b.shape, quad: b.box.rect, bounds: b.box.rect, contentsFrame: b.frame,
+                opacity: opacity, flags: [.hasContents]),
+            kind: .body, scissor: b.scissor, filter: b.filter, intermediate: b.index)
+    }
+
+    /// The layer's `backgroundFilters` applied to what the current pass has drawn behind it.
+    mutating func makeBackdrop(
+        _ layer: RenderLayer, transform: Transform3D, clip: Clip?, scissor: PixelRect?
+    ) -> Backdrop? {
         let p = layer.properties
         let chain = p.backgroundFilters.filter { !$0.kind.isBlendMode }
-        guard !chain.isEmpty, !p.bounds.isEmpty, let inverse = transform.planeInverse else { return }
+        guard !chain.isEmpty, !p.bounds.isEmpty, let inverse = transform.planeInverse else { return nil }
         let shapePixels = pixelBox(of: p.bounds, transform)
         let shapeBox = PixelBox(covering: shapePixels).intersection(limit(clip: clip, scissor: scissor))
-        guard !shapeBox.isEmpty else { return }
+        guard !shapeBox.isEmpty else { return nil }
         let reach = blurReach(chain)
         let outerTint = tint
         tint = (1, 1, 1)
@@ -109,31 +173,28 @@ extension SceneEncoder {
         if let moved = moveBehind(into: box) {
             backdrop = moved
         } else {
-            guard let redrawn = redrawBehind(box: box, reducedBy: factor) else { return }
+            guard let redrawn = redrawBehind(box: box, reducedBy: factor) else { return nil }
             (backdrop, reducedBy) = (redrawn, factor)
         }
         // A wide blur alone stays reduced: the composite stretches it back bilinearly.
         var stretched: Rect?
         if chain.count == 1 && factor > 1 {
-            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: reducedBy, stretchBack: false) else { return }
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: reducedBy, stretchBack: false) else { return nil }
             let (r, k) = (blurred.box.rect, Double(factor))
             (backdrop, rest, stretched) = (blurred, [], Rect(x: r.minX * k, y: r.minY * k, width: r.width * k, height: r.height * k))
         } else if reducedBy > 1 {
-            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return }
+            guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return nil }
             (backdrop, rest) = (blurred, chain.dropFirst())
         }
-        guard let filtered = applyFilters(Array(rest), to: backdrop) else { return }
-        tint = outerTint
+        guard let filtered = applyFilters(Array(rest), to: backdrop) else { return nil }
         // The rounded bounds clip through the shader; an enclosing clip through the scissor.
         var compositeScissor = scissor
         if let outer = clip { compositeScissor = intersect(scissor, pixelRect(outer.pixelBox)) }
-        let shape = Clip(bounds: p.bounds, radii: p.cornerRadii, inverse: inverse, pixelBox: shapePixels)
-        append(
-            Instance(
-                transform: .identity, clip: shape, quad: box.rect, bounds: box.rect,
-                contentsFrame: stretched ?? filtered.box.rect, opacity: opacity, flags: [.hasContents]),
-            kind: .body, scissor: compositeScissor, filter: stretched == nil ? .nearest : .linear,
-            intermediate: filtered.index)
+        return Backdrop(
+            index: filtered.index, box: box, frame: stretched ?? filtered.box.rect,
+            filter: stretched == nil ? .nearest : .linear,
+            shape: Clip(bounds: p.bounds, radii: p.cornerRadii, inverse: inverse, pixelBox: shapePixels),
+            scissor: compositeScissor)
     }
 
     /// When everything the current pass has drawn so far lies within `box` (a backdrop covering

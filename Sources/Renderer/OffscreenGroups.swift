@@ -98,6 +98,8 @@ extension SceneEncoder {
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let opacity = parentOpacity * layer.properties.opacity
+        // The layer's backdrop comes from this pass, though it is drawn inside the intermediate.
+        carryBackdrop(layer, transform: transform, clip: clip, scissor: scissor)
         // A group renders at full opacity and fades as a whole; without group opacity each layer
         // keeps its own multiplied opacity and only the mask applies to the whole.
         // A replicator instance's colour tints the composite, not the layers inside it as well.

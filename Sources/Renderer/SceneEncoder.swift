@@ -82,6 +82,9 @@ struct SceneEncoder {
     var openPasses: [OpenPass] = [OpenPass()]
     /// Multiplies the red, green and blue of what is drawn now (replicator instances' colours).
     var tint = (1.0, 1.0, 1.0)
+    /// A layer's backdrop made before the layer went into an intermediate, for its drawLayer to
+    /// draw there (nil: already drawn beneath it). See FilterEffects.swift.
+    var carriedBackdrop: (id: LayerID, backdrop: Backdrop?)?
 
     /// Every draw of every pass, in rendering order.
     var draws: [EncodedDraw] { passes.flatMap(\.draws) }
