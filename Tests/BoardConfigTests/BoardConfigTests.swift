@@ -68,7 +68,7 @@ private func withApp(_ outputs: String) -> String {
                     app: AppConfiguration(
                         command: ["/usr/bin/foot", "--hold", "sh", "-c", "echo 'Vitrine kiosk on a QEMU guest'; uname -sr"],
                         environment: ["LANG": "C.UTF-8"],
-                        unresponsiveTimeout: .seconds(10)),
+                        unresponsiveTimeout: .seconds(30)),
                     idle: IdleConfiguration(blankAfter: nil, wakesOnTouch: true),
                     cursor: CursorConfiguration(isVisible: true),
                     splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57))))

@@ -191,9 +191,10 @@ struct SystemdBoot: Sendable {
             # The watchdog's SIGABRT would otherwise leave a core file the size of Vitrine in the guest's RAM.
             echo 'kernel.core_pattern=|/bin/false' > /etc/sysctl.d/50-hil-no-cores.conf
             # Under emulation on a loaded machine one frame (the first: Vulkan pipelines compiled by
-            # LLVM) can take longer than the unit's 10 s, which would look like a hung loop.
+            # LLVM) can take longer than the unit's 10 s, which would look like a hung loop; start-up
+            # (seen at 47 s) and a clean stop can outlast the unit's 60 s and 10 s the same way.
             mkdir -p /etc/systemd/system/\(unitName).d
-            printf '[Service]\nWatchdogSec=\(SystemdBootTests.watchdogSeconds)s\n' > /etc/systemd/system/\(unitName).d/emulation.conf
+            printf '[Service]\nWatchdogSec=\(SystemdBootTests.watchdogSeconds)s\nTimeoutStartSec=180s\nTimeoutStopSec=60s\n' > /etc/systemd/system/\(unitName).d/emulation.conf
 
             """
         let script = """
