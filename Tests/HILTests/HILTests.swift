@@ -389,8 +389,13 @@ struct GuestRun: Sendable {
             cat /sys/kernel/debug/dri/0/state > $OUT/dpms-off.txt 2>&1
             hil_key a
             n=0; while [ $n -lt 60 ] && ! grep -q 'woken by input' $OUT/vitrine-dpms.log; do sleep 1; n=$((n + 1)); done
-            sleep 2
-            cat /sys/kernel/debug/dri/0/state > $OUT/dpms-on.txt 2>&1
+            # The CRTC turns active with the first frame after the wake, which takes seconds under a
+            # loaded emulator; read the state until it does (bounded), before the board blanks again.
+            n=0; while [ $n -lt 40 ]; do
+                cat /sys/kernel/debug/dri/0/state > $OUT/dpms-on.txt 2>&1
+                grep -q 'active=1' $OUT/dpms-on.txt && break
+                sleep 0.25; n=$((n + 1))
+            done
             kill -TERM $pid; wait $pid; echo "vitrine-dpms-status $?"
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
