@@ -25,7 +25,8 @@ final class CursorPlane {
     private var wanted = Wanted()
     private var pointer = Point.zero
     /// What the last successful commit showed: the buffer (nil: plane off), its image and origin.
-    private var committed: (buffer: Int?, image: Image?, origin: (x: Int, y: Int))? = nil
+    /// The output's modeset starts with the plane off.
+    private var committed: (buffer: Int?, image: Image?, origin: (x: Int, y: Int)) = (nil, nil, (0, 0))
 
     /// DRM_FORMAT_ARGB8888, fourcc "AR24".
     static let argb8888: UInt32 = 0x3432_5241
@@ -60,9 +61,9 @@ final class CursorPlane {
         pointer = point
     }
 
-    /// Forgets what was committed (a modeset turned the plane off): the next commit sets it all.
-    func invalidate() {
-        committed = nil
+    /// A modeset turned the plane off (`addDisabled`): the next commit sets it all again.
+    func turnedOff() {
+        committed = (nil, nil, (0, 0))
     }
 
     private var origin: (x: Int, y: Int) {
@@ -73,8 +74,7 @@ final class CursorPlane {
 
     /// Whether the plane shows something else than it should.
     var needsCommit: Bool {
-        guard let committed else { return true }
-        return committed.image !== wanted.image || (wanted.image != nil && committed.origin != origin)
+        committed.image !== wanted.image || (wanted.image != nil && committed.origin != origin)
     }
 
     /// A change to commit: the buffer it shows and where.
@@ -93,9 +93,9 @@ final class CursorPlane {
             return Change(buffer: nil, image: nil, origin: (0, 0))
         }
         let origin = origin
-        var bufferIndex = committed?.buffer ?? 1
-        if committed?.image !== image {
-            bufferIndex = 1 - (committed?.buffer ?? 1)
+        var bufferIndex = committed.buffer ?? 1
+        if committed.image !== image {
+            bufferIndex = 1 - (committed.buffer ?? 1)
             let buffer = buffers[bufferIndex]
             for row in 0..<buffer.height {
                 (buffer.pixels + row * buffer.pitch).initializeMemory(as: UInt32.self, repeating: 0, count: buffer.width)
@@ -114,7 +114,7 @@ final class CursorPlane {
     }
 
     /// Whether the last commit left an image on the plane.
-    var showsImage: Bool { committed?.image != nil }
+    var showsImage: Bool { committed.image != nil }
 
     func committed(_ change: Change) {
         committed = (change.buffer, change.image, change.origin)

@@ -156,6 +156,7 @@ public final class KMSOutput: BackendOutput {
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: userData) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
+        cursorPlane?.turnedOff()
         phase = .flipPending(image: nil, buffer: 0)
     }
 
@@ -203,11 +204,11 @@ public final class KMSOutput: BackendOutput {
         case .flipPending, .cursorPending: phase = .idle
         default: break
         }
-        cursorPlane?.invalidate()
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
         if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: mode.description, code: code)
         }
+        cursorPlane?.turnedOff()
         wantsAnotherFrame = true
         scheduleAnotherIfWanted()
     }
