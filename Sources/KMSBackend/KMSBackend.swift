@@ -215,13 +215,13 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
     public var scaleFactor: Double
     public var transform: OutputTransform
     /// Whether the pointer cursor may go on the CRTC's cursor plane (off: it is drawn into the
-    /// frames). Off by default until the plane path is proven on more hardware than QEMU's
-    /// virtio-gpu; `vitrine run --hardware-cursor` turns it on.
+    /// frames). Where the CRTC has no ARGB8888 cursor plane, the image is too big for it, or the
+    /// driver refuses the plane's state in a test commit, the cursor is drawn anyway.
     public var hardwareCursor: Bool
 
     public init(
         connector: String? = nil, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal,
-        hardwareCursor: Bool = false
+        hardwareCursor: Bool = true
     ) {
         self.connector = connector
         self.mode = mode

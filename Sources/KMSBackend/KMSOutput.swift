@@ -383,6 +383,13 @@ extension KMSOutput: HardwareCursorOutput {
             return false
         }
         cursorPlane.show(image, hotspotX: hotspotX, hotspotY: hotspotY)
+        // The driver's word first: a plane state it refuses would make the next frame's flip fail.
+        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc)) != nil,
+              test.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else {
+            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            commitCursorIfIdle()
+            return false
+        }
         commitCursorIfIdle()
         return true
     }

@@ -42,8 +42,8 @@ struct Run: ParsableCommand {
     @Option(help: "With --kms: the mode, WIDTHxHEIGHT[@HZ] (default: the connector's preferred mode).")
     var mode: String?
 
-    @Flag(help: "With --kms: show the pointer's arrow on the CRTC's cursor plane (moving it draws no frame) instead of drawing it into the frames.")
-    var hardwareCursor = false
+    @Flag(inversion: .prefixedNo, help: "With --kms: show the pointer's arrow on the CRTC's cursor plane where it has one (moving it draws no frame), or draw it into the frames.")
+    var hardwareCursor = true
 
     @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
     var presentationLog: String?

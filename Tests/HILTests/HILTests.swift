@@ -380,7 +380,7 @@ struct GuestRun: Sendable {
             n=0; while [ $n -lt 50 ] && ! udevadm info --query=property --name=$touchscreen | grep -q ID_INPUT_TOUCHSCREEN=1; do sleep 0.2; n=$((n + 1)); done
             n=0; while [ $n -lt 50 ] && ! udevadm info --query=property --name=/dev/input/event2 | grep -q ID_INPUT=1; do sleep 0.2; n=$((n + 1)); done
             \(vitrine) list-inputs > $OUT/inputs.txt 2>&1
-            \(vitrine) run --kms --hardware-cursor --config $OUT/input-board.toml --presentation-log $OUT/flips-input.log \
+            \(vitrine) run --kms --config $OUT/input-board.toml --presentation-log $OUT/flips-input.log \
                 --input-latency-log $OUT/input-latency.txt -- stdbuf -oL wev > $OUT/vitrine-input.log 2>&1 &
             pid=$!
             n=0
