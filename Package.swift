@@ -176,6 +176,7 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics"]),
         .testTarget(name: "InputTests", dependencies: ["Input"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),

@@ -66,7 +66,7 @@ final class CompositorOutput {
         root.transform = Transform3D(backend.transform.contentTransform)
         root.backgroundColor = Color(white: 0)
         root.contentsScale = backend.scaleFactor
-        cursor = PointerCursor(scale: backend.scaleFactor)
+        cursor = PointerCursor(scale: backend.scaleFactor, hardware: backend as? any HardwareCursorOutput)
         rootView = RootView(frame: root.bounds, scaleFactor: backend.scaleFactor)
         rootView.layer.name = "views"
         rootView.layer.zPosition = 500_000

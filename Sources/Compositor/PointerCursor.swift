@@ -1,3 +1,4 @@
+import DisplayBackend
 import Graphics
 import LayerKit
 import WaylandServer
@@ -14,6 +15,9 @@ public enum CursorVisibility: Sendable {
 /// The pointer cursor drawn above everything on an output: Vitrine's own arrow, or the surface a
 /// client set through wl_pointer.set_cursor, with its hotspot on the pointer's position. Drag
 /// icons follow the pointer in the same overlay.
+///
+/// On an output with a hardware cursor that takes it, the arrow goes there instead: then pointer
+/// motion changes no layer (no damage, no frame). Client cursors and drag icons are drawn.
 final class PointerCursor {
     /// Above every window (windows are the root's sublayers at zPosition 0).
     let overlay = Layer()
@@ -35,11 +39,19 @@ final class PointerCursor {
         didSet { update() }
     }
     private var position = Point.zero
+    /// The output's cursor plane, if it has one.
+    private let hardware: (any HardwareCursorOutput)?
+    /// The arrow's pixels and its hotspot in them, for the hardware cursor.
+    private let arrowImage: Graphics.Image?
+    private let arrowHotspotPixels: (x: Int, y: Int)
+    /// Whether the hardware cursor shows the arrow now.
+    private(set) var isOnHardware = false
 
     /// The arrow's tip, in its own points.
     static let arrowHotspot = Point(x: 1, y: 1)
 
-    init(scale: Double) {
+    init(scale: Double, hardware: (any HardwareCursorOutput)? = nil) {
+        self.hardware = hardware
         overlay.name = "cursor"
         overlay.anchorPoint = .zero
         overlay.zPosition = 1_000_000
@@ -47,7 +59,9 @@ final class PointerCursor {
         arrow.anchorPoint = .zero
         arrow.bounds = Rect(x: 0, y: 0, width: 13, height: 21)
         arrow.contentsScale = scale
-        arrow.contents = Self.drawArrow(scale: scale)
+        arrowImage = Self.drawArrow(scale: scale)
+        arrowHotspotPixels = (Int((Self.arrowHotspot.x * scale).rounded()), Int((Self.arrowHotspot.y * scale).rounded()))
+        arrow.contents = arrowImage
         clientHolder.anchorPoint = .zero
         overlay.addSublayer(arrow)
         overlay.addSublayer(clientHolder)
@@ -147,10 +161,13 @@ final class PointerCursor {
     private var cursorVisible: Bool { visibility != .hidden && pointerInUse }
 
     private func update() {
+        updateHardware()
         arrow.isHidden = true
         clientHolder.isHidden = true
         switch image {
         case .arrow:
+            // Left where it was while the hardware shows the arrow: a moved layer is damage.
+            guard !isOnHardware else { break }
             arrow.isHidden = !cursorVisible
             arrow.position = Point(x: position.x - Self.arrowHotspot.x, y: position.y - Self.arrowHotspot.y)
         case .client(let node, let hotspot):
@@ -161,5 +178,21 @@ final class PointerCursor {
         }
         // A drag icon's origin is the pointer's position (wl_data_device.start_drag).
         dragIcon?.container.position = position
+    }
+
+    /// Hands the shown arrow to the hardware cursor, or takes it back (a client cursor, hidden).
+    private func updateHardware() {
+        guard let hardware else { return }
+        var wantsArrow = false
+        if case .arrow = image, cursorVisible, arrowImage != nil { wantsArrow = true }
+        if wantsArrow {
+            if !isOnHardware {
+                isOnHardware = hardware.setCursor(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y)
+            }
+            if isOnHardware { hardware.moveCursor(to: position) }
+        } else if isOnHardware {
+            _ = hardware.setCursor(nil, hotspotX: 0, hotspotY: 0)
+            isOnHardware = false
+        }
     }
 }

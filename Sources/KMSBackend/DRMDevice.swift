@@ -118,8 +118,9 @@ final class AtomicRequest {
     }
 }
 
-/// A CPU-mapped dumb buffer in XRGB8888 with its framebuffer: what the primary plane scans out
-/// where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D, lavapipe).
+/// A CPU-mapped 32-bit dumb buffer with its framebuffer: what the primary plane scans out (in
+/// XRGB8888) where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D,
+/// lavapipe), and the cursor plane's image (in ARGB8888).
 final class DumbBuffer {
     private let device: DRMDevice
     let width: Int
@@ -133,7 +134,7 @@ final class DumbBuffer {
     /// DRM_FORMAT_XRGB8888, fourcc "XR24".
     static let xrgb8888: UInt32 = 0x3432_5258
 
-    init(device: DRMDevice, width: Int, height: Int) throws(KMSError) {
+    init(device: DRMDevice, width: Int, height: Int, format: UInt32 = DumbBuffer.xrgb8888) throws(KMSError) {
         self.device = device
         self.width = width
         self.height = height
@@ -156,14 +157,14 @@ final class DumbBuffer {
                 withUnsafeMutableBytes(of: &pitches) { pitches in
                     withUnsafeMutableBytes(of: &offsets) { offsets in
                         drmModeAddFB2(
-                            device.fd, UInt32(width), UInt32(height), Self.xrgb8888,
+                            device.fd, UInt32(width), UInt32(height), format,
                             handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
                             pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
                             offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
                     }
                 }
             }
-            try KMSError.check(result, "drmModeAddFB2(\(width)×\(height) XRGB8888)")
+            try KMSError.check(result, "drmModeAddFB2(\(width)×\(height), format \(String(format, radix: 16)))")
         } catch {
             _ = drmModeDestroyDumbBuffer(device.fd, handle)
             throw error

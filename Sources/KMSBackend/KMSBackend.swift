@@ -115,6 +115,7 @@ public final class KMSBackend: DisplayBackend {
             guard !selected.isEmpty else { throw KMSError.noConnectedConnector(device: device.path, connectors: names) }
         }
         let planes = try primaryPlanes(on: device)
+        let cursorPlanes = configuration.hardwareCursor ? try cursorPlanes(on: device) : []
         var usedCRTCs: Set<UInt32> = []
         var usedPlanes: Set<UInt32> = []
         var candidates: [OutputCandidate] = []
@@ -142,7 +143,10 @@ public final class KMSBackend: DisplayBackend {
             }
             usedCRTCs.insert(crtc)
             usedPlanes.insert(plane.id)
-            candidates.append(OutputCandidate(connector: entry.id, name: entry.name, crtc: crtc, plane: plane.id, mode: mode))
+            let cursorPlane = cursorPlanes.first { $0.possibleCRTCs & (1 << crtcIndex) != 0 && !usedPlanes.contains($0.id) }
+            if let cursorPlane { usedPlanes.insert(cursorPlane.id) }
+            candidates.append(OutputCandidate(
+                connector: entry.id, name: entry.name, crtc: crtc, plane: plane.id, cursorPlane: cursorPlane?.id, mode: mode))
         }
         return candidates
     }
@@ -197,6 +201,8 @@ struct OutputCandidate {
     let name: String
     let crtc: UInt32
     let plane: UInt32
+    /// The CRTC's cursor plane, when the hardware cursor is asked for and the CRTC has one.
+    let cursorPlane: UInt32?
     let mode: drmModeModeInfo
 }
 
@@ -208,12 +214,20 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
     public var mode: KMSModeRequest?
     public var scaleFactor: Double
     public var transform: OutputTransform
+    /// Whether the pointer cursor may go on the CRTC's cursor plane (off: it is drawn into the
+    /// frames). Where the CRTC has no ARGB8888 cursor plane, the image is too big for it, or the
+    /// driver refuses the plane's state in a test commit, the cursor is drawn anyway.
+    public var hardwareCursor: Bool
 
-    public init(connector: String? = nil, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal) {
+    public init(
+        connector: String? = nil, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal,
+        hardwareCursor: Bool = true
+    ) {
         self.connector = connector
         self.mode = mode
         self.scaleFactor = scaleFactor
         self.transform = transform
+        self.hardwareCursor = hardwareCursor
     }
 }
 

@@ -53,6 +53,8 @@ public final class KMSOutput: BackendOutput {
         case rendering(FrameRequest)
         /// A commit of `buffer` is on its way; `image` is nil for the modeset's blank frame.
         case flipPending(image: Image?, buffer: Int)
+        /// A commit that only moves or changes the cursor plane is on its way.
+        case cursorPending
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
@@ -64,6 +66,8 @@ public final class KMSOutput: BackendOutput {
     private var activeProperty: UInt32 = 0
     /// The modeset's property values except the plane's framebuffer, to set the mode again on resume.
     private var modesetValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
+    /// The CRTC's cursor plane, when the configuration asks for it and the CRTC has one.
+    private let cursorPlane: CursorPlane?
 
     /// What the CRTC showed before this output took it, to leave it as found.
     private struct SavedCRTC {
@@ -120,6 +124,12 @@ public final class KMSOutput: BackendOutput {
         // The modeset: connector → CRTC with the mode → primary plane showing a black buffer at
         // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
         // connector and mode and changes nothing.
+        if let cursor = candidate.cursorPlane {
+            let geometry = CursorPlaneGeometry(mode: mode, scaleFactor: configuration.scaleFactor, transform: configuration.transform)
+            cursorPlane = try CursorPlane(device: device, plane: cursor, geometry: geometry)
+        } else {
+            cursorPlane = nil
+        }
         buffers[0].clear()
         activeProperty = try crtcProperties.id("ACTIVE")
         modesetValues = [
@@ -135,6 +145,8 @@ public final class KMSOutput: BackendOutput {
         for (property, value) in planeValues {
             modesetValues.append((plane, try planeProperties.id(property), value))
         }
+        // The cursor plane starts off (another compositor may have left its cursor there).
+        cursorPlane?.addDisabled(to: &modesetValues)
         let request = try modesetRequest(framebuffer: buffers[0].framebuffer)
         let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
@@ -144,6 +156,7 @@ public final class KMSOutput: BackendOutput {
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: userData) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
+        cursorPlane?.turnedOff()
         phase = .flipPending(image: nil, buffer: 0)
     }
 
@@ -187,11 +200,15 @@ public final class KMSOutput: BackendOutput {
             return
         }
         // A flip in flight when the session went away may never report back.
-        if case .flipPending = phase { phase = .idle }
+        switch phase {
+        case .flipPending, .cursorPending: phase = .idle
+        default: break
+        }
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
         if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: mode.description, code: code)
         }
+        cursorPlane?.turnedOff()
         wantsAnotherFrame = true
         scheduleAnotherIfWanted()
     }
@@ -255,7 +272,7 @@ public final class KMSOutput: BackendOutput {
             _ = timerfd_settime(timer, 0, &spec, nil)
         case .waitingToRender:
             break
-        case .rendering, .flipPending:
+        case .rendering, .flipPending, .cursorPending:
             wantsAnotherFrame = true
         }
     }
@@ -292,10 +309,15 @@ public final class KMSOutput: BackendOutput {
         }
         let commit = try AtomicRequest()
         try commit.set(plane, planeFramebufferProperty, UInt64(buffer.framebuffer))
+        // Cursor changes since the last commit ride along with the frame.
+        let cursorChange = try cursorPlane.flatMap { cursor throws(KMSError) in
+            cursor.needsCommit ? try cursor.addChanges(to: commit, crtc: crtc) : nil
+        }
         let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
         if let code = commit.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) {
             throw KMSError.system(operation: "page flip on \(name)", code: code)
         }
+        if let cursorChange { cursorPlane?.committed(cursorChange) }
         commitNanoseconds = monotonicNanoseconds()
         phase = .flipPending(image: image, buffer: back)
     }
@@ -303,10 +325,17 @@ public final class KMSOutput: BackendOutput {
     public func skipFrame(_ request: FrameRequest) {
         phase = .idle
         scheduleAnotherIfWanted()
+        commitCursorIfIdle()
     }
 
     /// The page-flip event of this output's last commit.
     func flipCompleted(sequence: UInt32, nanoseconds: UInt64) {
+        if case .cursorPending = phase {
+            phase = .idle
+            scheduleAnotherIfWanted()
+            commitCursorIfIdle()
+            return
+        }
         guard case .flipPending(let image, let buffer) = phase else { return }
         front = buffer
         // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
@@ -328,6 +357,7 @@ public final class KMSOutput: BackendOutput {
             hasVblankCounter = drmCrtcGetSequence(device.fd, crtc, &count, &countTime) == 0
         }
         scheduleAnotherIfWanted()
+        commitCursorIfIdle()
     }
 
     private func scheduleAnotherIfWanted() {
@@ -335,4 +365,54 @@ public final class KMSOutput: BackendOutput {
         wantsAnotherFrame = false
         scheduleFrame()
     }
+}
+
+/// The cursor plane, when the configuration asks for it and the CRTC has one: an image turned for
+/// the panel, moved without a frame.
+extension KMSOutput: HardwareCursorOutput {
+    public func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool {
+        guard let cursorPlane else { return false }
+        guard let image else {
+            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            commitCursorIfIdle()
+            return true
+        }
+        guard cursorPlane.fits(width: image.width, height: image.height) else {
+            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            commitCursorIfIdle()
+            return false
+        }
+        cursorPlane.show(image, hotspotX: hotspotX, hotspotY: hotspotY)
+        // The driver's word first: a plane state it refuses would make the next frame's flip fail.
+        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc)) != nil,
+              test.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else {
+            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            commitCursorIfIdle()
+            return false
+        }
+        commitCursorIfIdle()
+        return true
+    }
+
+    public func moveCursor(to point: Point) {
+        guard let cursorPlane else { return }
+        cursorPlane.move(to: point)
+        commitCursorIfIdle()
+    }
+
+    /// Commits a cursor change on its own when no commit is in flight or coming: one commit at a
+    /// time per CRTC (a second nonblocking one is refused with EBUSY), so a change made meanwhile
+    /// rides along with the next frame's flip, or follows once the flip is done.
+    private func commitCursorIfIdle() {
+        guard let cursorPlane, cursorPlane.needsCommit, !isSuspended, isPoweredOn, case .idle = phase,
+              let request = try? AtomicRequest(), let change = try? cursorPlane.addChanges(to: request, crtc: crtc) else { return }
+        let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
+        // A refused commit leaves the change for the next frame's flip.
+        guard request.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) == nil else { return }
+        cursorPlane.committed(change)
+        phase = .cursorPending
+    }
+
+    /// Whether the cursor is on the cursor plane now (it shows an image there).
+    public var showsHardwareCursor: Bool { cursorPlane?.showsImage ?? false }
 }

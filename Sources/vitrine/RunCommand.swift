@@ -42,6 +42,9 @@ struct Run: ParsableCommand {
     @Option(help: "With --kms: the mode, WIDTHxHEIGHT[@HZ] (default: the connector's preferred mode).")
     var mode: String?
 
+    @Flag(inversion: .prefixedNo, help: "With --kms: show the pointer's arrow on the CRTC's cursor plane where it has one (moving it draws no frame), or draw it into the frames.")
+    var hardwareCursor = true
+
     @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
     var presentationLog: String?
 
@@ -143,7 +146,8 @@ struct Run: ParsableCommand {
                 KMSDeviceAccess(open: { path in try seat.openDevice(path) }, close: { fd in seat.closeDevice(fd) })
             }
             let kms = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
-                connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal),
+                connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal,
+                hardwareCursor: hardwareCursor),
                 access: access)
             kmsBackend = kms
             if let presentationLog {

@@ -1,0 +1,68 @@
+import Graphics
+
+/// An output that may show the pointer cursor on a plane of its own (a KMS cursor plane), so that
+/// cursor motion costs a register write instead of a frame. Optional: the compositor draws the
+/// cursor into its frames on outputs without it, and whenever `setCursor` refuses an image.
+public protocol HardwareCursorOutput: BackendOutput {
+    /// Shows `image` (premultiplied, upright as in the logical output, in hardware pixels) with
+    /// its hotspot at (`hotspotX`, `hotspotY`) of its pixels; nil hides the cursor. Returns whether
+    /// the hardware shows it: false (the plane cannot take the image) leaves the cursor hidden there.
+    func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool
+    /// Puts the hotspot at `point`, in the output's logical points.
+    func moveCursor(to point: Point)
+}
+
+/// Where a cursor image goes on a panel that is turned and scaled: a cursor plane scans its buffer
+/// out as is, so the image is turned into the buffer with the output's transform and the plane
+/// placed where the turned image's top-left corner lands.
+public struct CursorPlaneGeometry: Sendable, Equatable {
+    public let mode: OutputMode
+    public let scaleFactor: Double
+    public let transform: OutputTransform
+
+    public init(mode: OutputMode, scaleFactor: Double, transform: OutputTransform) {
+        self.mode = mode
+        self.scaleFactor = scaleFactor
+        self.transform = transform
+    }
+
+    /// The size of a `width`×`height` image once turned for the panel.
+    public func turnedSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        transform.swapsAxes ? (height, width) : (width, height)
+    }
+
+    /// The panel pixel where the turned image's top-left corner goes when the hotspot (in the
+    /// upright image's pixels) is at `pointer` (logical points, rounded to the nearest pixel).
+    /// It may be negative: the plane hangs over the panel's edge.
+    public func origin(pointer: Point, hotspotX: Int, hotspotY: Int, imageWidth: Int, imageHeight: Int) -> (x: Int, y: Int) {
+        let logical = transform.swapsAxes ? (width: mode.height, height: mode.width) : (width: mode.width, height: mode.height)
+        // Logical pixels to panel pixels: the content transform turns about the centres.
+        let toPanel = AffineTransform2D(translationX: -Double(logical.width) / 2, y: -Double(logical.height) / 2)
+            .concatenating(transform.contentTransform)
+            .concatenating(AffineTransform2D(translationX: Double(mode.width) / 2, y: Double(mode.height) / 2))
+        let left = (pointer.x * scaleFactor).rounded() - Double(hotspotX)
+        let top = (pointer.y * scaleFactor).rounded() - Double(hotspotY)
+        let panel = Rect(x: left, y: top, width: Double(imageWidth), height: Double(imageHeight)).applying(toPanel)
+        return (Int(panel.origin.x.rounded()), Int(panel.origin.y.rounded()))
+    }
+
+    /// Writes `image` turned for the panel into 32-bit pixels at `destination` (rows of
+    /// `bytesPerRow`), from its top-left corner; the rest of the buffer is left as it is. The pixel
+    /// words are copied unchanged (premultiplied ARGB8888 is the plane's format too).
+    public func turn(_ image: Image, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) {
+        let turning = transform.contentTransform
+        // Pixel centres turn onto pixel centres; the turned image's bounds start at `corner`.
+        let corner = Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)).applying(turning).origin
+        image.withUnsafeBytes { source in
+            for y in 0..<image.height {
+                for x in 0..<image.width {
+                    let centre = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(turning)
+                    let column = Int((centre.x - corner.x).rounded(.down))
+                    let row = Int((centre.y - corner.y).rounded(.down))
+                    let word = source.load(fromByteOffset: y * image.bytesPerRow + x * 4, as: UInt32.self)
+                    destination.storeBytes(of: word, toByteOffset: row * bytesPerRow + column * 4, as: UInt32.self)
+                }
+            }
+        }
+    }
+}
