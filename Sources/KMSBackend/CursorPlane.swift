@@ -126,23 +126,3 @@ final class CursorPlane {
         values.append((plane, properties.crtc, 0))
     }
 }
-
-extension KMSBackend {
-    /// Cursor planes that scan out ARGB8888, with the CRTCs (by index) they can serve.
-    static func cursorPlanes(on device: DRMDevice) throws(KMSError) -> [(id: UInt32, possibleCRTCs: UInt32)] {
-        guard let list = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(device.path))") }
-        defer { drmModeFreePlaneResources(list) }
-        var result: [(id: UInt32, possibleCRTCs: UInt32)] = []
-        for index in 0..<Int(list.pointee.count_planes) {
-            guard let plane = drmModeGetPlane(device.fd, list.pointee.planes[index]) else { continue }
-            defer { drmModeFreePlane(plane) }
-            let id = plane.pointee.plane_id
-            let properties = try device.properties(of: id, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(id)")
-            let formats = (0..<Int(plane.pointee.count_formats)).map { plane.pointee.formats[$0] }
-            if properties.value("type") == UInt64(DRM_PLANE_TYPE_CURSOR), formats.contains(CursorPlane.argb8888) {
-                result.append((id, plane.pointee.possible_crtcs))
-            }
-        }
-        return result
-    }
-}

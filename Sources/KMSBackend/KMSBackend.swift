@@ -114,8 +114,9 @@ public final class KMSBackend: DisplayBackend {
             selected = connectors.filter(\.connected)
             guard !selected.isEmpty else { throw KMSError.noConnectedConnector(device: device.path, connectors: names) }
         }
-        let planes = try primaryPlanes(on: device)
-        let cursorPlanes = configuration.hardwareCursor ? try cursorPlanes(on: device) : []
+        let planes = try Self.planes(on: device, type: UInt32(DRM_PLANE_TYPE_PRIMARY), format: DumbBuffer.xrgb8888)
+        let cursorPlanes = configuration.hardwareCursor
+            ? try Self.planes(on: device, type: UInt32(DRM_PLANE_TYPE_CURSOR), format: CursorPlane.argb8888) : []
         var usedCRTCs: Set<UInt32> = []
         var usedPlanes: Set<UInt32> = []
         var candidates: [OutputCandidate] = []
@@ -151,8 +152,9 @@ public final class KMSBackend: DisplayBackend {
         return candidates
     }
 
-    /// Primary planes that scan out XRGB8888, with the CRTCs (by index) they can serve.
-    private static func primaryPlanes(on device: DRMDevice) throws(KMSError) -> [(id: UInt32, possibleCRTCs: UInt32)] {
+    /// Planes of `type` (a DRM_PLANE_TYPE_* value) that scan out `format`, with the CRTCs (by
+    /// index) they can serve.
+    static func planes(on device: DRMDevice, type: UInt32, format: UInt32) throws(KMSError) -> [(id: UInt32, possibleCRTCs: UInt32)] {
         guard let list = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(device.path))") }
         defer { drmModeFreePlaneResources(list) }
         var result: [(id: UInt32, possibleCRTCs: UInt32)] = []
@@ -162,7 +164,7 @@ public final class KMSBackend: DisplayBackend {
             let id = plane.pointee.plane_id
             let properties = try device.properties(of: id, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(id)")
             let formats = (0..<Int(plane.pointee.count_formats)).map { plane.pointee.formats[$0] }
-            if properties.value("type") == UInt64(DRM_PLANE_TYPE_PRIMARY), formats.contains(DumbBuffer.xrgb8888) {
+            if properties.value("type") == UInt64(type), formats.contains(format) {
                 result.append((id, plane.pointee.possible_crtcs))
             }
         }
