@@ -270,13 +270,24 @@ struct SystemdBoot: Sendable {
     }
 }
 
-/// One QEMU guest at a time: two at once on a small machine would slow each past its waits.
+/// One QEMU guest at a time, across processes too (parallel test runs in other checkouts): two
+/// at once on a small machine would slow each past its waits. The lock is an flock on a file in
+/// /tmp, taken before a boot's clock starts.
 enum QEMUGuest {
-    private static let lock = NSLock()
+    static let lockPath = "/tmp/vitrine-hil-guest.lock"
 
     static func exclusively<T>(_ body: () throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw GuestLockError(errno: errno) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw GuestLockError(errno: errno) }
+        }
         return try body()
     }
+}
+
+struct GuestLockError: Error, CustomStringConvertible {
+    let errno: Int32
+    var description: String { "cannot lock \(QEMUGuest.lockPath): \(String(cString: strerror(errno)))" }
 }
