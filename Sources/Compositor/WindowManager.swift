@@ -7,8 +7,11 @@ import WaylandServer
 /// positioner, constrained to the output. The newest window is on top and has keyboard focus.
 final class WindowManager: XdgShellHandler {
     private unowned let compositor: Compositor
-    /// Positions set explicitly (by a test harness or the shell), in output points.
-    private var explicitPositions: [ObjectIdentifier: Point] = [:]
+    /// Where windows placed explicitly (by a test harness or the shell) have their surface's
+    /// origin, in output points. A placed window stays put, as on a desktop: a later change of its
+    /// window geometry (a subsurface moving past the surface's edge) does not move the surface
+    /// under the pointer; only windows that the policy centres are centred again.
+    private var explicitOrigins: [ObjectIdentifier: Point] = [:]
     private var popups: [ObjectIdentifier: XdgPopup] = [:]
     /// Popups that asked for an explicit grab and were not dismissed, oldest first: the topmost
     /// mapped one has keyboard focus; a new window dismisses them all.
@@ -90,7 +93,7 @@ final class WindowManager: XdgShellHandler {
     }
 
     func toplevelDestroyed(_ toplevel: XdgToplevel) {
-        explicitPositions[ObjectIdentifier(toplevel.surface)] = nil
+        explicitOrigins[ObjectIdentifier(toplevel.surface)] = nil
     }
 
     func toplevelRequested(_ toplevel: XdgToplevel, _ request: XdgToplevelRequest) {
@@ -106,11 +109,13 @@ final class WindowManager: XdgShellHandler {
     /// Places a mapped window again (after a commit changed its size or geometry).
     func place(_ toplevel: XdgToplevel) {
         guard let node = compositor.node(for: toplevel.surface) else { return }
+        if let explicit = explicitOrigins[ObjectIdentifier(toplevel.surface)] {
+            node.container.position = explicit
+            return
+        }
         let geometry = toplevel.windowGeometry
         let origin: Point
-        if let explicit = explicitPositions[ObjectIdentifier(toplevel.surface)] {
-            origin = explicit
-        } else if let parent = toplevel.parent, let parentNode = compositor.node(for: parent.surface) {
+        if let parent = toplevel.parent, let parentNode = compositor.node(for: parent.surface) {
             let parentGeometry = parent.windowGeometry
             let parentOrigin = Point(x: parentNode.container.position.x + Double(parentGeometry.x),
                                      y: parentNode.container.position.y + Double(parentGeometry.y))
@@ -124,10 +129,13 @@ final class WindowManager: XdgShellHandler {
         node.container.position = Point(x: origin.x - Double(geometry.x), y: origin.y - Double(geometry.y))
     }
 
-    /// Puts the window's top-left corner (its window geometry's) at `point` in output points.
+    /// Puts the window's top-left corner (its window geometry's, as it is now) at `point` in
+    /// output points; the window stays there until placed again.
     func setPosition(of surface: Surface, to point: Point) {
-        explicitPositions[ObjectIdentifier(surface)] = point
-        if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }) { place(toplevel) }
+        guard let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }) else { return }
+        let geometry = toplevel.windowGeometry
+        explicitOrigins[ObjectIdentifier(surface)] = Point(x: point.x - Double(geometry.x), y: point.y - Double(geometry.y))
+        place(toplevel)
     }
 
     func popupCreated(_ popup: XdgPopup) {
