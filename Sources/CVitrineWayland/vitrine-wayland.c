@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct vitrine_listener {
     struct wl_listener listener;
@@ -76,4 +77,49 @@ static void vitrine_log_trampoline(const char *format, va_list arguments) {
 void vitrine_set_server_log_handler(vitrine_log_callback callback) {
     log_callback = callback;
     wl_log_set_handler_server(vitrine_log_trampoline);
+}
+
+struct vitrine_shm_stride_check {
+    struct wl_protocol_logger *logger;
+    void *context;
+    vitrine_shm_bytes_per_pixel bytes_per_pixel;
+};
+
+// Requests reach protocol loggers before they are dispatched, so the check runs before
+// libwayland's own wl_shm_pool.create_buffer, which compares the stride with the width in pixels
+// only (it does not know how wide a pixel is).
+static void vitrine_shm_stride_logger(void *data, enum wl_protocol_logger_type type,
+                                      const struct wl_protocol_logger_message *message) {
+    struct vitrine_shm_stride_check *self = data;
+    if (type != WL_PROTOCOL_LOGGER_REQUEST || message->arguments_count != 6) return;
+    if (strcmp(message->message->name, "create_buffer") != 0) return;
+    if (strcmp(wl_resource_get_class(message->resource), wl_shm_pool_interface.name) != 0) return;
+    int32_t width = message->arguments[2].i, stride = message->arguments[4].i;
+    uint32_t format = message->arguments[5].u;
+    int bytes = self->bytes_per_pixel(self->context, format);
+    if (bytes <= 0 || width <= 0) return;
+    if ((int64_t)width * bytes > (int64_t)stride) {
+        wl_resource_post_error(message->resource, WL_SHM_ERROR_INVALID_STRIDE,
+                               "stride %d is less than %d pixels of %d bytes", stride, width, bytes);
+    }
+}
+
+struct vitrine_shm_stride_check *vitrine_display_add_shm_stride_check(
+    struct wl_display *display, void *context, vitrine_shm_bytes_per_pixel bytes_per_pixel) {
+    struct vitrine_shm_stride_check *self = calloc(1, sizeof(*self));
+    if (!self) return NULL;
+    self->context = context;
+    self->bytes_per_pixel = bytes_per_pixel;
+    self->logger = wl_display_add_protocol_logger(display, vitrine_shm_stride_logger, self);
+    if (!self->logger) {
+        free(self);
+        return NULL;
+    }
+    return self;
+}
+
+void vitrine_shm_stride_check_destroy(struct vitrine_shm_stride_check *check) {
+    if (!check) return;
+    wl_protocol_logger_destroy(check->logger);
+    free(check);
 }

@@ -74,7 +74,7 @@ public final class Compositor: SurfaceObserver {
     public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
         self.backend = backend
         self.logger = logger
-        display = try Display(shmFormats: ShmFormat.additionalCodes)
+        display = try Display(shmFormats: ShmFormat.additional)
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
         // Version 4: clients built against older xdg-shell headers (weston 10's demo clients among

@@ -25,9 +25,9 @@ enum ShmFormat: UInt32, CaseIterable {
     case abgr2101010 = 0x3033_4241  // AB30
     case xbgr2101010 = 0x3033_4258  // XB30
 
-    /// The formats wl_shm advertises besides the two it always has.
-    static var additionalCodes: [UInt32] {
-        allCases.filter { $0 != .argb8888 && $0 != .xrgb8888 }.map(\.rawValue)
+    /// The formats wl_shm advertises besides the two it always has, with their bytes per pixel.
+    static var additional: [UInt32: Int] {
+        Dictionary(uniqueKeysWithValues: allCases.filter { $0 != .argb8888 && $0 != .xrgb8888 }.map { ($0.rawValue, $0.bytesPerPixel) })
     }
 
     var bytesPerPixel: Int {

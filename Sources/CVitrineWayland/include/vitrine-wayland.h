@@ -34,6 +34,15 @@ int vitrine_resource_is_own(struct wl_resource *resource);
 void vitrine_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
 void vitrine_client_post_implementation_error(struct wl_client *client, const char *message);
 
+/// Bytes per pixel of a wl_shm format (a DRM fourcc, or wl_shm's 0 and 1); 0 for one not served.
+typedef int (*vitrine_shm_bytes_per_pixel)(void *context, uint32_t format);
+struct vitrine_shm_stride_check;
+/// Makes wl_shm_pool.create_buffer post wl_shm.error.invalid_stride when a row of `width` pixels
+/// does not fit in `stride` bytes (libwayland's wl_shm only checks stride >= width).
+struct vitrine_shm_stride_check *vitrine_display_add_shm_stride_check(
+    struct wl_display *display, void *context, vitrine_shm_bytes_per_pixel bytes_per_pixel);
+void vitrine_shm_stride_check_destroy(struct vitrine_shm_stride_check *check);
+
 typedef void (*vitrine_log_callback)(const char *message);
 /// Routes libwayland-server's own log lines (already formatted) to `callback`.
 void vitrine_set_server_log_handler(vitrine_log_callback callback);

@@ -12,6 +12,9 @@ public final class Display {
     public let eventLoop: EventLoop
     private var clients: [OpaquePointer: Client] = [:]
     private var clientCreated: OpaquePointer?
+    private var strideCheck: OpaquePointer?
+    /// Bytes per pixel of every wl_shm format served.
+    private let shmBytesPerPixel: [UInt32: Int]
     private var serialNumber: UInt32 = 0
     /// Every wl_buffer seen so far, while it exists (see `Buffer.from`).
     var buffers: [OpaquePointer: Buffer] = [:]
@@ -21,25 +24,32 @@ public final class Display {
     /// Called once for every client that disconnects or is disconnected; its resources are gone.
     public var clientDisconnected: ((Client) -> Void)?
 
-    /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats`
-    /// (DRM fourcc codes; the two mandatory ones need not be listed).
-    public init(shmFormats: [UInt32] = []) throws(SystemError) {
+    /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (DRM
+    /// fourcc codes, each with its bytes per pixel; the two mandatory ones need not be listed). A
+    /// buffer whose rows are shorter than its width in pixels of its format is refused with
+    /// wl_shm.error.invalid_stride on its pool.
+    public init(shmFormats: [UInt32: Int] = [:]) throws(SystemError) {
         guard let display = wl_display_create() else {
             throw SystemError.current(operation: "wl_display_create")
         }
         raw = display
+        shmBytesPerPixel = shmFormats.merging([WL_SHM_FORMAT_ARGB8888.rawValue: 4, WL_SHM_FORMAT_XRGB8888.rawValue: 4]) { $1 }
         eventLoop = EventLoop(raw: wl_display_get_event_loop(display))
         guard wl_display_init_shm(display) == 0 else {
             wl_display_destroy(display)
             throw SystemError.current(operation: "wl_display_init_shm")
         }
-        for format in shmFormats { _ = wl_display_add_shm_format(display, format) }
+        for format in shmFormats.keys.sorted() { _ = wl_display_add_shm_format(display, format) }
         let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, data in
             guard let context, let data else { return }
             Unmanaged<Display>.fromOpaque(context).takeUnretainedValue().register(OpaquePointer(data))
         }
         vitrine_display_add_client_created_listener(display, listener)
         clientCreated = listener
+        strideCheck = vitrine_display_add_shm_stride_check(display, Unmanaged.passUnretained(self).toOpaque()) { context, format in
+            guard let context else { return 0 }
+            return Int32(Unmanaged<Display>.fromOpaque(context).takeUnretainedValue().shmBytesPerPixel[format] ?? 0)
+        }
     }
 
     deinit {
@@ -50,6 +60,7 @@ public final class Display {
         for client in clients.values { client.forgetDestructionHandlers() }
         wl_display_destroy_clients(raw)
         vitrine_listener_destroy(clientCreated)
+        vitrine_shm_stride_check_destroy(strideCheck)
         wl_display_destroy(raw)
     }
 
