@@ -72,6 +72,10 @@ final class WLCSServer: @unchecked Sendable {
     func stop() {
         perform { [self] in stopping = true }
         finished.wait()
+        // WLCS unloads this module at exit: the thread must have left its closure (this module's
+        // code) by then, not only signalled.
+        while thread?.isFinished == false { usleep(1_000) }
+        thread = nil
     }
 
     /// Runs `body` on the compositor thread and returns its result.
