@@ -161,9 +161,9 @@ extension SceneEncoder {
                 scissor: scissor)
             return
         }
-        // σ is shadowRadius points (Vitrine's decision), in output pixels; three of them hold all
-        // but 0.3% of the Gaussian.
-        let sigma = max(0, p.shadowRadius) * scale
+        // σ is shadowRadius layer units (Vitrine's decision), in the target pixels a unit covers,
+        // as for a shadow path; three of them hold all but 0.3% of the Gaussian.
+        let sigma = max(0, p.shadowRadius) * pixelsPerUnit(transform)
         let radius = Int((3 * sigma).rounded(.up))
         // The shape is alpha only: a replicator instance's colour tints the shadow's composite.
         let outerTint = tint
@@ -189,6 +189,14 @@ extension SceneEncoder {
         appendComposite(of: vertical, flags: [.hasContents, .tint], color: color, opacity: opacity, clip: clip, scissor: scissor)
     }
 
+    /// The target pixels one layer unit covers along its longer axis (the transform's scale, not
+    /// its translation or turn).
+    private func pixelsPerUnit(_ t: Transform3D) -> Double {
+        let sx = (t.m11 * t.m11 + t.m12 * t.m12).squareRoot()
+        let sy = (t.m21 * t.m21 + t.m22 * t.m22).squareRoot()
+        return max(max(sx, sy), 1e-3)
+    }
+
     /// One direction of the Gaussian: every pixel of `box` sums `source`'s alpha along `direction`
     /// around itself (target pixels).
     private mutating func appendBlur(
@@ -212,10 +220,8 @@ extension SceneEncoder {
         let box = path.boundingBox
         guard !path.isEmpty, !box.isNull, box.width.isFinite, box.height.isFinite else { return }
         let radius = max(0, layer.properties.shadowRadius)
-        let sx = (transform.m11 * transform.m11 + transform.m12 * transform.m12).squareRoot()
-        let sy = (transform.m21 * transform.m21 + transform.m22 * transform.m22).squareRoot()
         let largest = 4096.0
-        var k = max(max(sx, sy), 1e-3)
+        var k = pixelsPerUnit(transform)
         k = min(k, (largest - 8) / max(box.width + 6 * radius, 1e-9), (largest - 8) / max(box.height + 6 * radius, 1e-9))
         guard
             let mask = shadowMasks.raster(
