@@ -28,6 +28,8 @@ final class CompositorOutput {
     let context: RenderContext
     /// Draws the output; `VulkanLayer`s shown on it render through its device.
     let renderer: Renderer
+    /// Where frames drawn in place into the backend's scanout buffers go (ScanoutFrames.swift).
+    let scanoutTargets = ScanoutTargets()
     /// Valid display links, called before each frame is drawn.
     private var displayLinks: [DisplayLink] = []
     /// Set while display links run: what they present shows in the frame being drawn.
@@ -181,9 +183,7 @@ final class CompositorOutput {
         // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
         let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
         do {
-            let image = try renderer.render(
-                frameTree, width: backend.mode.width, height: backend.mode.height,
-                scale: backend.scaleFactor, clearColor: Color(white: 0))
+            let frame = try drawFrame(of: frameTree)
             let shown = visibleSurfaces()
             onSurfacesShown?(shown)
             // Added to what waits already: a frame that was drawn but not shown (a session
@@ -194,7 +194,7 @@ final class CompositorOutput {
                 return surface.takePresentationFeedbacks()
             }
             lastTree = tree
-            try backend.present(image, for: request)
+            try present(frame, for: request)
         } catch {
             onRenderError?(error)
             backend.skipFrame(request)

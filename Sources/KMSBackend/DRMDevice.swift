@@ -1,6 +1,7 @@
 internal import CDRM
 internal import CLinux
 import Glibc
+import Graphics
 
 /// How the backend opens the DRM node when a seat manager gives devices out (libseat): the
 /// descriptor it returns comes with DRM master while the session is active.
@@ -127,7 +128,8 @@ final class DumbBuffer {
     let height: Int
     let pitch: Int
     private let handle: UInt32
-    private let size: Int
+    /// The mapping's length in bytes (`pitch` × `height`, rounded up as the driver likes).
+    let size: Int
     let pixels: UnsafeMutableRawPointer
     let framebuffer: UInt32
 
@@ -186,6 +188,13 @@ final class DumbBuffer {
         // the CRTC it found before its buffers go.
         _ = drmModeRmFB(device.fd, framebuffer)
         _ = drmModeDestroyDumbBuffer(device.fd, handle)
+    }
+
+    /// A copy of the pixels, as premultiplied ARGB8888 (what the renderer wrote); nil when it cannot be made.
+    func image() -> Image? {
+        try? Image(
+            width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: pitch,
+            bytes: UnsafeRawBufferPointer(start: pixels, count: size))
     }
 
     /// Fills the buffer with opaque black.

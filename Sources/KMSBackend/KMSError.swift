@@ -15,6 +15,8 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
     /// The driver refused the configuration in its TEST_ONLY commit or the real one.
     case configurationRejected(connector: String, mode: String, code: Int32)
     case imageSizeMismatch(output: String, expected: String, width: Int, height: Int)
+    /// A frame written in place was presented in another buffer than the output's back buffer.
+    case notTheBackBuffer(output: String)
     /// The seat manager would not give the device out.
     case seatRefused(device: String, reason: String)
 
@@ -54,6 +56,8 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
                 + (code == EACCES || code == EPERM ? "; another process is DRM master (a running compositor or seat manager?)" : "")
         case .imageSizeMismatch(let output, let expected, let width, let height):
             "a frame of \(width)×\(height) pixels cannot be shown on \(output) (\(expected))"
+        case .notTheBackBuffer(let output):
+            "a frame written in place on \(output) is not in its back buffer"
         case .seatRefused(let device, let reason):
             "the seat manager would not open \(device): \(reason)"
         }

@@ -11,7 +11,7 @@ import Graphics
 /// buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
 /// `onPresented` with the kernel's timestamp and sequence. At most one flip is pending, so the
 /// buffer being written is never the one being scanned out.
-public final class KMSOutput: BackendOutput {
+public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let name: String
     public let description: String
     public let mode: OutputMode
@@ -22,7 +22,14 @@ public final class KMSOutput: BackendOutput {
     /// Sees every presentation after `onPresented` (flip statistics, logs).
     public var presentationObserver: ((PresentationTiming) -> Void)?
 
-    public private(set) var lastShownImage: Image?
+    /// What the output shows now: the presented image, or the front buffer's pixels for a frame
+    /// written there in place (read once, when first asked).
+    public var lastShownImage: Image? {
+        if shownImage == nil, case .inPlace = shownFrame { shownImage = buffers[front].image() }
+        return shownImage
+    }
+    private var shownImage: Image?
+    private var shownFrame: ShownFrame?
     public private(set) var presentedFrameCount = 0
     /// Whether the CRTC has a hardware vblank counter (flip sequences count refreshes); virtio-gpu
     /// has none, and reports sequence 0 with the time the flip completed.
@@ -51,8 +58,8 @@ public final class KMSOutput: BackendOutput {
         case idle
         case waitingToRender(FrameRequest)
         case rendering(FrameRequest)
-        /// A commit of `buffer` is on its way; `image` is nil for the modeset's blank frame.
-        case flipPending(image: Image?, buffer: Int)
+        /// A commit of `buffer` is on its way; `frame` is nil for the modeset's blank frame.
+        case flipPending(frame: ShownFrame?, buffer: Int)
         /// A commit that only moves or changes the cursor plane is on its way.
         case cursorPending
     }
@@ -157,7 +164,7 @@ public final class KMSOutput: BackendOutput {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
         cursorPlane?.turnedOff()
-        phase = .flipPending(image: nil, buffer: 0)
+        phase = .flipPending(frame: nil, buffer: 0)
     }
 
     /// The modeset showing `framebuffer`.
@@ -293,6 +300,34 @@ public final class KMSOutput: BackendOutput {
         guard image.width == mode.width, image.height == mode.height else {
             throw KMSError.imageSizeMismatch(output: name, expected: mode.description, width: image.width, height: image.height)
         }
+        try commitBackBuffer(showing: .image(image)) { buffer in
+            image.withUnsafeBytes { bytes in
+                guard let source = bytes.baseAddress else { return }
+                for row in 0..<image.height {
+                    (buffer.pixels + row * buffer.pitch).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
+                }
+            }
+        }
+    }
+
+    /// The back buffer's mapping, for the renderer to write the next frame into in place. Each
+    /// dumb buffer keeps its pixels, so the renderer writes only what changed since its own last
+    /// frame in that buffer.
+    public func nextScanoutMemory() -> ScanoutMemory? {
+        let buffer = buffers[(front + 1) % buffers.count]
+        return ScanoutMemory(
+            bytes: UnsafeMutableRawBufferPointer(start: buffer.pixels, count: buffer.size), bytesPerRow: buffer.pitch,
+            owner: buffer)
+    }
+
+    /// Commits the back buffer, which the frame was written into in place, as a page flip.
+    public func presentScanoutMemory(_ memory: ScanoutMemory, for request: FrameRequest) throws {
+        guard memory.owner === buffers[(front + 1) % buffers.count] else { throw KMSError.notTheBackBuffer(output: name) }
+        try commitBackBuffer(showing: .inPlace) { _ in }
+    }
+
+    /// Fills the back buffer with `fill` and commits it as a nonblocking page flip.
+    private func commitBackBuffer(showing frame: ShownFrame, fill: (DumbBuffer) -> Void) throws {
         if isSuspended || !isPoweredOn {
             // The frame waits for the session to come back or the display to be on (both draw a new one).
             phase = .idle
@@ -301,12 +336,7 @@ public final class KMSOutput: BackendOutput {
         }
         let back = (front + 1) % buffers.count
         let buffer = buffers[back]
-        image.withUnsafeBytes { bytes in
-            guard let source = bytes.baseAddress else { return }
-            for row in 0..<image.height {
-                (buffer.pixels + row * buffer.pitch).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
-            }
-        }
+        fill(buffer)
         let commit = try AtomicRequest()
         try commit.set(plane, planeFramebufferProperty, UInt64(buffer.framebuffer))
         // Cursor changes since the last commit ride along with the frame.
@@ -319,7 +349,7 @@ public final class KMSOutput: BackendOutput {
         }
         if let cursorChange { cursorPlane?.committed(cursorChange) }
         commitNanoseconds = monotonicNanoseconds()
-        phase = .flipPending(image: image, buffer: back)
+        phase = .flipPending(frame: frame, buffer: back)
     }
 
     public func skipFrame(_ request: FrameRequest) {
@@ -336,15 +366,16 @@ public final class KMSOutput: BackendOutput {
             commitCursorIfIdle()
             return
         }
-        guard case .flipPending(let image, let buffer) = phase else { return }
+        guard case .flipPending(let frame, let buffer) = phase else { return }
         front = buffer
         // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
         // time the event was read instead.
         let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
         lastFlip = (time, UInt64(sequence))
         phase = .idle
-        if let image {
-            lastShownImage = image
+        if let frame {
+            shownFrame = frame
+            if case .image(let image) = frame { shownImage = image } else { shownImage = nil }
             presentedFrameCount += 1
             lastCommitToFlipNanoseconds = monotonicNanoseconds() - commitNanoseconds
             let timing = PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags)
@@ -365,6 +396,12 @@ public final class KMSOutput: BackendOutput {
         wantsAnotherFrame = false
         scheduleFrame()
     }
+}
+
+/// What a presented frame showed: an image copied into the buffer, or pixels written there in place.
+enum ShownFrame {
+    case image(Image)
+    case inPlace
 }
 
 /// The cursor plane, when the configuration asks for it and the CRTC has one: an image turned for

@@ -163,7 +163,9 @@ struct DamageTracker {
             }
             if p.shadowOpacity > 0 {
                 let reach = 3 * max(0, p.shadowRadius) + 1
-                extent = extent.union(p.bounds.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
+                // A shadowPath may reach past the bounds; either is offset in the layer's plane.
+                let shape = p.shadowPath.map(\.boundingBox).flatMap { $0.isNull ? nil : $0 } ?? p.bounds
+                extent = extent.union(shape.offsetBy(dx: p.shadowOffset.width, dy: p.shadowOffset.height)
                     .insetBy(dx: -reach, dy: -reach))
             }
             let corners = extent.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }

@@ -138,95 +138,101 @@ extension SceneEncoder {
             kind: .body, scissor: scissor, filter: .nearest, intermediate: source.index, intermediate2: mask)
     }
 
-    /// A shadow whose shape is the layer's composited alpha, or its `shadowPath`: the shape into an
-    /// intermediate, blurred along x (shifted by the offset) into a second and along y into a
-    /// third, which tints the enclosing pass with the shadow colour.
+    /// A shadow whose shape is the layer's composited alpha, or its `shadowPath`.
+    ///
+    /// Core Animation draws the shadow in the layer's own plane, offset there by shadowOffset,
+    /// and projects it with the layer's transform, so the offset goes in before the transform:
+    /// under perspective it is foreshortened like the layer. A `shadowPath` is rasterised and
+    /// blurred in that plane once (`ShadowMaskSource`) and kept while the path, radius and scale
+    /// stay, then drawn as one quad; composited alpha is drawn offset into an intermediate,
+    /// blurred along x into a second and along y into a third, which tints the enclosing pass.
     mutating func encodeOffscreenShadow(
         _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?,
         flipped: Bool
     ) {
         let p = layer.properties
         guard let shadowColor = p.shadowColor else { return }
-        // σ is shadowRadius points (Vitrine's decision), in output pixels; three of them hold all
-        // but 0.3% of the Gaussian.
-        let sigma = max(0, p.shadowRadius) * scale
+        let color = premultiplied(shadowColor, times: p.shadowOpacity)
+        let offsetTransform = Transform3D(translationX: p.shadowOffset.width, y: p.shadowOffset.height)
+            .concatenating(transform)
+        if let path = p.shadowPath {
+            appendShadowMask(
+                of: layer, path: path, transform: offsetTransform, color: color, opacity: opacity, clip: clip,
+                scissor: scissor)
+            return
+        }
+        // σ is shadowRadius layer units (Vitrine's decision), in the target pixels a unit covers,
+        // as for a shadow path; three of them hold all but 0.3% of the Gaussian.
+        let sigma = max(0, p.shadowRadius) * pixelsPerUnit(transform)
         let radius = Int((3 * sigma).rounded(.up))
-        let dx = p.shadowOffset.width * transform.m11 + p.shadowOffset.height * transform.m21
-        let dy = p.shadowOffset.width * transform.m12 + p.shadowOffset.height * transform.m22
-        let shift = (x: Int(dx.rounded()), y: Int(dy.rounded()))
         // The shape is alpha only: a replicator instance's colour tints the shadow's composite.
         let outerTint = tint
         tint = (1, 1, 1)
         defer { tint = outerTint }
 
         beginPass()
-        if let path = p.shadowPath {
-            appendShadowPath(path, transform: transform)
-        } else {
-            drawLayer(layer, transform: transform, opacity: 1, clip: nil, scissor: nil, flipped: flipped, shadow: false)
-        }
-        // Shapes off the target still cast shadows onto it, from up to the offset and blur away.
-        let reach = targetBox.insetBy(dx: -(radius + abs(shift.x)), dy: -(radius + abs(shift.y)))
-        guard let shape = endPass(limit: reach) else { return }
-        let moved = shape.box.offsetBy(dx: shift.x, dy: shift.y)
+        drawLayer(layer, transform: offsetTransform, opacity: 1, clip: nil, scissor: nil, flipped: flipped, shadow: false)
+        // Shapes off the target still cast shadows onto it, from up to the blur away.
+        guard let shape = endPass(limit: targetBox.insetBy(dx: -radius, dy: -radius)) else { return }
 
         beginPass()
-        appendBlur(of: shape, into: moved.insetBy(dx: -radius, dy: 0), shift: (dx, dy), direction: (1, 0), sigma: sigma)
-        guard let horizontal = endPass(box: moved.insetBy(dx: -radius, dy: 0), limit: targetBox.insetBy(dx: -radius, dy: -radius))
-        else { return }
+        let across = shape.box.insetBy(dx: -radius, dy: 0)
+        appendBlur(of: shape, into: across, direction: (1, 0), sigma: sigma)
+        guard let horizontal = endPass(box: across, limit: targetBox.insetBy(dx: -radius, dy: -radius)) else { return }
 
         beginPass()
-        let blurred = moved.insetBy(dx: -radius, dy: -radius)
-        appendBlur(of: horizontal, into: blurred, shift: (0, 0), direction: (0, 1), sigma: sigma)
+        let blurred = shape.box.insetBy(dx: -radius, dy: -radius)
+        appendBlur(of: horizontal, into: blurred, direction: (0, 1), sigma: sigma)
         guard let vertical = endPass(box: blurred, limit: limit(clip: clip, scissor: scissor)) else { return }
 
         tint = outerTint
-        appendComposite(
-            of: vertical, flags: [.hasContents, .tint], color: premultiplied(shadowColor, times: p.shadowOpacity),
-            opacity: opacity, clip: clip, scissor: scissor)
+        appendComposite(of: vertical, flags: [.hasContents, .tint], color: color, opacity: opacity, clip: clip, scissor: scissor)
+    }
+
+    /// The target pixels one layer unit covers along its longer axis (the transform's scale, not
+    /// its translation or turn).
+    private func pixelsPerUnit(_ t: Transform3D) -> Double {
+        let sx = (t.m11 * t.m11 + t.m12 * t.m12).squareRoot()
+        let sy = (t.m21 * t.m21 + t.m22 * t.m22).squareRoot()
+        return max(max(sx, sy), 1e-3)
     }
 
     /// One direction of the Gaussian: every pixel of `box` sums `source`'s alpha along `direction`
-    /// around itself minus `shift` (target pixels).
+    /// around itself (target pixels).
     private mutating func appendBlur(
-        of source: (index: Int, box: PixelBox), into box: PixelBox, shift: (Double, Double),
-        direction: (Double, Double), sigma: Double
+        of source: (index: Int, box: PixelBox), into box: PixelBox, direction: (Double, Double), sigma: Double
     ) {
         append(
             Instance(
                 transform: .identity, clip: nil, quad: box.rect, bounds: box.rect, contentsFrame: source.box.rect,
-                contentsCenter: (shift.0, shift.1, direction.0, direction.1), opacity: 1, sigma: sigma, flags: []),
+                contentsCenter: (0, 0, direction.0, direction.1), opacity: 1, sigma: sigma, flags: []),
             kind: .blur, scissor: nil, intermediate: source.index)
     }
 
-    /// `path` filled (non-zero winding) by cairo at the resolution the layer has on the target, as
-    /// contents of its bounding box in the layer's bounds space.
-    private mutating func appendShadowPath(_ path: Path, transform: Transform3D) {
+    /// The blurred mask of `path` (kept by the renderer between frames) as one quad in the
+    /// layer's plane, tinted by the shadow colour. Its resolution follows how many target pixels a
+    /// layer unit covers (the transform's scale, not its translation or turn), capped so that a
+    /// huge path cannot ask for a huge image.
+    private mutating func appendShadowMask(
+        of layer: RenderLayer, path: Path, transform: Transform3D, color: (Double, Double, Double, Double),
+        opacity: Double, clip: Clip?, scissor: PixelRect?
+    ) {
         let box = path.boundingBox
         guard !path.isEmpty, !box.isNull, box.width.isFinite, box.height.isFinite else { return }
-        let sx = (transform.m11 * transform.m11 + transform.m12 * transform.m12).squareRoot()
-        let sy = (transform.m21 * transform.m21 + transform.m22 * transform.m22).squareRoot()
-        // A pixel of padding keeps the anti-aliased edge inside the image; the resolution is
-        // capped so that a huge path cannot ask for a huge image.
+        let radius = max(0, layer.properties.shadowRadius)
         let largest = 4096.0
-        var k = max(max(sx, sy), 1e-3)
-        k = min(k, (largest - 2) / max(box.width, 1e-9), (largest - 2) / max(box.height, 1e-9))
-        let padded = box.insetBy(dx: -1 / k, dy: -1 / k)
-        let width = max(1, Int((padded.width * k).rounded(.up)))
-        let height = max(1, Int((padded.height * k).rounded(.up)))
-        // Only an allocation failure stops cairo here; the shadow is then left out of the frame.
-        guard let context = try? GraphicsContext(width: width, height: height) else { return }
-        context.scaleBy(x: k, y: k)
-        context.translateBy(x: -padded.minX, y: -padded.minY)
-        context.setFillColor(.white)
-        context.addPath(path)
-        context.fillPath(using: .winding)
-        let frame = Rect(x: padded.minX, y: padded.minY, width: Double(width) / k, height: Double(height) / k)
+        var k = pixelsPerUnit(transform)
+        k = min(k, (largest - 8) / max(box.width + 6 * radius, 1e-9), (largest - 8) / max(box.height + 6 * radius, 1e-9))
+        guard
+            let mask = shadowMasks.raster(
+                for: layer.id, source: ShadowMaskSource(path: path, radius: radius), scale: k,
+                draw: { $0.rasterized(scale: $1) })
+        else { return }
         let margin = antialiasingMargin(transform)
         append(
             Instance(
-                transform: transform, clip: nil, quad: frame.insetBy(dx: -margin, dy: -margin), bounds: frame,
-                contentsFrame: frame, opacity: 1, flags: [.hasContents]),
-            kind: .body, scissor: nil, contents: context.makeImage())
+                transform: transform, clip: clip, quad: mask.frame.insetBy(dx: -margin, dy: -margin), bounds: mask.frame,
+                color: color, contentsFrame: mask.frame, opacity: opacity, flags: [.hasContents, .tint]),
+            kind: .body, scissor: scissor, contents: mask.image)
     }
 }

@@ -1,9 +1,10 @@
 import LayerKit
 
-/// Images the CPU draws for layers (shape layers' shapes, text layers' text), one per layer, kept
-/// while what they are drawn from and their scale stay the same: an unchanged layer costs no
-/// drawing and, since its image is the same object, no upload. Entries of layers that a frame no
-/// longer draws are dropped at the end of that frame.
+/// Images the CPU draws for layers (shape layers' shapes, text layers' text, blurred shadow
+/// paths), one per layer, kept while what they are drawn from and their scale stay the same: an
+/// unchanged layer costs no drawing and, since its image is the same object, no upload. Entries of
+/// layers that a frame no longer draws are dropped at the end of that frame, and so are the
+/// largest entries while the kept images exceed `budgetBytes`.
 final class RasterCache<Source: Equatable> {
     typealias Raster = (image: Image, frame: Rect)
 
@@ -12,11 +13,24 @@ final class RasterCache<Source: Equatable> {
         var scale: Double
         var raster: Raster?
         var used: Bool
+
+        var bytes: Int { raster.map { $0.image.height * $0.image.bytesPerRow } ?? 0 }
     }
 
     private var entries: [LayerID: Entry] = [:]
-    /// How many images have been drawn since the cache was made.
+    /// The most bytes of images kept from one frame to the next.
+    let budgetBytes: Int
+    /// How many images have been drawn since the cache was made (the misses).
     private(set) var rasterizationCount = 0
+    /// How many times a kept image served a draw since the cache was made.
+    private(set) var hitCount = 0
+
+    init(budgetBytes: Int = .max) {
+        self.budgetBytes = budgetBytes
+    }
+
+    /// The bytes of the images kept now.
+    var keptBytes: Int { entries.values.reduce(0) { $0 + $1.bytes } }
 
     /// The image of layer `id` drawn from `source` at `scale` pixels per point; `draw` runs only
     /// when the source or scale differ from the kept image's.
@@ -24,6 +38,7 @@ final class RasterCache<Source: Equatable> {
         if var entry = entries[id], entry.source == source, entry.scale == scale {
             entry.used = true
             entries[id] = entry
+            hitCount += 1
             return entry.raster
         }
         let raster = draw(source, scale)
@@ -32,9 +47,23 @@ final class RasterCache<Source: Equatable> {
         return raster
     }
 
-    /// Drops the entries the frame did not use and starts counting use for the next.
+    /// Drops every kept image.
+    func removeAll() {
+        entries = [:]
+    }
+
+    /// Drops the entries the frame did not use, then the largest ones while over budget, and
+    /// starts counting use for the next frame.
     func endFrame() {
         entries = entries.filter(\.value.used)
+        var bytes = keptBytes
+        if bytes > budgetBytes {
+            // Dropping the largest first keeps the most layers cached for the memory.
+            for (id, entry) in entries.sorted(by: { $0.value.bytes > $1.value.bytes }) where bytes > budgetBytes {
+                entries[id] = nil
+                bytes -= entry.bytes
+            }
+        }
         for id in entries.keys { entries[id]?.used = false }
     }
 }
@@ -43,4 +72,11 @@ final class RasterCache<Source: Equatable> {
 struct TextRasterSource: Equatable {
     var text: TextProperties
     var bounds: Rect
+}
+
+/// What a shadow path's blurred mask is drawn from (with the scale, in mask pixels per layer
+/// unit): the path and the blur's σ in layer units (shadowRadius).
+struct ShadowMaskSource: Equatable {
+    var path: Path
+    var radius: Double
 }

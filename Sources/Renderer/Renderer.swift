@@ -13,9 +13,14 @@ public final class Renderer {
     let shapes = RasterCache<ShapeProperties>()
     /// Text layers' images, redrawn only when the text, its attributes, the bounds or the scale change.
     let texts = RasterCache<TextRasterSource>()
+    /// Shadow paths' blurred masks, redrawn only when a path, its shadowRadius or its scale
+    /// change; 64 MiB at most (the tile cache's budget) are kept from one frame to the next.
+    let shadowMasks = RasterCache<ShadowMaskSource>(budgetBytes: 64 << 20)
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
-    private var liveContents = LiveContentsRegistry()
+    var liveContents = LiveContentsRegistry()
+    /// The state of frames drawn into host memory (HostBufferTarget.swift).
+    var host = HostFrameState()
     private var lastClearColor: Color?
     private var lastImage: Image?
 
@@ -25,7 +30,7 @@ public final class Renderer {
     public var onDrawablePresented: (() -> Void)?
 
     /// How the last frame went.
-    public private(set) var lastFrameStatistics = FrameStatistics()
+    public internal(set) var lastFrameStatistics = FrameStatistics()
 
     public init(options: VulkanOptions = VulkanOptions()) throws {
         context = try VulkanContext(options: options)
@@ -92,7 +97,16 @@ public final class Renderer {
     /// Forgets the last frame, so the next one is drawn in full (the benchmarks' full frames).
     public func invalidatePreviousFrame() {
         damage.reset()
+        host.reset()
         lastImage = nil
+    }
+
+    /// Drops the images kept for shape and text layers and for shadow paths, which later frames
+    /// draw again (memory pressure; the benchmarks' uncached frames).
+    public func purgeCaches() {
+        shapes.removeAll()
+        texts.removeAll()
+        shadowMasks.removeAll()
     }
 
     private func offscreenTarget(width: Int, height: Int) throws -> OffscreenTarget {
@@ -104,7 +118,7 @@ public final class Renderer {
         return made
     }
 
-    private func seconds(_ d: Duration) -> Double {
+    func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
@@ -131,13 +145,17 @@ public final class Renderer {
 
     /// Encodes and submits one frame; within `region` only (over the previous pixels) when given.
     /// Returns the number of draw calls and when encoding ended.
-    private func draw(
-        _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?
+    /// With `hostCopy`, the frame goes to that host memory instead of the readback buffer.
+    func draw(
+        _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?,
+        hostCopy: HostCopy? = nil
     ) throws -> (Int, ContinuousClock.Instant) {
         var encoder = SceneEncoder(
-            tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes, texts: texts)
+            tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes, texts: texts,
+            shadowMasks: shadowMasks)
         shapes.endFrame()
         texts.endFrame()
+        shadowMasks.endFrame()
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
         let white = frames.whiteTexture
@@ -198,7 +216,7 @@ public final class Renderer {
         try encoder.floats.withUnsafeBytes { bytes in
             try frames.renderFrame(
                 into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil,
-                readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, hostCopy: hostCopy)
         }
         return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
     }

@@ -75,6 +75,8 @@ struct SceneEncoder {
     /// Shape and text layers' images, kept between frames by the renderer.
     let shapes: RasterCache<ShapeProperties>
     let texts: RasterCache<TextRasterSource>
+    /// Shadow paths' blurred masks, kept between frames by the renderer.
+    let shadowMasks: RasterCache<ShadowMaskSource>
 
     /// Instances as recorded: their floats are written once every pass's place is known.
     var instances: [Instance] = []
@@ -152,10 +154,12 @@ struct SceneEncoder {
 
     init(
         tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int),
-        shapes: RasterCache<ShapeProperties> = RasterCache(), texts: RasterCache<TextRasterSource> = RasterCache()
+        shapes: RasterCache<ShapeProperties> = RasterCache(), texts: RasterCache<TextRasterSource> = RasterCache(),
+        shadowMasks: RasterCache<ShadowMaskSource> = RasterCache()
     ) {
         self.shapes = shapes
         self.texts = texts
+        self.shadowMasks = shadowMasks
         self.tree = tree
         self.scale = scale
         self.targetSize = targetSize

@@ -7,17 +7,22 @@ import Renderer
 // shape layers whose rings animate (every shape rasterised again each frame); and an emitter
 // keeping 10,000 particles alive, a frame at each of successive moments; a full-screen
 // background blur over the 1,000-layer scene; a VulkanLayer animated by its own Vulkan commands
-// (VulkanLayerBenchmark.swift); and a 20,000-point tiled layer browsed (TiledLayerBenchmark.swift).
-// Run: swift run -c release RendererBenchmarks (medians of repeated frames).
+// (VulkanLayerBenchmark.swift); a 20,000-point tiled layer browsed (TiledLayerBenchmark.swift);
+// 200 shadow paths with their masks kept or made again (ShadowPathBenchmark.swift); and a KMS
+// output's frames into dumb-buffer-like host memory, copied or in place (HostBufferBenchmark.swift).
+// Run: swift run -c release RendererBenchmarks (medians of repeated frames); with the argument
+// shadow-paths or host-buffers, only that case.
 
 @MainActor
-func makeScene(layers count: Int, texture: Image) -> (root: Layer, context: RenderContext, tiles: [Layer]) {
+func makeScene(
+    layers count: Int, texture: Image, width: Double = 1920, height: Double = 1080
+) -> (root: Layer, context: RenderContext, tiles: [Layer]) {
     let root = Layer()
-    root.bounds = Rect(x: 0, y: 0, width: 1920, height: 1080)
+    root.bounds = Rect(x: 0, y: 0, width: width, height: height)
     root.anchorPoint = .zero
     root.backgroundColor = Color(white: 0.95)
     let columns = Int(Double(count).squareRoot().rounded(.up))
-    let w = 1920.0 / Double(columns), h = 1080.0 / Double(columns)
+    let w = width / Double(columns), h = height / Double(columns)
     var tiles: [Layer] = []
     for i in 0..<count - 1 {
         let tile = Layer()
@@ -133,6 +138,11 @@ try MainActor.assumeIsolated {
     let renderer = try Renderer()
     let texture = try makeTexture()
     print("device: \(renderer.deviceName)")
+    switch CommandLine.arguments.dropFirst().first {
+    case "shadow-paths": return try benchmarkShadowPaths(renderer: renderer)
+    case "host-buffers": return try benchmarkHostBuffers(renderer: renderer, texture: texture)
+    default: break
+    }
     print("scene          frame              draws  encode (CPU)   to finished")
     for count in [100, 1_000, 10_000] {
         let scene = makeScene(layers: count, texture: texture)
@@ -207,4 +217,6 @@ try MainActor.assumeIsolated {
     }
     try benchmarkVulkanLayer(renderer: renderer)
     try benchmarkTiledLayer(renderer: renderer)
+    try benchmarkShadowPaths(renderer: renderer)
+    try benchmarkHostBuffers(renderer: renderer, texture: texture)
 }

@@ -25,6 +25,15 @@ struct DrawCall {
     var sampledIntermediate2: Int? = nil
 }
 
+/// Where a frame goes instead of the target's readback buffer: host memory imported as a buffer
+/// (`ImportedHostBuffer`) that mirrors the target row for row, `bytesPerRow` apart; only `region`
+/// of it is written.
+struct HostCopy {
+    var buffer: ImportedHostBuffer
+    var bytesPerRow: Int
+    var region: PixelRect
+}
+
 /// Records and submits frames of layer draws: the device, the frame ring, the pipeline (made on
 /// first use from the SPIR-V given at init), samplers and the white texture.
 final class FrameRenderer {
@@ -94,7 +103,8 @@ final class FrameRenderer {
     /// must be rendered before it is sampled, and a pass cannot sample its own destination.
     func renderFrame(
         into target: OffscreenTarget, instanceBytes: UnsafeRawBufferPointer, intermediates: [IntermediateSize],
-        passes: [RenderPass], loadPrevious: Bool, readbackRegion: (x: Int32, y: Int32, width: UInt32, height: UInt32)? = nil
+        passes: [RenderPass], loadPrevious: Bool, readbackRegion: (x: Int32, y: Int32, width: UInt32, height: UInt32)? = nil,
+        hostCopy: HostCopy? = nil
     ) throws {
         precondition(
             passes.last?.destination == .target && passes.dropLast().allSatisfy { $0.destination != .target },
@@ -169,7 +179,11 @@ final class FrameRenderer {
             }
         }
 
-        recordReadbackCopy(of: target, region: readbackRegion, into: commandBuffer)
+        if let hostCopy {
+            recordHostCopy(of: target, hostCopy, into: commandBuffer)
+        } else {
+            recordReadbackCopy(of: target, region: readbackRegion, into: commandBuffer)
+        }
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
         var keptAlive: [AnyObject] = [target, pipeline]
@@ -187,6 +201,9 @@ final class FrameRenderer {
         for image in images { image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL }
         target.image.layout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         target.lastSubmission = point
+        // The imported memory waits for this frame itself when it goes, rather than staying with the
+        // ring: it is the caller's, to be released as soon as its target is.
+        if let hostCopy { hostCopy.buffer.lastUse = point }
     }
 
     /// Sampling an intermediate no earlier pass rendered would read undefined pixels (and its own
@@ -315,6 +332,39 @@ final class FrameRenderer {
                     commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 0, UInt32(writes.count), writes)
             }
         }
+    }
+
+    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies `copy.region` of it into the same
+    /// pixels of the imported host memory, rows `copy.bytesPerRow` apart, made visible to the host
+    /// once the frame's timeline value is reached. Nothing outside the region is written.
+    private func recordHostCopy(of target: OffscreenTarget, _ copy: HostCopy, into commandBuffer: VkCommandBuffer) {
+        var toTransfer = target.image.barrier(
+            to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
+            to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
+        toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+        pipelineBarrier(
+            commandBuffer, images: [toTransfer],
+            // An earlier frame's copy into the same memory must land first (write after write).
+            buffers: [
+                bufferBarrier(
+                    copy.buffer.handle, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+            ])
+        var region = target.image.bufferCopyRegion
+        region.bufferOffset = VkDeviceSize(Int(copy.region.y) * copy.bytesPerRow + Int(copy.region.x) * 4)
+        region.bufferRowLength = UInt32(copy.bytesPerRow / 4)
+        region.imageOffset = VkOffset3D(x: copy.region.x, y: copy.region.y, z: 0)
+        region.imageExtent = VkExtent3D(width: copy.region.width, height: copy.region.height, depth: 1)
+        vkCmdCopyImageToBuffer(
+            commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.buffer.handle, 1, &region)
+        pipelineBarrier(
+            commandBuffer,
+            buffers: [
+                bufferBarrier(
+                    copy.buffer.handle, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
+            ])
     }
 
     /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies it into its readback buffer, made

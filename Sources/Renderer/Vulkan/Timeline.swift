@@ -90,6 +90,14 @@ func bufferBarrier(
     _ buffer: GPUBuffer, from source: (stage: VkPipelineStageFlags2, access: VkAccessFlags2),
     to destination: (stage: VkPipelineStageFlags2, access: VkAccessFlags2)
 ) -> VkBufferMemoryBarrier2 {
+    bufferBarrier(buffer.handle, from: source, to: destination)
+}
+
+/// A barrier over the whole of the buffer `handle`, for `pipelineBarrier`.
+func bufferBarrier(
+    _ handle: VkBuffer, from source: (stage: VkPipelineStageFlags2, access: VkAccessFlags2),
+    to destination: (stage: VkPipelineStageFlags2, access: VkAccessFlags2)
+) -> VkBufferMemoryBarrier2 {
     var barrier = VkBufferMemoryBarrier2()
     barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2
     barrier.srcStageMask = source.stage
@@ -98,7 +106,7 @@ func bufferBarrier(
     barrier.dstAccessMask = destination.access
     barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
     barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
-    barrier.buffer = buffer.handle
+    barrier.buffer = handle
     barrier.offset = 0
     barrier.size = VkDeviceSize(VK_WHOLE_SIZE)
     return barrier

@@ -58,6 +58,12 @@ final class VulkanContext {
     /// Whether `VK_EXT_external_memory_dma_buf`, `VK_KHR_external_memory_fd` and
     /// `VK_EXT_image_drm_format_modifier` are enabled, so that client dma-bufs can become images.
     let supportsDmabufImport: Bool
+    /// With `VK_EXT_external_memory_host` enabled, the alignment that host memory (its address and
+    /// size) needs to become a buffer without a copy (`minImportedHostPointerAlignment`); nil
+    /// without the extension.
+    let hostPointerAlignment: Int?
+    /// `vkGetMemoryHostPointerPropertiesEXT`, which the loader does not export; with the extension.
+    let getMemoryHostPointerProperties: PFN_vkGetMemoryHostPointerPropertiesEXT?
     let limits: VkPhysicalDeviceLimits
     /// `vkCmdPushDescriptorSetKHR`, which the loader does not export because it belongs to an extension.
     let cmdPushDescriptorSet: PFN_vkCmdPushDescriptorSetKHR
@@ -76,6 +82,7 @@ final class VulkanContext {
     }
 
     static let validationLayer = "VK_LAYER_KHRONOS_validation"
+    static let hostMemoryExtension = "VK_EXT_external_memory_host"
     private static let dmabufExtensions = [
         "VK_KHR_external_memory_fd", "VK_EXT_external_memory_dma_buf", "VK_EXT_image_drm_format_modifier",
     ]
@@ -101,9 +108,10 @@ final class VulkanContext {
         let choice = try Self.choosePhysicalDevice(
             instance: instance, preferredDRMRenderNode: options.preferredDRMRenderNode)
         let dmabufExtensions = Self.dmabufExtensions.allSatisfy(choice.extensions.contains) ? Self.dmabufExtensions : []
+        let hostMemoryExtension = choice.extensions.contains(Self.hostMemoryExtension) ? [Self.hostMemoryExtension] : []
         device = try Self.makeDevice(
             choice.handle, queueFamilyIndex: choice.queueFamilyIndex,
-            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions)
+            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + hostMemoryExtension)
 
         var queue: VkQueue?
         vkGetDeviceQueue(device, choice.queueFamilyIndex, 0, &queue)
@@ -133,6 +141,13 @@ final class VulkanContext {
         self.commandPool = commandPool!
         deviceName = string(fromCArray: properties.deviceName)
         supportsDmabufImport = !dmabufExtensions.isEmpty
+        if !hostMemoryExtension.isEmpty, let function = vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT") {
+            getMemoryHostPointerProperties = unsafeBitCast(function, to: PFN_vkGetMemoryHostPointerPropertiesEXT.self)
+            hostPointerAlignment = Self.hostPointerAlignment(of: choice.handle)
+        } else {
+            getMemoryHostPointerProperties = nil
+            hostPointerAlignment = nil
+        }
         limits = properties.limits
         self.memoryProperties = memoryProperties
         cmdPushDescriptorSet = unsafeBitCast(pushDescriptor, to: PFN_vkCmdPushDescriptorSetKHR.self)
@@ -191,6 +206,11 @@ final class VulkanContext {
         try check(vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory")
         liveMemoryAllocations += 1
         return memory!
+    }
+
+    /// Counts memory allocated elsewhere than `allocateMemory` (an import), which `freeMemory` frees.
+    func countAllocation() {
+        liveMemoryAllocations += 1
     }
 
     func freeMemory(_ memory: VkDeviceMemory) {
@@ -317,6 +337,19 @@ final class VulkanContext {
             }
         }
         throw firstProblem!
+    }
+
+    /// `minImportedHostPointerAlignment` of a device with `VK_EXT_external_memory_host`.
+    private static func hostPointerAlignment(of device: VkPhysicalDevice) -> Int {
+        var host = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
+        host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+        return withUnsafeMutablePointer(to: &host) { host in
+            var properties = VkPhysicalDeviceProperties2()
+            properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
+            properties.pNext = UnsafeMutableRawPointer(host)
+            vkGetPhysicalDeviceProperties2(device, &properties)
+            return Int(host.pointee.minImportedHostPointerAlignment)
+        }
     }
 
     /// A device file's major and minor numbers.

@@ -1,0 +1,45 @@
+import DisplayBackend
+import LayerKit
+import Renderer
+
+/// A frame drawn for an output: an image to hand over, or pixels already in its scanout buffer.
+enum DrawnFrame {
+    case image(Image)
+    case inPlace(ScanoutMemory, any ScanoutMemoryOutput)
+}
+
+/// The renderer's targets for an output's scanout buffers (KMS dumb buffers), one per buffer and
+/// made when first written, so that each keeps its own buffer age; they go with the output.
+final class ScanoutTargets {
+    private var targets: [ObjectIdentifier: HostBufferTarget] = [:]
+
+    /// The target for `memory`; the target holds the memory's owner, so the identifier stays its.
+    func target(for memory: ScanoutMemory, width: Int, height: Int, renderer: Renderer) throws -> HostBufferTarget {
+        if let target = targets[ObjectIdentifier(memory.owner)] { return target }
+        let made = try renderer.makeHostBufferTarget(
+            memory: memory.bytes, width: width, height: height, bytesPerRow: memory.bytesPerRow, owner: memory.owner)
+        targets[ObjectIdentifier(memory.owner)] = made
+        return made
+    }
+}
+
+extension CompositorOutput {
+    /// Draws `tree` straight into the output's next scanout buffer where it has them, and
+    /// otherwise into an image to hand over.
+    func drawFrame(of tree: RenderTree) throws -> DrawnFrame {
+        let (width, height, scale) = (backend.mode.width, backend.mode.height, backend.scaleFactor)
+        if let output = backend as? any ScanoutMemoryOutput, let memory = output.nextScanoutMemory() {
+            let target = try scanoutTargets.target(for: memory, width: width, height: height, renderer: renderer)
+            try renderer.render(tree, into: target, scale: scale, clearColor: Color(white: 0))
+            return .inPlace(memory, output)
+        }
+        return .image(try renderer.render(tree, width: width, height: height, scale: scale, clearColor: Color(white: 0)))
+    }
+
+    func present(_ frame: DrawnFrame, for request: FrameRequest) throws {
+        switch frame {
+        case .image(let image): try backend.present(image, for: request)
+        case .inPlace(let memory, let output): try output.presentScanoutMemory(memory, for: request)
+        }
+    }
+}

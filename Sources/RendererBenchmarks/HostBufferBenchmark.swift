@@ -1,0 +1,88 @@
+import Foundation
+import LayerKit
+import Renderer
+
+/// A KMS output's frames at 1280×800 into a ring of two page-aligned buffers standing in for
+/// dumb buffers' mappings (anonymous mmaps, rows padded to 5,376 bytes as a driver's pitch may
+/// be): as the KMS backend did, a frame read back into an `Image` and then copied row by row into
+/// the buffer, against the renderer writing it into the buffer itself (`HostBufferTarget`, the
+/// memory imported with VK_EXT_external_memory_host, only the buffer's damage copied). Full
+/// frames and frames with one small damaged tile, the two paths alternating so that a changing
+/// load weighs on both alike. Reports medians of the wall time and of the calling thread's CPU time per frame.
+@MainActor
+func benchmarkHostBuffers(renderer: Renderer, texture: Image) throws {
+    let (width, height, pitch) = (1280, 800, 5376)
+    let scene = makeScene(layers: 100, texture: texture, width: 1280, height: 800)
+    let tile = scene.tiles[scene.tiles.count / 2]
+    let mappings = (0..<2).map { _ in
+        UnsafeMutableRawBufferPointer(
+            start: mmap(nil, pitch * height, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), count: pitch * height)
+    }
+    defer { for mapping in mappings { munmap(mapping.baseAddress, mapping.count) } }
+    let targets = try mappings.map { mapping in
+        try renderer.makeHostBufferTarget(memory: mapping, width: width, height: height, bytesPerRow: pitch, owner: nil)
+    }
+    print("host buffers: memory imported: \(targets.allSatisfy(\.importsMemory))")
+    var next = 0
+    func frame(inPlace: Bool) throws {
+        next = (next + 1) % 2
+        if inPlace {
+            try renderer.render(scene.context.renderTree!, into: targets[next])
+            return
+        }
+        copyRows(of: try renderer.render(scene.context.renderTree!, width: width, height: height), into: mappings[next].baseAddress!, pitch: pitch)
+    }
+    var flip = false
+    var samples: [String: [(wall: Double, cpu: Double)]] = [:]
+    func measure(_ key: String, inPlace: Bool) throws {
+        let cpu = threadCPUSeconds()
+        let start = ContinuousClock.now
+        try frame(inPlace: inPlace)
+        let wall = ContinuousClock.now - start
+        samples[key, default: []].append(
+            (Double(wall.components.attoseconds) * 1e-18 + Double(wall.components.seconds), threadCPUSeconds() - cpu))
+    }
+    // Each round, per path: a full frame, then damaged frames into the alternating buffers; the
+    // first damaged frame fills the other buffer in full, the next ones are the steady state
+    // (each buffer two frames old).
+    for _ in 0..<9 {
+        for inPlace in [false, true] {
+            let path = inPlace ? "in place" : "image + copy"
+            renderer.invalidatePreviousFrame()
+            try measure("full frame \(path)", inPlace: inPlace)
+            for step in 0..<4 {
+                flip.toggle()
+                Transaction.begin()
+                Transaction.disableActions = true
+                tile.backgroundColor = flip ? .green : .red
+                Transaction.commit()
+                if step == 0 {
+                    try frame(inPlace: inPlace)
+                } else {
+                    try measure("one tile damaged \(path)", inPlace: inPlace)
+                }
+            }
+        }
+    }
+    for key in samples.keys.sorted() {
+        let s = samples[key]!
+        let wall = s.map(\.wall).sorted()[s.count / 2]
+        let cpu = s.map(\.cpu).sorted()[s.count / 2]
+        print("1280×800 \(key.padding(toLength: 31, withPad: " ", startingAt: 0)) wall \(milliseconds(wall))   thread CPU \(milliseconds(cpu))")
+    }
+}
+
+/// What the KMS backend does with an `Image` frame: its rows copied into the dumb buffer.
+func copyRows(of image: Image, into buffer: UnsafeMutableRawPointer, pitch: Int) {
+    image.withUnsafeBytes { bytes in
+        for row in 0..<image.height {
+            (buffer + row * pitch).copyMemory(from: bytes.baseAddress! + row * image.bytesPerRow, byteCount: image.width * 4)
+        }
+    }
+}
+
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+}

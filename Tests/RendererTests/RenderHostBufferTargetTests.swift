@@ -1,0 +1,187 @@
+import Glibc
+import Graphics
+import LayerKit
+import Testing
+@testable import Renderer
+
+/// Anonymous page-aligned memory standing in for a dumb buffer's mapping; unmapped when it goes.
+final class AnonymousMapping {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(byteCount: Int) throws {
+        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        try #require(address != nil && address != MAP_FAILED)
+        bytes = UnsafeMutableRawBufferPointer(start: address, count: byteCount)
+    }
+
+    deinit { munmap(bytes.baseAddress, bytes.count) }
+
+    func fill(_ byte: UInt8) { bytes.initializeMemory(as: UInt8.self, repeating: byte) }
+}
+
+/// Frames written straight into host memory (`HostBufferTarget`): imported with
+/// VK_EXT_external_memory_host where the device and the alignment allow, through the readback
+/// buffer otherwise; either way the same bytes as the readback path's image, and only where the
+/// target lacks them.
+@MainActor
+@Suite(.serialized) struct RenderHostBufferTargetTests {
+    static let (width, height) = (200, 120)
+    /// 256 pixels a row: 224 bytes of padding after each row's pixels, which no frame may touch.
+    static let bytesPerRow = 1024
+    static let sentinel: UInt8 = 0xAB
+
+    /// A scene with three small squares to change one at a time.
+    func scene() -> (root: Layer, context: RenderContext, squares: [Layer]) {
+        let root = makeRoot(200, 120)
+        let squares = (0..<3).map { i in
+            sublayer(root, frame: Rect(x: 20 + Double(i) * 60, y: 30, width: 30, height: 30), background: .blue)
+        }
+        squares[1].cornerRadius = 8
+        squares[2].shadowOpacity = 0.5
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        return (root, context, squares)
+    }
+
+    func change(_ body: () -> Void) {
+        Transaction.begin()
+        Transaction.disableActions = true
+        body()
+        Transaction.commit()
+        Transaction.flush()
+    }
+
+    /// Every pixel of `memory` inside `rect` (all of it when nil) equals `image`'s, and every
+    /// other byte, row padding included, is `untouched`.
+    func expectBytes(
+        _ memory: UnsafeMutableRawBufferPointer, equal image: Image, within rect: ImageRect? = nil, elsewhere untouched: UInt8,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let rect = rect ?? ImageRect(x: 0, y: 0, width: image.width, height: image.height)
+        var wrongPixels = 0, touched = 0
+        image.withUnsafeBytes { pixels in
+            for y in 0..<Self.height {
+                for x in 0..<Self.bytesPerRow {
+                    let byte = memory[y * Self.bytesPerRow + x]
+                    let pixel = x / 4
+                    if pixel < image.width, rect.x <= pixel, pixel < rect.x + rect.width, rect.y <= y, y < rect.y + rect.height {
+                        if byte != pixels[y * image.bytesPerRow + x] { wrongPixels += 1 }
+                    } else if byte != untouched {
+                        touched += 1
+                    }
+                }
+            }
+        }
+        #expect(wrongPixels == 0, "bytes differing from the readback path's image", sourceLocation: sourceLocation)
+        #expect(touched == 0, "bytes written outside \(rect)", sourceLocation: sourceLocation)
+    }
+
+    func damagedRect(_ renderer: Renderer) -> ImageRect? {
+        guard case .region(let x, let y, let width, let height) = renderer.lastFrameStatistics.damage else { return nil }
+        return ImageRect(x: x, y: y, width: width, height: height)
+    }
+
+    @Test func anImportedBufferGetsTheReadbackPathsPixelsAndPartialFramesOnlyTheirDamage() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        try #require(renderer.context.hostPointerAlignment != nil, "lavapipe offers VK_EXT_external_memory_host")
+        let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
+        mapping.fill(Self.sentinel)
+        let target = try renderer.makeHostBufferTarget(
+            memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+        #expect(target.importsMemory)
+        let (_, context, squares) = scene()
+        try renderer.render(try #require(context.renderTree), into: target)
+        #expect(renderer.lastFrameStatistics.damage == .full)
+        let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(mapping.bytes, equal: first, elsewhere: Self.sentinel)
+
+        // A changed square: only its pixels (and a pixel around, for anti-aliasing) are written.
+        mapping.fill(0xCD)
+        change { squares[1].backgroundColor = .red }
+        try renderer.render(try #require(context.renderTree), into: target)
+        let rect = try #require(damagedRect(renderer))
+        #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32))
+        let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(mapping.bytes, equal: second, within: rect, elsewhere: 0xCD)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    @Test func eachBufferOfARingGetsWhatChangedSinceItsOwnLastFrame() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let mappings = try (0..<2).map { _ in try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height) }
+        let targets = try mappings.map { mapping in
+            try renderer.makeHostBufferTarget(
+                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+        }
+        let (_, context, squares) = scene()
+        /// Renders into buffer `index`, returning the frame's damage there and the readback
+        /// path's image of the same tree.
+        func frame(into index: Int) throws -> (damage: FrameStatistics.Damage, image: Image) {
+            try renderer.render(try #require(context.renderTree), into: targets[index])
+            let damage = renderer.lastFrameStatistics.damage
+            return (damage, try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height))
+        }
+        _ = try frame(into: 0)
+        change { squares[0].backgroundColor = .green }
+        #expect(try frame(into: 1).damage == .full)  // its first frame
+        change { squares[2].backgroundColor = .green }
+        mappings[0].fill(0xEE)  // what buffer 0 gets now shows in its bytes
+        let third = try frame(into: 0)
+        // Buffer 0 missed the first square's change and gets both: the box of the first square and
+        // of the third with its shadow (offset (0, −3), reaching 3σ + 1 = 10 points), a pixel out.
+        let rect = ImageRect(x: 19, y: 16, width: 162, height: 52)
+        #expect(third.damage == .region(x: rect.x, y: rect.y, width: rect.width, height: rect.height))
+        expectBytes(mappings[0].bytes, equal: third.image, within: rect, elsewhere: 0xEE)
+        // Nothing changes, but buffer 1 lacks the third square's change: it gets just that.
+        mappings[1].fill(0xEE)
+        let lacked = ImageRect(x: 129, y: 16, width: 52, height: 52)
+        #expect(try frame(into: 1).damage == .region(x: lacked.x, y: lacked.y, width: lacked.width, height: lacked.height))
+        expectBytes(mappings[1].bytes, equal: third.image, within: lacked, elsewhere: 0xEE)
+        // Now both have everything: no GPU work.
+        try renderer.render(try #require(context.renderTree), into: targets[0])
+        #expect(renderer.lastFrameStatistics.damage == .none)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    /// Memory off the page alignment cannot be imported: the frame goes through the readback
+    /// buffer and the CPU copies the same rectangle.
+    @Test func unalignedMemoryGetsTheSameBytesThroughTheReadbackBuffer() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height + 4096)
+        let memory = UnsafeMutableRawBufferPointer(rebasing: mapping.bytes[64..<64 + Self.bytesPerRow * Self.height])
+        memory.initializeMemory(as: UInt8.self, repeating: Self.sentinel)
+        let target = try renderer.makeHostBufferTarget(
+            memory: memory, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+        #expect(!target.importsMemory)
+        let (_, context, squares) = scene()
+        try renderer.render(try #require(context.renderTree), into: target)
+        let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(memory, equal: first, elsewhere: Self.sentinel)
+        memory.initializeMemory(as: UInt8.self, repeating: 0xCD)
+        change { squares[1].backgroundColor = .red }
+        try renderer.render(try #require(context.renderTree), into: target)
+        let rect = try #require(damagedRect(renderer))
+        let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(memory, equal: second, within: rect, elsewhere: 0xCD)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    @Test func theImportIsReleasedWhenTheTargetGoes() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let (_, context, _) = scene()
+        let before = renderer.context.liveMemoryAllocations
+        weak var released: AnonymousMapping?
+        try {
+            let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
+            released = mapping
+            let target = try renderer.makeHostBufferTarget(
+                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+            try renderer.render(try #require(context.renderTree), into: target)
+            // The import, and the renderer's image and readback buffer for host frames.
+            #expect(renderer.context.liveMemoryAllocations == before + 3)
+        }()
+        #expect(renderer.context.liveMemoryAllocations == before + 2)
+        #expect(released == nil)
+        #expect(renderer.takeValidationMessages() == [])
+    }
+}
