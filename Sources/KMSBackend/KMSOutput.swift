@@ -21,6 +21,9 @@ public final class KMSOutput: BackendOutput {
     public var onPresented: ((PresentationTiming) -> Void)?
     /// Sees every presentation after `onPresented` (flip statistics, logs).
     public var presentationObserver: ((PresentationTiming) -> Void)?
+    public var onCursorPresented: ((PresentationTiming) -> Void)?
+    /// Whether the commit in flight changes the cursor plane's image (its flip presents it).
+    private var cursorImageInFlight = false
 
     public private(set) var lastShownImage: Image?
     public private(set) var presentedFrameCount = 0
@@ -317,7 +320,10 @@ public final class KMSOutput: BackendOutput {
         if let code = commit.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) {
             throw KMSError.system(operation: "page flip on \(name)", code: code)
         }
-        if let cursorChange { cursorPlane?.committed(cursorChange) }
+        if let cursorChange {
+            cursorPlane?.committed(cursorChange)
+            cursorImageInFlight = cursorChange.changesImage
+        }
         commitNanoseconds = monotonicNanoseconds()
         phase = .flipPending(image: image, buffer: back)
     }
@@ -330,6 +336,13 @@ public final class KMSOutput: BackendOutput {
 
     /// The page-flip event of this output's last commit.
     func flipCompleted(sequence: UInt32, nanoseconds: UInt64) {
+        // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
+        // time the event was read instead.
+        let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
+        if cursorImageInFlight {
+            cursorImageInFlight = false
+            onCursorPresented?(PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags))
+        }
         if case .cursorPending = phase {
             phase = .idle
             scheduleAnotherIfWanted()
@@ -338,9 +351,6 @@ public final class KMSOutput: BackendOutput {
         }
         guard case .flipPending(let image, let buffer) = phase else { return }
         front = buffer
-        // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
-        // time the event was read instead.
-        let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
         lastFlip = (time, UInt64(sequence))
         phase = .idle
         if let image {
@@ -378,15 +388,15 @@ extension KMSOutput: HardwareCursorOutput {
             return true
         }
         guard cursorPlane.fits(width: image.width, height: image.height) else {
-            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            cursorPlane.hide()
             commitCursorIfIdle()
             return false
         }
         cursorPlane.show(image, hotspotX: hotspotX, hotspotY: hotspotY)
         // The driver's word first: a plane state it refuses would make the next frame's flip fail.
-        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc)) != nil,
+        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc, testOnly: true)) != nil,
               test.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else {
-            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            cursorPlane.hide()
             commitCursorIfIdle()
             return false
         }
@@ -410,6 +420,7 @@ extension KMSOutput: HardwareCursorOutput {
         // A refused commit leaves the change for the next frame's flip.
         guard request.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) == nil else { return }
         cursorPlane.committed(change)
+        cursorImageInFlight = change.changesImage
         phase = .cursorPending
     }
 
