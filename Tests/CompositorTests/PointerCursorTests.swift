@@ -167,6 +167,21 @@ import WaylandTestClient
         #expect(output.presentedFrameCount == frames)
     }
 
+    @Test func anOffsetCommitMovesTheHotspotWithTheNewImage() throws {
+        let session = try HeadlessSession(cursorPlane: Self.plane)
+        let output = session.backend.headlessOutput(0)
+        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
+        let (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
+        // wl_surface.offset (1, 1) with a blue image: the hotspot becomes (1, 2), the corner (299, 218).
+        try surface.send(10, [.int(1), .int(1)])
+        let moved = try commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
+        try window.client.client.roundtrip()
+        #expect(try session.run(seconds: 5) { isDone(moved, window.client) })
+        #expect(output.shownCursor?.image.pixel(x: 0, y: 0) == Self.blue)
+        #expect(output.shownCursor?.x == 299 && output.shownCursor?.y == 218)
+    }
+
     @Test func anAnimatedCursorUpdatesThePlaneAndGetsItsFrameCallbacksWithoutFrames() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
