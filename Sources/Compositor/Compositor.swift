@@ -148,7 +148,9 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
-        withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
+        if outputs.contains(where: \.cursor.clientNeedsPlacing) {
+            withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
+        }
         advanceViews()
         Transaction.flush()
         display.flushClients()

@@ -58,7 +58,7 @@ final class PointerCursor {
     private var onHardware = OnHardware.nothing
     /// Whether the client's cursor must be placed again (`placeClientCursor`): it was set, its
     /// surface committed, its hotspot moved, or it was shown again.
-    private var clientNeedsPlacing = false
+    private(set) var clientNeedsPlacing = false
     private var wasVisible = false
     /// Frame callbacks of the client's cursor surface taken with the images given to the plane;
     /// sent once the display shows them.
