@@ -148,6 +148,9 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+        if outputs.contains(where: \.cursor.clientNeedsPlacing) {
+            withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
+        }
         advanceViews()
         Transaction.flush()
         display.flushClients()
@@ -262,6 +265,7 @@ public final class Compositor: SurfaceObserver {
         } else if let popup = windowManager.popup(of: surface), popup.isMapped {
             windowManager.placePopup(popup)
         }
+        for output in outputs { output.cursor.surfaceCommitted(node) }
         Transaction.commit()
         // A new size, input region or subsurface may change what is under the pointer.
         refocusPointer()

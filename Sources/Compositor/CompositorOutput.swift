@@ -83,6 +83,9 @@ final class CompositorOutput {
         context.onCommit = { [backend] _ in backend.scheduleFrame() }
         self.backend.onFrame = { [unowned self] request in drawFrame(request) }
         self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
+        if let hardware = backend as? any HardwareCursorOutput {
+            hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
+        }
         renderer.onDrawablePresented = { [unowned self] in
             if !isRunningDisplayLinks { backend.scheduleFrame() }
         }
@@ -201,9 +204,17 @@ final class CompositorOutput {
         }
     }
 
+    /// The cursor plane's update reached the screen: a client's cursor surface on it gets its
+    /// frame callbacks (and learns the output it is on) without a frame being drawn.
+    private func cursorPresented(_ timing: PresentationTiming) {
+        if let surface = cursor.surfaceOnHardware { onSurfacesShown?([surface]) }
+        let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
+        for callback in cursor.takeCallbacks(cursorPlane: true) { callback.done(milliseconds) }
+    }
+
     private func framePresented(_ timing: PresentationTiming) {
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
-        let callbacks = callbacksInFlight
+        let callbacks = callbacksInFlight + cursor.takeCallbacks(cursorPlane: false)
         callbacksInFlight = []
         for callback in callbacks { callback.done(milliseconds) }
         let feedbacks = feedbacksInFlight

@@ -16,15 +16,18 @@ public enum CursorVisibility: Sendable {
 /// client set through wl_pointer.set_cursor, with its hotspot on the pointer's position. Drag
 /// icons follow the pointer in the same overlay.
 ///
-/// On an output with a hardware cursor that takes it, the arrow goes there instead: then pointer
-/// motion changes no layer (no damage, no frame). Client cursors and drag icons are drawn.
+/// On an output with a hardware cursor the cursor goes there when it can: the arrow, and a
+/// client's cursor surface that is one plain buffer the plane takes (no subsurfaces, viewport or
+/// buffer transform). Then pointer motion and the client's cursor commits change no layer (no
+/// damage, no frame); the surface's frame callbacks follow the plane's update to the screen.
+/// Drag icons, and client cursors the plane refuses, are drawn into the frames.
 final class PointerCursor {
     /// Above every window (windows are the root's sublayers at zPosition 0).
     let overlay = Layer()
     /// The built-in arrow, shown when no client cursor is set.
     private let arrow = Layer()
-    /// Holds a client's cursor surface; hidden while the cursor is (the surface's own layers
-    /// follow its commits).
+    /// Holds a client's cursor surface while it is drawn into the frames; hidden while the cursor
+    /// is (the surface's own layers follow its commits).
     private let clientHolder = Layer()
     private enum Image {
         case arrow
@@ -39,18 +42,43 @@ final class PointerCursor {
         didSet { update() }
     }
     private var position = Point.zero
+    /// The output's points per pixel.
+    private let scale: Double
     /// The output's cursor plane, if it has one.
     private let hardware: (any HardwareCursorOutput)?
     /// The arrow's pixels and its hotspot in them, for the hardware cursor.
     private let arrowImage: Graphics.Image?
     private let arrowHotspotPixels: (x: Int, y: Int)
+    /// What the hardware cursor shows now.
+    private enum OnHardware {
+        case nothing
+        case arrow
+        case client(SurfaceNode)
+    }
+    private var onHardware = OnHardware.nothing
+    /// Whether the client's cursor must be placed again (`placeClientCursor`): it was set, its
+    /// surface committed, its hotspot moved, or it was shown again.
+    private(set) var clientNeedsPlacing = false
+    private var wasVisible = false
+    /// Frame callbacks of the client's cursor surface taken with the images given to the plane;
+    /// sent once the display shows them.
+    private var planeCallbacks: [Callback] = []
+
     /// Whether the hardware cursor shows the arrow now.
-    private(set) var isOnHardware = false
+    var isOnHardware: Bool {
+        if case .arrow = onHardware { true } else { false }
+    }
+
+    /// The client's cursor surface the hardware cursor shows now.
+    var surfaceOnHardware: Surface? {
+        if case .client(let node) = onHardware { node.surface } else { nil }
+    }
 
     /// The arrow's tip, in its own points.
     static let arrowHotspot = Point(x: 1, y: 1)
 
     init(scale: Double, hardware: (any HardwareCursorOutput)? = nil) {
+        self.scale = scale
         self.hardware = hardware
         overlay.name = "cursor"
         overlay.anchorPoint = .zero
@@ -125,10 +153,67 @@ final class PointerCursor {
             if case .client(let node, _) = new, node === old {} else { old.container.removeFromSuperlayer() }
         }
         image = new
-        if case .client(let node, _) = new, node.container.superlayer !== clientHolder {
-            clientHolder.addSublayer(node.container)
+        if case .client = new { clientNeedsPlacing = true }
+        update()
+    }
+
+    /// The surface `node` committed: a client cursor shows the commit once placed again.
+    func surfaceCommitted(_ node: SurfaceNode) {
+        if case .client(let cursor, _) = image, cursor === node { clientNeedsPlacing = true }
+    }
+
+    /// Puts the client's cursor on the hardware cursor when its surface fits there, or into the
+    /// frames. Called once the commits of an event loop turn are applied, so that it sees the
+    /// surface's new contents with its new hotspot (an offset commit reports the hotspot first).
+    func placeClientCursor() {
+        guard clientNeedsPlacing else { return }
+        clientNeedsPlacing = false
+        // A hidden cursor is placed when shown again (`update` asks for it).
+        guard case .client(let node, let hotspot) = image, cursorVisible else { return }
+        var onPlane = false
+        if let hardware, let planeImage = Self.planeImage(of: node, hotspot: hotspot, scale: scale) {
+            onPlane = hardware.setCursor(planeImage.image, hotspotX: planeImage.hotspotX, hotspotY: planeImage.hotspotY)
+        } else if case .nothing = onHardware {} else {
+            _ = hardware?.setCursor(nil, hotspotX: 0, hotspotY: 0)
+        }
+        if onPlane {
+            onHardware = .client(node)
+            planeCallbacks += node.surface.takeFrameCallbacks()
+            // Out of the layer tree, its commits are no frame's damage.
+            node.container.removeFromSuperlayer()
+        } else {
+            onHardware = .nothing
+            if node.container.superlayer !== clientHolder { clientHolder.addSublayer(node.container) }
         }
         update()
+    }
+
+    /// The image a client's cursor surface shows on a cursor plane, at the output's pixels, and
+    /// its hotspot (surface points) in them: a nil image for a surface without a buffer (it shows
+    /// nothing), nil when the surface is more than one plain buffer.
+    static func planeImage(of node: SurfaceNode, hotspot: Point, scale: Double) -> (image: Graphics.Image?, hotspotX: Int, hotspotY: Int)? {
+        let state = node.surface.current
+        guard node.surface.stack.count == 1, state.bufferTransform == .normal,
+              state.viewportSource == nil, state.viewportDestination == nil else { return nil }
+        let hotspotX = Int((hotspot.x * scale).rounded()), hotspotY = Int((hotspot.y * scale).rounded())
+        guard state.buffer != nil else { return (nil, hotspotX, hotspotY) }
+        guard let contents = node.content.contents else { return nil }
+        if Double(state.bufferScale) == scale { return (contents, hotspotX, hotspotY) }
+        // Another scale than the output's: drawn again at the output's pixels, as a frame would.
+        let size = state.size
+        let width = Int((Double(size.width) * scale).rounded()), height = Int((Double(size.height) * scale).rounded())
+        guard width > 0, height > 0, let context = try? GraphicsContext(width: width, height: height) else { return nil }
+        context.draw(contents, in: Rect(x: 0, y: 0, width: Double(width), height: Double(height)))
+        return (context.makeImage(), hotspotX, hotspotY)
+    }
+
+    /// The frame callbacks to send now that the display showed the cursor plane's update
+    /// (`cursorPlane`) or a frame: those of images given to the plane, and after a frame only
+    /// those left over by a client cursor that is no longer on the plane.
+    func takeCallbacks(cursorPlane: Bool) -> [Callback] {
+        if !cursorPlane, surfaceOnHardware != nil { return [] }
+        defer { planeCallbacks = [] }
+        return planeCallbacks
     }
 
     func setDragIcon(_ node: SurfaceNode?) {
@@ -144,10 +229,10 @@ final class PointerCursor {
         return dragIcon === node
     }
 
-    /// The client surfaces the overlay draws now.
+    /// The client surfaces the overlay draws into the frames now.
     var shownSurfaces: [Surface] {
         var result: [Surface] = []
-        if case .client(let node, _) = image, cursorVisible { result.append(node.surface) }
+        if case .client(let node, _) = image, cursorVisible, node.container.superlayer === clientHolder { result.append(node.surface) }
         if let dragIcon { result.append(dragIcon.surface) }
         return result
     }
@@ -161,6 +246,10 @@ final class PointerCursor {
     private var cursorVisible: Bool { visibility != .hidden && pointerInUse }
 
     private func update() {
+        if cursorVisible != wasVisible {
+            wasVisible = cursorVisible
+            if case .client = image { clientNeedsPlacing = true }
+        }
         updateHardware()
         arrow.isHidden = true
         clientHolder.isHidden = true
@@ -171,6 +260,8 @@ final class PointerCursor {
             arrow.isHidden = !cursorVisible
             arrow.position = Point(x: position.x - Self.arrowHotspot.x, y: position.y - Self.arrowHotspot.y)
         case .client(let node, let hotspot):
+            // Not in the holder while on the hardware cursor, or until first placed.
+            guard node.container.superlayer === clientHolder else { break }
             clientHolder.isHidden = !cursorVisible
             node.container.position = Point(x: position.x - hotspot.x, y: position.y - hotspot.y)
         case .hidden:
@@ -180,19 +271,22 @@ final class PointerCursor {
         dragIcon?.container.position = position
     }
 
-    /// Hands the shown arrow to the hardware cursor, or takes it back (a client cursor, hidden).
+    /// Hands the shown arrow to the hardware cursor and moves what it shows; a client's cursor is
+    /// handed over by `placeClientCursor`, and a hidden cursor leaves the hardware empty.
     private func updateHardware() {
         guard let hardware else { return }
-        var wantsArrow = false
-        if case .arrow = image, cursorVisible, arrowImage != nil { wantsArrow = true }
-        if wantsArrow {
+        if case .arrow = image, cursorVisible, arrowImage != nil {
             if !isOnHardware {
-                isOnHardware = hardware.setCursor(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y)
+                onHardware = hardware.setCursor(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y) ? .arrow : .nothing
             }
             if isOnHardware { hardware.moveCursor(to: position) }
-        } else if isOnHardware {
+        } else if case .client(let node, _) = image, cursorVisible {
+            // Until it is placed, the hardware keeps what it shows (replaced, not blinked off).
+            if surfaceOnHardware === node.surface { hardware.moveCursor(to: position) }
+        } else if case .nothing = onHardware {
+        } else {
             _ = hardware.setCursor(nil, hotspotX: 0, hotspotY: 0)
-            isOnHardware = false
+            onHardware = .nothing
         }
     }
 }

@@ -7,9 +7,26 @@ public protocol HardwareCursorOutput: BackendOutput {
     /// Shows `image` (premultiplied, upright as in the logical output, in hardware pixels) with
     /// its hotspot at (`hotspotX`, `hotspotY`) of its pixels; nil hides the cursor. Returns whether
     /// the hardware shows it: false (the plane cannot take the image) leaves the cursor hidden there.
+    /// Each call that returns true is followed by `onCursorPresented`, even when the image is the
+    /// same object as before (its client asked for a frame callback).
     func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool
     /// Puts the hotspot at `point`, in the output's logical points.
     func moveCursor(to point: Point)
+    /// Called when the display shows what `setCursor` was last given (the refresh that first shows
+    /// it, with that refresh's timing); changes made in quick succession may share one call.
+    var onCursorPresented: ((PresentationTiming) -> Void)? { get set }
+}
+
+/// The size of a cursor plane's buffers: the largest image it scans out (KMS's
+/// DRM_CAP_CURSOR_WIDTH/HEIGHT).
+public struct CursorPlaneSize: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
 }
 
 /// Where a cursor image goes on a panel that is turned and scaled: a cursor plane scans its buffer
@@ -48,9 +65,11 @@ public struct CursorPlaneGeometry: Sendable, Equatable {
 
     /// Writes `image` turned for the panel into 32-bit pixels at `destination` (rows of
     /// `bytesPerRow`), from its top-left corner; the rest of the buffer is left as it is. The pixel
-    /// words are copied unchanged (premultiplied ARGB8888 is the plane's format too).
+    /// words are copied unchanged (premultiplied ARGB8888 is the plane's format too), but for the
+    /// alpha of an opaque (XRGB8888) image, whose top byte is undefined: it becomes 255.
     public func turn(_ image: Image, into destination: UnsafeMutableRawPointer, bytesPerRow: Int) {
         let turning = transform.contentTransform
+        let alpha: UInt32 = image.pixelFormat == .xrgb8888 ? 0xFF00_0000 : 0
         // Pixel centres turn onto pixel centres; the turned image's bounds start at `corner`.
         let corner = Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)).applying(turning).origin
         image.withUnsafeBytes { source in
@@ -59,7 +78,7 @@ public struct CursorPlaneGeometry: Sendable, Equatable {
                     let centre = Point(x: Double(x) + 0.5, y: Double(y) + 0.5).applying(turning)
                     let column = Int((centre.x - corner.x).rounded(.down))
                     let row = Int((centre.y - corner.y).rounded(.down))
-                    let word = source.load(fromByteOffset: y * image.bytesPerRow + x * 4, as: UInt32.self)
+                    let word = source.load(fromByteOffset: y * image.bytesPerRow + x * 4, as: UInt32.self) | alpha
                     destination.storeBytes(of: word, toByteOffset: row * bytesPerRow + column * 4, as: UInt32.self)
                 }
             }

@@ -22,10 +22,11 @@ public final class HeadlessBackend: DisplayBackend {
         }
     }
 
-    public var fileDescriptors: [Int32] { headlessOutputs.map(\.timer) }
+    public var fileDescriptors: [Int32] { headlessOutputs.flatMap { [$0.timer, $0.cursorTimer] } }
 
     public func dispatch(fileDescriptor: Int32) {
         headlessOutputs.first { $0.timer == fileDescriptor }?.timerExpired()
+        headlessOutputs.first { $0.cursorTimer == fileDescriptor }?.cursorTimerExpired()
     }
 
     /// The headless output `index` (0-based) as its concrete type, for capture.
@@ -37,11 +38,15 @@ public struct HeadlessOutputConfiguration: Sendable, Equatable {
     public var mode: OutputMode
     public var scaleFactor: Double
     public var transform: OutputTransform
+    /// A cursor plane of this size, as a KMS CRTC has (none by default: the cursor is drawn into
+    /// the frames).
+    public var cursorPlane: CursorPlaneSize?
 
-    public init(mode: OutputMode, scaleFactor: Double = 1, transform: OutputTransform = .normal) {
+    public init(mode: OutputMode, scaleFactor: Double = 1, transform: OutputTransform = .normal, cursorPlane: CursorPlaneSize? = nil) {
         self.mode = mode
         self.scaleFactor = scaleFactor
         self.transform = transform
+        self.cursorPlane = cursorPlane
     }
 
     /// Parses "WIDTHxHEIGHT[@HZ]" (e.g. "1920x1080@60"); the refresh defaults to 60 Hz.
@@ -122,20 +127,44 @@ public final class HeadlessOutput: BackendOutput {
     }
     public private(set) var isPoweredOn = true
 
+    /// Paces the cursor plane: a change shows at the next refresh.
+    let cursorTimer: Int32
+    private let cursorPlaneSize: CursorPlaneSize?
+    private let cursorGeometry: CursorPlaneGeometry
+    private var wantedCursor: (image: Image, hotspotX: Int, hotspotY: Int)?
+    private var cursorPointer = Point.zero
+    /// Whether `setCursor` was called since the cursor plane last showed its image.
+    private var cursorImageIsNew = false
+    private var cursorRefreshPending = false
+    public var onCursorPresented: ((PresentationTiming) -> Void)?
+    /// What the cursor plane shows: the image turned for the panel, and the panel pixel of its
+    /// top-left corner (it may hang over the panel's edges).
+    public private(set) var shownCursor: (image: Image, x: Int, y: Int)?
+
     init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
         name = "HEADLESS-\(index)"
         description = "Vitrine headless output \(index) (\(configuration.mode))"
         mode = configuration.mode
         scaleFactor = configuration.scaleFactor
         transform = configuration.transform
+        cursorPlaneSize = configuration.cursorPlane
+        cursorGeometry = CursorPlaneGeometry(mode: mode, scaleFactor: scaleFactor, transform: transform)
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
         guard fd >= 0 else { throw BackendError.system(operation: "timerfd_create", errno: errno) }
+        let cursorFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
+        guard cursorFD >= 0 else {
+            let code = errno
+            close(fd)
+            throw BackendError.system(operation: "timerfd_create", errno: code)
+        }
         timer = fd
+        cursorTimer = cursorFD
         epoch = monotonicNanoseconds()
     }
 
     deinit {
         close(timer)
+        close(cursorTimer)
     }
 
     private var period: UInt64 { mode.refreshNanoseconds }
@@ -195,10 +224,10 @@ public final class HeadlessOutput: BackendOutput {
         scheduleAnotherIfWanted()
     }
 
-    private func arm(at nanoseconds: UInt64) {
+    private func arm(at nanoseconds: UInt64, timer: Int32? = nil) {
         var spec = itimerspec()
         spec.it_value = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        _ = timerfd_settime(timer ?? self.timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
     func timerExpired() {
@@ -225,5 +254,57 @@ public final class HeadlessOutput: BackendOutput {
         guard wantsAnotherFrame, phase == .idle else { return }
         wantsAnotherFrame = false
         scheduleFrame()
+    }
+}
+
+/// A cursor plane in memory: it shows its image turned for the panel as KMS's does, from the
+/// refresh after each change, without a frame.
+extension HeadlessOutput: HardwareCursorOutput {
+    public func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool {
+        guard let size = cursorPlaneSize else { return false }
+        var fits = true
+        if let image {
+            let turned = cursorGeometry.turnedSize(width: image.width, height: image.height)
+            fits = turned.width <= size.width && turned.height <= size.height
+        }
+        wantedCursor = fits ? image.map { ($0, hotspotX, hotspotY) } : nil
+        // A refused image hides the cursor, and no presentation is promised for it.
+        if fits { cursorImageIsNew = true }
+        if fits || shownCursor != nil { scheduleCursorRefresh() }
+        return fits
+    }
+
+    public func moveCursor(to point: Point) {
+        guard cursorPlaneSize != nil else { return }
+        cursorPointer = point
+        if wantedCursor != nil { scheduleCursorRefresh() }
+    }
+
+    private func scheduleCursorRefresh() {
+        guard !cursorRefreshPending else { return }
+        cursorRefreshPending = true
+        arm(at: refresh(after: monotonicNanoseconds()).nanoseconds, timer: cursorTimer)
+    }
+
+    func cursorTimerExpired() {
+        var expirations: UInt64 = 0
+        guard read(cursorTimer, &expirations, 8) == 8, cursorRefreshPending else { return }
+        cursorRefreshPending = false
+        shownCursor = wantedCursor.flatMap { wanted in
+            let turned = cursorGeometry.turnedSize(width: wanted.image.width, height: wanted.image.height)
+            var pixels = [UInt8](repeating: 0, count: turned.width * turned.height * 4)
+            pixels.withUnsafeMutableBytes { cursorGeometry.turn(wanted.image, into: $0.baseAddress!, bytesPerRow: turned.width * 4) }
+            guard let image = try? pixels.withUnsafeBytes({
+                try Image(width: turned.width, height: turned.height, pixelFormat: .argb8888Premultiplied, bytesPerRow: turned.width * 4, bytes: $0)
+            }) else { return nil }
+            let origin = cursorGeometry.origin(pointer: cursorPointer, hotspotX: wanted.hotspotX, hotspotY: wanted.hotspotY,
+                                               imageWidth: wanted.image.width, imageHeight: wanted.image.height)
+            return (image, origin.x, origin.y)
+        }
+        guard cursorImageIsNew else { return }
+        cursorImageIsNew = false
+        // The refresh this timer was armed for.
+        let sequence = (monotonicNanoseconds() - epoch) / period
+        onCursorPresented?(PresentationTiming(nanoseconds: epoch + sequence * period, refreshNanoseconds: period, sequence: sequence, flags: 0x1))
     }
 }

@@ -23,6 +23,9 @@ final class CursorPlane {
         var hotspotY = 0
     }
     private var wanted = Wanted()
+    /// Whether `show` was called since the last commit, even with the same image (or none): it is
+    /// written and committed again, so that its presentation is reported (a client's frame callback).
+    private var imageIsNew = false
     private var pointer = Point.zero
     /// What the last successful commit showed: the buffer (nil: plane off), its image and origin.
     /// The output's modeset starts with the plane off.
@@ -55,6 +58,13 @@ final class CursorPlane {
 
     func show(_ image: Image?, hotspotX: Int, hotspotY: Int) {
         wanted = Wanted(image: image, hotspotX: hotspotX, hotspotY: hotspotY)
+        imageIsNew = true
+    }
+
+    /// Nothing to show, after a refused image: committed only if the plane shows something.
+    func hide() {
+        wanted = Wanted()
+        imageIsNew = false
     }
 
     func move(to point: Point) {
@@ -74,7 +84,7 @@ final class CursorPlane {
 
     /// Whether the plane shows something else than it should.
     var needsCommit: Bool {
-        committed.image !== wanted.image || (wanted.image != nil && committed.origin != origin)
+        imageIsNew || committed.image !== wanted.image || (wanted.image != nil && committed.origin != origin)
     }
 
     /// A change to commit: the buffer it shows and where.
@@ -82,20 +92,26 @@ final class CursorPlane {
         fileprivate let buffer: Int?
         fileprivate let image: Image?
         fileprivate let origin: (x: Int, y: Int)
+        /// Whether it shows another image than before, or hides it: its flip is the image's presentation.
+        let changesImage: Bool
     }
 
-    /// Adds what changed to `request` (writing a new image into the buffer not shown now); pass
-    /// the result to `committed(_:)` once the commit succeeded.
-    func addChanges(to request: AtomicRequest, crtc: UInt32) throws(KMSError) -> Change {
+    /// Adds what changed to `request` (writing a new image into the buffer not shown now, unless
+    /// the request is only a test, which must not touch a buffer that may still be scanned out);
+    /// pass the result to `committed(_:)` once the commit succeeded.
+    func addChanges(to request: AtomicRequest, crtc: UInt32, testOnly: Bool = false) throws(KMSError) -> Change {
         guard let image = wanted.image else {
             try request.set(plane, properties.framebuffer, 0)
             try request.set(plane, properties.crtc, 0)
-            return Change(buffer: nil, image: nil, origin: (0, 0))
+            return Change(buffer: nil, image: nil, origin: (0, 0), changesImage: imageIsNew || committed.image != nil)
         }
         let origin = origin
         var bufferIndex = committed.buffer ?? 1
-        if committed.image !== image {
+        let changesImage = imageIsNew || committed.image !== image
+        if changesImage {
             bufferIndex = 1 - (committed.buffer ?? 1)
+        }
+        if changesImage && !testOnly {
             let buffer = buffers[bufferIndex]
             for row in 0..<buffer.height {
                 (buffer.pixels + row * buffer.pitch).initializeMemory(as: UInt32.self, repeating: 0, count: buffer.width)
@@ -110,7 +126,7 @@ final class CursorPlane {
             (properties.srcX, 0), (properties.srcY, 0), (properties.srcW, UInt64(width) << 16), (properties.srcH, UInt64(height) << 16),
         ]
         for (property, value) in values { try request.set(plane, property, value) }
-        return Change(buffer: bufferIndex, image: image, origin: origin)
+        return Change(buffer: bufferIndex, image: image, origin: origin, changesImage: changesImage)
     }
 
     /// Whether the last commit left an image on the plane.
@@ -118,6 +134,7 @@ final class CursorPlane {
 
     func committed(_ change: Change) {
         committed = (change.buffer, change.image, change.origin)
+        if change.image === wanted.image { imageIsNew = false }
     }
 
     /// The plane turned off, for a modeset.

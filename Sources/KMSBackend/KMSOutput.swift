@@ -21,6 +21,9 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public var onPresented: ((PresentationTiming) -> Void)?
     /// Sees every presentation after `onPresented` (flip statistics, logs).
     public var presentationObserver: ((PresentationTiming) -> Void)?
+    public var onCursorPresented: ((PresentationTiming) -> Void)?
+    /// Whether the commit in flight changes the cursor plane's image (its flip presents it).
+    private var cursorImageInFlight = false
 
     /// What the output shows now: the presented image, or the front buffer's pixels for a frame
     /// written there in place (read once, when first asked).
@@ -347,7 +350,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         if let code = commit.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) {
             throw KMSError.system(operation: "page flip on \(name)", code: code)
         }
-        if let cursorChange { cursorPlane?.committed(cursorChange) }
+        if let cursorChange {
+            cursorPlane?.committed(cursorChange)
+            cursorImageInFlight = cursorChange.changesImage
+        }
         commitNanoseconds = monotonicNanoseconds()
         phase = .flipPending(frame: frame, buffer: back)
     }
@@ -360,6 +366,13 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
 
     /// The page-flip event of this output's last commit.
     func flipCompleted(sequence: UInt32, nanoseconds: UInt64) {
+        // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
+        // time the event was read instead.
+        let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
+        if cursorImageInFlight {
+            cursorImageInFlight = false
+            onCursorPresented?(PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags))
+        }
         if case .cursorPending = phase {
             phase = .idle
             scheduleAnotherIfWanted()
@@ -368,9 +381,6 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         }
         guard case .flipPending(let frame, let buffer) = phase else { return }
         front = buffer
-        // Timestamps on another clock than CLOCK_MONOTONIC cannot feed wp_presentation: take the
-        // time the event was read instead.
-        let time = device.hasMonotonicTimestamps ? nanoseconds : monotonicNanoseconds()
         lastFlip = (time, UInt64(sequence))
         phase = .idle
         if let frame {
@@ -415,15 +425,15 @@ extension KMSOutput: HardwareCursorOutput {
             return true
         }
         guard cursorPlane.fits(width: image.width, height: image.height) else {
-            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            cursorPlane.hide()
             commitCursorIfIdle()
             return false
         }
         cursorPlane.show(image, hotspotX: hotspotX, hotspotY: hotspotY)
         // The driver's word first: a plane state it refuses would make the next frame's flip fail.
-        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc)) != nil,
+        guard let test = try? AtomicRequest(), (try? cursorPlane.addChanges(to: test, crtc: crtc, testOnly: true)) != nil,
               test.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else {
-            cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
+            cursorPlane.hide()
             commitCursorIfIdle()
             return false
         }
@@ -447,6 +457,7 @@ extension KMSOutput: HardwareCursorOutput {
         // A refused commit leaves the change for the next frame's flip.
         guard request.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) == nil else { return }
         cursorPlane.committed(change)
+        cursorImageInFlight = change.changesImage
         phase = .cursorPending
     }
 

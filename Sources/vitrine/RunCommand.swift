@@ -42,7 +42,7 @@ struct Run: ParsableCommand {
     @Option(help: "With --kms: the mode, WIDTHxHEIGHT[@HZ] (default: the connector's preferred mode).")
     var mode: String?
 
-    @Flag(inversion: .prefixedNo, help: "With --kms: show the pointer's arrow on the CRTC's cursor plane where it has one (moving it draws no frame), or draw it into the frames.")
+    @Flag(inversion: .prefixedNo, help: "With --kms: show the pointer cursor (the arrow, or a client's cursor surface that fits) on the CRTC's cursor plane where it has one (moving or changing it draws no frame), or draw it into the frames.")
     var hardwareCursor = true
 
     @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")

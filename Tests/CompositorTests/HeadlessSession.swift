@@ -21,12 +21,13 @@ final class HeadlessSession {
         return path
     }()
 
-    init(width: Int = 640, height: Int = 480, scale: Double = 1, transform: OutputTransform = .normal) throws {
+    init(width: Int = 640, height: Int = 480, scale: Double = 1, transform: OutputTransform = .normal,
+         cursorPlane: CursorPlaneSize? = nil) throws {
         _ = Self.runtimeDirectory
         backend = try HeadlessBackend(outputs: [
             HeadlessOutputConfiguration(
                 mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), scaleFactor: scale,
-                transform: transform)
+                transform: transform, cursorPlane: cursorPlane)
         ])
         compositor = try Compositor(backend: backend)
         // Suites run in parallel: every session gets a socket name of its own.

@@ -78,3 +78,15 @@ import Testing
         #expect(half.origin(pointer: Point(x: 10, y: 5), hotspotX: 1, hotspotY: 1, imageWidth: 4, imageHeight: 3) == (87, 43))
     }
 }
+
+extension CursorPlaneGeometryTests {
+    @Test func anOpaqueImageIsTurnedWithFullAlphaWhateverItsTopByteHeld() throws {
+        // XRGB8888 leaves the top byte undefined; the plane's ARGB8888 would read it as alpha.
+        let words: [UInt32] = [0x0011_2233, 0x7F44_5566]
+        let image = try words.withUnsafeBytes { try Image(width: 2, height: 1, pixelFormat: .xrgb8888, bytesPerRow: 8, bytes: $0) }
+        let geometry = CursorPlaneGeometry(mode: OutputMode(width: 64, height: 64, refreshMillihertz: 60000), scaleFactor: 1, transform: .normal)
+        var buffer = [UInt32](repeating: 0, count: 2)
+        buffer.withUnsafeMutableBytes { geometry.turn(image, into: $0.baseAddress!, bytesPerRow: 8) }
+        #expect(buffer == [0xFF11_2233, 0xFF44_5566])
+    }
+}

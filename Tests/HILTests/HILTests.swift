@@ -174,6 +174,50 @@ import Testing
         #expect(run.output.contains("vitrine-input-status 0"), "\(run.output)")
     }
 
+    @Test func aClientsThemeCursorIsOnTheCursorPlaneAndNotInTheFrames() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.output.contains("vitrine-flower-status 0"), "\(run.output)")
+        // weston-flower's cursor is the theme's hand1 at size 32 (libwayland-cursor takes the image
+        // of that nominal size from the Xcursor file).
+        let hand = try #require(Self.xcursorImage(path: "/usr/share/icons/Adwaita/cursors/hand1", nominalSize: 32))
+        // QMP put the pointer on the panel's (500.47, 380.48) (16015 and 16234 of 32768), the
+        // turned output's (387.52, 500.47): the hotspot goes on the pixel (388, 500), so the image's
+        // logical corner is (388 − xhot, 500 − yhot), and turned a quarter (x' = y, y' = 768 − x)
+        // its panel corner is (500 − yhot, 768 − (388 − xhot + width)).
+        let x = 500 - hand.yhot, y = 768 - (388 - hand.xhot + hand.width)
+        let cursor = try #require(Self.planes(in: run.clientCursorState).first { $0.contains { $0.hasPrefix("format=AR24") } },
+                                  "no plane shows an ARGB8888 buffer: \(run.clientCursorState)")
+        #expect(cursor.contains("crtc=crtc-0"), "\(cursor)")
+        #expect(cursor.contains("crtc-pos=64x64+\(x)+\(y)"), "\(cursor) (hand1: \(hand))")
+        // The client's commits of its cursor drew no frame, and the frames have no cursor: the
+        // scanout is the same as before the pointer came.
+        #expect(run.output.contains("frames-after-client-cursor 0"), "\(run.output)")
+        let before = try Image(contentsOfPNGFile: run.directory + "/flower-before.png")
+        let after = try Image(contentsOfPNGFile: run.directory + "/flower-cursor.png")
+        let differing = try #require(after.countOfPixelsDiffering(from: before, byMoreThan: 0))
+        #expect(differing == 0, "\(differing) pixels differ; see \(run.directory)")
+    }
+
+    /// The size and hotspot of the image of `nominalSize` in an Xcursor file (a table of chunks;
+    /// an image chunk's header is nine 32-bit little-endian words: header size, type 0xfffd0002,
+    /// nominal size, version, width, height, xhot, yhot, delay).
+    static func xcursorImage(path: String, nominalSize: Int) -> (width: Int, height: Int, xhot: Int, yhot: Int)? {
+        guard let data = FileManager.default.contents(atPath: path), data.count >= 16, data.prefix(4) == Data("Xcur".utf8) else { return nil }
+        let bytes = [UInt8](data)
+        func word(_ offset: Int) -> Int? {
+            guard offset >= 0, offset + 4 <= bytes.count else { return nil }
+            return (0..<4).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+        }
+        guard let count = word(12) else { return nil }
+        for entry in 0..<count {
+            let table = 16 + 12 * entry
+            guard word(table) == 0xfffd_0002, word(table + 4) == nominalSize, let chunk = word(table + 8),
+                  let width = word(chunk + 16), let height = word(chunk + 20), let xhot = word(chunk + 24), let yhot = word(chunk + 28) else { continue }
+            return (width, height, xhot, yhot)
+        }
+        return nil
+    }
+
     /// The planes of a debugfs atomic state, each as its trimmed lines.
     static func planes(in state: String) -> [[String]] {
         var planes: [[String]] = []
@@ -287,6 +331,8 @@ struct GuestRun: Sendable {
     let stateAfterKey: String
     /// The kernel's atomic state with the pointer moved on the turned panel (hardware cursor).
     let cursorState: String
+    /// The kernel's atomic state with the pointer on weston-flower's window, which set its cursor.
+    let clientCursorState: String
 
     static let shared = Result { try QEMUGuest.exclusively { try GuestRun.boot() } }
 
@@ -401,6 +447,20 @@ struct GuestRun: Sendable {
             hil_screendump input-cursor
             echo "frames-after-move $(( $(cat $OUT/flips-input.log | wc -l) - before ))"
             kill -TERM $pid; wait $pid; echo "vitrine-input-status $?"
+            # A client's own cursor: weston-flower sets the theme's hand1 over its window, which
+            # goes on the cursor plane too once the pointer moves onto the window; no frame follows.
+            \(vitrine) run --kms --config $OUT/input-board.toml --presentation-log $OUT/flips-flower.log \
+                -- env XCURSOR_THEME=Adwaita XCURSOR_SIZE=32 weston-flower > $OUT/vitrine-flower.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && [ "$(cat $OUT/flips-flower.log 2>/dev/null | wc -l)" -lt 1 ]; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-flower.log 1
+            hil_screendump flower-before
+            before=$(cat $OUT/flips-flower.log | wc -l)
+            hil_move 500 380; sleep 5
+            cat /sys/kernel/debug/dri/0/state > $OUT/client-cursor-state.txt 2>&1
+            hil_screendump flower-cursor
+            echo "frames-after-client-cursor $(( $(cat $OUT/flips-flower.log | wc -l) - before ))"
+            kill -TERM $pid; wait $pid; echo "vitrine-flower-status $?"
             echo quit > /tmp/touch.fifo
             # A seat manager: seatd gives the devices out through libseat; switching the VT away
             # and back brings the scene back.
@@ -467,7 +527,8 @@ struct GuestRun: Sendable {
             dpmsLog: (try? String(contentsOfFile: directory + "/vitrine-dpms.log", encoding: .utf8)) ?? "",
             stateWhileBlanked: (try? String(contentsOfFile: directory + "/dpms-off.txt", encoding: .utf8)) ?? "",
             stateAfterKey: (try? String(contentsOfFile: directory + "/dpms-on.txt", encoding: .utf8)) ?? "",
-            cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "")
+            cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "",
+            clientCursorState: (try? String(contentsOfFile: directory + "/client-cursor-state.txt", encoding: .utf8)) ?? "")
     }
 
     static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
