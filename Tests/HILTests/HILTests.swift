@@ -237,6 +237,43 @@ import Testing
         #expect(run.output.contains("vitrine-dpms-status 0"), "\(run.output)")
     }
 
+    @Test func aSecondHeadPluggedInIsLitUnpluggedGoesAndPluggedAgainIsLitWithoutARestart() throws {
+        let run = try GuestRun.shared.get()
+        let log = run.hotplugLog
+        #expect(log.contains("hotplug through"), "\(log)")
+        #expect(log.components(separatedBy: "Virtual-2 was connected: lit as Virtual-2 on /dev/dri/card0 (800x600@").count == 3, "\(log)")
+        #expect(log.contains("Virtual-2 was disconnected: its output is gone"), "\(log)")
+        // One process throughout: one socket announced, still alive before it was stopped.
+        #expect(log.components(separatedBy: "WAYLAND_DISPLAY=").count == 2, "\(log)")
+        #expect(run.output.contains("hotplug-same-pid"), "\(run.output)")
+        #expect(run.output.contains("vitrine-hotplug-status 0"), "\(run.output)")
+        // Clients list two wl_outputs, then one, then two again.
+        func outputs(_ file: String) -> [String] {
+            let text = (try? String(contentsOfFile: run.directory + "/" + file, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { $0.hasPrefix("name: Virtual-") }
+        }
+        #expect(outputs("hotplug-two.txt") == ["name: Virtual-1", "name: Virtual-2"])
+        #expect(outputs("hotplug-one.txt") == ["name: Virtual-1"])
+        #expect(outputs("hotplug-again.txt") == ["name: Virtual-1", "name: Virtual-2"])
+        // Both heads scan out Vitrine's frames: foot on the first, the second's black background.
+        let first = try Image(contentsOfPNGFile: run.directory + "/hotplug-two-0.png")
+        let second = try Image(contentsOfPNGFile: run.directory + "/hotplug-two-1.png")
+        let again = try Image(contentsOfPNGFile: run.directory + "/hotplug-again-1.png")
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        #expect(first.width == Self.width && first.pixel(x: Self.width / 2, y: Self.height / 2) == Self.background)
+        #expect(second.width == 800 && second.height == 600)
+        #expect(second.pixel(x: 400, y: 300) == black && second.pixel(x: 799, y: 599) == black)
+        #expect(again.width == 800 && again.height == 600 && again.pixel(x: 400, y: 300) == black)
+        // The kernel's view: the second CRTC active with both heads, off once the head went.
+        func secondCRTC(_ state: String) -> [String] {
+            guard let start = state.range(of: ": crtc-1\n") else { return [] }
+            return state[start.upperBound...].split(separator: "\n").prefix(2).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(secondCRTC(run.hotplugStateTwo) == ["enable=1", "active=1"], "\(run.hotplugStateTwo)")
+        #expect(secondCRTC(run.hotplugStateOne) == ["enable=0", "active=0"], "\(run.hotplugStateOne)")
+    }
+
     @Test func openingAMissingDeviceNamesItWithTheSystemError() {
         #expect(throws: KMSError.system(operation: "open(/dev/dri/card15-absent)", code: ENOENT)) {
             try KMSBackend(devicePath: "/dev/dri/card15-absent")
@@ -287,6 +324,11 @@ struct GuestRun: Sendable {
     let stateAfterKey: String
     /// The kernel's atomic state with the pointer moved on the turned panel (hardware cursor).
     let cursorState: String
+    /// Vitrine's log while virtio-gpu's second head was plugged, unplugged and plugged again, and
+    /// the kernel's atomic state with two heads and with one.
+    let hotplugLog: String
+    let hotplugStateTwo: String
+    let hotplugStateOne: String
 
     static let shared = Result { try QEMUGuest.exclusively { try GuestRun.boot() } }
 
@@ -437,6 +479,31 @@ struct GuestRun: Sendable {
                 sleep 0.25; n=$((n + 1))
             done
             kill -TERM $pid; wait $pid; echo "vitrine-dpms-status $?"
+            # Hotplug: virtio-gpu's second head plugged through QEMU's D-Bus display, unplugged,
+            # and plugged again, while one Vitrine runs; new clients list the outputs each time.
+            \(vitrine) run --kms --seat-manager direct --socket hil-hotplug --mode \(width)x\(height) -- \(footCommand) > $OUT/vitrine-hotplug.log 2>&1 &
+            pid=$!
+            waitlog() { n=0; while [ $n -lt 90 ] && [ "$(grep -c "$1" $OUT/vitrine-hotplug.log)" -lt $2 ]; do sleep 1; n=$((n + 1)); done; }
+            waitlog 'first frame shown' 1
+            hil_head 1 800x600
+            waitlog 'Virtual-2 was connected' 1
+            sleep 10
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-two.txt 2>&1
+            cat /sys/kernel/debug/dri/0/state > $OUT/hotplug-two-state.txt 2>&1
+            hil_screendump hotplug-two-0 0
+            hil_screendump hotplug-two-1 1
+            hil_head 1 off
+            waitlog 'Virtual-2 was disconnected' 1
+            sleep 3
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-one.txt 2>&1
+            cat /sys/kernel/debug/dri/0/state > $OUT/hotplug-one-state.txt 2>&1
+            hil_head 1 800x600
+            waitlog 'Virtual-2 was connected' 2
+            sleep 10
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-again.txt 2>&1
+            hil_screendump hotplug-again-1 1
+            kill -0 $pid && echo "hotplug-same-pid"
+            kill -TERM $pid; wait $pid; echo "vitrine-hotplug-status $?"
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
         try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
@@ -447,7 +514,7 @@ struct GuestRun: Sendable {
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp.
             ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "600",
-             "--display", "\(width)x\(height)", "--share", productsDirectory, directory + "/guest-script.sh"],
+             "--display", "\(width)x\(height)", "--heads", "2", "--share", productsDirectory, directory + "/guest-script.sh"],
             timeoutSeconds: 660)
         guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
         return GuestRun(
@@ -467,7 +534,10 @@ struct GuestRun: Sendable {
             dpmsLog: (try? String(contentsOfFile: directory + "/vitrine-dpms.log", encoding: .utf8)) ?? "",
             stateWhileBlanked: (try? String(contentsOfFile: directory + "/dpms-off.txt", encoding: .utf8)) ?? "",
             stateAfterKey: (try? String(contentsOfFile: directory + "/dpms-on.txt", encoding: .utf8)) ?? "",
-            cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "")
+            cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "",
+            hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
+            hotplugStateTwo: (try? String(contentsOfFile: directory + "/hotplug-two-state.txt", encoding: .utf8)) ?? "",
+            hotplugStateOne: (try? String(contentsOfFile: directory + "/hotplug-one-state.txt", encoding: .utf8)) ?? "")
     }
 
     static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
