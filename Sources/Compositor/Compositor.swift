@@ -163,7 +163,6 @@ public final class Compositor: SurfaceObserver {
         isStopped = true
     }
 
-    /// What output `index` shows now (the headless backend keeps its last frame).
     /// Whether every output shows its latest commit with nothing animating.
     public var outputsAreSettled: Bool { outputs.allSatisfy(\.isSettled) }
 
@@ -182,8 +181,10 @@ public final class Compositor: SurfaceObserver {
         }
     }
 
+    /// What output `index` shows now (the headless backend keeps its last frame); nil where there
+    /// is no such output (every display unplugged).
     public func capture(outputAt index: Int = 0) -> Image? {
-        outputs[index].backend.lastShownImage
+        outputs.indices.contains(index) ? outputs[index].backend.lastShownImage : nil
     }
 
     // MARK: - Surfaces
