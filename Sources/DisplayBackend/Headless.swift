@@ -27,11 +27,12 @@ public final class HeadlessBackend: DisplayBackend {
         return try HeadlessOutput(index: made, configuration: configuration)
     }
 
-    /// Plugs in another output (hotplug, for tests); `outputAdded` follows.
+    /// Plugs in another output (hotplug, for tests) at `position` in the order of importance
+    /// (default: last); `outputAdded` follows.
     @discardableResult
-    public func addOutput(_ configuration: HeadlessOutputConfiguration) throws(BackendError) -> HeadlessOutput {
+    public func addOutput(_ configuration: HeadlessOutputConfiguration, at position: Int? = nil) throws(BackendError) -> HeadlessOutput {
         let output = try makeOutput(configuration)
-        headlessOutputs.append(output)
+        headlessOutputs.insert(output, at: min(position ?? headlessOutputs.count, headlessOutputs.count))
         outputAdded?(output)
         return output
     }

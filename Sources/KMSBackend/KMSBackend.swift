@@ -77,7 +77,8 @@ public final class KMSBackend: DisplayBackend {
 
     /// Reads the connectors again (after a hotplug event): outputs whose display went are turned
     /// off and removed, connected connectors the configuration wants are lit, each with a CRTC no
-    /// other output uses. Outputs that stay are left as they are.
+    /// other output uses, and take their place in `outputs` by the configuration's order of
+    /// importance. Outputs that stay are left as they are.
     public func reprobe() {
         let probe: Probe
         do {
@@ -108,7 +109,10 @@ public final class KMSBackend: DisplayBackend {
                 case .failure: throw KMSError.noCRTC(connector: name)
                 }
                 let output = try makeOutput(assignment, probe: probe)
-                kmsOutputs.append(output)
+                // In the order of importance: before the first lit output the configuration ranks lower.
+                let rank = { (name: String) in wanted.firstIndex(of: name) ?? wanted.count }
+                let position = kmsOutputs.firstIndex { rank($0.name) > rank(name) } ?? kmsOutputs.count
+                kmsOutputs.insert(output, at: position)
                 onHotplugMessage?("\(name) was connected: lit as \(output.description)")
                 outputAdded?(output)
             } catch {

@@ -97,6 +97,26 @@ import WaylandTestClient
         #expect(client.client.protocolError == nil)
     }
 
+    @Test func aMoreImportantOutputPluggedInBecomesThePrimaryAndTakesTheWindows() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let (surface, xdgSurface, toplevel) = try toplevel(client)
+        try client.show(client.makeBuffer(width: 640, height: 480, fill: fillPixels(0xffff_ffff, count: 640 * 480)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 0, y: 0) == white })
+
+        let primary = try session.backend.addOutput(config(800, 600), at: 0)
+        try client.client.roundtrip()
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-2", "HEADLESS-1"])
+        #expect(configuredSize(toplevel) == [.int(800), .int(600)])
+        try client.acknowledgeConfigure(of: xdgSurface)
+        try client.show(client.makeBuffer(width: 800, height: 600, fill: fillPixels(0xffff_ffff, count: 800 * 600)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { primary.lastShownImage?.pixel(x: 799, y: 599) == white })
+        // The former primary shows no window any more.
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 1)?.pixel(x: 320, y: 240) == black })
+    }
+
     @Test func withNoOutputTheCompositorRunsOnAndTheNextOutputTakesTheWindows() throws {
         let session = try HeadlessSession(width: 640, height: 480)
         let client = try SessionClient(session)
