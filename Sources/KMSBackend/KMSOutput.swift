@@ -164,8 +164,7 @@ public final class KMSOutput: BackendOutput {
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
-        let userData = eventTarget
-        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: userData) {
+        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: eventTarget) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
         cursorPlane?.turnedOff()

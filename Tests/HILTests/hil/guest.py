@@ -592,7 +592,8 @@ class Guest:
             if os.path.exists(path):
                 os.remove(path)
         if self.bus and self.bus.poll() is None:
-            self.bus.terminate()
+            # dbus-daemon does not stop on SIGTERM.
+            self.bus.kill()
             self.bus.wait()
         if self.bus_folder:
             shutil.rmtree(self.bus_folder, ignore_errors=True)
