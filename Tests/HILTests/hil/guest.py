@@ -592,7 +592,8 @@ class Guest:
             if os.path.exists(path):
                 os.remove(path)
         if self.bus and self.bus.poll() is None:
-            # dbus-daemon does not stop on SIGTERM.
+            # Killed, not terminated: started under the Swift test runner it outlived SIGTERM
+            # (children may inherit a blocked SIGTERM there), and the run waited for it.
             self.bus.kill()
             self.bus.wait()
         if self.bus_folder:
