@@ -101,7 +101,7 @@ let package = Package(
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux"]),
+        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
         .target(name: "Seat", dependencies: ["CSeat"]),
@@ -184,6 +184,7 @@ let package = Package(
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
+        .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),

@@ -13,7 +13,7 @@ import WaylandServer
 public final class Compositor: SurfaceObserver {
     public let display: Display
     let backend: any DisplayBackend
-    private(set) var outputs: [CompositorOutput] = []
+    var outputs: [CompositorOutput] = []
     private var nodes: [ObjectIdentifier: SurfaceNode] = [:]
     private let compositorGlobal: CompositorGlobal
     private let subcompositorGlobal: SubcompositorGlobal
@@ -26,7 +26,11 @@ public final class Compositor: SurfaceObserver {
     var input = InputState()
     var inputDevices = InputDeviceState()
     var idle = IdleState()
-    private var backendSources: [EventSource] = []
+    /// The backend's descriptors being watched (they change as outputs come and go).
+    private var backendSources: [Int32: EventSource] = [:]
+    let rendererOptions: VulkanOptions
+    /// Mapped windows while no output exists: the next output to appear takes them.
+    var windowsWithoutOutput: [SurfaceNode] = []
     private var isStopped = false
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
@@ -74,6 +78,7 @@ public final class Compositor: SurfaceObserver {
     public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
         self.backend = backend
         self.logger = logger
+        self.rendererOptions = rendererOptions
         display = try Display(shmFormats: ShmFormat.additional)
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
@@ -96,18 +101,10 @@ public final class Compositor: SurfaceObserver {
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
-        var x: Int32 = 0
-        for (index, output) in backend.outputs.enumerated() {
+        for output in backend.outputs {
             let renderer = try Renderer(options: rendererOptions)
-            if index == 0 { Self.logDmabufSupport(of: renderer, logger: logger) }
-            let managed = CompositorOutput(backend: output, display: display, renderer: renderer, x: x) { [unowned self] surface in
-                node(for: surface)
-            }
-            managed.onRenderError = { [logger] error in logger.error("frame failed on \(output.name): \(error)") }
-            managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
-            managed.onFramePresented = { [unowned self] in framePresented?(index) }
-            x += managed.global.state.logicalWidth
-            outputs.append(managed)
+            if outputs.isEmpty { Self.logDmabufSupport(of: renderer, logger: logger) }
+            attach(output, renderer: renderer)
         }
         compositorGlobal.surfaceCreated = { [unowned self] surface in
             surface.observer = self
@@ -116,11 +113,9 @@ public final class Compositor: SurfaceObserver {
         shell.handler = windowManager
         seat.handler = self
         idleInhibitManager.handler = self
-        for fd in backend.fileDescriptors {
-            backendSources.append(try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
-                self.backend.dispatch(fileDescriptor: fd)
-            })
-        }
+        try watchBackend()
+        backend.outputAdded = { [unowned self] output in outputAppeared(output) }
+        backend.outputRemoved = { [unowned self] output in outputDisappeared(output) }
         Transaction.flush()
     }
 
@@ -133,8 +128,10 @@ public final class Compositor: SurfaceObserver {
     public func shutdown() {
         display.disconnectAllClients()
         shell.handler = nil
-        backendSources.forEach { $0.remove() }
-        backendSources = []
+        backend.outputAdded = nil
+        backend.outputRemoved = nil
+        backendSources.values.forEach { $0.remove() }
+        backendSources = [:]
         inputDevices.sources.forEach { $0.remove() }
         inputDevices.sources = []
         inputDevices.contexts = []
@@ -169,7 +166,6 @@ public final class Compositor: SurfaceObserver {
         isStopped = true
     }
 
-    /// What output `index` shows now (the headless backend keeps its last frame).
     /// Whether every output shows its latest commit with nothing animating.
     public var outputsAreSettled: Bool { outputs.allSatisfy(\.isSettled) }
 
@@ -188,8 +184,10 @@ public final class Compositor: SurfaceObserver {
         }
     }
 
+    /// What output `index` shows now (the headless backend keeps its last frame); nil where there
+    /// is no such output (every display unplugged).
     public func capture(outputAt index: Int = 0) -> Image? {
-        outputs[index].backend.lastShownImage
+        outputs.indices.contains(index) ? outputs[index].backend.lastShownImage : nil
     }
 
     // MARK: - Surfaces
@@ -204,8 +202,23 @@ public final class Compositor: SurfaceObserver {
         refocusPointer()
     }
 
+    /// Watches the backend's descriptors as they are now: new ones are added, those that went
+    /// (with an unplugged output, still open at this point) are removed.
+    func watchBackend() throws {
+        let current = Set(backend.fileDescriptors)
+        for (fd, source) in backendSources where !current.contains(fd) {
+            source.remove()
+            backendSources[fd] = nil
+        }
+        for fd in current where backendSources[fd] == nil {
+            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
+                self.backend.dispatch(fileDescriptor: fd)
+            }
+        }
+    }
+
     /// The first frame that shows a surface tells its client which output it is on and at what scale.
-    private func surfacesShown(_ surfaces: [Surface], on output: CompositorOutput) {
+    func surfacesShown(_ surfaces: [Surface], on output: CompositorOutput) {
         for surface in surfaces {
             guard let node = node(for: surface), node.enteredOutput !== output.global else { continue }
             if let previous = node.enteredOutput { surface.leave(previous) }
@@ -213,6 +226,11 @@ public final class Compositor: SurfaceObserver {
             surface.enter(output.global)
             surface.sendPreferredScale(output.global.state.scaleFactor)
         }
+    }
+
+    /// The surfaces that were told (wl_surface.enter) they are on `output`.
+    func nodesShown(on output: Output) -> [SurfaceNode] {
+        nodes.values.filter { $0.enteredOutput === output }
     }
 
     func node(for surface: Surface) -> SurfaceNode? {
@@ -290,6 +308,7 @@ public final class Compositor: SurfaceObserver {
             output.removeWindow(node)
             output.cursor.forget(node)
         }
+        windowsWithoutOutput.removeAll { $0 === node }
         node.container.removeFromSuperlayer()
         Transaction.commit()
     }

@@ -91,6 +91,24 @@ final class CompositorOutput {
         }
     }
 
+    /// The display went away: its frame cycle ends. Frame callbacks waiting for a frame it will
+    /// never show are answered now (their clients draw again, for the output that takes their
+    /// windows); presentation feedback waiting for it is discarded.
+    func stop() {
+        backend.onFrame = nil
+        backend.onPresented = nil
+        context.onCommit = nil
+        renderer.onDrawablePresented = nil
+        displayLinks = []
+        let callbacks = callbacksInFlight + visibleSurfaces().flatMap { $0.takeFrameCallbacks() }
+        callbacksInFlight = []
+        let milliseconds = UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000)
+        for callback in callbacks { callback.done(milliseconds) }
+        let feedbacks = feedbacksInFlight
+        feedbacksInFlight = []
+        for feedback in feedbacks { feedback.discarded() }
+    }
+
     func addDisplayLink(_ callback: @escaping (DisplayLink) -> Void) -> DisplayLink {
         let link = DisplayLink(
             duration: Double(backend.mode.refreshNanoseconds) / 1e9, callback: callback,

@@ -21,7 +21,20 @@ final class WindowManager: XdgShellHandler {
         self.compositor = compositor
     }
 
-    private var output: CompositorOutput { compositor.outputs[0] }
+    /// Where windows are shown: the primary output (none while every display is unplugged).
+    private var output: CompositorOutput? { compositor.outputs.first }
+
+    /// The primary output changed (its display was unplugged, or the first one appeared): every
+    /// window is configured again for its size and placed on it.
+    func outputsChanged() {
+        Transaction.begin()
+        Transaction.disableActions = true
+        for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.xdgSurface.hasBeenSentConfigure {
+            configure(toplevel)
+            if toplevel.isMapped { place(toplevel) }
+        }
+        Transaction.commit()
+    }
 
     /// The kiosk knows a toplevel's size from the start, so it configures at once rather than
     /// waiting for the initial commit (which is answered with a configure too): the client may
@@ -40,7 +53,8 @@ final class WindowManager: XdgShellHandler {
         if toplevel.parent != nil {
             _ = toplevel.configure(width: 0, height: 0, states: activated)
         } else {
-            let size = output.logicalSize
+            // Without an output the client picks its size (0×0) until one appears.
+            let size = output?.logicalSize ?? Size(width: 0, height: 0)
             _ = toplevel.configure(width: Int32(size.width), height: Int32(size.height), states: activated.union(.fullscreen))
         }
     }
@@ -76,20 +90,25 @@ final class WindowManager: XdgShellHandler {
         // A new window takes the focus away from grabbing popups, which ends their grabs.
         dismissGrabbingPopups()
         let node = compositor.makeNode(for: toplevel.surface)
-        output.addWindow(node)
-        output.raiseWindow(node)
+        if let output {
+            output.addWindow(node)
+            output.raiseWindow(node)
+        } else if !compositor.windowsWithoutOutput.contains(where: { $0 === node }) {
+            compositor.windowsWithoutOutput.append(node)
+        }
         place(toplevel)
         compositor.focus(toplevel.surface)
         compositor.refocusPointer()
-        output.scheduleFrame()
+        output?.scheduleFrame()
     }
 
     func toplevelUnmapped(_ toplevel: XdgToplevel) {
         guard let node = compositor.node(for: toplevel.surface) else { return }
-        output.removeWindow(node)
+        output?.removeWindow(node)
+        compositor.windowsWithoutOutput.removeAll { $0 === node }
         compositor.surfaceLeftTheScreen(toplevel.surface)
         compositor.refocusPointer()
-        output.scheduleFrame()
+        output?.scheduleFrame()
     }
 
     func toplevelDestroyed(_ toplevel: XdgToplevel) {
@@ -122,7 +141,7 @@ final class WindowManager: XdgShellHandler {
             origin = Point(x: parentOrigin.x + (Double(parentGeometry.width) - Double(geometry.width)) / 2,
                            y: parentOrigin.y + (Double(parentGeometry.height) - Double(geometry.height)) / 2)
         } else {
-            let size = output.logicalSize
+            let size = output?.logicalSize ?? Size(width: Double(geometry.width), height: Double(geometry.height))
             origin = Point(x: ((size.width - Double(geometry.width)) / 2).rounded(.down),
                            y: ((size.height - Double(geometry.height)) / 2).rounded(.down))
         }
@@ -149,7 +168,8 @@ final class WindowManager: XdgShellHandler {
     func popupNeedsConfigure(_ popup: XdgPopup) {
         // The output's rectangle in the parent's window-geometry coordinates.
         let parentOrigin = windowGeometryOrigin(of: popup.parent.surface)
-        let size = output.logicalSize
+        // Without an output nothing constrains the popup but the largest mode there is.
+        let size = output?.logicalSize ?? Size(width: 16384, height: 16384)
         let bounds = IntRect(x: Int32(-parentOrigin.x), y: Int32(-parentOrigin.y), width: Int32(size.width), height: Int32(size.height))
         let geometry = popup.positioner.geometry(constrainedTo: bounds)
         _ = popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
@@ -161,7 +181,7 @@ final class WindowManager: XdgShellHandler {
         parentNode.addPopup(node)
         placePopup(popup)
         if grabbingPopups.contains(where: { $0 === popup }) { compositor.focus(popup.surface) }
-        output.scheduleFrame()
+        output?.scheduleFrame()
     }
 
     func placePopup(_ popup: XdgPopup) {
@@ -178,7 +198,7 @@ final class WindowManager: XdgShellHandler {
         compositor.node(for: popup.parent.surface)?.removePopup(node)
         node.container.removeFromSuperlayer()
         compositor.surfaceLeftTheScreen(popup.surface)
-        output.scheduleFrame()
+        output?.scheduleFrame()
     }
 
     /// A press (button or touch) on `target` while popups hold a grab: one on a surface of another
@@ -214,7 +234,7 @@ final class WindowManager: XdgShellHandler {
     /// The top-left of a surface's window geometry in output points.
     private func windowGeometryOrigin(of surface: Surface) -> Point {
         guard let node = compositor.node(for: surface) else { return .zero }
-        let origin = node.container.convert(Point.zero, to: output.root)
+        let origin = output.map { node.container.convert(Point.zero, to: $0.root) } ?? node.container.position
         let xdg = compositor.shell.toplevels.first { $0.surface === surface }?.windowGeometry
         return Point(x: origin.x + Double(xdg?.x ?? 0), y: origin.y + Double(xdg?.y ?? 0))
     }

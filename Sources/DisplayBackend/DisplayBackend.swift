@@ -4,12 +4,21 @@ import Graphics
 /// learns when each frame reached the screen. Backends are poll-driven so that the compositor's one
 /// event loop can watch them: it polls `fileDescriptors` for input and calls `dispatch` when one
 /// is readable.
+///
+/// Outputs may come and go while the backend runs (a display plugged in or out): `outputAdded`
+/// and `outputRemoved` tell the compositor, and `fileDescriptors` may change with them.
 public protocol DisplayBackend: AnyObject {
     var outputs: [any BackendOutput] { get }
-    /// Descriptors to watch for readability; stable for the backend's life.
+    /// Descriptors to watch for readability. They change only as outputs come and go: read them
+    /// again in `outputAdded` and `outputRemoved` (a removed output's descriptors are still open
+    /// then, so a number cannot have been reused yet).
     var fileDescriptors: [Int32] { get }
     /// Handles what became ready on `fileDescriptor` (timer expirations, page-flip events…).
     func dispatch(fileDescriptor: Int32)
+    /// Called when an output appeared (it is in `outputs` by then).
+    var outputAdded: ((any BackendOutput) -> Void)? { get set }
+    /// Called when an output went away (it has left `outputs`; no frame or presentation follows).
+    var outputRemoved: ((any BackendOutput) -> Void)? { get set }
 }
 
 /// One display of a backend.

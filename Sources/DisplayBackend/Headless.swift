@@ -11,15 +11,38 @@ import Graphics
 /// presented (as a display scanning out with vsync would), and `onPresented` is delivered at that
 /// moment with that refresh's time and number. The last shown image can be captured.
 public final class HeadlessBackend: DisplayBackend {
-    public private(set) var outputs: [any BackendOutput] = []
+    public var outputs: [any BackendOutput] { headlessOutputs }
     private var headlessOutputs: [HeadlessOutput] = []
+    /// Outputs made so far: names are never reused (HEADLESS-1, HEADLESS-2…), as a connector's.
+    private var made = 0
+    public var outputAdded: ((any BackendOutput) -> Void)?
+    public var outputRemoved: ((any BackendOutput) -> Void)?
 
     public init(outputs configurations: [HeadlessOutputConfiguration]) throws(BackendError) {
-        for (index, configuration) in configurations.enumerated() {
-            let output = try HeadlessOutput(index: index + 1, configuration: configuration)
-            headlessOutputs.append(output)
-            outputs.append(output)
-        }
+        for configuration in configurations { headlessOutputs.append(try makeOutput(configuration)) }
+    }
+
+    private func makeOutput(_ configuration: HeadlessOutputConfiguration) throws(BackendError) -> HeadlessOutput {
+        made += 1
+        return try HeadlessOutput(index: made, configuration: configuration)
+    }
+
+    /// Plugs in another output (hotplug, for tests) at `position` in the order of importance
+    /// (default: last); `outputAdded` follows.
+    @discardableResult
+    public func addOutput(_ configuration: HeadlessOutputConfiguration, at position: Int? = nil) throws(BackendError) -> HeadlessOutput {
+        let output = try makeOutput(configuration)
+        headlessOutputs.insert(output, at: min(position ?? headlessOutputs.count, headlessOutputs.count))
+        outputAdded?(output)
+        return output
+    }
+
+    /// Unplugs `output`; `outputRemoved` follows. Its frame clock stops.
+    public func removeOutput(_ output: HeadlessOutput) {
+        guard let index = headlessOutputs.firstIndex(where: { $0 === output }) else { return }
+        headlessOutputs.remove(at: index)
+        output.stop()
+        outputRemoved?(output)
     }
 
     public var fileDescriptors: [Int32] { headlessOutputs.flatMap { [$0.timer, $0.cursorTimer] } }
@@ -126,6 +149,7 @@ public final class HeadlessOutput: BackendOutput {
         if case .waitingToShow = phase { true } else { false }
     }
     public private(set) var isPoweredOn = true
+    private var isUnplugged = false
 
     /// Paces the cursor plane: a change shows at the next refresh.
     let cursorTimer: Int32
@@ -189,6 +213,7 @@ public final class HeadlessOutput: BackendOutput {
     }
 
     public func scheduleFrame() {
+        guard !isUnplugged else { return }
         guard isPoweredOn else {
             wantsAnotherFrame = true
             return
@@ -222,6 +247,17 @@ public final class HeadlessOutput: BackendOutput {
     public func skipFrame(_ request: FrameRequest) {
         phase = .idle
         scheduleAnotherIfWanted()
+    }
+
+    /// Unplugged: no frame or cursor update is asked for or shown any more.
+    func stop() {
+        isUnplugged = true
+        phase = .idle
+        wantsAnotherFrame = false
+        cursorRefreshPending = false
+        var spec = itimerspec()
+        _ = timerfd_settime(timer, 0, &spec, nil)
+        _ = timerfd_settime(cursorTimer, 0, &spec, nil)
     }
 
     private func arm(at nanoseconds: UInt64, timer: Int32? = nil) {

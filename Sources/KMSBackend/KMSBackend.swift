@@ -11,22 +11,113 @@ import Glibc
 /// with `suspend()`/`resume()` around VT switches), otherwise directly, which needs root (or the
 /// video group) and no other DRM master.
 public final class KMSBackend: DisplayBackend {
-    public private(set) var outputs: [any BackendOutput] = []
+    public var outputs: [any BackendOutput] { kmsOutputs }
     public private(set) var kmsOutputs: [KMSOutput] = []
     private let device: DRMDevice
+    private let configuration: KMSOutputConfiguration
+    private var hotplug: HotplugMonitor?
+    /// How connector changes reach the backend (udev's or the kernel's uevents), or why they do not.
+    public private(set) var hotplugDescription = ""
+    public var outputAdded: ((any BackendOutput) -> Void)?
+    public var outputRemoved: ((any BackendOutput) -> Void)?
+    /// What a hotplug did, for the log: outputs lit or gone, connectors that could not be lit.
+    public var onHotplugMessage: ((String) -> Void)?
 
     /// Lights the outputs that `configuration` selects on `devicePath` (default: the first
-    /// /dev/dri/card* that has a connected display).
+    /// /dev/dri/card* that has a connected display), and watches the device's hotplug events.
     public init(
         devicePath: String? = nil, configuration: KMSOutputConfiguration = KMSOutputConfiguration(), access: KMSDeviceAccess? = nil
     ) throws(KMSError) {
         let path = if let devicePath { devicePath } else { try Self.defaultDevicePath() }
         device = try DRMDevice(path: path, access: access)
-        let candidates = try Self.discover(on: device, configuration: configuration)
-        for candidate in candidates {
-            let output = try KMSOutput(device: device, candidate: candidate, configuration: configuration)
-            kmsOutputs.append(output)
-            outputs.append(output)
+        self.configuration = configuration
+        let probe = try Probe(device: device, cursors: configuration.hardwareCursor)
+        let wanted = try Self.wantedAtStart(probe, configuration: configuration, device: device.path)
+        for (name, result) in probe.topology.assign(wanted, cursors: configuration.hardwareCursor) {
+            let assignment: KMSTopology.Assignment
+            switch result {
+            case .success(let found): assignment = found
+            case .failure: throw KMSError.noCRTC(connector: name)
+            }
+            kmsOutputs.append(try makeOutput(assignment, probe: probe))
+        }
+        do {
+            let monitor = try HotplugMonitor(devicePath: path)
+            hotplug = monitor
+            hotplugDescription = "hotplug through \(monitor.source == "udev" ? "udev" : "the kernel's uevents (no udevd)")"
+        } catch {
+            hotplugDescription = "no hotplug: \(error)"
+        }
+    }
+
+    /// The connectors to light at start; a connector named alone must exist and be connected.
+    private static func wantedAtStart(_ probe: Probe, configuration: KMSOutputConfiguration, device: String) throws(KMSError) -> [String] {
+        let connectors = probe.topology.connectors
+        let names = connectors.map { "\($0.name)\($0.isConnected ? " (connected)" : "")" }
+        if let wanted = configuration.connector {
+            guard let match = connectors.first(where: { $0.name == wanted }) else {
+                throw KMSError.connectorNotFound(name: wanted, device: device, connectors: names)
+            }
+            guard match.isConnected else { throw KMSError.noConnectedConnector(device: device, connectors: names) }
+        }
+        let wanted = ConnectorChoice.wanted(named: configuration.namedConnectors, connectors: connectors.map { ($0.name, $0.isConnected) })
+        guard !wanted.isEmpty else { throw KMSError.noConnectedConnector(device: device, connectors: names) }
+        return wanted
+    }
+
+    private func makeOutput(_ assignment: KMSTopology.Assignment, probe: Probe) throws(KMSError) -> KMSOutput {
+        let name = assignment.connector
+        let settings = configuration.resolved(for: name)
+        let mode = try Self.chooseMode(probe.modes[name] ?? [], requested: settings.mode, connector: name)
+        let candidate = OutputCandidate(
+            connector: probe.connectorIDs[name] ?? 0, name: name, crtc: assignment.crtc, plane: assignment.primaryPlane,
+            cursorPlane: assignment.cursorPlane, mode: mode)
+        return try KMSOutput(device: device, candidate: candidate, configuration: settings, events: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Reads the connectors again (after a hotplug event): outputs whose display went are turned
+    /// off and removed, connected connectors the configuration wants are lit, each with a CRTC no
+    /// other output uses, and take their place in `outputs` by the configuration's order of
+    /// importance. Outputs that stay are left as they are.
+    public func reprobe() {
+        let probe: Probe
+        do {
+            probe = try Probe(device: device, cursors: configuration.hardwareCursor)
+        } catch {
+            onHotplugMessage?("cannot read the connectors after a hotplug: \(error)")
+            return
+        }
+        let wanted = ConnectorChoice.wanted(
+            named: configuration.namedConnectors, connectors: probe.topology.connectors.map { ($0.name, $0.isConnected) })
+        let (removed, added) = ConnectorChoice.changes(lit: kmsOutputs.map(\.name), wanted: wanted)
+        for name in removed {
+            guard let index = kmsOutputs.firstIndex(where: { $0.name == name }) else { continue }
+            let output = kmsOutputs.remove(at: index)
+            output.turnOff()
+            onHotplugMessage?("\(name) was disconnected: its output is gone")
+            outputRemoved?(output)
+        }
+        // Flip events of the outputs turned off are read now, before a new output may take their CRTC.
+        if !removed.isEmpty { readPendingEvents() }
+        let takenCRTCs = Set(kmsOutputs.map(\.crtcID))
+        let takenPlanes = Set(kmsOutputs.flatMap(\.planeIDs))
+        for (name, result) in probe.topology.assign(added, takenCRTCs: takenCRTCs, takenPlanes: takenPlanes, cursors: configuration.hardwareCursor) {
+            do throws(KMSError) {
+                let assignment: KMSTopology.Assignment
+                switch result {
+                case .success(let found): assignment = found
+                case .failure: throw KMSError.noCRTC(connector: name)
+                }
+                let output = try makeOutput(assignment, probe: probe)
+                // In the order of importance: before the first lit output the configuration ranks lower.
+                let rank = { (name: String) in wanted.firstIndex(of: name) ?? wanted.count }
+                let position = kmsOutputs.firstIndex { rank($0.name) > rank(name) } ?? kmsOutputs.count
+                kmsOutputs.insert(output, at: position)
+                onHotplugMessage?("\(name) was connected: lit as \(output.description)")
+                outputAdded?(output)
+            } catch {
+                onHotplugMessage?("\(name) was connected but cannot be lit: \(error)")
+            }
         }
     }
 
@@ -37,37 +128,50 @@ public final class KMSBackend: DisplayBackend {
     }
 
     /// The session is active again: each output's mode is set again with the last frame it
-    /// showed, and a frame follows to catch up on what changed meanwhile.
+    /// showed, and a frame follows to catch up on what changed meanwhile. Connectors may have
+    /// changed meanwhile: they are read again.
     public func resume() throws(KMSError) {
         for output in kmsOutputs { try output.resume() }
+        reprobe()
     }
 
     /// The device path in use.
     public var devicePath: String { device.path }
 
-    public var fileDescriptors: [Int32] { [device.fd] + kmsOutputs.map(\.timer) }
+    public var fileDescriptors: [Int32] { [device.fd] + (hotplug.map { [$0.fd] } ?? []) + kmsOutputs.map(\.timer) }
 
     public func dispatch(fileDescriptor: Int32) {
         if fileDescriptor == device.fd {
             handleEvents()
+        } else if fileDescriptor == hotplug?.fd {
+            if hotplug?.readHotplugs() == true { reprobe() }
         } else {
             kmsOutputs.first { $0.timer == fileDescriptor }?.timerExpired()
         }
     }
 
-    /// Reads the DRM events that are ready; each page-flip event reaches the output that asked for
-    /// it through the commit's user data (unretained: outputs live as long as this backend, the
-    /// only reader of the fd).
+    /// Reads the DRM events that are ready; each page-flip event reaches the output driving its
+    /// CRTC. The commits' user data is this backend (unretained: it is the only reader of the
+    /// fd), so an event of an output unplugged meanwhile finds no output and is dropped.
     private func handleEvents() {
         var context = drmEventContext()
         // Version 3 is the first with page_flip_handler2, the handler atomic commits' events use.
         context.version = 3
-        context.page_flip_handler2 = { _, sequence, seconds, microseconds, _, userData in
+        context.page_flip_handler2 = { _, sequence, seconds, microseconds, crtc, userData in
             guard let userData else { return }
-            Unmanaged<KMSOutput>.fromOpaque(userData).takeUnretainedValue().flipCompleted(
+            let backend = Unmanaged<KMSBackend>.fromOpaque(userData).takeUnretainedValue()
+            backend.kmsOutputs.first { $0.crtcID == crtc }?.flipCompleted(
                 sequence: sequence, nanoseconds: UInt64(seconds) * 1_000_000_000 + UInt64(microseconds) * 1000)
         }
         _ = drmHandleEvent(device.fd, &context)
+    }
+
+    /// Handles the events already queued, without waiting for more.
+    private func readPendingEvents() {
+        var entry = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+        while poll(&entry, 1, 0) > 0, entry.revents & Int16(POLLIN) != 0 {
+            handleEvents()
+        }
     }
 
     /// The first card node that has a connected connector, else card0.
@@ -89,67 +193,49 @@ public final class KMSBackend: DisplayBackend {
         return first
     }
 
-    /// Pairs each selected connector with a mode, a free CRTC and that CRTC's primary plane.
-    private static func discover(on device: DRMDevice, configuration: KMSOutputConfiguration) throws(KMSError) -> [OutputCandidate] {
-        let fd = device.fd
-        guard let resources = drmModeGetResources(fd) else { throw KMSError.current("drmModeGetResources(\(device.path))") }
-        defer { drmModeFreeResources(resources) }
-        let crtcs = (0..<Int(resources.pointee.count_crtcs)).map { resources.pointee.crtcs[$0] }
-        var connectors: [(id: UInt32, name: String, connected: Bool)] = []
-        for index in 0..<Int(resources.pointee.count_connectors) {
-            guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
-            defer { drmModeFreeConnector(connector) }
-            connectors.append((connector.pointee.connector_id, connectorName(connector.pointee),
-                               connector.pointee.connection == DRM_MODE_CONNECTED))
-        }
-        let names = connectors.map { "\($0.name)\($0.connected ? " (connected)" : "")" }
-        let selected: [(id: UInt32, name: String, connected: Bool)]
-        if let wanted = configuration.connector {
-            guard let match = connectors.first(where: { $0.name == wanted }) else {
-                throw KMSError.connectorNotFound(name: wanted, device: device.path, connectors: names)
-            }
-            guard match.connected else { throw KMSError.noConnectedConnector(device: device.path, connectors: names) }
-            selected = [match]
-        } else {
-            selected = connectors.filter(\.connected)
-            guard !selected.isEmpty else { throw KMSError.noConnectedConnector(device: device.path, connectors: names) }
-        }
-        let planes = try Self.planes(on: device, type: UInt32(DRM_PLANE_TYPE_PRIMARY), format: DumbBuffer.xrgb8888)
-        let cursorPlanes = configuration.hardwareCursor
-            ? try Self.planes(on: device, type: UInt32(DRM_PLANE_TYPE_CURSOR), format: CursorPlane.argb8888) : []
-        var usedCRTCs: Set<UInt32> = []
-        var usedPlanes: Set<UInt32> = []
-        var candidates: [OutputCandidate] = []
-        for entry in selected {
-            guard let connector = drmModeGetConnector(fd, entry.id) else { throw KMSError.current("drmModeGetConnector(\(entry.name))") }
-            defer { drmModeFreeConnector(connector) }
-            let modes = (0..<Int(connector.pointee.count_modes)).map { connector.pointee.modes[$0] }
-            let mode = try chooseMode(modes, requested: configuration.mode, connector: entry.name)
-            // The CRTC already driving the connector first (no needless modeset), then any it can use.
-            var possible: [UInt32] = []
-            for index in 0..<Int(connector.pointee.count_encoders) {
-                guard let encoder = drmModeGetEncoder(fd, connector.pointee.encoders[index]) else { continue }
-                defer { drmModeFreeEncoder(encoder) }
-                if encoder.pointee.encoder_id == connector.pointee.encoder_id, encoder.pointee.crtc_id != 0 {
-                    possible.insert(encoder.pointee.crtc_id, at: 0)
+    /// The device's connectors, CRTCs and planes as they are now.
+    struct Probe {
+        let topology: KMSTopology
+        let connectorIDs: [String: UInt32]
+        let modes: [String: [drmModeModeInfo]]
+
+        init(device: DRMDevice, cursors: Bool) throws(KMSError) {
+            let fd = device.fd
+            guard let resources = drmModeGetResources(fd) else { throw KMSError.current("drmModeGetResources(\(device.path))") }
+            defer { drmModeFreeResources(resources) }
+            let crtcs = (0..<Int(resources.pointee.count_crtcs)).map { resources.pointee.crtcs[$0] }
+            var connectors: [KMSTopology.Connector] = []
+            var ids: [String: UInt32] = [:]
+            var modes: [String: [drmModeModeInfo]] = [:]
+            for index in 0..<Int(resources.pointee.count_connectors) {
+                // drmModeGetConnector probes the connector (what a hotplug needs), unlike its _Current variant.
+                guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
+                defer { drmModeFreeConnector(connector) }
+                let name = KMSBackend.connectorName(connector.pointee)
+                var possible: UInt32 = 0
+                var current: Int?
+                for encoderIndex in 0..<Int(connector.pointee.count_encoders) {
+                    guard let encoder = drmModeGetEncoder(fd, connector.pointee.encoders[encoderIndex]) else { continue }
+                    defer { drmModeFreeEncoder(encoder) }
+                    possible |= encoder.pointee.possible_crtcs
+                    if encoder.pointee.encoder_id == connector.pointee.encoder_id, encoder.pointee.crtc_id != 0 {
+                        current = crtcs.firstIndex(of: encoder.pointee.crtc_id)
+                    }
                 }
-                for (crtcIndex, crtc) in crtcs.enumerated() where encoder.pointee.possible_crtcs & (1 << crtcIndex) != 0 {
-                    possible.append(crtc)
-                }
+                connectors.append(KMSTopology.Connector(
+                    name: name, isConnected: connector.pointee.connection == DRM_MODE_CONNECTED, possibleCRTCs: possible, currentCRTC: current))
+                ids[name] = connector.pointee.connector_id
+                modes[name] = (0..<Int(connector.pointee.count_modes)).map { connector.pointee.modes[$0] }
             }
-            guard let crtc = possible.first(where: { !usedCRTCs.contains($0) }) else { throw KMSError.noCRTC(connector: entry.name) }
-            let crtcIndex = crtcs.firstIndex(of: crtc)!
-            guard let plane = planes.first(where: { $0.possibleCRTCs & (1 << crtcIndex) != 0 && !usedPlanes.contains($0.id) }) else {
-                throw KMSError.noPrimaryPlane(connector: entry.name, crtc: crtc)
-            }
-            usedCRTCs.insert(crtc)
-            usedPlanes.insert(plane.id)
-            let cursorPlane = cursorPlanes.first { $0.possibleCRTCs & (1 << crtcIndex) != 0 && !usedPlanes.contains($0.id) }
-            if let cursorPlane { usedPlanes.insert(cursorPlane.id) }
-            candidates.append(OutputCandidate(
-                connector: entry.id, name: entry.name, crtc: crtc, plane: plane.id, cursorPlane: cursorPlane?.id, mode: mode))
+            let primary = try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_PRIMARY), format: DumbBuffer.xrgb8888)
+            let cursor = cursors ? try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_CURSOR), format: CursorPlane.argb8888) : []
+            topology = KMSTopology(
+                crtcs: crtcs, connectors: connectors,
+                primaryPlanes: primary.map { KMSTopology.Plane(id: $0.id, possibleCRTCs: $0.possibleCRTCs) },
+                cursorPlanes: cursor.map { KMSTopology.Plane(id: $0.id, possibleCRTCs: $0.possibleCRTCs) })
+            connectorIDs = ids
+            self.modes = modes
         }
-        return candidates
     }
 
     /// Planes of `type` (a DRM_PLANE_TYPE_* value) that scan out `format`, with the CRTCs (by
@@ -208,10 +294,31 @@ struct OutputCandidate {
     let mode: drmModeModeInfo
 }
 
+/// How one connector named by the board is lit.
+public struct KMSConnectorSettings: Sendable, Equatable {
+    public var connector: String
+    /// The mode to set; nil takes the connector's preferred mode.
+    public var mode: KMSModeRequest?
+    public var scaleFactor: Double
+    public var transform: OutputTransform
+
+    public init(connector: String, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal) {
+        self.connector = connector
+        self.mode = mode
+        self.scaleFactor = scaleFactor
+        self.transform = transform
+    }
+}
+
 /// Which outputs to light and how.
 public struct KMSOutputConfiguration: Sendable, Equatable {
-    /// The connector to light by name (e.g. "HDMI-A-1", "Virtual-1"); nil lights every connected one.
+    /// The connector to light by name (e.g. "HDMI-A-1", "Virtual-1"), alone; nil lights those of
+    /// `connectors`, or every connected one when that is empty too.
     public var connector: String?
+    /// The connectors a board names, most important first, each with its own mode, scale and
+    /// transform: only these are lit, when connected (at start or later). `mode`, `scaleFactor`
+    /// and `transform` below serve connectors not named here.
+    public var connectors: [KMSConnectorSettings] = []
     /// The mode to set; nil takes each connector's preferred mode.
     public var mode: KMSModeRequest?
     public var scaleFactor: Double
@@ -230,6 +337,21 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
         self.scaleFactor = scaleFactor
         self.transform = transform
         self.hardwareCursor = hardwareCursor
+    }
+}
+
+extension KMSOutputConfiguration {
+    /// The connector names that limit what is lit (empty: every connected connector).
+    var namedConnectors: [String] { connector.map { [$0] } ?? connectors.map(\.connector) }
+
+    /// This configuration for connector `name`: its own settings where `connectors` has them.
+    func resolved(for name: String) -> KMSOutputConfiguration {
+        guard let own = connectors.first(where: { $0.connector == name }) else { return self }
+        var result = self
+        result.mode = own.mode
+        result.scaleFactor = own.scaleFactor
+        result.transform = own.transform
+        return result
     }
 }
 

@@ -78,6 +78,16 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private var modesetValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
     /// The CRTC's cursor plane, when the configuration asks for it and the CRTC has one.
     private let cursorPlane: CursorPlane?
+    private let cursorPlaneID: UInt32?
+    /// Every commit's user data: the backend, which hands each flip event to the output that
+    /// drives the event's CRTC.
+    private let eventTarget: UnsafeMutableRawPointer
+    /// Set once the output was turned off for good (its display unplugged).
+    private var isTurnedOff = false
+
+    /// The CRTC driving the connector, and the planes it scans out with.
+    var crtcID: UInt32 { crtc }
+    var planeIDs: [UInt32] { [plane] + (cursorPlaneID.map { [$0] } ?? []) }
 
     /// What the CRTC showed before this output took it, to leave it as found.
     private struct SavedCRTC {
@@ -87,8 +97,9 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         let mode: drmModeModeInfo?
     }
 
-    init(device: DRMDevice, candidate: OutputCandidate, configuration: KMSOutputConfiguration) throws(KMSError) {
+    init(device: DRMDevice, candidate: OutputCandidate, configuration: KMSOutputConfiguration, events: UnsafeMutableRawPointer) throws(KMSError) {
         self.device = device
+        eventTarget = events
         name = candidate.name
         connector = candidate.connector
         crtc = candidate.crtc
@@ -134,6 +145,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         // The modeset: connector → CRTC with the mode → primary plane showing a black buffer at
         // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
         // connector and mode and changes nothing.
+        cursorPlaneID = candidate.cursorPlane
         if let cursor = candidate.cursorPlane {
             let geometry = CursorPlaneGeometry(mode: mode, scaleFactor: configuration.scaleFactor, transform: configuration.transform)
             cursorPlane = try CursorPlane(device: device, plane: cursor, geometry: geometry)
@@ -162,8 +174,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
-        let userData = Unmanaged.passUnretained(self).toOpaque()
-        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: userData) {
+        if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: eventTarget) {
             throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
         }
         cursorPlane?.turnedOff()
@@ -223,8 +234,20 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         scheduleAnotherIfWanted()
     }
 
+    /// The display was unplugged: the CRTC is turned off and freed (blocking, after a flip in
+    /// flight), and nothing is committed any more. What the CRTC showed before is not put back:
+    /// nothing shows it.
+    func turnOff() {
+        guard !isTurnedOff else { return }
+        isTurnedOff = true
+        isSuspended = true
+        phase = .idle
+        wantsAnotherFrame = false
+        disableCRTC()
+    }
+
     deinit {
-        restoreCRTC()
+        if !isTurnedOff { restoreCRTC() }
         _ = drmModeDestroyPropertyBlob(device.fd, modeBlob)
         close(timer)
     }
@@ -234,10 +257,21 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         if saved.framebuffer != 0, var mode = saved.mode {
             var connectorID = connector
             _ = drmModeSetCrtc(device.fd, crtc, saved.framebuffer, saved.x, saved.y, &connectorID, 1, &mode)
-        } else if let request = try? AtomicRequest(),
-                  let connectorCRTC = try? device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR), describedAs: name).id("CRTC_ID"),
-                  let crtcProperties = try? device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC"),
-                  let planeProperties = try? device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane") {
+        } else {
+            disableCRTC()
+        }
+    }
+
+    /// Detaches the connector and turns the CRTC and its plane off.
+    private func disableCRTC() {
+        if let request = try? AtomicRequest(),
+           let connectorCRTC = try? device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR), describedAs: name).id("CRTC_ID"),
+           let crtcProperties = try? device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC"),
+           let planeProperties = try? device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane") {
+            // An inactive CRTC may keep no plane on: the cursor plane goes off with the primary.
+            var cursorValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
+            cursorPlane?.addDisabled(to: &cursorValues)
+            for value in cursorValues { try? request.set(value.object, value.property, value.value) }
             try? request.set(connector, connectorCRTC, 0)
             try? request.set(crtc, (try? crtcProperties.id("ACTIVE")) ?? 0, 0)
             try? request.set(crtc, (try? crtcProperties.id("MODE_ID")) ?? 0, 0)
@@ -347,7 +381,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             cursor.needsCommit ? try cursor.addChanges(to: commit, crtc: crtc) : nil
         }
         let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
-        if let code = commit.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) {
+        if let code = commit.commit(on: device, flags: flags, userData: eventTarget) {
             throw KMSError.system(operation: "page flip on \(name)", code: code)
         }
         if let cursorChange {
@@ -455,7 +489,7 @@ extension KMSOutput: HardwareCursorOutput {
               let request = try? AtomicRequest(), let change = try? cursorPlane.addChanges(to: request, crtc: crtc) else { return }
         let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
         // A refused commit leaves the change for the next frame's flip.
-        guard request.commit(on: device, flags: flags, userData: Unmanaged.passUnretained(self).toOpaque()) == nil else { return }
+        guard request.commit(on: device, flags: flags, userData: eventTarget) == nil else { return }
         cursorPlane.committed(change)
         cursorImageInFlight = change.changesImage
         phase = .cursorPending

@@ -48,6 +48,11 @@ public final class TestClient {
         guard let (name, _) = globals.sorted(by: { $0.key < $1.key }).first(where: { $0.value.interface == interface }) else {
             throw TestClientError.noGlobal(interface)
         }
+        return try bind(name: name, interface: interface, version: version)
+    }
+
+    /// Binds the global the registry announced as `name` (one of several of an interface).
+    public func bind(name: UInt32, interface: String, version: UInt32) throws(TestClientError) -> TestProxy {
         guard let registryObject, let target = vitrine_interface_named(interface) else { throw TestClientError.noGlobal(interface) }
         // wl_registry.bind's new_id is untyped: it travels as interface name, version, id.
         let raw = try registryObject.sendRaw(0, [.uint(name), .string(interface), .uint(version), .newID],

@@ -136,19 +136,36 @@ struct Run: ParsableCommand {
         var kmsBackend: KMSBackend?
         if kms {
             seat = try openSeat(logger: logger)
-            var connector = self.connector
             var mode = mode.flatMap(KMSModeRequest.init(parsing:))
-            if connector == nil, case .named(let name) = output?.connector { connector = name }
             if mode == nil, case .exact(let width, let height, let hertz) = output?.mode {
                 mode = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
             }
             let access = seat.map { seat in
                 KMSDeviceAccess(open: { path in try seat.openDevice(path) }, close: { fd in seat.closeDevice(fd) })
             }
-            let kms = try KMSBackend(devicePath: device, configuration: KMSOutputConfiguration(
+            var configuration = KMSOutputConfiguration(
                 connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal,
-                hardwareCursor: hardwareCursor),
-                access: access)
+                hardwareCursor: hardwareCursor)
+            // The board's named outputs, each lit with its own settings when connected (the first
+            // with the command line's overrides); --connector lights one alone.
+            if connector == nil, let board {
+                configuration.connectors = board.outputs.enumerated().compactMap { index, entry in
+                    guard case .named(let name) = entry.connector else { return nil }
+                    guard index > 0 else {
+                        return KMSConnectorSettings(connector: name, mode: mode, scaleFactor: scale, transform: configuration.transform)
+                    }
+                    var own: KMSModeRequest?
+                    if case .exact(let width, let height, let hertz) = entry.mode {
+                        own = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
+                    }
+                    return KMSConnectorSettings(
+                        connector: name, mode: own, scaleFactor: entry.scale,
+                        transform: .init(degrees: entry.transform.degrees, flipped: entry.transform.isFlipped) ?? .normal)
+                }
+            }
+            let kms = try KMSBackend(devicePath: device, configuration: configuration, access: access)
+            logger.info("\(kms.hotplugDescription)")
+            kms.onHotplugMessage = { message in logger.info("\(message)") }
             kmsBackend = kms
             if let presentationLog {
                 guard let file = fopen(presentationLog, "a") else {

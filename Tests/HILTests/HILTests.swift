@@ -273,12 +273,52 @@ import Testing
         #expect(run.dpmsLog.contains("display off (DPMS)"), "\(run.dpmsLog)")
         #expect(run.dpmsLog.contains("woken by input"), "\(run.dpmsLog)")
         // The kernel's own view (debugfs): the CRTC keeps its mode but is inactive, then active.
-        func crtc(_ state: String) -> [String] {
-            state.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0 == "enable=1" || $0.hasPrefix("active=") }
-        }
-        #expect(crtc(run.stateWhileBlanked) == ["enable=1", "active=0"], "\(run.stateWhileBlanked)")
-        #expect(crtc(run.stateAfterKey) == ["enable=1", "active=1"], "\(run.stateAfterKey)")
+        #expect(Self.crtc("crtc-0", in: run.stateWhileBlanked) == ["enable=1", "active=0"], "\(run.stateWhileBlanked)")
+        #expect(Self.crtc("crtc-0", in: run.stateAfterKey) == ["enable=1", "active=1"], "\(run.stateAfterKey)")
         #expect(run.output.contains("vitrine-dpms-status 0"), "\(run.output)")
+    }
+
+    @Test func aHeadPluggedInIsLitUnpluggedGoesAndPluggedAgainIsLitWithoutARestart() throws {
+        let run = try GuestRun.shared.get()
+        let log = run.hotplugLog
+        #expect(log.contains("hotplug through"), "\(log)")
+        #expect(log.components(separatedBy: "Virtual-2 was connected: lit as Virtual-2 on /dev/dri/card0 (800x600@").count == 3, "\(log)")
+        #expect(log.contains("Virtual-2 was disconnected: its output is gone"), "\(log)")
+        // One process throughout: one socket announced, still alive before it was stopped.
+        #expect(log.components(separatedBy: "WAYLAND_DISPLAY=").count == 2, "\(log)")
+        #expect(run.output.contains("hotplug-same-pid"), "\(run.output)")
+        #expect(run.output.contains("vitrine-hotplug-status 0"), "\(run.output)")
+        // New clients list the wl_outputs there are at each step.
+        func outputs(_ file: String) -> [String] {
+            let text = (try? String(contentsOfFile: run.directory + "/" + file, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("name: Virtual-") }
+        }
+        #expect(outputs("hotplug-two.txt") == ["name: Virtual-1", "name: Virtual-2"])
+        #expect(outputs("hotplug-one.txt") == ["name: Virtual-1"])
+        #expect(outputs("hotplug-again.txt") == ["name: Virtual-1", "name: Virtual-2"])
+        // The kernel's view: the second head's CRTC scans out while its display is there.
+        #expect(Self.crtc("crtc-0", in: run.hotplugStates[0]) == ["enable=1", "active=1"], "\(run.hotplugStates[0])")
+        #expect(Self.crtc("crtc-1", in: run.hotplugStates[0]) == ["enable=1", "active=1"], "\(run.hotplugStates[0])")
+        #expect(Self.crtc("crtc-1", in: run.hotplugStates[1]) == ["enable=0", "active=0"], "\(run.hotplugStates[1])")
+        // The board ranks Virtual-2 first: plugged, it is the primary and shows foot, fullscreen at
+        // 800×600, while the first head shows Vitrine's black; unplugged, foot is back on the first.
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        let first = try Image(contentsOfPNGFile: run.directory + "/hotplug-two-0.png")
+        let second = try Image(contentsOfPNGFile: run.directory + "/hotplug-two-1.png")
+        let back = try Image(contentsOfPNGFile: run.directory + "/hotplug-one-0.png")
+        let again = try Image(contentsOfPNGFile: run.directory + "/hotplug-again-1.png")
+        #expect(first.width == Self.width && first.pixel(x: Self.width / 2, y: Self.height / 2) == black)
+        #expect(second.width == 800 && second.height == 600)
+        #expect(second.pixel(x: 400, y: 300) == Self.background && second.pixel(x: 799, y: 599) == Self.background)
+        #expect(back.width == Self.width && back.pixel(x: Self.width / 2, y: Self.height / 2) == Self.background)
+        #expect(back.pixel(x: Self.width - 1, y: Self.height - 1) == Self.background)
+        #expect(again.width == 800 && again.pixel(x: 400, y: 300) == Self.background)
+    }
+
+    /// The `enable` and `active` lines of CRTC `name` in a debugfs atomic state.
+    static func crtc(_ name: String, in state: String) -> [String] {
+        guard let start = state.range(of: ": \(name)\n") else { return [] }
+        return state[start.upperBound...].split(separator: "\n").prefix(2).map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     @Test func openingAMissingDeviceNamesItWithTheSystemError() {
@@ -333,6 +373,10 @@ struct GuestRun: Sendable {
     let cursorState: String
     /// The kernel's atomic state with the pointer on weston-flower's window, which set its cursor.
     let clientCursorState: String
+    /// Vitrine's log while virtio-gpu's heads were plugged and unplugged.
+    let hotplugLog: String
+    /// The kernel's atomic state with both heads, and with the first alone.
+    let hotplugStates: [String]
 
     static let shared = Result { try QEMUGuest.exclusively { try GuestRun.boot() } }
 
@@ -497,17 +541,48 @@ struct GuestRun: Sendable {
                 sleep 0.25; n=$((n + 1))
             done
             kill -TERM $pid; wait $pid; echo "vitrine-dpms-status $?"
+            # Hotplug while one Vitrine runs: virtio-gpu's second head plugged through QEMU's D-Bus
+            # display, unplugged and plugged again. The board ranks Virtual-2 first, so once
+            # plugged it is the primary output and foot's window moves to it (fullscreen at its
+            # size), and back when it goes. New clients list the outputs each time; the kernel's
+            # state shows which CRTCs scan out.
+            \(vitrine) run --kms --seat-manager direct --socket hil-hotplug --config $OUT/hotplug-board.toml -- \(footCommand) > $OUT/vitrine-hotplug.log 2>&1 &
+            pid=$!
+            waitlog() { n=0; while [ $n -lt 90 ] && [ "$(grep -c "$1" $OUT/vitrine-hotplug.log)" -lt $2 ]; do sleep 1; n=$((n + 1)); done; }
+            waitlog 'first frame shown' 1
+            sleep 5
+            hil_head 1 800x600
+            waitlog 'Virtual-2 was connected' 1
+            sleep 12
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-two.txt 2>&1
+            cat /sys/kernel/debug/dri/0/state > $OUT/hotplug-two-state.txt 2>&1
+            hil_screendump hotplug-two-0 0
+            hil_screendump hotplug-two-1 1
+            hil_head 1 off
+            waitlog 'Virtual-2 was disconnected' 1
+            sleep 12
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-one.txt 2>&1
+            cat /sys/kernel/debug/dri/0/state > $OUT/hotplug-one-state.txt 2>&1
+            hil_screendump hotplug-one-0 0
+            hil_head 1 800x600
+            waitlog 'Virtual-2 was connected' 2
+            sleep 12
+            WAYLAND_DISPLAY=hil-hotplug wayland-info > $OUT/hotplug-again.txt 2>&1
+            hil_screendump hotplug-again-1 1
+            kill -0 $pid && echo "hotplug-same-pid"
+            kill -TERM $pid; wait $pid; echo "vitrine-hotplug-status $?"
             """
         try script.write(toFile: directory + "/guest-script.sh", atomically: true, encoding: .utf8)
         try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
         try dpmsBoard.write(toFile: directory + "/dpms-board.toml", atomically: true, encoding: .utf8)
+        try hotplugBoard.write(toFile: directory + "/hotplug-board.toml", atomically: true, encoding: .utf8)
         // The guest sees the output folder, but not a source tree under /tmp (its own /tmp hides it).
         try FileManager.default.copyItem(atPath: touchScript, toPath: directory + "/uinput_touch.py")
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp.
             ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "600",
-             "--display", "\(width)x\(height)", "--share", productsDirectory, directory + "/guest-script.sh"],
+             "--display", "\(width)x\(height)", "--heads", "2", "--share", productsDirectory, directory + "/guest-script.sh"],
             timeoutSeconds: 660)
         guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
         return GuestRun(
@@ -528,7 +603,11 @@ struct GuestRun: Sendable {
             stateWhileBlanked: (try? String(contentsOfFile: directory + "/dpms-off.txt", encoding: .utf8)) ?? "",
             stateAfterKey: (try? String(contentsOfFile: directory + "/dpms-on.txt", encoding: .utf8)) ?? "",
             cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "",
-            clientCursorState: (try? String(contentsOfFile: directory + "/client-cursor-state.txt", encoding: .utf8)) ?? "")
+            clientCursorState: (try? String(contentsOfFile: directory + "/client-cursor-state.txt", encoding: .utf8)) ?? "",
+            hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
+            hotplugStates: ["two", "one"].map {
+                (try? String(contentsOfFile: directory + "/hotplug-\($0)-state.txt", encoding: .utf8)) ?? ""
+            })
     }
 
     static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
@@ -544,6 +623,21 @@ struct GuestRun: Sendable {
 
         [idle]
         blank-after = 3
+        """
+
+    /// Two outputs, the second head first: it is the primary whenever it is plugged in.
+    static let hotplugBoard = """
+        [[output]]
+        connector = "Virtual-2"
+
+        [[output]]
+        connector = "Virtual-1"
+
+        [app]
+        command = ["sleep", "600"]
+
+        [cursor]
+        visible = false
         """
 
     /// The guest's panel turned a quarter, a German keyboard, and the uinput touchscreen mapped to

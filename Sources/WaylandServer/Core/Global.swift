@@ -30,10 +30,33 @@ public final class Global {
 
     /// Withdraws the global from the registry and destroys it; bound objects stay valid.
     public func remove() {
+        withdrawal = nil
         guard let raw else { return }
         wl_global_destroy(raw)
         self.raw = nil
     }
+
+    /// Set while the global is withdrawn but not destroyed yet; it keeps the global alive.
+    private var withdrawal: TimerSource?
+
+    /// Withdraws the global from clients' registries (wl_registry.global_remove) at once, but
+    /// destroys it only `milliseconds` later: a client that binds it before it heard of the
+    /// removal gets an object rather than a fatal error for an unknown global (libwayland's advice
+    /// for globals that go away, such as an unplugged output's). Bound objects stay valid.
+    public func withdraw(destroyingAfterMilliseconds milliseconds: Int32 = 5000) {
+        guard let raw, withdrawal == nil else { return }
+        wl_global_remove(raw)
+        // The timer's handler holds the global until it fires, however soon its owner lets go.
+        guard let timer = try? binder.takeUnretainedValue().display.eventLoop.addTimer(handler: { [self] in remove() }) else {
+            remove()
+            return
+        }
+        withdrawal = timer
+        timer.arm(milliseconds: milliseconds)
+    }
+
+    /// Whether the global is withdrawn from the registry (or destroyed).
+    public var isWithdrawn: Bool { raw == nil || withdrawal != nil }
 
     deinit {
         remove()

@@ -82,6 +82,15 @@ public final class Output {
         global = nil
     }
 
+    /// Withdraws the global as an unplugged display's: clients hear wl_registry.global_remove now,
+    /// the global is destroyed a few seconds later (see `Global.withdraw`); bound resources stay inert.
+    public func withdraw(destroyingAfterMilliseconds milliseconds: Int32 = 5000) {
+        global?.withdraw(destroyingAfterMilliseconds: milliseconds)
+    }
+
+    /// Whether clients were told the output is gone.
+    public var isWithdrawn: Bool { global?.isWithdrawn ?? true }
+
     /// The client's resources bound to this output (for wl_surface.enter/leave and friends).
     func resources(of client: Client) -> [Resource] {
         bound.filter { $0.client === client && $0.isAlive }

@@ -20,6 +20,9 @@ output folder, shared read-write with the host as /tmp/hil-out, and it may call:
     hil_key KEY...           press and release keys (QEMU qcodes: a, ret, shift, ...)
     hil_move X Y             move the absolute pointer to output pixel (X, Y)
     hil_click [BUTTON]       press and release a button (left, right, middle)
+    hil_head N WxH|off       with --heads: plug virtio-gpu's head N with a display of that size, or
+                             unplug it (the guest sees a hotplug); head 0 is plugged at boot
+    hil_screendump NAME N    with --heads: capture head N's scanout
 
 The serial console (DIR/serial.log) carries the protocol as marker lines: HIL-BEGIN, then the
 script's output, then HIL-END <exit status>; requests are "HIL-REQUEST <n> <verb> <args>" and the
@@ -47,6 +50,7 @@ import stat
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 
@@ -55,6 +59,9 @@ CACHE = os.environ.get("VITRINE_HIL_CACHE", "/var/cache/vitrine-hil")
 MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput", "overlay"]
 # QMP's absolute pointer axes range over 0..0x7fff whatever the display's size.
 ABSOLUTE_AXIS_MAX = 0x7FFF
+
+# The virtio-gpu device's QOM id when it has several heads (screendump names it with the head).
+GPU_ID = "hil-gpu"
 
 EXIT_HARNESS_FAILURE = 100
 EXIT_TIMEOUT = 101
@@ -439,16 +446,20 @@ hil_request() {
     read -r hil_answer < "${HIL_OUT:-/tmp/hil-out}/.hil-ack-$hil_request_number"
     [ "$hil_answer" = ok ] || { echo "hil: request $* failed: $hil_answer" >&2; return 1; }
 }
-hil_screendump() { hil_request screendump "$1"; }
+hil_screendump() { hil_request screendump "$@"; }
 hil_key() { hil_request key "$@"; }
 hil_move() { hil_request move "$1" "$2"; }
 hil_click() { hil_request click "${1:-left}"; }
+hil_head() { hil_request head "$1" "$2"; }
 """
 
 
 class Guest:
-    def __init__(self, out, memory_mb, display_size, shares=(), setup=None):
+    def __init__(self, out, memory_mb, display_size, shares=(), setup=None, heads=1):
         self.out = os.path.abspath(out)
+        self.heads = heads
+        self.bus_folder = None
+        self.bus = None
         self.setup = setup
         self.shares = [os.path.abspath(folder) for folder in shares]
         self.memory_mb = memory_mb
@@ -475,8 +486,16 @@ class Guest:
                                  "systemd.mask=timers.target", "systemd.mask=paths.target"]
         kernel_arguments += [f"hil.share={f}" for f in self.shares]
         qemu = find_tool("qemu-system-x86_64")
+        display = "none"
+        gpu = "virtio-gpu-pci" + (f",xres={self.display_size[0]},yres={self.display_size[1]}" if self.display_size else "")
+        if self.heads > 1:
+            # virtio-gpu enables heads other than 0 only when the UI asks (a window opened for
+            # them): QEMU's D-Bus display, on a bus of the harness's own, lets SetUIInfo plug and
+            # unplug them, which the guest sees as hotplug (see head()).
+            display = f"dbus,addr={self.start_bus()},gl=off"
+            gpu += f",id={GPU_ID},max_outputs={self.heads}"
         arguments = [
-            qemu, "-nodefaults", "-no-reboot", "-display", "none", "-monitor", "none",
+            qemu, "-nodefaults", "-no-reboot", "-display", display, "-monitor", "none",
             # Nested KVM does not work on these machines; TCG does. The plain qemu64 CPU (no AVX)
             # makes lavapipe's JIT-compiled code faster under TCG than -cpu max (first frame 15 s
             # instead of 25 s); VITRINE_HIL_CPU overrides it.
@@ -489,7 +508,7 @@ class Guest:
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
             # Without -vga none the screendump shows the VGA text console, not the scanout.
             "-vga", "none",
-            "-device", "virtio-gpu-pci" + (f",xres={self.display_size[0]},yres={self.display_size[1]}" if self.display_size else ""),
+            "-device", gpu,
             "-device", "virtio-keyboard-pci", "-device", "virtio-tablet-pci",
             "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
             "-virtfs", f"local,path={self.out},mount_tag=hilout,security_model=none,multidevs=remap",
@@ -502,9 +521,38 @@ class Guest:
             self.process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=qemu_log, stderr=qemu_log)
         self.qmp = QMP(self.qmp_path, deadline)
 
-    def screendump(self, name):
+    def start_bus(self):
+        """Starts a private dbus-daemon for QEMU's D-Bus display; returns its address."""
+        # A unix socket path must fit in 108 bytes, which an output folder may not.
+        self.bus_folder = tempfile.mkdtemp(prefix="vitrine-hil-bus-")
+        address = f"unix:path={self.bus_folder}/bus"
+        self.bus = subprocess.Popen(
+            [find_tool("dbus-daemon"), "--session", "--nofork", f"--address={address}"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(f"{self.bus_folder}/bus"):
+            if time.monotonic() > deadline or self.bus.poll() is not None:
+                raise HarnessError("the private dbus-daemon for QEMU's D-Bus display did not start")
+            time.sleep(0.05)
+        return address
+
+    def head(self, index, size):
+        """Plugs head `index` with a display of `size` (width, height), or unplugs it (None): QEMU's
+        org.qemu.Display1.Console.SetUIInfo, which makes virtio-gpu report a display change."""
+        if self.bus is None or not 0 <= index < self.heads:
+            raise HarnessError(f"no head {index}: the guest has {self.heads} (see --heads)")
+        width, height = size or (0, 0)
+        run_checked([
+            find_tool("gdbus"), "call", "--address", f"unix:path={self.bus_folder}/bus", "--dest", "org.qemu",
+            "--object-path", f"/org/qemu/Display1/Console_{index}", "--method", "org.qemu.Display1.Console.SetUIInfo",
+            "0", "0", "0", "0", str(width), str(height)], timeout=30)
+
+    def screendump(self, name, head=None):
         ppm = os.path.join(self.out, f".{name}.ppm")
-        self.qmp.execute("screendump", filename=ppm)
+        if head is None:
+            self.qmp.execute("screendump", filename=ppm)
+        else:
+            self.qmp.execute("screendump", filename=ppm, device=GPU_ID, head=head)
         size = ppm_to_png(ppm, os.path.join(self.out, f"{name}.png"))
         os.remove(ppm)
         return size
@@ -543,13 +591,20 @@ class Guest:
         for path in (self.qmp_path,):
             if os.path.exists(path):
                 os.remove(path)
+        if self.bus and self.bus.poll() is None:
+            # Killed, not terminated: started under the Swift test runner it outlived SIGTERM
+            # (children may inherit a blocked SIGTERM there), and the run waited for it.
+            self.bus.kill()
+            self.bus.wait()
+        if self.bus_folder:
+            shutil.rmtree(self.bus_folder, ignore_errors=True)
 
 
-def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None):
+def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None, heads=1):
     """Boots the guest, serves its requests and returns (exit status, result dictionary)."""
     start = time.monotonic()
     deadline = start + timeout
-    guest = Guest(out, memory_mb, display_size, shares, setup)
+    guest = Guest(out, memory_mb, display_size, shares, setup, heads)
     result = {"exit_status": None, "captures": {}, "requests": [], "error": None}
     timings = {}
     status = EXIT_HARNESS_FAILURE
@@ -594,10 +649,13 @@ def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None):
                     answer = "ok"
                     try:
                         if verb == "screendump":
-                            last_capture_size = guest.screendump(arguments[0])
+                            head = int(arguments[1]) if len(arguments) > 1 else None
+                            size = guest.screendump(arguments[0], head)
+                            if head in (None, 0):
+                                last_capture_size = size
                             result["captures"][arguments[0]] = {
                                 "path": os.path.join(guest.out, arguments[0] + ".png"),
-                                "width": last_capture_size[0], "height": last_capture_size[1],
+                                "width": size[0], "height": size[1],
                                 "seconds": round(time.monotonic() - start, 3)}
                         elif verb == "key":
                             guest.key(arguments)
@@ -605,6 +663,11 @@ def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None):
                             guest.move(float(arguments[0]), float(arguments[1]), *last_capture_size)
                         elif verb == "click":
                             guest.click(arguments[0] if arguments else "left")
+                        elif verb == "head":
+                            match = re.fullmatch(r"(\d+)x(\d+)", arguments[1])
+                            if arguments[1] != "off" and not match:
+                                raise ValueError(f"a head is plugged with WIDTHxHEIGHT or unplugged with off, not {arguments[1]}")
+                            guest.head(int(arguments[0]), (int(match.group(1)), int(match.group(2))) if match else None)
                         else:
                             answer = f"unknown request {verb}"
                     except (HarnessError, OSError, ValueError, IndexError) as error:
@@ -655,6 +718,9 @@ def main():
     runner.add_argument("--memory", type=int, default=2048, help="guest memory in MiB")
     runner.add_argument("--display", help="virtio-gpu's preferred mode, WIDTHxHEIGHT")
     runner.add_argument(
+        "--heads", type=int, default=1,
+        help="virtio-gpu's outputs (max_outputs); above 1 the script may plug and unplug heads with hil_head")
+    runner.add_argument(
         "--share", action="append", default=[],
         help="a host folder the guest must see at its own path even where its mounts hide the host's "
         "(/tmp, /run): a build folder in a clone under /tmp, say; may be repeated")
@@ -682,7 +748,10 @@ def main():
     except (HarnessError, OSError, subprocess.TimeoutExpired) as error:
         log(str(error))
         return EXIT_HARNESS_FAILURE
-    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share, setup)
+    if not 1 <= arguments.heads <= 16:
+        log(f"--heads must be 1…16, got {arguments.heads}")
+        return EXIT_HARNESS_FAILURE
+    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share, setup, arguments.heads)
     print(json.dumps(result, indent=2))
     return status
 

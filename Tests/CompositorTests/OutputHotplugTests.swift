@@ -1,0 +1,150 @@
+import Compositor
+import DisplayBackend
+import Graphics
+import Testing
+import WaylandTestClient
+
+/// Displays plugged in and out while clients run: wl_output globals come and go, and windows of an
+/// unplugged primary output move, fullscreen, to the output that takes its place.
+@Suite(.serialized) struct OutputHotplugTests {
+    private let white = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)
+
+    private func config(_ width: Int, _ height: Int) -> HeadlessOutputConfiguration {
+        HeadlessOutputConfiguration(mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000))
+    }
+
+    /// The registry's wl_output globals: name → version.
+    private func outputGlobals(_ client: TestClient) -> [UInt32] {
+        client.globals.filter { $0.value.interface == "wl_output" }.keys.sorted()
+    }
+
+    /// A fullscreen toplevel with its first configure acknowledged (not mapped).
+    private func toplevel(_ client: SessionClient) throws -> (surface: TestProxy, xdgSurface: TestProxy, toplevel: TestProxy) {
+        let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try surface.send(6)
+        try client.client.roundtrip()
+        try client.acknowledgeConfigure(of: xdgSurface)
+        return (surface, xdgSurface, toplevel)
+    }
+
+    private func configuredSize(_ toplevel: TestProxy) -> [TestValue]? {
+        toplevel.events(named: "configure").last.map { Array($0.arguments.prefix(2)) }
+    }
+
+    @Test func aPluggedOutputIsAnnouncedRightOfTheFirstAndAnUnpluggedOneWithdrawn() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        #expect(outputGlobals(client.client).count == 1)
+
+        let second = try session.backend.addOutput(config(800, 600))
+        try client.client.roundtrip()
+        let names = outputGlobals(client.client)
+        #expect(names.count == 2)
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-1", "HEADLESS-2"])
+        // The newest wl_output: its geometry puts it at x 640, its mode is 800×600.
+        let newest = try client.client.bind(name: names[1], interface: "wl_output", version: 4)
+        try client.client.roundtrip()
+        #expect(newest.events(named: "geometry").first.map { Array($0.arguments.prefix(2)) } == [.int(640), .int(0)])
+        #expect(newest.events(named: "mode").first.map { Array($0.arguments.dropFirst().prefix(2)) } == [.int(800), .int(600)])
+        #expect(newest.events(named: "name").first?.arguments == [.string("HEADLESS-2")])
+
+        session.backend.removeOutput(second)
+        try client.client.roundtrip()
+        #expect(outputGlobals(client.client) == [names[0]])
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-1"])
+        // The bound object stays usable: releasing it is no protocol error.
+        try newest.sendDestructor(0)
+        try client.client.roundtrip()
+        #expect(client.client.protocolError == nil)
+        // A new display gets a new name, never an old one's.
+        _ = try session.backend.addOutput(config(320, 240))
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-1", "HEADLESS-3"])
+    }
+
+    @Test func windowsOfAnUnpluggedPrimaryMoveToTheNextOutputFullscreenAtItsSize() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let first = try client.client.bind("wl_output", version: 4)
+        let (surface, xdgSurface, toplevel) = try toplevel(client)
+        #expect(configuredSize(toplevel) == [.int(640), .int(480)])
+        try client.show(client.makeBuffer(width: 640, height: 480, fill: fillPixels(0xffff_ffff, count: 640 * 480)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 320, y: 240) == white })
+        try client.client.roundtrip()
+        #expect(surface.events(named: "enter").count == 1)
+
+        #expect(surface.events(named: "enter").last?.arguments == [.object(first.id)])
+
+        let second = try session.backend.addOutput(config(800, 600))
+        try client.client.roundtrip()
+        let secondName = try #require(outputGlobals(client.client).last)
+        let secondOutput = try client.client.bind(name: secondName, interface: "wl_output", version: 4)
+        session.backend.removeOutput(session.backend.headlessOutput(0))
+        try client.client.roundtrip()
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-2"])
+        #expect(surface.events(named: "leave").map(\.arguments) == [[.object(first.id)]])
+        #expect(configuredSize(toplevel) == [.int(800), .int(600)])
+        #expect(toplevel.events(named: "configure").last?.arguments.count == 3)
+
+        try client.acknowledgeConfigure(of: xdgSurface)
+        try client.show(client.makeBuffer(width: 800, height: 600, fill: fillPixels(0xffff_ffff, count: 800 * 600)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { second.lastShownImage?.pixel(x: 799, y: 599) == white })
+        try client.client.roundtrip()
+        #expect(surface.events(named: "enter").map(\.arguments) == [[.object(first.id)], [.object(secondOutput.id)]])
+        #expect(client.client.protocolError == nil)
+    }
+
+    @Test func aMoreImportantOutputPluggedInBecomesThePrimaryAndTakesTheWindows() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let (surface, xdgSurface, toplevel) = try toplevel(client)
+        try client.show(client.makeBuffer(width: 640, height: 480, fill: fillPixels(0xffff_ffff, count: 640 * 480)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 0, y: 0) == white })
+
+        let primary = try session.backend.addOutput(config(800, 600), at: 0)
+        try client.client.roundtrip()
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-2", "HEADLESS-1"])
+        #expect(configuredSize(toplevel) == [.int(800), .int(600)])
+        try client.acknowledgeConfigure(of: xdgSurface)
+        try client.show(client.makeBuffer(width: 800, height: 600, fill: fillPixels(0xffff_ffff, count: 800 * 600)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { primary.lastShownImage?.pixel(x: 799, y: 599) == white })
+        // The former primary shows no window any more.
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 1)?.pixel(x: 320, y: 240) == black })
+    }
+
+    @Test func withNoOutputTheCompositorRunsOnAndTheNextOutputTakesTheWindows() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let (surface, xdgSurface, toplevel) = try toplevel(client)
+        try client.show(client.makeBuffer(width: 640, height: 480, fill: fillPixels(0xffff_ffff, count: 640 * 480)), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 0, y: 0) == white })
+
+        session.backend.removeOutput(session.backend.headlessOutput(0))
+        try client.client.roundtrip()
+        #expect(session.compositor.outputStatuses.isEmpty)
+        #expect(outputGlobals(client.client).isEmpty)
+        // With no output the client picks its size.
+        #expect(configuredSize(toplevel) == [.int(0), .int(0)])
+        try client.acknowledgeConfigure(of: xdgSurface)
+        try client.show(client.makeBuffer(width: 320, height: 200, fill: fillPixels(0xffff_ffff, count: 320 * 200)), on: surface)
+        try client.client.roundtrip()
+        try session.run(seconds: 0.2)
+        #expect(client.client.protocolError == nil)
+
+        let next = try session.backend.addOutput(config(1024, 768))
+        try client.client.roundtrip()
+        #expect(outputGlobals(client.client).count == 1)
+        #expect(configuredSize(toplevel) == [.int(1024), .int(768)])
+        // The 320×200 buffer shows centred on the new output until the client redraws: 352…672 × 284…484.
+        #expect(try session.run(seconds: 30) { next.lastShownImage?.pixel(x: 352, y: 284) == white })
+        #expect(next.lastShownImage?.pixel(x: 351, y: 284) == black)
+        #expect(next.lastShownImage?.pixel(x: 671, y: 483) == white)
+        #expect(next.lastShownImage?.pixel(x: 672, y: 483) == black)
+    }
+}
