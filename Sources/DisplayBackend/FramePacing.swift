@@ -51,9 +51,18 @@ public struct RefreshClock: Sendable, Equatable {
 
     /// When to start a frame asked for at `now` that needs `lead` before its refresh: the first
     /// refresh at least `lead` away (a nearer one would be missed, so the frame aims at the next
-    /// one rather than being shown late), started exactly `lead` before it.
-    public func schedule(now: UInt64, lead: UInt64) -> FrameSchedule {
-        let target = refresh(atOrAfter: now + lead)
+    /// one rather than being shown late) and after the refresh the previous frame aimed at,
+    /// started exactly `lead` before it.
+    ///
+    /// Frames sample their animations at their target, so targets must advance even where a
+    /// frame completes long before its own (a display without vblanks shows it at once, and the
+    /// clock re-anchors there) and the next frame's lead is shorter.
+    public func schedule(now: UInt64, lead: UInt64, after previous: Refresh? = nil) -> FrameSchedule {
+        var target = refresh(atOrAfter: now + lead)
+        if let previous, Int64(bitPattern: target.sequence &- previous.sequence) <= 0 {
+            let behind = previous.sequence &- target.sequence &+ 1
+            target = Refresh(nanoseconds: target.nanoseconds + behind * period, sequence: previous.sequence &+ 1)
+        }
         return FrameSchedule(startNanoseconds: target.nanoseconds - lead, target: target)
     }
 

@@ -273,7 +273,7 @@ public final class KMSOutput: BackendOutput {
             let now = monotonicNanoseconds()
             let lead = renderTimes.leadNanoseconds
             let refreshes = clock ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: period)
-            let schedule = refreshes.schedule(now: now, lead: lead)
+            let schedule = refreshes.schedule(now: now, lead: lead, after: lastFramePacing?.target)
             let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waitingToRender(request)
             pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target,

@@ -63,6 +63,40 @@ import Testing
         #expect(schedule.startNanoseconds == 5_009_999_998)
     }
 
+    @Test func aFrameAimsAfterTheRefreshThePreviousFrameAimedAt() {
+        // The previous frame aimed at 520 but completed at once (no vblank): the clock re-anchored
+        // near 500, and 11 ms of work would make 501.
+        let schedule = clock.schedule(now: Self.flip + 1_000_000, lead: 11_000_000, after: Refresh(nanoseconds: 5_333_333_320, sequence: 520))
+        #expect(schedule.target == Refresh(nanoseconds: 5_349_999_986, sequence: 521))
+        #expect(schedule.startNanoseconds == 5_338_999_986)
+        // An older previous target changes nothing.
+        let unchanged = clock.schedule(now: Self.flip + 1_000_000, lead: 11_000_000, after: Refresh(nanoseconds: Self.flip, sequence: 500))
+        #expect(unchanged.target == Refresh(nanoseconds: 5_016_666_666, sequence: 501))
+    }
+
+    /// Without vblanks a frame is shown when it completes, long before a target chosen with a
+    /// slow frame's lead; when the lead shrinks, the next target would fall before the last one
+    /// and animations would be sampled backwards. Eight 300 ms frames, then 100 ms ones.
+    @Test func withoutACounterTargetsAdvanceWhenTheLeadShrinks() {
+        var clock = clock
+        var predictor = RenderTimePredictor()
+        var completion = Self.flip
+        var previous: Refresh?
+        var targets: [Refresh] = []
+        for frame in 0..<24 {
+            let now = completion + 1_000_000
+            let schedule = clock.schedule(now: now, lead: predictor.leadNanoseconds, after: previous)
+            #expect(schedule.startNanoseconds >= now)
+            let draw: UInt64 = frame < 8 ? 300_000_000 : 100_000_000
+            completion = schedule.startNanoseconds + draw + 4_700_000
+            predictor.record(draw)
+            clock.flipCompleted(at: completion, sequence: nil, aimedAt: schedule.target)
+            previous = schedule.target
+            targets.append(schedule.target)
+        }
+        #expect(zip(targets, targets.dropFirst()).allSatisfy { $1.sequence > $0.sequence && $1.nanoseconds > $0.nanoseconds })
+    }
+
     @Test func withAVblankCounterEachFlipSetsTheClock() {
         var clock = clock
         clock.flipCompleted(at: 5_017_100_000, sequence: 501, aimedAt: Refresh(nanoseconds: 5_016_666_666, sequence: 501))
