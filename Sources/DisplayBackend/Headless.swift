@@ -125,21 +125,21 @@ public final class HeadlessOutput: BackendOutput {
 
     /// The timerfd that paces this output.
     let timer: Int32
-    private let epoch: UInt64
+    private let clock: RefreshClock
     private enum Phase: Equatable {
         case idle
         /// Waiting for the refresh at which `onFrame` is called.
         case waitingToRender(FrameRequest)
         /// `onFrame` ran; the compositor has not presented or skipped yet.
         case rendering(FrameRequest)
-        /// A frame is on its way to the refresh `sequence`.
-        case waitingToShow(sequence: UInt64, image: Image)
+        /// A frame is on its way to `refresh`.
+        case waitingToShow(refresh: Refresh, image: Image)
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
-    /// When the frame being rendered was requested, and how long the last few frames took.
+    /// When the frame being rendered was started, and how long the last few frames took.
     private var renderStart: UInt64 = 0
-    private var recentRenderDurations: [UInt64] = []
+    private var renderTimes = RenderTimePredictor()
 
     /// The last image shown, and how many frames were shown.
     public private(set) var lastShownImage: Image?
@@ -183,7 +183,7 @@ public final class HeadlessOutput: BackendOutput {
         }
         timer = fd
         cursorTimer = cursorFD
-        epoch = monotonicNanoseconds()
+        clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: configuration.mode.refreshNanoseconds)
     }
 
     deinit {
@@ -193,17 +193,12 @@ public final class HeadlessOutput: BackendOutput {
 
     private var period: UInt64 { mode.refreshNanoseconds }
 
-    /// The first refresh strictly after `time`.
-    private func refresh(after time: UInt64) -> (sequence: UInt64, nanoseconds: UInt64) {
-        let sequence = (time - epoch) / period + 1
-        return (sequence, epoch + sequence * period)
-    }
-
-    /// How long before its refresh a frame is requested: the slowest of the last 8 frames plus a
-    /// quarter and a millisecond (a period at most, so a frame slower than that starts at once).
+    /// How long before its refresh a frame is requested: the predicted render time, a period at
+    /// most. A later frame is shown at the first refresh after it is presented, so a slow frame
+    /// starts within a period instead of waiting for a refresh it would make: tests on a loaded
+    /// machine keep their frame rate.
     public var renderMarginNanoseconds: UInt64 {
-        let slowest = recentRenderDurations.max() ?? 0
-        return min(period, slowest + slowest / 4 + 1_000_000)
+        min(period, renderTimes.leadNanoseconds)
     }
 
     public func setPowered(_ on: Bool) {
@@ -220,11 +215,10 @@ public final class HeadlessOutput: BackendOutput {
         }
         switch phase {
         case .idle:
-            let margin = renderMarginNanoseconds
-            let next = refresh(after: monotonicNanoseconds() + margin)
-            let request = FrameRequest(targetPresentationNanoseconds: next.nanoseconds, sequence: next.sequence)
+            let schedule = clock.schedule(now: monotonicNanoseconds(), lead: renderMarginNanoseconds)
+            let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waitingToRender(request)
-            arm(at: next.nanoseconds - margin)
+            arm(at: schedule.startNanoseconds)
         case .waitingToRender:
             break
         case .rendering, .waitingToShow:
@@ -237,10 +231,9 @@ public final class HeadlessOutput: BackendOutput {
             throw BackendError.imageSizeMismatch(expected: mode, width: image.width, height: image.height)
         }
         let now = monotonicNanoseconds()
-        recentRenderDurations.append(now - renderStart)
-        if recentRenderDurations.count > 8 { recentRenderDurations.removeFirst() }
-        let shown = refresh(after: now)
-        phase = .waitingToShow(sequence: shown.sequence, image: image)
+        renderTimes.record(now - renderStart)
+        let shown = clock.refresh(after: now)
+        phase = .waitingToShow(refresh: shown, image: image)
         arm(at: shown.nanoseconds)
     }
 
@@ -274,12 +267,12 @@ public final class HeadlessOutput: BackendOutput {
             phase = .rendering(request)
             renderStart = monotonicNanoseconds()
             onFrame?(request)
-        case .waitingToShow(let sequence, let image):
+        case .waitingToShow(let refresh, let image):
             lastShownImage = image
             presentedFrameCount += 1
             phase = .idle
             onPresented?(PresentationTiming(
-                nanoseconds: epoch + sequence * period, refreshNanoseconds: period, sequence: sequence, flags: 0x1))
+                nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: 0x1))
             scheduleAnotherIfWanted()
         case .idle, .rendering:
             break
@@ -319,7 +312,7 @@ extension HeadlessOutput: HardwareCursorOutput {
     private func scheduleCursorRefresh() {
         guard !cursorRefreshPending else { return }
         cursorRefreshPending = true
-        arm(at: refresh(after: monotonicNanoseconds()).nanoseconds, timer: cursorTimer)
+        arm(at: clock.refresh(after: monotonicNanoseconds()).nanoseconds, timer: cursorTimer)
     }
 
     func cursorTimerExpired() {
@@ -339,8 +332,8 @@ extension HeadlessOutput: HardwareCursorOutput {
         }
         guard cursorImageIsNew else { return }
         cursorImageIsNew = false
-        // The refresh this timer was armed for.
-        let sequence = (monotonicNanoseconds() - epoch) / period
-        onCursorPresented?(PresentationTiming(nanoseconds: epoch + sequence * period, refreshNanoseconds: period, sequence: sequence, flags: 0x1))
+        // The timer fired at the refresh it was armed for: the one just past.
+        let next = clock.refresh(after: monotonicNanoseconds())
+        onCursorPresented?(PresentationTiming(nanoseconds: next.nanoseconds - period, refreshNanoseconds: period, sequence: next.sequence - 1, flags: 0x1))
     }
 }

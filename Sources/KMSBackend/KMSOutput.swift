@@ -7,8 +7,9 @@ import Graphics
 /// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
 ///
 /// The frame cycle follows the backend contract (see `HeadlessOutput`): a scheduled frame is
-/// started at once when no flip is pending (`onFrame`), `present` copies the frame into the back
-/// buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
+/// started just in time (`onFrame`) for the first refresh it can make, as long before it as
+/// recent frames took to draw and commit (see `RefreshClock`), `present` copies the frame into
+/// the back buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
 /// `onPresented` with the kernel's timestamp and sequence. At most one flip is pending, so the
 /// buffer being written is never the one being scanned out.
 public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
@@ -53,9 +54,16 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// The buffer scanned out now.
     private var front = 0
     private let saved: SavedCRTC
-    /// Starts frames: armed to fire at once when a frame is scheduled and no flip is pending.
+    /// Starts frames: armed for a frame's start when one is scheduled and no flip is pending.
     let timer: Int32
-    private var lastFlip: (nanoseconds: UInt64, sequence: UInt64)?
+    /// The refreshes, set by the modeset's flip and each flip after it.
+    private var clock: RefreshClock?
+    /// How long frames take from their start to their page-flip commit (drawing and the copy).
+    private var renderTimes = RenderTimePredictor()
+    /// How the frame now in the works was planned and when it started.
+    private var pacing: FramePacing?
+    /// How the last presented frame was paced.
+    public private(set) var lastFramePacing: FramePacing?
 
     private enum Phase {
         case idle
@@ -299,21 +307,24 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         }
         switch phase {
         case .idle:
-            let now = monotonicNanoseconds()
-            let request: FrameRequest
-            if let last = lastFlip, now >= last.nanoseconds {
-                let refreshes = (now - last.nanoseconds) / period + 1
-                request = FrameRequest(targetPresentationNanoseconds: last.nanoseconds + refreshes * period,
-                                       sequence: last.sequence + refreshes)
-            } else {
-                request = FrameRequest(targetPresentationNanoseconds: now + period, sequence: (lastFlip?.sequence ?? 0) + 1)
+            // With a counter, the CRTC's latest vblank: after an idle spell the last flip may be
+            // long past, and the display's clock drifts from the CPU's.
+            var vblankSequence: UInt64 = 0
+            var vblankNanoseconds: UInt64 = 0
+            if hasVblankCounter, drmCrtcGetSequence(device.fd, crtc, &vblankSequence, &vblankNanoseconds) == 0 {
+                clock = RefreshClock(anchorNanoseconds: vblankNanoseconds, anchorSequence: vblankSequence, period: period)
             }
+            let now = monotonicNanoseconds()
+            let lead = renderTimes.leadNanoseconds
+            let refreshes = clock ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: period)
+            let schedule = refreshes.schedule(now: now, lead: lead, after: lastFramePacing?.target)
+            let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waitingToRender(request)
-            // Rendering starts at once: on lavapipe a frame takes most of a refresh, so waiting
-            // for a later start only risks missing the target.
+            pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target,
+                                 startedNanoseconds: 0, committedNanoseconds: 0)
             var spec = itimerspec()
-            spec.it_value = timespec(tv_sec: 0, tv_nsec: 1)
-            _ = timerfd_settime(timer, 0, &spec, nil)
+            spec.it_value = timespec(tv_sec: Int(schedule.startNanoseconds / 1_000_000_000), tv_nsec: Int(schedule.startNanoseconds % 1_000_000_000))
+            _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
         case .waitingToRender:
             break
         case .rendering, .flipPending, .cursorPending:
@@ -325,6 +336,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         var expirations: UInt64 = 0
         guard read(timer, &expirations, 8) == 8, case .waitingToRender(let request) = phase else { return }
         phase = .rendering(request)
+        pacing?.startedNanoseconds = monotonicNanoseconds()
         onFrame?(request)
     }
 
@@ -389,6 +401,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             cursorImageInFlight = cursorChange.changesImage
         }
         commitNanoseconds = monotonicNanoseconds()
+        if let started = pacing?.startedNanoseconds {
+            renderTimes.record(commitNanoseconds - started)
+            pacing?.committedNanoseconds = commitNanoseconds
+        }
         phase = .flipPending(frame: frame, buffer: back)
     }
 
@@ -415,9 +431,15 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         }
         guard case .flipPending(let frame, let buffer) = phase else { return }
         front = buffer
-        lastFlip = (time, UInt64(sequence))
         phase = .idle
+        if frame != nil, clock != nil {
+            clock?.flipCompleted(at: time, sequence: hasVblankCounter ? UInt64(sequence) : nil, aimedAt: pacing?.target)
+        } else {
+            clock = RefreshClock(anchorNanoseconds: time, anchorSequence: UInt64(sequence), period: period)
+        }
         if let frame {
+            lastFramePacing = pacing
+            pacing = nil
             shownFrame = frame
             if case .image(let image) = frame { shownImage = image } else { shownImage = nil }
             presentedFrameCount += 1

@@ -45,7 +45,7 @@ struct Run: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "With --kms: show the pointer cursor (the arrow, or a client's cursor surface that fits) on the CRTC's cursor plane where it has one (moving or changing it draws no frame), or draw it into the frames.")
     var hardwareCursor = true
 
-    @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns) to this file.")
+    @Option(help: "With --kms: append one line per presented frame (output, sequence, CLOCK_MONOTONIC ns, flags, commit-to-flip ns, then how the frame was paced: when it was asked for, the predicted lead, the target refresh and its sequence, when drawing started and when it was committed) to this file.")
     var presentationLog: String?
 
     @Option(name: .customLong("input-device"), help: "Read input from this evdev node (repeatable; e.g. /dev/input/event0) instead of the seat's devices.")
@@ -325,7 +325,11 @@ struct Run: ParsableCommand {
             }
             if let log {
                 let latency = output.lastCommitToFlipNanoseconds.map(String.init) ?? "-"
-                fputs("\(output.name) sequence \(timing.sequence) nanoseconds \(timing.nanoseconds) flags \(timing.flags) commit-to-flip \(latency)\n", log)
+                let pacing = output.lastFramePacing.map {
+                    " requested \($0.requestedNanoseconds) lead \($0.leadNanoseconds) target \($0.target.nanoseconds)"
+                        + " target-sequence \($0.target.sequence) started \($0.startedNanoseconds) committed \($0.committedNanoseconds)"
+                } ?? ""
+                fputs("\(output.name) sequence \(timing.sequence) nanoseconds \(timing.nanoseconds) flags \(timing.flags) commit-to-flip \(latency)\(pacing)\n", log)
                 fflush(log)
             }
         }

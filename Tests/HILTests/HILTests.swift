@@ -91,6 +91,30 @@ import Testing
         #expect(centre != white && centre != black)
     }
 
+    /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
+    /// refresh its predicted draw-and-commit time (the lead) can still make after it was asked
+    /// for, or the one after the previous frame's target; drawing starts no earlier than the lead
+    /// before that refresh; and the prediction holds for most frames on the loaded emulator.
+    @Test func animatedFramesStartJustInTimeForTheFirstRefreshTheyCanMake() throws {
+        let run = try GuestRun.shared.get()
+        let refresh = try #require(run.kmsLog.split(separator: "(\(Self.width)x\(Self.height)@").dropFirst().first?.prefix { $0 != ")" })
+        let hertz = try #require(Double(refresh), "\(run.kmsLog)")
+        let period = OutputMode(width: Self.width, height: Self.height, refreshMillihertz: Int((hertz * 1000).rounded())).refreshNanoseconds
+        let paced = run.animatedFlips.compactMap(\.pacing)
+        #expect(paced.count == run.animatedFlips.count && paced.count >= 40, "see \(run.directory)")
+        for (index, (flip, frame)) in zip(run.animatedFlips, paced).enumerated() {
+            let justInTime = frame.target - frame.lead
+            #expect(frame.requested <= justInTime, "frame \(index) aimed at a refresh its lead cannot make: \(frame)")
+            let afterPrevious = index > 0 && frame.targetSequence == paced[index - 1].targetSequence + 1
+            #expect(justInTime < frame.requested + period || afterPrevious, "frame \(index) aimed a period too late: \(frame)")
+            #expect(frame.started >= justInTime, "frame \(index) started early: \(frame)")
+            #expect(frame.started < frame.committed && frame.started < flip.nanoseconds, "frame \(index): \(frame), flip \(flip.nanoseconds)")
+        }
+        #expect(zip(paced, paced.dropFirst()).allSatisfy { $1.targetSequence > $0.targetSequence && $1.target > $0.target })
+        let inTime = paced.filter { $0.committed <= $0.target }.count
+        #expect(inTime * 3 >= paced.count * 2, "\(inTime) of \(paced.count) frames committed by their target")
+    }
+
     @Test func aModeTheConnectorLacksIsRefusedNamingConnectorAndMode() throws {
         let run = try GuestRun.shared.get()
         #expect(run.refusedModeOutput.contains("Virtual-1 offers no mode 333x333; it offers 1024x768@"), "\(run.refusedModeOutput)")
@@ -342,6 +366,18 @@ struct Flip: Sendable, Equatable {
     let nanoseconds: UInt64
     let flags: UInt32
     let commitToFlipNanoseconds: UInt64
+    let pacing: Pacing?
+
+    /// How the frame was paced: when it was asked for, the predicted lead, the refresh it aimed
+    /// at, and when drawing started and the flip was committed.
+    struct Pacing: Sendable, Equatable {
+        let requested: UInt64
+        let lead: UInt64
+        let target: UInt64
+        let targetSequence: UInt64
+        let started: UInt64
+        let committed: UInt64
+    }
 }
 
 /// What one guest boot produced.
@@ -671,9 +707,13 @@ struct GuestRun: Sendable {
     static func readFlips(_ path: String) -> [Flip] {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { line -> Flip? in
             let fields = line.split(separator: " ")
-            guard fields.count == 9, let sequence = UInt64(fields[2]), let nanoseconds = UInt64(fields[4]),
+            guard fields.count == 9 || fields.count == 21, let sequence = UInt64(fields[2]), let nanoseconds = UInt64(fields[4]),
                   let flags = UInt32(fields[6]), let latency = UInt64(fields[8]) else { return nil }
-            return Flip(sequence: sequence, nanoseconds: nanoseconds, flags: flags, commitToFlipNanoseconds: latency)
+            let values = stride(from: 10, to: fields.count, by: 2).compactMap { UInt64(fields[$0]) }
+            let pacing = values.count == 6
+                ? Flip.Pacing(requested: values[0], lead: values[1], target: values[2], targetSequence: values[3], started: values[4], committed: values[5])
+                : nil
+            return Flip(sequence: sequence, nanoseconds: nanoseconds, flags: flags, commitToFlipNanoseconds: latency, pacing: pacing)
         }
     }
 
