@@ -3,7 +3,7 @@ import Testing
 
 /// The render-time prediction and the refresh a frame aims at, shared by the headless and KMS
 /// backends: exact values from given flip times, period and render times.
-@Suite struct FramePacingTests {
+@Suite struct RefreshClockTests {
     /// 60 Hz as OutputMode computes it (10¹² / 60000 mHz).
     static let period: UInt64 = 16_666_666
     static let flip: UInt64 = 5_000_000_000
