@@ -133,18 +133,31 @@ class Session:
             return text.read().splitlines()
 
 
+FRAME_CALLBACK = re.compile(r"new id wl_callback@(\d+)\)")
+
+
 def callback_events(lines):
-    """(time ms, kind) for commits and frame callbacks in WAYLAND_DEBUG output."""
+    """(time ms, kind) for commits and frame callbacks in WAYLAND_DEBUG output.
+
+    Only callbacks made by wl_surface.frame count: those of wl_display.sync (the client's first
+    roundtrips) are answered before any frame is drawn. Object ids are reused, so a callback id
+    counts from its frame request to its done."""
     events = []
+    frame_callbacks = set()
     for line in lines:
         match = LINE.match(line)
         if not match:
             continue
         stamp = int(match.group(1)) + int(match.group(2)) / 1000.0
-        outgoing, interface, method = match.group(3), match.group(4), match.group(6)
-        if outgoing and interface == "wl_surface" and method == "commit":
+        outgoing, interface, object_id, method = match.group(3), match.group(4), match.group(5), match.group(6)
+        if outgoing and interface == "wl_surface" and method == "frame":
+            new_id = FRAME_CALLBACK.search(line)
+            if new_id:
+                frame_callbacks.add(new_id.group(1))
+        elif outgoing and interface == "wl_surface" and method == "commit":
             events.append((stamp, "commit"))
-        elif not outgoing and interface == "wl_callback" and method == "done":
+        elif not outgoing and interface == "wl_callback" and method == "done" and object_id in frame_callbacks:
+            frame_callbacks.discard(object_id)
             events.append((stamp, "done"))
     return events
 

@@ -9,7 +9,9 @@ import Graphics
 /// as recent frames took to render, with a margin, so that a client's commit reaches the screen at
 /// the next refresh when the work fits. The frame is shown at the first refresh after it was
 /// presented (as a display scanning out with vsync would), and `onPresented` is delivered at that
-/// moment with that refresh's time and number. The last shown image can be captured.
+/// moment with that refresh's time and number. Each output has a ring of two frame buffers in
+/// host memory that frames are written into in place (`ScanoutMemoryOutput`), as into a KMS
+/// output's dumb buffers; the shown frame is read back only when captured.
 public final class HeadlessBackend: DisplayBackend {
     public var outputs: [any BackendOutput] { headlessOutputs }
     private var headlessOutputs: [HeadlessOutput] = []
@@ -95,6 +97,7 @@ public enum BackendError: Error, Equatable, CustomStringConvertible {
     case invalidScale(Double)
     case system(operation: String, errno: Int32)
     case imageSizeMismatch(expected: OutputMode, width: Int, height: Int)
+    case notTheBackBuffer(output: String)
 
     public var description: String {
         switch self {
@@ -103,6 +106,7 @@ public enum BackendError: Error, Equatable, CustomStringConvertible {
         case .system(let operation, let code): "\(operation) failed: \(String(cString: strerror(code)))"
         case .imageSizeMismatch(let mode, let width, let height):
             "a frame of \(width)×\(height) pixels cannot be shown on a \(mode.width)×\(mode.height) output"
+        case .notTheBackBuffer(let output): "\(output): a frame was presented from memory that is not its next frame buffer"
         }
     }
 }
@@ -114,7 +118,7 @@ public func monotonicNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-public final class HeadlessOutput: BackendOutput {
+public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     public let name: String
     public let description: String
     public let mode: OutputMode
@@ -133,7 +137,12 @@ public final class HeadlessOutput: BackendOutput {
         /// `onFrame` ran; the compositor has not presented or skipped yet.
         case rendering(FrameRequest)
         /// A frame is on its way to `refresh`.
-        case waitingToShow(refresh: Refresh, image: Image)
+        case waitingToShow(refresh: Refresh, frame: ShownFrame)
+    }
+    /// What a presented frame shows: an image handed over, or a frame buffer written in place.
+    private enum ShownFrame: Equatable {
+        case image(Image)
+        case buffer(Int)
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
@@ -141,8 +150,20 @@ public final class HeadlessOutput: BackendOutput {
     private var renderStart: UInt64 = 0
     private var renderTimes = RenderTimePredictor()
 
-    /// The last image shown, and how many frames were shown.
-    public private(set) var lastShownImage: Image?
+    /// The frame buffers written in place, and the one shown now (the other is written next).
+    private let buffers: [HeadlessFrameBuffer]
+    private var front = 1
+    private var shownFrame: ShownFrame?
+    /// The shown frame as an image, once asked for.
+    private var shownImage: Image?
+
+    /// The last frame shown: the presented image, or the shown buffer's pixels for a frame written
+    /// in place (copied once, when first asked for).
+    public var lastShownImage: Image? {
+        if shownImage == nil, case .buffer(let index) = shownFrame { shownImage = buffers[index].image() }
+        return shownImage
+    }
+    /// How many frames were shown.
     public private(set) var presentedFrameCount = 0
     /// Whether a presented frame waits for its refresh, so `lastShownImage` is not the latest yet.
     public var hasFrameWaitingToShow: Bool {
@@ -184,6 +205,15 @@ public final class HeadlessOutput: BackendOutput {
         timer = fd
         cursorTimer = cursorFD
         clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: configuration.mode.refreshNanoseconds)
+        do {
+            buffers = try (0..<2).map { _ throws(BackendError) in
+                try HeadlessFrameBuffer(width: configuration.mode.width, height: configuration.mode.height)
+            }
+        } catch {
+            close(fd)
+            close(cursorFD)
+            throw error
+        }
     }
 
     deinit {
@@ -230,10 +260,26 @@ public final class HeadlessOutput: BackendOutput {
         guard image.width == mode.width, image.height == mode.height else {
             throw BackendError.imageSizeMismatch(expected: mode, width: image.width, height: image.height)
         }
+        show(.image(image))
+    }
+
+    /// The buffer that is not shown: nothing reads it until it is presented.
+    public func nextScanoutMemory() -> ScanoutMemory? {
+        buffers[(front + 1) % buffers.count].scanoutMemory
+    }
+
+    public func presentScanoutMemory(_ memory: ScanoutMemory, for request: FrameRequest) throws {
+        let back = (front + 1) % buffers.count
+        guard memory.owner === buffers[back] else { throw BackendError.notTheBackBuffer(output: name) }
+        show(.buffer(back))
+    }
+
+    /// Shows `frame` at the first refresh from now.
+    private func show(_ frame: ShownFrame) {
         let now = monotonicNanoseconds()
         renderTimes.record(now - renderStart)
         let shown = clock.refresh(after: now)
-        phase = .waitingToShow(refresh: shown, image: image)
+        phase = .waitingToShow(refresh: shown, frame: frame)
         arm(at: shown.nanoseconds)
     }
 
@@ -267,8 +313,14 @@ public final class HeadlessOutput: BackendOutput {
             phase = .rendering(request)
             renderStart = monotonicNanoseconds()
             onFrame?(request)
-        case .waitingToShow(let refresh, let image):
-            lastShownImage = image
+        case .waitingToShow(let refresh, let frame):
+            shownFrame = frame
+            switch frame {
+            case .image(let image): shownImage = image
+            case .buffer(let index):
+                front = index
+                shownImage = nil
+            }
             presentedFrameCount += 1
             phase = .idle
             onPresented?(PresentationTiming(
