@@ -280,6 +280,13 @@ extension Image {
         }
     }
 
+    /// `color` (straight sRGB) wherever this image has alpha, blurred by a separable Gaussian of
+    /// `sigma` pixels, taps out to ⌈3σ⌉ with weights normalised by their sum (edges treated as
+    /// transparent): a shadow's mask, premultiplied.
+    public func gaussianBlurredMask(sigma: Double, color: Color = .white) -> Image {
+        Image.filled(width: width, height: height, coverage: gaussianBlurredAlpha(sigma: sigma), color: color)
+    }
+
     /// The alpha channel as coverage in 0…1, blurred by a separable Gaussian of `sigma` pixels
     /// (edges treated as transparent); unblurred when `sigma` is under a hundredth of a pixel.
     func gaussianBlurredAlpha(sigma: Double) -> [Float] {

@@ -1,5 +1,4 @@
 import LayerKit
-import Glibc
 
 extension ShadowMaskSource {
     /// The path filled (non-zero winding, ca-semantics A5) by cairo at `scale` pixels per layer
@@ -25,71 +24,16 @@ extension ShadowMaskSource {
         context.setFillColor(.white)
         context.addPath(path)
         context.fillPath(using: .winding)
-        guard let mask = ShadowBlur.blurredAlpha(of: context.makeImage(), sigma: sigma) else { return nil }
+        let mask = context.makeImage().gaussianBlurredMask(sigma: sigma)
         return (mask, Rect(x: origin.x, y: origin.y, width: Double(width) / k, height: Double(height) / k))
     }
 }
 
-/// The shadow's Gaussian on the CPU, with the shader's kernel (Shaders/layer.frag, KIND_BLUR):
-/// σ of at least 0.01 pixels, taps out to ⌈3σ⌉, weights normalised by their sum.
+/// The shadow's Gaussian, with the shader's kernel (Shaders/layer.frag, KIND_BLUR): σ of at least
+/// 0.01 pixels, taps out to ⌈3σ⌉, weights normalised by their sum, as Graphics'
+/// `gaussianBlurredMask` blurs on the CPU.
 enum ShadowBlur {
     static func sigma(pixels: Double) -> Double { max(pixels, 0.01) }
 
     static func reach(sigma: Double) -> Int { Int((3 * sigma).rounded(.up)) }
-
-    /// `image`'s alpha blurred along x then y (transparent beyond its edges), as white
-    /// premultiplied by the result; nil when the image cannot be made.
-    static func blurredAlpha(of image: Image, sigma: Double) -> Image? {
-        let (width, height) = (image.width, image.height)
-        let reach = reach(sigma: sigma)
-        var weights = (-reach...reach).map { i in Float(exp(-Double(i * i) / (2 * sigma * sigma))) }
-        let total = weights.reduce(0, +)
-        weights = weights.map { $0 / total }
-        var alpha = [Float](repeating: 0, count: width * height)
-        image.withUnsafeBytes { bytes in
-            // Premultiplied ARGB8888 in native (little-endian) order: alpha is each pixel's last byte.
-            for y in 0..<height {
-                let row = y * image.bytesPerRow
-                for x in 0..<width { alpha[y * width + x] = Float(bytes[row + x * 4 + 3]) }
-            }
-        }
-        var across = [Float](repeating: 0, count: width * height)
-        alpha.withUnsafeBufferPointer { source in
-            across.withUnsafeMutableBufferPointer { out in
-                weights.withUnsafeBufferPointer { w in
-                    for y in 0..<height {
-                        let row = y * width
-                        for x in 0..<width {
-                            var sum: Float = 0
-                            for i in max(-reach, -x)...min(reach, width - 1 - x) {
-                                sum += w[i + reach] * source[row + x + i]
-                            }
-                            out[row + x] = sum
-                        }
-                    }
-                }
-            }
-        }
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        across.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { out in
-                weights.withUnsafeBufferPointer { w in
-                    for y in 0..<height {
-                        for x in 0..<width {
-                            var sum: Float = 0
-                            for i in max(-reach, -y)...min(reach, height - 1 - y) {
-                                sum += w[i + reach] * source[(y + i) * width + x]
-                            }
-                            let value = UInt8(min(255, max(0, sum.rounded())))
-                            let at = (y * width + x) * 4
-                            (out[at], out[at + 1], out[at + 2], out[at + 3]) = (value, value, value, value)
-                        }
-                    }
-                }
-            }
-        }
-        return pixels.withUnsafeBytes { bytes in
-            try? Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: bytes)
-        }
-    }
 }

@@ -42,7 +42,7 @@ import Testing
         environment["XDG_RUNTIME_DIR"] = folder
         process.environment = environment
         let log = folder + "/vitrine.log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
         var messages: [String] = []

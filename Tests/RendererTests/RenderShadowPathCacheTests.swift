@@ -108,7 +108,7 @@ import Testing
     /// The CPU blur is the shader's Gaussian: a one-pixel dot spreads into the normalised kernel.
     @Test func theMaskBlurIsANormalisedGaussian() throws {
         let dot = try makeImage((0..<9).map { y in (0..<9).map { x in x == 4 && y == 4 ? rgba(255, 255, 255, 255) : .clear } })
-        let blurred = try #require(ShadowBlur.blurredAlpha(of: dot, sigma: 1))
+        let blurred = dot.gaussianBlurredMask(sigma: 1)
         let weights = (-3...3).map { i in exp(-Double(i * i) / 2) }
         let total = weights.reduce(0, +)
         for (x, y) in [(4, 4), (5, 4), (6, 5), (7, 4)] {

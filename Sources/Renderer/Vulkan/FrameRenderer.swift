@@ -180,9 +180,12 @@ final class FrameRenderer {
         }
 
         if let hostCopy {
-            recordHostCopy(of: target, hostCopy, into: commandBuffer)
+            recordCopy(of: target, region: hostCopy.region, to: hostCopy.buffer.handle,
+                       rowPixels: hostCopy.bytesPerRow / 4, into: commandBuffer)
         } else {
-            recordReadbackCopy(of: target, region: readbackRegion, into: commandBuffer)
+            recordCopy(of: target, region: readbackRegion.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                       to: target.readbackBuffer.handle,
+                       rowPixels: target.width, into: commandBuffer)
         }
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
@@ -334,45 +337,12 @@ final class FrameRenderer {
         }
     }
 
-    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies `copy.region` of it into the same
-    /// pixels of the imported host memory, rows `copy.bytesPerRow` apart, made visible to the host
-    /// once the frame's timeline value is reached. Nothing outside the region is written.
-    private func recordHostCopy(of target: OffscreenTarget, _ copy: HostCopy, into commandBuffer: VkCommandBuffer) {
-        var toTransfer = target.image.barrier(
-            to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-            from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
-            to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
-        toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
-        pipelineBarrier(
-            commandBuffer, images: [toTransfer],
-            // An earlier frame's copy into the same memory must land first (write after write).
-            buffers: [
-                bufferBarrier(
-                    copy.buffer.handle, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
-                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
-            ])
-        var region = target.image.bufferCopyRegion
-        region.bufferOffset = VkDeviceSize(Int(copy.region.y) * copy.bytesPerRow + Int(copy.region.x) * 4)
-        region.bufferRowLength = UInt32(copy.bytesPerRow / 4)
-        region.imageOffset = VkOffset3D(x: copy.region.x, y: copy.region.y, z: 0)
-        region.imageExtent = VkExtent3D(width: copy.region.width, height: copy.region.height, depth: 1)
-        vkCmdCopyImageToBuffer(
-            commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, copy.buffer.handle, 1, &region)
-        pipelineBarrier(
-            commandBuffer,
-            buffers: [
-                bufferBarrier(
-                    copy.buffer.handle, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
-                    to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
-            ])
-    }
-
-    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies it into its readback buffer, made
-    /// visible to the host once the frame's timeline value is reached.
-    /// Copies `region` of the target (all of it when nil) to the same pixels of its readback
-    /// buffer, which mirrors the whole target row for row.
-    private func recordReadbackCopy(
-        of target: OffscreenTarget, region copied: (x: Int32, y: Int32, width: UInt32, height: UInt32)?,
+    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies `region` of it (all of it when nil)
+    /// to the same pixels of `buffer`, whose rows are `rowPixels` pixels apart (the target's
+    /// readback buffer, or imported host memory), made visible to the host once the frame's
+    /// timeline value is reached. Nothing outside the region is written.
+    private func recordCopy(
+        of target: OffscreenTarget, region copied: PixelRect?, to buffer: VkBuffer, rowPixels: Int,
         into commandBuffer: VkCommandBuffer
     ) {
         var toTransfer = target.image.barrier(
@@ -382,27 +352,25 @@ final class FrameRenderer {
         toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
         pipelineBarrier(
             commandBuffer, images: [toTransfer],
-            // The previous frame's copy into the same buffer must land first (write after write).
+            // An earlier frame's copy into the same buffer must land first (write after write).
             buffers: [
                 bufferBarrier(
-                    target.readbackBuffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
                     to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
             ])
         var region = target.image.bufferCopyRegion
         if let copied {
-            region.bufferOffset = VkDeviceSize((Int(copied.y) * target.width + Int(copied.x)) * 4)
-            region.bufferRowLength = UInt32(target.width)
+            region.bufferOffset = VkDeviceSize((Int(copied.y) * rowPixels + Int(copied.x)) * 4)
+            region.bufferRowLength = UInt32(rowPixels)
             region.imageOffset = VkOffset3D(x: copied.x, y: copied.y, z: 0)
             region.imageExtent = VkExtent3D(width: copied.width, height: copied.height, depth: 1)
         }
-        vkCmdCopyImageToBuffer(
-            commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target.readbackBuffer.handle, 1,
-            &region)
+        vkCmdCopyImageToBuffer(commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region)
         pipelineBarrier(
             commandBuffer,
             buffers: [
                 bufferBarrier(
-                    target.readbackBuffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+                    buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
                     to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
             ])
     }
