@@ -23,6 +23,7 @@ extension Compositor {
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented?(index) }
         }
         outputs.insert(managed, at: min(position ?? outputs.count, outputs.count))
+        pointerOutputsChanged()
         return managed
     }
 
@@ -66,6 +67,7 @@ extension Compositor {
         }
         removed.global.withdraw()
         removed.stop()
+        pointerOutputsChanged(removed: removed)
         let windows = removed.windows
         Transaction.begin()
         Transaction.disableActions = true

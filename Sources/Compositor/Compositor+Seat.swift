@@ -2,10 +2,11 @@ import Graphics
 import WaylandServer
 
 /// The seat's requests that change what is drawn: client cursors and drag icons. Their surfaces'
-/// layers already follow their commits (every surface gets a node on commit).
+/// layers already follow their commits (every surface gets a node on commit). They are shown by
+/// the cursor of the output the pointer is on, and go with it to another output.
 extension Compositor: SeatHandler {
     public func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32) {
-        guard let output = outputs.first else { return }
+        guard let output = pointerOutput else { return }
         let node = surface.map(makeNode(for:))
         withoutAnimation {
             output.cursor.setClientCursor(node, hotspot: Point(x: Double(hotspotX), y: Double(hotspotY)))
@@ -13,13 +14,13 @@ extension Compositor: SeatHandler {
     }
 
     public func dragStarted(_ seat: SeatGlobal, icon: Surface?) {
-        guard let output = outputs.first else { return }
+        guard let output = pointerOutput else { return }
         let node = icon.map(makeNode(for:))
         withoutAnimation { output.cursor.setDragIcon(node) }
     }
 
     public func dragEnded(_ seat: SeatGlobal) {
-        guard let output = outputs.first else { return }
+        guard let output = pointerOutput else { return }
         withoutAnimation { output.cursor.setDragIcon(nil) }
     }
 }

@@ -2,8 +2,8 @@ import DisplayBackend
 import LayerKit
 import WaylandServer
 
-/// Where the compositor's input stands: the pointer's position in output points and the surface
-/// each touch point went down on.
+/// Where the compositor's input stands: the pointer's position in the outputs' layout (global
+/// logical points, see Compositor+PointerLayout.swift) and the surface each touch point went down on.
 struct InputState {
     var pointer = Point.zero
     var touches: [Int32: Surface] = [:]
@@ -14,15 +14,16 @@ struct InputState {
     var pressedButtons: Set<UInt32> = []
     /// Buttons whose press dismissed popups: their release is not delivered either.
     var swallowedButtons: Set<UInt32> = []
-    /// Touch points that went down on one of the compositor's views.
-    var viewTouches: Set<Int32> = []
+    /// Touch points that went down on one of the compositor's views, with the output of that view.
+    var viewTouches: [Int32: CompositorOutput] = [:]
 }
 
 extension Compositor {
     /// Milliseconds of CLOCK_MONOTONIC, the time base of input events.
     var eventTime: UInt32 { UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000) }
 
-    /// What is under a point of the first output, by one hit test of the views on what is on screen.
+    /// What is under a point of the layout, by one hit test of the views of the output there on
+    /// what is on screen.
     enum InputTarget {
         /// One of the compositor's own views.
         case view
@@ -32,40 +33,51 @@ extension Compositor {
     }
 
     func inputTarget(at point: Point) -> InputTarget {
-        guard let output = outputs.first, let (view, location) = output.rootView.hitTestAndLocate(point),
+        guard let output = output(at: point), let (view, location) = output.rootView.hitTestAndLocate(output.localPoint(fromLayout: point)),
               view !== output.rootView, view !== output.windowsView else { return .nothing }
         guard let window = view as? SurfaceView else { return .view }
         return window.surface(at: location).map { .surface($0.surface, local: $0.local) } ?? .nothing
     }
 
-    /// The topmost surface that accepts input at `point` (output points) and the point in its coordinates.
+    /// The topmost surface that accepts input at `point` (layout points) and the point in its coordinates.
     func surface(at point: Point) -> (surface: Surface, local: Point)? {
         guard case .surface(let surface, let local) = inputTarget(at: point) else { return nil }
         return (surface, local)
     }
 
-    /// `point` (output points) in `surface`'s coordinates, through what is on screen for its window.
+    /// `point` (layout points) in `surface`'s coordinates, through what is on screen for its
+    /// window on the output showing it.
     func localPoint(_ point: Point, in surface: Surface) -> Point? {
-        guard let output = outputs.first, let node = node(for: surface) else { return nil }
-        guard let window = output.windowView(containing: node) else { return output.root.convert(point, to: node.container) }
-        return window.node.container.convert(window.shownLocation(ofRootPoint: point), to: node.container)
+        guard let node = node(for: surface) else { return nil }
+        for output in outputs {
+            guard let window = output.windowView(containing: node) else { continue }
+            return window.node.container.convert(window.shownLocation(ofRootPoint: output.localPoint(fromLayout: point)), to: node.container)
+        }
+        guard let output = output(at: point) ?? outputs.first else { return nil }
+        return output.root.convert(output.localPoint(fromLayout: point), to: node.container)
     }
 
-    /// The pointer moved to (`x`, `y`) in the output's logical points (kept on the output).
-    /// `time` is the event's, in milliseconds of CLOCK_MONOTONIC (now when nil).
+    /// The pointer moved to (`x`, `y`) in the outputs' layout (global logical points; the primary
+    /// output's own points while it is at the layout's origin), kept on the outputs: off every
+    /// output it goes to the closest point of one. `time` is the event's, in milliseconds of
+    /// CLOCK_MONOTONIC (now when nil).
     public func pointerMoved(toX x: Double, y: Double, time: UInt32? = nil) {
         noteInput(isTouch: false)
-        guard let output = outputs.first else { return }
-        let size = output.logicalSize
-        input.pointer = Point(x: min(max(x, 0), size.width - 1), y: min(max(y, 0), size.height - 1))
-        withoutAnimation { output.cursor.pointerMoved(to: input.pointer) }
-        // The views follow the pointer everywhere, so that hover leaves them when it moves on.
-        output.dispatcher.movePointer(to: input.pointer, at: Self.seconds(time ?? eventTime))
+        guard let (point, output) = closestLayoutPoint(to: Point(x: x, y: y)) else { return }
+        withoutAnimation {
+            placePointer(at: point, on: output)
+            output.cursor.pointerMoved(to: output.localPoint(fromLayout: point))
+        }
+        // The views of every output follow the pointer, so that hover leaves them when it moves on
+        // (to them it is off their bounds), and a view holding the pointer follows its drag.
+        for each in outputs {
+            each.dispatcher.movePointer(to: each.localPoint(fromLayout: point), at: Self.seconds(time ?? eventTime))
+        }
         refocusPointer(motion: true, time: time)
     }
 
     /// Whether the pointer cursor is drawn now.
-    public var isCursorShown: Bool { outputs.first?.cursor.isShown ?? false }
+    public var isCursorShown: Bool { outputs.contains { $0.cursor.isShown } }
 
     /// When the cursor is drawn: after pointer motion (the default), or never.
     public var cursorVisibility: CursorVisibility {
@@ -90,7 +102,7 @@ extension Compositor {
     /// a finger scroll's 0 ends it (axis_stop).
     public func pointerScrolled(axis: PointerAxis, value: Double, value120: Int32?, source: PointerAxisSource, time: UInt32? = nil) {
         noteInput(isTouch: false)
-        if let output = outputs.first, viewsHaveThePointer {
+        if let output = viewOutputForPointer(over: inputTarget(at: input.pointer)) {
             output.dispatcher.scroll(
                 deltaX: axis == .horizontal ? value : 0, deltaY: axis == .vertical ? value : 0,
                 at: Self.seconds(time ?? eventTime))
@@ -107,7 +119,7 @@ extension Compositor {
     /// A key (evdev code, e.g. KEY_A 30) went down or up: to the focused window.
     public func keyboardKey(_ code: UInt32, pressed: Bool, time: UInt32? = nil) {
         noteInput(isTouch: false)
-        if let output = outputs.first, output.dispatcher.firstResponder != nil {
+        if let output = outputs.first(where: { $0.dispatcher.firstResponder != nil }) {
             let text = pressed ? seat.keysyms(forKey: code).compactMap(\.character).map(String.init).joined() : nil
             output.dispatcher.key(code, isPressed: pressed, text: text?.isEmpty == false ? text : nil, at: Self.seconds(time ?? eventTime))
             return
@@ -115,18 +127,18 @@ extension Compositor {
         _ = seat.keyboardKey(time: time ?? eventTime, key: code, pressed: pressed)
     }
 
-    /// Whether pointer input belongs to the compositor's views now: one of them holds the pointer
-    /// (a button went down on it), or it is under a free pointer.
-    var viewsHaveThePointer: Bool {
-        viewsHaveThePointer(over: inputTarget(at: input.pointer))
+    /// The output whose views pointer input belongs to now, with what is under the pointer
+    /// (`target`): one of its views holds the pointer (a button went down on it), or one is under
+    /// a free pointer; nil when the input is the clients'.
+    func viewOutputForPointer(over target: InputTarget) -> CompositorOutput? {
+        if let capturing = outputs.first(where: { $0.dispatcher.pointerCaptureView != nil }) { return capturing }
+        guard input.pressedButtons.isEmpty, case .view = target else { return nil }
+        return output(at: input.pointer)
     }
 
-    /// `viewsHaveThePointer` with what is under the pointer already known.
+    /// Whether pointer input belongs to the compositor's views, with what is under the pointer.
     func viewsHaveThePointer(over target: InputTarget) -> Bool {
-        guard let output = outputs.first else { return false }
-        if output.dispatcher.pointerCaptureView != nil { return true }
-        guard input.pressedButtons.isEmpty, case .view = target else { return false }
-        return true
+        viewOutputForPointer(over: target) != nil
     }
 
     /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene),
@@ -144,7 +156,7 @@ extension Compositor {
                 target = nil
             }
         }
-        if seat.pointerFocus?.client !== target?.surface.client, let output = outputs.first {
+        if seat.pointerFocus?.client !== target?.surface.client, let output = pointerOutput {
             // A client's cursor belongs to its surfaces: elsewhere Vitrine's arrow shows.
             withoutAnimation { output.cursor.resetToArrow() }
         }
@@ -170,7 +182,7 @@ extension Compositor {
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32? = nil) {
         noteInput(isTouch: false)
         let under = inputTarget(at: input.pointer)
-        if let output = outputs.first, viewsHaveThePointer(over: under) {
+        if let output = viewOutputForPointer(over: under) {
             let seconds = Self.seconds(time ?? eventTime)
             if pressed { output.dispatcher.pressButton(button, at: seconds) } else { output.dispatcher.releaseButton(button, at: seconds) }
             if output.dispatcher.pointerCaptureView == nil { refocusPointer(time: time) }
@@ -195,13 +207,15 @@ extension Compositor {
         }
     }
 
+    /// A finger went down at (`x`, `y`) in the outputs' layout (global logical points).
     public func touchDown(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
         noteInput(isTouch: true)
-        if let output = outputs.first, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
-        let under = inputTarget(at: Point(x: x, y: y))
-        if let output = outputs.first, case .view = under {
-            input.viewTouches.insert(id)
-            output.dispatcher.touchDown(id: id, at: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
+        if let output = pointerOutput, output.cursor.isShown { withoutAnimation { output.cursor.touchBegan() } }
+        let point = Point(x: x, y: y)
+        let under = inputTarget(at: point)
+        if case .view = under, let output = output(at: point) {
+            input.viewTouches[id] = output
+            output.dispatcher.touchDown(id: id, at: output.localPoint(fromLayout: point), time: Self.seconds(time ?? eventTime))
             return
         }
         var target: (surface: Surface, local: Point)?
@@ -215,8 +229,8 @@ extension Compositor {
 
     public func touchMotion(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
         noteInput(isTouch: true)
-        if let output = outputs.first, input.viewTouches.contains(id) {
-            output.dispatcher.touchMotion(id: id, to: Point(x: x, y: y), time: Self.seconds(time ?? eventTime))
+        if let output = input.viewTouches[id] {
+            output.dispatcher.touchMotion(id: id, to: output.localPoint(fromLayout: Point(x: x, y: y)), time: Self.seconds(time ?? eventTime))
             return
         }
         guard let surface = input.touches[id], let local = localPoint(Point(x: x, y: y), in: surface) else { return }
@@ -225,7 +239,7 @@ extension Compositor {
     }
 
     public func touchUp(id: Int32, time: UInt32? = nil) {
-        if let output = outputs.first, input.viewTouches.remove(id) != nil {
+        if let output = input.viewTouches.removeValue(forKey: id) {
             output.dispatcher.touchUp(id: id, time: Self.seconds(time ?? eventTime))
             return
         }
@@ -236,8 +250,9 @@ extension Compositor {
 
     /// The touch device gave up on its touches (a palm, a suspended device): clients forget them all.
     public func touchCancel() {
-        if let output = outputs.first, !input.viewTouches.isEmpty {
-            input.viewTouches = []
+        let viewOutputs = input.viewTouches.values
+        input.viewTouches = [:]
+        for output in outputs where viewOutputs.contains(where: { $0 === output }) {
             output.dispatcher.cancelTouches(time: Self.seconds(eventTime))
         }
         guard !input.touches.isEmpty else { return }

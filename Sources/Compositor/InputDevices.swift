@@ -55,8 +55,9 @@ extension Compositor {
         }
     }
 
-    /// Touches of the touchscreen called `deviceName` (libinput's name) land on the output of
-    /// connector `outputName`; unmapped touchscreens cover the first output.
+    /// Touches of the touchscreen (or positions of the absolute pointer) called `deviceName`
+    /// (libinput's name) land on the output of connector `outputName`; unmapped touchscreens cover
+    /// the primary output, unmapped absolute pointers the whole layout.
     public func mapTouchscreen(named deviceName: String, toOutput outputName: String) {
         inputDevices.touchscreenOutputs[deviceName] = outputName
     }
@@ -102,7 +103,9 @@ extension Compositor {
 
     /// Delivers one device event: to the client under the pointer or finger, or the focused one.
     /// Absolute positions (touchscreens, tablets) are fractions of the output's panel, turned
-    /// with the output's transform; `deviceName` picks the output a touchscreen is mapped to.
+    /// with the output's transform; `deviceName` picks the output a device is mapped to. A
+    /// touchscreen mapped to none covers the primary output; an absolute pointer mapped to none
+    /// covers the whole layout as wlroots maps it (with one output, that output's panel).
     public func handle(_ event: InputEvent, deviceName: String? = nil) {
         let time = event.time.map { UInt32(truncatingIfNeeded: $0 / 1000) } ?? eventTime
         switch event {
@@ -115,8 +118,7 @@ extension Compositor {
         case .pointerMotion(_, _, let dx, let dy, _, _):
             pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy, time: time)
         case .pointerMotionAbsolute(_, _, let x, let y):
-            guard let output = output(forDeviceNamed: deviceName) else { return }
-            let point = output.logicalPoint(normalizedX: x, y: y)
+            guard let point = absolutePointerPoint(normalizedX: x, y: y, deviceName: deviceName) else { return }
             pointerMoved(toX: point.x, y: point.y, time: time)
         case .pointerButton(_, _, let code, let isPressed):
             pointerButton(code, pressed: isPressed, time: time)
@@ -124,12 +126,12 @@ extension Compositor {
             pointerScrolled(axis: axis == .vertical ? .vertical : .horizontal, value: value, value120: v120.map { Int32($0.rounded()) },
                             source: PointerAxisSource(source), time: time)
         case .touchDown(_, _, let slot, let x, let y):
-            guard let output = output(forDeviceNamed: deviceName) else { return }
-            let point = output.logicalPoint(normalizedX: x, y: y)
+            guard let output = mappedOutput(forDeviceNamed: deviceName) ?? outputs.first else { return }
+            let point = output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
             touchDown(id: slot, x: point.x, y: point.y, time: time)
         case .touchMotion(_, _, let slot, let x, let y):
-            guard let output = output(forDeviceNamed: deviceName) else { return }
-            let point = output.logicalPoint(normalizedX: x, y: y)
+            guard let output = mappedOutput(forDeviceNamed: deviceName) ?? outputs.first else { return }
+            let point = output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
             touchMotion(id: slot, x: point.x, y: point.y, time: time)
         case .touchUp(_, _, let slot):
             touchUp(id: slot, time: time)
@@ -157,12 +159,21 @@ extension Compositor {
         if isTypingKeyboardAttached != wasAttached { inputDevices.typingKeyboardsChanged?(isTypingKeyboardAttached) }
     }
 
-    private func output(forDeviceNamed name: String?) -> CompositorOutput? {
-        if let name, let connector = inputDevices.touchscreenOutputs[name],
-           let mapped = outputs.first(where: { $0.backend.name == connector }) {
-            return mapped
+    /// The output the device called `name` is mapped to, where that output exists now.
+    private func mappedOutput(forDeviceNamed name: String?) -> CompositorOutput? {
+        guard let name, let connector = inputDevices.touchscreenOutputs[name] else { return nil }
+        return outputs.first { $0.backend.name == connector }
+    }
+
+    /// Where an absolute pointer's position (fractions of its range) is in the layout: on its
+    /// mapped output's panel; unmapped, on the only output's panel, or across the bounding box of
+    /// several (a point between them goes to the closest output when the pointer moves there).
+    private func absolutePointerPoint(normalizedX x: Double, y: Double, deviceName: String?) -> Point? {
+        if let output = mappedOutput(forDeviceNamed: deviceName) ?? (outputs.count == 1 ? outputs.first : nil) {
+            return output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
         }
-        return outputs.first
+        guard let bounds = layoutBounds else { return nil }
+        return Point(x: bounds.minX + x * bounds.width, y: bounds.minY + y * bounds.height)
     }
 
     /// Called after the loop flushed the clients: the batch read before it has been delivered.

@@ -21,6 +21,10 @@ public enum CursorVisibility: Sendable {
 /// buffer transform). Then pointer motion and the client's cursor commits change no layer (no
 /// damage, no frame); the surface's frame callbacks follow the plane's update to the screen.
 /// Drag icons, and client cursors the plane refuses, are drawn into the frames.
+///
+/// With several outputs each has one, and only the one of the output the pointer is on
+/// (`holdsPointer`) shows anything; crossing to another output hands the image, the drag icon and
+/// the frame callbacks waiting for the plane over to its cursor.
 final class PointerCursor {
     /// Above every window (windows are the root's sublayers at zPosition 0).
     let overlay = Layer()
@@ -42,10 +46,12 @@ final class PointerCursor {
         didSet { update() }
     }
     private var position = Point.zero
+    /// Whether the pointer is on this output: elsewhere nothing is drawn here.
+    private(set) var holdsPointer = false
     /// The output's points per pixel.
     private let scale: Double
-    /// The output's cursor plane, if it has one.
-    private let hardware: (any HardwareCursorOutput)?
+    /// The output's cursor plane, if it has one (nil once its display is gone).
+    private var hardware: (any HardwareCursorOutput)?
     /// The arrow's pixels and its hotspot in them, for the hardware cursor.
     private let arrowImage: Graphics.Image?
     private let arrowHotspotPixels: (x: Int, y: Int)
@@ -136,6 +142,43 @@ final class PointerCursor {
     func touchBegan() {
         pointerInUse = false
         update()
+    }
+
+    /// The pointer came onto this output (at `point`, its logical points) from none.
+    func takePointer(at point: Point) {
+        holdsPointer = true
+        position = point
+        update()
+    }
+
+    /// The pointer moved on to `other`'s output (nil: to no output at all), at `point` there: the
+    /// image, the drag icon and the callbacks waiting for this plane go with it, and this output
+    /// shows nothing any more (its plane is emptied).
+    func handOver(to other: PointerCursor?, at point: Point) {
+        let (shown, icon, callbacks) = (image, dragIcon, planeCallbacks)
+        planeCallbacks = []
+        holdsPointer = false
+        // The surfaces leave this overlay before the other one takes them.
+        show(.arrow)
+        setDragIcon(nil)
+        guard let other else {
+            // Nowhere to show them: the callbacks are answered, and the client draws again.
+            let milliseconds = UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000)
+            for callback in callbacks { callback.done(milliseconds) }
+            return
+        }
+        other.holdsPointer = true
+        other.pointerInUse = pointerInUse
+        other.position = point
+        other.planeCallbacks += callbacks
+        other.setDragIcon(icon)
+        other.show(shown)
+    }
+
+    /// The output's display went away: its cursor plane is not touched any more.
+    func detachHardware() {
+        hardware = nil
+        onHardware = .nothing
     }
 
     /// A client's cursor surface, or nil when the client hid the cursor over its surface.
@@ -243,7 +286,7 @@ final class PointerCursor {
         if dragIcon === node { setDragIcon(nil) }
     }
 
-    private var cursorVisible: Bool { visibility != .hidden && pointerInUse }
+    private var cursorVisible: Bool { visibility != .hidden && pointerInUse && holdsPointer }
 
     private func update() {
         if cursorVisible != wasVisible {
