@@ -49,6 +49,7 @@ extension Compositor {
                 windowManager.outputsChanged()
                 previous?.scheduleFrame()
                 refocusPointer()
+                primaryOutputChanged()
             }
             output.scheduleFrame()
         } catch {
@@ -86,5 +87,6 @@ extension Compositor {
             outputs.first?.scheduleFrame()
         }
         refocusPointer()
+        if index == 0 { primaryOutputChanged() }
     }
 }

@@ -31,6 +31,8 @@ public final class Compositor: SurfaceObserver {
     let rendererOptions: VulkanOptions
     /// Mapped windows while no output exists: the next output to appear takes them.
     var windowsWithoutOutput: [SurfaceNode] = []
+    /// Told when the primary output changes (Compositor+PrimaryOutput.swift).
+    var primaryOutputObservers: [() -> Void] = []
     private var isStopped = false
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).

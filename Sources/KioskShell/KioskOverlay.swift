@@ -12,6 +12,9 @@ import Views
 /// pattern moves behind the image while the overlay covers the app; it freezes for the fade out
 /// (and while blanked) and is released once the overlay is gone. Blanking (the board's idle
 /// blank-after) covers everything, the splash included, with black, and takes the waking touch.
+///
+/// It is on the primary output (the windows' output): when that changes it moves to the new one,
+/// laid out again for its size and scale, and with no output at all it waits for the next one.
 final class KioskOverlay {
     enum State: Equatable {
         case splash
@@ -25,6 +28,8 @@ final class KioskOverlay {
     private let spinner = ReplicatorLayer()
     private let label = TextLayer()
     private let blank = Layer()
+    /// The board's splash image, centred, with its pixels.
+    private let logo: (layer: Layer, image: Image)?
     private let compositor: Compositor
     private let splash: SplashConfiguration
     private let logger: Logger
@@ -39,33 +44,30 @@ final class KioskOverlay {
     static let dotCount = 12
 
     init(compositor: Compositor, splash: SplashConfiguration, logger: Logger) {
-        let root = compositor.rootView()
         self.compositor = compositor
         self.splash = splash
         self.logger = logger
-        view = View(frame: root.bounds)
+        view = View(frame: .zero)
         view.layer.name = "kiosk overlay"
         view.layer.backgroundColor = Color(
             red: Double(splash.backgroundColor.red) / 255, green: Double(splash.backgroundColor.green) / 255,
             blue: Double(splash.backgroundColor.blue) / 255, alpha: 1)
+        var logo: (layer: Layer, image: Image)?
         if let path = splash.imagePath {
             do {
                 let image = try Image(contentsOfPNGFile: path)
-                let logo = Layer()
-                logo.name = "splash image"
-                // The image's pixels are the output's: it keeps its size in pixels at any scale.
-                logo.contentsScale = root.scaleFactor
-                logo.contents = image
-                logo.bounds = Rect(x: 0, y: 0, width: Double(image.width) / root.scaleFactor, height: Double(image.height) / root.scaleFactor)
-                logo.position = Point(x: root.bounds.midX, y: root.bounds.midY)
-                view.layer.addSublayer(logo)
+                let layer = Layer()
+                layer.name = "splash image"
+                layer.contents = image
+                view.layer.addSublayer(layer)
+                logo = (layer, image)
             } catch {
                 logger.warning("splash image \(path) cannot be shown: \(error); showing the colour only")
             }
         }
+        self.logo = logo
         spinner.name = "restarting indicator"
         spinner.bounds = Rect(x: 0, y: 0, width: 48, height: 48)
-        spinner.position = Point(x: root.bounds.midX, y: root.bounds.maxY - max(64, root.bounds.height / 6))
         spinner.instanceCount = Self.dotCount
         spinner.instanceTransform = Transform3D(rotationAngle: 2 * .pi / Double(Self.dotCount), x: 0, y: 0, z: 1)
         spinner.instanceDelay = 1.0 / Double(Self.dotCount)
@@ -89,18 +91,52 @@ final class KioskOverlay {
         label.fontSize = 20
         label.foregroundColor = Color(white: 1)
         label.alignmentMode = .center
-        label.contentsScale = root.scaleFactor
-        label.bounds = Rect(x: 0, y: 0, width: root.bounds.width, height: 30)
-        label.position = Point(x: root.bounds.midX, y: spinner.position.y + 48)
         label.isHidden = true
         view.layer.addSublayer(label)
         blank.name = "blank"
         blank.anchorPoint = .zero
-        blank.bounds = view.bounds
         blank.backgroundColor = Color(white: 0)
         blank.isHidden = true
         view.layer.addSublayer(blank)
+        if let root = compositor.primaryRootView { place(in: root) }
+        updatePattern()
+        compositor.addPrimaryOutputObserver { [weak self] in self?.primaryOutputChanged() }
+    }
+
+    /// Puts the overlay over `root` (the primary output's views), laid out for its size and scale.
+    private func place(in root: RootView) {
+        Transaction.begin()
+        Transaction.disableActions = true
+        defer { Transaction.commit() }
+        let bounds = root.bounds
+        view.frame = bounds
+        if let logo {
+            // The image's pixels are the output's: it keeps its size in pixels at any scale.
+            logo.layer.contentsScale = root.scaleFactor
+            logo.layer.bounds = Rect(
+                x: 0, y: 0, width: Double(logo.image.width) / root.scaleFactor, height: Double(logo.image.height) / root.scaleFactor)
+            logo.layer.position = Point(x: bounds.midX, y: bounds.midY)
+        }
+        spinner.position = Point(x: bounds.midX, y: bounds.maxY - max(64, bounds.height / 6))
+        label.contentsScale = root.scaleFactor
+        label.bounds = Rect(x: 0, y: 0, width: bounds.width, height: 30)
+        label.position = Point(x: bounds.midX, y: spinner.position.y + 48)
+        blank.bounds = view.bounds
         root.addSubview(view)
+    }
+
+    /// The primary output changed: the overlay goes to the new one (or waits for one), and its
+    /// pattern, drawn through the old output's device, is made again for the new one.
+    private func primaryOutputChanged() {
+        Transaction.begin()
+        Transaction.disableActions = true
+        view.removeFromSuperview()
+        pattern?.remove()
+        pattern = nil
+        fadingPattern?.remove()
+        fadingPattern = nil
+        if let root = compositor.primaryRootView { place(in: root) }
+        Transaction.commit()
         updatePattern()
     }
 
@@ -144,7 +180,7 @@ final class KioskOverlay {
 
     /// Runs the board's pattern while the overlay shows and nothing blanks it.
     private func updatePattern() {
-        guard splash.animation == .pattern, state != .hidden else { return }
+        guard splash.animation == .pattern, state != .hidden, let root = compositor.primaryRootView else { return }
         if pattern == nil {
             // An overlay back before its fade out ended shows a new pattern, not the frozen one.
             fadingPattern?.remove()
@@ -154,7 +190,7 @@ final class KioskOverlay {
             defer { Transaction.commit() }
             do {
                 pattern = try SplashPattern(
-                    compositor: compositor, container: view.layer, scale: compositor.rootView().scaleFactor, logger: logger)
+                    compositor: compositor, container: view.layer, scale: root.scaleFactor, logger: logger)
             } catch {
                 logger.warning("the splash pattern cannot be drawn: \(error); showing the colour only")
                 return

@@ -5,8 +5,10 @@ import LayerKit
 import OnScreenKeyboard
 import WaylandServer
 
-/// The compositor's input method: the on-screen keyboard over the first output's windows (under
+/// The compositor's input method: the on-screen keyboard over the primary output's windows (under
 /// the kiosk overlay), shown while the focused client has a text input enabled, typing into it.
+/// It follows the windows to a new primary output, placed again for its size and scale, and waits
+/// for the next output while there is none.
 ///
 /// Characters go to the client as text-input commit strings; backspace deletes the character
 /// before the cursor through delete_surrounding_text where the client reports the text around the
@@ -42,6 +44,7 @@ public final class OnScreenKeyboardController: TextInputHandler {
         view.onOutput = { [unowned self] output in deliver(output) }
         compositor.textInputManager.handler = self
         compositor.typingKeyboardAttachmentChanged = { [unowned self] _ in update() }
+        compositor.addPrimaryOutputObserver { [weak self] in self?.primaryOutputChanged() }
     }
 
     /// The keyboard's configuration for the board's settings: its layouts, height and colours.
@@ -91,9 +94,16 @@ public final class OnScreenKeyboardController: TextInputHandler {
 
     // MARK: -
 
+    /// Onto the new primary output's views, directly above its windows (none: off every output).
+    private func primaryOutputChanged() {
+        view.removeFromSuperview()
+        compositor.addViewAboveWindows(view)
+        placedIn = (.zero, 0)
+        placeIfNeeded()
+    }
+
     private func placeIfNeeded() {
-        let root = compositor.rootView()
-        guard root.bounds.size != placedIn.size || root.scaleFactor != placedIn.scale else { return }
+        guard let root = compositor.primaryRootView, root.bounds.size != placedIn.size || root.scaleFactor != placedIn.scale else { return }
         placedIn = (root.bounds.size, root.scaleFactor)
         view.place(in: root.bounds, scale: root.scaleFactor)
         updateWindowShift()

@@ -15,7 +15,8 @@ final class SplashPattern {
     /// The first frame's target time: the pattern's time 0.
     private var origin: Double?
 
-    /// The pattern's layer, added at the back of `container` (which covers output 0).
+    /// The pattern's layer, added at the back of `container` (which covers the primary output,
+    /// output 0, whose device draws it).
     init(compositor: Compositor, container: Layer, scale: Double, logger: Logger) throws {
         layer = try compositor.makeVulkanLayer(forOutputAt: 0)
         pattern = try AnimatedPatternRenderer(layer: layer)

@@ -1,0 +1,20 @@
+import Views
+
+/// The primary output is the one the windows live on (the first, by the backend's order of
+/// importance). The compositor's own views that belong with the windows (the kiosk shell's splash
+/// and overlays, the on-screen keyboard) follow it when it changes.
+extension Compositor {
+    /// The primary output's root view; nil while there is no output.
+    public var primaryRootView: RootView? { outputs.first?.rootView }
+
+    /// Calls `observer` after each change of the primary output (it was unplugged and another one
+    /// took the windows, or a more important one appeared, or the last one went and
+    /// `primaryRootView` is nil), once the windows are on the new one.
+    public func addPrimaryOutputObserver(_ observer: @escaping () -> Void) {
+        primaryOutputObservers.append(observer)
+    }
+
+    func primaryOutputChanged() {
+        for observer in primaryOutputObservers { observer() }
+    }
+}
