@@ -227,6 +227,7 @@ extension Compositor {
         seat.touchFrame()
     }
 
+    /// Touch point `id` moved to (`x`, `y`) in the outputs' layout.
     public func touchMotion(id: Int32, x: Double, y: Double, time: UInt32? = nil) {
         noteInput(isTouch: true)
         if let output = input.viewTouches[id] {
