@@ -69,31 +69,30 @@ extension Compositor {
     func placePointer(at point: Point, on output: CompositorOutput) {
         input.pointer = point
         let local = output.localPoint(fromLayout: point)
-        guard !output.cursor.holdsPointer else { return }
-        if let holder = pointerOutput {
+        if let holder = pointerOutput, holder !== output {
             holder.cursor.handOver(to: output.cursor, at: local)
         } else {
-            output.cursor.takePointer(at: local)
+            output.cursor.holdPointer(at: local)
         }
     }
 
-    /// An output was added or `removed`. With no output holding the pointer before (the first
-    /// output, or the first after all were gone), the pointer comes onto the layout; a removed
-    /// output's pointer goes to the closest point of those that remain (as wlroots' cursor does
-    /// when its output leaves the layout), with its cursor image, and touches on its views end.
+    /// An output was added or `removed` (already out of `outputs`): the pointer stays where it is
+    /// when that is still on an output, else it goes to the closest point of an output (as wlroots'
+    /// cursor does when its output leaves the layout), its cursor image with it; the first output
+    /// after none takes the pointer in. Touches on a removed output's views end.
     func pointerOutputsChanged(removed: CompositorOutput? = nil) {
         if let removed { input.viewTouches = input.viewTouches.filter { $0.value !== removed } }
-        if let removed, removed.cursor.holdsPointer {
-            // The display is gone: its cursor plane is no place to clear.
-            removed.cursor.detachHardware()
-            if let (point, output) = closestLayoutPoint(to: input.pointer) {
-                input.pointer = point
-                withoutAnimation { removed.cursor.handOver(to: output.cursor, at: output.localPoint(fromLayout: point)) }
-            } else {
-                withoutAnimation { removed.cursor.handOver(to: nil, at: .zero) }
+        let target = closestLayoutPoint(to: input.pointer)
+        withoutAnimation {
+            if let removed, removed.cursor.holdsPointer {
+                // The display is gone: its cursor plane is no place to clear.
+                removed.cursor.detachHardware()
+                removed.cursor.handOver(to: target?.output.cursor, at: target.map { $0.output.localPoint(fromLayout: $0.point) } ?? .zero)
             }
-        } else if pointerOutput == nil, let (point, output) = closestLayoutPoint(to: input.pointer) {
-            withoutAnimation { placePointer(at: point, on: output) }
+            // Also where the outputs' places changed under a pointer that stays.
+            if let (point, output) = target, point != input.pointer || pointerOutput !== output {
+                placePointer(at: point, on: output)
+            }
         }
     }
 }

@@ -65,7 +65,8 @@ extension Compositor {
         noteInput(isTouch: false)
         guard let (point, output) = closestLayoutPoint(to: Point(x: x, y: y)) else { return }
         withoutAnimation {
-            placePointer(at: point, on: output)
+            // Onto another output: its cursor takes over (the cursor moves once either way).
+            if pointerOutput !== output { placePointer(at: point, on: output) } else { input.pointer = point }
             output.cursor.pointerMoved(to: output.localPoint(fromLayout: point))
         }
         // The views of every output follow the pointer, so that hover leaves them when it moves on

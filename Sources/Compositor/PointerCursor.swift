@@ -144,8 +144,9 @@ final class PointerCursor {
         update()
     }
 
-    /// The pointer came onto this output (at `point`, its logical points) from none.
-    func takePointer(at point: Point) {
+    /// The pointer is on this output, at `point` (its logical points), coming from no output or
+    /// put there by a change of the outputs (not moved by the user: a hidden cursor stays hidden).
+    func holdPointer(at point: Point) {
         holdsPointer = true
         position = point
         update()
