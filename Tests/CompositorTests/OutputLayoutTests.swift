@@ -77,8 +77,8 @@ import WaylandTestClient
     private let green = PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255)
     private let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
 
-    private func source(name: String? = nil) -> HeadlessOutputConfiguration {
-        HeadlessOutputConfiguration(mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000), name: name)
+    private func source(name: String? = nil, transform: OutputTransform = .normal) -> HeadlessOutputConfiguration {
+        HeadlessOutputConfiguration(mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000), transform: transform, name: name)
     }
 
     private func mirror(_ width: Int, _ height: Int, of source: String, transform: OutputTransform = .normal) -> HeadlessOutputConfiguration {
@@ -86,15 +86,15 @@ import WaylandTestClient
             mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), transform: transform, layout: .mirror(of: source))
     }
 
-    /// A fullscreen 640×480 window: its top-left quadrant (0…320 × 0…240) green, the rest red.
-    private func quadrantWindow(_ session: HeadlessSession) throws -> SessionClient {
+    /// A fullscreen window (640×480 by default): its top-left quadrant green, the rest red.
+    private func quadrantWindow(_ session: HeadlessSession, width: Int = 640, height: Int = 480) throws -> SessionClient {
         let client = try SessionClient(session)
         let (surface, _) = try client.makeToplevel()
-        let buffer = try client.makeBuffer(width: 640, height: 480) { memory in
-            for row in 0..<480 {
-                for column in 0..<640 {
-                    let pixel: UInt32 = row < 240 && column < 320 ? 0xff00_ff00 : 0xffff_0000
-                    memory.storeBytes(of: pixel, toByteOffset: (row * 640 + column) * 4, as: UInt32.self)
+        let buffer = try client.makeBuffer(width: width, height: height) { memory in
+            for row in 0..<height {
+                for column in 0..<width {
+                    let pixel: UInt32 = row < height / 2 && column < width / 2 ? 0xff00_ff00 : 0xffff_0000
+                    memory.storeBytes(of: pixel, toByteOffset: (row * width + column) * 4, as: UInt32.self)
                 }
             }
         }
@@ -141,6 +141,21 @@ import WaylandTestClient
         #expect(image.pixel(x: 180, y: 160).isNear(red) == true)
         #expect(image.pixel(x: 120, y: 40).isNear(black) == true)
         #expect(image.pixel(x: 120, y: 440).isNear(black) == true)
+        withExtendedLifetime(window) {}
+    }
+
+    @Test func aMirrorShowsItsTurnedSourceUpright() throws {
+        // The source's panel is turned a quarter: its logical output, 480×640, is what the mirror
+        // shows, at scale 1/2 as 240×320 at 40…280 × 0…320: source (x, y) is mirror (40 + x/2, y/2).
+        let session = try HeadlessSession(outputs: [source(transform: .rotated90), mirror(320, 320, of: "HEADLESS-1")])
+        let window = try quadrantWindow(session, width: 480, height: 640)
+        let shown = session.backend.headlessOutput(1)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 100, y: 80).isNear(green) == true })
+        let image = try #require(shown.lastShownImage)
+        #expect(image.pixel(x: 220, y: 80).isNear(red))
+        #expect(image.pixel(x: 100, y: 240).isNear(red))
+        #expect(image.pixel(x: 20, y: 160).isNear(black))
+        #expect(image.pixel(x: 300, y: 160).isNear(black))
         withExtendedLifetime(window) {}
     }
 
