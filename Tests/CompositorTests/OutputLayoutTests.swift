@@ -1,6 +1,8 @@
 import Compositor
 import DisplayBackend
 import Graphics
+import LayerKit
+import Renderer
 import Testing
 import WaylandTestClient
 
@@ -157,6 +159,29 @@ import WaylandTestClient
         #expect(image.pixel(x: 20, y: 160).isNear(black))
         #expect(image.pixel(x: 300, y: 160).isNear(black))
         withExtendedLifetime(window) {}
+    }
+
+    @Test func aMirrorShowsTheVulkanLayerItsSourceShowsAndFollowsItsPresents() throws {
+        // A 64×64 source under a 128×64 mirror: scale 1, the picture at 32…96 × 0…64.
+        let session = try HeadlessSession(outputs: [
+            HeadlessOutputConfiguration(mode: OutputMode(width: 64, height: 64, refreshMillihertz: 60_000)),
+            mirror(128, 64, of: "HEADLESS-1"),
+        ])
+        let layer = try session.compositor.makeVulkanLayer(forOutputAt: 0)
+        layer.anchorPoint = .zero
+        layer.bounds = Rect(x: 0, y: 0, width: 64, height: 64)
+        session.compositor.rootView().layer.addSublayer(layer)
+        let pattern = try AnimatedPatternRenderer(layer: layer)
+        let shown = session.backend.headlessOutput(1)
+        #expect(try pattern.renderFrame(clearColor: (1, 0.2, 0), angle: nil))
+        let orange = PremultipliedPixel(red: 255, green: 51, blue: 0, alpha: 255)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 64, y: 32).isNear(orange) == true })
+        #expect(shown.lastShownImage?.pixel(x: 16, y: 32).isNear(black) == true)
+        #expect(shown.lastShownImage?.pixel(x: 112, y: 32).isNear(black) == true)
+        // A present outside any transaction reaches the mirror through the source's next frame.
+        #expect(try pattern.renderFrame(clearColor: (0, 0.2, 1), angle: nil))
+        let blue = PremultipliedPixel(red: 0, green: 51, blue: 255, alpha: 255)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 64, y: 32).isNear(blue) == true })
     }
 
     @Test func aMirrorShowsBlackWhileItsSourceIsUnpluggedAndTheSourceAgainWhenItReturns() throws {
