@@ -14,7 +14,7 @@ extension BoardConfiguration {
             parts.append("scale \(formatNumber(output.scale))")
             if output.transform != .normal { parts.append("rotation \(output.transform.rawValue)") }
             switch output.placement {
-            case .automatic: parts.append(placedBefore ? "right of the rightmost output before it" : "at 0,0")
+            case .automatic: parts.append(placedBefore ? "right of the rightmost output before it, top-aligned" : "at 0,0")
             case .position(let x, let y): parts.append("at \(x),\(y)")
             case .mirror(let source): parts.append("mirrors \(source), scaled to fit, no wl_output")
             }

@@ -197,7 +197,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(board.outline()[1...3] == [
             "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1, scaled to fit, no wl_output",
             "output DSI-1: preferred mode, scale 1, at 0,0",
-            "output DP-1: preferred mode, scale 1, right of the rightmost output before it",
+            "output DP-1: preferred mode, scale 1, right of the rightmost output before it, top-aligned",
         ])
     }
 }
