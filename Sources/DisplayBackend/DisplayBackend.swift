@@ -76,7 +76,8 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
 /// Where an output sits in the compositor's global (logical) space, which is what wl_output's
 /// geometry and xdg_output's logical position report, or that it has no place of its own there.
 public enum OutputLayout: Hashable, Sendable {
-    /// Right of the outputs laid out before it, top-aligned (the first at 0,0).
+    /// Right of the lit output whose right edge is furthest right, top-aligned with it (0,0 for
+    /// the first).
     case automatic
     /// Its top-left corner at this point, in logical pixels.
     case origin(x: Int32, y: Int32)

@@ -329,7 +329,7 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
     public var mode: KMSModeRequest?
     public var scaleFactor: Double
     public var transform: OutputTransform
-    /// The layout of connectors not named in `connectors`: the automatic one, right of the others.
+    /// The layout of connectors not named in `connectors` (a lone "first-connected" output's position).
     public var layout: OutputLayout = .automatic
     /// Whether the pointer cursor may go on the CRTC's cursor plane (off: it is drawn into the
     /// frames). Where the CRTC has no ARGB8888 cursor plane, the image is too big for it, or the
