@@ -3,7 +3,8 @@ extension BoardConfiguration {
     /// `vitrine check-config` prints for a valid file).
     public func outline() -> [String] {
         var lines = [summary.map { "board \(name): \($0)" } ?? "board \(name)"]
-        for (index, output) in outputs.enumerated() {
+        var placedBefore = false
+        for output in outputs {
             var parts: [String] = []
             switch output.mode {
             case .preferred: parts.append("preferred mode")
@@ -13,10 +14,11 @@ extension BoardConfiguration {
             parts.append("scale \(formatNumber(output.scale))")
             if output.transform != .normal { parts.append("rotation \(output.transform.rawValue)") }
             switch output.placement {
-            case .automatic: parts.append(index == 0 ? "at 0,0" : "right of the previous output")
+            case .automatic: parts.append(placedBefore ? "right of the rightmost output before it, top-aligned" : "at 0,0")
             case .position(let x, let y): parts.append("at \(x),\(y)")
-            case .mirror(let source): parts.append("mirrors \(source)")
+            case .mirror(let source): parts.append("mirrors \(source), scaled to fit, no wl_output")
             }
+            if case .mirror = output.placement {} else { placedBefore = true }
             lines.append("output \(output.connector): " + parts.joined(separator: ", "))
         }
         let keyboard = input.keyboard

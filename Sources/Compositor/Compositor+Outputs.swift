@@ -9,12 +9,12 @@ import WaylandServer
 /// configured again to its size (the kiosk's fullscreen policy). With no output at all the
 /// compositor keeps running, and the next output to appear takes the windows in.
 extension Compositor {
-    /// Gives `backendOutput` its layer tree, frame cycle and wl_output global, right of the
-    /// outputs there are.
+    /// Gives `backendOutput` its layer tree, frame cycle and wl_output global, at its configured
+    /// origin or right of the outputs there are; mirrors waiting for it start showing it.
     @discardableResult
     func attach(_ backendOutput: any BackendOutput, renderer: Renderer, at position: Int? = nil) -> CompositorOutput {
-        let x = outputs.map { $0.global.state.x + $0.global.state.logicalWidth }.max() ?? 0
-        let managed = CompositorOutput(backend: backendOutput, display: display, renderer: renderer, x: x) { [unowned self] surface in
+        let (x, y) = origin(for: backendOutput.layout)
+        let managed = CompositorOutput(backend: backendOutput, display: display, renderer: renderer, x: x, y: y) { [unowned self] surface in
             node(for: surface)
         }
         managed.onRenderError = { [logger] error in logger.error("frame failed on \(backendOutput.name): \(error)") }
@@ -22,9 +22,40 @@ extension Compositor {
         managed.onFramePresented = { [unowned self, unowned managed] in
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented?(index) }
         }
+        managed.onFrameDrawn = { [unowned self, unowned managed] tree in
+            for mirror in mirrors { mirror.sourceDrew(tree, by: managed) }
+        }
         outputs.insert(managed, at: min(position ?? outputs.count, outputs.count))
+        for mirror in mirrors where mirror.sourceName == backendOutput.name { follow(managed, with: mirror) }
         pointerOutputsChanged()
         return managed
+    }
+
+    /// Where an output's top-left corner goes in the global space: its configured origin, or else
+    /// right of the output whose right edge is furthest right (the first such in the order of
+    /// importance), top-aligned with it; the first output at 0,0.
+    private func origin(for layout: OutputLayout) -> (x: Int32, y: Int32) {
+        if case .origin(let x, let y) = layout { return (x, y) }
+        let rightEdge = { (output: CompositorOutput) in output.global.state.x + output.global.state.logicalWidth }
+        guard let rightmost = outputs.max(by: { rightEdge($0) < rightEdge($1) }) else { return (0, 0) }
+        return (rightEdge(rightmost), rightmost.global.state.y)
+    }
+
+    /// Drives `backendOutput` as a mirror of the output named `source`, which it shows as soon
+    /// as that output is lit.
+    func addMirror(_ backendOutput: any BackendOutput, of source: String) {
+        let mirror = MirrorOutput(backend: backendOutput, source: source)
+        mirror.onRenderError = { [logger] error in logger.error("frame failed on \(backendOutput.name) (mirror of \(source)): \(error)") }
+        mirrors.append(mirror)
+        if let shown = outputs.first(where: { $0.backend.name == source }) { follow(shown, with: mirror) }
+    }
+
+    private func follow(_ output: CompositorOutput, with mirror: MirrorOutput) {
+        do {
+            try mirror.follow(output)
+        } catch {
+            logger.error("\(mirror.backend.name) cannot mirror \(output.backend.name): \(error)")
+        }
     }
 
     /// A display was plugged in. It takes the backend's place for it among the outputs (the
@@ -32,7 +63,12 @@ extension Compositor {
     func outputAppeared(_ backendOutput: any BackendOutput) {
         do {
             try watchBackend()
-            let position = backend.outputs.firstIndex { $0 === backendOutput } ?? outputs.count
+            if case .mirror(let source) = backendOutput.layout {
+                logger.info("output \(backendOutput.name) appeared: \(backendOutput.description), mirroring \(source)")
+                addMirror(backendOutput, of: source)
+                return
+            }
+            let position = backend.outputs.filter(\.isExtending).firstIndex { $0 === backendOutput } ?? outputs.count
             let output = attach(backendOutput, renderer: try Renderer(options: rendererOptions), at: position)
             logger.info("output \(backendOutput.name) appeared: \(backendOutput.description)")
             if outputs.first === output {
@@ -58,8 +94,15 @@ extension Compositor {
     }
 
     func outputDisappeared(_ backendOutput: any BackendOutput) {
+        if let index = mirrors.firstIndex(where: { $0.backend === backendOutput }) {
+            mirrors.remove(at: index).stop()
+            do { try watchBackend() } catch { logger.error("cannot watch the display backend: \(error)") }
+            logger.info("mirror \(backendOutput.name) went away")
+            return
+        }
         guard let index = outputs.firstIndex(where: { $0.backend === backendOutput }) else { return }
         let removed = outputs.remove(at: index)
+        for mirror in mirrors where mirror.source === removed { mirror.sourceLeft() }
         do { try watchBackend() } catch { logger.error("cannot watch the display backend: \(error)") }
         // Surfaces hear they left before the global goes (wl_surface.leave names its wl_output).
         for node in nodesShown(on: removed.global) {
@@ -88,5 +131,12 @@ extension Compositor {
         }
         refocusPointer()
         if index == 0 { primaryOutputChanged() }
+    }
+}
+
+extension BackendOutput {
+    /// Whether the output extends the global space (it is not a mirror).
+    var isExtending: Bool {
+        if case .mirror = layout { false } else { true }
     }
 }

@@ -14,6 +14,8 @@ public final class Compositor: SurfaceObserver {
     public let display: Display
     let backend: any DisplayBackend
     var outputs: [CompositorOutput] = []
+    /// Displays showing another output's picture (MirrorOutput.swift); not among `outputs`.
+    var mirrors: [MirrorOutput] = []
     private var nodes: [ObjectIdentifier: SurfaceNode] = [:]
     private let compositorGlobal: CompositorGlobal
     private let subcompositorGlobal: SubcompositorGlobal
@@ -104,6 +106,10 @@ public final class Compositor: SurfaceObserver {
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         for output in backend.outputs {
+            if case .mirror(let source) = output.layout {
+                addMirror(output, of: source)
+                continue
+            }
             let renderer = try Renderer(options: rendererOptions)
             if outputs.isEmpty { Self.logDmabufSupport(of: renderer, logger: logger) }
             attach(output, renderer: renderer)
@@ -172,16 +178,19 @@ public final class Compositor: SurfaceObserver {
     public var outputsAreSettled: Bool { outputs.allSatisfy(\.isSettled) }
 
     /// Whether every output's display is powered.
-    public var outputsArePoweredOn: Bool { outputs.allSatisfy(\.backend.isPoweredOn) }
+    public var outputsArePoweredOn: Bool { displays.allSatisfy(\.isPoweredOn) }
+
+    /// Every display driven: the outputs and the mirrors.
+    private var displays: [any BackendOutput] { outputs.map(\.backend) + mirrors.map(\.backend) }
 
     /// Powers every output's display down (DPMS off) or up; a display that refuses is logged and
     /// left as it is.
     public func setOutputsPowered(_ on: Bool) {
-        for output in outputs where output.backend.isPoweredOn != on {
+        for display in displays where display.isPoweredOn != on {
             do {
-                try output.backend.setPowered(on)
+                try display.setPowered(on)
             } catch {
-                logger.error("\(output.backend.name): cannot turn the display \(on ? "on" : "off"): \(error)")
+                logger.error("\(display.name): cannot turn the display \(on ? "on" : "off"): \(error)")
             }
         }
     }

@@ -46,14 +46,18 @@ final class CompositorOutput {
     private var feedbacksInFlight: [PresentationFeedback] = []
     /// Called after each frame reached the screen, its callbacks and feedback sent.
     var onFramePresented: (() -> Void)?
+    /// Called with the tree of each frame drawn and handed to the display (what mirrors show).
+    var onFrameDrawn: ((RenderTree) -> Void)?
     private var nodeLookup: (Surface) -> SurfaceNode?
 
-    init(backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?) {
+    init(
+        backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, y: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?
+    ) {
         self.backend = backend
         self.renderer = renderer
         self.nodeLookup = nodeLookup
         global = Output(display: display, description: OutputDescription(
-            name: backend.name, description: backend.description, x: x, y: 0,
+            name: backend.name, description: backend.description, x: x, y: y,
             modeWidth: Int32(backend.mode.width), modeHeight: Int32(backend.mode.height),
             refreshMillihertz: Int32(backend.mode.refreshMillihertz), scaleFactor: backend.scaleFactor,
             transform: BufferTransform(rawValue: Int32(backend.transform.rawValue)) ?? .normal))
@@ -97,6 +101,7 @@ final class CompositorOutput {
     func stop() {
         backend.onFrame = nil
         backend.onPresented = nil
+        onFrameDrawn = nil
         context.onCommit = nil
         renderer.onDrawablePresented = nil
         displayLinks = []
@@ -216,6 +221,7 @@ final class CompositorOutput {
             }
             lastTree = tree
             try present(frame, for: request)
+            onFrameDrawn?(frameTree)
         } catch {
             onRenderError?(error)
             backend.skipFrame(request)

@@ -23,23 +23,37 @@ final class ScanoutTargets {
     }
 }
 
-extension CompositorOutput {
-    /// Draws `tree` straight into the output's next scanout buffer where it has them, and
-    /// otherwise into an image to hand over.
-    func drawFrame(of tree: RenderTree) throws -> DrawnFrame {
-        let (width, height, scale) = (backend.mode.width, backend.mode.height, backend.scaleFactor)
+extension ScanoutTargets {
+    /// Draws `tree` at `scale` straight into `backend`'s next scanout buffer where it has them,
+    /// and otherwise into an image to hand over.
+    func draw(_ tree: RenderTree, for backend: any BackendOutput, renderer: Renderer, scale: Double) throws -> DrawnFrame {
+        let (width, height) = (backend.mode.width, backend.mode.height)
         if let output = backend as? any ScanoutMemoryOutput, let memory = output.nextScanoutMemory() {
-            let target = try scanoutTargets.target(for: memory, width: width, height: height, renderer: renderer)
-            try renderer.render(tree, into: target, scale: scale, clearColor: Color(white: 0))
+            try renderer.render(tree, into: target(for: memory, width: width, height: height, renderer: renderer), scale: scale, clearColor: Color(white: 0))
             return .inPlace(memory, output)
         }
         return .image(try renderer.render(tree, width: width, height: height, scale: scale, clearColor: Color(white: 0)))
     }
+}
 
-    func present(_ frame: DrawnFrame, for request: FrameRequest) throws {
-        switch frame {
+extension DrawnFrame {
+    /// Hands the frame to `backend` for the refresh `request` is meant for.
+    func present(on backend: any BackendOutput, for request: FrameRequest) throws {
+        switch self {
         case .image(let image): try backend.present(image, for: request)
         case .inPlace(let memory, let output): try output.presentScanoutMemory(memory, for: request)
         }
+    }
+}
+
+extension CompositorOutput {
+    /// Draws `tree` straight into the output's next scanout buffer where it has them, and
+    /// otherwise into an image to hand over.
+    func drawFrame(of tree: RenderTree) throws -> DrawnFrame {
+        try scanoutTargets.draw(tree, for: backend, renderer: renderer, scale: backend.scaleFactor)
+    }
+
+    func present(_ frame: DrawnFrame, for request: FrameRequest) throws {
+        try frame.present(on: backend, for: request)
     }
 }

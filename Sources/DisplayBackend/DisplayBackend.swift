@@ -29,6 +29,8 @@ public protocol BackendOutput: AnyObject {
     /// Points per pixel the compositor's layers are drawn at (becomes their contentsScale).
     var scaleFactor: Double { get }
     var transform: OutputTransform { get }
+    /// Where the output goes in the compositor's global space, or whose picture it mirrors.
+    var layout: OutputLayout { get }
 
     /// Asks for one frame: `onFrame` is called once, in time for a coming refresh. Asking again
     /// before it ran does nothing more; asking while a frame is on its way gets one more after it.
@@ -69,6 +71,19 @@ public struct OutputMode: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         "\(width)x\(height)@\(Double(refreshMillihertz) / 1000)"
     }
+}
+
+/// Where an output sits in the compositor's global (logical) space, which is what wl_output's
+/// geometry and xdg_output's logical position report, or that it has no place of its own there.
+public enum OutputLayout: Hashable, Sendable {
+    /// Right of the lit output whose right edge is furthest right, top-aligned with it (0,0 for
+    /// the first).
+    case automatic
+    /// Its top-left corner at this point, in logical pixels.
+    case origin(x: Int32, y: Int32)
+    /// It shows the picture of the output named `source`, scaled to fit: no place, no windows, and
+    /// no wl_output of its own.
+    case mirror(of: String)
 }
 
 /// The rotation and flip of an output (wl_output.transform's values).

@@ -15,7 +15,7 @@ import Graphics
 public final class HeadlessBackend: DisplayBackend {
     public var outputs: [any BackendOutput] { headlessOutputs }
     private var headlessOutputs: [HeadlessOutput] = []
-    /// Outputs made so far: names are never reused (HEADLESS-1, HEADLESS-2…), as a connector's.
+    /// Outputs made so far: generated names (HEADLESS-1, HEADLESS-2…) are never reused.
     private var made = 0
     public var outputAdded: ((any BackendOutput) -> Void)?
     public var outputRemoved: ((any BackendOutput) -> Void)?
@@ -66,12 +66,21 @@ public struct HeadlessOutputConfiguration: Sendable, Equatable {
     /// A cursor plane of this size, as a KMS CRTC has (none by default: the cursor is drawn into
     /// the frames).
     public var cursorPlane: CursorPlaneSize?
+    /// Where it goes in the compositor's global space, or which output it mirrors.
+    public var layout: OutputLayout
+    /// Its name, as a connector's (a display plugged out and in again keeps it); nil: HEADLESS-N.
+    public var name: String?
 
-    public init(mode: OutputMode, scaleFactor: Double = 1, transform: OutputTransform = .normal, cursorPlane: CursorPlaneSize? = nil) {
+    public init(
+        mode: OutputMode, scaleFactor: Double = 1, transform: OutputTransform = .normal, cursorPlane: CursorPlaneSize? = nil,
+        layout: OutputLayout = .automatic, name: String? = nil
+    ) {
         self.mode = mode
         self.scaleFactor = scaleFactor
         self.transform = transform
         self.cursorPlane = cursorPlane
+        self.layout = layout
+        self.name = name
     }
 
     /// Parses "WIDTHxHEIGHT[@HZ]" (e.g. "1920x1080@60"); the refresh defaults to 60 Hz.
@@ -124,6 +133,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     public let mode: OutputMode
     public let scaleFactor: Double
     public let transform: OutputTransform
+    public let layout: OutputLayout
     public var onFrame: ((FrameRequest) -> Void)?
     public var onPresented: ((PresentationTiming) -> Void)?
 
@@ -187,11 +197,12 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     public private(set) var shownCursor: (image: Image, x: Int, y: Int)?
 
     init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
-        name = "HEADLESS-\(index)"
+        name = configuration.name ?? "HEADLESS-\(index)"
         description = "Vitrine headless output \(index) (\(configuration.mode))"
         mode = configuration.mode
         scaleFactor = configuration.scaleFactor
         transform = configuration.transform
+        layout = configuration.layout
         cursorPlaneSize = configuration.cursorPlane
         cursorGeometry = CursorPlaneGeometry(mode: mode, scaleFactor: scaleFactor, transform: transform)
         let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))

@@ -301,12 +301,18 @@ public struct KMSConnectorSettings: Sendable, Equatable {
     public var mode: KMSModeRequest?
     public var scaleFactor: Double
     public var transform: OutputTransform
+    /// Its place in the global space, or the output it mirrors (the compositor applies it).
+    public var layout: OutputLayout
 
-    public init(connector: String, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal) {
+    public init(
+        connector: String, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal,
+        layout: OutputLayout = .automatic
+    ) {
         self.connector = connector
         self.mode = mode
         self.scaleFactor = scaleFactor
         self.transform = transform
+        self.layout = layout
     }
 }
 
@@ -323,6 +329,8 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
     public var mode: KMSModeRequest?
     public var scaleFactor: Double
     public var transform: OutputTransform
+    /// The layout of connectors not named in `connectors` (a lone "first-connected" output's position).
+    public var layout: OutputLayout = .automatic
     /// Whether the pointer cursor may go on the CRTC's cursor plane (off: it is drawn into the
     /// frames). Where the CRTC has no ARGB8888 cursor plane, the image is too big for it, or the
     /// driver refuses the plane's state in a test commit, the cursor is drawn anyway.
@@ -351,6 +359,7 @@ extension KMSOutputConfiguration {
         result.mode = own.mode
         result.scaleFactor = own.scaleFactor
         result.transform = own.transform
+        result.layout = own.layout
         return result
     }
 }

@@ -18,6 +18,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let mode: OutputMode
     public let scaleFactor: Double
     public let transform: OutputTransform
+    public let layout: OutputLayout
     public var onFrame: ((FrameRequest) -> Void)?
     public var onPresented: ((PresentationTiming) -> Void)?
     /// Sees every presentation after `onPresented` (flip statistics, logs).
@@ -115,6 +116,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         mode = OutputMode(candidate.mode)
         scaleFactor = configuration.scaleFactor
         transform = configuration.transform
+        layout = configuration.layout
         description = "\(candidate.name) on \(device.path) (\(mode))"
         let modeName = "\(mode) (\(withUnsafeBytes(of: candidate.mode.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }))"
 

@@ -73,7 +73,7 @@ public struct RenderTree: Sendable {
     let recentChanges: [GenerationChanges]
     let layers: TreeDictionary<LayerID, RenderLayer>
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
-    private let sampledProperties: [LayerID: LayerProperties]
+    let sampledProperties: [LayerID: LayerProperties]
     /// The media time a sample shows; nil for the committed values themselves.
     public let sampleTime: Double?
 

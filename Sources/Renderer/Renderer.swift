@@ -32,8 +32,18 @@ public final class Renderer {
     /// How the last frame went.
     public internal(set) var lastFrameStatistics = FrameStatistics()
 
-    public init(options: VulkanOptions = VulkanOptions()) throws {
-        context = try VulkanContext(options: options)
+    public convenience init(options: VulkanOptions = VulkanOptions()) throws {
+        try self.init(context: VulkanContext(options: options))
+    }
+
+    /// A renderer on `other`'s device, with targets and caches of its own: it draws the same trees,
+    /// `VulkanLayer`s of `other` included, into another target (a mirrored display's frames).
+    public convenience init(sharingDeviceOf other: Renderer) throws {
+        try self.init(context: other.context)
+    }
+
+    private init(context: VulkanContext) throws {
+        self.context = context
         frames = try FrameRenderer(
             context: context, vertexSPIRV: ShaderLibrary.layerVertex, fragmentSPIRV: ShaderLibrary.layerFragment,
             pushConstantSize: DrawConstants.size)

@@ -152,7 +152,8 @@ struct Run: ParsableCommand {
                 configuration.connectors = board.outputs.enumerated().compactMap { index, entry in
                     guard case .named(let name) = entry.connector else { return nil }
                     guard index > 0 else {
-                        return KMSConnectorSettings(connector: name, mode: mode, scaleFactor: scale, transform: configuration.transform)
+                        return KMSConnectorSettings(
+                            connector: name, mode: mode, scaleFactor: scale, transform: configuration.transform, layout: OutputLayout(entry.placement))
                     }
                     var own: KMSModeRequest?
                     if case .exact(let width, let height, let hertz) = entry.mode {
@@ -160,8 +161,11 @@ struct Run: ParsableCommand {
                     }
                     return KMSConnectorSettings(
                         connector: name, mode: own, scaleFactor: entry.scale,
-                        transform: .init(degrees: entry.transform.degrees, flipped: entry.transform.isFlipped) ?? .normal)
+                        transform: .init(degrees: entry.transform.degrees, flipped: entry.transform.isFlipped) ?? .normal,
+                        layout: OutputLayout(entry.placement))
                 }
+                // A "first-connected" output, alone, may still have a position.
+                if case .firstConnected = output?.connector, let output { configuration.layout = OutputLayout(output.placement) }
             }
             let kms = try KMSBackend(devicePath: device, configuration: configuration, access: access)
             logger.info("\(kms.hotplugDescription)")
@@ -343,6 +347,17 @@ struct Run: ParsableCommand {
             throw ValidationError("cannot create \(path) for XDG_RUNTIME_DIR: \(String(cString: strerror(errno)))")
         }
         setenv("XDG_RUNTIME_DIR", path, 1)
+    }
+}
+
+extension OutputLayout {
+    /// The board's `position` or `mirror` of an output, for the display backend.
+    init(_ placement: OutputPlacement) {
+        switch placement {
+        case .automatic: self = .automatic
+        case .position(let x, let y): self = .origin(x: Int32(x), y: Int32(y))
+        case .mirror(let source): self = .mirror(of: source)
+        }
     }
 }
 

@@ -99,7 +99,7 @@ private func withApp(_ outputs: String) -> String {
             try shippedBoard("raspberry-pi-5").outline() == [
                 "board raspberry-pi-5: Raspberry Pi 5, official 7-inch DSI touch display, HDMI mirror",
                 "output DSI-1: 800x480 at 60 Hz, scale 1, at 0,0",
-                "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1",
+                "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1, scaled to fit, no wl_output",
                 "keyboard us, repeat 25/s after 600 ms",
                 "touchscreen \"generic ft5x06 (00)\" on DSI-1",
                 "app /usr/bin/cog --platform=wl http://localhost:8080/, in /var/lib/vitrine",
@@ -177,6 +177,28 @@ private func withApp(_ outputs: String) -> String {
                     idle: IdleConfiguration(blankAfter: nil, wakesOnTouch: true),
                     cursor: CursorConfiguration(isVisible: true),
                     splash: SplashConfiguration(imagePath: nil, backgroundColor: RGBColor(red: 0, green: 0, blue: 0))))
+    }
+}
+
+@Suite struct OutputLayoutOutline {
+    @Test func anOutputWithoutPositionIsAtTheOriginUntilAnOutputThatIsNoMirrorCameBefore() throws {
+        let text = withApp("""
+            [[output]]
+            connector = "HDMI-A-1"
+            mirror = "DSI-1"
+
+            [[output]]
+            connector = "DSI-1"
+
+            [[output]]
+            connector = "DP-1"
+            """)
+        let board = try BoardConfiguration.parse(text, file: "board.toml").get()
+        #expect(board.outline()[1...3] == [
+            "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1, scaled to fit, no wl_output",
+            "output DSI-1: preferred mode, scale 1, at 0,0",
+            "output DP-1: preferred mode, scale 1, right of the rightmost output before it, top-aligned",
+        ])
     }
 }
 

@@ -1,0 +1,104 @@
+import DisplayBackend
+import Graphics
+import LayerKit
+import Renderer
+
+/// A display that shows another output's picture (a board's `mirror`): the source's logical
+/// output, scaled to fit the mirror's panel turned by its own transform, aspect kept, centred
+/// between black bars. It has no wl_output, no windows and no input of its own: clients see one
+/// output, as Mutter's mirrored monitors share one logical monitor.
+///
+/// Each frame the source draws is drawn again here, on the mirror's own frame clock: the source's
+/// render tree with its root placed by the fit (`RenderTree.placingRoot(by:)`), in full every
+/// time (no damage tracking across the two outputs). While the source is absent (unplugged, or
+/// not lit yet) the mirror shows black.
+final class MirrorOutput {
+    let backend: any BackendOutput
+    /// The name (connector) of the output it mirrors.
+    let sourceName: String
+    /// The output it mirrors now, while that is lit.
+    private(set) weak var source: CompositorOutput?
+    /// Draws on the source's device, so that the source's `VulkanLayer`s show here too.
+    private var renderer: Renderer?
+    private var scanoutTargets = ScanoutTargets()
+    /// The source's latest frame, placed for this panel, and the scale to draw it at; nil: black.
+    private var frame: (tree: RenderTree, scale: Double)?
+    private lazy var black = Image(width: backend.mode.width, height: backend.mode.height, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+    /// Errors while drawing (the frame is skipped).
+    var onRenderError: ((Error) -> Void)?
+
+    init(backend: any BackendOutput, source: String) {
+        self.backend = backend
+        sourceName = source
+        backend.onFrame = { [unowned self] request in drawFrame(request) }
+        backend.scheduleFrame()
+    }
+
+    /// Mirrors `output` from its next frame on (asked for now, so that an idle source shows at once).
+    func follow(_ output: CompositorOutput) throws {
+        renderer = try Renderer(sharingDeviceOf: output.renderer)
+        scanoutTargets = ScanoutTargets()
+        source = output
+        output.scheduleFrame()
+    }
+
+    /// The source went away: black until it comes back.
+    func sourceLeft() {
+        source = nil
+        renderer = nil
+        scanoutTargets = ScanoutTargets()
+        frame = nil
+        backend.scheduleFrame()
+    }
+
+    /// The mirror's display went away: its frame cycle ends.
+    func stop() {
+        backend.onFrame = nil
+        source = nil
+    }
+
+    /// The source drew `tree` (its scanout, as sampled for that frame): it shows at the mirror's next refresh.
+    func sourceDrew(_ tree: RenderTree, by output: CompositorOutput) {
+        guard output === source else { return }
+        let fit = Self.fit(
+            sourceScanout: output.scanout.bounds.size, sourceLogical: output.logicalSize, sourceTransform: output.backend.transform,
+            mode: backend.mode, transform: backend.transform)
+        frame = (tree.placingRoot(by: Transform3D(fit.transform)), fit.scale)
+        backend.scheduleFrame()
+    }
+
+    private func drawFrame(_ request: FrameRequest) {
+        do {
+            guard let renderer, let frame else {
+                try backend.present(black, for: request)
+                return
+            }
+            // Trees of the source's context at another place and scale: damage tracked between
+            // them would not hold, so every frame is drawn whole.
+            renderer.invalidatePreviousFrame()
+            try scanoutTargets.draw(frame.tree, for: backend, renderer: renderer, scale: frame.scale).present(on: backend, for: request)
+        } catch {
+            onRenderError?(error)
+            backend.skipFrame(request)
+        }
+    }
+
+    /// What places the source's scanout (points) on the mirror's panel: back through the source's
+    /// transform to its logical output, scaled by `scale` to fit the panel turned by `transform`
+    /// (aspect kept, centred), turned onto the panel; the result is in panel pixels over `scale`,
+    /// so that drawing at `scale` lands on pixels and rasterizes text and shapes at that size.
+    static func fit(
+        sourceScanout: Size, sourceLogical: Size, sourceTransform: OutputTransform, mode: OutputMode, transform: OutputTransform
+    ) -> (transform: AffineTransform2D, scale: Double) {
+        let (width, height) = (Double(mode.width), Double(mode.height))
+        let (turnedWidth, turnedHeight) = transform.swapsAxes ? (height, width) : (width, height)
+        let scale = min(turnedWidth / sourceLogical.width, turnedHeight / sourceLogical.height)
+        let centred = AffineTransform2D(translationX: -sourceLogical.width / 2, y: -sourceLogical.height / 2)
+        let toScanout = centred.concatenating(sourceTransform.contentTransform)
+            .concatenating(AffineTransform2D(translationX: sourceScanout.width / 2, y: sourceScanout.height / 2))
+        let toPanel = centred.concatenating(AffineTransform2D(scaleX: scale, y: scale))
+            .concatenating(transform.contentTransform)
+            .concatenating(AffineTransform2D(translationX: width / 2, y: height / 2))
+        return (toScanout.inverted().concatenating(toPanel).concatenating(AffineTransform2D(scaleX: 1 / scale, y: 1 / scale)), scale)
+    }
+}
