@@ -126,12 +126,10 @@ extension Compositor {
             pointerScrolled(axis: axis == .vertical ? .vertical : .horizontal, value: value, value120: v120.map { Int32($0.rounded()) },
                             source: PointerAxisSource(source), time: time)
         case .touchDown(_, _, let slot, let x, let y):
-            guard let output = mappedOutput(forDeviceNamed: deviceName) ?? outputs.first else { return }
-            let point = output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
+            guard let point = touchPoint(normalizedX: x, y: y, deviceName: deviceName) else { return }
             touchDown(id: slot, x: point.x, y: point.y, time: time)
         case .touchMotion(_, _, let slot, let x, let y):
-            guard let output = mappedOutput(forDeviceNamed: deviceName) ?? outputs.first else { return }
-            let point = output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
+            guard let point = touchPoint(normalizedX: x, y: y, deviceName: deviceName) else { return }
             touchMotion(id: slot, x: point.x, y: point.y, time: time)
         case .touchUp(_, _, let slot):
             touchUp(id: slot, time: time)
@@ -165,10 +163,30 @@ extension Compositor {
         return outputs.first { $0.backend.name == connector }
     }
 
+    /// The mirror the device called `name` is mapped to, where that mirror exists now.
+    private func mappedMirror(forDeviceNamed name: String?) -> MirrorOutput? {
+        guard let name, let connector = inputDevices.touchscreenOutputs[name] else { return nil }
+        return mirrors.first { $0.backend.name == connector }
+    }
+
+    /// Where a touch (fractions of the panel) is in the layout: on its mapped output's panel, or
+    /// on what its mapped mirror shows (nil on the mirror's bars), else on the primary output's.
+    private func touchPoint(normalizedX x: Double, y: Double, deviceName: String?) -> Point? {
+        if let mirror = mappedMirror(forDeviceNamed: deviceName) {
+            return mirror.sourcePoint(normalizedX: x, y: y).map { $0.output.layoutPoint(fromLocal: $0.point) }
+        }
+        guard let output = mappedOutput(forDeviceNamed: deviceName) ?? outputs.first else { return nil }
+        return output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
+    }
+
     /// Where an absolute pointer's position (fractions of its range) is in the layout: on its
-    /// mapped output's panel; unmapped, on the only output's panel, or across the bounding box of
-    /// several (a point between them goes to the closest output when the pointer moves there).
+    /// mapped output's panel or what its mapped mirror shows; unmapped, on the only output's
+    /// panel, or across the bounding box of several (a point between them goes to the closest
+    /// output when the pointer moves there).
     private func absolutePointerPoint(normalizedX x: Double, y: Double, deviceName: String?) -> Point? {
+        if let mirror = mappedMirror(forDeviceNamed: deviceName) {
+            return mirror.sourcePoint(normalizedX: x, y: y).map { $0.output.layoutPoint(fromLocal: $0.point) }
+        }
         if let output = mappedOutput(forDeviceNamed: deviceName) ?? (outputs.count == 1 ? outputs.first : nil) {
             return output.layoutPoint(fromLocal: output.logicalPoint(normalizedX: x, y: y))
         }

@@ -5,8 +5,8 @@ import Renderer
 
 /// A display that shows another output's picture (a board's `mirror`): the source's logical
 /// output, scaled to fit the mirror's panel turned by its own transform, aspect kept, centred
-/// between black bars. It has no wl_output, no windows and no input of its own: clients see one
-/// output, as Mutter's mirrored monitors share one logical monitor.
+/// between black bars. It has no wl_output and no windows: clients see one output, as Mutter's
+/// mirrored monitors share one logical monitor. A touchscreen mapped to it touches what it shows.
 ///
 /// Each frame the source draws is drawn again here, on the mirror's own frame clock: the source's
 /// render tree with its root placed by the fit (`RenderTree.placingRoot(by:)`), in full every
@@ -60,11 +60,27 @@ final class MirrorOutput {
     /// The source drew `tree` (its scanout, as sampled for that frame): it shows at the mirror's next refresh.
     func sourceDrew(_ tree: RenderTree, by output: CompositorOutput) {
         guard output === source else { return }
-        let fit = Self.fit(
-            sourceScanout: output.scanout.bounds.size, sourceLogical: output.logicalSize, sourceTransform: output.backend.transform,
-            mode: backend.mode, transform: backend.transform)
+        let fit = fit(showing: output)
         frame = (tree.placingRoot(by: Transform3D(fit.transform)), fit.scale)
         backend.scheduleFrame()
+    }
+
+    /// Where a touch at (`x`, `y`), fractions of the mirror's panel, lands on what it shows: the
+    /// source and the point of its root layer under the finger; nil on the black bars, or while
+    /// the source is absent.
+    func sourcePoint(normalizedX x: Double, y: Double) -> (output: CompositorOutput, point: Point)? {
+        guard let source else { return nil }
+        let fit = fit(showing: source)
+        let panel = Point(x: x * Double(backend.mode.width) / fit.scale, y: y * Double(backend.mode.height) / fit.scale)
+        let onScanout = panel.applying(fit.transform.inverted())
+        guard source.scanout.bounds.contains(onScanout) else { return nil }
+        return (source, source.scanout.convert(onScanout, to: source.root))
+    }
+
+    private func fit(showing output: CompositorOutput) -> (transform: AffineTransform2D, scale: Double) {
+        Self.fit(
+            sourceScanout: output.scanout.bounds.size, sourceLogical: output.logicalSize, sourceTransform: output.backend.transform,
+            mode: backend.mode, transform: backend.transform)
     }
 
     private func drawFrame(_ request: FrameRequest) {

@@ -1,6 +1,7 @@
 import Compositor
 import DisplayBackend
 import Graphics
+import Input
 import LayerKit
 import Renderer
 import Testing
@@ -218,5 +219,45 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 100, y: 100).isNear(red) == true })
         #expect(mirrored.presentedFrameCount == mirroredFrames)
         #expect(window.client.protocolError == nil)
+    }
+    private func fixed(_ value: TestValue?) -> Double? {
+        if case .fixed(let number) = value { return number }
+        return nil
+    }
+
+    /// Touches `points` (mirror panel pixels) on a touchscreen mapped to the mirror of a 640×480
+    /// source, and returns the (x, y) of every wl_touch down the 64×64 window at source
+    /// (288, 208)…(352, 272) got.
+    private func touchesOnAMirror(_ mirror: HeadlessOutputConfiguration, at points: [(Double, Double)]) throws -> [(Double, Double)] {
+        let session = try HeadlessSession(outputs: [source(), mirror])
+        let window = try InputWindow(session)
+        session.compositor.mapTouchscreen(named: "front panel", toOutput: "HEADLESS-2")
+        let device = InputDeviceID(rawValue: 1)
+        let (width, height) = (Double(mirror.mode.width), Double(mirror.mode.height))
+        for (slot, point) in points.enumerated() {
+            session.compositor.handle(
+                .touchDown(time: 1_000_000, device: device, slot: Int32(slot), x: point.0 / width, y: point.1 / height), deviceName: "front panel")
+            session.compositor.handle(.touchFrame(time: 1_000_000, device: device), deviceName: "front panel")
+            session.compositor.handle(.touchUp(time: 1_016_000, device: device, slot: Int32(slot)), deviceName: "front panel")
+        }
+        try window.client.client.roundtrip()
+        #expect(window.client.client.protocolError == nil)
+        return try window.touch.events(named: "down").map { (try #require(fixed($0.arguments[4])), try #require(fixed($0.arguments[5]))) }
+    }
+
+    @Test func aTouchOnAMirrorLandsOnWhatItShowsAndNotOnItsBars() throws {
+        // Scale 1/2, the picture at 0…320 × 40…280: mirror (149, 150) is source (298, 220), the
+        // window's (10, 12); mirror (160, 20) is on the top bar and touches nothing.
+        let downs = try touchesOnAMirror(mirror(320, 320, of: "HEADLESS-1"), at: [(160, 20), (149, 150)])
+        #expect(downs.count == 1)
+        #expect(abs(downs[0].0 - 10) <= 1.0 / 256 && abs(downs[0].1 - 12) <= 1.0 / 256)
+    }
+
+    @Test func aTouchOnATurnedMirrorIsTurnedBackOntoTheSource() throws {
+        // Turned a quarter at scale 1/2, source (x, y) is panel (y/2, 400 − x/2): panel (110, 251)
+        // is source (298, 220), the window's (10, 12); panel (120, 40) is on a bar.
+        let downs = try touchesOnAMirror(mirror(240, 480, of: "HEADLESS-1", transform: .rotated90), at: [(120, 40), (110, 251)])
+        #expect(downs.count == 1)
+        #expect(abs(downs[0].0 - 10) <= 1.0 / 256 && abs(downs[0].1 - 12) <= 1.0 / 256)
     }
 }
