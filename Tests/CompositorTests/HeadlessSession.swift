@@ -21,14 +21,19 @@ final class HeadlessSession {
         return path
     }()
 
-    init(width: Int = 640, height: Int = 480, scale: Double = 1, transform: OutputTransform = .normal,
-         cursorPlane: CursorPlaneSize? = nil) throws {
-        _ = Self.runtimeDirectory
-        backend = try HeadlessBackend(outputs: [
+    convenience init(width: Int = 640, height: Int = 480, scale: Double = 1, transform: OutputTransform = .normal,
+                     cursorPlane: CursorPlaneSize? = nil) throws {
+        try self.init(outputs: [
             HeadlessOutputConfiguration(
                 mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), scaleFactor: scale,
                 transform: transform, cursorPlane: cursorPlane)
         ])
+    }
+
+    /// The compositor on these outputs (none: no display yet, as a kiosk booted before its screen).
+    init(outputs: [HeadlessOutputConfiguration]) throws {
+        _ = Self.runtimeDirectory
+        backend = try HeadlessBackend(outputs: outputs)
         compositor = try Compositor(backend: backend)
         // Suites run in parallel: every session gets a socket name of its own.
         socketName = try compositor.listen(socketName: "vitrine-test-\(UUID().uuidString.prefix(8))")
