@@ -132,6 +132,9 @@ struct DisplayChangeRun: Sendable {
             [[output]]
             connector = "Virtual-2"
 
+            [app]
+            command = ["sleep", "600"]
+
             [cursor]
             visible = false
             """.write(toFile: directory + "/wait-board.toml", atomically: true, encoding: .utf8)
