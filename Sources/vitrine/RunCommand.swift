@@ -248,7 +248,8 @@ struct Run: ParsableCommand {
                 process = started
                 logger.info("started \(app.joined(separator: " ")) as pid \(started.pid)")
             }
-            let shown = outputsDescription == "no display yet" ? compositor.outputStatuses.map(\.name).joined(separator: ", ") : outputsDescription
+            // READY's status names the outputs lit by now (with none at start, the first plugged in).
+            let shown = kmsBackend.map { $0.kmsOutputs.map(\.description).joined(separator: ", ") } ?? outputsDescription
             // The board's app, supervised, when no app was given after --.
             session = try KioskSession(
                 compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash,
