@@ -124,6 +124,7 @@ public final class Compositor: SurfaceObserver {
         try watchBackend()
         backend.outputAdded = { [unowned self] output in outputAppeared(output) }
         backend.outputRemoved = { [unowned self] output in outputDisappeared(output) }
+        backend.outputModeChanged = { [unowned self] output in outputModeChanged(output) }
         Transaction.flush()
     }
 
@@ -138,6 +139,7 @@ public final class Compositor: SurfaceObserver {
         shell.handler = nil
         backend.outputAdded = nil
         backend.outputRemoved = nil
+        backend.outputModeChanged = nil
         backendSources.values.forEach { $0.remove() }
         backendSources = [:]
         inputDevices.sources.forEach { $0.remove() }

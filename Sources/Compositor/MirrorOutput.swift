@@ -21,9 +21,9 @@ final class MirrorOutput {
     /// Draws on the source's device, so that the source's `VulkanLayer`s show here too.
     private var renderer: Renderer?
     private var scanoutTargets = ScanoutTargets()
-    /// The source's latest frame, placed for this panel, and the scale to draw it at; nil: black.
-    private var frame: (tree: RenderTree, scale: Double)?
-    private lazy var black = Image(width: backend.mode.width, height: backend.mode.height, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+    /// The source's latest frame as it sampled it, with the source's geometry then; nil: black.
+    private var frame: (tree: RenderTree, source: SourceGeometry)?
+    private lazy var black = Self.black(for: backend.mode)
     /// Errors while drawing (the frame is skipped).
     var onRenderError: ((Error) -> Void)?
 
@@ -51,6 +51,17 @@ final class MirrorOutput {
         backend.scheduleFrame()
     }
 
+    /// The mirror's display changed its mode: the source's picture is fitted to the new size.
+    func followMode() {
+        scanoutTargets = ScanoutTargets()
+        black = Self.black(for: backend.mode)
+        backend.scheduleFrame()
+    }
+
+    private static func black(for mode: OutputMode) -> Image {
+        Image(width: mode.width, height: mode.height, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+    }
+
     /// The mirror's display went away: its frame cycle ends.
     func stop() {
         backend.onFrame = nil
@@ -60,8 +71,7 @@ final class MirrorOutput {
     /// The source drew `tree` (its scanout, as sampled for that frame): it shows at the mirror's next refresh.
     func sourceDrew(_ tree: RenderTree, by output: CompositorOutput) {
         guard output === source else { return }
-        let fit = fit(showing: output)
-        frame = (tree.placingRoot(by: Transform3D(fit.transform)), fit.scale)
+        frame = (tree, SourceGeometry(output))
         backend.scheduleFrame()
     }
 
@@ -70,16 +80,29 @@ final class MirrorOutput {
     /// the source is absent.
     func sourcePoint(normalizedX x: Double, y: Double) -> (output: CompositorOutput, point: Point)? {
         guard let source else { return nil }
-        let fit = fit(showing: source)
+        let fit = fit(showing: SourceGeometry(source))
         let panel = Point(x: x * Double(backend.mode.width) / fit.scale, y: y * Double(backend.mode.height) / fit.scale)
         let onScanout = panel.applying(fit.transform.inverted())
         guard source.scanout.bounds.contains(onScanout) else { return nil }
         return (source, source.scanout.convert(onScanout, to: source.root))
     }
 
-    private func fit(showing output: CompositorOutput) -> (transform: AffineTransform2D, scale: Double) {
+    /// What of the source the fit depends on, as it was when a frame was drawn.
+    struct SourceGeometry {
+        let scanout: Size
+        let logical: Size
+        let transform: OutputTransform
+
+        init(_ output: CompositorOutput) {
+            scanout = output.scanout.bounds.size
+            logical = output.logicalSize
+            transform = output.backend.transform
+        }
+    }
+
+    private func fit(showing source: SourceGeometry) -> (transform: AffineTransform2D, scale: Double) {
         Self.fit(
-            sourceScanout: output.scanout.bounds.size, sourceLogical: output.logicalSize, sourceTransform: output.backend.transform,
+            sourceScanout: source.scanout, sourceLogical: source.logical, sourceTransform: source.transform,
             mode: backend.mode, transform: backend.transform)
     }
 
@@ -92,7 +115,9 @@ final class MirrorOutput {
             // Trees of the source's context at another place and scale: damage tracked between
             // them would not hold, so every frame is drawn whole.
             renderer.invalidatePreviousFrame()
-            try scanoutTargets.draw(frame.tree, for: backend, renderer: renderer, scale: frame.scale).present(on: backend, for: request)
+            let fit = fit(showing: frame.source)
+            try scanoutTargets.draw(frame.tree.placingRoot(by: Transform3D(fit.transform)), for: backend, renderer: renderer, scale: fit.scale)
+                .present(on: backend, for: request)
         } catch {
             onRenderError?(error)
             backend.skipFrame(request)

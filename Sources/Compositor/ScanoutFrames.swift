@@ -21,6 +21,11 @@ final class ScanoutTargets {
         targets[ObjectIdentifier(memory.owner)] = made
         return made
     }
+
+    /// Lets go of every target (and the buffers they hold): the output's buffers were replaced.
+    func removeAll() {
+        targets = [:]
+    }
 }
 
 extension ScanoutTargets {

@@ -19,6 +19,10 @@ public protocol DisplayBackend: AnyObject {
     var outputAdded: ((any BackendOutput) -> Void)? { get set }
     /// Called when an output went away (it has left `outputs`; no frame or presentation follows).
     var outputRemoved: ((any BackendOutput) -> Void)? { get set }
+    /// Called when an output's mode changed while its display stayed connected (another monitor
+    /// on the same port, a virtual display resized): `mode` is the new one and the next frames
+    /// are drawn at its size; the buffers of the old size are gone.
+    var outputModeChanged: ((any BackendOutput) -> Void)? { get set }
 }
 
 /// One display of a backend.

@@ -19,6 +19,7 @@ public final class HeadlessBackend: DisplayBackend {
     private var made = 0
     public var outputAdded: ((any BackendOutput) -> Void)?
     public var outputRemoved: ((any BackendOutput) -> Void)?
+    public var outputModeChanged: ((any BackendOutput) -> Void)?
 
     public init(outputs configurations: [HeadlessOutputConfiguration]) throws(BackendError) {
         for configuration in configurations { headlessOutputs.append(try makeOutput(configuration)) }
@@ -45,6 +46,14 @@ public final class HeadlessBackend: DisplayBackend {
         headlessOutputs.remove(at: index)
         output.stop()
         outputRemoved?(output)
+    }
+
+    /// Gives `output` another mode, as a display resized while it stays connected;
+    /// `outputModeChanged` follows.
+    public func changeMode(of output: HeadlessOutput, to mode: OutputMode) throws(BackendError) {
+        guard headlessOutputs.contains(where: { $0 === output }) else { return }
+        try output.changeMode(to: mode)
+        outputModeChanged?(output)
     }
 
     public var fileDescriptors: [Int32] { headlessOutputs.flatMap { [$0.timer, $0.cursorTimer] } }
@@ -129,8 +138,9 @@ public func monotonicNanoseconds() -> UInt64 {
 
 public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     public let name: String
-    public let description: String
-    public let mode: OutputMode
+    public var description: String { "Vitrine headless output \(index) (\(mode))" }
+    public private(set) var mode: OutputMode
+    private let index: Int
     public let scaleFactor: Double
     public let transform: OutputTransform
     public let layout: OutputLayout
@@ -139,7 +149,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
 
     /// The timerfd that paces this output.
     let timer: Int32
-    private let clock: RefreshClock
+    private var clock: RefreshClock
     private enum Phase: Equatable {
         case idle
         /// Waiting for the refresh at which `onFrame` is called.
@@ -161,7 +171,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     private var renderTimes = RenderTimePredictor()
 
     /// The frame buffers written in place, and the one shown now (the other is written next).
-    private let buffers: [HeadlessFrameBuffer]
+    private var buffers: [HeadlessFrameBuffer]
     private var front = 1
     private var shownFrame: ShownFrame?
     /// The shown frame as an image, once asked for.
@@ -185,7 +195,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     /// Paces the cursor plane: a change shows at the next refresh.
     let cursorTimer: Int32
     private let cursorPlaneSize: CursorPlaneSize?
-    private let cursorGeometry: CursorPlaneGeometry
+    private var cursorGeometry: CursorPlaneGeometry
     private var wantedCursor: (image: Image, hotspotX: Int, hotspotY: Int)?
     private var cursorPointer = Point.zero
     /// Whether `setCursor` was called since the cursor plane last showed its image.
@@ -198,7 +208,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
 
     init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
         name = configuration.name ?? "HEADLESS-\(index)"
-        description = "Vitrine headless output \(index) (\(configuration.mode))"
+        self.index = index
         mode = configuration.mode
         scaleFactor = configuration.scaleFactor
         transform = configuration.transform
@@ -295,6 +305,23 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     }
 
     public func skipFrame(_ request: FrameRequest) {
+        phase = .idle
+        scheduleAnotherIfWanted()
+    }
+
+    /// A new mode with new frame buffers of its size and a refresh clock from now: a frame on its
+    /// way in the old size is dropped (never presented), and a frame follows.
+    func changeMode(to newMode: OutputMode) throws(BackendError) {
+        buffers = try (0..<2).map { _ throws(BackendError) in try HeadlessFrameBuffer(width: newMode.width, height: newMode.height) }
+        mode = newMode
+        cursorGeometry = CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform)
+        clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: newMode.refreshNanoseconds)
+        front = 1
+        shownFrame = nil
+        shownImage = nil
+        var spec = itimerspec()
+        _ = timerfd_settime(timer, 0, &spec, nil)
+        if phase != .idle { wantsAnotherFrame = true }
         phase = .idle
         scheduleAnotherIfWanted()
     }

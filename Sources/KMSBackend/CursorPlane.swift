@@ -13,7 +13,7 @@ final class CursorPlane {
     let width: Int
     let height: Int
     private let buffers: [DumbBuffer]
-    private let geometry: CursorPlaneGeometry
+    private var geometry: CursorPlaneGeometry
     private let properties: (framebuffer: UInt32, crtc: UInt32, crtcX: UInt32, crtcY: UInt32, crtcW: UInt32, crtcH: UInt32,
                              srcX: UInt32, srcY: UInt32, srcW: UInt32, srcH: UInt32)
 
@@ -48,6 +48,11 @@ final class CursorPlane {
         buffers = try (0..<2).map { _ throws(KMSError) in
             try DumbBuffer(device: device, width: size.width, height: size.height, format: Self.argb8888)
         }
+    }
+
+    /// The output's mode changed: images and positions are turned and placed for the new panel.
+    func follow(_ newGeometry: CursorPlaneGeometry) {
+        geometry = newGeometry
     }
 
     /// Whether an image of this size fits the plane once turned for the panel.

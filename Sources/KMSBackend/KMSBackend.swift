@@ -13,18 +13,25 @@ import Glibc
 public final class KMSBackend: DisplayBackend {
     public var outputs: [any BackendOutput] { kmsOutputs }
     public private(set) var kmsOutputs: [KMSOutput] = []
-    private let device: DRMDevice
-    private let configuration: KMSOutputConfiguration
+    let device: DRMDevice
+    let configuration: KMSOutputConfiguration
     private var hotplug: HotplugMonitor?
     /// How connector changes reach the backend (udev's or the kernel's uevents), or why they do not.
     public private(set) var hotplugDescription = ""
     public var outputAdded: ((any BackendOutput) -> Void)?
     public var outputRemoved: ((any BackendOutput) -> Void)?
+    public var outputModeChanged: ((any BackendOutput) -> Void)?
+    /// Why no output was lit at start (no display connected, or none the board names): the
+    /// backend waits for one, and hotplug lights it; nil when outputs were lit.
+    public private(set) var waitingForDisplay: String?
     /// What a hotplug did, for the log: outputs lit or gone, connectors that could not be lit.
     public var onHotplugMessage: ((String) -> Void)?
 
     /// Lights the outputs that `configuration` selects on `devicePath` (default: the first
     /// /dev/dri/card* that has a connected display), and watches the device's hotplug events.
+    /// With no display connected (or none the configuration names) it lights nothing and waits
+    /// for a hotplug (`waitingForDisplay` says so), as long as hotplug events can reach it; a
+    /// device without connectors, or without hotplug, is an error.
     public init(
         devicePath: String? = nil, configuration: KMSOutputConfiguration = KMSOutputConfiguration(), access: KMSDeviceAccess? = nil
     ) throws(KMSError) {
@@ -33,6 +40,22 @@ public final class KMSBackend: DisplayBackend {
         self.configuration = configuration
         let probe = try Probe(device: device, cursors: configuration.hardwareCursor)
         let wanted = try Self.wantedAtStart(probe, configuration: configuration, device: device.path)
+        do {
+            let monitor = try HotplugMonitor(devicePath: path)
+            hotplug = monitor
+            hotplugDescription = "hotplug through \(monitor.source == "udev" ? "udev" : "the kernel's uevents (no udevd)")"
+        } catch {
+            hotplugDescription = "no hotplug: \(error)"
+        }
+        if wanted.isEmpty {
+            let names = probe.topology.connectors.map { "\($0.name)\($0.isConnected ? " (connected)" : "")" }
+            // Without hotplug nothing would ever light a display plugged in later.
+            guard hotplug != nil else { throw KMSError.noConnectedConnector(device: path, connectors: names) }
+            let named = configuration.namedConnectors
+            waitingForDisplay = named.isEmpty
+                ? "no display is connected to \(path) (connectors: \(names.joined(separator: ", ")))"
+                : "none of \(named.joined(separator: ", ")) has a display connected on \(path) (connectors: \(names.joined(separator: ", ")))"
+        }
         for (name, result) in probe.topology.assign(wanted, cursors: configuration.hardwareCursor) {
             let assignment: KMSTopology.Assignment
             switch result {
@@ -41,28 +64,18 @@ public final class KMSBackend: DisplayBackend {
             }
             kmsOutputs.append(try makeOutput(assignment, probe: probe))
         }
-        do {
-            let monitor = try HotplugMonitor(devicePath: path)
-            hotplug = monitor
-            hotplugDescription = "hotplug through \(monitor.source == "udev" ? "udev" : "the kernel's uevents (no udevd)")"
-        } catch {
-            hotplugDescription = "no hotplug: \(error)"
-        }
     }
 
-    /// The connectors to light at start; a connector named alone must exist and be connected.
+    /// The connectors to light at start (none while no display is connected); a connector named
+    /// alone must exist, and the device must have connectors.
     private static func wantedAtStart(_ probe: Probe, configuration: KMSOutputConfiguration, device: String) throws(KMSError) -> [String] {
         let connectors = probe.topology.connectors
         let names = connectors.map { "\($0.name)\($0.isConnected ? " (connected)" : "")" }
-        if let wanted = configuration.connector {
-            guard let match = connectors.first(where: { $0.name == wanted }) else {
-                throw KMSError.connectorNotFound(name: wanted, device: device, connectors: names)
-            }
-            guard match.isConnected else { throw KMSError.noConnectedConnector(device: device, connectors: names) }
+        guard !connectors.isEmpty else { throw KMSError.noConnectedConnector(device: device, connectors: names) }
+        if let wanted = configuration.connector, !connectors.contains(where: { $0.name == wanted }) {
+            throw KMSError.connectorNotFound(name: wanted, device: device, connectors: names)
         }
-        let wanted = ConnectorChoice.wanted(named: configuration.namedConnectors, connectors: connectors.map { ($0.name, $0.isConnected) })
-        guard !wanted.isEmpty else { throw KMSError.noConnectedConnector(device: device, connectors: names) }
-        return wanted
+        return ConnectorChoice.wanted(named: configuration.namedConnectors, connectors: connectors.map { ($0.name, $0.isConnected) })
     }
 
     private func makeOutput(_ assignment: KMSTopology.Assignment, probe: Probe) throws(KMSError) -> KMSOutput {
@@ -76,9 +89,10 @@ public final class KMSBackend: DisplayBackend {
     }
 
     /// Reads the connectors again (after a hotplug event): outputs whose display went are turned
-    /// off and removed, connected connectors the configuration wants are lit, each with a CRTC no
+    /// off and removed, outputs that stay follow a change of their display's mode (see
+    /// `followModes`), connected connectors the configuration wants are lit, each with a CRTC no
     /// other output uses, and take their place in `outputs` by the configuration's order of
-    /// importance. Outputs that stay are left as they are.
+    /// importance.
     public func reprobe() {
         let probe: Probe
         do {
@@ -99,6 +113,7 @@ public final class KMSBackend: DisplayBackend {
         }
         // Flip events of the outputs turned off are read now, before a new output may take their CRTC.
         if !removed.isEmpty { readPendingEvents() }
+        followModes(probe)
         let takenCRTCs = Set(kmsOutputs.map(\.crtcID))
         let takenPlanes = Set(kmsOutputs.flatMap(\.planeIDs))
         for (name, result) in probe.topology.assign(added, takenCRTCs: takenCRTCs, takenPlanes: takenPlanes, cursors: configuration.hardwareCursor) {
@@ -113,6 +128,7 @@ public final class KMSBackend: DisplayBackend {
                 let rank = { (name: String) in wanted.firstIndex(of: name) ?? wanted.count }
                 let position = kmsOutputs.firstIndex { rank($0.name) > rank(name) } ?? kmsOutputs.count
                 kmsOutputs.insert(output, at: position)
+                waitingForDisplay = nil
                 onHotplugMessage?("\(name) was connected: lit as \(output.description)")
                 outputAdded?(output)
             } catch {
@@ -153,7 +169,7 @@ public final class KMSBackend: DisplayBackend {
     /// Reads the DRM events that are ready; each page-flip event reaches the output driving its
     /// CRTC. The commits' user data is this backend (unretained: it is the only reader of the
     /// fd), so an event of an output unplugged meanwhile finds no output and is dropped.
-    private func handleEvents() {
+    func handleEvents() {
         var context = drmEventContext()
         // Version 3 is the first with page_flip_handler2, the handler atomic commits' events use.
         context.version = 3
@@ -174,23 +190,26 @@ public final class KMSBackend: DisplayBackend {
         }
     }
 
-    /// The first card node that has a connected connector, else card0.
+    /// The first card node that has a connected connector; with none connected, the first that has
+    /// connectors (a display may be plugged into it later), else the first card.
     static func defaultDevicePath() throws(KMSError) -> String {
         let cards = (0..<16).map { "/dev/dri/card\($0)" }.filter { (path: String) in access(path, F_OK) == 0 }
         guard let first = cards.first else { throw KMSError.noDevice(searched: "/dev/dri/card*") }
+        var firstWithConnectors: String?
         for card in cards {
             let fd = open(card, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
             guard let resources = drmModeGetResources(fd) else { continue }
             defer { drmModeFreeResources(resources) }
+            if resources.pointee.count_connectors > 0, firstWithConnectors == nil { firstWithConnectors = card }
             for index in 0..<Int(resources.pointee.count_connectors) {
                 guard let connector = drmModeGetConnector(fd, resources.pointee.connectors[index]) else { continue }
                 defer { drmModeFreeConnector(connector) }
                 if connector.pointee.connection == DRM_MODE_CONNECTED { return card }
             }
         }
-        return first
+        return firstWithConnectors ?? first
     }
 
     /// The device's connectors, CRTCs and planes as they are now.
@@ -198,6 +217,12 @@ public final class KMSBackend: DisplayBackend {
         let topology: KMSTopology
         let connectorIDs: [String: UInt32]
         let modes: [String: [drmModeModeInfo]]
+        /// The same modes as `ModeChoice` sees them.
+        var offered: [String: OfferedModes] {
+            modes.mapValues { list in
+                OfferedModes(modes: list.map(OutputMode.init), preferred: list.firstIndex { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 })
+            }
+        }
 
         init(device: DRMDevice, cursors: Bool) throws(KMSError) {
             let fd = device.fd
@@ -258,23 +283,12 @@ public final class KMSBackend: DisplayBackend {
     }
 
     private static func chooseMode(_ modes: [drmModeModeInfo], requested: KMSModeRequest?, connector: String) throws(KMSError) -> drmModeModeInfo {
-        let available = modes.map { OutputMode($0).description }
-        guard let requested else {
-            let preferred = modes.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? modes.first
-            guard let preferred else { throw KMSError.modeUnavailable(connector: connector, requested: "any", available: []) }
-            return preferred
+        let offered = OfferedModes(modes: modes.map(OutputMode.init), preferred: modes.firstIndex { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 })
+        guard let index = ModeChoice.choose(requested, among: offered) else {
+            throw KMSError.modeUnavailable(
+                connector: connector, requested: requested?.description ?? "any", available: offered.modes.map(\.description))
         }
-        let sized = modes.filter { Int($0.hdisplay) == requested.width && Int($0.vdisplay) == requested.height }
-        let best: drmModeModeInfo?
-        if let refresh = requested.refreshMillihertz {
-            best = sized
-                .filter { abs(OutputMode($0).refreshMillihertz - refresh) <= 1000 }
-                .min { abs(OutputMode($0).refreshMillihertz - refresh) < abs(OutputMode($1).refreshMillihertz - refresh) }
-        } else {
-            best = sized.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? sized.first
-        }
-        guard let best else { throw KMSError.modeUnavailable(connector: connector, requested: requested.description, available: available) }
-        return best
+        return modes[index]
     }
 
     static func connectorName(_ connector: drmModeConnector) -> String {

@@ -14,8 +14,9 @@ import Graphics
 /// buffer being written is never the one being scanned out.
 public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let name: String
-    public let description: String
-    public let mode: OutputMode
+    public var description: String { "\(name) on \(device.path) (\(mode))" }
+    /// Changes only when the display's mode is followed (`changeMode`).
+    public private(set) var mode: OutputMode
     public let scaleFactor: Double
     public let transform: OutputTransform
     public let layout: OutputLayout
@@ -50,8 +51,8 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private let crtc: UInt32
     private let plane: UInt32
     private let planeFramebufferProperty: UInt32
-    private let modeBlob: UInt32
-    private let buffers: [DumbBuffer]
+    private var modeBlob: UInt32
+    private var buffers: [DumbBuffer]
     /// The buffer scanned out now.
     private var front = 0
     private let saved: SavedCRTC
@@ -117,8 +118,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         scaleFactor = configuration.scaleFactor
         transform = configuration.transform
         layout = configuration.layout
-        description = "\(candidate.name) on \(device.path) (\(mode))"
-        let modeName = "\(mode) (\(withUnsafeBytes(of: candidate.mode.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }))"
+        let modeName = Self.modeName(candidate.mode)
 
         let connectorProperties = try device.properties(of: connector, type: UInt32(DRM_MODE_OBJECT_CONNECTOR), describedAs: "connector \(name)")
         let crtcProperties = try device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC \(crtc)")
@@ -189,6 +189,84 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         }
         cursorPlane?.turnedOff()
         phase = .flipPending(frame: nil, buffer: 0)
+    }
+
+    /// A mode as errors name it: size, refresh and the driver's name for it.
+    private static func modeName(_ info: drmModeModeInfo) -> String {
+        "\(OutputMode(info)) (\(withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }))"
+    }
+
+    /// Whether a page flip or cursor commit of this output is on its way.
+    var hasCommitInFlight: Bool {
+        switch phase {
+        case .flipPending, .cursorPending: true
+        default: false
+        }
+    }
+
+    /// The display's mode changed while it stayed connected: the new mode, with a new ring of
+    /// buffers of its size showing black, is tested first, then set (blocking; while the display
+    /// is powered down it is kept for power-up, and while the session is away for its return).
+    /// A frame follows. Call with no commit in flight; a refused mode leaves the output as it was.
+    func changeMode(to info: drmModeModeInfo) throws(KMSError) {
+        let newMode = OutputMode(info)
+        var blob: UInt32 = 0
+        var modeInfo = info
+        try KMSError.check(drmModeCreatePropertyBlob(device.fd, &modeInfo, MemoryLayout<drmModeModeInfo>.size, &blob),
+                           "drmModeCreatePropertyBlob(mode \(Self.modeName(info)))")
+        let newBuffers: [DumbBuffer]
+        var values = modesetValues
+        do throws(KMSError) {
+            newBuffers = try (0..<2).map { _ throws(KMSError) in try DumbBuffer(device: device, width: newMode.width, height: newMode.height) }
+            newBuffers[0].clear()
+            // Property ids are the device's, shared by every CRTC (and plane): only this CRTC's and
+            // primary plane's entries change.
+            let crtcProperties = try device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC \(crtc)")
+            let planeProperties = try device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(plane)")
+            let crtcValues: [UInt32: UInt64] = [try crtcProperties.id("MODE_ID"): UInt64(blob)]
+            let planeValues: [UInt32: UInt64] = [
+                try planeProperties.id("SRC_W"): UInt64(newMode.width) << 16, try planeProperties.id("SRC_H"): UInt64(newMode.height) << 16,
+                try planeProperties.id("CRTC_W"): UInt64(newMode.width), try planeProperties.id("CRTC_H"): UInt64(newMode.height),
+            ]
+            values = modesetValues.map { entry in
+                let replacement = entry.object == crtc ? crtcValues[entry.property] : entry.object == plane ? planeValues[entry.property] : nil
+                return (entry.object, entry.property, replacement ?? entry.value)
+            }
+            if !isSuspended {
+                let request = try AtomicRequest()
+                for (object, property, value) in values { try request.set(object, property, value) }
+                try request.set(plane, planeFramebufferProperty, UInt64(newBuffers[0].framebuffer))
+                let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
+                if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
+                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), code: code)
+                }
+                if isPoweredOn, let code = request.commit(on: device, flags: modeset, userData: nil) {
+                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), code: code)
+                }
+            }
+        } catch {
+            _ = drmModeDestroyPropertyBlob(device.fd, blob)
+            throw error
+        }
+        _ = drmModeDestroyPropertyBlob(device.fd, modeBlob)
+        modeBlob = blob
+        modesetValues = values
+        buffers = newBuffers
+        front = 0
+        mode = newMode
+        shownFrame = nil
+        shownImage = nil
+        cursorPlane?.follow(CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform))
+        cursorPlane?.turnedOff()
+        // The refreshes of the old mode are gone: the next frame's schedule starts from now.
+        clock = nil
+        lastFramePacing = nil
+        pacing = nil
+        var spec = itimerspec()
+        _ = timerfd_settime(timer, 0, &spec, nil)
+        phase = .idle
+        wantsAnotherFrame = true
+        if !isSuspended, isPoweredOn { scheduleAnotherIfWanted() }
     }
 
     /// The modeset showing `framebuffer`.

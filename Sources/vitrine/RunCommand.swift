@@ -169,6 +169,9 @@ struct Run: ParsableCommand {
             }
             let kms = try KMSBackend(devicePath: device, configuration: configuration, access: access)
             logger.info("\(kms.hotplugDescription)")
+            if let waiting = kms.waitingForDisplay {
+                logger.notice("\(waiting): waiting for a display to be plugged in; the app starts once it is lit")
+            }
             kms.onHotplugMessage = { message in logger.info("\(message)") }
             kmsBackend = kms
             if let presentationLog {
@@ -181,7 +184,7 @@ struct Run: ParsableCommand {
                 observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
             }
             backend = kms
-            outputsDescription = kms.kmsOutputs.map(\.description).joined(separator: ", ")
+            outputsDescription = kms.kmsOutputs.isEmpty ? "no display yet" : kms.kmsOutputs.map(\.description).joined(separator: ", ")
         } else {
             var configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
             configuration.transform = .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal
@@ -190,6 +193,16 @@ struct Run: ParsableCommand {
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
         let compositor = try Compositor(backend: backend, logger: logger)
+        if let kmsBackend {
+            // Outputs lit later (a display plugged in) log their first frame and feed the presentation log too.
+            let compositorAdded = kmsBackend.outputAdded
+            kmsBackend.outputAdded = { output in
+                if let output = output as? KMSOutput {
+                    observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
+                }
+                compositorAdded?(output)
+            }
+        }
         if let board { try BoardInput.apply(board, to: compositor) }
         let deviceConfiguration = try board.map { try BoardInput.deviceConfiguration(for: $0.input) } ?? InputConfiguration()
         if !inputDevices.isEmpty {
@@ -230,17 +243,31 @@ struct Run: ParsableCommand {
         }
         defer { controlServer?.close() }
         var process: ClientProcess?
-        if !app.isEmpty {
-            process = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
-            logger.info("started \(app.joined(separator: " ")) as pid \(process!.pid)")
+        var session: KioskSession?
+        // The app and the kiosk session (splash, overlays, keyboard) need an output to show on:
+        // with no display connected at start they begin once the first one is lit.
+        func startApps() throws {
+            if !app.isEmpty {
+                let started = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
+                process = started
+                logger.info("started \(app.joined(separator: " ")) as pid \(started.pid)")
+            }
+            // READY's status names the outputs lit by now (with none at start, the first plugged in).
+            let shown = kmsBackend.map { $0.kmsOutputs.map(\.description).joined(separator: ", ") } ?? outputsDescription
+            // The board's app, supervised, when no app was given after --.
+            session = try KioskSession(
+                compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash,
+                idle: board?.idle ?? IdleConfiguration(), onScreenKeyboard: board?.onScreenKeyboard ?? OnScreenKeyboardSettings(),
+                notifier: notifier, outputs: shown, start: startNanoseconds, logger: logger)
         }
-        // The board's app, supervised, when no app was given after --.
-        let session = try KioskSession(
-            compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash, idle: board?.idle ?? IdleConfiguration(),
-            onScreenKeyboard: board?.onScreenKeyboard ?? OnScreenKeyboardSettings(), notifier: notifier,
-            outputs: outputsDescription, start: startNanoseconds, logger: logger)
+        var waitingForDisplay = DisplayWait(notifier: notifier, logger: logger)
+        if compositor.outputStatuses.isEmpty {
+            waitingForDisplay.begin(now: monotonicNanoseconds())
+        } else {
+            try startApps()
+        }
         responder.app = { [app] in
-            session.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
+            session?.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
         }
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false
@@ -256,11 +283,25 @@ struct Run: ParsableCommand {
         defer {
             compositor.shutdown()
             process?.terminate()
-            session.stop()
+            session?.stop()
         }
+        var startFailure: Error?
         try compositor.run {
             if interrupted { return true }
-            session.tick(now: monotonicNanoseconds())
+            if session == nil {
+                guard !compositor.outputStatuses.isEmpty else {
+                    waitingForDisplay.tick(now: monotonicNanoseconds())
+                    return false
+                }
+                logger.info("a display is lit: starting the app")
+                do {
+                    try startApps()
+                } catch {
+                    startFailure = error
+                    return true
+                }
+            }
+            session?.tick(now: monotonicNanoseconds())
             if let process, process.poll(), screenshot == nil || screenshotTaken {
                 logger.info("the app exited with status \(process.exitStatus ?? -1)")
                 return true
@@ -279,6 +320,7 @@ struct Run: ParsableCommand {
             }
             return !keepRunning
         }
+        if let startFailure { throw startFailure }
     }
 
     /// The seat session for --kms, by --seat-manager: with 'auto', only where a seat manager runs

@@ -30,7 +30,8 @@ final class HeadlessSession {
         ])
     }
 
-    /// A session on several headless outputs from the start.
+    /// The compositor on these outputs from the start (none: no display yet, as a kiosk booted
+    /// before its screen).
     init(outputs: [HeadlessOutputConfiguration]) throws {
         _ = Self.runtimeDirectory
         backend = try HeadlessBackend(outputs: outputs)

@@ -203,6 +203,27 @@ import WaylandTestClient
         #expect(window.client.protocolError == nil)
     }
 
+    @Test func aMirrorWhoseDisplayChangesModeFitsThePictureToTheNewSize() throws {
+        let session = try HeadlessSession(outputs: [source(), mirror(320, 320, of: "HEADLESS-1")])
+        let window = try quadrantWindow(session)
+        let shown = session.backend.headlessOutput(1)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 80, y: 100).isNear(green) == true })
+
+        // 480×240 at scale 1/2: the picture at 80…400 × 0…240, source (x, y) at (80 + x/2, y/2).
+        try session.backend.changeMode(of: shown, to: OutputMode(width: 480, height: 240, refreshMillihertz: 60_000))
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.width == 480 })
+        let image = try #require(shown.lastShownImage)
+        #expect(image.height == 240)
+        #expect(image.pixel(x: 160, y: 60).isNear(green))
+        #expect(image.pixel(x: 320, y: 60).isNear(red))
+        #expect(image.pixel(x: 160, y: 180).isNear(red))
+        #expect(image.pixel(x: 40, y: 120).isNear(black))
+        #expect(image.pixel(x: 440, y: 120).isNear(black))
+        // Clients still see the source alone, unchanged.
+        #expect(session.compositor.outputStatuses.map(\.name) == ["HEADLESS-1"])
+        withExtendedLifetime(window) {}
+    }
+
     @Test func unpluggingTheMirrorLeavesTheSourceDrawing() throws {
         let session = try HeadlessSession(outputs: [source(), mirror(320, 320, of: "HEADLESS-1")])
         let window = try quadrantWindow(session)

@@ -69,11 +69,13 @@ public final class Output {
         }
     }
 
-    /// Changes the description and tells every client (then `done`).
+    /// Changes the description and tells every client: wl_output's events, then the extensions'
+    /// (zxdg_output's logical size), then one `done` that applies them together.
     public func update(_ description: OutputDescription) {
         state = description
-        for resource in bound { resource.sendAll(description) }
+        for resource in bound { resource.sendAll(description, done: false) }
         for handler in updateHandlers { handler() }
+        for resource in bound where resource.version >= 2 { resource.send(2) }
     }
 
     /// Withdraws the global (the display was unplugged); bound resources stay inert.
@@ -110,7 +112,7 @@ final class OutputResource: Resource {
         super.init(client: client, interface: vitrine_wl_output_interface(), version: version, id: id)
     }
 
-    func sendAll(_ state: OutputDescription) {
+    func sendAll(_ state: OutputDescription, done: Bool = true) {
         send(0, .int(state.x), .int(state.y), .int(state.physicalWidthMillimetres), .int(state.physicalHeightMillimetres),
              .int(0), .string(state.make), .string(state.model), .int(state.transform.rawValue))
         send(1, .uint(0x1 | 0x2), .int(state.modeWidth), .int(state.modeHeight), .int(state.refreshMillihertz))
@@ -119,7 +121,7 @@ final class OutputResource: Resource {
             send(4, .string(state.name))
             send(5, .string(state.description))
         }
-        if version >= 2 { send(2) }
+        if done, version >= 2 { send(2) }
     }
 
     override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {

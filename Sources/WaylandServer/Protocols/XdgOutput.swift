@@ -87,8 +87,9 @@ private final class XdgOutput: Resource {
         sendDone()
     }
 
-    /// After `Output.update(_:)`: what changed, then done. Name never changes, and the description
-    /// may change only for version 3 (earlier versions hear it once).
+    /// Within `Output.update(_:)`: what changed, then zxdg_output.done where wl_output.done does
+    /// not close the burst (`Output.update` sends that one). Name never changes, and the
+    /// description may change only for version 3 (earlier versions hear it once).
     func sendChanges(_ state: OutputDescription) {
         var changed = false
         if position?.x != state.x || position?.y != state.y {
@@ -103,7 +104,13 @@ private final class XdgOutput: Resource {
             sendDescription(state)
             changed = true
         }
-        if changed { sendDone() }
+        if changed, !closedByOutputDone { send(2) }
+    }
+
+    /// Whether wl_output.done closes this object's bursts (version 3 with a wl_output of version 2 or later).
+    private var closedByOutputDone: Bool {
+        guard version >= 3, let outputResource, outputResource.isAlive else { return false }
+        return outputResource.version >= 2
     }
 
     private func sendPosition(_ state: OutputDescription) {
@@ -124,7 +131,7 @@ private final class XdgOutput: Resource {
     /// Version 3 deprecates zxdg_output_v1.done: wl_output.done (wl_output version 2 and later)
     /// closes the burst instead.
     private func sendDone() {
-        if version >= 3, let outputResource, outputResource.isAlive, outputResource.version >= 2 {
+        if closedByOutputDone, let outputResource {
             outputResource.send(2)
         } else {
             send(2)
