@@ -66,6 +66,8 @@ import Testing
         }
         // Every interval is at least one refresh: no two flips share a vblank.
         #expect(advances.keys.allSatisfy { $0 >= 1 }, "advances: \(advances.sorted { $0.key < $1.key })")
+        // The distribution for the run's log: how many refreshes a frame took under this emulator.
+        print("flip cadence on vkms: sequence advances \(advances.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")), \(restarts) vblank restarts")
         // Gaps that long are a stalled emulator, not the cadence: at most a few.
         #expect(restarts <= 5, "\(restarts) intervals over \(offDelay) ns; advances: \(advances.sorted { $0.key < $1.key })")
     }
