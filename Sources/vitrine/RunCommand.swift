@@ -366,8 +366,11 @@ struct Run: ParsableCommand {
         output.presentationObserver = { [unowned output] timing in
             if first {
                 first = false
-                let lit = output.modesetCompletedNanoseconds.map { "lit after \(($0 - start) / 1_000_000) ms, " } ?? ""
-                logger.info("\(output.name): \(lit)first frame shown \((timing.nanoseconds &- start) / 1_000_000) ms after start (vblank counter: \(output.hasVblankCounter))")
+                // Signed: vkms stamps the modeset's event with the vblank before its CRTC was
+                // turned off, which may be before start.
+                func sinceStart(_ nanoseconds: UInt64) -> Int64 { Int64(bitPattern: nanoseconds &- start) / 1_000_000 }
+                let lit = output.modesetCompletedNanoseconds.map { "lit after \(sinceStart($0)) ms, " } ?? ""
+                logger.info("\(output.name): \(lit)first frame shown \(sinceStart(timing.nanoseconds)) ms after start (vblank counter: \(output.hasVblankCounter))")
             }
             if let log {
                 let latency = output.lastCommitToFlipNanoseconds.map(String.init) ?? "-"

@@ -12,6 +12,8 @@ why each piece is what it is.
     guest.py run --out DIR SCRIPT           boot, run SCRIPT in the guest, report, power off
     guest.py run --systemd SETUP --out DIR SCRIPT
                                             the same on a whole system booted with systemd
+    guest.py run --vkms --out DIR SCRIPT    with vkms loaded too (built out of tree, see vkms.py): a
+                                            second card, after virtio-gpu's, whose CRTC counts vblanks
 
 SCRIPT is a POSIX shell script run with /bin/sh in the chroot. Its working directory is the
 output folder, shared read-write with the host as /tmp/hil-out, and it may call:
@@ -53,6 +55,8 @@ import sys
 import tempfile
 import time
 import zlib
+
+import vkms
 
 CACHE = os.environ.get("VITRINE_HIL_CACHE", "/var/cache/vitrine-hil")
 # What the guest's /init loads: the display, the host-root share, and the input devices.
@@ -130,8 +134,21 @@ def find_tool(name):
     raise HarnessError(f"{name} is missing (apt-get install -y qemu-system-x86 busybox-static kmod)")
 
 
-def module_closure(modules_dir):
-    """Paths (relative to modules_dir) of MODULES and everything they depend on."""
+def fetch_vkms(version, log_dir):
+    """vkms.ko for the guest's kernel, built out of tree once (see vkms.py); a failed build leaves
+    its log in log_dir as vkms-build.log."""
+    package = f"linux-image-{version}"
+    debs = sorted(f for f in os.listdir(CACHE) if f.startswith(package + "_") and f.endswith(".deb"))
+    if not debs:
+        raise HarnessError(f"no {package} .deb in {CACHE} to build vkms against")
+    try:
+        return vkms.build(CACHE, version, os.path.join(CACHE, debs[-1]), log, log_dir)
+    except vkms.BuildError as error:
+        raise HarnessError(str(error)) from error
+
+
+def module_closure(modules_dir, modules=MODULES):
+    """Paths (relative to modules_dir) of `modules` and everything they depend on."""
     dependencies = {}
     with open(os.path.join(modules_dir, "modules.dep")) as file:
         for line in file:
@@ -145,7 +162,7 @@ def module_closure(modules_dir):
         builtin = {os.path.basename(line.strip()).split(".ko")[0].replace("-", "_") for line in file}
     needed = set()
     pending = []
-    for module in MODULES:
+    for module in modules:
         name = module.replace("-", "_")
         if name in by_name:
             pending.append(by_name[name])
@@ -274,16 +291,29 @@ SCRIPT
 """
 
 
-def build_initramfs(boots_systemd=False):
-    """Returns (kernel image, initramfs) paths, building the initramfs once per kernel and init."""
+def build_initramfs(boots_systemd=False, with_vkms=False, log_dir=None):
+    """Returns (kernel image, initramfs) paths, building the initramfs once per kernel and init.
+    with_vkms adds vkms (built out of tree) and loads it after virtio-gpu, which stays card0."""
     version, root = fetch_kernel()
     busybox = "/bin/busybox"
     if not os.path.exists(busybox):
         raise HarnessError("/bin/busybox is missing (apt-get install -y busybox-static)")
     modules_dir = os.path.join(root, "lib/modules", version)
-    modules = module_closure(modules_dir)
-    init = INIT_PRELUDE.replace("{modules}", " ".join(MODULES)) + (SYSTEMD_INIT if boots_systemd else CHROOT_INIT)
+    loaded = list(MODULES)
+    vkms_module = None
+    load_vkms = ""
+    if with_vkms:
+        path = fetch_vkms(version, log_dir)
+        with open(path, "rb") as file:
+            vkms_module = file.read()
+        depends = run_checked([find_tool("modinfo"), "-F", "depends", path]).strip()
+        loaded += [name for name in depends.split(",") if name]
+        load_vkms = f'insmod /lib/modules/{version}/extra/vkms.ko || echo "HIL-FAIL insmod vkms"\n'
+    modules = module_closure(modules_dir, loaded)
+    init = INIT_PRELUDE.replace("{modules}", " ".join(loaded)) + load_vkms + (SYSTEMD_INIT if boots_systemd else CHROOT_INIT)
     digest = hashlib.sha256((init + "\n".join(modules)).encode())
+    if vkms_module:
+        digest.update(vkms_module)
     with open(busybox, "rb") as file:
         digest.update(file.read())
     path = os.path.join(CACHE, f"initramfs-{version}-{digest.hexdigest()[:12]}.cpio.gz")
@@ -304,6 +334,8 @@ def build_initramfs(boots_systemd=False):
     for module in modules:
         with open(os.path.join(modules_dir, module), "rb") as file:
             archive.file(f"{module_root}/{module}", file.read())
+    if vkms_module:
+        archive.file(f"{module_root}/extra/vkms.ko", vkms_module)
     staging = f"{path}.partial-{os.getpid()}"
     with open(staging, "wb") as file:
         file.write(gzip.compress(archive.finish(), compresslevel=6, mtime=0))
@@ -455,8 +487,9 @@ hil_head() { hil_request head "$1" "$2"; }
 
 
 class Guest:
-    def __init__(self, out, memory_mb, display_size, shares=(), setup=None, heads=1):
+    def __init__(self, out, memory_mb, display_size, shares=(), setup=None, heads=1, with_vkms=False):
         self.out = os.path.abspath(out)
+        self.with_vkms = with_vkms
         self.heads = heads
         self.bus_folder = None
         self.bus = None
@@ -470,7 +503,7 @@ class Guest:
         self.qmp = None
 
     def boot(self, script, deadline):
-        kernel, initramfs = build_initramfs(boots_systemd=self.setup is not None)
+        kernel, initramfs = build_initramfs(boots_systemd=self.setup is not None, with_vkms=self.with_vkms, log_dir=self.out)
         os.makedirs(self.out, exist_ok=True)
         for name in os.listdir(self.out):
             if name.startswith(".hil-ack-") or name in ("serial.log", ".qmp.sock"):
@@ -600,11 +633,11 @@ class Guest:
             shutil.rmtree(self.bus_folder, ignore_errors=True)
 
 
-def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None, heads=1):
+def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None, heads=1, with_vkms=False):
     """Boots the guest, serves its requests and returns (exit status, result dictionary)."""
     start = time.monotonic()
     deadline = start + timeout
-    guest = Guest(out, memory_mb, display_size, shares, setup, heads)
+    guest = Guest(out, memory_mb, display_size, shares, setup, heads, with_vkms)
     result = {"exit_status": None, "captures": {}, "requests": [], "error": None}
     timings = {}
     status = EXIT_HARNESS_FAILURE
@@ -711,7 +744,8 @@ def run(out, script, timeout, memory_mb, display_size, shares=(), setup=None, he
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("prepare", help="fetch the kernel and build the initramfs (cached)")
+    preparer = commands.add_parser("prepare", help="fetch the kernel and build the initramfs (cached)")
+    preparer.add_argument("--vkms", action="store_true", help="with vkms, built for the guest's kernel (cached)")
     runner = commands.add_parser("run", help="boot the guest and run a script in it")
     runner.add_argument("--out", required=True, help="output folder (console log, captures, result.json)")
     runner.add_argument("--timeout", type=float, default=600, help="seconds for the whole run, boot included")
@@ -727,11 +761,15 @@ def main():
     runner.add_argument(
         "--systemd", metavar="SETUP",
         help="boot a whole system with systemd as PID 1, after running the shell script SETUP in a chroot of it")
+    runner.add_argument(
+        "--vkms", action="store_true",
+        help="also load vkms (built out of tree for the guest's kernel, cached): a second card whose "
+        "CRTC counts vblanks, which QMP cannot capture")
     runner.add_argument("script", help="a shell script file, or - for standard input")
     arguments = parser.parse_args()
     try:
         if arguments.command == "prepare":
-            kernel, initramfs = build_initramfs()
+            kernel, initramfs = build_initramfs(with_vkms=arguments.vkms)
             print(json.dumps({"kernel": kernel, "initramfs": initramfs}))
             return 0
         display_size = None
@@ -751,7 +789,8 @@ def main():
     if not 1 <= arguments.heads <= 16:
         log(f"--heads must be 1…16, got {arguments.heads}")
         return EXIT_HARNESS_FAILURE
-    status, result = run(arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share, setup, arguments.heads)
+    status, result = run(
+        arguments.out, script, arguments.timeout, arguments.memory, display_size, arguments.share, setup, arguments.heads, arguments.vkms)
     print(json.dumps(result, indent=2))
     return status
 
