@@ -174,3 +174,19 @@ extension PremultipliedPixel {
 
 let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
 let white = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)
+
+/// A fullscreen toplevel of `client` with its first configure acknowledged (not mapped).
+func toplevel(_ client: SessionClient) throws -> (surface: TestProxy, xdgSurface: TestProxy, toplevel: TestProxy) {
+    let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
+    let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+    let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+    try surface.send(6)
+    try client.client.roundtrip()
+    try client.acknowledgeConfigure(of: xdgSurface)
+    return (surface, xdgSurface, toplevel)
+}
+
+/// The width and height of the toplevel's latest configure.
+func configuredSize(_ toplevel: TestProxy) -> [TestValue]? {
+    toplevel.events(named: "configure").last.map { Array($0.arguments.prefix(2)) }
+}

@@ -11,21 +11,6 @@ import WaylandTestClient
         OutputMode(width: width, height: height, refreshMillihertz: 60_000)
     }
 
-    /// A fullscreen toplevel with its first configure acknowledged (not mapped).
-    private func toplevel(_ client: SessionClient) throws -> (surface: TestProxy, xdgSurface: TestProxy, toplevel: TestProxy) {
-        let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
-        try client.client.roundtrip()
-        try client.acknowledgeConfigure(of: xdgSurface)
-        return (surface, xdgSurface, toplevel)
-    }
-
-    private func configuredSize(_ toplevel: TestProxy) -> [TestValue]? {
-        toplevel.events(named: "configure").last.map { Array($0.arguments.prefix(2)) }
-    }
-
     @Test func aResizedOutputSendsItsNewModeAndLogicalSizeInOneBurstAndItsWindowFillsTheNewSize() throws {
         let session = try HeadlessSession(width: 640, height: 480)
         let client = try SessionClient(session)
