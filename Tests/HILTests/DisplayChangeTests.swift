@@ -8,8 +8,7 @@ import Testing
 /// is unplugged and lights it, app included, once it is plugged in; and the first head resized
 /// through QEMU's D-Bus display (a new preferred mode, with a hotplug uevent) is set to the new
 /// mode while foot runs, and foot's window fills it.
-// Thirty minutes: the guest may wait for the other suites' guests (one at a time) before its own boot.
-@Suite(.timeLimit(.minutes(30))) struct DisplayChangeTests {
+@Suite(.guestTimeLimit) struct DisplayChangeTests {
     /// The first head's mode at boot, and the one it is resized to.
     static let width = 1024
     static let height = 768

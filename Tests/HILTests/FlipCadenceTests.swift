@@ -11,7 +11,7 @@ import Testing
 /// between two flips is the number of refreshes between them times the mode's period. (Measured over
 /// three runs: frames 4–24 refreshes apart, most often 6, rendering in 48–170 ms on a quiet
 /// host; 6–78 apart, 68–770 ms, on a loaded one.)
-@Suite(.timeLimit(.minutes(10))) struct FlipCadenceTests {
+@Suite(.guestTimeLimit) struct FlipCadenceTests {
     /// The frames the checks cover, after the first few, which take seconds each under TCG while
     /// lavapipe compiles its shaders (and make the just-in-time start wait as long).
     static let warmUpFrames = 10

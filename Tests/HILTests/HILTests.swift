@@ -9,8 +9,7 @@ import Testing
 /// scanout captured by QEMU's screendump (see hil/guest.py and the shared hil.md notes). One guest
 /// boot serves every check here; the guest and the host's reference render are made once, on first
 /// use, and a failure leaves the guest's console log and captures in the output folder it names.
-// Thirty minutes: the guest may wait for SystemdBootTests' guest (one at a time) before its own boot.
-@Suite(.timeLimit(.minutes(30))) struct KMSFrameTests {
+@Suite(.guestTimeLimit) struct KMSFrameTests {
     /// The mode the guest's virtio-gpu prefers and Vitrine asks for: small, since lavapipe renders
     /// under software emulation.
     static let width = 1024

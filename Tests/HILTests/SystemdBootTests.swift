@@ -8,8 +8,7 @@ import Testing
 /// note says. The unit starts on tty1 in a logind session, its app (foot) is killed with SIGKILL and
 /// restarted behind the overlay, a hung main loop is restarted by the watchdog, and the unit stops
 /// cleanly. One boot serves every check; a failure leaves its logs and captures in the folder named.
-// Thirty minutes: the guest may wait for KMSFrameTests' guest (one at a time) before its own boot.
-@Suite(.timeLimit(.minutes(30))) struct SystemdBootTests {
+@Suite(.guestTimeLimit) struct SystemdBootTests {
     static let width = 1280
     static let height = 800
     /// The board's splash colour (#1D3557), which the overlay shows while the app restarts.
@@ -268,6 +267,12 @@ struct SystemdBoot: Sendable {
         guard status == 0 else { throw GuestRun.Failure.harness(status: status, directory: directory, log: log) }
         return SystemdBoot(directory: directory)
     }
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// The limit of each suite that boots a guest: before its own boot it may wait for every other
+    /// suite's guest (one at a time), which under CI's load took over ten minutes together.
+    static var guestTimeLimit: Self { .timeLimit(.minutes(30)) }
 }
 
 /// One QEMU guest at a time, across processes too (parallel test runs in other checkouts): two
