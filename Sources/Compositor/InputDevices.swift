@@ -99,6 +99,10 @@ extension Compositor {
                 handle(event, deviceName: inputDevices.names[key]?[event.device])
             }
         }
+        // Sent now, not at the end of the loop turn: a frame that the same turn draws (on this
+        // thread) would otherwise hold the events back for as long as it takes to draw.
+        display.flushClients()
+        inputFlushed()
     }
 
     /// Delivers one device event: to the client under the pointer or finger, or the focused one.
