@@ -15,13 +15,6 @@ import Testing
         return (root, tile, context)
     }
 
-    func change(_ body: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        body()
-        Transaction.commit()
-    }
-
     @Test func theFirstFrameIsFullAndAnUnchangedFrameIsNothing() {
         let s = scene()
         var tracker = DamageTracker()

@@ -142,13 +142,6 @@ import Testing
 /// blur's reach redraws the layer, and the partial redraw equals a full render.
 @MainActor
 @Suite struct RenderFilterComboDamageTests {
-    func change(_ body: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        body()
-        Transaction.commit()
-    }
-
     @Test func aChangeBehindAFilteredFrostedLayerRedrawsTheWholeLayer() {
         let root = makeRoot(400, 300)
         let behind = sublayer(root, frame: Rect(x: 10, y: 10, width: 20, height: 20), background: .red)

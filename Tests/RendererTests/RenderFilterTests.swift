@@ -269,13 +269,6 @@ import Testing
 /// it changes.
 @MainActor
 @Suite struct RenderFilterDamageTests {
-    func change(_ body: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        body()
-        Transaction.commit()
-    }
-
     @Test func aChangeUnderABlurDamagesItsBoxGrownByTheBlursReach() {
         let root = makeRoot(400, 300)
         let blurred = sublayer(root, frame: Rect(x: 100, y: 100, width: 100, height: 100))

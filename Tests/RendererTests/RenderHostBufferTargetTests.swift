@@ -43,14 +43,6 @@ final class AnonymousMapping {
         return (root, context, squares)
     }
 
-    func change(_ body: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        body()
-        Transaction.commit()
-        Transaction.flush()
-    }
-
     /// Every pixel of `memory` inside `rect` (all of it when nil) equals `image`'s, and every
     /// other byte, row padding included, is `untouched`.
     func expectBytes(

@@ -19,14 +19,6 @@ import Testing
         return (root, layer)
     }
 
-    func change(_ body: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        body()
-        Transaction.commit()
-        Transaction.flush()
-    }
-
     @Test func aMovedLayerReusesItsMaskAndMatchesAFreshRenderExactly() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
         let (root, layer) = scene()

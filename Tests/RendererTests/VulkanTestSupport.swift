@@ -9,6 +9,15 @@ let vulkanDeviceAvailable = VulkanContext.physicalDeviceCount() > 0
 let noVulkanDeviceComment: Comment =
     "no Vulkan physical device: install mesa-vulkan-drivers (lavapipe) to run the renderer tests without a GPU"
 
+/// Commits `body`'s changes at once, without implicit animations, and flushes.
+func change(_ body: () -> Void) {
+    Transaction.begin()
+    Transaction.disableActions = true
+    body()
+    Transaction.commit()
+    Transaction.flush()
+}
+
 /// Runs `body` with a validated lavapipe-or-GPU context and fails the test on any validation
 /// message, including those that tearing the context down produces.
 func withValidatedContext(
