@@ -5,7 +5,9 @@ For each compositor (1280x720 headless output, software rendering: Vitrine on la
 10 with pixman and desktop-shell, cage with pixman) and each of --rounds rounds, it measures:
   * idle RSS of the compositor (cage needs an app: it runs `sleep`, which is no Wayland client);
   * start → first presented frame: from spawning the compositor to the first wl_callback.done
-    that weston-simple-shm receives (WAYLAND_DEBUG timestamps, CLOCK_REALTIME);
+    that weston-simple-shm receives (WAYLAND_DEBUG timestamps, CLOCK_REALTIME), once with an
+    empty cache (the first start after installing) and then in every round with what the
+    earlier starts left in it;
   * compositor CPU time per frame of weston-simple-shm (utime+stime from /proc over --seconds,
     divided by the frame callbacks the client received meanwhile);
   * commit → frame callback latency of weston-simple-shm (median and p95);
@@ -15,7 +17,10 @@ For each compositor (1280x720 headless output, software rendering: Vitrine on la
 weston runs desktop-shell because its kiosk-shell shows nothing on the headless backend (no seat)
 and fullscreen-shell offers no xdg_wm_base, which weston-presentation-shm needs.
 It prints a table of medians over the rounds and the ratios to Vitrine. Compositors and clients
-run as an unprivileged user when started as root (cage refuses root).
+run as an unprivileged user when started as root (cage refuses root), each compositor with a
+cache directory of its own (XDG_CACHE_HOME) that the user can write, where the GPU driver keeps
+compiled shaders between starts: Mesa looks there, else in the passwd entry's home (not $HOME),
+which for nobody does not exist; the systemd unit's user has its home in its StateDirectory.
 Usage: python3 benchmarks/compare_compositors.py [--vitrine PATH] [--rounds N] [--seconds S]
 """
 import argparse
@@ -48,6 +53,17 @@ def runtime_dir():
     path = "/tmp/vitrine-bench-runtime"
     shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
+    if os.geteuid() == 0:
+        os.chown(path, 65534, 65534)
+    return path
+
+
+def compositor_cache(name, fresh=False):
+    """The compositor's XDG_CACHE_HOME, kept across its starts (emptied when `fresh`)."""
+    path = f"/tmp/vitrine-bench-cache-{name}"
+    if fresh:
+        shutil.rmtree(path, ignore_errors=True)
+    os.makedirs(path, 0o700, exist_ok=True)
     if os.geteuid() == 0:
         os.chown(path, 65534, 65534)
     return path
@@ -95,7 +111,7 @@ class Session:
     def __init__(self, name, vitrine, app, client_env=None):
         self.runtime = runtime_dir()
         self.socket = "bench-0"
-        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime)
+        env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, XDG_CACHE_HOME=compositor_cache(name))
         env.pop("WAYLAND_DISPLAY", None)
         command, extra = compositor_command(name, vitrine, self.socket, app)
         env.update(extra)
@@ -167,19 +183,32 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
+def shm_session(name, vitrine):
+    """weston-simple-shm on the compositor, and the time from the compositor's start to the
+    client's first frame callback (ms)."""
+    session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"})
+    deadline = time.time() + 30
+    first = None
+    while time.time() < deadline and first is None:
+        time.sleep(0.02)
+        done = [stamp for stamp, kind in callback_events(session.lines()) if kind == "done"]
+        first = done[0] if done else None
+    if first is None:
+        session.stop()
+        raise RuntimeError(f"{name}: weston-simple-shm got no frame callback")
+    return session, first - session.start_ms
+
+
+def measure_cold_startup(name, vitrine):
+    compositor_cache(name, fresh=True)
+    session, startup = shm_session(name, vitrine)
+    session.stop()
+    return {"startup_cold_ms": startup}
+
+
 def measure_shm(name, vitrine, seconds):
-    app = ["weston-simple-shm"]
-    session = Session(name, vitrine, app, client_env={"WAYLAND_DEBUG": "client"})
+    session, startup = shm_session(name, vitrine)
     try:
-        deadline = time.time() + 30
-        first = None
-        while time.time() < deadline and first is None:
-            time.sleep(0.02)
-            done = [stamp for stamp, kind in callback_events(session.lines()) if kind == "done"]
-            first = done[0] if done else None
-        if first is None:
-            raise RuntimeError(f"{name}: weston-simple-shm got no frame callback")
-        startup = first - session.start_ms
         cpu_before = cpu_seconds(session.compositor.pid)
         window_start = now_debug_ms()
         time.sleep(seconds)
@@ -243,13 +272,13 @@ def main():
     results = {name: [] for name in names}
     for round_index in range(arguments.rounds):
         for name in names:
-            row = {}
+            row = measure_cold_startup(name, arguments.vitrine) if round_index == 0 else {}
             row.update(measure_idle(name, arguments.vitrine))
             row.update(measure_shm(name, arguments.vitrine, arguments.seconds))
             row.update(measure_presentation(name, arguments.vitrine, arguments.seconds / 2))
             results[name].append(row)
             print(f"round {round_index + 1} {name}: " + ", ".join(f"{k}={v:.2f}" for k, v in row.items()), flush=True)
-    keys = ["startup_ms", "rss_idle_mib", "rss_client_mib", "cpu_per_frame_ms", "fps",
+    keys = ["startup_cold_ms", "startup_ms", "rss_idle_mib", "rss_client_mib", "cpu_per_frame_ms", "fps",
             "commit_to_callback_median_ms", "commit_to_callback_p95_ms",
             "commit_to_present_median_ms", "commit_to_present_p95_ms"]
     medians = {name: {key: statistics.median([r[key] for r in rows if key in r]) if any(key in r for r in rows) else None

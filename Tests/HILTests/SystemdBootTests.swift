@@ -102,6 +102,15 @@ import Testing
             """)
     }
 
+    /// A kiosk's later starts (a reboot, a watchdog restart) reuse the shaders its first start
+    /// compiled: Mesa's cache lives in the unit user's home, which its StateDirectory makes
+    /// writable under ProtectSystem=strict.
+    @Test func theDriverKeepsItsCompiledShadersInTheUnitsStateDirectory() throws {
+        let boot = try SystemdBoot.shared.get()
+        let listing = boot.text("driver-cache.txt").split(separator: "\n")
+        #expect(listing.contains("/var/lib/vitrine/.cache/mesa_shader_cache"), "\(listing); see \(boot.directory)")
+    }
+
     /// Pixels of `image` in the rectangle whose channels all exceed 160 (text and the spinner).
     static func countOfLightPixels(in image: Image, x: Range<Int>, y: Range<Int>) -> Int {
         var count = 0
@@ -254,6 +263,8 @@ struct SystemdBoot: Sendable {
             capture_settled after-watchdog
             systemctl stop $unit
             show > stopped.txt
+            # Where the GPU driver kept the shaders it compiled (Mesa: the passwd home's .cache).
+            find /var/lib/vitrine/.cache -maxdepth 1 > driver-cache.txt 2>&1
             journalctl -b -t vitrine -o short-monotonic --no-pager > vitrine-journal.txt
             journalctl -b -u $unit -o short-monotonic --no-pager > unit-journal.txt
             """
