@@ -232,6 +232,7 @@ struct Run: ParsableCommand {
         defer { if let inputLatencyLog { writeLatencies(compositor.inputDeliveryLatencies, to: inputLatencyLog, logger: logger) } }
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
+        if let problem = ShaderCache.current.problem() { logger.warning("\(problem)") }
         // Opened before any app starts, so that a path in use stops Vitrine before it launches anything.
         let responder = ControlResponder(
             compositor: compositor, version: Vitrine.version, display: name, printer: board?.printer.map(Printer.init))
