@@ -71,6 +71,47 @@ import WaylandTestClient
         #expect(try layouts(client.client)["HEADLESS-4"] == [640, 200, 640, 200, 384, 512])
         #expect(client.client.protocolError == nil)
     }
+
+    @Test func outputsPlacedRightOfAResizedOutputMoveWithItsEdgeAndThoseTheBoardPlacedStay() throws {
+        let session = try HeadlessSession(outputs: [
+            config(640, 480),
+            config(320, 240),
+            config(800, 600),
+            config(100, 100, layout: .origin(x: -100, y: 0)),
+        ])
+        let client = try SessionClient(session)
+        #expect(try layouts(client.client) == [
+            "HEADLESS-1": [0, 0, 0, 0, 640, 480],
+            "HEADLESS-2": [640, 0, 640, 0, 320, 240],
+            "HEADLESS-3": [960, 0, 960, 0, 800, 600],
+            "HEADLESS-4": [-100, 0, -100, 0, 100, 100],
+        ])
+        let mode = { (width: Int, height: Int) in OutputMode(width: width, height: height, refreshMillihertz: 60_000) }
+        // The first output grows by 384: the two placed in a row right of it move by as much.
+        try session.backend.changeMode(of: session.backend.headlessOutput(0), to: mode(1024, 768))
+        try client.client.roundtrip()
+        #expect(try layouts(client.client) == [
+            "HEADLESS-1": [0, 0, 0, 0, 1024, 768],
+            "HEADLESS-2": [1024, 0, 1024, 0, 320, 240],
+            "HEADLESS-3": [1344, 0, 1344, 0, 800, 600],
+            "HEADLESS-4": [-100, 0, -100, 0, 100, 100],
+        ])
+        // The middle one grows by 320: only the one right of it moves.
+        try session.backend.changeMode(of: session.backend.headlessOutput(1), to: mode(640, 480))
+        try client.client.roundtrip()
+        #expect(try layouts(client.client) == [
+            "HEADLESS-1": [0, 0, 0, 0, 1024, 768],
+            "HEADLESS-2": [1024, 0, 1024, 0, 640, 480],
+            "HEADLESS-3": [1664, 0, 1664, 0, 800, 600],
+            "HEADLESS-4": [-100, 0, -100, 0, 100, 100],
+        ])
+        // The first shrinks back: the row closes up behind it.
+        try session.backend.changeMode(of: session.backend.headlessOutput(0), to: mode(640, 480))
+        try client.client.roundtrip()
+        #expect(try layouts(client.client)["HEADLESS-2"] == [640, 0, 640, 0, 640, 480])
+        #expect(try layouts(client.client)["HEADLESS-3"] == [1280, 0, 1280, 0, 800, 600])
+        #expect(client.client.protocolError == nil)
+    }
 }
 
 /// A display that mirrors another (a board's `mirror`): no wl_output of its own, the source's
