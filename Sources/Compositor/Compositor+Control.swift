@@ -10,7 +10,19 @@ extension Compositor {
             return ControlStatus.Output(
                 name: backend.name, width: backend.mode.width, height: backend.mode.height,
                 refreshMillihertz: backend.mode.refreshMillihertz, scale: backend.scaleFactor,
-                transform: backend.transform.rawValue, hasFrame: backend.lastShownImage != nil)
+                transform: backend.transform.rawValue, hasFrame: backend.lastShownImage != nil,
+                x: Int(output.global.state.x), y: Int(output.global.state.y))
+        }
+    }
+
+    /// Each mirror as the `status` command shows it.
+    public var mirrorStatuses: [ControlStatus.Mirror] {
+        mirrors.map { mirror in
+            let backend = mirror.backend
+            return ControlStatus.Mirror(
+                name: backend.name, width: backend.mode.width, height: backend.mode.height,
+                refreshMillihertz: backend.mode.refreshMillihertz, transform: backend.transform.rawValue,
+                source: mirror.sourceName, isShowingSource: mirror.source != nil)
         }
     }
 

@@ -214,8 +214,14 @@ public struct ControlStatus: Codable, Equatable, Sendable {
         public var transform: Int
         /// Whether the output has shown a frame (what `capture` returns).
         public var hasFrame: Bool
+        /// Its top-left corner in the outputs' layout (wl_output.geometry's x and y).
+        public var x: Int
+        public var y: Int
 
-        public init(name: String, width: Int, height: Int, refreshMillihertz: Int, scale: Double, transform: Int, hasFrame: Bool) {
+        public init(
+            name: String, width: Int, height: Int, refreshMillihertz: Int, scale: Double, transform: Int, hasFrame: Bool,
+            x: Int = 0, y: Int = 0
+        ) {
             self.name = name
             self.width = width
             self.height = height
@@ -223,6 +229,31 @@ public struct ControlStatus: Codable, Equatable, Sendable {
             self.scale = scale
             self.transform = transform
             self.hasFrame = hasFrame
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// A display that shows another output's picture (a board's `mirror`): no place in the layout.
+    public struct Mirror: Codable, Equatable, Sendable {
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var refreshMillihertz: Int
+        public var transform: Int
+        /// The name of the output it shows.
+        public var source: String
+        /// Whether that output is lit (the mirror is black while it is not).
+        public var isShowingSource: Bool
+
+        public init(name: String, width: Int, height: Int, refreshMillihertz: Int, transform: Int, source: String, isShowingSource: Bool) {
+            self.name = name
+            self.width = width
+            self.height = height
+            self.refreshMillihertz = refreshMillihertz
+            self.transform = transform
+            self.source = source
+            self.isShowingSource = isShowingSource
         }
     }
 
@@ -244,15 +275,17 @@ public struct ControlStatus: Codable, Equatable, Sendable {
     /// The Wayland socket's name (WAYLAND_DISPLAY).
     public var display: String
     public var outputs: [Output]
+    public var mirrors: [Mirror]
     /// Connected Wayland clients.
     public var clients: Int
     /// The kiosk app, when one runs.
     public var app: App?
 
-    public init(version: String, display: String, outputs: [Output], clients: Int, app: App?) {
+    public init(version: String, display: String, outputs: [Output], mirrors: [Mirror] = [], clients: Int, app: App?) {
         self.version = version
         self.display = display
         self.outputs = outputs
+        self.mirrors = mirrors
         self.clients = clients
         self.app = app
     }

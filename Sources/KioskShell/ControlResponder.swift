@@ -33,7 +33,7 @@ public final class ControlResponder {
             return printResponse(to: request)
         case .status:
             return .now(.json(ControlStatus(
-                version: version, display: display, outputs: compositor.outputStatuses,
+                version: version, display: display, outputs: compositor.outputStatuses, mirrors: compositor.mirrorStatuses,
                 clients: compositor.connectedClientCount, app: app())))
         #if DEBUG
         case .hang:

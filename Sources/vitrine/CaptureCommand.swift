@@ -161,7 +161,12 @@ struct Status: ParsableCommand {
         for (index, output) in status.outputs.enumerated() {
             let refresh = Double(output.refreshMillihertz) / 1000
             let frame = output.hasFrame ? "" : ", no frame shown yet"
-            lines.append("output \(index): \(output.name) \(output.width)x\(output.height)@\(refresh) scale \(output.scale) transform \(output.transform)\(frame)")
+            lines.append("output \(index): \(output.name) \(output.width)x\(output.height)@\(refresh) scale \(output.scale) transform \(output.transform) at \(output.x),\(output.y)\(frame)")
+        }
+        for mirror in status.mirrors {
+            let refresh = Double(mirror.refreshMillihertz) / 1000
+            let shown = mirror.isShowingSource ? "" : " (not lit: black)"
+            lines.append("mirror: \(mirror.name) \(mirror.width)x\(mirror.height)@\(refresh) transform \(mirror.transform) shows \(mirror.source)\(shown)")
         }
         lines.append("clients: \(status.clients)")
         if let app = status.app {

@@ -96,6 +96,8 @@ import WaylandTestClient
             "HEADLESS-3": [1344, 0, 1344, 0, 800, 600],
             "HEADLESS-4": [-100, 0, -100, 0, 100, 100],
         ])
+        // `vitrine status` gives the same places.
+        #expect(session.compositor.outputStatuses.map { [$0.x, $0.y] } == [[0, 0], [1024, 0], [1344, 0], [-100, 0]])
         // The middle one grows by 320: only the one right of it moves.
         try session.backend.changeMode(of: session.backend.headlessOutput(1), to: mode(640, 480))
         try client.client.roundtrip()
@@ -231,16 +233,25 @@ import WaylandTestClient
         let window = try quadrantWindow(session)
         let shown = session.backend.headlessOutput(1)
         #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 80, y: 100).isNear(green) == true })
+        // `vitrine status` lists the mirror apart from the outputs, with its source and whether it is lit.
+        let status = { (lit: Bool) in
+            ControlStatus.Mirror(
+                name: "HEADLESS-2", width: 320, height: 320, refreshMillihertz: 60_000, transform: 0, source: "DSI-1", isShowingSource: lit)
+        }
+        #expect(session.compositor.mirrorStatuses == [status(true)])
+        #expect(session.compositor.outputStatuses.map(\.name) == ["DSI-1"])
 
         session.backend.removeOutput(session.backend.headlessOutput(0))
         #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 80, y: 100).isNear(black) == true })
         #expect(shown.lastShownImage?.pixel(x: 240, y: 260).isNear(black) == true)
+        #expect(session.compositor.mirrorStatuses == [status(false)])
 
         // Back, the source takes the window again (fullscreen at the same size) and the mirror shows it.
         _ = try session.backend.addOutput(source(name: "DSI-1"), at: 0)
         try window.client.roundtrip()
         #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 80, y: 100).isNear(green) == true })
         #expect(shown.lastShownImage?.pixel(x: 240, y: 260).isNear(red) == true)
+        #expect(session.compositor.mirrorStatuses == [status(true)])
         #expect(window.client.protocolError == nil)
     }
 

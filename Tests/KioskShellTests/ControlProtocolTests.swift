@@ -57,7 +57,10 @@ import Testing
     @Test func aStatusBodyIsSortedJSONThatReadsBack() throws {
         let status = ControlStatus(
             version: "0.1.0", display: "wayland-1",
-            outputs: [ControlStatus.Output(name: "HDMI-A-1", width: 1920, height: 1080, refreshMillihertz: 60000, scale: 2, transform: 1, hasFrame: true)],
+            outputs: [ControlStatus.Output(
+                name: "HDMI-A-1", width: 1920, height: 1080, refreshMillihertz: 60000, scale: 2, transform: 1, hasFrame: true, x: 0, y: 0)],
+            mirrors: [ControlStatus.Mirror(
+                name: "DSI-1", width: 800, height: 480, refreshMillihertz: 60000, transform: 0, source: "HDMI-A-1", isShowingSource: true)],
             clients: 2, app: ControlStatus.App(command: ["cog", "https://example.com"], pid: 42, starts: 3))
         guard case .success(let mediaType, let body) = ControlReply.json(status) else {
             Issue.record("the status did not encode")
@@ -65,7 +68,7 @@ import Testing
         }
         #expect(mediaType == "application/json")
         #expect(String(decoding: body, as: UTF8.self) == #"""
-            {"app":{"command":["cog","https://example.com"],"pid":42,"starts":3},"clients":2,"display":"wayland-1","outputs":[{"hasFrame":true,"height":1080,"name":"HDMI-A-1","refreshMillihertz":60000,"scale":2,"transform":1,"width":1920}],"version":"0.1.0"}
+            {"app":{"command":["cog","https://example.com"],"pid":42,"starts":3},"clients":2,"display":"wayland-1","mirrors":[{"height":480,"isShowingSource":true,"name":"DSI-1","refreshMillihertz":60000,"source":"HDMI-A-1","transform":0,"width":800}],"outputs":[{"hasFrame":true,"height":1080,"name":"HDMI-A-1","refreshMillihertz":60000,"scale":2,"transform":1,"width":1920,"x":0,"y":0}],"version":"0.1.0"}
             """#)
         #expect(try JSONDecoder().decode(ControlStatus.self, from: Data(body)) == status)
     }

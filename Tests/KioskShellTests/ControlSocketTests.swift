@@ -191,7 +191,7 @@ final class Box<Value>: @unchecked Sendable {
         #expect(text.status == 0)
         #expect(String(decoding: text.output, as: UTF8.self) == """
             vitrine 0.1.0 on \(vitrine.display)
-            output 0: HEADLESS-1 320x240@60.0 scale 1.0 transform 0
+            output 0: HEADLESS-1 320x240@60.0 scale 1.0 transform 0 at 0,0
             clients: 1
             app: weston-simple-shm, running as pid \(pid), started 1 time
 
