@@ -56,6 +56,15 @@ extension Compositor {
         } catch {
             logger.error("\(mirror.backend.name) cannot mirror \(output.backend.name): \(error)")
         }
+        markMirroredCursors()
+    }
+
+    /// An output that a mirror shows draws its cursor into its frames (which the mirror redraws),
+    /// not on its cursor plane.
+    private func markMirroredCursors() {
+        withoutAnimation {
+            for output in outputs { output.cursor.isMirrored = mirrors.contains { $0.source === output } }
+        }
     }
 
     /// A display was plugged in. It takes the backend's place for it among the outputs (the
@@ -96,6 +105,7 @@ extension Compositor {
     func outputDisappeared(_ backendOutput: any BackendOutput) {
         if let index = mirrors.firstIndex(where: { $0.backend === backendOutput }) {
             mirrors.remove(at: index).stop()
+            markMirroredCursors()
             do { try watchBackend() } catch { logger.error("cannot watch the display backend: \(error)") }
             logger.info("mirror \(backendOutput.name) went away")
             return

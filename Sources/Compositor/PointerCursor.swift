@@ -52,6 +52,21 @@ final class PointerCursor {
     private let scale: Double
     /// The output's cursor plane, if it has one (nil once its display is gone).
     private var hardware: (any HardwareCursorOutput)?
+    /// Whether a mirror shows this output. The mirror redraws this output's frames, which lack
+    /// what the plane shows, so the cursor is drawn into them instead.
+    var isMirrored = false {
+        didSet {
+            guard isMirrored != oldValue else { return }
+            if isMirrored, let hardware {
+                if case .nothing = onHardware {} else { _ = hardware.setCursor(nil, hotspotX: 0, hotspotY: 0) }
+                onHardware = .nothing
+            }
+            if case .client = image { clientNeedsPlacing = true }
+            update()
+        }
+    }
+    /// The cursor plane the cursor may use now.
+    private var plane: (any HardwareCursorOutput)? { isMirrored ? nil : hardware }
     /// The arrow's pixels and its hotspot in them, for the hardware cursor.
     private let arrowImage: Graphics.Image?
     private let arrowHotspotPixels: (x: Int, y: Int)
@@ -215,7 +230,7 @@ final class PointerCursor {
         // A hidden cursor is placed when shown again (`update` asks for it).
         guard case .client(let node, let hotspot) = image, cursorVisible else { return }
         var onPlane = false
-        if let hardware, let planeImage = Self.planeImage(of: node, hotspot: hotspot, scale: scale) {
+        if let hardware = plane, let planeImage = Self.planeImage(of: node, hotspot: hotspot, scale: scale) {
             onPlane = hardware.setCursor(planeImage.image, hotspotX: planeImage.hotspotX, hotspotY: planeImage.hotspotY)
         } else if case .nothing = onHardware {} else {
             _ = hardware?.setCursor(nil, hotspotX: 0, hotspotY: 0)
@@ -318,7 +333,7 @@ final class PointerCursor {
     /// Hands the shown arrow to the hardware cursor and moves what it shows; a client's cursor is
     /// handed over by `placeClientCursor`, and a hidden cursor leaves the hardware empty.
     private func updateHardware() {
-        guard let hardware else { return }
+        guard let hardware = plane else { return }
         if case .arrow = image, cursorVisible, arrowImage != nil {
             if !isOnHardware {
                 onHardware = hardware.setCursor(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y) ? .arrow : .nothing

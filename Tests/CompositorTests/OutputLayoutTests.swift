@@ -255,6 +255,30 @@ import WaylandTestClient
         #expect(window.client.protocolError == nil)
     }
 
+    @Test func aMirroredOutputDrawsThePointerIntoItsFramesForTheMirrorAndUsesItsPlaneAgainOnceTheMirrorGoes() throws {
+        let session = try HeadlessSession(outputs: [
+            HeadlessOutputConfiguration(
+                mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000), cursorPlane: CursorPlaneSize(width: 64, height: 64)),
+            mirror(640, 480, of: "HEADLESS-1"),
+        ])
+        let window = try quadrantWindow(session)
+        let source = session.backend.headlessOutput(0), shown = session.backend.headlessOutput(1)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 102, y: 107).isNear(green) == true })
+
+        // The arrow's hotspot (1, 1) on the pointer at (100, 100): its black inside at (3, 8) of the
+        // arrow is in the source's frames, and so in the mirror's, and the plane stays empty.
+        session.compositor.pointerMoved(toX: 100, y: 100)
+        #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 102, y: 107).isNear(black) == true })
+        #expect(source.lastShownImage?.pixel(x: 102, y: 107).isNear(black) == true)
+        #expect(source.shownCursor == nil)
+
+        // With the mirror unplugged the arrow goes to the plane, and out of the frames.
+        session.backend.removeOutput(shown)
+        #expect(try session.run(seconds: 30) { source.shownCursor != nil && source.lastShownImage?.pixel(x: 102, y: 107).isNear(green) == true })
+        #expect(source.shownCursor.map { [$0.image.width, $0.x, $0.y] } == [13, 99, 99])
+        #expect(window.client.protocolError == nil)
+    }
+
     @Test func aMirrorWhoseDisplayChangesModeFitsThePictureToTheNewSize() throws {
         let session = try HeadlessSession(outputs: [source(), mirror(320, 320, of: "HEADLESS-1")])
         let window = try quadrantWindow(session)
