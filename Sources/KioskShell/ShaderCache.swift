@@ -1,11 +1,11 @@
 import Glibc
 
 /// Where the GPU driver keeps the shaders it compiles, so that later starts (a reboot, a watchdog
-/// restart) skip compiling them: on lavapipe that halves the time to the app's first frame. Mesa
-/// looks in MESA_SHADER_CACHE_DIR, else $XDG_CACHE_HOME/mesa_shader_cache, else
-/// .cache/mesa_shader_cache in the home directory of the user's passwd entry (not $HOME). A
-/// folder that cannot be written there disables the cache without a word from the driver, so
-/// Vitrine says so at start.
+/// restart) skip compiling them: on lavapipe that cuts the time to a client's first frame by about
+/// 40% (268 → 157 ms in the README's comparison). Mesa looks in MESA_SHADER_CACHE_DIR, else
+/// $XDG_CACHE_HOME/mesa_shader_cache, else .cache/mesa_shader_cache in the home directory of the
+/// user's passwd entry (not $HOME). A folder that cannot be written there disables the cache
+/// without a word from the driver, so Vitrine says so at start.
 public struct ShaderCache: Equatable, Sendable {
     /// The folder the driver would use, or nil when nothing names one.
     public let directory: String?
