@@ -6,8 +6,6 @@ public struct DmabufImportFormat: Hashable, Sendable {
     /// The DRM fourcc code (drm_fourcc.h), e.g. 0x34325241 for ARGB8888.
     public let fourcc: UInt32
     public let modifier: UInt64
-    /// How many memory planes a buffer of this pair has (a modifier may add metadata planes).
-    public let planeCount: Int
 }
 
 /// A DRM render node's device number.
@@ -20,35 +18,33 @@ public struct RenderNode: Hashable, Sendable, CustomStringConvertible {
 
 /// Why the renderer cannot import client dma-bufs.
 public enum DmabufUnsupportedReason: Hashable, Sendable, CustomStringConvertible {
-    /// The device lacks these Vulkan extensions (lavapipe lacks the last three).
+    /// The device lacks these Vulkan extensions (Mesa 22.3's lavapipe lacks the dma-buf one).
     case missingExtensions([String])
-    /// The device does not say which DRM render node it is, so clients cannot be told where to allocate.
-    case noRenderNode
-    /// None of the formats the renderer samples can be imported with any modifier.
+    /// The device cannot back a transfer-source buffer with dma-buf memory.
     case noImportableFormat
 
     public var description: String {
         switch self {
         case .missingExtensions(let names):
             return "dma-buf import needs Vulkan extensions the device lacks: " + names.joined(separator: ", ")
-        case .noRenderNode:
-            return "the Vulkan device reports no DRM render node"
         case .noImportableFormat:
-            return "the Vulkan device can import none of ARGB8888, XRGB8888, ABGR8888, XBGR8888 from a dma-buf"
+            return "the Vulkan device cannot read a buffer from dma-buf memory"
         }
     }
 }
 
 /// Whether the renderer can import client dma-bufs, and what: the compositor advertises
-/// zwp_linux_dmabuf_v1 with exactly these formats and this render node, and only when supported.
+/// zwp_linux_dmabuf_v1 with exactly these formats, and only when supported. The render node is
+/// the device's own where it reports one (a GPU; lavapipe has none).
 public enum DmabufSupport: Hashable, Sendable, CustomStringConvertible {
-    case supported(renderNode: RenderNode, formats: [DmabufImportFormat])
+    case supported(renderNode: RenderNode?, formats: [DmabufImportFormat])
     case unsupported(DmabufUnsupportedReason)
 
     public var description: String {
         switch self {
         case .supported(let node, let formats):
-            return "dma-buf import on render node \(node): \(formats.count) format/modifier pair(s)"
+            let device = node.map { "render node \($0)" } ?? "a device without a render node"
+            return "dma-buf import on \(device): \(formats.count) format/modifier pair(s)"
         case .unsupported(let reason):
             return "no dma-buf import: \(reason)"
         }
@@ -65,6 +61,9 @@ enum DmabufSampledFormat: UInt32, CaseIterable {
     case abgr8888 = 0x3432_4241  // "AB24"
     case xbgr8888 = 0x3432_4258  // "XB24"
 
+    /// DRM_FORMAT_MOD_LINEAR.
+    static let linearModifier: UInt64 = 0
+
     var vulkanFormat: VkFormat {
         switch self {
         case .argb8888, .xrgb8888: VK_FORMAT_B8G8R8A8_UNORM
@@ -74,36 +73,36 @@ enum DmabufSampledFormat: UInt32, CaseIterable {
 }
 
 extension VulkanContext {
-    /// What dma-buf import needs: fd memory import, of dma-buf handles, with explicit layouts
-    /// (modifiers), and the device's render node for the feedback main device.
-    static let dmabufRequiredExtensions = [
-        "VK_KHR_external_memory_fd", "VK_EXT_external_memory_dma_buf", "VK_EXT_image_drm_format_modifier",
-        "VK_EXT_physical_device_drm",
-    ]
-
-    /// Asks the device honestly: the extensions, its render node, then for each sampled format the
-    /// modifiers it can sample and import from a dma-buf. (`init` enables the first three whenever
-    /// the device has them; the fourth only adds a property query and needs no enabling.)
+    /// Asks the device honestly: the extensions, then whether a buffer can be bound to imported
+    /// dma-buf memory. Imports are linear (rows at the client's stride, copied into a texture),
+    /// which every device that imports dma-buf memory reads; tiled layouts would need images
+    /// made with `VK_EXT_image_drm_format_modifier`, which Vitrine does not create yet.
     func dmabufSupport() throws -> DmabufSupport {
         let properties: [VkExtensionProperties] = try enumerate("vkEnumerateDeviceExtensionProperties") {
             vkEnumerateDeviceExtensionProperties(physicalDevice, nil, $0, $1)
         }
         let available = Set(properties.map { string(fromCArray: $0.extensionName) })
-        let missing = Self.dmabufRequiredExtensions.filter { !available.contains($0) }
+        let missing = Self.dmabufExtensions.filter { !available.contains($0) }
         guard missing.isEmpty else { return .unsupported(.missingExtensions(missing)) }
-        guard let node = drmRenderNode() else { return .unsupported(.noRenderNode) }
-        let sampled = VkFormatFeatureFlags(VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT.rawValue)
-        var formats: [DmabufImportFormat] = []
-        for format in DmabufSampledFormat.allCases {
-            for candidate in modifiers(of: format.vulkanFormat) where candidate.drmFormatModifierTilingFeatures & sampled != 0 {
-                guard try canImport(format.vulkanFormat, modifier: candidate.drmFormatModifier) else { continue }
-                formats.append(DmabufImportFormat(
-                    fourcc: format.rawValue, modifier: candidate.drmFormatModifier,
-                    planeCount: Int(candidate.drmFormatModifierPlaneCount)))
-            }
+        guard canImportDmabufBuffers else { return .unsupported(.noImportableFormat) }
+        let formats = DmabufSampledFormat.allCases.map {
+            DmabufImportFormat(fourcc: $0.rawValue, modifier: DmabufSampledFormat.linearModifier)
         }
-        guard !formats.isEmpty else { return .unsupported(.noImportableFormat) }
+        let node = available.contains("VK_EXT_physical_device_drm") ? drmRenderNode() : nil
         return .supported(renderNode: node, formats: formats)
+    }
+
+    /// Whether a transfer-source buffer can be bound to imported dma-buf memory.
+    private var canImportDmabufBuffers: Bool {
+        var info = VkPhysicalDeviceExternalBufferInfo()
+        info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO
+        info.usage = VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue)
+        info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+        var properties = VkExternalBufferProperties()
+        properties.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES
+        vkGetPhysicalDeviceExternalBufferProperties(physicalDevice, &info, &properties)
+        let features = properties.externalMemoryProperties.externalMemoryFeatures
+        return features & VkExternalMemoryFeatureFlags(VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.rawValue) != 0
     }
 
     /// The render node `VK_EXT_physical_device_drm` reports, if the device has one.
@@ -119,59 +118,6 @@ extension VulkanContext {
             let result = drmPointer.pointee
             guard result.hasRender == VkBool32(VK_TRUE) else { return nil }
             return RenderNode(major: UInt32(result.renderMajor), minor: UInt32(result.renderMinor))
-        }
-    }
-
-    /// The modifiers the device offers for `format` (Vulkan's two calls: count, then the list).
-    private func modifiers(of format: VkFormat) -> [VkDrmFormatModifierPropertiesEXT] {
-        withCallArena { arena in
-            var list = VkDrmFormatModifierPropertiesListEXT()
-            list.sType = VK_STRUCTURE_TYPE_DRM_FORMAT_MODIFIER_PROPERTIES_LIST_EXT
-            let listPointer = arena.pointer(to: list)
-            var properties = VkFormatProperties2()
-            properties.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2
-            properties.pNext = UnsafeMutableRawPointer(listPointer)
-            vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
-            let count = Int(listPointer.pointee.drmFormatModifierCount)
-            guard count > 0,
-                let entries = arena.pointer(to: [VkDrmFormatModifierPropertiesEXT](repeating: .init(), count: count))
-            else { return [] }
-            listPointer.pointee.pDrmFormatModifierProperties = entries
-            vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
-            return Array(UnsafeBufferPointer(start: entries, count: Int(listPointer.pointee.drmFormatModifierCount)))
-        }
-    }
-
-    /// Whether a sampled 2D image of `format` with `modifier` can be bound to imported dma-buf memory.
-    private func canImport(_ format: VkFormat, modifier: UInt64) throws -> Bool {
-        try withCallArena { arena in
-            var modifierInfo = VkPhysicalDeviceImageDrmFormatModifierInfoEXT()
-            modifierInfo.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_DRM_FORMAT_MODIFIER_INFO_EXT
-            modifierInfo.drmFormatModifier = modifier
-            modifierInfo.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-            var externalInfo = VkPhysicalDeviceExternalImageFormatInfo()
-            externalInfo.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO
-            externalInfo.pNext = UnsafeRawPointer(arena.pointer(to: modifierInfo))
-            externalInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
-            var info = VkPhysicalDeviceImageFormatInfo2()
-            info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2
-            info.pNext = UnsafeRawPointer(arena.pointer(to: externalInfo))
-            info.format = format
-            info.type = VK_IMAGE_TYPE_2D
-            info.tiling = VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT
-            info.usage = VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue)
-
-            var external = VkExternalImageFormatProperties()
-            external.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES
-            let externalPointer = arena.pointer(to: external)
-            var properties = VkImageFormatProperties2()
-            properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2
-            properties.pNext = UnsafeMutableRawPointer(externalPointer)
-            let result = vkGetPhysicalDeviceImageFormatProperties2(physicalDevice, &info, &properties)
-            if result == VK_ERROR_FORMAT_NOT_SUPPORTED { return false }
-            try check(result, "vkGetPhysicalDeviceImageFormatProperties2")
-            let features = externalPointer.pointee.externalMemoryProperties.externalMemoryFeatures
-            return features & VkExternalMemoryFeatureFlags(VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.rawValue) != 0
         }
     }
 }

@@ -55,9 +55,9 @@ final class VulkanContext {
     let commandPool: VkCommandPool
     /// The physical device's name, e.g. `llvmpipe (LLVM 15.0.6, 256 bits)`.
     let deviceName: String
-    /// Whether `VK_EXT_external_memory_dma_buf`, `VK_KHR_external_memory_fd` and
-    /// `VK_EXT_image_drm_format_modifier` are enabled, so that client dma-bufs can become images.
-    let supportsDmabufImport: Bool
+    /// `vkGetMemoryFdPropertiesKHR`, with `VK_KHR_external_memory_fd` and
+    /// `VK_EXT_external_memory_dma_buf` enabled: client dma-bufs can then be imported as memory.
+    let getMemoryFdProperties: PFN_vkGetMemoryFdPropertiesKHR?
     /// With `VK_EXT_external_memory_host` enabled, the alignment that host memory (its address and
     /// size) needs to become a buffer without a copy (`minImportedHostPointerAlignment`); nil
     /// without the extension.
@@ -83,9 +83,8 @@ final class VulkanContext {
 
     static let validationLayer = "VK_LAYER_KHRONOS_validation"
     static let hostMemoryExtension = "VK_EXT_external_memory_host"
-    private static let dmabufExtensions = [
-        "VK_KHR_external_memory_fd", "VK_EXT_external_memory_dma_buf", "VK_EXT_image_drm_format_modifier",
-    ]
+    /// What importing a dma-buf's memory needs (`dmabufSupport()` reports what the device lacks).
+    static let dmabufExtensions = ["VK_KHR_external_memory_fd", "VK_EXT_external_memory_dma_buf"]
 
     init(options: VulkanOptions) throws {
         let log = options.enableValidation ? ValidationLog() : nil
@@ -140,7 +139,11 @@ final class VulkanContext {
         self.queue = queue
         self.commandPool = commandPool!
         deviceName = string(fromCArray: properties.deviceName)
-        supportsDmabufImport = !dmabufExtensions.isEmpty
+        getMemoryFdProperties = dmabufExtensions.isEmpty
+            ? nil
+            : vkGetDeviceProcAddr(device, "vkGetMemoryFdPropertiesKHR").map {
+                unsafeBitCast($0, to: PFN_vkGetMemoryFdPropertiesKHR.self)
+            }
         if !hostMemoryExtension.isEmpty, let function = vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT") {
             getMemoryHostPointerProperties = unsafeBitCast(function, to: PFN_vkGetMemoryHostPointerPropertiesEXT.self)
             hostPointerAlignment = Self.hostPointerAlignment(of: choice.handle)
