@@ -183,11 +183,11 @@ public final class Renderer {
             var nextInBatch: UInt32?
             var wholeWithin: PixelRect??
             for draw in pass.draws {
-                let contents = try draw.drawable.map { drawable in
+                let contents = try draw.externalTexture.map { texture in
                     precondition(
-                        drawable.slot.texture.image.context === context,
-                        "a VulkanLayer is composited by the renderer it was made with")
-                    return drawable.slot.texture
+                        texture.image.context === context,
+                        "external contents are composited by renderers of the device that made them")
+                    return texture
                 } ?? draw.contents.map { try textures.texture(for: $0) } ?? white
                 let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
                 let constants = DrawConstants(instanceIndex: draw.instance, targetWidth: width, targetHeight: height)

@@ -13,8 +13,9 @@ struct EncodedDraw: Equatable {
     /// What of the shader the draw uses (with `kind`, it picks the draw's specialized pipeline).
     var flags: SceneEncoder.Flags
     var contents: Image?
-    /// A presented drawable to sample instead of `contents` (see `VulkanLayer`).
-    var drawable: PresentedFrame?
+    /// A texture the renderer made, sampled instead of `contents`: a `VulkanLayer`'s presented
+    /// drawable or a client dma-buf's copy (see `Texture.showing`).
+    var externalTexture: Texture?
     var previousContents: Image?
     var filter: ContentsFilter
     /// In the pixels of the draw's pass (the target's, or its intermediate's); nil for all of them.
@@ -271,7 +272,7 @@ struct SceneEncoder {
         }
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
-        let drawable = PresentedFrame.showing(p.externalContents)
+        let externalTexture = Texture.showing(p.externalContents)
         let hasBackground = (p.backgroundColor?.alpha ?? 0) > 0
         let gradient = p.gradient.flatMap(gradientBlock)
         if hasBackground || contentsFrame != nil || gradient != nil {
@@ -279,7 +280,7 @@ struct SceneEncoder {
             if hasBackground { flags.insert(.hasBackground) }
             if gradient != nil { flags.insert(.gradient) }
             var quad = p.bounds
-            if let contentsFrame, p.contents != nil || drawable != nil {
+            if let contentsFrame, p.contents != nil || externalTexture != nil {
                 flags.insert(.hasContents)
                 if p.masksToBounds { flags.insert(.contentsRounded) } else { quad = quad.union(contentsFrame) }
                 if p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1) {
@@ -297,7 +298,8 @@ struct SceneEncoder {
                 flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
             body.gradient = gradient
             append(
-                body, kind: .body, scissor: scissor, contents: drawable == nil ? p.contents : nil, drawable: drawable,
+                body, kind: .body, scissor: scissor, contents: externalTexture == nil ? p.contents : nil,
+                externalTexture: externalTexture,
                 previous: p.contentsCrossFade?.from,
                 filter: p.magnificationFilter,
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
@@ -540,7 +542,7 @@ struct SceneEncoder {
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
-        drawable: PresentedFrame? = nil, previous: Image? = nil, filter: ContentsFilter = .linear,
+        externalTexture: Texture? = nil, previous: Image? = nil, filter: ContentsFilter = .linear,
         intermediate: Int? = nil, intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
         var instance = instance
@@ -550,7 +552,7 @@ struct SceneEncoder {
         if instance.clip != nil { flags.insert(.clip) }
         let reach = reach(of: instance, scissor)
         let draw = EncodedDraw(
-            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, drawable: drawable,
+            instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, externalTexture: externalTexture,
             previousContents: previous, filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
             opaqueBox: opaqueBox)
         openPasses[openPasses.count - 1].draws.append(draw)

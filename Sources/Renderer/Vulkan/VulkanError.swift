@@ -1,4 +1,5 @@
 internal import CVulkan
+import Glibc
 
 /// The errors that the Vulkan layer throws. Every `VkResult` is translated here, so that no Vulkan
 /// type reaches callers.
@@ -14,6 +15,10 @@ enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
     case validation([String])
     /// An image larger than the device's `maxImageDimension2D`.
     case imageTooLarge(width: Int, height: Int, maximum: Int)
+    /// A dma-buf smaller than a buffer over it needs.
+    case dmabufTooSmall(size: Int, needed: Int)
+    /// Duplicating a descriptor failed with this errno.
+    case descriptor(errno: Int32)
 
     var description: String {
         switch self {
@@ -27,6 +32,10 @@ enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Vulkan validation reported \(messages.count) message(s):\n" + messages.joined(separator: "\n")
         case .imageTooLarge(let width, let height, let maximum):
             return "image of \(width)×\(height) exceeds the device's limit of \(maximum) pixels a side"
+        case .dmabufTooSmall(let size, let needed):
+            return "the dma-buf has \(size) bytes but the device needs \(needed) to read it"
+        case .descriptor(let code):
+            return "the dma-buf's descriptor could not be duplicated: \(String(cString: strerror(code)))"
         }
     }
 }

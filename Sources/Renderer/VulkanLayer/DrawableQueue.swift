@@ -198,14 +198,16 @@ extension TimelineSemaphore {
     }
 }
 
-extension PresentedFrame: Equatable {
-    static func == (a: PresentedFrame, b: PresentedFrame) -> Bool { a === b }
+extension Texture: Equatable {
+    static func == (a: Texture, b: Texture) -> Bool { a === b }
 
-    /// The frame external contents show now, when they are a `VulkanLayer`'s.
-    static func showing(_ contents: (any ExternalContents)?) -> PresentedFrame? {
+    /// The texture external contents show now, when this module made them: a `VulkanLayer`'s
+    /// presented drawable, or a client dma-buf's copy.
+    static func showing(_ contents: (any ExternalContents)?) -> Texture? {
         switch contents {
-        case let frame as PresentedFrame: frame
-        case let live as LiveDrawableContents: live.frame
+        case let frame as PresentedFrame: frame.slot.texture
+        case let live as LiveDrawableContents: live.frame?.slot.texture
+        case let dmabuf as DmabufContents: dmabuf.texture
         default: nil
         }
     }
