@@ -78,7 +78,7 @@ extension Compositor {
                 return
             }
             let position = backend.outputs.filter(\.isExtending).firstIndex { $0 === backendOutput } ?? outputs.count
-            let output = attach(backendOutput, renderer: try Renderer(options: rendererOptions), at: position)
+            let output = attach(backendOutput, renderer: try makeOutputRenderer(), at: position)
             logger.info("output \(backendOutput.name) appeared: \(backendOutput.description)")
             if outputs.first === output {
                 Transaction.begin()

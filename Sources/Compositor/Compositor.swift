@@ -30,7 +30,12 @@ public final class Compositor: SurfaceObserver {
     var idle = IdleState()
     /// The backend's descriptors being watched (they change as outputs come and go).
     private var backendSources: [Int32: EventSource] = [:]
-    let rendererOptions: VulkanOptions
+    /// The renderer whose Vulkan device every output's renderer shares (the first output's own
+    /// while it has one), so that textures made for one output, dma-buf copies and VulkanLayers,
+    /// show on any; it lives as long as the compositor.
+    let device: Renderer
+    /// zwp_linux_dmabuf_v1, where the device imports client dma-bufs.
+    private var dmabuf: (global: LinuxDmabufGlobal, imports: DmabufImports)?
     /// Mapped windows while no output exists: the next output to appear takes them.
     var windowsWithoutOutput: [SurfaceNode] = []
     /// Told when the primary output changes (Compositor+PrimaryOutput.swift).
@@ -64,25 +69,11 @@ public final class Compositor: SurfaceObserver {
     }
     let logger: Logger
 
-    /// zwp_linux_dmabuf_v1 is advertised only with a renderer that imports what it offers; the
-    /// log says why it is not (the device lacks the extensions, or Vitrine's Vulkan import of
-    /// dmabufs, which needs a GPU to be written against, does not exist yet).
-    private static func logDmabufSupport(of renderer: Renderer, logger: Logger) {
-        switch Result(catching: { try renderer.dmabufSupport() }) {
-        case .success(.unsupported(let reason)):
-            logger.info("zwp_linux_dmabuf_v1 not advertised: \(reason) (clients use wl_shm)")
-        case .success(.supported(let node, let formats)):
-            logger.info("zwp_linux_dmabuf_v1 not advertised: render node \(node) could import \(formats.count) formats, but Vitrine's Vulkan dmabuf import is not written yet (clients use wl_shm)")
-        case .failure(let error):
-            logger.warning("zwp_linux_dmabuf_v1 not advertised: querying the device failed: \(error)")
-        }
-    }
-
-    /// Creates the display and globals and takes over `backend`'s outputs, each with its own renderer.
+    /// Creates the display and globals and takes over `backend`'s outputs, each with its own
+    /// renderer on one shared device.
     public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
         self.backend = backend
         self.logger = logger
-        self.rendererOptions = rendererOptions
         display = try Display(shmFormats: ShmFormat.additional)
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
@@ -105,14 +96,14 @@ public final class Compositor: SurfaceObserver {
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
+        device = try Renderer(options: rendererOptions)
+        dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {
                 addMirror(output, of: source)
                 continue
             }
-            let renderer = try Renderer(options: rendererOptions)
-            if outputs.isEmpty { Self.logDmabufSupport(of: renderer, logger: logger) }
-            attach(output, renderer: renderer)
+            attach(output, renderer: try makeOutputRenderer())
         }
         compositorGlobal.surfaceCreated = { [unowned self] surface in
             surface.observer = self
@@ -250,6 +241,12 @@ public final class Compositor: SurfaceObserver {
         nodes[ObjectIdentifier(surface)]
     }
 
+    /// A renderer for a new output, on the shared device: the device's own renderer when no
+    /// output draws with it.
+    func makeOutputRenderer() throws -> Renderer {
+        outputs.contains { $0.renderer === device } ? try Renderer(sharingDeviceOf: device) : device
+    }
+
     func makeNode(for surface: Surface) -> SurfaceNode {
         if let existing = node(for: surface) { return existing }
         let made = SurfaceNode(surface: surface)
@@ -280,7 +277,7 @@ public final class Compositor: SurfaceObserver {
         Transaction.begin()
         Transaction.disableActions = true
         let node = makeNode(for: surface)
-        node.apply(surface.current)
+        node.apply(surface.current, dmabufs: dmabuf?.imports)
         node.restack { [unowned self] member in
             member.subsurface == nil ? nil : makeNode(for: member)
         }

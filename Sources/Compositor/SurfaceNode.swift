@@ -11,7 +11,8 @@ import WaylandServer
 final class SurfaceNode {
     unowned(unsafe) let surface: Surface
     let container = Layer()
-    let content = Layer()
+    /// Shows a shm buffer's copy as `contents`, a dma-buf's as `externalContents`.
+    let content = ExternalContentsLayer()
     /// Popups of this surface, above its content and subsurfaces, newest on top.
     private(set) var popups: [SurfaceNode] = []
     /// The output the client was told the surface is on (wl_surface.enter).
@@ -28,7 +29,8 @@ final class SurfaceNode {
     }
 
     /// Shows the committed state: contents from the buffer, size, scale, viewport and opacity hints.
-    func apply(_ state: SurfaceState) {
+    /// `dmabufs` makes a dma-buf's contents (nil where the compositor imports none).
+    func apply(_ state: SurfaceState, dmabufs: DmabufImports?) {
         let size = state.size
         container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
         if let position = surface.subsurface?.position {
@@ -39,6 +41,7 @@ final class SurfaceNode {
         guard let buffer = state.buffer else {
             content.isHidden = true
             content.contents = nil
+            content.externalContents = nil
             return
         }
         content.isHidden = false
@@ -46,13 +49,18 @@ final class SurfaceNode {
             switch buffer.storage {
             case .shm:
                 content.backgroundColor = nil
+                content.externalContents = nil
                 content.contents = ShmImporter.image(
                     of: buffer, updating: content.contents, damage: Self.bufferDamage(of: state, buffer: buffer))
             case .singlePixel(let red, let green, let blue, let alpha):
                 content.contents = nil
+                content.externalContents = nil
                 content.backgroundColor = ShmImporter.color(red: red, green: green, blue: blue, alpha: alpha)
-            case .dmabuf:
+            case .dmabuf(let attributes):
+                content.backgroundColor = nil
                 content.contents = nil
+                content.externalContents = dmabufs?.contents(
+                    of: attributes, updating: content.externalContents, damage: Self.bufferDamage(of: state, buffer: buffer))
             }
             // Vitrine keeps its own copy of the pixels, so the client may reuse the buffer at once.
             buffer.release()

@@ -24,17 +24,34 @@ import WaylandTestClient
         try client.client.roundtrip()
     }
 
+    /// The same with a linear dma-buf (a memfd, which lavapipe maps as it maps dma-bufs), which
+    /// the compositor imports into the device and copies at commit.
+    func dmabufCycle(_ session: HeadlessSession) throws {
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let fd = anonymousFile(size: 64 * 64 * 4)
+        defer { close(fd) }
+        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+        try params.send(1, [.fileDescriptor(fd), .uint(0), .uint(0), .uint(256), .uint(0), .uint(0)])
+        let buffer = try params.send(
+            3, [.newID, .int(64), .int(64), .uint(0x3432_5241), .uint(0)], interface: "wl_buffer")
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+    }
+
     /// Runs in a child process of its own (an exit test), so that no other test's descriptors or
     /// memory are counted: exit status 0 when both stayed flat, 1 when not.
-    @Test func thousandClientCyclesLeaveDescriptorsAndMemoryFlat() async {
-        await #expect(processExitsWith: .success) {
+    @Test(arguments: [false, true]) func thousandClientCyclesLeaveDescriptorsAndMemoryFlat(dmabuf: Bool) async {
+        await #expect(processExitsWith: .success) { [dmabuf] in
             let test = ClientLifecycleTests()
             let session = try HeadlessSession()
-            for _ in 0..<50 { try test.cycle(session) }
+            let cycle = dmabuf ? test.dmabufCycle : test.cycle
+            for _ in 0..<50 { try cycle(session) }
             try session.run(seconds: 0.2)
             let descriptors = test.openDescriptorCount()
             let memory = test.residentBytes()
-            for _ in 0..<1000 { try test.cycle(session) }
+            for _ in 0..<1000 { try cycle(session) }
             try session.run(seconds: 0.2)
             // Stated tolerance: allocator slack, not per-client growth (1,000 leaked surfaces with
             // their 16 KiB pixel copies alone would be 16 MiB).

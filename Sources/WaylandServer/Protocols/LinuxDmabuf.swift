@@ -143,17 +143,33 @@ public protocol DmabufImporter: AnyObject {
     func bufferDestroyed(_ attributes: DmabufAttributes)
 }
 
-/// The zwp_linux_dmabuf_v1 global (version 4): clients share GPU buffers by dmabuf descriptors.
+/// The zwp_linux_dmabuf_v1 global (version 4, or 3 without a device to name): clients share GPU
+/// buffers by dmabuf descriptors.
 /// Advertise it only where the renderer can import (some format the feedback names); `feedback`
 /// lists what it imports, and `importer` decides each buffer.
 public final class LinuxDmabufGlobal {
     private var global: Global?
     let state: LinuxDmabufState
 
-    public init(display: Display, feedback: DmabufFeedback, importer: DmabufImporter) throws(DmabufFeedbackError) {
+    public convenience init(display: Display, feedback: DmabufFeedback, importer: DmabufImporter) throws(DmabufFeedbackError) {
+        try self.init(display: display, feedback: feedback, importer: importer, version: 4)
+    }
+
+    /// Version 3, for a device with no DRM node to name (lavapipe on the headless backend):
+    /// clients hear the formats and modifiers as events, and feedback, which must name the
+    /// device, does not exist at this version.
+    public convenience init(display: Display, formats: [DmabufFormat], importer: DmabufImporter) throws(DmabufFeedbackError) {
+        // Version 3 objects never send the main device; the tranche only carries the formats.
+        let unnamed = DeviceNumber(major: 0, minor: 0)
+        try self.init(
+            display: display, feedback: DmabufFeedback(mainDevice: unnamed, tranches: [DmabufTranche(targetDevice: unnamed, formats: formats)]),
+            importer: importer, version: 3)
+    }
+
+    private init(display: Display, feedback: DmabufFeedback, importer: DmabufImporter, version: UInt32) throws(DmabufFeedbackError) {
         let state = LinuxDmabufState(feedback: try CompiledFeedback(feedback), importer: importer)
         self.state = state
-        global = Global(display: display, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: 4) {
+        global = Global(display: display, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: version) {
             client, version, id in
             LinuxDmabufResource(client: client, version: version, id: id, state: state).announceFormats()
         }

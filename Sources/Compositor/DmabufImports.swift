@@ -1,0 +1,89 @@
+import Graphics
+import LayerKit
+import Logging
+import Renderer
+import WaylandServer
+
+/// The compositor's side of zwp_linux_dmabuf_v1: client dma-bufs imported into the device that
+/// every output's renderer shares, and copied into a texture each time a surface commits one.
+///
+/// Imports are single-plane and linear (what `Renderer.dmabufSupport()` offers); buffers with
+/// other layouts or flags are refused, so their clients hear `failed` and fall back to wl_shm.
+final class DmabufImports: DmabufImporter {
+    private let device: Renderer
+    private let logger: Logger
+    /// The imported buffers, by the attributes of the wl_buffer that owns their descriptors.
+    private var imports: [DmabufAttributes: DmabufImport] = [:]
+
+    private init(device: Renderer, logger: Logger) {
+        self.device = device
+        self.logger = logger
+    }
+
+    /// Advertises zwp_linux_dmabuf_v1 when `device` can import: version 4 with feedback naming its
+    /// render node, or version 3 where it has none (lavapipe). Logs why when it cannot.
+    static func advertise(on display: Display, device: Renderer, logger: Logger) -> (LinuxDmabufGlobal, DmabufImports)? {
+        do {
+            switch try device.dmabufSupport() {
+            case .unsupported(let reason):
+                logger.info("zwp_linux_dmabuf_v1 not advertised: \(reason) (clients use wl_shm)")
+                return nil
+            case .supported(let node, let supported):
+                let imports = DmabufImports(device: device, logger: logger)
+                let formats = supported.map { DmabufFormat(fourcc: $0.fourcc, modifier: $0.modifier) }
+                let global: LinuxDmabufGlobal
+                if let node {
+                    let main = DeviceNumber(major: node.major, minor: node.minor)
+                    global = try LinuxDmabufGlobal(
+                        display: display,
+                        feedback: DmabufFeedback(mainDevice: main, tranches: [DmabufTranche(targetDevice: main, formats: formats)]),
+                        importer: imports)
+                } else {
+                    global = try LinuxDmabufGlobal(display: display, formats: formats, importer: imports)
+                }
+                logger.info("zwp_linux_dmabuf_v1 advertised: \(supported.count) linear formats, copied at commit (\(device.deviceName))")
+                return (global, imports)
+            }
+        } catch {
+            logger.warning("zwp_linux_dmabuf_v1 not advertised: \(error)")
+            return nil
+        }
+    }
+
+    func importBuffer(_ attributes: DmabufAttributes) -> Bool {
+        guard attributes.planes.count == 1, attributes.flags.isEmpty else {
+            logger.info("dma-buf of \(attributes.format) refused: \(attributes.planes.count) planes, flags \(attributes.flags.rawValue); one plane without flags is imported")
+            return false
+        }
+        let plane = attributes.planes[0]
+        let layout = DmabufLayout(
+            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
+            fourcc: attributes.format.fourcc, modifier: attributes.format.modifier, offset: Int(plane.offset),
+            stride: Int(plane.stride))
+        do {
+            imports[attributes] = try device.importDmabuf(layout)
+            return true
+        } catch {
+            logger.info("dma-buf of \(attributes.format) refused: \(error)")
+            return false
+        }
+    }
+
+    func bufferDestroyed(_ attributes: DmabufAttributes) {
+        imports[attributes] = nil
+    }
+
+    /// What the buffer holds now, as contents (the damaged part copied over `previous` where it can
+    /// be); nil when the buffer is unknown or the copy failed, which the log says.
+    func contents(
+        of attributes: DmabufAttributes, updating previous: (any ExternalContents)?, damage: ImageRect?
+    ) -> (any ExternalContents)? {
+        guard let source = imports[attributes] else { return nil }
+        do {
+            return try device.contents(copying: source, updating: previous as? DmabufContents, damage: damage)
+        } catch {
+            logger.error("copying a \(attributes.width)×\(attributes.height) dma-buf failed: \(error)")
+            return nil
+        }
+    }
+}

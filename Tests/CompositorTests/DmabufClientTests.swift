@@ -1,0 +1,136 @@
+import Foundation
+import Glibc
+import Graphics
+import Testing
+import WaylandTestClient
+@testable import Compositor
+
+private let argb8888: UInt32 = 0x3432_5241  // "AR24"
+private let xrgb8888: UInt32 = 0x3432_5258  // "XR24"
+private let abgr8888: UInt32 = 0x3432_4241  // "AB24"
+private let xbgr8888: UInt32 = 0x3432_4258  // "XB24"
+
+/// A client's linear dma-buf: `height` rows of `stride` bytes after `offset`, each `width` copies
+/// of `pixel` (its bytes in memory). lavapipe maps what it imports, so a memfd stands in for a
+/// dma-buf on machines without /dev/udmabuf.
+private struct LinearDmabuf {
+    let fd: Int32
+    let width: Int, height: Int, stride: Int, offset: Int
+
+    init(width: Int, height: Int, stride: Int? = nil, offset: Int = 0, pixel: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.stride = stride ?? width * 4
+        self.offset = offset
+        fd = anonymousFile(size: offset + self.stride * height)
+        paint(rows: 0..<height, pixel)
+    }
+
+    func paint(rows: Range<Int>, _ pixel: [UInt8]) {
+        let row = [[UInt8]](repeating: pixel, count: width).flatMap { $0 }
+        for y in rows {
+            row.withUnsafeBytes { precondition(pwrite(fd, $0.baseAddress, $0.count, off_t(offset + y * stride)) == $0.count) }
+        }
+    }
+
+    /// zwp_linux_buffer_params_v1 with this buffer as plane 0, linear (libwayland sends a duplicate).
+    func params(_ dmabuf: TestProxy) throws -> TestProxy {
+        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+        try params.send(1, [.fileDescriptor(fd), .uint(0), .uint(UInt32(offset)), .uint(UInt32(stride)), .uint(0), .uint(0)])
+        return params
+    }
+
+    /// A wl_buffer of it through create_immed.
+    func buffer(_ dmabuf: TestProxy, format: UInt32, flags: UInt32 = 0) throws -> TestProxy {
+        try params(dmabuf).send(
+            3, [.newID, .int(Int32(width)), .int(Int32(height)), .uint(format), .uint(flags)], interface: "wl_buffer")
+    }
+}
+
+/// zwp_linux_dmabuf_v1 with the compositor's renderer: client dma-bufs imported on the device and
+/// copied into textures at commit, shown as windows.
+@Suite(.serialized) struct DmabufClientTests {
+    /// lavapipe names no render node, so the global is version 3 and lists its formats as events.
+    @Test func lavapipeAdvertisesVersion3WithTheFourLinearFormats() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        try client.client.roundtrip()
+        let formats = dmabuf.events(named: "format").map(\.arguments)
+        #expect(formats == [argb8888, xrgb8888, abgr8888, xbgr8888].map { [TestValue.uint($0)] })
+        let modifiers = dmabuf.events(named: "modifier").map(\.arguments)
+        #expect(modifiers == [argb8888, xrgb8888, abgr8888, xbgr8888].map { [.uint($0), .uint(0), .uint(0)] })
+        #expect(client.client.globals.values.filter { $0.interface == "zwp_linux_dmabuf_v1" }.map(\.version) == [3])
+    }
+
+    /// A fullscreen window of a padded, offset ABGR8888 buffer: its pixels on screen, and the buffer
+    /// released at once (the compositor keeps a copy).
+    @Test func aDmabufWindowShowsItsPixelsAndItsBufferIsReleased() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let pixels = LinearDmabuf(width: 64, height: 64, stride: 320, offset: 128, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        defer { close(pixels.fd) }
+        let buffer = try pixels.buffer(dmabuf, format: abgr8888)
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
+        try client.client.roundtrip()
+        #expect(buffer.events(named: "release").count == 1)
+    }
+
+    /// Committing the same buffer again with damage copies the damaged rows only: rows repainted
+    /// outside it keep showing what was copied before.
+    @Test func aDamagedCommitCopiesTheDamagedRows() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x00, 0x00, 0xFF, 0x00])
+        defer { close(pixels.fd) }
+        let buffer = try pixels.buffer(dmabuf, format: xrgb8888)
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == red })
+
+        // The window is centred: rows 208…271. Repaint all of it blue, damage the top half.
+        pixels.paint(rows: 0..<64, [0xFF, 0x00, 0x00, 0x00])
+        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.send(9, [.int(0), .int(0), .int(64), .int(32)])
+        try surface.send(6)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 215) == blue })
+        #expect(session.screen?.pixel(x: 320, y: 265) == red)
+    }
+
+    /// Buffers the copy cannot read fail: a stride of odd pixels after create (the client hears
+    /// `failed`), a y-inverted one after create_immed (a protocol error).
+    @Test func layoutsTheCopyCannotReadFail() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let odd = LinearDmabuf(width: 16, height: 16, stride: 66, pixel: [0, 0, 0, 0xFF])
+        defer { close(odd.fd) }
+        let params = try odd.params(dmabuf)
+        try params.send(2, [.int(16), .int(16), .uint(argb8888), .uint(0)])
+        try client.client.roundtrip()
+        #expect(params.events(named: "failed").count == 1)
+        #expect(params.events(named: "created").isEmpty)
+
+        let inverted = LinearDmabuf(width: 16, height: 16, pixel: [0, 0, 0, 0xFF])
+        defer { close(inverted.fd) }
+        let immediate = try inverted.params(dmabuf)
+        _ = try immediate.send(3, [.newID, .int(16), .int(16), .uint(argb8888), .uint(1)], interface: "wl_buffer")
+        #expect(throws: TestClientError.protocolError(
+            ProtocolErrorReport(interface: "zwp_linux_buffer_params_v1", objectID: immediate.id, code: 7))) {
+            try client.client.roundtrip()
+        }
+        // The compositor goes on serving others.
+        let other = try SessionClient(session)
+        try other.client.roundtrip()
+    }
+}
