@@ -1,3 +1,4 @@
+import DisplayBackend
 import Foundation
 import Glibc
 import Graphics
@@ -105,6 +106,29 @@ private struct LinearDmabuf {
         try client.client.roundtrip()
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 215) == blue })
         #expect(session.screen?.pixel(x: 320, y: 265) == red)
+    }
+
+    /// The copy belongs to the device every output's renderer shares: when the window's output is
+    /// unplugged, the next output draws the same contents without a new commit.
+    @Test func aDmabufWindowShowsOnTheOutputItMovesTo() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x10, 0x80, 0xFF, 0xFF])
+        defer { close(pixels.fd) }
+        try client.show(try pixels.buffer(dmabuf, format: argb8888), on: surface)
+        try client.client.roundtrip()
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 320, y: 240) == orange })
+
+        let second = try session.backend.addOutput(
+            HeadlessOutputConfiguration(mode: OutputMode(width: 800, height: 600, refreshMillihertz: 60_000)))
+        session.backend.removeOutput(session.backend.headlessOutput(0))
+        try client.client.roundtrip()
+        // Still the 64×64 buffer, now centred on 800×600.
+        #expect(try session.run(seconds: 30) { second.lastShownImage?.pixel(x: 400, y: 300) == orange })
+        #expect(second.lastShownImage?.pixel(x: 367, y: 300) != orange)
     }
 
     /// Buffers the copy cannot read fail: a stride of odd pixels after create (the client hears
