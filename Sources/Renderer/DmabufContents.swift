@@ -54,7 +54,7 @@ public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertibl
 /// lives. What it holds reaches the screen through `DmabufContents`, copies made when the client
 /// commits it.
 public final class DmabufImport {
-    let memory: ImportedDmabuf
+    let memory: ImportedBuffer
     let format: DmabufSampledFormat
     public let width: Int
     public let height: Int
@@ -82,7 +82,7 @@ public final class DmabufImport {
         guard needed <= size else {
             throw DmabufImportError.badLayout("its rows need \(needed) bytes but the dma-buf has \(size)")
         }
-        memory = try ImportedDmabuf(context: context, fileDescriptor: layout.fileDescriptor, size: size)
+        memory = try ImportedBuffer.dmabuf(context: context, fileDescriptor: layout.fileDescriptor, size: size)
         copies = try TimelineSemaphore(context: context)
         self.format = format
         width = layout.width

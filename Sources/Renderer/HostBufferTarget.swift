@@ -17,7 +17,7 @@ public final class HostBufferTarget {
     let memory: UnsafeMutableRawBufferPointer
     /// Keeps the memory valid for as long as the target (and its import) lives.
     private let owner: AnyObject?
-    let imported: ImportedHostBuffer?
+    let imported: ImportedBuffer?
     let renderer: ObjectIdentifier
     /// The renderer's host frame that last wrote this memory; nil while its pixels are unknown.
     var lastFrame: Int?
@@ -28,7 +28,7 @@ public final class HostBufferTarget {
 
     init(
         memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?,
-        imported: ImportedHostBuffer?, renderer: ObjectIdentifier
+        imported: ImportedBuffer?, renderer: ObjectIdentifier
     ) {
         (self.memory, self.width, self.height, self.bytesPerRow) = (memory, width, height, bytesPerRow)
         (self.owner, self.imported, self.renderer) = (owner, imported, renderer)
@@ -89,7 +89,7 @@ extension Renderer {
         precondition(
             memory.baseAddress != nil && memory.count >= bytesPerRow * (height - 1) + width * 4,
             "\(memory.count) bytes for \(height) rows of \(bytesPerRow)")
-        let imported = try ImportedHostBuffer(
+        let imported = try ImportedBuffer.hostMemory(
             context: context, pointer: memory.baseAddress!, size: memory.count, owner: owner)
         return HostBufferTarget(
             memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, imported: imported,

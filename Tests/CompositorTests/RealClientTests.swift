@@ -109,6 +109,26 @@ import Testing
     }
 }
 
+extension RealClientTests {
+    /// wayland-info reads the dma-buf formats a version 3 global announces as events: the four
+    /// that lavapipe imports, each linear.
+    @Test func waylandInfoListsTheLinearDmabufFormats() throws {
+        let session = try HeadlessSession()
+        try session.launch(["wayland-info"])
+        #expect(try session.run(seconds: 30) { session.client?.poll() == true })
+        let lines = session.clientOutput.split(separator: "\n")
+        let global = try #require(lines.firstIndex { $0.contains("interface: 'zwp_linux_dmabuf_v1',") }, "\(session.clientOutput)")
+        #expect(lines[global].contains("version:  3"))
+        #expect(lines[(global + 1)...].prefix(5).map { $0.trimmingCharacters(in: .whitespaces) } == [
+            "formats (fourcc) and modifiers (names):",
+            "0x34324258 = 'XB24'; 0x0000000000000000 = LINEAR",
+            "0x34324241 = 'AB24'; 0x0000000000000000 = LINEAR",
+            "0x34325258 = 'XR24'; 0x0000000000000000 = LINEAR",
+            "0x34325241 = 'AR24'; 0x0000000000000000 = LINEAR",
+        ])
+    }
+}
+
 extension String {
     func leftPadded(to width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self

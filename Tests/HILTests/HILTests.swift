@@ -90,6 +90,27 @@ import Testing
         #expect(centre != white && centre != black)
     }
 
+    /// A client's window made of a real dma-buf (a virtio-gpu dumb buffer exported with PRIME),
+    /// imported by lavapipe and copied at commit: the compositor advertised the protocol, and the
+    /// 256×256 window, centred at (384, 256), shows its orange and teal halves on the scanout.
+    @Test func aDmabufOfTheKMSDeviceIsShownAsAWindow() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.output.contains("vitrine-dmabuf-status 0"), "\(run.output)")
+        #expect(run.dmabufLog.contains("zwp_linux_dmabuf_v1 advertised"), "\(run.dmabufLog)")
+        #expect(run.dmabufLog.contains("dmabuf-client: shown 256x256 pitch 1024"), "\(run.dmabufLog)")
+        let screen = try Image(contentsOfPNGFile: run.directory + "/dmabuf.png")
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
+        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
+        #expect(screen.pixel(x: 383, y: 384) == black)
+        #expect(screen.pixel(x: 384, y: 384) == orange)
+        #expect(screen.pixel(x: 511, y: 256) == orange)
+        #expect(screen.pixel(x: 512, y: 511) == teal)
+        #expect(screen.pixel(x: 639, y: 384) == teal)
+        #expect(screen.pixel(x: 640, y: 384) == black)
+        #expect(screen.pixel(x: 512, y: 512) == black)
+    }
+
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
     /// refresh its predicted draw-and-commit time (the lead) can still make after it was asked
     /// for, or the one after the previous frame's target; drawing starts no earlier than the lead
@@ -408,6 +429,8 @@ struct GuestRun: Sendable {
     let cursorState: String
     /// The kernel's atomic state with the pointer on weston-flower's window, which set its cursor.
     let clientCursorState: String
+    /// Vitrine's log with a client whose window is a virtio-gpu dumb buffer shared as a dma-buf.
+    let dmabufLog: String
     /// Vitrine's log while virtio-gpu's heads were plugged and unplugged.
     let hotplugLog: String
     /// The kernel's atomic state with both heads, and with the first alone.
@@ -419,12 +442,14 @@ struct GuestRun: Sendable {
         case missingBinary(String)
         case harness(status: Int32, directory: String, log: String)
         case headlessRender(String)
+        case dmabufClient(String)
 
         var description: String {
             switch self {
             case .missingBinary(let path): "\(path) is missing: run `swift build --product vitrine` before `swift test`"
             case .harness(let status, let directory, let log): "the guest run failed (status \(status)); see \(directory):\n\(log)"
             case .headlessRender(let log): "the headless reference render failed:\n\(log)"
+            case .dmabufClient(let log): "building hil/dmabuf_client.c failed:\n\(log)"
             }
         }
     }
@@ -447,6 +472,7 @@ struct GuestRun: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try renderHeadlessReference(vitrine: vitrine, into: directory)
+        try buildDmabufClient(into: directory)
 
         let width = KMSFrameTests.width, height = KMSFrameTests.height
         let script = """
@@ -493,6 +519,13 @@ struct GuestRun: Sendable {
             while [ $n -lt 120 ] && [ "$(cat $OUT/flips-shm.log 2>/dev/null | wc -l)" -lt 40 ]; do sleep 1; n=$((n + 1)); done
             hil_screendump simple-shm
             kill -TERM $pid; wait $pid; echo "vitrine-shm-status $?"
+            # A window of a real dma-buf: a dumb buffer of virtio-gpu exported with PRIME.
+            \(vitrine) run --kms --presentation-log $OUT/flips-dmabuf.log -- $OUT/dmabuf_client > $OUT/vitrine-dmabuf.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: ' $OUT/vitrine-dmabuf.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-dmabuf.log 1
+            hil_screendump dmabuf
+            kill -TERM $pid; wait $pid; echo "vitrine-dmabuf-status $?"
             # Input from real evdev devices: udev tags them for libinput's seat; QEMU's virtio
             # keyboard and tablet, and a uinput touchscreen, on a panel turned a quarter.
             # (udevadm trigger refuses to run in a chroot: the uevents are asked for by hand.)
@@ -639,6 +672,7 @@ struct GuestRun: Sendable {
             stateAfterKey: (try? String(contentsOfFile: directory + "/dpms-on.txt", encoding: .utf8)) ?? "",
             cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "",
             clientCursorState: (try? String(contentsOfFile: directory + "/client-cursor-state.txt", encoding: .utf8)) ?? "",
+            dmabufLog: (try? String(contentsOfFile: directory + "/vitrine-dmabuf.log", encoding: .utf8)) ?? "",
             hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
             hotplugStates: ["two", "one"].map {
                 (try? String(contentsOfFile: directory + "/hotplug-\($0)-state.txt", encoding: .utf8)) ?? ""
@@ -728,6 +762,29 @@ struct GuestRun: Sendable {
         guard status == 0, FileManager.default.fileExists(atPath: directory + "/headless.png") else {
             throw Failure.headlessRender(log)
         }
+    }
+
+    static let dmabufClientSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("hil/dmabuf_client.c").path
+
+    /// Builds hil/dmabuf_client.c into `directory` (the guest runs the host's libraries), with
+    /// the protocol glue wayland-scanner makes from Debian's XML.
+    static func buildDmabufClient(into directory: String) throws {
+        let protocols = "/usr/share/wayland-protocols"
+        let glue = directory + "/dmabuf-client-glue"
+        let script = """
+            set -e
+            mkdir -p \(glue)
+            wayland-scanner client-header \(protocols)/stable/xdg-shell/xdg-shell.xml \(glue)/xdg-shell-client-protocol.h
+            wayland-scanner private-code \(protocols)/stable/xdg-shell/xdg-shell.xml \(glue)/xdg-shell-protocol.c
+            wayland-scanner client-header \(protocols)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml \(glue)/linux-dmabuf-unstable-v1-client-protocol.h
+            wayland-scanner private-code \(protocols)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml \(glue)/linux-dmabuf-protocol.c
+            gcc-12 -std=c11 -D_GNU_SOURCE -Wall -Werror -Wno-unused-parameter -O1 -I\(glue) $(pkg-config --cflags libdrm wayland-client) \\
+                -o \(directory)/dmabuf_client \(dmabufClientSource) \(glue)/xdg-shell-protocol.c \(glue)/linux-dmabuf-protocol.c \\
+                $(pkg-config --libs libdrm wayland-client)
+            """
+        let (status, log) = try runProcess(["/bin/sh", "-c", script], timeoutSeconds: 120)
+        guard status == 0 else { throw Failure.dmabufClient(log) }
     }
 
     /// Runs `arguments`, killing it after `timeoutSeconds`; returns its status and its output.

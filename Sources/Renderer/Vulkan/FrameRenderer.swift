@@ -26,10 +26,10 @@ struct DrawCall {
 }
 
 /// Where a frame goes instead of the target's readback buffer: host memory imported as a buffer
-/// (`ImportedHostBuffer`) that mirrors the target row for row, `bytesPerRow` apart; only `region`
+/// (`ImportedBuffer`) that mirrors the target row for row, `bytesPerRow` apart; only `region`
 /// of it is written.
 struct HostCopy {
-    var buffer: ImportedHostBuffer
+    var buffer: ImportedBuffer
     var bytesPerRow: Int
     var region: PixelRect
 }

@@ -15,8 +15,9 @@ enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
     case validation([String])
     /// An image larger than the device's `maxImageDimension2D`.
     case imageTooLarge(width: Int, height: Int, maximum: Int)
-    /// A dma-buf smaller than a buffer over it needs.
-    case dmabufTooSmall(size: Int, needed: Int)
+    /// A dma-buf a buffer cannot be bound to: it needs more memory, or another type, than the
+    /// device's import gives.
+    case dmabufUnusable(size: Int)
     /// Duplicating a descriptor failed with this errno.
     case descriptor(errno: Int32)
 
@@ -32,8 +33,8 @@ enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Vulkan validation reported \(messages.count) message(s):\n" + messages.joined(separator: "\n")
         case .imageTooLarge(let width, let height, let maximum):
             return "image of \(width)×\(height) exceeds the device's limit of \(maximum) pixels a side"
-        case .dmabufTooSmall(let size, let needed):
-            return "the dma-buf has \(size) bytes but the device needs \(needed) to read it"
+        case .dmabufUnusable(let size):
+            return "the device cannot read a buffer from the dma-buf's \(size) bytes"
         case .descriptor(let code):
             return "the dma-buf's descriptor could not be duplicated: \(String(cString: strerror(code)))"
         }

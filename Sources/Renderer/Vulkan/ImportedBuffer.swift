@@ -1,0 +1,151 @@
+internal import CVulkan
+import Glibc
+
+/// A buffer over memory Vulkan did not allocate: host memory the caller owns (a dumb buffer's
+/// mapping, which frames are copied into with no staging buffer and no CPU copy) or a client's
+/// dma-buf (which copies read from). When the buffer goes, it waits for the last submission that
+/// used it, then releases the import and `owner`, which kept host memory mapped.
+final class ImportedBuffer {
+    let context: VulkanContext
+    let handle: VkBuffer
+    let size: Int
+    private let memory: VkDeviceMemory
+    private let owner: AnyObject?
+    /// The last submission that used the memory.
+    var lastUse: TimelinePoint?
+
+    /// A buffer of `size` bytes for `usage` bound to memory that `importMemory` imports with
+    /// `handleType` (as a type of `memoryTypeBits`, the types the import can be). Nil when the
+    /// buffer needs more, or memory of another type, than the import gives.
+    private init?(
+        context: VulkanContext, size: Int, usage: VkBufferUsageFlagBits, handleType: VkExternalMemoryHandleTypeFlagBits,
+        memoryTypeBits: UInt32, owner: AnyObject?, importMemory: (UInt32) throws -> VkDeviceMemory
+    ) throws {
+        var external = VkExternalMemoryBufferCreateInfo()
+        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
+        external.handleTypes = VkExternalMemoryHandleTypeFlags(handleType.rawValue)
+        var buffer: VkBuffer?
+        try withUnsafePointer(to: &external) { external in
+            var info = VkBufferCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+            info.pNext = UnsafeRawPointer(external)
+            info.size = VkDeviceSize(size)
+            info.usage = VkBufferUsageFlags(usage.rawValue)
+            info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+            try check(vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer (imported memory)")
+        }
+        var memory: VkDeviceMemory?
+        defer {
+            if memory == nil { vkDestroyBuffer(context.device, buffer, nil) }
+        }
+        var requirements = VkMemoryRequirements()
+        vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
+        guard requirements.size <= VkDeviceSize(size),
+            let type = try? context.memoryTypeIndex(bits: requirements.memoryTypeBits & memoryTypeBits, properties: 0)
+        else { return nil }
+        memory = try importMemory(type)
+        guard vkBindBufferMemory(context.device, buffer, memory, 0) == VK_SUCCESS else {
+            context.freeMemory(memory!)
+            memory = nil
+            return nil
+        }
+        self.context = context
+        handle = buffer!
+        self.memory = memory!
+        self.size = size
+        self.owner = owner
+    }
+
+    deinit {
+        // Only a device that failed leaves the wait unfinished; the memory is released regardless.
+        try? lastUse?.wait()
+        vkDestroyBuffer(context.device, handle, nil)
+        context.freeMemory(memory)
+    }
+
+    /// Imports `size` bytes at `pointer` as a transfer destination (`VK_EXT_external_memory_host`),
+    /// or returns nil when the device cannot: no extension, an address or size off the device's
+    /// alignment, or no memory type that takes the pointer.
+    static func hostMemory(
+        context: VulkanContext, pointer: UnsafeMutableRawPointer, size: Int, owner: AnyObject?
+    ) throws -> ImportedBuffer? {
+        let handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+        guard let alignment = context.hostPointerAlignment, let properties = context.getMemoryHostPointerProperties,
+            size > 0, Int(bitPattern: pointer) % alignment == 0, size % alignment == 0
+        else { return nil }
+        var pointerProperties = VkMemoryHostPointerPropertiesEXT()
+        pointerProperties.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
+        guard properties(context.device, handleType, pointer, &pointerProperties) == VK_SUCCESS else { return nil }
+        return try ImportedBuffer(
+            context: context, size: size, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT, handleType: handleType,
+            memoryTypeBits: pointerProperties.memoryTypeBits, owner: owner
+        ) { type in try context.importHostMemory(pointer, size: size, memoryTypeIndex: type) }
+    }
+
+    /// Imports the `size` bytes of the dma-buf behind `fileDescriptor` as a transfer source
+    /// (`VK_EXT_external_memory_dma_buf`). The import takes a duplicate of the descriptor (Vulkan
+    /// owns it once the import succeeds), so the caller's stays the caller's.
+    static func dmabuf(context: VulkanContext, fileDescriptor: Int32, size: Int) throws -> ImportedBuffer {
+        guard let getProperties = context.getMemoryFdProperties else {
+            throw VulkanError.missingExtension("VK_EXT_external_memory_dma_buf")
+        }
+        let handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+        var fdProperties = VkMemoryFdPropertiesKHR()
+        fdProperties.sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR
+        try check(getProperties(context.device, handleType, fileDescriptor, &fdProperties), "vkGetMemoryFdPropertiesKHR")
+        let imported = try ImportedBuffer(
+            context: context, size: size, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT, handleType: handleType,
+            memoryTypeBits: fdProperties.memoryTypeBits, owner: nil
+        ) { type in try context.importDmabufMemory(fileDescriptor, size: size, memoryTypeIndex: type) }
+        guard let imported else { throw VulkanError.dmabufUnusable(size: size) }
+        return imported
+    }
+}
+
+extension VulkanContext {
+    /// Memory of type `memoryTypeIndex` backed by the host allocation at `pointer`, counted with
+    /// the other allocations (`freeMemory` releases it).
+    func importHostMemory(_ pointer: UnsafeMutableRawPointer, size: Int, memoryTypeIndex: UInt32) throws -> VkDeviceMemory {
+        var importInfo = VkImportMemoryHostPointerInfoEXT()
+        importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT
+        importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+        importInfo.pHostPointer = pointer
+        return try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "host pointer")
+    }
+
+    /// Memory of type `memoryTypeIndex` holding the dma-buf behind a duplicate of `fileDescriptor`,
+    /// counted with the other allocations (`freeMemory` releases it).
+    func importDmabufMemory(_ fileDescriptor: Int32, size: Int, memoryTypeIndex: UInt32) throws -> VkDeviceMemory {
+        let duplicate = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        guard duplicate >= 0 else { throw VulkanError.descriptor(errno: errno) }
+        var importInfo = VkImportMemoryFdInfoKHR()
+        importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR
+        importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+        importInfo.fd = duplicate
+        do {
+            return try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "dma-buf")
+        } catch {
+            // A failed import leaves the descriptor with the caller, here the duplicate.
+            close(duplicate)
+            throw error
+        }
+    }
+
+    /// `vkAllocateMemory` of `size` bytes of type `memoryTypeIndex` with `importInfo` (a
+    /// `VkImportMemory…Info` structure) chained, counted with the other allocations.
+    private func allocateImported<Info>(
+        _ importInfo: inout Info, size: Int, memoryTypeIndex: UInt32, what: String
+    ) throws -> VkDeviceMemory {
+        var memory: VkDeviceMemory?
+        try withUnsafePointer(to: &importInfo) { importInfo in
+            var info = VkMemoryAllocateInfo()
+            info.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+            info.pNext = UnsafeRawPointer(importInfo)
+            info.allocationSize = VkDeviceSize(size)
+            info.memoryTypeIndex = memoryTypeIndex
+            try check(vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory (\(what))")
+        }
+        countAllocation()
+        return memory!
+    }
+}
