@@ -160,13 +160,7 @@ extension Renderer {
 
     /// Records and runs one copy of `rect` from the dma-buf into `image`, then waits for it.
     private func copy(_ rect: ImageRect, of source: DmabufImport, into image: GPUImage, discarding: Bool) throws {
-        var allocation = VkCommandBufferAllocateInfo()
-        allocation.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-        allocation.commandPool = context.commandPool
-        allocation.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-        allocation.commandBufferCount = 1
-        var commandBuffer: VkCommandBuffer?
-        try check(vkAllocateCommandBuffers(context.device, &allocation, &commandBuffer), "vkAllocateCommandBuffers")
+        var commandBuffer: VkCommandBuffer? = try context.makeCommandBuffer()
         defer { vkFreeCommandBuffers(context.device, context.commandPool, 1, &commandBuffer) }
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO

@@ -181,6 +181,18 @@ final class VulkanContext {
         guard messages.isEmpty else { throw VulkanError.validation(messages) }
     }
 
+    /// A primary command buffer from the context's pool; its owner frees it.
+    func makeCommandBuffer() throws -> VkCommandBuffer {
+        var info = VkCommandBufferAllocateInfo()
+        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+        info.commandPool = commandPool
+        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+        info.commandBufferCount = 1
+        var commandBuffer: VkCommandBuffer?
+        try check(vkAllocateCommandBuffers(device, &info, &commandBuffer), "vkAllocateCommandBuffers")
+        return commandBuffer!
+    }
+
     /// The first memory type allowed by `bits` (a `VkMemoryRequirements.memoryTypeBits`) that has
     /// all of `properties`.
     func memoryTypeIndex(bits: UInt32, properties: VkMemoryPropertyFlags) throws -> UInt32 {

@@ -31,14 +31,7 @@ final class DrawableSlot {
             rendered: try GPUImage(
                 context: context, width: width, height: height, usage: VkImageUsageFlags(usage),
                 format: pixelFormat.vulkanFormat))
-        var info = VkCommandBufferAllocateInfo()
-        info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
-        info.commandPool = context.commandPool
-        info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
-        info.commandBufferCount = 1
-        var commandBuffer: VkCommandBuffer?
-        try check(vkAllocateCommandBuffers(context.device, &info, &commandBuffer), "vkAllocateCommandBuffers")
-        self.commandBuffer = commandBuffer!
+        commandBuffer = try context.makeCommandBuffer()
         self.pixelFormat = pixelFormat
     }
 
