@@ -18,6 +18,10 @@ extension Compositor {
             node(for: surface)
         }
         managed.onRenderError = { [logger] error in logger.error("frame failed on \(backendOutput.name): \(error)") }
+        managed.onDirectScanoutChanged = { [logger, unowned managed] direct in
+            let window = managed.windows.last.map { "surface \($0.surface.id) of client \($0.surface.client.processID)" } ?? "no window"
+            logger.info(direct ? "direct scanout on \(backendOutput.name): \(window)'s dma-buf is the frame" : "composing \(backendOutput.name) again")
+        }
         managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
         managed.onFramePresented = { [unowned self, unowned managed] in
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented?(index) }

@@ -48,6 +48,10 @@ final class CompositorOutput {
     var onFramePresented: (() -> Void)?
     /// Called with the tree of each frame drawn and handed to the display (what mirrors show).
     var onFrameDrawn: ((RenderTree) -> Void)?
+    /// Whether the last frame was a client's buffer scanned out directly (DirectScanout.swift).
+    private(set) var isScanningOutDirectly = false
+    /// Called when frames start or stop being a client's buffer scanned out directly.
+    var onDirectScanoutChanged: ((Bool) -> Void)?
     private var nodeLookup: (Surface) -> SurfaceNode?
 
     init(
@@ -209,23 +213,38 @@ final class CompositorOutput {
         // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
         let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
         do {
-            let frame = try drawFrame(of: frameTree)
-            let shown = visibleSurfaces()
-            onSurfacesShown?(shown)
-            // Added to what waits already: a frame that was drawn but not shown (a session
-            // switched away) leaves its callbacks for the next one that is.
-            callbacksInFlight += shown.flatMap { $0.takeFrameCallbacks() }
-            feedbacksInFlight += shown.flatMap { surface in
-                surface.discardSupersededPresentationFeedbacks()
-                return surface.takePresentationFeedbacks()
+            let direct = try scanOutDirectly(tree, for: request)
+            if direct != isScanningOutDirectly {
+                isScanningOutDirectly = direct
+                onDirectScanoutChanged?(direct)
             }
-            lastTree = tree
+            if direct {
+                frameWillShow(tree)
+                return
+            }
+            let frame = try drawFrame(of: frameTree)
+            frameWillShow(tree)
             try present(frame, for: request)
             onFrameDrawn?(frameTree)
         } catch {
             onRenderError?(error)
             backend.skipFrame(request)
         }
+    }
+
+    /// The frame of `tree` goes to the display: the surfaces it shows hear of it, and their frame
+    /// callbacks and presentation feedback wait for it to be presented. Added to what waits
+    /// already: a frame that was drawn but not shown (a session switched away) leaves its callbacks
+    /// for the next one that is.
+    private func frameWillShow(_ tree: RenderTree) {
+        let shown = visibleSurfaces()
+        onSurfacesShown?(shown)
+        callbacksInFlight += shown.flatMap { $0.takeFrameCallbacks() }
+        feedbacksInFlight += shown.flatMap { surface in
+            surface.discardSupersededPresentationFeedbacks()
+            return surface.takePresentationFeedbacks()
+        }
+        lastTree = tree
     }
 
     /// The cursor plane's update reached the screen: a client's cursor surface on it gets its

@@ -141,6 +141,15 @@ final class PointerCursor {
         return context.makeImage()
     }
 
+    /// Whether frames show anything of the pointer: a cursor drawn in them (not on the cursor
+    /// plane) or a drag icon.
+    var drawsInFrames: Bool {
+        if dragIcon != nil { return true }
+        guard isShown else { return false }
+        if case .nothing = onHardware { return true }
+        return false
+    }
+
     /// Whether a cursor image is drawn now.
     var isShown: Bool {
         guard cursorVisible else { return false }

@@ -17,6 +17,11 @@ final class SurfaceNode {
     private(set) var popups: [SurfaceNode] = []
     /// The output the client was told the surface is on (wl_surface.enter).
     weak var enteredOutput: Output?
+    /// The dma-buf the surface shows, kept from its client (not released) so that a display can
+    /// scan it out directly; released once a later commit replaces it and no display shows it.
+    private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
+    /// How many displays scan out each replaced or current dma-buf now.
+    private var scanouts: [ObjectIdentifier: Int] = [:]
 
     init(surface: Surface) {
         self.surface = surface
@@ -42,6 +47,7 @@ final class SurfaceNode {
             content.isHidden = true
             content.contents = nil
             content.externalContents = nil
+            keepDmabuf(nil)
             return
         }
         content.isHidden = false
@@ -62,13 +68,43 @@ final class SurfaceNode {
                 content.externalContents = dmabufs?.contents(
                     of: attributes, updating: content.externalContents, damage: Self.bufferDamage(of: state, buffer: buffer))
             }
-            // Vitrine keeps its own copy of the pixels, so the client may reuse the buffer at once.
-            buffer.release()
+            if case .dmabuf(let attributes) = buffer.storage {
+                keepDmabuf((buffer, attributes))
+            } else {
+                keepDmabuf(nil)
+                // Vitrine keeps its own copy of the pixels, so the client may reuse the buffer at once.
+                buffer.release()
+            }
         }
         content.contentsScale = Double(state.bufferScale)
         content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
         placeContent(state, size: size)
         content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+    }
+
+    /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
+    /// still scans it out (then when the last one stops).
+    private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {
+        guard let old = shownDmabuf?.buffer, old !== new?.buffer else {
+            shownDmabuf = new
+            return
+        }
+        shownDmabuf = new
+        if scanouts[ObjectIdentifier(old)] == nil { old.release() }
+    }
+
+    /// Records that a display scans out the surface's dma-buf; the closure it calls when it stops.
+    func beginScanout() -> (buffer: DmabufAttributes, ended: () -> Void)? {
+        guard let (buffer, attributes) = shownDmabuf else { return nil }
+        scanouts[ObjectIdentifier(buffer), default: 0] += 1
+        return (attributes, { [weak self] in
+            guard let self else { return buffer.release() }
+            let id = ObjectIdentifier(buffer)
+            scanouts[id, default: 1] -= 1
+            guard scanouts[id] == 0 else { return }
+            scanouts[id] = nil
+            if shownDmabuf?.buffer !== buffer { buffer.release() }
+        })
     }
 
     /// The buffer pixels this commit damaged, as one rectangle; nil when that is the whole buffer

@@ -119,6 +119,31 @@ final class AtomicRequest {
     }
 }
 
+extension DRMDevice {
+    /// A framebuffer of one plane: the buffer of `handle` in `format`, rows `pitch` bytes apart
+    /// from `offset`. `result` is drmModeAddFB2's (0, or -1 with errno set).
+    func addFramebuffer(
+        width: Int, height: Int, format: UInt32, handle: UInt32, pitch: UInt32, offset: UInt32
+    ) -> (result: Int32, framebuffer: UInt32) {
+        var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
+        var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
+        var offsets: (UInt32, UInt32, UInt32, UInt32) = (offset, 0, 0, 0)
+        var framebuffer: UInt32 = 0
+        let result = withUnsafeMutableBytes(of: &handles) { handles in
+            withUnsafeMutableBytes(of: &pitches) { pitches in
+                withUnsafeMutableBytes(of: &offsets) { offsets in
+                    drmModeAddFB2(
+                        fd, UInt32(width), UInt32(height), format,
+                        handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                        pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                        offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
+                }
+            }
+        }
+        return (result, framebuffer)
+    }
+}
+
 /// A CPU-mapped 32-bit dumb buffer with its framebuffer: what the primary plane scans out (in
 /// XRGB8888) where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D,
 /// lavapipe), and the cursor plane's image (in ARGB8888).
@@ -152,21 +177,9 @@ final class DumbBuffer {
         var framebuffer: UInt32 = 0
         do throws(KMSError) {
             try KMSError.check(drmModeMapDumbBuffer(device.fd, handle, &offset), "drmModeMapDumbBuffer")
-            var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
-            var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
-            var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-            let result = withUnsafeMutableBytes(of: &handles) { handles in
-                withUnsafeMutableBytes(of: &pitches) { pitches in
-                    withUnsafeMutableBytes(of: &offsets) { offsets in
-                        drmModeAddFB2(
-                            device.fd, UInt32(width), UInt32(height), format,
-                            handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                            pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                            offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
-                    }
-                }
-            }
-            try KMSError.check(result, "drmModeAddFB2(\(width)×\(height), format \(String(format, radix: 16)))")
+            let added = device.addFramebuffer(width: width, height: height, format: format, handle: handle, pitch: pitch, offset: 0)
+            try KMSError.check(added.result, "drmModeAddFB2(\(width)×\(height), format \(String(format, radix: 16)))")
+            framebuffer = added.framebuffer
         } catch {
             _ = drmModeDestroyDumbBuffer(device.fd, handle)
             throw error

@@ -29,7 +29,8 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private var cursorImageInFlight = false
 
     /// What the output shows now: the presented image, or the front buffer's pixels for a frame
-    /// written there in place (read once, when first asked).
+    /// written there in place (read once, when first asked); nil while a client's buffer is
+    /// scanned out directly.
     public var lastShownImage: Image? {
         if shownImage == nil, case .inPlace = shownFrame { shownImage = buffers[front].image() }
         return shownImage
@@ -468,6 +469,12 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         fill(buffer)
         let commit = try AtomicRequest()
         try commit.set(plane, planeFramebufferProperty, UInt64(buffer.framebuffer))
+        try commitFrame(commit, showing: frame, buffer: back)
+    }
+
+    /// Commits `commit` (the primary plane's framebuffer set) as a nonblocking page flip that
+    /// shows `frame`; `buffer` becomes the front buffer when it completes.
+    private func commitFrame(_ commit: AtomicRequest, showing frame: ShownFrame, buffer back: Int) throws {
         // Cursor changes since the last commit ride along with the frame.
         let cursorChange = try cursorPlane.flatMap { cursor throws(KMSError) in
             cursor.needsCommit ? try cursor.addChanges(to: commit, crtc: crtc) : nil
@@ -524,7 +531,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             if case .image(let image) = frame { shownImage = image } else { shownImage = nil }
             presentedFrameCount += 1
             lastCommitToFlipNanoseconds = monotonicNanoseconds() - commitNanoseconds
-            let timing = PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags)
+            // wp_presentation's zero_copy: the client's own buffer was scanned out.
+            let zeroCopy: UInt32 = if case .direct = frame { 0x8 } else { 0 }
+            let timing = PresentationTiming(
+                nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags | zeroCopy)
             onPresented?(timing)
             presentationObserver?(timing)
         } else {
@@ -544,10 +554,29 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     }
 }
 
-/// What a presented frame showed: an image copied into the buffer, or pixels written there in place.
+/// What a presented frame showed: an image copied into the buffer, pixels written there in place,
+/// or a client's buffer scanned out directly.
 enum ShownFrame {
     case image(Image)
     case inPlace
+    case direct(ClientFramebuffer)
+}
+
+/// A fullscreen client buffer on the primary plane instead of a composed frame.
+extension KMSOutput: DirectScanoutOutput {
+    public func scanOut(_ buffer: ScanoutDmabuf, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
+        guard !isSuspended, isPoweredOn, buffer.width == mode.width, buffer.height == mode.height,
+            let framebuffer = ClientFramebuffer(device: device, buffer: buffer)
+        else { return false }
+        let commit = try AtomicRequest()
+        try commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))
+        // The plane's formats, pitch and the buffer's memory are the driver's to judge.
+        guard commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else { return false }
+        // The dumb buffers stay as they are: the next composed frame goes into the back one.
+        try commitFrame(commit, showing: .direct(framebuffer), buffer: front)
+        framebuffer.released = released
+        return true
+    }
 }
 
 /// The cursor plane, when the configuration asks for it and the CRTC has one: an image turned for

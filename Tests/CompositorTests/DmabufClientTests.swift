@@ -64,9 +64,10 @@ private struct LinearDmabuf {
         #expect(client.client.globals.values.filter { $0.interface == "zwp_linux_dmabuf_v1" }.map(\.version) == [3])
     }
 
-    /// A fullscreen window of a padded, offset ABGR8888 buffer: its pixels on screen, and the buffer
-    /// released at once (the compositor keeps a copy).
-    @Test func aDmabufWindowShowsItsPixelsAndItsBufferIsReleased() throws {
+    /// A window of a padded, offset ABGR8888 buffer: its pixels on screen. The buffer is kept from
+    /// the client while it is the surface's (a display may scan it out directly), and released
+    /// when the next commit replaces it.
+    @Test func aDmabufWindowShowsItsPixelsAndItsBufferIsReleasedWhenReplaced() throws {
         let session = try HeadlessSession()
         let client = try SessionClient(session)
         let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
@@ -79,7 +80,23 @@ private struct LinearDmabuf {
         let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         try client.client.roundtrip()
+        #expect(buffer.events(named: "release").isEmpty)
+
+        let blue = LinearDmabuf(width: 64, height: 64, pixel: [0xFF, 0x00, 0x00, 0x00])
+        defer { close(blue.fd) }
+        let next = try blue.buffer(dmabuf, format: xrgb8888)
+        try client.show(next, on: surface)
+        try client.client.roundtrip()
         #expect(buffer.events(named: "release").count == 1)
+        #expect(next.events(named: "release").isEmpty)
+        #expect(try session.run(seconds: 30) {
+            session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        })
+        // Unmapping gives the last one back.
+        try surface.send(1, [.object(nil), .int(0), .int(0)])
+        try surface.send(6)
+        try client.client.roundtrip()
+        #expect(next.events(named: "release").count == 1)
     }
 
     /// Committing the same buffer again with damage copies the damaged rows only: rows repainted

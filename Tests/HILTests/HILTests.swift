@@ -97,7 +97,10 @@ import Testing
         let run = try GuestRun.shared.get()
         #expect(run.output.contains("vitrine-dmabuf-status 0"), "\(run.output)")
         #expect(run.dmabufLog.contains("zwp_linux_dmabuf_v1 advertised"), "\(run.dmabufLog)")
-        #expect(run.dmabufLog.contains("dmabuf-client: shown 256x256 pitch 1024"), "\(run.dmabufLog)")
+        #expect(run.dmabufLog.contains("dmabuf-client: made 256x256 pitch 1024"), "\(run.dmabufLog)")
+        #expect(run.dmabufLog.contains("dmabuf-client: shown small"), "\(run.dmabufLog)")
+        // A window smaller than the panel is composed.
+        #expect(!run.dmabufLog.contains("direct scanout"), "\(run.dmabufLog)")
         let screen = try Image(contentsOfPNGFile: run.directory + "/dmabuf.png")
         let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
         let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
@@ -109,6 +112,36 @@ import Testing
         #expect(screen.pixel(x: 639, y: 384) == teal)
         #expect(screen.pixel(x: 640, y: 384) == black)
         #expect(screen.pixel(x: 512, y: 512) == black)
+    }
+
+    /// Direct scanout: a fullscreen, opaque client dma-buf is put on the primary plane instead of a
+    /// composed frame (presented with wp_presentation's zero-copy flag), and when the client shows
+    /// a smaller buffer, frames are composed again and the fullscreen buffer is released.
+    @Test func aFullscreenDmabufIsScannedOutDirectlyUntilItStopsFillingThePanel() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.output.contains("vitrine-direct-status 0"), "\(run.output)")
+        #expect(run.directLog.contains("dmabuf-client: made \(Self.width)x\(Self.height)"), "\(run.directLog)")
+        #expect(run.directLog.contains("direct scanout on Virtual-1"), "\(run.directLog)")
+        let zeroCopy: UInt32 = 0x8
+        #expect(run.directFlips.last.map { $0.flags & zeroCopy } == zeroCopy, "\(run.directFlips)")
+        let fullscreen = try Image(contentsOfPNGFile: run.directory + "/direct.png")
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
+        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
+        #expect(fullscreen.pixel(x: 0, y: 0) == orange)
+        #expect(fullscreen.pixel(x: Self.width / 2 - 1, y: Self.height - 1) == orange)
+        #expect(fullscreen.pixel(x: Self.width / 2, y: 0) == teal)
+        #expect(fullscreen.pixel(x: Self.width - 1, y: Self.height - 1) == teal)
+
+        // The small buffer: composed again, the fullscreen one given back.
+        #expect(run.directLog.contains("composing Virtual-1 again"), "\(run.directLog)")
+        #expect(run.directLog.contains("dmabuf-client: fullscreen buffer released"), "\(run.directLog)")
+        #expect(run.directAndComposedFlips.last.map { $0.flags & zeroCopy } == 0, "\(run.directAndComposedFlips)")
+        let composed = try Image(contentsOfPNGFile: run.directory + "/direct-composed.png")
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        #expect(composed.pixel(x: 383, y: 384) == black)
+        #expect(composed.pixel(x: 384, y: 384) == orange)
+        #expect(composed.pixel(x: 639, y: 384) == teal)
+        #expect(composed.pixel(x: 640, y: 384) == black)
     }
 
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
@@ -431,6 +464,11 @@ struct GuestRun: Sendable {
     let clientCursorState: String
     /// Vitrine's log with a client whose window is a virtio-gpu dumb buffer shared as a dma-buf.
     let dmabufLog: String
+    /// Vitrine's log with that client fullscreen, scanned out directly, then showing a small buffer.
+    let directLog: String
+    /// The presentations while the fullscreen buffer showed, and all of them.
+    let directFlips: [Flip]
+    let directAndComposedFlips: [Flip]
     /// Vitrine's log while virtio-gpu's heads were plugged and unplugged.
     let hotplugLog: String
     /// The kernel's atomic state with both heads, and with the first alone.
@@ -526,6 +564,19 @@ struct GuestRun: Sendable {
             settle $OUT/flips-dmabuf.log 1
             hil_screendump dmabuf
             kill -TERM $pid; wait $pid; echo "vitrine-dmabuf-status $?"
+            # The same client fullscreen: its XRGB8888 buffer fills the panel and is scanned out as it
+            # is; on SIGUSR1 it shows a small buffer, which is composed again.
+            \(vitrine) run --kms --presentation-log $OUT/flips-direct.log -- $OUT/dmabuf_client fullscreen > $OUT/vitrine-direct.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: \\(shown\\|failed\\)' $OUT/vitrine-direct.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-direct.log 1
+            hil_screendump direct
+            cp $OUT/flips-direct.log $OUT/flips-direct-before.log
+            pkill -USR1 -x dmabuf_client
+            n=0; while [ $n -lt 120 ] && ! grep -q 'fullscreen buffer released' $OUT/vitrine-direct.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-direct.log 1
+            hil_screendump direct-composed
+            kill -TERM $pid; wait $pid; echo "vitrine-direct-status $?"
             # Input from real evdev devices: udev tags them for libinput's seat; QEMU's virtio
             # keyboard and tablet, and a uinput touchscreen, on a panel turned a quarter.
             # (udevadm trigger refuses to run in a chroot: the uevents are asked for by hand.)
@@ -673,6 +724,9 @@ struct GuestRun: Sendable {
             cursorState: (try? String(contentsOfFile: directory + "/cursor-state.txt", encoding: .utf8)) ?? "",
             clientCursorState: (try? String(contentsOfFile: directory + "/client-cursor-state.txt", encoding: .utf8)) ?? "",
             dmabufLog: (try? String(contentsOfFile: directory + "/vitrine-dmabuf.log", encoding: .utf8)) ?? "",
+            directLog: (try? String(contentsOfFile: directory + "/vitrine-direct.log", encoding: .utf8)) ?? "",
+            directFlips: readFlips(directory + "/flips-direct-before.log"),
+            directAndComposedFlips: readFlips(directory + "/flips-direct.log"),
             hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
             hotplugStates: ["two", "one"].map {
                 (try? String(contentsOfFile: directory + "/hotplug-\($0)-state.txt", encoding: .utf8)) ?? ""

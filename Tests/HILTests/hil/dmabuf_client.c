@@ -1,21 +1,26 @@
 /*
  * A Wayland client whose window is a real dma-buf: a dumb buffer of the guest's DRM device,
  * exported with PRIME, written through the dma-buf's own mapping and shared through
- * zwp_linux_dmabuf_v1 (version 3). The left half is orange, the right half teal (ARGB8888).
+ * zwp_linux_dmabuf_v1 (version 3). The left half is orange, the right half teal.
  *
  * Built by HILTests on the host (the guest runs the host's userland):
- *   dmabuf_client [DRM node]    (default /dev/dri/card0)
+ *   dmabuf_client             a 256x256 ARGB8888 window
+ *   dmabuf_client fullscreen  an XRGB8888 buffer of the configured size; on SIGUSR1 it attaches
+ *                             a 256x256 one instead, and says when the first is released
  * It prints "dmabuf-client: shown WxH pitch P" once the buffer is attached and committed, and
  * runs until the compositor goes; on an error it prints "dmabuf-client: failed: ..." and exits 1.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <linux/dma-buf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include <xf86drm.h>
@@ -23,13 +28,15 @@
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
 
-enum { WIDTH = 256, HEIGHT = 256 };
+enum { SMALL = 256 };
 #define ARGB8888 0x34325241u
+#define XRGB8888 0x34325258u
 
 static struct wl_compositor *compositor;
 static struct xdg_wm_base *wm_base;
 static struct zwp_linux_dmabuf_v1 *dmabuf;
 static int configured;
+static int32_t configured_width, configured_height;
 
 static void fail(const char *what) {
     printf("dmabuf-client: failed: %s (%s)\n", what, strerror(errno));
@@ -63,11 +70,24 @@ static void surface_configure(void *data, struct xdg_surface *surface, uint32_t 
 
 static const struct xdg_surface_listener xdg_surface_listener = {surface_configure};
 
-/* A dumb buffer exported as a dma-buf, filled through the dma-buf's mapping. */
-static int make_dmabuf(const char *node, uint32_t *pitch) {
-    int drm = open(node, O_RDWR | O_CLOEXEC);
-    if (drm < 0) fail("open the DRM node");
-    struct drm_mode_create_dumb create = {.width = WIDTH, .height = HEIGHT, .bpp = 32};
+static void toplevel_configure(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height, struct wl_array *states) {
+    configured_width = width;
+    configured_height = height;
+}
+
+static void toplevel_close(void *data, struct xdg_toplevel *toplevel) {}
+
+static const struct xdg_toplevel_listener toplevel_listener = {.configure = toplevel_configure, .close = toplevel_close};
+
+static void buffer_release(void *data, struct wl_buffer *buffer) {
+    printf("dmabuf-client: %s buffer released\n", (const char *)data);
+}
+
+static const struct wl_buffer_listener buffer_listener = {buffer_release};
+
+/* A width x height dumb buffer exported as a dma-buf, filled through the dma-buf's mapping. */
+static int make_dmabuf(int drm, uint32_t width, uint32_t height, uint32_t *pitch) {
+    struct drm_mode_create_dumb create = {.width = width, .height = height, .bpp = 32};
     if (drmIoctl(drm, DRM_IOCTL_MODE_CREATE_DUMB, &create) != 0) fail("DRM_IOCTL_MODE_CREATE_DUMB");
     int fd;
     if (drmPrimeHandleToFD(drm, create.handle, DRM_CLOEXEC | DRM_RDWR, &fd) != 0) fail("drmPrimeHandleToFD");
@@ -75,9 +95,9 @@ static int make_dmabuf(const char *node, uint32_t *pitch) {
     if (pixels == MAP_FAILED) fail("mmap the dma-buf");
     struct dma_buf_sync sync = {.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE};
     if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) != 0) fail("DMA_BUF_IOCTL_SYNC start");
-    for (uint32_t y = 0; y < HEIGHT; y++) {
-        for (uint32_t x = 0; x < WIDTH; x++) {
-            pixels[y * (create.pitch / 4) + x] = x < WIDTH / 2 ? 0xFFFF8010u : 0xFF10A0A0u;
+    for (uint32_t y = 0; y < height; y++) {
+        for (uint32_t x = 0; x < width; x++) {
+            pixels[y * (create.pitch / 4) + x] = x < width / 2 ? 0xFFFF8010u : 0xFF10A0A0u;
         }
     }
     sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
@@ -87,10 +107,38 @@ static int make_dmabuf(const char *node, uint32_t *pitch) {
     return fd;
 }
 
+/* A wl_buffer of a new width x height dma-buf in format. */
+static struct wl_buffer *make_buffer(int drm, uint32_t width, uint32_t height, uint32_t format, const char *name) {
+    uint32_t pitch;
+    int fd = make_dmabuf(drm, width, height, &pitch);
+    struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(dmabuf);
+    zwp_linux_buffer_params_v1_add(params, fd, 0, 0, pitch, 0, 0);
+    struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params, width, height, format, 0);
+    zwp_linux_buffer_params_v1_destroy(params);
+    close(fd);
+    wl_buffer_add_listener(buffer, &buffer_listener, (void *)name);
+    printf("dmabuf-client: made %ux%u pitch %u\n", width, height, pitch);
+    return buffer;
+}
+
+static void show(struct wl_surface *surface, struct wl_buffer *buffer, const char *name) {
+    wl_surface_attach(surface, buffer, 0, 0);
+    wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
+    wl_surface_commit(surface);
+    printf("dmabuf-client: shown %s\n", name);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
-    uint32_t pitch;
-    int fd = make_dmabuf(argc > 1 ? argv[1] : "/dev/dri/card0", &pitch);
+    int fullscreen = argc > 1 && strcmp(argv[1], "fullscreen") == 0;
+    int drm = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+    if (drm < 0) fail("open /dev/dri/card0");
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &signals, NULL);
+    int shrink = signalfd(-1, &signals, SFD_CLOEXEC);
+    if (shrink < 0) fail("signalfd");
 
     struct wl_display *display = wl_display_connect(NULL);
     if (!display) fail("wl_display_connect");
@@ -104,26 +152,40 @@ int main(int argc, char **argv) {
     }
     xdg_wm_base_add_listener(wm_base, &wm_base_listener, NULL);
 
-    struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(dmabuf);
-    zwp_linux_buffer_params_v1_add(params, fd, 0, 0, pitch, 0, 0);
-    struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params, WIDTH, HEIGHT, ARGB8888, 0);
-    zwp_linux_buffer_params_v1_destroy(params);
-
     struct wl_surface *surface = wl_compositor_create_surface(compositor);
     struct xdg_surface *xdg_surface = xdg_wm_base_get_xdg_surface(wm_base, surface);
     xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, NULL);
     struct xdg_toplevel *toplevel = xdg_surface_get_toplevel(xdg_surface);
+    xdg_toplevel_add_listener(toplevel, &toplevel_listener, NULL);
     xdg_toplevel_set_title(toplevel, "dmabuf-client");
     wl_surface_commit(surface);
     while (!configured) {
         if (wl_display_dispatch(display) < 0) fail("waiting for the first configure");
     }
-    wl_surface_attach(surface, buffer, 0, 0);
-    wl_surface_damage_buffer(surface, 0, 0, WIDTH, HEIGHT);
-    wl_surface_commit(surface);
+    if (fullscreen && (configured_width <= 0 || configured_height <= 0)) {
+        errno = 0;
+        fail("the configure has no size");
+    }
+    struct wl_buffer *first = fullscreen
+        ? make_buffer(drm, configured_width, configured_height, XRGB8888, "fullscreen")
+        : make_buffer(drm, SMALL, SMALL, ARGB8888, "small");
+    show(surface, first, fullscreen ? "fullscreen" : "small");
     if (wl_display_roundtrip(display) < 0) fail("the commit of the dma-buf");
-    printf("dmabuf-client: shown %dx%d pitch %u\n", WIDTH, HEIGHT, pitch);
-    while (wl_display_dispatch(display) >= 0) {
+
+    struct pollfd fds[2] = {{wl_display_get_fd(display), POLLIN, 0}, {shrink, POLLIN, 0}};
+    for (;;) {
+        if (wl_display_flush(display) < 0 && errno != EAGAIN) break;
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            fail("poll");
+        }
+        if (fds[1].revents & POLLIN) {
+            struct signalfd_siginfo info;
+            if (read(shrink, &info, sizeof info) != sizeof info) fail("reading the signal");
+            show(surface, make_buffer(drm, SMALL, SMALL, ARGB8888, "small"), "small");
+        }
+        if ((fds[0].revents & POLLIN) && wl_display_dispatch(display) < 0) break;
+        if (fds[0].revents & (POLLHUP | POLLERR)) break;
     }
     printf("dmabuf-client: the compositor closed the connection\n");
     return 0;

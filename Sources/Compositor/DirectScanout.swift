@@ -1,0 +1,63 @@
+import DisplayBackend
+import Graphics
+import LayerKit
+import WaylandServer
+
+extension CompositorOutput {
+    /// The top window's dma-buf, as the primary plane can show it instead of a composed frame,
+    /// when the frame would show nothing else: the window's opaque buffer fills the panel pixel
+    /// for pixel (mode size, no rotation, scale, transform, crop or fading), it has no subsurfaces
+    /// or popups, no overlay or cursor is drawn over it, nothing animates, and no mirror redraws
+    /// this output's frames. Nil otherwise: the frame is composed.
+    func directScanoutWindow(of tree: RenderTree) -> SurfaceNode? {
+        guard backend is any DirectScanoutOutput, backend.transform == .normal, !cursor.isMirrored,
+            !cursor.drawsInFrames, tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty,
+            let window = windows.last, let (_, attributes) = window.shownDmabuf,
+            Int(attributes.width) == backend.mode.width, Int(attributes.height) == backend.mode.height,
+            window.popups.isEmpty, window.surface.stack.count == 1
+        else { return nil }
+        // Overlays above the windows (the shell's views) hide it unless they are hidden.
+        guard rootView.subviews.allSatisfy({ $0 === windowsView || $0.isHidden || $0.layer.opacity == 0 }) else { return nil }
+        let (container, content) = (window.container, window.content)
+        let unit = Rect(x: 0, y: 0, width: 1, height: 1)
+        let layersAreWhole = [root, rootView.layer, windowsView.layer, container, content].allSatisfy {
+            !$0.isHidden && $0.opacity == 1 && $0.mask == nil && $0.filters.isEmpty
+        }
+        guard layersAreWhole, container.frame == root.bounds, content.frame == container.bounds,
+            content.transform.isIdentity, container.transform.isIdentity, content.contentsRect == unit,
+            content.isOpaque || Self.opaqueFormats.values.contains(attributes.format.fourcc)
+        else { return nil }
+        return window
+    }
+
+    /// Shows the top window's dma-buf on the primary plane as the frame for `request`, when
+    /// `directScanoutWindow` finds one and the display takes it; false leaves the frame to be
+    /// composed. The buffer stays with the display (unreleased) until another frame replaces it.
+    func scanOutDirectly(_ tree: RenderTree, for request: FrameRequest) throws -> Bool {
+        guard let output = backend as? any DirectScanoutOutput, let window = directScanoutWindow(of: tree),
+            let (attributes, ended) = window.beginScanout()
+        else { return false }
+        let plane = attributes.planes[0]
+        let buffer = ScanoutDmabuf(
+            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
+            fourcc: Self.opaqueFormats[attributes.format.fourcc] ?? attributes.format.fourcc, modifier: attributes.format.modifier,
+            offset: Int(plane.offset), stride: Int(plane.stride))
+        do {
+            guard try output.scanOut(buffer, for: request, released: ended) else {
+                ended()
+                return false
+            }
+        } catch {
+            ended()
+            throw error
+        }
+        return true
+    }
+
+    /// Formats without alpha, and the alpha formats they stand in for on the plane when the
+    /// surface says it is opaque (the same bytes, the alpha byte ignored).
+    static let opaqueFormats: [UInt32: UInt32] = [
+        0x3432_5241: 0x3432_5258,  // ARGB8888 → XRGB8888
+        0x3432_4241: 0x3432_4258,  // ABGR8888 → XBGR8888
+    ]
+}
