@@ -136,7 +136,7 @@ public func monotonicNanoseconds() -> UInt64 {
     return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }
 
-public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
+public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectScanoutOutput {
     public let name: String
     public var description: String { "Vitrine headless output \(index) (\(mode))" }
     public private(set) var mode: OutputMode
@@ -159,10 +159,21 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
         /// A frame is on its way to `refresh`.
         case waitingToShow(refresh: Refresh, frame: ShownFrame)
     }
-    /// What a presented frame shows: an image handed over, or a frame buffer written in place.
+    /// What a presented frame shows: an image handed over, a frame buffer written in place, or a
+    /// client's buffer scanned out directly.
     private enum ShownFrame: Equatable {
         case image(Image)
         case buffer(Int)
+        case client(HeadlessClientBuffer)
+
+        static func == (a: ShownFrame, b: ShownFrame) -> Bool {
+            switch (a, b) {
+            case (.image(let x), .image(let y)): x == y
+            case (.buffer(let x), .buffer(let y)): x == y
+            case (.client(let x), .client(let y)): x === y
+            default: false
+            }
+        }
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
@@ -180,7 +191,13 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
     /// The last frame shown: the presented image, or the shown buffer's pixels for a frame written
     /// in place (copied once, when first asked for).
     public var lastShownImage: Image? {
-        if shownImage == nil, case .buffer(let index) = shownFrame { shownImage = buffers[index].image() }
+        if shownImage == nil {
+            switch shownFrame {
+            case .buffer(let index): shownImage = buffers[index].image()
+            case .client(let buffer): shownImage = buffer.image()
+            case .image, nil: break
+            }
+        }
         return shownImage
     }
     /// How many frames were shown.
@@ -304,6 +321,16 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
         arm(at: shown.nanoseconds)
     }
 
+    /// Shows an XRGB8888 client buffer of the mode's size as the frame, read where it lies.
+    public func scanOut(_ buffer: ScanoutDmabuf, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
+        guard buffer.width == mode.width, buffer.height == mode.height, let client = HeadlessClientBuffer(buffer) else {
+            return false
+        }
+        client.released = released
+        show(.client(client))
+        return true
+    }
+
     public func skipFrame(_ request: FrameRequest) {
         phase = .idle
         scheduleAnotherIfWanted()
@@ -358,11 +385,15 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput {
             case .buffer(let index):
                 front = index
                 shownImage = nil
+            case .client:
+                shownImage = nil
             }
             presentedFrameCount += 1
             phase = .idle
+            // vsync, and zero-copy for a client's own buffer.
+            let flags: UInt32 = if case .client = frame { 0x9 } else { 0x1 }
             onPresented?(PresentationTiming(
-                nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: 0x1))
+                nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: flags))
             scheduleAnotherIfWanted()
         case .idle, .rendering:
             break

@@ -37,3 +37,44 @@ final class HeadlessFrameBuffer {
             bytes: UnsafeRawBufferPointer(bytes))
     }
 }
+
+/// A client's XRGB8888 buffer that a headless output shows as its frame (direct scanout): mapped
+/// read-only, its rows read when the frame is captured. Going away tells the compositor the
+/// client may write into it again.
+final class HeadlessClientBuffer {
+    private let mapping: UnsafeMutableRawPointer
+    private let length: Int
+    private let buffer: ScanoutDmabuf
+    /// Called when the output stops showing the buffer.
+    var released: (() -> Void)?
+
+    /// DRM_FORMAT_XRGB8888: the bytes of a frame buffer, without alpha.
+    static let xrgb8888: UInt32 = 0x3432_5258
+
+    /// Nil for a buffer the output cannot read: another format or modifier, rows outside it, or
+    /// a descriptor that cannot be mapped.
+    init?(_ buffer: ScanoutDmabuf) {
+        guard buffer.fourcc == Self.xrgb8888, buffer.modifier == 0, buffer.stride >= buffer.width * 4, buffer.offset >= 0 else {
+            return nil
+        }
+        let length = Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
+        guard buffer.offset + buffer.stride * (buffer.height - 1) + buffer.width * 4 <= length,
+            let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, buffer.fileDescriptor, 0), mapping != MAP_FAILED
+        else { return nil }
+        self.mapping = mapping
+        self.length = length
+        self.buffer = buffer
+    }
+
+    deinit {
+        munmap(mapping, length)
+        released?()
+    }
+
+    /// A copy of the pixels; nil when it cannot be made.
+    func image() -> Image? {
+        try? Image(
+            width: buffer.width, height: buffer.height, pixelFormat: .xrgb8888, bytesPerRow: buffer.stride,
+            bytes: UnsafeRawBufferPointer(start: mapping + buffer.offset, count: length - buffer.offset))
+    }
+}

@@ -2,7 +2,9 @@ import DisplayBackend
 import Foundation
 import Glibc
 import Graphics
+import LayerKit
 import Testing
+import Views
 import WaylandTestClient
 @testable import Compositor
 
@@ -146,6 +148,94 @@ private struct LinearDmabuf {
         // Still the 64×64 buffer, now centred on 800×600.
         #expect(try session.run(seconds: 30) { second.lastShownImage?.pixel(x: 400, y: 300) == orange })
         #expect(second.lastShownImage?.pixel(x: 367, y: 300) != orange)
+    }
+
+    /// A fullscreen window whose opaque buffer fills the output is the frame itself (direct
+    /// scanout: the headless output reads the client's buffer); a view over it brings composition
+    /// back at once, and its removal direct scanout again.
+    @Test func aFullscreenOpaqueDmabufIsScannedOutUntilAViewCoversIt() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let pixels = LinearDmabuf(width: 640, height: 480, stride: 2816, offset: 64, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(pixels.fd) }
+        try client.show(try pixels.buffer(dmabuf, format: xrgb8888), on: surface)
+        try client.client.roundtrip()
+        let output = session.compositor.outputs[0]
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 639, y: 479) == orange })
+
+        let overlay = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
+        overlay.layer.backgroundColor = Color(red: 0, green: 0, blue: 1, alpha: 1)
+        Transaction.begin()
+        session.compositor.rootView(ofOutputAt: 0).addSubview(overlay)
+        Transaction.commit()
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 50, y: 50) == blue })
+        #expect(session.screen?.pixel(x: 320, y: 240) == orange)
+
+        Transaction.begin()
+        overlay.removeFromSuperview()
+        Transaction.commit()
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 50, y: 50) == orange })
+    }
+
+    /// A buffer with alpha is scanned out only where the client says it is opaque (it is then read
+    /// as its X twin); a buffer smaller than the output is composed.
+    @Test func alphaAndSmallBuffersAreComposedUnlessOpaqueAndWhole() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let output = session.compositor.outputs[0]
+        let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0xFF])
+        defer { close(pixels.fd) }
+        try client.show(try pixels.buffer(dmabuf, format: argb8888), on: surface)
+        try client.client.roundtrip()
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
+        #expect(!output.isScanningOutDirectly)
+
+        let region = try client.compositor.send(1, [.newID], interface: "wl_region")
+        try region.send(1, [.int(0), .int(0), .int(640), .int(480)])
+        try surface.send(4, [.object(region)])
+        try surface.send(6)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly })
+
+        let small = LinearDmabuf(width: 64, height: 64, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(small.fd) }
+        try client.show(try small.buffer(dmabuf, format: xrgb8888), on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 0, y: 0) == black })
+    }
+
+    /// A scanned-out buffer stays the client's to keep its hands off until the frame that
+    /// replaces it is on screen: replaced by a commit, it is released only at that presentation.
+    @Test func aScannedOutBufferIsReleasedOnceTheNextFrameIsShown() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let output = session.compositor.outputs[0]
+        let first = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
+        let second = LinearDmabuf(width: 640, height: 480, pixel: [0xFF, 0x00, 0x00, 0x00])
+        defer { close(first.fd); close(second.fd) }
+        let firstBuffer = try first.buffer(dmabuf, format: xrgb8888)
+        try client.show(firstBuffer, on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly })
+
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        try client.show(try second.buffer(dmabuf, format: xrgb8888), on: surface)
+        try client.client.roundtrip()
+        // Released only once the second buffer is on screen (the frame may have come meanwhile).
+        #expect(firstBuffer.events(named: "release").isEmpty || session.screen?.pixel(x: 320, y: 240) == blue)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
+        try client.client.roundtrip()
+        #expect(firstBuffer.events(named: "release").count == 1)
+        #expect(output.isScanningOutDirectly)
     }
 
     /// Buffers the copy cannot read fail: a stride of odd pixels after create (the client hears
