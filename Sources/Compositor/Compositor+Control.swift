@@ -11,7 +11,8 @@ extension Compositor {
                 name: backend.name, width: backend.mode.width, height: backend.mode.height,
                 refreshMillihertz: backend.mode.refreshMillihertz, scale: backend.scaleFactor,
                 transform: backend.transform.rawValue, hasFrame: backend.lastShownImage != nil,
-                x: Int(output.global.state.x), y: Int(output.global.state.y))
+                x: Int(output.global.state.x), y: Int(output.global.state.y),
+                isScanningOutDirectly: output.isScanningOutDirectly)
         }
     }
 

@@ -312,6 +312,7 @@ public final class Compositor: SurfaceObserver {
     public func surfaceWillBeDestroyed(_ surface: Surface) {
         surfaceLeftTheScreen(surface)
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
+        node.surfaceDestroyed()
         Transaction.begin()
         Transaction.disableActions = true
         for output in outputs {

@@ -217,10 +217,12 @@ public struct ControlStatus: Codable, Equatable, Sendable {
         /// Its top-left corner in the outputs' layout (wl_output.geometry's x and y).
         public var x: Int
         public var y: Int
+        /// Whether its frames are a client's buffer scanned out directly, not composed.
+        public var isScanningOutDirectly: Bool
 
         public init(
             name: String, width: Int, height: Int, refreshMillihertz: Int, scale: Double, transform: Int, hasFrame: Bool,
-            x: Int = 0, y: Int = 0
+            x: Int = 0, y: Int = 0, isScanningOutDirectly: Bool = false
         ) {
             self.name = name
             self.width = width
@@ -231,6 +233,7 @@ public struct ControlStatus: Codable, Equatable, Sendable {
             self.hasFrame = hasFrame
             self.x = x
             self.y = y
+            self.isScanningOutDirectly = isScanningOutDirectly
         }
     }
 

@@ -93,6 +93,12 @@ final class SurfaceNode {
         if scanouts[ObjectIdentifier(old)] == nil { old.release() }
     }
 
+    /// The surface is gone: the dma-buf it showed goes back to its client (once no display scans
+    /// it out), which may use it for another surface.
+    func surfaceDestroyed() {
+        keepDmabuf(nil)
+    }
+
     /// Records that a display scans out the surface's dma-buf; the closure it calls when it stops.
     func beginScanout() -> (buffer: DmabufAttributes, ended: () -> Void)? {
         guard let (buffer, attributes) = shownDmabuf else { return nil }

@@ -160,7 +160,8 @@ struct Status: ParsableCommand {
         var lines = ["vitrine \(status.version) on \(status.display)"]
         for (index, output) in status.outputs.enumerated() {
             let refresh = Double(output.refreshMillihertz) / 1000
-            let frame = output.hasFrame ? "" : ", no frame shown yet"
+            let frame = output.hasFrame
+                ? (output.isScanningOutDirectly ? ", showing a client's buffer directly" : "") : ", no frame shown yet"
             lines.append("output \(index): \(output.name) \(output.width)x\(output.height)@\(refresh) scale \(output.scale) transform \(output.transform) at \(output.x),\(output.y)\(frame)")
         }
         for mirror in status.mirrors {

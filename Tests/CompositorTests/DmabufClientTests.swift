@@ -101,6 +101,26 @@ private struct LinearDmabuf {
         #expect(next.events(named: "release").count == 1)
     }
 
+    /// Destroying the surface gives its dma-buf back too (the client may attach it elsewhere).
+    @Test func aDestroyedSurfaceReleasesItsDmabuf() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, xdgSurface, toplevel) = try toplevel(client)
+        let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x10, 0x80, 0xFF, 0xFF])
+        defer { close(pixels.fd) }
+        let buffer = try pixels.buffer(dmabuf, format: argb8888)
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        #expect(buffer.events(named: "release").isEmpty)
+        try toplevel.sendDestructor(0)
+        try xdgSurface.sendDestructor(0)
+        try surface.sendDestructor(0)
+        try client.client.roundtrip()
+        #expect(buffer.events(named: "release").count == 1)
+        #expect(client.client.protocolError == nil)
+    }
+
     /// Committing the same buffer again with damage copies the damaged rows only: rows repainted
     /// outside it keep showing what was copied before.
     @Test func aDamagedCommitCopiesTheDamagedRows() throws {
@@ -165,6 +185,7 @@ private struct LinearDmabuf {
         let output = session.compositor.outputs[0]
         let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 639, y: 479) == orange })
+        #expect(session.compositor.outputStatuses.map(\.isScanningOutDirectly) == [true])
 
         let overlay = View(frame: Rect(x: 0, y: 0, width: 100, height: 100))
         overlay.layer.backgroundColor = Color(red: 0, green: 0, blue: 1, alpha: 1)
@@ -173,6 +194,7 @@ private struct LinearDmabuf {
         Transaction.commit()
         let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
         #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 50, y: 50) == blue })
+        #expect(session.compositor.outputStatuses.map(\.isScanningOutDirectly) == [false])
         #expect(session.screen?.pixel(x: 320, y: 240) == orange)
 
         Transaction.begin()

@@ -68,7 +68,7 @@ import Testing
         }
         #expect(mediaType == "application/json")
         #expect(String(decoding: body, as: UTF8.self) == #"""
-            {"app":{"command":["cog","https://example.com"],"pid":42,"starts":3},"clients":2,"display":"wayland-1","mirrors":[{"height":480,"isShowingSource":true,"name":"DSI-1","refreshMillihertz":60000,"source":"HDMI-A-1","transform":0,"width":800}],"outputs":[{"hasFrame":true,"height":1080,"name":"HDMI-A-1","refreshMillihertz":60000,"scale":2,"transform":1,"width":1920,"x":0,"y":0}],"version":"0.1.0"}
+            {"app":{"command":["cog","https://example.com"],"pid":42,"starts":3},"clients":2,"display":"wayland-1","mirrors":[{"height":480,"isShowingSource":true,"name":"DSI-1","refreshMillihertz":60000,"source":"HDMI-A-1","transform":0,"width":800}],"outputs":[{"hasFrame":true,"height":1080,"isScanningOutDirectly":false,"name":"HDMI-A-1","refreshMillihertz":60000,"scale":2,"transform":1,"width":1920,"x":0,"y":0}],"version":"0.1.0"}
             """#)
         #expect(try JSONDecoder().decode(ControlStatus.self, from: Data(body)) == status)
     }
