@@ -35,7 +35,7 @@ public final class Compositor: SurfaceObserver {
     /// show on any; it lives as long as the compositor.
     let device: Renderer
     /// zwp_linux_dmabuf_v1, where the device imports client dma-bufs.
-    private var dmabuf: (global: LinuxDmabufGlobal, imports: DmabufImports)?
+    private(set) var dmabuf: (global: LinuxDmabufGlobal, imports: DmabufImports)?
     /// Mapped windows while no output exists: the next output to appear takes them.
     var windowsWithoutOutput: [SurfaceNode] = []
     /// Told when the primary output changes (Compositor+PrimaryOutput.swift).
@@ -294,6 +294,11 @@ public final class Compositor: SurfaceObserver {
             windowManager.placePopup(popup)
         }
         for output in outputs { output.cursor.surfaceCommitted(node) }
+        // A window scanned out directly that stays so needs no copy of its dma-buf until a frame
+        // is composed again (CompositorOutput.drawFrame makes it then).
+        if node.hasPendingDmabufCopy, !outputs.contains(where: { $0.isScanningOutDirectly && $0.directScanoutCandidate() === node }) {
+            node.copyPendingDmabuf()
+        }
         Transaction.commit()
         // A new size, input region or subsurface may change what is under the pointer.
         refocusPointer()

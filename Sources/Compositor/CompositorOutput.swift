@@ -205,13 +205,10 @@ final class CompositorOutput {
         // A link invalidated by an earlier one's callback is skipped.
         for link in displayLinks { link.fire(targetNanoseconds: request.targetPresentationNanoseconds) }
         isRunningDisplayLinks = false
-        guard let tree = context.renderTree else {
+        guard var tree = context.renderTree else {
             backend.skipFrame(request)
             return
         }
-        let target = Double(request.targetPresentationNanoseconds) / 1e9
-        // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
-        let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
         do {
             let direct = try scanOutDirectly(tree, for: request)
             if direct != isScanningOutDirectly {
@@ -222,6 +219,18 @@ final class CompositorOutput {
                 frameWillShow(tree)
                 return
             }
+            // The window scanned out until now may have commits not copied for composing yet.
+            if let window = windows.last, window.hasPendingDmabufCopy {
+                Transaction.begin()
+                Transaction.disableActions = true
+                window.copyPendingDmabuf()
+                Transaction.commit()
+                Transaction.flush()
+                tree = context.renderTree ?? tree
+            }
+            let target = Double(request.targetPresentationNanoseconds) / 1e9
+            // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
+            let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
             let frame = try drawFrame(of: frameTree)
             frameWillShow(tree)
             try present(frame, for: request)

@@ -10,9 +10,14 @@ extension CompositorOutput {
     /// or popups, no overlay or cursor is drawn over it, nothing animates, and no mirror redraws
     /// this output's frames. Nil otherwise: the frame is composed.
     func directScanoutWindow(of tree: RenderTree) -> SurfaceNode? {
+        guard tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty else { return nil }
+        return directScanoutCandidate()
+    }
+
+    /// The window `directScanoutWindow` would find, judged by the layers alone (animations aside).
+    func directScanoutCandidate() -> SurfaceNode? {
         guard backend is any DirectScanoutOutput, backend.transform == .normal, !cursor.isMirrored,
-            !cursor.drawsInFrames, tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty,
-            let window = windows.last, let (_, attributes) = window.shownDmabuf,
+            !cursor.drawsInFrames, let window = windows.last, let (_, attributes) = window.shownDmabuf,
             Int(attributes.width) == backend.mode.width, Int(attributes.height) == backend.mode.height,
             window.popups.isEmpty, window.surface.stack.count == 1
         else { return nil }

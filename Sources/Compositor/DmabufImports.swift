@@ -15,6 +15,8 @@ final class DmabufImports: DmabufImporter {
     private let logger: Logger
     /// The imported buffers, by the attributes of the wl_buffer that owns their descriptors.
     private var imports: [DmabufAttributes: DmabufImport] = [:]
+    /// How many copies into textures were made (a buffer scanned out directly needs none).
+    private(set) var copyCount = 0
 
     private init(device: Renderer, logger: Logger) {
         self.device = device
@@ -97,7 +99,9 @@ final class DmabufImports: DmabufImporter {
             logger.warning("a \(attributes.width)×\(attributes.height) dma-buf was still being written \(Self.writeWaitMilliseconds) ms after its commit; copying it as it is")
         }
         do {
-            return try device.contents(copying: source, updating: previous as? DmabufContents, damage: damage)
+            let contents = try device.contents(copying: source, updating: previous as? DmabufContents, damage: damage)
+            copyCount += 1
+            return contents
         } catch {
             logger.error("copying a \(attributes.width)×\(attributes.height) dma-buf failed: \(error)")
             return nil

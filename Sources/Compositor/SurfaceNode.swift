@@ -22,6 +22,11 @@ final class SurfaceNode {
     private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
     /// How many displays scan out each replaced or current dma-buf now.
     private var scanouts: [ObjectIdentifier: Int] = [:]
+    /// A dma-buf commit whose copy into the layer's texture waits (`copyPendingDmabuf`): the
+    /// surface is scanned out directly, which needs none, until a composed frame does. The damage
+    /// is nil (all of it) when an earlier commit was not copied either.
+    private var pendingCopy: (attributes: DmabufAttributes, damage: ImageRect?)?
+    private weak var dmabufs: DmabufImports?
 
     init(surface: Surface) {
         self.surface = surface
@@ -65,8 +70,9 @@ final class SurfaceNode {
             case .dmabuf(let attributes):
                 content.backgroundColor = nil
                 content.contents = nil
-                content.externalContents = dmabufs?.contents(
-                    of: attributes, updating: content.externalContents, damage: Self.bufferDamage(of: state, buffer: buffer))
+                // The compositor copies it at once unless the surface is scanned out directly.
+                self.dmabufs = dmabufs
+                pendingCopy = (attributes, pendingCopy == nil ? Self.bufferDamage(of: state, buffer: buffer) : nil)
             }
             if case .dmabuf(let attributes) = buffer.storage {
                 keepDmabuf((buffer, attributes))
@@ -82,9 +88,20 @@ final class SurfaceNode {
         content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
     }
 
+    /// Whether a dma-buf commit was not copied into the layer's texture yet.
+    var hasPendingDmabufCopy: Bool { pendingCopy != nil }
+
+    /// Copies the dma-buf commit that waits into the layer's texture (what a composed frame shows).
+    func copyPendingDmabuf() {
+        guard let (attributes, damage) = pendingCopy else { return }
+        pendingCopy = nil
+        content.externalContents = dmabufs?.contents(of: attributes, updating: content.externalContents, damage: damage)
+    }
+
     /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
     /// still scans it out (then when the last one stops).
     private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {
+        if new == nil { pendingCopy = nil }
         guard let old = shownDmabuf?.buffer, old !== new?.buffer else {
             shownDmabuf = new
             return

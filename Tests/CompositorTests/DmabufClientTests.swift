@@ -203,6 +203,46 @@ private struct LinearDmabuf {
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 50, y: 50) == orange })
     }
 
+    /// Commits of a window scanned out directly are not copied into its texture: the copy waits
+    /// until a frame is composed again, and then shows the latest commit.
+    @Test func aScannedOutWindowIsCopiedOnlyWhenCompositionResumes() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let (surface, _) = try client.makeToplevel()
+        let output = session.compositor.outputs[0]
+        let imports = try #require(session.compositor.dmabuf?.imports)
+        let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(pixels.fd) }
+        let buffer = try pixels.buffer(dmabuf, format: xrgb8888)
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly })
+        // The first commit came before direct scanout began: it was copied.
+        let copiesBefore = imports.copyCount
+
+        // Three more commits of the same buffer, the last one repainted blue, all scanned out.
+        for paint in [[0x10, 0x80, 0xFF, 0x00], [0x10, 0x80, 0xFF, 0x00], [0xFF, 0x00, 0x00, 0x00]] as [[UInt8]] {
+            pixels.paint(rows: 0..<480, paint)
+            try client.show(buffer, on: surface)
+            try client.client.roundtrip()
+            #expect(try session.runFrames(1))
+        }
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        #expect(output.isScanningOutDirectly && session.screen?.pixel(x: 320, y: 240) == blue)
+        #expect(imports.copyCount == copiesBefore)
+
+        // A view over it: the frame is composed, from one copy of the latest commit.
+        let overlay = View(frame: Rect(x: 0, y: 0, width: 10, height: 10))
+        overlay.layer.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
+        Transaction.begin()
+        session.compositor.rootView(ofOutputAt: 0).addSubview(overlay)
+        Transaction.commit()
+        #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 5, y: 5) == white })
+        #expect(session.screen?.pixel(x: 320, y: 240) == blue)
+        #expect(imports.copyCount == copiesBefore + 1)
+    }
+
     /// A buffer with alpha is scanned out only where the client says it is opaque (it is then read
     /// as its X twin); a buffer smaller than the output is composed.
     @Test func alphaAndSmallBuffersAreComposedUnlessOpaqueAndWhole() throws {
