@@ -50,6 +50,15 @@ private struct LinearDmabuf {
     }
 }
 
+/// A 640×480 session, and a client with zwp_linux_dmabuf_v1 (version 3) and a configured toplevel.
+private func dmabufWindow() throws -> (session: HeadlessSession, client: SessionClient, dmabuf: TestProxy, surface: TestProxy) {
+    let session = try HeadlessSession(width: 640, height: 480)
+    let client = try SessionClient(session)
+    let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+    let (surface, _) = try client.makeToplevel()
+    return (session, client, dmabuf, surface)
+}
+
 /// zwp_linux_dmabuf_v1 with the compositor's renderer: client dma-bufs imported on the device and
 /// copied into textures at commit, shown as windows.
 @Suite(.serialized) struct DmabufClientTests {
@@ -70,10 +79,7 @@ private struct LinearDmabuf {
     /// the client while it is the surface's (a display may scan it out directly), and released
     /// when the next commit replaces it.
     @Test func aDmabufWindowShowsItsPixelsAndItsBufferIsReleasedWhenReplaced() throws {
-        let session = try HeadlessSession()
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let pixels = LinearDmabuf(width: 64, height: 64, stride: 320, offset: 128, pixel: [0xFF, 0x80, 0x10, 0xFF])
         defer { close(pixels.fd) }
         let buffer = try pixels.buffer(dmabuf, format: abgr8888)
@@ -124,10 +130,7 @@ private struct LinearDmabuf {
     /// Committing the same buffer again with damage copies the damaged rows only: rows repainted
     /// outside it keep showing what was copied before.
     @Test func aDamagedCommitCopiesTheDamagedRows() throws {
-        let session = try HeadlessSession()
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x00, 0x00, 0xFF, 0x00])
         defer { close(pixels.fd) }
         let buffer = try pixels.buffer(dmabuf, format: xrgb8888)
@@ -150,10 +153,7 @@ private struct LinearDmabuf {
     /// The copy belongs to the device every output's renderer shares: when the window's output is
     /// unplugged, the next output draws the same contents without a new commit.
     @Test func aDmabufWindowShowsOnTheOutputItMovesTo() throws {
-        let session = try HeadlessSession(width: 640, height: 480)
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x10, 0x80, 0xFF, 0xFF])
         defer { close(pixels.fd) }
         try client.show(try pixels.buffer(dmabuf, format: argb8888), on: surface)
@@ -174,10 +174,7 @@ private struct LinearDmabuf {
     /// scanout: the headless output reads the client's buffer); a view over it brings composition
     /// back at once, and its removal direct scanout again.
     @Test func aFullscreenOpaqueDmabufIsScannedOutUntilAViewCoversIt() throws {
-        let session = try HeadlessSession(width: 640, height: 480)
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let pixels = LinearDmabuf(width: 640, height: 480, stride: 2816, offset: 64, pixel: [0x10, 0x80, 0xFF, 0x00])
         defer { close(pixels.fd) }
         try client.show(try pixels.buffer(dmabuf, format: xrgb8888), on: surface)
@@ -206,10 +203,7 @@ private struct LinearDmabuf {
     /// Commits of a window scanned out directly are not copied into its texture: the copy waits
     /// until a frame is composed again, and then shows the latest commit.
     @Test func aScannedOutWindowIsCopiedOnlyWhenCompositionResumes() throws {
-        let session = try HeadlessSession(width: 640, height: 480)
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let output = session.compositor.outputs[0]
         let imports = try #require(session.compositor.dmabuf?.imports)
         let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
@@ -246,10 +240,7 @@ private struct LinearDmabuf {
     /// A buffer with alpha is scanned out only where the client says it is opaque (it is then read
     /// as its X twin); a buffer smaller than the output is composed.
     @Test func alphaAndSmallBuffersAreComposedUnlessOpaqueAndWhole() throws {
-        let session = try HeadlessSession(width: 640, height: 480)
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let output = session.compositor.outputs[0]
         let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0xFF])
         defer { close(pixels.fd) }
@@ -276,10 +267,7 @@ private struct LinearDmabuf {
     /// A scanned-out buffer stays the client's to keep its hands off until the frame that
     /// replaces it is on screen: replaced by a commit, it is released only at that presentation.
     @Test func aScannedOutBufferIsReleasedOnceTheNextFrameIsShown() throws {
-        let session = try HeadlessSession(width: 640, height: 480)
-        let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
-        let (surface, _) = try client.makeToplevel()
+        let (session, client, dmabuf, surface) = try dmabufWindow()
         let output = session.compositor.outputs[0]
         let first = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
         let second = LinearDmabuf(width: 640, height: 480, pixel: [0xFF, 0x00, 0x00, 0x00])
