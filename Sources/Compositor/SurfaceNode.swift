@@ -117,7 +117,7 @@ final class SurfaceNode {
     }
 
     /// Records that a display scans out the surface's dma-buf; the closure it calls when it stops.
-    func beginScanout() -> (buffer: DmabufAttributes, ended: () -> Void)? {
+    func beginScanout() -> (attributes: DmabufAttributes, ended: () -> Void)? {
         guard let (buffer, attributes) = shownDmabuf else { return nil }
         scanouts[ObjectIdentifier(buffer), default: 0] += 1
         return (attributes, { [weak self] in

@@ -189,7 +189,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     private var shownImage: Image?
 
     /// The last frame shown: the presented image, or the shown buffer's pixels for a frame written
-    /// in place (copied once, when first asked for).
+    /// in place or a client's buffer scanned out (copied once, when first asked for).
     public var lastShownImage: Image? {
         if shownImage == nil {
             switch shownFrame {

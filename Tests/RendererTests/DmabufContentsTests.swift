@@ -10,10 +10,12 @@ import Testing
 /// lavapipe maps the descriptor it imports, so an unlinked temporary file stands in for a dma-buf
 /// here (these machines have no /dev/udmabuf); the QEMU rig shows buffers of a real DRM driver.
 func linearBufferFile(width: Int, rows: Int, stride: Int, offset: Int, pixel: [UInt8]) -> Int32 {
-    var template = Array("/tmp/vitrine-test-dmabuf-XXXXXX".utf8CString)
-    let fd = mkstemp(&template)
-    precondition(fd >= 0, "mkstemp failed")
-    unlink(template)
+    // tmpfile() is already unlinked; the descriptor outlives the stream through dup().
+    let stream = tmpfile()
+    precondition(stream != nil, "tmpfile failed")
+    let fd = dup(fileno(stream))
+    fclose(stream)
+    precondition(fd >= 0, "dup failed")
     var bytes = [UInt8](repeating: 0xEE, count: offset + stride * rows)
     for row in 0..<rows {
         for x in 0..<width {
