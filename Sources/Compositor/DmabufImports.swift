@@ -1,4 +1,3 @@
-import Glibc
 import Graphics
 import LayerKit
 import Logging
@@ -72,19 +71,6 @@ final class DmabufImports: DmabufImporter {
         }
     }
 
-    /// How long a commit waits for the writes fenced on its buffer: about a frame at 60 Hz.
-    static let writeWaitMilliseconds: Int32 = 16
-
-    /// Whether the writes fenced on the dma-buf (implicit sync: a GPU client commits as soon as it
-    /// has submitted its rendering) are done, waiting `writeWaitMilliseconds` at most. A dma-buf's
-    /// descriptor polls readable once they are; files that are not dma-bufs are readable at once.
-    /// The wait holds the compositor's thread: deferring the commit until the descriptor is
-    /// readable, as wlroots does, would not.
-    private static func writesAreDone(_ fileDescriptor: Int32) -> Bool {
-        var entry = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, writeWaitMilliseconds) == 1
-    }
-
     func bufferDestroyed(_ attributes: DmabufAttributes) {
         imports[attributes] = nil
     }
@@ -95,9 +81,6 @@ final class DmabufImports: DmabufImporter {
         of attributes: DmabufAttributes, updating previous: (any ExternalContents)?, damage: ImageRect?
     ) -> (any ExternalContents)? {
         guard let source = imports[attributes] else { return nil }
-        if !Self.writesAreDone(attributes.planes[0].fileDescriptor) {
-            logger.warning("a \(attributes.width)×\(attributes.height) dma-buf was still being written \(Self.writeWaitMilliseconds) ms after its commit; copying it as it is")
-        }
         do {
             let contents = try device.contents(copying: source, updating: previous as? DmabufContents, damage: damage)
             copyCount += 1

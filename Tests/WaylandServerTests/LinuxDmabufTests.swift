@@ -545,3 +545,91 @@ extension LinuxDmabufTests {
         }
     }
 }
+
+extension LinuxDmabufTests {
+    /// Implicit sync: a commit whose dma-buf is still being written waits, on the event loop, until
+    /// the buffer's descriptor polls readable. A pipe's read end stands in for a dma-buf whose
+    /// fenced writes are pending (readable once a byte is written); the recording importer accepts
+    /// it, so these tests need no device.
+    @Suite struct ImplicitSync {
+        /// A surface with a 64×16 dmabuf whose one plane is the read end of a new pipe.
+        private struct FencedWindow {
+            let harness: DmabufHarness
+            let surfaceProxy: TestProxy
+            let surface: Surface
+            let buffer: TestProxy
+            let readEnd: Int32
+            let writeEnd: Int32
+
+            init() throws {
+                harness = try DmabufHarness()
+                var ends: [Int32] = [0, 0]
+                try #require(pipe(&ends) == 0)
+                (readEnd, writeEnd) = (ends[0], ends[1])
+                let params = try harness.makeParams(try harness.bind(), plane: readEnd)
+                buffer = try harness.createImmediately(params, width: 64, height: 16)
+                try params.sendDestructor(0)
+                (surfaceProxy, surface) = try harness.makeSurface()
+            }
+
+            /// The writes are done: the plane polls readable from now on.
+            func finishWrites() {
+                _ = write(writeEnd, [UInt8(1)], 1)
+            }
+
+            func close() {
+                Glibc.close(readEnd)
+                Glibc.close(writeEnd)
+            }
+
+            var commits: [SurfaceState] { harness.core.commits.filter { $0.surface === surface }.map(\.state) }
+        }
+
+        @Test func commitsWaitUntilTheirDmabufIsWrittenThenApplyInOrder() throws {
+            let window = try FencedWindow()
+            defer { window.close() }
+            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
+            try window.surfaceProxy.send(6)
+            // A later commit without a buffer waits behind the first.
+            try window.surfaceProxy.send(2, [.int(1), .int(2), .int(3), .int(4)])
+            try window.surfaceProxy.send(6)
+            try window.harness.client.roundtrip()
+            #expect(window.commits.isEmpty)
+            #expect(window.surface.current.buffer == nil)
+            // The test's two ends and the server's plane, plus the event loop's copy of the plane
+            // that it watches (both ends of a pipe are one inode).
+            #expect(openDescriptors(sharingFileWith: window.readEnd) == 4)
+
+            window.finishWrites()
+            try window.harness.client.roundtrip()
+            let attributes = try #require(window.harness.importer.imported.first)
+            #expect(window.commits.map(\.bufferWasAttached) == [true, false])
+            #expect(window.commits.map { $0.buffer?.storage } == [.dmabuf(attributes), .dmabuf(attributes)])
+            #expect(window.commits.map(\.surfaceDamage) == [[], [IntRect(x: 1, y: 2, width: 3, height: 4)]])
+            #expect(openDescriptors(sharingFileWith: window.readEnd) == 3, "the watch was removed")
+
+            // Written buffers apply at once.
+            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
+            try window.surfaceProxy.send(6)
+            try window.harness.client.roundtrip()
+            #expect(window.commits.count == 3)
+        }
+
+        @Test func aSurfaceDestroyedWhileItsCommitWaitsStopsWatchingItsBuffer() throws {
+            let window = try FencedWindow()
+            defer { window.close() }
+            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
+            try window.surfaceProxy.send(6)
+            try window.harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: window.readEnd) == 4)
+
+            try window.surfaceProxy.sendDestructor(0)
+            try window.harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: window.readEnd) == 3)
+            window.finishWrites()
+            try window.harness.client.roundtrip()
+            #expect(window.commits.isEmpty)
+            #expect(window.harness.client.protocolError == nil)
+        }
+    }
+}

@@ -1,4 +1,5 @@
 internal import CWaylandServer
+import Glibc
 
 /// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
@@ -50,6 +51,18 @@ public final class Buffer {
     public func release() {
         guard isAlive else { return }
         wl_buffer_send_release(raw)
+    }
+
+    /// A plane descriptor whose fenced writes are not done yet, or nil once the client's rendering
+    /// into the buffer is complete. Implicit sync: a GPU client commits a dma-buf as soon as it has
+    /// submitted its rendering, and the dma-buf polls readable once the writes fenced on it are
+    /// done. Other storage is always complete.
+    var unfinishedWrite: Int32? {
+        guard isAlive, case .dmabuf(let attributes) = storage else { return nil }
+        return attributes.planes.map(\.fileDescriptor).first { fd in
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, 0) == 0
+        }
     }
 
     /// Reads a shm buffer's pixels; nil for other storage or a destroyed buffer. The memory is the

@@ -147,6 +147,12 @@ public final class Surface: Resource {
     /// The wl_subsurface role object, when this surface is a subsurface.
     public var subsurface: Subsurface? { role as? Subsurface }
 
+    /// Commits not applied yet because the first one's buffer is still being written, oldest
+    /// first: later commits wait behind it, so that commits apply in the order they were made.
+    private var waitingCommits: [PendingSurfaceState] = []
+    /// Watches the buffer that the first waiting commit waits for.
+    private var writeWatch: FileDescriptorSource?
+
     /// Anything the compositor wants to keep with the surface (its layer, for example).
     public var userData: AnyObject?
 
@@ -257,13 +263,36 @@ public final class Surface: Resource {
         pending.offsetY += y
     }
 
-    /// wl_surface.commit: validate, then cache (synchronized subsurface) or apply.
+    /// wl_surface.commit: validate, then, once the buffer's fenced writes are done, cache
+    /// (synchronized subsurface) or apply.
     func commit() throws(ProtocolError) {
         try validate(pending)
         for validator in commitValidators.values { try validator(self, pending) }
         try role?.validateCommit(self, pending)
-        let requests = pending
+        waitingCommits.append(pending)
         pending = PendingSurfaceState()
+        if writeWatch == nil { settleFinishedCommits() }
+    }
+
+    /// Settles waiting commits in order until one's buffer is still being written, and watches
+    /// that buffer on the event loop: the compositor's thread never waits for a client's GPU, and
+    /// the surface shows its previous state meanwhile (as wlroots does).
+    private func settleFinishedCommits() {
+        writeWatch = nil
+        while let next = waitingCommits.first {
+            if next.attached, let fd = next.buffer?.unfinishedWrite, let loop = client.display?.eventLoop,
+               let watch = try? loop.addFileDescriptor(fd, events: .readable, handler: { [weak self] _ in
+                   self?.settleFinishedCommits()
+               }) {
+                writeWatch = watch
+                return
+            }
+            waitingCommits.removeFirst()
+            settle(next)
+        }
+    }
+
+    private func settle(_ requests: PendingSurfaceState) {
         if let subsurface, subsurface.isEffectivelySynchronized {
             subsurface.cache(requests)
             return
@@ -337,5 +366,7 @@ public final class Surface: Resource {
         commitValidators = [:]
         attachValidators = [:]
         pending = PendingSurfaceState()
+        waitingCommits = []
+        writeWatch = nil
     }
 }
