@@ -144,6 +144,34 @@ import Testing
         #expect(composed.pixel(x: 640, y: 384) == black)
     }
 
+    /// Implicit sync: a window whose dma-buf (of vgem) was committed with a write fence pending
+    /// does not show until the fence is signalled (the commit waits on the event loop, the panel
+    /// stays black meanwhile), and shows its orange and teal halves once it is.
+    @Test func aDmabufCommittedBeforeItsWritesAreDoneShowsOnceTheyAre() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.output.contains("vitrine-fenced-status 0"), "\(run.output)")
+        #expect(run.fencedLog.contains("dmabuf-client: committed fenced"), "\(run.fencedLog)")
+        // The frame callback of the fenced commit comes after the client's signal, and before vgem
+        // would have signalled the fence itself.
+        let lines = run.fencedLog.split(separator: "\n")
+        let signalled = try #require(lines.firstIndex(of: "dmabuf-client: fence signalled"), "\(run.fencedLog)")
+        let done = try #require(lines.firstIndex { $0.hasPrefix("dmabuf-client: fenced frame done ") }, "\(run.fencedLog)")
+        #expect(signalled < done)
+        let milliseconds = try #require(Int(lines[done].split(separator: " ")[4]))
+        #expect(milliseconds < 10_000, "\(run.fencedLog)")
+        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
+        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
+        let pending = try Image(contentsOfPNGFile: run.directory + "/fenced-pending.png")
+        #expect(pending.pixel(x: 384, y: 384) == black)
+        #expect(pending.pixel(x: 639, y: 384) == black)
+        let shown = try Image(contentsOfPNGFile: run.directory + "/fenced-shown.png")
+        #expect(shown.pixel(x: 383, y: 384) == black)
+        #expect(shown.pixel(x: 384, y: 384) == orange)
+        #expect(shown.pixel(x: 639, y: 384) == teal)
+        #expect(shown.pixel(x: 640, y: 384) == black)
+    }
+
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
     /// refresh its predicted draw-and-commit time (the lead) can still make after it was asked
     /// for, or the one after the previous frame's target; drawing starts no earlier than the lead
@@ -469,6 +497,8 @@ struct GuestRun: Sendable {
     /// The presentations while the fullscreen buffer showed, and all of them.
     let directFlips: [Flip]
     let directAndComposedFlips: [Flip]
+    /// Vitrine's log with that client's window committed while its buffer's write fence was pending.
+    let fencedLog: String
     /// Vitrine's log while virtio-gpu's heads were plugged and unplugged.
     let hotplugLog: String
     /// The kernel's atomic state with both heads, and with the first alone.
@@ -577,6 +607,19 @@ struct GuestRun: Sendable {
             settle $OUT/flips-direct.log 1
             hil_screendump direct-composed
             kill -TERM $pid; wait $pid; echo "vitrine-direct-status $?"
+            # Implicit sync: the window's buffer (of vgem) is committed with a write fence pending.
+            # It must not show until the client signals the fence (vgem signals it itself after
+            # 10 s, so the first capture comes well before).
+            \(vitrine) run --kms --presentation-log $OUT/flips-fenced.log -- $OUT/dmabuf_client fenced > $OUT/vitrine-fenced.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: \\(committed fenced\\|failed\\)' $OUT/vitrine-fenced.log; do sleep 1; n=$((n + 1)); done
+            sleep 2
+            hil_screendump fenced-pending
+            pkill -USR1 -x dmabuf_client
+            n=0; while [ $n -lt 120 ] && ! grep -q 'fenced frame done' $OUT/vitrine-fenced.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-fenced.log 1
+            hil_screendump fenced-shown
+            kill -TERM $pid; wait $pid; echo "vitrine-fenced-status $?"
             # Input from real evdev devices: udev tags them for libinput's seat; QEMU's virtio
             # keyboard and tablet, and a uinput touchscreen, on a panel turned a quarter.
             # (udevadm trigger refuses to run in a chroot: the uevents are asked for by hand.)
@@ -727,6 +770,7 @@ struct GuestRun: Sendable {
             directLog: (try? String(contentsOfFile: directory + "/vitrine-direct.log", encoding: .utf8)) ?? "",
             directFlips: readFlips(directory + "/flips-direct-before.log"),
             directAndComposedFlips: readFlips(directory + "/flips-direct.log"),
+            fencedLog: (try? String(contentsOfFile: directory + "/vitrine-fenced.log", encoding: .utf8)) ?? "",
             hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
             hotplugStates: ["two", "one"].map {
                 (try? String(contentsOfFile: directory + "/hotplug-\($0)-state.txt", encoding: .utf8)) ?? ""

@@ -7,8 +7,14 @@
  *   dmabuf_client             a 256x256 ARGB8888 window
  *   dmabuf_client fullscreen  an XRGB8888 buffer of the configured size; on SIGUSR1 it attaches
  *                             a 256x256 one instead, and says when the first is released
- * It prints "dmabuf-client: shown WxH pitch P" once the buffer is attached and committed, and
- * runs until the compositor goes; on an error it prints "dmabuf-client: failed: ..." and exits 1.
+ *   dmabuf_client fenced      the 256x256 window in a buffer of vgem, committed with a write fence
+ *                             still pending (as a GPU client commits before its rendering is
+ *                             done); on SIGUSR1 it signals the fence. vgem signals a fence itself
+ *                             10 s after it was attached.
+ * It prints "dmabuf-client: shown NAME" once the buffer is attached and committed ("committed
+ * fenced" once the compositor has read that commit, and "fenced frame done N ms after the fence was
+ * attached" when its frame callback comes), and runs until the compositor goes; on an
+ * error it prints "dmabuf-client: failed: ..." and exits 1.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +27,11 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
 #include <xf86drm.h>
+#include <drm.h>
 
 #include "linux-dmabuf-unstable-v1-client-protocol.h"
 #include "xdg-shell-client-protocol.h"
@@ -31,6 +39,21 @@
 enum { SMALL = 256 };
 #define ARGB8888 0x34325241u
 #define XRGB8888 0x34325258u
+
+/* vgem's fence ioctls (the kernel's uapi drm/vgem_drm.h, which Debian ships in no package). */
+struct vgem_fence_attach {
+    uint32_t handle;
+    uint32_t flags;
+    uint32_t out_fence;
+    uint32_t pad;
+};
+struct vgem_fence_signal {
+    uint32_t fence;
+    uint32_t flags;
+};
+#define VGEM_FENCE_WRITE 0x1u
+#define VGEM_IOCTL_FENCE_ATTACH DRM_IOWR(DRM_COMMAND_BASE + 0x1, struct vgem_fence_attach)
+#define VGEM_IOCTL_FENCE_SIGNAL DRM_IOW(DRM_COMMAND_BASE + 0x2, struct vgem_fence_signal)
 
 static struct wl_compositor *compositor;
 static struct xdg_wm_base *wm_base;
@@ -86,7 +109,7 @@ static void buffer_release(void *data, struct wl_buffer *buffer) {
 static const struct wl_buffer_listener buffer_listener = {buffer_release};
 
 /* A width x height dumb buffer exported as a dma-buf, filled through the dma-buf's mapping. */
-static int make_dmabuf(int drm, uint32_t width, uint32_t height, uint32_t *pitch) {
+static int make_dmabuf(int drm, uint32_t width, uint32_t height, uint32_t *pitch, uint32_t *handle) {
     struct drm_mode_create_dumb create = {.width = width, .height = height, .bpp = 32};
     if (drmIoctl(drm, DRM_IOCTL_MODE_CREATE_DUMB, &create) != 0) fail("DRM_IOCTL_MODE_CREATE_DUMB");
     int fd;
@@ -104,13 +127,15 @@ static int make_dmabuf(int drm, uint32_t width, uint32_t height, uint32_t *pitch
     if (ioctl(fd, DMA_BUF_IOCTL_SYNC, &sync) != 0) fail("DMA_BUF_IOCTL_SYNC end");
     munmap(pixels, create.size);
     *pitch = create.pitch;
+    *handle = create.handle;
     return fd;
 }
 
-/* A wl_buffer of a new width x height dma-buf in format. */
-static struct wl_buffer *make_buffer(int drm, uint32_t width, uint32_t height, uint32_t format, const char *name) {
+/* A wl_buffer of a new width x height dma-buf in format; its GEM handle in handle. */
+static struct wl_buffer *make_buffer(int drm, uint32_t width, uint32_t height, uint32_t format, const char *name,
+                                     uint32_t *handle) {
     uint32_t pitch;
-    int fd = make_dmabuf(drm, width, height, &pitch);
+    int fd = make_dmabuf(drm, width, height, &pitch, handle);
     struct zwp_linux_buffer_params_v1 *params = zwp_linux_dmabuf_v1_create_params(dmabuf);
     zwp_linux_buffer_params_v1_add(params, fd, 0, 0, pitch, 0, 0);
     struct wl_buffer *buffer = zwp_linux_buffer_params_v1_create_immed(params, width, height, format, 0);
@@ -121,6 +146,20 @@ static struct wl_buffer *make_buffer(int drm, uint32_t width, uint32_t height, u
     return buffer;
 }
 
+static struct timespec fence_attached;
+
+/* The compositor presented the fenced commit: how long after the fence was attached (vgem's own
+ * timeout would signal it after 10000 ms). */
+static void fenced_frame_done(void *data, struct wl_callback *callback, uint32_t time) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - fence_attached.tv_sec) * 1000 + (now.tv_nsec - fence_attached.tv_nsec) / 1000000;
+    printf("dmabuf-client: fenced frame done %ld ms after the fence was attached\n", elapsed);
+    wl_callback_destroy(callback);
+}
+
+static const struct wl_callback_listener fenced_frame_listener = {fenced_frame_done};
+
 static void show(struct wl_surface *surface, struct wl_buffer *buffer, const char *name) {
     wl_surface_attach(surface, buffer, 0, 0);
     wl_surface_damage_buffer(surface, 0, 0, INT32_MAX, INT32_MAX);
@@ -128,11 +167,28 @@ static void show(struct wl_surface *surface, struct wl_buffer *buffer, const cha
     printf("dmabuf-client: shown %s\n", name);
 }
 
+/* The card of the DRM driver named name, or -1. */
+static int open_driver(const char *name) {
+    for (int index = 0; index < 16; index++) {
+        char path[32];
+        snprintf(path, sizeof path, "/dev/dri/card%d", index);
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) continue;
+        drmVersionPtr version = drmGetVersion(fd);
+        int found = version && strcmp(version->name, name) == 0;
+        drmFreeVersion(version);
+        if (found) return fd;
+        close(fd);
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int fullscreen = argc > 1 && strcmp(argv[1], "fullscreen") == 0;
-    int drm = open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
-    if (drm < 0) fail("open /dev/dri/card0");
+    int fenced = argc > 1 && strcmp(argv[1], "fenced") == 0;
+    int drm = fenced ? open_driver("vgem") : open("/dev/dri/card0", O_RDWR | O_CLOEXEC);
+    if (drm < 0) fail(fenced ? "no vgem card in /dev/dri" : "open /dev/dri/card0");
     sigset_t signals;
     sigemptyset(&signals);
     sigaddset(&signals, SIGUSR1);
@@ -166,11 +222,19 @@ int main(int argc, char **argv) {
         errno = 0;
         fail("the configure has no size");
     }
+    uint32_t handle;
     struct wl_buffer *first = fullscreen
-        ? make_buffer(drm, configured_width, configured_height, XRGB8888, "fullscreen")
-        : make_buffer(drm, SMALL, SMALL, ARGB8888, "small");
-    show(surface, first, fullscreen ? "fullscreen" : "small");
+        ? make_buffer(drm, configured_width, configured_height, XRGB8888, "fullscreen", &handle)
+        : make_buffer(drm, SMALL, SMALL, ARGB8888, fenced ? "fenced" : "small", &handle);
+    struct vgem_fence_attach fence = {.handle = handle, .flags = VGEM_FENCE_WRITE};
+    if (fenced) {
+        if (drmIoctl(drm, VGEM_IOCTL_FENCE_ATTACH, &fence) != 0) fail("VGEM_IOCTL_FENCE_ATTACH");
+        clock_gettime(CLOCK_MONOTONIC, &fence_attached);
+        wl_callback_add_listener(wl_surface_frame(surface), &fenced_frame_listener, NULL);
+    }
+    show(surface, first, fullscreen ? "fullscreen" : fenced ? "fenced" : "small");
     if (wl_display_roundtrip(display) < 0) fail("the commit of the dma-buf");
+    if (fenced) printf("dmabuf-client: committed fenced\n");
 
     struct pollfd fds[2] = {{wl_display_get_fd(display), POLLIN, 0}, {shrink, POLLIN, 0}};
     for (;;) {
@@ -182,7 +246,13 @@ int main(int argc, char **argv) {
         if (fds[1].revents & POLLIN) {
             struct signalfd_siginfo info;
             if (read(shrink, &info, sizeof info) != sizeof info) fail("reading the signal");
-            show(surface, make_buffer(drm, SMALL, SMALL, ARGB8888, "small"), "small");
+            if (fenced) {
+                struct vgem_fence_signal signal = {.fence = fence.out_fence};
+                if (drmIoctl(drm, VGEM_IOCTL_FENCE_SIGNAL, &signal) != 0) fail("VGEM_IOCTL_FENCE_SIGNAL");
+                printf("dmabuf-client: fence signalled\n");
+            } else {
+                show(surface, make_buffer(drm, SMALL, SMALL, ARGB8888, "small", &handle), "small");
+            }
         }
         if ((fds[0].revents & POLLIN) && wl_display_dispatch(display) < 0) break;
         if (fds[0].revents & (POLLHUP | POLLERR)) break;

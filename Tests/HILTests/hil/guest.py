@@ -60,7 +60,8 @@ import vkms
 
 CACHE = os.environ.get("VITRINE_HIL_CACHE", "/var/cache/vitrine-hil")
 # What the guest's /init loads: the display, the host-root share, and the input devices.
-MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput", "overlay"]
+# vgem (after virtio_gpu, which stays card0): buffers that carry fences a test signals.
+MODULES = ["virtio_pci", "virtio_gpu", "9pnet_virtio", "9p", "evdev", "virtio_input", "uinput", "overlay", "vgem"]
 # QMP's absolute pointer axes range over 0..0x7fff whatever the display's size.
 ABSOLUTE_AXIS_MAX = 0x7FFF
 
