@@ -124,7 +124,7 @@ struct VulkanTests {
             let colors = [
                 [rgba(255, 0, 0, 255), rgba(0, 255, 0, 255)], [rgba(0, 0, 255, 255), rgba(128, 64, 32, 128)],
             ]
-            let texture = try Texture(context: context, image: makeImage(colors))
+            let texture = try Texture(image: makeImage(colors), pool: StagingBufferPool(context: context))
             let draw = DrawCall(
                 pushConstants: testConstants(rect: (0, 0, 4, 4), color: (1, 1, 1, 1), target: target),
                 texture: texture, texture2: frames.whiteTexture, sampler: .nearest)
@@ -139,7 +139,7 @@ struct VulkanTests {
         try withValidatedContext { context in
             let frames = try makeRenderer(context)
             let target = try OffscreenTarget(context: context, width: 4, height: 1)
-            let texture = try Texture(context: context, image: makeImage([[rgba(0, 0, 0, 255), Self.white]]))
+            let texture = try Texture(image: makeImage([[rgba(0, 0, 0, 255), Self.white]]), pool: StagingBufferPool(context: context))
             let draw = DrawCall(
                 pushConstants: testConstants(rect: (0, 0, 4, 1), color: (1, 1, 1, 1), target: target),
                 texture: texture, texture2: frames.whiteTexture, sampler: .linear)
@@ -167,8 +167,8 @@ struct VulkanTests {
             let mask = try makeImage([[.clear, Self.white], [Self.white, .clear]])
             let draw = DrawCall(
                 pushConstants: testConstants(rect: (0, 0, 2, 2), color: (1, 1, 1, 1), target: target),
-                texture: try Texture(context: context, image: contents),
-                texture2: try Texture(context: context, image: mask),
+                texture: try Texture(image: contents, pool: StagingBufferPool(context: context)),
+                texture2: try Texture(image: mask, pool: StagingBufferPool(context: context)),
                 sampler: .nearest)
             try frames.renderFrame(
                 into: target, clearColor: (0, 0, 0, 0), instanceBytes: UnsafeRawBufferPointer(start: nil, count: 0),

@@ -9,7 +9,7 @@ import LayerKit
 final class Texture {
     let image: GPUImage
     /// The pixels still to be copied into `image`; nil once a submitted frame has copied them.
-    private(set) var staging: GPUBuffer?
+    private(set) var staging: StagingBuffer?
     /// Where in `image` the staged pixels go: all of it, or the changed part of an update.
     private var stagedRegion: VkBufferImageCopy
 
@@ -30,46 +30,43 @@ final class Texture {
         stagedRegion = image.bufferCopyRegion
     }
 
-    /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte holds.
-    init(context: VulkanContext, image source: Image) throws {
+    /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte
+    /// holds. The staging buffer comes from `pool`.
+    init(image source: Image, pool: StagingBufferPool) throws {
         image = try GPUImage(
-            context: context, width: source.width, height: source.height,
+            context: pool.context, width: source.width, height: source.height,
             usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
             opaque: source.pixelFormat == .xrgb8888)
-        staging = try Self.stage(source, context: context)
+        staging = try Self.stage(source, pool: pool)
         stagedRegion = image.bufferCopyRegion
     }
 
     /// A staging buffer holding all of `source`'s pixels.
-    private static func stage(_ source: Image, context: VulkanContext) throws -> GPUBuffer {
+    private static func stage(_ source: Image, pool: StagingBufferPool) throws -> StagingBuffer {
         // Image rows are tightly packed (bytesPerRow == width * 4), as the copy region assumes.
         try source.withUnsafeBytes { pixels in
-            let buffer = try GPUBuffer(
-                context: context, size: pixels.count,
-                usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue))
-            buffer.contents.copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)
-            return buffer
+            let staging = try pool.take(size: pixels.count)
+            staging.buffer.contents.copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)
+            return staging
         }
     }
 
     /// Stages the pixels of `rect` from `source` (the same size and format as the texture) to be
     /// copied over what the texture holds; the rest of it keeps its pixels. Frames already
     /// submitted still read the old pixels: the copy waits for their fragment shaders.
-    func update(from source: Image, in rect: ImageRect) throws {
+    func update(from source: Image, in rect: ImageRect, pool: StagingBufferPool) throws {
         precondition(source.width == width && source.height == height, "an update keeps the texture's size")
-        let context = image.context
         guard staging == nil else {
             // Pixels staged earlier were never copied (their frame was not submitted): stage all.
-            staging = try Self.stage(source, context: context)
+            staging = try Self.stage(source, pool: pool)
             stagedRegion = image.bufferCopyRegion
             return
         }
         let rowBytes = rect.width * 4
-        let buffer = try GPUBuffer(
-            context: context, size: rowBytes * rect.height, usage: VkBufferUsageFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue))
+        let buffer = try pool.take(size: rowBytes * rect.height)
         source.withUnsafeBytes { pixels in
             for row in 0..<rect.height {
-                (buffer.contents + row * rowBytes).copyMemory(
+                (buffer.buffer.contents + row * rowBytes).copyMemory(
                     from: pixels.baseAddress! + (rect.y + row) * source.bytesPerRow + rect.x * 4, byteCount: rowBytes)
             }
         }
@@ -103,7 +100,7 @@ final class Texture {
         for texture in pending {
             var region = texture.stagedRegion
             vkCmdCopyBufferToImage(
-                commandBuffer, texture.staging!.handle, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                commandBuffer, texture.staging!.buffer.handle, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
                 &region)
         }
         pipelineBarrier(
@@ -134,8 +131,8 @@ final class Texture {
     /// A 1×1 opaque white texture, for layers without contents: sampling it multiplies by one.
     static func white(context: VulkanContext) throws -> Texture {
         try Texture(
-            context: context,
-            image: Image(width: 1, height: 1, fill: PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)))
+            image: Image(width: 1, height: 1, fill: PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)),
+            pool: StagingBufferPool(context: context))
     }
 }
 
@@ -148,6 +145,8 @@ final class Texture {
 final class TextureCache {
     let context: VulkanContext
     let maximumIdleFrames: Int
+    /// The uploads' staging buffers, reused from frame to frame.
+    let stagingBuffers: StagingBufferPool
     private var entries: [ObjectIdentifier: Entry] = [:]
     /// Entries evicted at the start of this frame because no tree shows their image any more:
     /// the texture of an image replaced by an update of it (a client's next buffer) is updated in
@@ -167,6 +166,7 @@ final class TextureCache {
         precondition(maximumIdleFrames >= 1, "entries must survive at least the frame that used them")
         self.context = context
         self.maximumIdleFrames = maximumIdleFrames
+        stagingBuffers = StagingBufferPool(context: context)
     }
 
     /// How many textures the cache holds.
@@ -207,7 +207,7 @@ final class TextureCache {
             entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
             return texture
         }
-        let texture = try Texture(context: context, image: image)
+        let texture = try Texture(image: image, pool: stagingBuffers)
         entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
         return texture
     }
@@ -223,7 +223,7 @@ final class TextureCache {
                 entry.image.pixelFormat == image.pixelFormat, let changed = image.changedRect(since: candidate)
             {
                 if replaced.removeValue(forKey: key) == nil { entries[key] = nil }
-                try entry.texture.update(from: image, in: changed)
+                try entry.texture.update(from: image, in: changed, pool: stagingBuffers)
                 return entry.texture
             }
             ancestor = candidate.predecessor
