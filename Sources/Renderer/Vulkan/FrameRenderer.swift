@@ -151,9 +151,14 @@ final class FrameRenderer {
                                 VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT
                             ))
                     ])
+                // A partial redraw renders within its region alone (its draws are scissored to it),
+                // so that lavapipe bins and rasterizes only the tiles there.
+                let area = load ? readbackRegion.map {
+                    VkRect2D(offset: VkOffset2D(x: $0.x, y: $0.y), extent: VkExtent2D(width: $0.width, height: $0.height))
+                } : nil
                 try recordRendering(
                     pass.draws, pipeline: pipeline, slot: slot, destination: target.image, intermediates: images,
-                    clearColor: pass.clearColor, load: load)
+                    clearColor: pass.clearColor, load: load, area: area)
             case .intermediate(let index):
                 let image = images[index]
                 // Every earlier read of the image (this frame's passes, or earlier frames' sharing the
@@ -229,7 +234,7 @@ final class FrameRenderer {
 
     private func recordRendering(
         _ draws: [DrawCall], pipeline: LayerPipeline, slot: FrameRing.Slot, destination: GPUImage,
-        intermediates: [GPUImage], clearColor: (Float, Float, Float, Float), load: Bool
+        intermediates: [GPUImage], clearColor: (Float, Float, Float, Float), load: Bool, area: VkRect2D? = nil
     ) throws {
         let commandBuffer = slot.commandBuffer
         let extent = VkExtent2D(width: UInt32(destination.width), height: UInt32(destination.height))
@@ -243,7 +248,7 @@ final class FrameRenderer {
         withUnsafePointer(to: &attachment) { attachment in
             var rendering = VkRenderingInfo()
             rendering.sType = VK_STRUCTURE_TYPE_RENDERING_INFO
-            rendering.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0), extent: extent)
+            rendering.renderArea = area ?? VkRect2D(offset: VkOffset2D(x: 0, y: 0), extent: extent)
             rendering.layerCount = 1
             rendering.colorAttachmentCount = 1
             rendering.pColorAttachments = attachment
