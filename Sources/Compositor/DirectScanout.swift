@@ -42,11 +42,7 @@ extension CompositorOutput {
         guard let output = backend as? any DirectScanoutOutput, let window = directScanoutWindow(of: tree),
             let (attributes, ended) = window.beginScanout()
         else { return false }
-        let plane = attributes.planes[0]
-        let buffer = ScanoutDmabuf(
-            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
-            fourcc: Self.opaqueFormats[attributes.format.fourcc] ?? attributes.format.fourcc, modifier: attributes.format.modifier,
-            offset: Int(plane.offset), stride: Int(plane.stride))
+        let buffer = DmabufLayout(firstPlaneOf: attributes, fourcc: Self.opaqueFormats[attributes.format.fourcc])
         do {
             guard try output.scanOut(buffer, for: request, released: ended) else {
                 ended()

@@ -57,13 +57,8 @@ final class DmabufImports: DmabufImporter {
             logger.info("dma-buf of \(attributes.format) refused: \(attributes.planes.count) planes, flags \(attributes.flags.rawValue); one plane without flags is imported")
             return false
         }
-        let plane = attributes.planes[0]
-        let layout = DmabufLayout(
-            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
-            fourcc: attributes.format.fourcc, modifier: attributes.format.modifier, offset: Int(plane.offset),
-            stride: Int(plane.stride))
         do {
-            imports[attributes] = try device.importDmabuf(layout)
+            imports[attributes] = try device.importDmabuf(DmabufLayout(firstPlaneOf: attributes))
             return true
         } catch {
             logger.info("dma-buf of \(attributes.format) refused: \(error)")
@@ -89,5 +84,16 @@ final class DmabufImports: DmabufImporter {
             logger.error("copying a \(attributes.width)×\(attributes.height) dma-buf failed: \(error)")
             return nil
         }
+    }
+}
+
+extension DmabufLayout {
+    /// The first plane of a client's buffer, read as `fourcc` where given (instead of the buffer's).
+    init(firstPlaneOf attributes: DmabufAttributes, fourcc: UInt32? = nil) {
+        let plane = attributes.planes[0]
+        self.init(
+            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
+            fourcc: fourcc ?? attributes.format.fourcc, modifier: attributes.format.modifier, offset: Int(plane.offset),
+            stride: Int(plane.stride))
     }
 }

@@ -322,7 +322,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     }
 
     /// Shows an XRGB8888 client buffer of the mode's size as the frame, read where it lies.
-    public func scanOut(_ buffer: ScanoutDmabuf, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
+    public func scanOut(_ buffer: DmabufLayout, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
         guard buffer.width == mode.width, buffer.height == mode.height, let client = HeadlessClientBuffer(buffer) else {
             return false
         }

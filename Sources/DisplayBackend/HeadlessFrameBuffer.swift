@@ -44,7 +44,7 @@ final class HeadlessFrameBuffer {
 final class HeadlessClientBuffer {
     private let mapping: UnsafeMutableRawPointer
     private let length: Int
-    private let buffer: ScanoutDmabuf
+    private let buffer: DmabufLayout
     /// Called when the output stops showing the buffer.
     var released: (() -> Void)?
 
@@ -53,7 +53,7 @@ final class HeadlessClientBuffer {
 
     /// Nil for a buffer the output cannot read: another format or modifier, rows outside it, or
     /// a descriptor that cannot be mapped.
-    init?(_ buffer: ScanoutDmabuf) {
+    init?(_ buffer: DmabufLayout) {
         guard buffer.fourcc == Self.xrgb8888, buffer.modifier == 0, buffer.stride >= buffer.width * 4, buffer.offset >= 0 else {
             return nil
         }

@@ -1,6 +1,7 @@
 internal import CDRM
 import DisplayBackend
 import Glibc
+import Graphics
 
 /// A client's dma-buf as a framebuffer of the device, for direct scanout: imported with PRIME,
 /// made a framebuffer, and the import's GEM handle closed at once (the framebuffer holds the
@@ -14,7 +15,7 @@ final class ClientFramebuffer {
     var released: (() -> Void)?
 
     /// Linear buffers only, as the compositor imports them; nil when the device refuses the buffer.
-    init?(device: DRMDevice, buffer: ScanoutDmabuf) {
+    init?(device: DRMDevice, buffer: DmabufLayout) {
         guard buffer.modifier == 0, buffer.width > 0, buffer.height > 0 else { return nil }
         var handle: UInt32 = 0
         guard drmPrimeFDToHandle(device.fd, buffer.fileDescriptor, &handle) == 0 else { return nil }

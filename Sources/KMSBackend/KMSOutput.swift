@@ -564,7 +564,7 @@ enum ShownFrame {
 
 /// A fullscreen client buffer on the primary plane instead of a composed frame.
 extension KMSOutput: DirectScanoutOutput {
-    public func scanOut(_ buffer: ScanoutDmabuf, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
+    public func scanOut(_ buffer: DmabufLayout, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
         guard !isSuspended, isPoweredOn, buffer.width == mode.width, buffer.height == mode.height,
             let framebuffer = ClientFramebuffer(device: device, buffer: buffer)
         else { return false }

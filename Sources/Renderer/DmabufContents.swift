@@ -1,33 +1,7 @@
 internal import CVulkan
 import Glibc
+import Graphics
 import LayerKit
-
-/// How a client laid out a single-plane dma-buf (zwp_linux_buffer_params_v1's plane 0).
-public struct DmabufLayout: Hashable, Sendable {
-    /// The caller's descriptor; the import keeps a duplicate of its own.
-    public var fileDescriptor: Int32
-    public var width: Int
-    public var height: Int
-    /// The DRM fourcc code, one of those `dmabufSupport()` reports.
-    public var fourcc: UInt32
-    public var modifier: UInt64
-    /// Where the first row starts, in bytes.
-    public var offset: Int
-    /// Bytes from one row to the next.
-    public var stride: Int
-
-    public init(
-        fileDescriptor: Int32, width: Int, height: Int, fourcc: UInt32, modifier: UInt64, offset: Int, stride: Int
-    ) {
-        self.fileDescriptor = fileDescriptor
-        self.width = width
-        self.height = height
-        self.fourcc = fourcc
-        self.modifier = modifier
-        self.offset = offset
-        self.stride = stride
-    }
-}
 
 /// Why a dma-buf cannot be imported.
 public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertible {
