@@ -10,20 +10,18 @@ import WaylandTestClient
     /// A 64×64 window placed with its top-left corner at (20, 30) on a 640×480 output, with a
     /// synchronized 50×50 subsurface at its origin, and a pointer bound by the client.
     private struct PlacedWindow {
-        let client: SessionClient
-        let pointer: TestProxy
-        let surface: TestProxy
+        let window: InputWindow
         let subsurfaceSurface: TestProxy
         let subsurface: TestProxy
         let server: Surface
 
+        var client: SessionClient { window.client }
+        var pointer: TestProxy { window.pointer }
+        var surface: TestProxy { window.surface }
+
         init(_ session: HeadlessSession) throws {
-            client = try SessionClient(session)
-            let seat = try client.client.bind("wl_seat", version: 8)
-            pointer = try seat.send(0, [.newID], interface: "wl_pointer")
-            (surface, _) = try client.makeToplevel()
-            try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
-            try client.client.roundtrip()
+            window = try InputWindow(session)
+            let (client, surface) = (window.client, window.surface)
             server = try #require(client.server.resource(withID: surface.id) as? Surface)
             session.compositor.positionWindow(of: server, x: 20, y: 30)
             let subcompositor = try client.client.bind("wl_subcompositor", version: 1)
