@@ -101,17 +101,24 @@ import Testing
         #expect(run.dmabufLog.contains("dmabuf-client: shown small"), "\(run.dmabufLog)")
         // A window smaller than the panel is composed.
         #expect(!run.dmabufLog.contains("direct scanout"), "\(run.dmabufLog)")
-        let screen = try Image(contentsOfPNGFile: run.directory + "/dmabuf.png")
-        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
-        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
-        #expect(screen.pixel(x: 383, y: 384) == black)
-        #expect(screen.pixel(x: 384, y: 384) == orange)
-        #expect(screen.pixel(x: 511, y: 256) == orange)
-        #expect(screen.pixel(x: 512, y: 511) == teal)
-        #expect(screen.pixel(x: 639, y: 384) == teal)
-        #expect(screen.pixel(x: 640, y: 384) == black)
-        #expect(screen.pixel(x: 512, y: 512) == black)
+        expectSmallDmabufWindow(in: try Image(contentsOfPNGFile: run.directory + "/dmabuf.png"))
+    }
+
+    /// hil/dmabuf_client.c's colours: the left half of its buffers, the right half, and the panel.
+    static let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
+    static let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
+    static let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
+
+    /// The client's 256×256 window centred on the panel, at (384, 256): its orange and teal halves
+    /// and the black panel around it.
+    func expectSmallDmabufWindow(in screen: Image, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(screen.pixel(x: 383, y: 384) == Self.black, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 384, y: 384) == Self.orange, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 511, y: 256) == Self.orange, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 512, y: 511) == Self.teal, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 639, y: 384) == Self.teal, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 640, y: 384) == Self.black, sourceLocation: sourceLocation)
+        #expect(screen.pixel(x: 512, y: 512) == Self.black, sourceLocation: sourceLocation)
     }
 
     /// Direct scanout: a fullscreen, opaque client dma-buf is put on the primary plane instead of a
@@ -125,23 +132,16 @@ import Testing
         let zeroCopy: UInt32 = 0x8
         #expect(run.directFlips.last.map { $0.flags & zeroCopy } == zeroCopy, "\(run.directFlips)")
         let fullscreen = try Image(contentsOfPNGFile: run.directory + "/direct.png")
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
-        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
-        #expect(fullscreen.pixel(x: 0, y: 0) == orange)
-        #expect(fullscreen.pixel(x: Self.width / 2 - 1, y: Self.height - 1) == orange)
-        #expect(fullscreen.pixel(x: Self.width / 2, y: 0) == teal)
-        #expect(fullscreen.pixel(x: Self.width - 1, y: Self.height - 1) == teal)
+        #expect(fullscreen.pixel(x: 0, y: 0) == Self.orange)
+        #expect(fullscreen.pixel(x: Self.width / 2 - 1, y: Self.height - 1) == Self.orange)
+        #expect(fullscreen.pixel(x: Self.width / 2, y: 0) == Self.teal)
+        #expect(fullscreen.pixel(x: Self.width - 1, y: Self.height - 1) == Self.teal)
 
         // The small buffer: composed again, the fullscreen one given back.
         #expect(run.directLog.contains("composing Virtual-1 again"), "\(run.directLog)")
         #expect(run.directLog.contains("dmabuf-client: fullscreen buffer released"), "\(run.directLog)")
         #expect(run.directAndComposedFlips.last.map { $0.flags & zeroCopy } == 0, "\(run.directAndComposedFlips)")
-        let composed = try Image(contentsOfPNGFile: run.directory + "/direct-composed.png")
-        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
-        #expect(composed.pixel(x: 383, y: 384) == black)
-        #expect(composed.pixel(x: 384, y: 384) == orange)
-        #expect(composed.pixel(x: 639, y: 384) == teal)
-        #expect(composed.pixel(x: 640, y: 384) == black)
+        expectSmallDmabufWindow(in: try Image(contentsOfPNGFile: run.directory + "/direct-composed.png"))
     }
 
     /// Implicit sync: a window whose dma-buf (of vgem) was committed with a write fence pending
@@ -159,17 +159,10 @@ import Testing
         #expect(signalled < done)
         let milliseconds = try #require(Int(lines[done].split(separator: " ")[4]))
         #expect(milliseconds < 10_000, "\(run.fencedLog)")
-        let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 255)
-        let teal = PremultipliedPixel(red: 0x10, green: 0xA0, blue: 0xA0, alpha: 255)
         let pending = try Image(contentsOfPNGFile: run.directory + "/fenced-pending.png")
-        #expect(pending.pixel(x: 384, y: 384) == black)
-        #expect(pending.pixel(x: 639, y: 384) == black)
-        let shown = try Image(contentsOfPNGFile: run.directory + "/fenced-shown.png")
-        #expect(shown.pixel(x: 383, y: 384) == black)
-        #expect(shown.pixel(x: 384, y: 384) == orange)
-        #expect(shown.pixel(x: 639, y: 384) == teal)
-        #expect(shown.pixel(x: 640, y: 384) == black)
+        #expect(pending.pixel(x: 384, y: 384) == Self.black)
+        #expect(pending.pixel(x: 639, y: 384) == Self.black)
+        expectSmallDmabufWindow(in: try Image(contentsOfPNGFile: run.directory + "/fenced-shown.png"))
     }
 
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
