@@ -93,7 +93,10 @@ import Testing
         let hungAt = try #require(boot.uptime(in: "hang.txt"))
         let readyAgain = try #require(boot.properties("after-watchdog.txt")["ActiveEnterTimestampMonotonic"].flatMap(Double.init)) / 1e6
         guard firstFrames.count == 3 else { return }
-        #expect(readyAt > unitStart && firstFrames[0] > unitStart && firstFrames[1] > killedAt && readyAgain > hungAt + Double(Self.watchdogSeconds))
+        #expect(readyAt > unitStart && firstFrames[0] > unitStart && firstFrames[1] > killedAt)
+        // systemd counts the limit from the last WATCHDOG=1, which the loop sends every half
+        // limit: the restart comes at least half a limit after the hang, not a whole one.
+        #expect(readyAgain > hungAt + Double(Self.watchdogSeconds) / 2, "READY again \(readyAgain - hungAt) s after the hang")
         func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
         print("""
             systemd boot in the QEMU guest (TCG): unit start → READY \(seconds(readyAt - unitStart)), \
