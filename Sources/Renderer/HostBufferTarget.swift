@@ -134,13 +134,19 @@ extension Renderer {
             lastFrameStatistics = FrameStatistics(damage: .none)
             return
         }
-        // A target that lacks more than the scene changed gets the rest redrawn too: the image
-        // holds it already, and a redraw of the same pixels is the simplest way to copy it.
         let region = copied.map { $0 == full ? nil : $0 } ?? nil
+        // An imported target that lacks more than the scene changed (a buffer drawn into for the
+        // first time, or one that missed frames) gets only the changes drawn again: the GPU copies
+        // the rest from the image, which holds it already. Without an import the readback buffer
+        // mirrors only what is drawn, so the whole region is drawn again.
+        var drawn = region
+        if target.imported != nil, let redrawn, redrawn.width > 0, redrawn.height > 0, redrawn != full {
+            drawn = redrawn
+        }
         do {
             let hostCopy = target.imported.map { HostCopy(buffer: $0, bytesPerRow: target.bytesPerRow, region: region ?? full) }
             let (drawCount, encoded) = try draw(
-                tree, into: image, scale: scale, clearColor: clearColor, region: region, hostCopy: hostCopy)
+                tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
             try image.lastSubmission?.wait()
             if hostCopy == nil { copyReadback(of: image, region: region ?? full, into: target) }
             host.frameCount += 1
@@ -148,7 +154,7 @@ extension Renderer {
             host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
             target.lastFrame = host.frameCount
             lastFrameStatistics = FrameStatistics(
-                damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
+                damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
                 drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
         } catch {
             // A frame that failed leaves the image's and the memory's pixels unknown.
