@@ -96,6 +96,23 @@ extension SceneEncoder {
         passes[passes.count - 1] = pass
     }
 
+    /// Removes the target's bottom draw when it fills all of `region` (the whole target when nil)
+    /// with one opaque colour and nothing else, an output's background say, and returns that
+    /// colour (premultiplied) for the target pass to clear to: a clear writes the same pixels for
+    /// far less than shading each of them (at 1080p on lavapipe, about 15 ms less).
+    mutating func takeBottomFill(within region: PixelRect?) -> (Double, Double, Double, Double)? {
+        guard var pass = passes.last, pass.intermediate == nil, let bottom = pass.draws.first,
+            bottom.kind == .body, bottom.flags == [.hasBackground], bottom.contents == nil, bottom.externalTexture == nil,
+            bottom.previousContents == nil, bottom.intermediate == nil, bottom.intermediate2 == nil, let box = bottom.opaqueBox
+        else { return nil }
+        let area = region.map { PixelBox($0) } ?? PixelBox(x: 0, y: 0, width: targetSize.width, height: targetSize.height)
+        let instance = instances[Int(bottom.instance)]
+        guard box.intersection(area) == area, instance.tint == (1, 1, 1), instance.blendMode == 0 else { return nil }
+        pass.draws.removeFirst()
+        passes[passes.count - 1] = pass
+        return instance.color
+    }
+
     /// A draw split into more pieces than this is drawn whole instead.
     static let maximumPieces = 8
     static let maximumOccluders = 8

@@ -166,6 +166,7 @@ public final class Renderer {
         shapes.endFrame()
         texts.endFrame()
         shadowMasks.endFrame()
+        let fill = encoder.takeBottomFill(within: region)
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
         let white = frames.whiteTexture
@@ -217,9 +218,11 @@ public final class Renderer {
             }
             // Intermediates start transparent, as what they hold is composited over the target,
             // except those holding what is behind a layer on the target.
+            var clearColor = pass.intermediate == nil || pass.clearsToTargetColor ? clear : (0, 0, 0, 0)
+            if pass.intermediate == nil, let fill { clearColor = (Float(fill.0), Float(fill.1), Float(fill.2), Float(fill.3)) }
             passes.append(RenderPass(
-                destination: pass.intermediate.map { .intermediate($0) } ?? .target,
-                clearColor: pass.intermediate == nil || pass.clearsToTargetColor ? clear : (0, 0, 0, 0), draws: calls))
+                destination: pass.intermediate.map { .intermediate($0) } ?? .target, clearColor: clearColor, draws: calls,
+                clearsRedrawnArea: pass.intermediate == nil && fill != nil))
         }
         let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
         let encoded = ContinuousClock.now

@@ -102,4 +102,64 @@ import Testing
         #expect(image.pixel(x: 20, y: 30) == PremultipliedPixel(red: 255, green: 128, blue: 0, alpha: 255))
         #expect(image.pixel(x: 75, y: 45) == PremultipliedPixel(red: 127, green: 192, blue: 0, alpha: 255))
     }
+
+    /// The colour `takeBottomFill` returns, as an array to compare (nil when it returns none).
+    func bottomFill(of root: Layer, targetSize: (Int, Int)? = nil, region: PixelRect? = nil) throws -> (fill: [Double]?, draws: Int) {
+        var e = SceneEncoder(
+            tree: try commit(root), scale: 1, targetSize: targetSize ?? (Int(root.bounds.width), Int(root.bounds.height)))
+        let fill = e.takeBottomFill(within: region)
+        return (fill.map { [$0.0, $0.1, $0.2, $0.3] }, e.draws.count)
+    }
+
+    @Test func anOpaqueBackgroundFillingTheTargetBecomesItsClearColour() throws {
+        let root = makeRoot(100, 80)
+        root.backgroundColor = Color(red: 0, green: 0.5, blue: 1, alpha: 1)
+        _ = sublayer(root, frame: Rect(x: 10, y: 10, width: 30, height: 30), background: .red)
+        #expect(try bottomFill(of: root) == ([0, 0.5, 1, 1], 1))
+        // A partial redraw's area is filled by it too.
+        #expect(try bottomFill(of: root, region: PixelRect(x: 50, y: 40, width: 20, height: 20)) == ([0, 0.5, 1, 1], 1))
+    }
+
+    @Test func aBottomLayerThatDoesNotFillTheAreaWithOneOpaqueColourStaysADraw() throws {
+        let cases: [(Layer) -> Void] = [
+            { $0.cornerRadius = 4 },
+            { $0.opacity = 0.99 },
+            { $0.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 0.5) },
+            { $0.bounds.size.width = 99 },
+            { $0.contents = try? self.opaqueImage(100, 80) },
+            { $0.transform = Transform3D(rotationAngle: 0.01, x: 0, y: 0, z: 1) },
+        ]
+        for change in cases {
+            let root = makeRoot(100, 80)
+            change(root)
+            #expect(try bottomFill(of: root, targetSize: (100, 80)) == (nil, 1))
+        }
+        // A region outside what it fills.
+        let root = makeRoot(100, 80)
+        #expect(try bottomFill(of: root, targetSize: (120, 80), region: PixelRect(x: 90, y: 0, width: 20, height: 20)) == (nil, 1))
+        #expect(try bottomFill(of: root, targetSize: (120, 80), region: PixelRect(x: 0, y: 0, width: 20, height: 20)) == ([1, 1, 1, 1], 0))
+    }
+
+    /// Full frames and partial redraws cleared to the background's colour show what drawing it did.
+    @Test func framesClearedToTheBackgroundShowTheSamePixels() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let root = makeRoot(100, 80)
+        root.backgroundColor = Color(red: 0, green: 0.5, blue: 1, alpha: 1)
+        let square = sublayer(root, frame: Rect(x: 10, y: 10, width: 30, height: 30), background: .red)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let blue = PremultipliedPixel(red: 0, green: 128, blue: 255, alpha: 255)
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let first = try renderer.render(try #require(context.renderTree), width: 100, height: 80)
+        #expect(renderer.lastFrameStatistics.drawCount == 1)
+        #expect(first.pixel(x: 5, y: 5) == blue && first.pixel(x: 20, y: 20) == red && first.pixel(x: 95, y: 75) == blue)
+        // The square moves: the redrawn region is cleared to blue where the square was and drawn
+        // where it is.
+        change { square.position.x += 40 }
+        let second = try renderer.render(try #require(context.renderTree), width: 100, height: 80)
+        #expect(renderer.lastFrameStatistics.damage == .region(x: 9, y: 9, width: 72, height: 32))
+        #expect(renderer.lastFrameStatistics.drawCount == 1)
+        #expect(second.pixel(x: 20, y: 20) == blue && second.pixel(x: 60, y: 20) == red && second.pixel(x: 5, y: 5) == blue)
+        #expect(renderer.takeValidationMessages() == [])
+    }
 }

@@ -211,6 +211,9 @@ import Testing
         // own schedule, which would move the count this test reads.
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
         let root = makeRoot(40, 40)
+        // A layer drawn over the background (which a clear paints) samples the white texture, as
+        // the VulkanLayer's draw does: its upload happens in the first frame.
+        _ = sublayer(root, frame: Rect(x: 0, y: 0, width: 4, height: 4), background: .red)
         func frame() throws { _ = try renderer.render(try commit(root), width: 40, height: 40) }
         // The first frames' staging resources go as their ring slots come round.
         for _ in 0..<3 { try frame() }

@@ -158,7 +158,7 @@ final class FrameRenderer {
                 } : nil
                 try recordRendering(
                     pass.draws, pipeline: pipeline, slot: slot, destination: target.image, intermediates: images,
-                    clearColor: pass.clearColor, load: load, area: area)
+                    clearColor: pass.clearColor, load: load && !pass.clearsRedrawnArea, area: area)
             case .intermediate(let index):
                 let image = images[index]
                 // Every earlier read of the image (this frame's passes, or earlier frames' sharing the

@@ -15,9 +15,12 @@ struct RenderPass {
 
     var destination: Destination
     /// Premultiplied RGBA. For the target pass it is ignored when the frame loads the previous
-    /// contents instead.
+    /// contents instead, unless `clearsRedrawnArea`.
     var clearColor: (Float, Float, Float, Float)
     var draws: [DrawCall]
+    /// For the target pass: a partial redraw clears its area to `clearColor` too, rather than
+    /// loading what the target held there (the scene's bottom layer fills it with that colour).
+    var clearsRedrawnArea = false
 }
 
 /// The size of one of a frame's intermediate images, in pixels.
