@@ -81,8 +81,7 @@ public final class Compositor: SurfaceObserver {
         // them) bind the advertised version but crash on v5's wm_capabilities event, and a kiosk
         // has no window-menu, maximize or minimize capabilities to announce anyway.
         shell = XdgShellGlobal(display: display, version: 4)
-        seat = SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch])
-        try seat.setKeymap(layout: "us")
+        seat = try SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch], keymapLayout: "us")
         let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
             ViewporterGlobal(display: display),

@@ -15,7 +15,7 @@ final class SeatHarness: SeatHandler {
 
     init(capabilities: SeatCapabilities = [.pointer, .keyboard, .touch]) throws {
         base = try Harness()
-        seat = SeatGlobal(display: base.display, name: "seat0", capabilities: capabilities)
+        seat = try SeatGlobal(display: base.display, name: "seat0", capabilities: capabilities)
         try seat.setKeymap(layout: "us")
         dataDeviceManager = DataDeviceManagerGlobal(display: base.display)
         seat.handler = self

@@ -370,7 +370,7 @@ private extension TestProxy {
         let log = InputMethodLog()
         let manager = TextInputManagerGlobal(display: base.display)
         manager.handler = log
-        var seat: SeatGlobal? = SeatGlobal(display: base.display, name: "seat1", capabilities: [.keyboard])
+        var seat: SeatGlobal? = try SeatGlobal(display: base.display, name: "seat1", capabilities: [.keyboard])
         try base.client.roundtrip()
         let seatProxy = try base.client.bind("wl_seat", version: 8)
         let input = try base.client.bind("zwp_text_input_manager_v3", version: 1)

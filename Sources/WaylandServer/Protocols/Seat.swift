@@ -69,13 +69,16 @@ public final class SeatGlobal {
         }
     }
 
-    /// Creates the seat with the system's default keymap (see `setKeymap`).
-    public init(display: Display, name: String, capabilities: SeatCapabilities = []) {
+    /// Creates the seat with the keymap of `keymapLayout` (nil: xkbcommon's default layout);
+    /// `setKeymap` replaces it.
+    public init(
+        display: Display, name: String, capabilities: SeatCapabilities = [], keymapLayout: String? = nil
+    ) throws(KeymapError) {
         self.display = display
         self.name = name
         self.capabilities = capabilities
         advertised = capabilities
-        keyboard = KeyboardState(keymap: try? Keymap())
+        keyboard = KeyboardState(keymap: try Keymap(layout: keymapLayout))
         global = Global(display: display, interface: vitrine_wl_seat_interface(), version: 8) { [weak self] client, version, id in
             let resource = SeatResource(client: client, version: version, id: id, seat: self)
             guard let self else { return }
