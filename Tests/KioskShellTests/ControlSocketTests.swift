@@ -100,9 +100,11 @@ func runTool(_ tool: String, _ arguments: [String]) throws -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
-/// Runs `vitrine arguments` with XDG_RUNTIME_DIR and WAYLAND_DISPLAY set (as the user and group
-/// `user`, through setpriv, when given); returns its exit status, standard output and standard error.
-func runVitrine(_ arguments: [String], runtimeFolder: String, display: String, user: UInt32? = nil) throws -> (status: Int32, output: Data, error: String) {
+/// Runs `vitrine arguments` with XDG_RUNTIME_DIR, WAYLAND_DISPLAY and `extra` set (as the user and
+/// group `user`, through setpriv, when given); returns its exit status, standard output and standard error.
+func runVitrine(
+    _ arguments: [String], runtimeFolder: String, display: String, user: UInt32? = nil, environment extra: [String: String] = [:]
+) throws -> (status: Int32, output: Data, error: String) {
     let process = Process()
     if let user {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -114,6 +116,7 @@ func runVitrine(_ arguments: [String], runtimeFolder: String, display: String, u
     var environment = ProcessInfo.processInfo.environment
     environment["XDG_RUNTIME_DIR"] = runtimeFolder
     environment["WAYLAND_DISPLAY"] = display
+    environment.merge(extra) { $1 }
     process.environment = environment
     let output = Pipe(), error = Pipe()
     process.standardOutput = output

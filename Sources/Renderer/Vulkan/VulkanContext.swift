@@ -302,9 +302,21 @@ final class VulkanContext {
             info.enabledExtensionCount = UInt32(extensions.count)
             info.ppEnabledExtensionNames = arena.cStrings(extensions)
             var instance: VkInstance?
-            try check(vkCreateInstance(&info, nil, &instance), "vkCreateInstance")
+            let result = vkCreateInstance(&info, nil, &instance)
+            if result == VK_ERROR_INCOMPATIBLE_DRIVER {
+                throw VulkanError.noSuitableDevice("the Vulkan loader found no driver" + loaderDriverSettings())
+            }
+            try check(result, "vkCreateInstance")
             return instance!
         }
+    }
+
+    /// The loader's variables that choose which drivers it loads, as they are set (the likeliest
+    /// reason it found none besides no driver being installed), or a hint at the package.
+    private static func loaderDriverSettings() -> String {
+        let names = ["VK_LOADER_DRIVERS_SELECT", "VK_LOADER_DRIVERS_DISABLE", "VK_DRIVER_FILES", "VK_ICD_FILENAMES"]
+        let set = names.compactMap { name in getenv(name).map { "\(name)=\(String(cString: $0))" } }
+        return set.isEmpty ? " (is a driver installed? mesa-vulkan-drivers has lavapipe)" : " with \(set.joined(separator: ", "))"
     }
 
     private static func makeMessenger(instance: VkInstance, log: ValidationLog) throws -> Messenger {
@@ -335,7 +347,7 @@ final class VulkanContext {
             vkEnumeratePhysicalDevices(instance, $0, $1)
         }
         guard !devices.isEmpty else {
-            throw VulkanError.noSuitableDevice("the Vulkan loader found no physical device")
+            throw VulkanError.noSuitableDevice("the Vulkan loader found no physical device" + loaderDriverSettings())
         }
         var candidates = devices.compactMap { $0 }
         if let node = preferredDRMRenderNode, let number = renderNodeNumber(path: node),
