@@ -96,6 +96,7 @@ public final class Compositor: SurfaceObserver {
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         device = try Renderer(options: rendererOptions)
+        device.prepareWindowPipeline()
         dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {

@@ -7,7 +7,7 @@ import LayerKit
 /// resources and a texture cache that uploads each contents image once while it stays in use.
 public final class Renderer {
     let context: VulkanContext
-    private let frames: FrameRenderer
+    let frames: FrameRenderer
     private let textures: TextureCache
     /// Shape layers' images, redrawn only when a shape or its scale changes.
     let shapes = RasterCache<ShapeProperties>()
@@ -48,6 +48,14 @@ public final class Renderer {
             context: context, vertexSPIRV: ShaderLibrary.layerVertex, fragmentSPIRV: ShaderLibrary.layerFragment,
             pushConstantSize: DrawConstants.size)
         textures = TextureCache(context: context)
+    }
+
+    /// Starts making, on another thread, the pipeline a layer showing an image draws with (every
+    /// client's window), so that the first frame with a window waits less for the driver's
+    /// compiler: a compositor calls it when it has made its renderer, and the work runs while
+    /// the rest of it starts and the first client connects.
+    public func prepareWindowPipeline() {
+        frames.preparePipeline(variants: [[EncodedDraw.Kind.body.rawValue, SceneEncoder.Flags.hasContents.rawValue]])
     }
 
     /// The physical device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".

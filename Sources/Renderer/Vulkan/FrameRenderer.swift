@@ -1,4 +1,5 @@
 internal import CVulkan
+import Dispatch
 
 /// One layer draw: a quad (or whatever the vertex shader makes of `vertexCount` vertices) with its
 /// push constants, two textures and a sampler for both.
@@ -48,6 +49,8 @@ final class FrameRenderer {
     private let fragmentSPIRV: [UInt32]
     private let pushConstantSize: Int
     private var pipeline: LayerPipeline?
+    /// The pipeline being made on another thread (`preparePipeline(variants:)`).
+    private var pipelineInProgress: PipelineInProgress?
     private let intermediatePool: IntermediatePool
 
     init(
@@ -71,10 +74,37 @@ final class FrameRenderer {
         try? ring.timeline.wait(for: ring.timeline.lastSubmittedValue)
     }
 
-    /// The pipeline, compiled on first use: pipeline creation is the slow part of start-up, and a
-    /// renderer that never draws should not pay for it.
-    private func layerPipeline() throws -> LayerPipeline {
+    /// Starts making the pipeline, and its variants among `variants`, on another thread, so that
+    /// the first frame that needs them does not wait for the driver's compiler (or waits only for
+    /// what is left of its work). Does nothing once the pipeline exists or is being made.
+    func preparePipeline(variants: Set<[UInt32]>) {
+        guard pipeline == nil, pipelineInProgress == nil else { return }
+        let work = PipelineInProgress()
+        // Vulkan lets a device's objects be created on any thread; this thread touches nothing else.
+        // It holds the context, so a renderer gone meanwhile leaves the device until it is done.
+        nonisolated(unsafe) let context = context
+        let (vertexSPIRV, fragmentSPIRV, pushConstantSize) = (vertexSPIRV, fragmentSPIRV, pushConstantSize)
+        DispatchQueue.global().async {
+            work.finish(Result {
+                let made = try LayerPipeline(
+                    context: context, vertexSPIRV: vertexSPIRV, fragmentSPIRV: fragmentSPIRV, pushConstantSize: pushConstantSize)
+                try made.prepare(variants)
+                return made
+            })
+        }
+        pipelineInProgress = work
+    }
+
+    /// The pipeline: made on first use (pipeline creation is the slow part of start-up, and a
+    /// renderer that never draws should not pay for it), or taken from `preparePipeline`'s thread.
+    func layerPipeline() throws -> LayerPipeline {
         if let pipeline { return pipeline }
+        if let work = pipelineInProgress {
+            pipelineInProgress = nil
+            let made = try work.take()
+            pipeline = made
+            return made
+        }
         let made = try LayerPipeline(
             context: context, vertexSPIRV: vertexSPIRV, fragmentSPIRV: fragmentSPIRV, pushConstantSize: pushConstantSize
         )
@@ -378,5 +408,23 @@ final class FrameRenderer {
                     buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
                     to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
             ])
+    }
+}
+
+/// A pipeline made on another thread, handed to the renderer's thread once done.
+private final class PipelineInProgress: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    /// Written once by the making thread before `done` is signalled, read after it.
+    private var result: Result<LayerPipeline, any Error>?
+
+    func finish(_ result: Result<LayerPipeline, any Error>) {
+        self.result = result
+        done.signal()
+    }
+
+    /// Waits for the making thread (once); its error, if it failed.
+    func take() throws -> LayerPipeline {
+        done.wait()
+        return try result!.get()
     }
 }

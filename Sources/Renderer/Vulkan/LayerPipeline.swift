@@ -146,6 +146,9 @@ final class LayerPipeline {
         if let firstError { throw firstError }
     }
 
+    /// The specialization constants of the variants made so far.
+    var madeVariants: Set<[UInt32]> { Set(variants.keys) }
+
     /// The pipeline whose specialization constants 0, 1, … have `constants`' values (none: the
     /// shaders' defaults), compiled the first time it is asked for.
     func pipeline(specializedWith constants: [UInt32]) throws -> VkPipeline {
