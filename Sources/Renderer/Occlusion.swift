@@ -107,7 +107,9 @@ extension SceneEncoder {
         else { return nil }
         let area = region.map { PixelBox($0) } ?? PixelBox(x: 0, y: 0, width: targetSize.width, height: targetSize.height)
         let instance = instances[Int(bottom.instance)]
-        guard box.intersection(area) == area, instance.tint == (1, 1, 1), instance.blendMode == 0 else { return nil }
+        // Its reach has its scissor: a draw cut to less than the area does not fill it.
+        guard box.intersection(bottom.reach).intersection(area) == area, instance.tint == (1, 1, 1), instance.blendMode == 0
+        else { return nil }
         pass.draws.removeFirst()
         passes[passes.count - 1] = pass
         return instance.color

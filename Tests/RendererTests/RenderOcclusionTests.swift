@@ -138,6 +138,11 @@ import Testing
         let root = makeRoot(100, 80)
         #expect(try bottomFill(of: root, targetSize: (120, 80), region: PixelRect(x: 90, y: 0, width: 20, height: 20)) == (nil, 1))
         #expect(try bottomFill(of: root, targetSize: (120, 80), region: PixelRect(x: 0, y: 0, width: 20, height: 20)) == ([1, 1, 1, 1], 0))
+        // A draw its scissor cuts to less than the target.
+        var e = SceneEncoder(tree: try commit(makeRoot(100, 80)), scale: 1, targetSize: (100, 80))
+        e.passes[0].draws[0].reach = PixelBox(x: 0, y: 0, width: 50, height: 80)
+        #expect(e.takeBottomFill(within: nil) == nil)
+        #expect(e.draws.count == 1)
     }
 
     /// Full frames and partial redraws cleared to the background's colour show what drawing it did.
