@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>

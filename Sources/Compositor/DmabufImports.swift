@@ -8,7 +8,8 @@ import WaylandServer
 /// every output's renderer shares, and copied into a texture each time a surface commits one.
 ///
 /// Imports are single-plane and linear (what `Renderer.dmabufSupport()` offers); buffers with
-/// other layouts or flags are refused, so their clients hear `failed` and fall back to wl_shm.
+/// other layouts or flags, and planes a client could shrink under the mapping, are refused, so
+/// their clients hear `failed` and fall back to wl_shm.
 final class DmabufImports: DmabufImporter {
     private let device: Renderer
     private let logger: Logger
@@ -55,6 +56,12 @@ final class DmabufImports: DmabufImporter {
     func importBuffer(_ attributes: DmabufAttributes) -> Bool {
         guard attributes.planes.count == 1, attributes.flags.isEmpty else {
             logger.info("dma-buf of \(attributes.format) refused: \(attributes.planes.count) planes, flags \(attributes.flags.rawValue); one plane without flags is imported")
+            return false
+        }
+        // lavapipe and headless scanout read a mapping of the plane: memory a client can truncate
+        // would kill the compositor with SIGBUS.
+        guard attributes.planes[0].isFixedInSize else {
+            logger.info("dma-buf of \(attributes.format) refused: its plane is neither a dma-buf nor a memfd sealed against shrinking")
             return false
         }
         do {

@@ -87,6 +87,7 @@ public final class TestClient {
             server()
             try readAvailable()
             if let error = protocolError { throw TestClientError.protocolError(error) }
+            if connectionError != 0 { throw TestClientError.disconnected(errno: connectionError) }
         }
         if !done { throw TestClientError.timedOut }
         proxies[callback.id] = nil
@@ -141,13 +142,21 @@ public enum TestClientError: Error, Equatable {
     case marshalFailed
     case timedOut
     case protocolError(ProtocolErrorReport)
+    /// The connection failed for another reason than a protocol error: ENOMEM for the server's
+    /// no_memory error, EPIPE or ECONNRESET when it hung up.
+    case disconnected(errno: Int32)
 }
 
-/// An anonymous memory file of `size` bytes (memfd), for wl_shm pools.
-public func anonymousFile(size: Int) -> Int32 {
-    let fd = memfd_create("vitrine-test-buffer", UInt32(MFD_CLOEXEC))
+/// An anonymous memory file of `size` bytes (memfd), for wl_shm pools; `sealedAgainstShrinking`
+/// makes it what the compositor takes for a dma-buf on machines without /dev/udmabuf (a memfd
+/// that no one can truncate under a mapping).
+public func anonymousFile(size: Int, sealedAgainstShrinking: Bool = false) -> Int32 {
+    let fd = memfd_create("vitrine-test-buffer", UInt32(MFD_CLOEXEC | MFD_ALLOW_SEALING))
     precondition(fd >= 0, "memfd_create failed")
     precondition(ftruncate(fd, off_t(size)) == 0, "ftruncate failed")
+    if sealedAgainstShrinking {
+        precondition(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0, "F_ADD_SEALS failed")
+    }
     return fd
 }
 

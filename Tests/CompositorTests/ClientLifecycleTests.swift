@@ -24,13 +24,13 @@ import WaylandTestClient
         try client.client.roundtrip()
     }
 
-    /// The same with a linear dma-buf (a memfd, which lavapipe maps as it maps dma-bufs), which
-    /// the compositor imports into the device and copies at commit.
+    /// The same with a linear dma-buf (a memfd sealed against shrinking, which lavapipe maps as it
+    /// maps dma-bufs), which the compositor imports into the device and copies at commit.
     func dmabufCycle(_ session: HeadlessSession) throws {
         let client = try SessionClient(session)
         let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
         let (surface, _) = try client.makeToplevel()
-        let fd = anonymousFile(size: 64 * 64 * 4)
+        let fd = anonymousFile(size: 64 * 64 * 4, sealedAgainstShrinking: true)
         defer { close(fd) }
         let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
         try params.send(1, [.fileDescriptor(fd), .uint(0), .uint(0), .uint(256), .uint(0), .uint(0)])

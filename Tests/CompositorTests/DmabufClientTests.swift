@@ -14,18 +14,19 @@ private let abgr8888: UInt32 = 0x3432_4241  // "AB24"
 private let xbgr8888: UInt32 = 0x3432_4258  // "XB24"
 
 /// A client's linear dma-buf: `height` rows of `stride` bytes after `offset`, each `width` copies
-/// of `pixel` (its bytes in memory). lavapipe maps what it imports, so a memfd stands in for a
-/// dma-buf on machines without /dev/udmabuf.
+/// of `pixel` (its bytes in memory). lavapipe maps what it imports, so a memfd sealed against
+/// shrinking stands in for a dma-buf on machines without /dev/udmabuf; `canShrink` leaves the
+/// seal off, as a hostile client would.
 private struct LinearDmabuf {
     let fd: Int32
     let width: Int, height: Int, stride: Int, offset: Int
 
-    init(width: Int, height: Int, stride: Int? = nil, offset: Int = 0, pixel: [UInt8]) {
+    init(width: Int, height: Int, stride: Int? = nil, offset: Int = 0, pixel: [UInt8], canShrink: Bool = false) {
         self.width = width
         self.height = height
         self.stride = stride ?? width * 4
         self.offset = offset
-        fd = anonymousFile(size: offset + self.stride * height)
+        fd = anonymousFile(size: offset + self.stride * height, sealedAgainstShrinking: !canShrink)
         paint(rows: 0..<height, pixel)
     }
 
@@ -105,6 +106,33 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         try surface.send(6)
         try client.client.roundtrip()
         #expect(next.events(named: "release").count == 1)
+    }
+
+    /// A memfd that is not sealed against shrinking could be truncated while lavapipe copies from
+    /// its mapping or a capture reads it (SIGBUS in the compositor): it is refused as a dma-buf
+    /// (`failed`), and the compositor goes on serving. A sealed one cannot be truncated at all,
+    /// so a window or a scanned-out buffer of it stays readable.
+    @Test func aMemfdThatCanShrinkIsRefusedAndASealedOneCannotBeTruncatedUnderTheCompositor() throws {
+        let (session, client, dmabuf, surface) = try dmabufWindow()
+        // The sizes of the crash found from outside: stride 364 over a 306,488-byte memfd, 91×842.
+        let hostile = LinearDmabuf(width: 91, height: 842, stride: 364, pixel: [0, 0, 0xFF, 0], canShrink: true)
+        defer { close(hostile.fd) }
+        let params = try hostile.params(dmabuf)
+        try params.send(2, [.int(91), .int(842), .uint(xrgb8888), .uint(0)])
+        try client.client.roundtrip()
+        #expect(params.events.map(\.name) == ["failed"])
+        #expect(ftruncate(hostile.fd, 1) == 0)
+
+        let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(pixels.fd) }
+        try client.show(try pixels.buffer(dmabuf, format: xrgb8888), on: surface)
+        try client.client.roundtrip()
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        let output = session.compositor.outputs[0]
+        #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 639, y: 479) == orange })
+        #expect(ftruncate(pixels.fd, 1) == -1 && errno == EPERM)
+        #expect(session.compositor.capture(outputAt: 0)?.pixel(x: 0, y: 0) == orange)
+        #expect(client.client.protocolError == nil)
     }
 
     /// Destroying the surface gives its dma-buf back too (the client may attach it elsewhere).
