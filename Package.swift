@@ -67,6 +67,12 @@ let package = Package(
             pkgConfig: "libseat",
             providers: [.apt(["libseat-dev"])]
         ),
+        // Regions (wl_region, damage): pixman's, as weston and wlroots use.
+        .systemLibrary(
+            name: "CPixman",
+            pkgConfig: "pixman-1",
+            providers: [.apt(["libpixman-1-dev"])]
+        ),
         .systemLibrary(
             name: "CVulkan",
             pkgConfig: "vulkan",
@@ -96,7 +102,7 @@ let package = Package(
         .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
-        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux"]),
+        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman"]),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),

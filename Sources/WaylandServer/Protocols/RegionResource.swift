@@ -2,6 +2,10 @@ internal import CVitrineWayland
 
 /// wl_region: a region a client builds to set a surface's opaque or input region.
 final class RegionResource: Resource {
+    /// More disjoint rectangles than any toolkit sends; each add or subtract costs time in
+    /// proportion to the region's rectangles, so a client may not go past this.
+    static let maximumRectangles = 16_384
+
     private(set) var region = Region()
 
     init(client: Client, id: UInt32) {
@@ -15,6 +19,12 @@ final class RegionResource: Resource {
         case 1: region.add(rectangle())
         case 2: region.subtract(rectangle())
         default: try super.handle(opcode, arguments)
+        }
+        // wl_region defines no error: like an allocation the compositor refuses, the client is
+        // told the server is out of memory for it.
+        if region.rectangleCount > Self.maximumRectangles {
+            region = Region()
+            client.postNoMemory()
         }
     }
 }
