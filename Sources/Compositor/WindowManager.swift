@@ -170,7 +170,9 @@ final class WindowManager: XdgShellHandler {
         let parentOrigin = windowGeometryOrigin(of: popup.parent.surface)
         // Without an output nothing constrains the popup but the largest mode there is.
         let size = output?.logicalSize ?? Size(width: 16384, height: 16384)
-        let bounds = IntRect(x: Int32(-parentOrigin.x), y: Int32(-parentOrigin.y), width: Int32(size.width), height: Int32(size.height))
+        // Saturating: a chain of popups each placed far off its parent can be anywhere.
+        let bounds = IntRect(x: Int32(saturating: -parentOrigin.x), y: Int32(saturating: -parentOrigin.y),
+                             width: Int32(saturating: size.width), height: Int32(saturating: size.height))
         let geometry = popup.positioner.geometry(constrainedTo: bounds)
         _ = popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
     }
@@ -188,8 +190,8 @@ final class WindowManager: XdgShellHandler {
         guard let node = compositor.node(for: popup.surface), let geometry = popup.geometry else { return }
         let parentGeometry = popup.parent.windowGeometry
         let own = popup.xdgSurface.windowGeometry
-        node.container.position = Point(x: Double(parentGeometry.x + geometry.x - own.x),
-                                        y: Double(parentGeometry.y + geometry.y - own.y))
+        node.container.position = Point(x: Double(parentGeometry.x) + Double(geometry.x) - Double(own.x),
+                                        y: Double(parentGeometry.y) + Double(geometry.y) - Double(own.y))
     }
 
     func popupUnmapped(_ popup: XdgPopup) {
@@ -237,5 +239,16 @@ final class WindowManager: XdgShellHandler {
         let origin = output.map { node.container.convert(Point.zero, to: $0.root) } ?? node.container.position
         let xdg = compositor.shell.toplevels.first { $0.surface === surface }?.windowGeometry
         return Point(x: origin.x + Double(xdg?.x ?? 0), y: origin.y + Double(xdg?.y ?? 0))
+    }
+}
+
+extension Int32 {
+    /// `value` rounded down and clamped to Int32's range (0 for NaN), where `Int32(_:)` would trap.
+    init(saturating value: Double) {
+        guard !value.isNaN else {
+            self = 0
+            return
+        }
+        self = value <= Double(Int32.min) ? .min : value >= Double(Int32.max) ? .max : Int32(value.rounded(.down))
     }
 }

@@ -172,3 +172,21 @@ import WaylandTestClient
         }
     }
 }
+
+/// Coordinates from clients are clamped to ±2²⁴ where they enter, and offsets that accumulate
+/// saturate there instead of overflowing.
+@Suite struct ClientCoordinateTests {
+    @Test func accumulatedOffsetsSaturateAtTheCoordinateLimit() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind("wl_compositor", version: 5)
+        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        try surface.send(10, [.int(Int32.max), .int(Int32.min)])
+        try surface.send(10, [.int(Int32.max), .int(Int32.min)])
+        try surface.send(2, [.int(Int32.min), .int(0), .int(Int32.max), .int(Int32.max)])
+        try surface.send(6)
+        try harness.client.roundtrip()
+        let state = try #require(harness.commits.last?.state)
+        #expect(state.offsetX == 1 << 24 && state.offsetY == -(1 << 24))
+        #expect(state.surfaceDamage == [IntRect(x: -(1 << 24), y: 0, width: 1 << 24, height: 1 << 24)])
+    }
+}

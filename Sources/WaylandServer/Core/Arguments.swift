@@ -11,6 +11,13 @@ struct Arguments {
     }
 
     func int(_ index: Int) -> Int32 { value(index).i }
+    /// A surface-space coordinate or length (a position, offset, size or hotspot), clamped where it
+    /// enters (see `ClientCoordinate`).
+    func coordinate(_ index: Int) -> Int32 { ClientCoordinate.clamp(Int64(int(index))) }
+    /// The x, y, width and height at `index`…`index + 3`, each a coordinate.
+    func rectangle(at index: Int) -> IntRect {
+        IntRect(x: coordinate(index), y: coordinate(index + 1), width: coordinate(index + 2), height: coordinate(index + 3))
+    }
     func uint(_ index: Int) -> UInt32 { value(index).u }
     func fixed(_ index: Int) -> Double { wl_fixed_to_double(value(index).f) }
     func string(_ index: Int) -> String? { value(index).s.map { String(cString: $0) } }
@@ -39,6 +46,22 @@ struct Arguments {
     /// The interface a new_id argument must be created with (as the message's signature says).
     func interface(ofArgument index: Int) -> UnsafePointer<wl_interface>? {
         message.pointee.types?[index]
+    }
+}
+
+/// The range surface-space values from clients are kept in: ±2²⁴, far beyond any output, so that
+/// the sums and negations made of a few of them downstream (window origins, popup placement,
+/// accumulated offsets) cannot overflow 32 bits. A rectangle at x = −2³¹ is not one a client means.
+enum ClientCoordinate {
+    static let limit: Int64 = 1 << 24
+
+    static func clamp(_ value: Int64) -> Int32 {
+        Int32(min(max(value, -limit), limit))
+    }
+
+    /// `a + b`, for values that accumulate (wl_surface.offset).
+    static func sum(_ a: Int32, _ b: Int32) -> Int32 {
+        clamp(Int64(a) + Int64(b))
     }
 }
 

@@ -289,7 +289,7 @@ final class DragIconRole: SurfaceRole {
     func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {}
 
     func surfaceDidCommit(_ surface: Surface) {
-        offsetX += surface.current.offsetX
-        offsetY += surface.current.offsetY
+        offsetX = ClientCoordinate.sum(offsetX, surface.current.offsetX)
+        offsetY = ClientCoordinate.sum(offsetY, surface.current.offsetY)
     }
 }

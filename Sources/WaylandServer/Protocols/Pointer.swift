@@ -211,7 +211,7 @@ final class PointerResource: Resource {
     /// The role comes first: a surface with another role is an error whatever the serial says.
     private func setCursor(_ arguments: Arguments) throws(ProtocolError) {
         let surface = arguments.object(1, as: Surface.self)
-        let hotspotX = arguments.int(2), hotspotY = arguments.int(3)
+        let hotspotX = arguments.coordinate(2), hotspotY = arguments.coordinate(3)
         if let surface {
             let role = try CursorRole.of(surface, errorOn: self)
             role.seat = seat
@@ -248,8 +248,8 @@ final class CursorRole: SurfaceRole {
     func surfaceDidCommit(_ surface: Surface) {
         let state = surface.current
         guard state.offsetX != 0 || state.offsetY != 0 else { return }
-        hotspotX -= state.offsetX
-        hotspotY -= state.offsetY
+        hotspotX = ClientCoordinate.sum(hotspotX, -state.offsetX)
+        hotspotY = ClientCoordinate.sum(hotspotY, -state.offsetY)
         seat?.cursorMoved(self, surface: surface)
     }
 }

@@ -51,7 +51,7 @@ public final class Subsurface: Resource, SurfaceRole {
     override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
         switch opcode {
         case 0: destroy()
-        case 1: pendingPosition = (arguments.int(0), arguments.int(1))
+        case 1: pendingPosition = (arguments.coordinate(0), arguments.coordinate(1))
         case 2, 3: try restack(sibling: arguments.object(0, as: Surface.self), above: opcode == 2)
         case 4: isSynchronized = true
         case 5:

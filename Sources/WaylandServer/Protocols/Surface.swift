@@ -90,8 +90,8 @@ struct PendingSurfaceState {
             attached = true
             buffer = later.buffer
         }
-        offsetX += later.offsetX
-        offsetY += later.offsetY
+        offsetX = ClientCoordinate.sum(offsetX, later.offsetX)
+        offsetY = ClientCoordinate.sum(offsetY, later.offsetY)
         surfaceDamage += later.surfaceDamage
         bufferDamage += later.bufferDamage
         if let region = later.opaqueRegion { opaqueRegion = region }
@@ -211,7 +211,7 @@ public final class Surface: Resource {
         switch opcode {
         case 0: destroy()
         case 1: try attach(arguments)
-        case 2: pending.surfaceDamage.append(rect(arguments))
+        case 2: pending.surfaceDamage.append(arguments.rectangle(at: 0))
         case 3:
             let callback = Callback(client: client, id: arguments.newID(0))
             pending.frameCallbacks.append(callback)
@@ -230,20 +230,16 @@ public final class Surface: Resource {
                 throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SCALE.rawValue), "buffer scale \(scale) is not positive")
             }
             pending.bufferScale = scale
-        case 9: pending.bufferDamage.append(rect(arguments))
+        case 9: pending.bufferDamage.append(arguments.rectangle(at: 0))
         case 10:
-            pending.offsetX += arguments.int(0)
-            pending.offsetY += arguments.int(1)
+            pending.offsetX = ClientCoordinate.sum(pending.offsetX, arguments.coordinate(0))
+            pending.offsetY = ClientCoordinate.sum(pending.offsetY, arguments.coordinate(1))
         default: try super.handle(opcode, arguments)
         }
     }
 
-    private func rect(_ arguments: Arguments) -> IntRect {
-        IntRect(x: arguments.int(0), y: arguments.int(1), width: arguments.int(2), height: arguments.int(3))
-    }
-
     private func attach(_ arguments: Arguments) throws(ProtocolError) {
-        let x = arguments.int(1), y = arguments.int(2)
+        let x = arguments.coordinate(1), y = arguments.coordinate(2)
         if version >= 5 && (x != 0 || y != 0) {
             throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_OFFSET.rawValue),
                                 "attach with a non-zero offset on wl_surface version 5 (use offset)")
@@ -259,8 +255,8 @@ public final class Surface: Resource {
         for validator in attachValidators.values { try validator(self, buffer) }
         pending.attached = true
         pending.buffer = buffer
-        pending.offsetX += x
-        pending.offsetY += y
+        pending.offsetX = ClientCoordinate.sum(pending.offsetX, x)
+        pending.offsetY = ClientCoordinate.sum(pending.offsetY, y)
     }
 
     /// wl_surface.commit: validate, then, once the buffer's fenced writes are done, cache

@@ -264,8 +264,7 @@ public final class TextInput: Resource {
             }
         case 6:
             if surface != nil {
-                pending.cursorRectangle = IntRect(x: arguments.int(0), y: arguments.int(1),
-                                                  width: arguments.int(2), height: arguments.int(3))
+                pending.cursorRectangle = arguments.rectangle(at: 0)
             }
         case 7: commit()
         default: try super.handle(opcode, arguments)

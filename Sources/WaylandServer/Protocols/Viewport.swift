@@ -42,7 +42,7 @@ final class Viewport: Resource {
             stage(on: surface)
         case 2:
             let surface = try liveSurface()
-            let (width, height) = (arguments.int(0), arguments.int(1))
+            let (width, height) = (arguments.coordinate(0), arguments.coordinate(1))
             if width == -1 && height == -1 {
                 destination = nil
             } else {

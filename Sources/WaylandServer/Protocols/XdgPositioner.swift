@@ -200,14 +200,14 @@ final class XdgPositioner: Resource {
         switch opcode {
         case 0: destroy()
         case 1:
-            let width = arguments.int(0), height = arguments.int(1)
+            let width = arguments.coordinate(0), height = arguments.coordinate(1)
             guard width > 0, height > 0 else {
                 throw ProtocolError(code: invalidInput, "positioner size \(width)×\(height) is not positive")
             }
             rules.size = SurfaceSize(width: width, height: height)
             hasSize = true
         case 2:
-            let rect = IntRect(x: arguments.int(0), y: arguments.int(1), width: arguments.int(2), height: arguments.int(3))
+            let rect = arguments.rectangle(at: 0)
             guard rect.width >= 0, rect.height >= 0 else {
                 throw ProtocolError(code: invalidInput, "anchor rectangle \(rect) has a negative size")
             }
@@ -230,10 +230,10 @@ final class XdgPositioner: Resource {
             }
             rules.constraintAdjustment = adjustment
         case 6:
-            rules.offsetX = arguments.int(0)
-            rules.offsetY = arguments.int(1)
+            rules.offsetX = arguments.coordinate(0)
+            rules.offsetY = arguments.coordinate(1)
         case 7: rules.isReactive = true
-        case 8: rules.parentSize = SurfaceSize(width: arguments.int(0), height: arguments.int(1))
+        case 8: rules.parentSize = SurfaceSize(width: arguments.coordinate(0), height: arguments.coordinate(1))
         case 9: rules.parentConfigureSerial = arguments.uint(0)
         default: try super.handle(opcode, arguments)
         }

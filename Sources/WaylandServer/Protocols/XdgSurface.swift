@@ -124,7 +124,7 @@ public final class XdgSurface: Resource {
                             positioner: arguments.object(2, as: XdgPositioner.self))
         case 3:
             try requireRole("set_window_geometry")
-            let rect = IntRect(x: arguments.int(0), y: arguments.int(1), width: arguments.int(2), height: arguments.int(3))
+            let rect = arguments.rectangle(at: 0)
             guard rect.width > 0, rect.height > 0 else {
                 throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue),
                                     "window geometry \(rect) is not positive in size")

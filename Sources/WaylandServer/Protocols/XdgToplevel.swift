@@ -169,7 +169,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
             handler?.toplevelRequested(self, .setAppID(appID))
         case 4:
             handler?.toplevelRequested(self, .showWindowMenu(
-                seat: arguments.object(0), serial: arguments.uint(1), x: arguments.int(2), y: arguments.int(3)))
+                seat: arguments.object(0), serial: arguments.uint(1), x: arguments.coordinate(2), y: arguments.coordinate(3)))
         case 5: handler?.toplevelRequested(self, .move(seat: arguments.object(0), serial: arguments.uint(1)))
         case 6:
             guard let edges = ResizeEdge(rawValue: arguments.uint(2)) else {
@@ -189,7 +189,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
     }
 
     private func size(_ arguments: Arguments, _ request: String) throws(ProtocolError) -> SurfaceSize {
-        let size = SurfaceSize(width: arguments.int(0), height: arguments.int(1))
+        let size = SurfaceSize(width: arguments.coordinate(0), height: arguments.coordinate(1))
         guard size.width >= 0, size.height >= 0 else {
             throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue), "\(request)(\(size)) is negative")
         }

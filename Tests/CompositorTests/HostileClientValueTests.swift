@@ -1,0 +1,76 @@
+import Compositor
+import Testing
+import WaylandTestClient
+
+/// Numbers a client sends are clamped where they enter the server, and what the compositor
+/// derives from them saturates: no value traps the compositor's thread.
+@Suite(.serialized) struct HostileClientValueTests {
+    /// A 20×20 popup of `parent` centred on the anchor point (5, 5) of a 10×10 anchor rectangle,
+    /// moved by (`offsetX`, 0), with no constraint adjustment; mapped once configured.
+    private func popup(
+        _ client: SessionClient, parent: TestProxy, offsetX: Int32 = 0
+    ) throws -> (popup: TestProxy, xdgSurface: TestProxy) {
+        let positioner = try client.shell.send(1, [.newID], interface: "xdg_positioner")
+        try positioner.send(1, [.int(20), .int(20)])
+        try positioner.send(2, [.int(0), .int(0), .int(10), .int(10)])
+        try positioner.send(6, [.int(offsetX), .int(0)])
+        let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
+        let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        let popup = try xdgSurface.send(2, [.newID, .object(parent), .object(positioner)], interface: "xdg_popup")
+        try surface.send(6)
+        try client.client.roundtrip()
+        try client.acknowledgeConfigure(of: xdgSurface)
+        try client.show(client.makeBuffer(width: 20, height: 20), on: surface)
+        try client.client.roundtrip()
+        return (popup, xdgSurface)
+    }
+
+    private func configures(of popup: TestProxy) -> [[TestValue]] {
+        popup.events(named: "configure").map(\.arguments)
+    }
+
+    /// The parent's window geometry at x = Int32.min once trapped `Int32(-parentOrigin.x)`
+    /// ("greater than Int32.max"); the popup is configured where its positioner puts it.
+    @Test func aPopupOnAWindowWhoseGeometryStartsAtInt32MinIsConfigured() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let (surface, xdgSurface) = try client.makeToplevel()
+        try xdgSurface.send(3, [.int(Int32.min), .int(0), .int(64), .int(64)])
+        try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
+        let (popup, _) = try popup(client, parent: xdgSurface)
+        #expect(configures(of: popup) == [[.int(-5), .int(-5), .int(20), .int(20)]])
+        #expect(client.client.protocolError == nil)
+        try SessionClient(session).client.roundtrip()
+    }
+
+    /// A popup placed past Int32.max by its offset, then a popup on it, once trapped the same
+    /// conversion the other way ("less than Int32.min"). The offset is kept within ±2²⁴.
+    @Test func aPopupOnAPopupPlacedPastInt32MaxIsConfigured() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let (surface, xdgSurface) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
+        let (far, farXdgSurface) = try popup(client, parent: xdgSurface, offsetX: 2_147_483_646)
+        #expect(configures(of: far) == [[.int(-5 + (1 << 24)), .int(-5), .int(20), .int(20)]])
+        let (nested, _) = try popup(client, parent: farXdgSurface)
+        #expect(configures(of: nested) == [[.int(-5), .int(-5), .int(20), .int(20)]])
+        try SessionClient(session).client.roundtrip()
+    }
+
+    /// Each popup as far off its parent as a client may put it: 130 of them reach past 2³¹ on the
+    /// output, where the compositor's own arithmetic must saturate.
+    @Test func aChainOfPopupsReachingPastInt32MaxIsConfigured() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let (surface, xdgSurface) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
+        var parent = xdgSurface
+        for _ in 0..<130 {
+            let (next, nextXdgSurface) = try popup(client, parent: parent, offsetX: Int32.max)
+            #expect(configures(of: next) == [[.int(-5 + (1 << 24)), .int(-5), .int(20), .int(20)]])
+            parent = nextXdgSurface
+        }
+        #expect(client.client.protocolError == nil)
+        try SessionClient(session).client.roundtrip()
+    }
+}
