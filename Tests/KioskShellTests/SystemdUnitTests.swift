@@ -23,10 +23,13 @@ private func assignments(of text: String) -> [String] {
     return result
 }
 
-/// `systemd-analyze verify` of the unit as an instance, against a root that holds the unit, an
-/// executable at ExecStart's path and the system's own units (for its dependencies). Returns the
-/// exit status and everything it printed: warnings such as unknown keys go to the output only.
-private func verify(unitText: String, installsBinary: Bool = true) throws -> (status: Int32, output: String) {
+/// Runs `systemd-analyze COMMAND OPTIONS` on the unit as an instance, against a root that holds
+/// the unit, an executable at ExecStart's path and the system's own units (for its dependencies).
+/// Returns the exit status and everything it printed: warnings such as unknown keys go to the
+/// output only.
+private func analyze(
+    _ command: String, options: [String] = [], unitText: String, installsBinary: Bool = true
+) throws -> (status: Int32, output: String) {
     let files = FileManager.default
     let root = files.temporaryDirectory.appendingPathComponent("vitrine-unit-\(UUID().uuidString)")
     defer { try? files.removeItem(at: root) }
@@ -44,7 +47,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: systemdAnalyze)
-    process.arguments = ["verify", "--root=\(root.path)", "vitrine@qemu-virtio-gpu.service"]
+    process.arguments = [command, "--root=\(root.path)"] + options + ["vitrine@qemu-virtio-gpu.service"]
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -52,6 +55,19 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, output)
+}
+
+/// `systemd-analyze security` of the unit file (offline: no running systemd needed), failing
+/// (status 1) above the exposure the unit is held at, 3.2 (README.md, "Board configuration and
+/// systemd"; a change that lowers the score lowers the threshold too). Returns the status and the
+/// overall score it printed.
+private func securityAnalysis(unitText: String) throws -> (status: Int32, exposure: String?) {
+    // The threshold counts tenths.
+    let result = try analyze("security", options: ["--offline=true", "--threshold=32"], unitText: unitText)
+    // "→ Overall exposure level for vitrine@qemu-virtio-gpu.service: 3.2 OK 🙂"
+    let overall = result.output.split(separator: "\n").first { $0.contains("Overall exposure level for ") }
+    let exposure = overall?.split(separator: ": ", maxSplits: 1).last?.split(separator: " ").first.map(String.init)
+    return (result.status, exposure)
 }
 
 @Suite struct SystemdUnitTests {
@@ -85,7 +101,7 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
 
     @Test(.enabled(if: hasSystemdAnalyze, "needs systemd-analyze (Debian package systemd)"))
     func systemdAnalyzeVerifiesTheUnitWithoutAnyWarning() throws {
-        let result = try verify(unitText: try String(contentsOfFile: unitPath, encoding: .utf8))
+        let result = try analyze("verify", unitText: try String(contentsOfFile: unitPath, encoding: .utf8))
         #expect(result.status == 0)
         #expect(result.output == "")
     }
@@ -97,14 +113,33 @@ private func verify(unitText: String, installsBinary: Bool = true) throws -> (st
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
         let misspelt = unit.replacingOccurrences(of: "Restart=always", with: "Restrat=always")
         try #require(misspelt != unit)
-        let result = try verify(unitText: misspelt)
+        let result = try analyze("verify", unitText: misspelt)
         #expect(result.output.contains("Unknown key 'Restrat' in section [Service], ignoring."))
     }
 
     @Test(.enabled(if: hasSystemdAnalyze, "needs systemd-analyze (Debian package systemd)"))
     func systemdAnalyzeFailsWhenExecStartIsNotInstalled() throws {
-        let result = try verify(unitText: try String(contentsOfFile: unitPath, encoding: .utf8), installsBinary: false)
+        let result = try analyze("verify", unitText: try String(contentsOfFile: unitPath, encoding: .utf8), installsBinary: false)
         #expect(result.status != 0)
         #expect(result.output.contains("Command /usr/local/bin/vitrine is not executable"))
+    }
+
+    @Test(.enabled(if: hasSystemdAnalyze, "needs systemd-analyze (Debian package systemd)"))
+    func systemdAnalyzeSecurityRatesTheUnitsExposureAtTheHeldScore() throws {
+        let result = try securityAnalysis(unitText: try String(contentsOfFile: unitPath, encoding: .utf8))
+        #expect(result.status == 0)
+        #expect(result.exposure == "3.2")
+    }
+
+    /// Proves the check above can fail: without NoNewPrivileges= the exposure rises past the
+    /// threshold.
+    @Test(.enabled(if: hasSystemdAnalyze, "needs systemd-analyze (Debian package systemd)"))
+    func systemdAnalyzeSecurityFailsAUnitThatLostPartOfItsHardening() throws {
+        let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
+        let weaker = unit.replacingOccurrences(of: "NoNewPrivileges=yes\n", with: "")
+        try #require(weaker != unit)
+        let result = try securityAnalysis(unitText: weaker)
+        #expect(result.status == 1)
+        #expect(result.exposure == "3.4")
     }
 }
