@@ -24,11 +24,11 @@ struct Run: ParsableCommand {
             The control socket (printed at start; see `vitrine capture --help` and `vitrine status --help`) is XDG_RUNTIME_DIR/vitrine-WAYLAND_DISPLAY.control, readable and writable by this user only.
             """)
 
-    @Option(help: "A board configuration (see board-configs/FORMAT.md): its first output's connector, mode and scale, and its app, supervised.")
+    @Option(help: "A board configuration (see board-configs/FORMAT.md): its first output's connector, mode, refresh and scale (headless too, unless --headless is given), and its app, supervised.")
     var config: String?
 
-    @Option(help: "A headless output of this mode, WIDTHxHEIGHT[@HZ].")
-    var headless = "1280x720@60"
+    @Option(help: "A headless output of this mode, WIDTHxHEIGHT[@HZ] (default: the board's first output's mode and refresh, or 1280x720@60).")
+    var headless: String?
 
     @Flag(help: "Drive a real display through KMS/DRM instead of a headless output (needs root and no other DRM master).")
     var kms = false
@@ -137,8 +137,8 @@ struct Run: ParsableCommand {
         if kms {
             seat = try openSeat(logger: logger)
             var mode = mode.flatMap(KMSModeRequest.init(parsing:))
-            if mode == nil, case .exact(let width, let height, let hertz) = output?.mode {
-                mode = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
+            if mode == nil, let exact = output?.mode.exact {
+                mode = KMSModeRequest(width: exact.width, height: exact.height, refreshMillihertz: exact.refreshMillihertz)
             }
             let access = seat.map { seat in
                 KMSDeviceAccess(open: { path in try seat.openDevice(path) }, close: { fd in seat.closeDevice(fd) })
@@ -155,9 +155,8 @@ struct Run: ParsableCommand {
                         return KMSConnectorSettings(
                             connector: name, mode: mode, scaleFactor: scale, transform: configuration.transform, layout: OutputLayout(entry.placement))
                     }
-                    var own: KMSModeRequest?
-                    if case .exact(let width, let height, let hertz) = entry.mode {
-                        own = KMSModeRequest(width: width, height: height, refreshMillihertz: hertz.map { Int(($0 * 1000).rounded()) })
+                    let own = entry.mode.exact.map {
+                        KMSModeRequest(width: $0.width, height: $0.height, refreshMillihertz: $0.refreshMillihertz)
                     }
                     return KMSConnectorSettings(
                         connector: name, mode: own, scaleFactor: entry.scale,
@@ -186,7 +185,11 @@ struct Run: ParsableCommand {
             backend = kms
             outputsDescription = kms.kmsOutputs.isEmpty ? "no display yet" : kms.kmsOutputs.map(\.description).joined(separator: ", ")
         } else {
-            var configuration = try HeadlessOutputConfiguration(parsing: headless, scaleFactor: scale)
+            var configuration = try HeadlessOutputConfiguration(parsing: headless ?? "1280x720@60", scaleFactor: scale)
+            // Without --headless, the board's output as it would be lit (60 Hz where it names no refresh).
+            if headless == nil, let exact = output?.mode.exact {
+                configuration.mode = OutputMode(width: exact.width, height: exact.height, refreshMillihertz: exact.refreshMillihertz ?? 60_000)
+            }
             configuration.transform = .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal
             backend = try HeadlessBackend(outputs: [configuration])
             outputsDescription = "a headless \(configuration.mode) output"
@@ -393,6 +396,15 @@ struct Run: ParsableCommand {
             throw ValidationError("cannot create \(path) for XDG_RUNTIME_DIR: \(String(cString: strerror(errno)))")
         }
         setenv("XDG_RUNTIME_DIR", path, 1)
+    }
+}
+
+extension ModeSelection {
+    /// An exact mode's size and refresh in millihertz (nil where the board names none); nil for
+    /// "preferred".
+    var exact: (width: Int, height: Int, refreshMillihertz: Int?)? {
+        guard case .exact(let width, let height, let hertz) = self else { return nil }
+        return (width, height, hertz.map { Int(($0 * 1000).rounded()) })
     }
 }
 
