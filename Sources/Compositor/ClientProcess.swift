@@ -5,7 +5,8 @@ import Glibc
 /// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
 public final class ClientProcess {
     public let pid: Glibc.pid_t
-    public private(set) var exitStatus: Int32?
+    /// How it ended, once `poll()` or `terminate()` reaped it.
+    public private(set) var exit: ProcessExit?
     /// With `capturingOutput`, the non-blocking read end of a pipe that receives the app's standard
     /// output and standard error; closed with the process object.
     public let outputDescriptor: Int32?
@@ -72,10 +73,10 @@ public final class ClientProcess {
     /// Reaps the process if it exited; returns whether it has.
     @discardableResult
     public func poll() -> Bool {
-        guard exitStatus == nil else { return true }
+        guard exit == nil else { return true }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
-            exitStatus = status
+            exit = ProcessExit(waitStatus: status)
             return true
         }
         return false
@@ -93,7 +94,56 @@ public final class ClientProcess {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        exitStatus = status
+        exit = ProcessExit(waitStatus: status)
+    }
+
+    /// Whether `pid` is this process or one of its descendants (a browser's helper processes, or
+    /// the program a shell wrapper started), as /proc tells.
+    public func owns(_ pid: pid_t) -> Bool {
+        var current = pid
+        for _ in 0..<64 {
+            if current == self.pid { return true }
+            guard current > 1, let parent = Self.parent(of: current) else { return false }
+            current = parent
+        }
+        return false
+    }
+
+    private static func parent(of pid: pid_t) -> pid_t? {
+        // /proc/PID/stat: "PID (COMMAND) STATE PPID …"; the command may hold spaces and parentheses.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? pid_t(fields[1]) : nil
+    }
+}
+
+/// How a process ended, as its wait status tells.
+public enum ProcessExit: Equatable, Sendable, CustomStringConvertible {
+    /// It exited with this code.
+    case status(Int32)
+    /// This signal ended it.
+    case signal(Int32)
+
+    public init(waitStatus: Int32) {
+        self = waitStatus & 0x7f == 0 ? .status((waitStatus >> 8) & 0xff) : .signal(waitStatus & 0x7f)
+    }
+
+    /// "status N" or "signal N", as Vitrine's log and systemd status lines name it.
+    public var description: String {
+        switch self {
+        case .status(let code): "status \(code)"
+        case .signal(let signal): "signal \(signal)"
+        }
+    }
+
+    /// The exit status a shell reports for it: the code, or 128 + the signal.
+    public var shellStatus: Int32 {
+        switch self {
+        case .status(let code): code
+        case .signal(let signal): 128 + signal
+        }
     }
 }
 

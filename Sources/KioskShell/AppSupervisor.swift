@@ -34,8 +34,8 @@ public final class AppSupervisor {
 
     /// What happened during a `poll(now:)`.
     public enum Event: Equatable, Sendable {
-        /// The app exited with this wait status; a restart is due at `restartAt` (monotonic ns).
-        case exited(status: Int32, restartAt: UInt64)
+        /// The app ended so; a restart is due at `restartAt` (monotonic ns).
+        case exited(ProcessExit, restartAt: UInt64)
         /// The app was started again, as `pid`.
         case restarted(pid: pid_t)
         /// Starting it failed; another try is due at `retryAt`.
@@ -80,12 +80,12 @@ public final class AppSupervisor {
 
     /// Reaps the app if it exited and schedules its restart, or restarts it when that is due.
     public func poll(now: UInt64) -> Event? {
-        if let process, restartDue == nil, process.poll() {
+        if let process, restartDue == nil, process.poll(), let exit = process.exit {
             let ran = Duration.nanoseconds(Int64(now &- startedAt))
             consecutiveFailures = ran >= backoff.steadyRun ? 1 : consecutiveFailures + 1
             let due = now + backoff.delay(afterFailures: consecutiveFailures).wholeNanoseconds
             restartDue = due
-            return .exited(status: process.exitStatus ?? -1, restartAt: due)
+            return .exited(exit, restartAt: due)
         }
         guard let due = restartDue, now >= due else { return nil }
         do {
@@ -109,23 +109,7 @@ public final class AppSupervisor {
     /// Whether `pid` is the app or one of its descendants (a browser's helper processes, or the
     /// program a shell wrapper started), as /proc tells.
     public func owns(_ pid: pid_t) -> Bool {
-        guard let root = process?.pid else { return false }
-        var current = pid
-        for _ in 0..<64 {
-            if current == root { return true }
-            guard current > 1, let parent = Self.parent(of: current) else { return false }
-            current = parent
-        }
-        return false
-    }
-
-    private static func parent(of pid: pid_t) -> pid_t? {
-        // /proc/PID/stat: "PID (COMMAND) STATE PPID …"; the command may hold spaces and parentheses.
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? pid_t(fields[1]) : nil
+        process?.owns(pid) ?? false
     }
 
     /// Ends the app (SIGTERM, then SIGKILL after a grace period) and restarts nothing more.

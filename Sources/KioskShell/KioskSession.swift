@@ -117,10 +117,10 @@ public final class KioskSession {
             }
         }
         switch supervisor.poll(now: now) {
-        case .exited(let status, let restartAt):
+        case .exited(let exit, let restartAt):
             appOutput?.finish()
             appOutput = nil
-            report("\(command) exited (\(Self.describe(waitStatus: status))); restarting in \((restartAt - now) / 1_000_000) ms")
+            report("\(command) exited (\(exit)); restarting in \((restartAt - now) / 1_000_000) ms")
             overlay?.show(.restarting)
         case .restarted(let pid):
             frameTimeoutReported = false
@@ -208,10 +208,5 @@ public final class KioskSession {
     private func report(_ status: String) {
         logger.info("\(status)")
         do { try notifier.notifyStatus(status) } catch { logger.error("sd_notify: \(error)") }
-    }
-
-    /// "status N" for an exit, "signal N" for a process killed by a signal.
-    static func describe(waitStatus status: Int32) -> String {
-        status & 0x7f == 0 ? "status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
     }
 }

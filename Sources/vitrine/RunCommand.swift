@@ -20,6 +20,7 @@ struct Run: ParsableCommand {
             Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm
             On a display (as root, with no other compositor running): vitrine run --kms -- foot
             As a kiosk: vitrine run --kms --config /etc/vitrine/BOARD.toml (the board's app is started and restarted whenever it exits; under systemd, READY=1 follows the first frame on screen and WATCHDOG=1 the main loop)
+            An app after -- that ends is logged as "exited (status N)" or "(signal N)", "before connecting" when no client of it ever connected; Vitrine then stops (after the screenshot, when one is asked for) and exits with the app's status: its exit code, or 128 + the signal. When Vitrine stops first (after the screenshot, or on SIGINT or SIGTERM), it ends the app and exits with 0.
             Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
             The control socket (printed at start; see `vitrine capture --help` and `vitrine status --help`) is XDG_RUNTIME_DIR/vitrine-WAYLAND_DISPLAY.control, readable and writable by this user only.
             """)
@@ -248,13 +249,19 @@ struct Run: ParsableCommand {
         defer { controlServer?.close() }
         var process: ClientProcess?
         var session: KioskSession?
+        let command = app.joined(separator: " ")
+        // Whether a client of the app (or of a program it started) ever connected.
+        var appConnected = false
+        compositor.display.clientConnected = { client in
+            if process?.owns(client.processID) == true { appConnected = true }
+        }
         // The app and the kiosk session (splash, overlays, keyboard) need an output to show on:
         // with no display connected at start they begin once the first one is lit.
         func startApps() throws {
             if !app.isEmpty {
                 let started = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
                 process = started
-                logger.info("started \(app.joined(separator: " ")) as pid \(started.pid)")
+                logger.info("started \(command) as pid \(started.pid)")
             }
             // READY's status names the outputs lit by now (with none at start, the first plugged in).
             let shown = kmsBackend.map { $0.kmsOutputs.map(\.description).joined(separator: ", ") } ?? outputsDescription
@@ -290,6 +297,8 @@ struct Run: ParsableCommand {
             session?.stop()
         }
         var startFailure: Error?
+        // How the app ended, when it did before Vitrine stopped.
+        var appExit: ProcessExit?
         try compositor.run {
             if interrupted { return true }
             if session == nil {
@@ -306,10 +315,16 @@ struct Run: ParsableCommand {
                 }
             }
             session?.tick(now: monotonicNanoseconds())
-            if let process, process.poll(), screenshot == nil || screenshotTaken {
-                logger.info("the app exited with status \(process.exitStatus ?? -1)")
-                return true
+            if appExit == nil, let process, process.poll(), let exit = process.exit {
+                appExit = exit
+                if appConnected {
+                    logger.log(level: exit == .status(0) ? .info : .error, "\(command) exited (\(exit))")
+                } else {
+                    logger.error("\(command) exited (\(exit)) before connecting")
+                }
             }
+            // A screenshot asked for is still taken (of what the app left, or of clients started by hand).
+            if appExit != nil, screenshot == nil || screenshotTaken { return true }
             guard let screenshot, !screenshotTaken, Date().timeIntervalSince(start) >= after else { return false }
             screenshotTaken = true
             guard let image = compositor.capture() else {
@@ -325,6 +340,7 @@ struct Run: ParsableCommand {
             return !keepRunning
         }
         if let startFailure { throw startFailure }
+        if let appExit { throw ExitCode(appExit.shellStatus) }
     }
 
     /// The seat session for --kms, by --seat-manager: with 'auto', only where a seat manager runs

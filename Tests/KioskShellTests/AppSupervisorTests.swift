@@ -34,8 +34,8 @@ import Testing
         let first = supervisor.pid
         #expect(first != nil && supervisor.launchCount == 1)
 
-        // Exit status 3 (wait status 3 << 8) noticed at t = 1 s: the restart is due half a second later.
-        #expect(waitForEvent(supervisor, now: second) == .exited(status: 3 << 8, restartAt: second + 500 * Self.millisecond))
+        // Exit status 3 noticed at t = 1 s: the restart is due half a second later.
+        #expect(waitForEvent(supervisor, now: second) == .exited(.status(3), restartAt: second + 500 * Self.millisecond))
         #expect(supervisor.poll(now: second + 499 * Self.millisecond) == nil)
         guard case .restarted(let pid) = supervisor.poll(now: second + 500 * Self.millisecond) else {
             Issue.record("no restart when it was due")
@@ -45,11 +45,11 @@ import Testing
 
         // It fails again at once: one second this time.
         let t2 = 2 * second
-        #expect(waitForEvent(supervisor, now: t2) == .exited(status: 3 << 8, restartAt: t2 + second))
+        #expect(waitForEvent(supervisor, now: t2) == .exited(.status(3), restartAt: t2 + second))
         _ = supervisor.poll(now: t2 + second)
         // After a run of a minute or more, the next failure counts as the first again.
         let t3 = t2 + second + 61 * second
-        #expect(waitForEvent(supervisor, now: t3) == .exited(status: 3 << 8, restartAt: t3 + 500 * Self.millisecond))
+        #expect(waitForEvent(supervisor, now: t3) == .exited(.status(3), restartAt: t3 + 500 * Self.millisecond))
         supervisor.stop()
         #expect(supervisor.poll(now: t3 + 10 * second) == nil)
     }
@@ -65,7 +65,7 @@ import Testing
             environment: ["KIOSK_URL": "http://localhost:8080/"], workingDirectory: folder)
         let supervisor = AppSupervisor(app: app, environment: ["WAYLAND_DISPLAY": "wayland-7"])
         try supervisor.start(now: 0)
-        #expect(waitForEvent(supervisor, now: 1) == .exited(status: 0, restartAt: 1 + 500 * Self.millisecond))
+        #expect(waitForEvent(supervisor, now: 1) == .exited(.status(0), restartAt: 1 + 500 * Self.millisecond))
         supervisor.stop()
         let report = try String(contentsOfFile: folder + "/report", encoding: .utf8)
         #expect(report == "\(folder)\nwayland-7|http://localhost:8080/|unset\n")
@@ -92,7 +92,7 @@ import Testing
             app: AppConfiguration(command: ["sh", "-c", "exit 1"], workingDirectory: folder), environment: [:])
         try supervisor.start(now: 0)
         let due = 1 + 500 * Self.millisecond
-        #expect(waitForEvent(supervisor, now: 1) == .exited(status: 1 << 8, restartAt: due))
+        #expect(waitForEvent(supervisor, now: 1) == .exited(.status(1), restartAt: due))
         // Its folder is gone: the restart fails, and the next try waits twice as long.
         try FileManager.default.removeItem(atPath: folder)
         #expect(supervisor.poll(now: due) == .failedToStart(
