@@ -82,14 +82,16 @@ public final class ClientProcess {
         return false
     }
 
-    /// Asks the app to end (SIGTERM), then waits up to `graceSeconds` before SIGKILL.
-    public func terminate(graceSeconds: Double = 2) {
+    /// Asks the app to end (SIGTERM), then waits up to `graceSeconds` before SIGKILL. `wait` runs
+    /// between checks and must block briefly: a compositor that runs a loop iteration there keeps
+    /// serving the app while it shuts down.
+    public func terminate(graceSeconds: Double = 2, waitingWith wait: () -> Void = { usleep(10_000) }) {
         guard !poll() else { return }
         kill(pid, SIGTERM)
         let deadline = Date().addingTimeInterval(graceSeconds)
         while Date() < deadline {
             if poll() { return }
-            usleep(10_000)
+            wait()
         }
         kill(pid, SIGKILL)
         var status: Int32 = 0

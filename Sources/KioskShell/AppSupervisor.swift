@@ -112,10 +112,11 @@ public final class AppSupervisor {
         process?.owns(pid) ?? false
     }
 
-    /// Ends the app (SIGTERM, then SIGKILL after a grace period) and restarts nothing more.
-    public func stop() {
+    /// Ends the app (SIGTERM, then SIGKILL after a grace period, `wait` running meanwhile; see
+    /// `ClientProcess.terminate`) and restarts nothing more.
+    public func stop(waitingWith wait: () -> Void = { usleep(10_000) }) {
         restartDue = nil
-        process?.terminate()
+        process?.terminate(waitingWith: wait)
         process = nil
     }
 

@@ -189,12 +189,13 @@ public final class KioskSession {
         }
     }
 
-    /// Tells systemd Vitrine is stopping and ends the app.
+    /// Tells systemd Vitrine is stopping and ends the app, still serving it while it shuts down:
+    /// call it before the compositor disconnects its clients.
     public func stop() {
         try? notifier.notifyStopping()
         appOutput?.finish()
         appOutput = nil
-        supervisor?.stop()
+        supervisor?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
     }
 
     /// Logs the supervised app's output under the name of its program.

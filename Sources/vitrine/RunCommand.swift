@@ -20,7 +20,7 @@ struct Run: ParsableCommand {
             Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm
             On a display (as root, with no other compositor running): vitrine run --kms -- foot
             As a kiosk: vitrine run --kms --config /etc/vitrine/BOARD.toml (the board's app is started and restarted whenever it exits; under systemd, READY=1 follows the first frame on screen and WATCHDOG=1 the main loop)
-            An app after -- that ends is logged as "exited (status N)" or "(signal N)", "before connecting" when no client of it ever connected; Vitrine then stops (after the screenshot, when one is asked for) and exits with the app's status: its exit code, or 128 + the signal. When Vitrine stops first (after the screenshot, or on SIGINT or SIGTERM), it ends the app and exits with 0.
+            An app after -- that ends is logged as "exited (status N)" or "(signal N)", "before connecting" when no client of it ever connected; Vitrine then stops (after the screenshot, when one is asked for) and exits with the app's status: its exit code, or 128 + the signal. When Vitrine stops first (after the screenshot, or on SIGINT or SIGTERM), it ends the app (SIGTERM, then SIGKILL after 2 s), still serving it meanwhile, before it closes the display, and exits with 0.
             Clients find the compositor through WAYLAND_DISPLAY (printed at start) in XDG_RUNTIME_DIR.
             The control socket (printed at start; see `vitrine capture --help` and `vitrine status --help`) is XDG_RUNTIME_DIR/vitrine-WAYLAND_DISPLAY.control, readable and writable by this user only.
             """)
@@ -292,9 +292,12 @@ struct Run: ParsableCommand {
         let start = Date()
         var screenshotTaken = false
         defer {
-            compositor.shutdown()
-            process?.terminate()
+            // The app ends first, still served (a round trip of its shutdown is answered), and only
+            // then are the clients disconnected: the other way round, an app writes to a closed
+            // socket and fills the log with its errors.
             session?.stop()
+            process?.terminate { try? compositor.dispatch(timeoutMilliseconds: 10) }
+            compositor.shutdown()
         }
         var startFailure: Error?
         // How the app ended, when it did before Vitrine stopped.

@@ -4,8 +4,12 @@ import Graphics
 import Testing
 
 /// `vitrine run`, the real command on a headless output: how the end of an app after `--` is
-/// logged and becomes Vitrine's exit status, and the output a board makes.
+/// logged and becomes Vitrine's exit status, how Vitrine ends the app when it stops first, and the
+/// output a board makes.
 @Suite struct RunCommandTests {
+    static let roundTripClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Clients/round_trip_on_sigterm.py").path
+
     /// Runs `vitrine run --headless 320x240@60` with `options` and `app` after `--` until it exits.
     func run(_ options: [String], app: [String]) throws -> (status: Int32, error: String) {
         try #require(FileManager.default.isExecutableFile(atPath: KioskSessionTests.vitrine), "build vitrine first: swift build --product vitrine")
@@ -48,6 +52,25 @@ import Testing
         let wrote = try #require(result.error.range(of: "wrote \(screenshot) (320×240)"), "\(result.error)")
         #expect(exited.lowerBound < wrote.lowerBound)
         #expect(try Image(contentsOfPNGFile: screenshot).width == 320)
+    }
+
+    @Test func onSIGTERMVitrineEndsTheAppWhileStillServingItAndExitsWithZero() throws {
+        let folder = try RunningVitrine.makeFolder()
+        let record = folder + "/record"
+        let vitrine = try RunningVitrine(options: ["--no-control-socket"], app: ["/usr/bin/python3", Self.roundTripClient, record], folder: folder)
+        defer { vitrine.stop() }
+        func recorded() -> String { (try? String(contentsOfFile: record, encoding: .utf8)) ?? "" }
+        let deadline = Date().addingTimeInterval(30)
+        while recorded().isEmpty, vitrine.process.isRunning, Date() < deadline { usleep(20_000) }
+        let log = (try? String(contentsOfFile: vitrine.log, encoding: .utf8)) ?? ""
+        try #require(recorded() == "connected\n", "\(log)")
+
+        vitrine.process.terminate()
+        vitrine.process.waitUntilExit()
+        // The app's round trip after its SIGTERM was answered: the display was still open.
+        #expect(recorded() == "connected\nanswered\n")
+        #expect(vitrine.process.terminationStatus == 0)
+        #expect(exitLines(try String(contentsOfFile: vitrine.log, encoding: .utf8)) == [])
     }
 
     @Test func aBoardsModeAndRefreshMakeTheHeadlessOutputWhenHeadlessIsNotGiven() throws {
