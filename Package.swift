@@ -5,6 +5,7 @@ let package = Package(
     name: "Vitrine",
     products: [
         .executable(name: "vitrine", targets: ["vitrine"]),
+        .executable(name: "vitrine-fuzz", targets: ["vitrine-fuzz"]),
         .library(name: "LayerKit", targets: ["LayerKit"]),
         .library(name: "Graphics", targets: ["Graphics"]),
         // Loaded by the Wayland Conformance Suite's runner (see README: conformance).
@@ -151,6 +152,13 @@ let package = Package(
         // A client that speaks any protocol by name, for tests that drive the server request by request.
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux"]),
 
+        // The protocol fuzzer: clients drawn from the protocol XML, run against `vitrine` as a process.
+        .target(name: "ProtocolFuzzer", dependencies: ["CLinux"]),
+        .executableTarget(
+            name: "vitrine-fuzz",
+            dependencies: ["ProtocolFuzzer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // Level 5: the command.
         .executableTarget(
             name: "vitrine",
@@ -194,6 +202,8 @@ let package = Package(
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
+        // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
+        .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer"]),
         .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Renderer", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
