@@ -71,6 +71,18 @@ import WaylandTestClient
         #expect(first != second)
     }
 
+    /// Tokens asked for in a loop cost no more than `maximumTokens` records: past that the oldest
+    /// lapses, the newest ones stay valid.
+    @Test func tokensBeyondTheLimitMakeTheOldestLapse() throws {
+        let harness = try XdgHarness()
+        let limit = XdgActivationGlobal.maximumTokens
+        let tokens = (0...limit).map { _ in harness.activation.issueToken() }
+        try activate(harness, token: tokens[0])
+        try activate(harness, token: tokens[1])
+        try activate(harness, token: tokens[limit])
+        #expect(harness.policy.activations.map(\.token.isValid) == [false, true, true])
+    }
+
     @Test func aTokenTheCompositorIssuedIsValid() throws {
         let harness = try XdgHarness()
         let token = harness.activation.issueToken(appID: "org.example.Launcher")

@@ -28,8 +28,12 @@ public protocol XdgActivationHandler: AnyObject {
 ///
 /// Tokens are 128-bit random hex strings, valid once, for `tokenLifetime` after they were issued
 /// (10 s by default: long enough to start an application, short enough that a stale token from a
-/// forgotten launch cannot steal focus later).
+/// forgotten launch cannot steal focus later). At most `maximumTokens` are outstanding: a client
+/// asking for more in a loop makes the oldest lapse early, instead of costing memory and time.
 public final class XdgActivationGlobal {
+    /// Far more than launches in flight at once.
+    public static let maximumTokens = 256
+
     private struct Issued {
         var appID: String?
         var serial: UInt32?
@@ -63,6 +67,9 @@ public final class XdgActivationGlobal {
 
     private func issue(_ token: Issued) -> String {
         forgetExpiredTokens()
+        if issued.count >= Self.maximumTokens, let oldest = issued.min(by: { $0.value.time < $1.value.time }) {
+            issued[oldest.key] = nil
+        }
         var generator = SystemRandomNumberGenerator()
         let value = (0..<2).map { _ in
             let word = String(generator.next() as UInt64, radix: 16)
