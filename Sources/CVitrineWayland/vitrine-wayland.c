@@ -45,6 +45,48 @@ void vitrine_resource_add_destroy_listener(struct wl_resource *resource, struct 
     wl_resource_add_destroy_listener(resource, &listener->listener);
 }
 
+struct vitrine_object_limit {
+    struct wl_listener created;
+    struct wl_listener destroyed;
+    uint32_t limit;
+    uint32_t created_since_count;
+};
+
+static enum wl_iterator_result vitrine_count_resource(struct wl_resource *resource, void *count) {
+    (void)resource;
+    ++*(uint32_t *)count;
+    return WL_ITERATOR_CONTINUE;
+}
+
+static void vitrine_object_limit_created(struct wl_listener *listener, void *data) {
+    struct vitrine_object_limit *self = wl_container_of(listener, self, created);
+    if (++self->created_since_count < 1024) return;
+    self->created_since_count = 0;
+    struct wl_client *client = wl_resource_get_client(data);
+    uint32_t count = 0;
+    wl_client_for_each_resource(client, vitrine_count_resource, &count);
+    if (count > self->limit) wl_client_post_no_memory(client);
+}
+
+static void vitrine_object_limit_destroyed(struct wl_listener *listener, void *data) {
+    (void)data;
+    struct vitrine_object_limit *self = wl_container_of(listener, self, destroyed);
+    wl_list_remove(&self->created.link);
+    wl_list_remove(&self->destroyed.link);
+    free(self);
+}
+
+int vitrine_client_limit_objects(struct wl_client *client, uint32_t limit) {
+    struct vitrine_object_limit *self = calloc(1, sizeof(*self));
+    if (!self) return -1;
+    self->limit = limit;
+    self->created.notify = vitrine_object_limit_created;
+    self->destroyed.notify = vitrine_object_limit_destroyed;
+    wl_client_add_resource_created_listener(client, &self->created);
+    wl_client_add_destroy_listener(client, &self->destroyed);
+    return 0;
+}
+
 static const char implementation_tag;
 
 const void *vitrine_implementation_tag(void) {

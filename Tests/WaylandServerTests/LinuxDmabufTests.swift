@@ -615,6 +615,19 @@ extension LinuxDmabufTests {
             #expect(window.commits.count == 3)
         }
 
+        /// Commits queue behind a buffer whose writes never finish only up to the limit: the next
+        /// one gets the client no_memory instead of growing the queue.
+        @Test func commitsWaitingPastTheLimitDisconnectTheClient() throws {
+            let window = try FencedWindow()
+            defer { window.close() }
+            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
+            for _ in 0..<32 { try window.surfaceProxy.send(6) }
+            try window.harness.client.roundtrip()
+            #expect(window.commits.isEmpty)
+            try window.surfaceProxy.send(6)
+            #expect(throws: TestClientError.disconnected(errno: ENOMEM)) { try window.harness.client.roundtrip() }
+        }
+
         @Test func aSurfaceDestroyedWhileItsCommitWaitsStopsWatchingItsBuffer() throws {
             let window = try FencedWindow()
             defer { window.close() }

@@ -25,6 +25,11 @@ void vitrine_display_add_client_created_listener(struct wl_display *display,
 
 void vitrine_resource_add_destroy_listener(struct wl_resource *resource, struct vitrine_listener *listener);
 
+/// Disconnects `client` with wl_display.error no_memory once it holds more than `limit` objects
+/// (its live resources are counted every 1024 creations, so the cost per creation stays constant).
+/// Freed with the client.
+int vitrine_client_limit_objects(struct wl_client *client, uint32_t limit);
+
 /// The implementation pointer of every resource Vitrine dispatches itself, so that a resource
 /// handed in by a client can be told apart from libwayland's own (wl_shm's pools and buffers).
 const void *vitrine_implementation_tag(void);

@@ -4,6 +4,10 @@ internal import CVitrineWayland
 /// One connected client. Outlives its connection as long as Swift holds it (its resources do),
 /// but after disconnection `isConnected` is false and nothing is sent.
 public final class Client: Hashable {
+    /// The most objects one client may hold: far more than any toolkit makes (a browser holds a
+    /// few hundred), few enough that one client cannot take the compositor's memory.
+    public static let maximumObjects: UInt32 = 32_768
+
     private(set) var raw: OpaquePointer?
     /// Weak: clients are destroyed while the display tears down.
     public private(set) weak var display: Display?
@@ -31,6 +35,7 @@ public final class Client: Hashable {
         }
         vitrine_client_add_destroy_listener(raw, listener)
         destroyListener = listener
+        if vitrine_client_limit_objects(raw, Self.maximumObjects) != 0 { wl_client_post_no_memory(raw) }
     }
 
     deinit {

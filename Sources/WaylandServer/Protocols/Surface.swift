@@ -92,8 +92,8 @@ struct PendingSurfaceState {
         }
         offsetX = ClientCoordinate.sum(offsetX, later.offsetX)
         offsetY = ClientCoordinate.sum(offsetY, later.offsetY)
-        surfaceDamage += later.surfaceDamage
-        bufferDamage += later.bufferDamage
+        for rect in later.surfaceDamage { Surface.addDamage(rect, to: &surfaceDamage) }
+        for rect in later.bufferDamage { Surface.addDamage(rect, to: &bufferDamage) }
         if let region = later.opaqueRegion { opaqueRegion = region }
         if let region = later.inputRegion { inputRegion = region }
         if let transform = later.bufferTransform { bufferTransform = transform }
@@ -129,6 +129,16 @@ public protocol SurfaceObserver: AnyObject {
 /// wl_surface (version 5): a rectangle of client pixels with double-buffered state, given a role
 /// by a shell or by wl_subcompositor.
 public final class Surface: Resource {
+    /// The widest or tallest buffer shown, in pixels: twice a 4K panel's width, for scale 2. A
+    /// larger one would cost the compositor a copy of up to a gigabyte per commit.
+    public static let maximumBufferDimension: Int32 = 8192
+    /// Damage rectangles kept per commit; more become their bounding box (what the compositor
+    /// redraws anyway), so that damage requests cost constant memory.
+    static let maximumDamageRectangles = 64
+    /// Commits that may wait for their buffers' writes (a GPU client is a few frames ahead at
+    /// most); a client committing past that without its fences signalling is disconnected.
+    static let maximumWaitingCommits = 32
+
     public private(set) var current = SurfaceState()
     var pending = PendingSurfaceState()
     private var frameCallbacks: [Callback] = []
@@ -211,7 +221,7 @@ public final class Surface: Resource {
         switch opcode {
         case 0: destroy()
         case 1: try attach(arguments)
-        case 2: pending.surfaceDamage.append(arguments.rectangle(at: 0))
+        case 2: Self.addDamage(arguments.rectangle(at: 0), to: &pending.surfaceDamage)
         case 3:
             let callback = Callback(client: client, id: arguments.newID(0))
             pending.frameCallbacks.append(callback)
@@ -230,12 +240,22 @@ public final class Surface: Resource {
                 throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SCALE.rawValue), "buffer scale \(scale) is not positive")
             }
             pending.bufferScale = scale
-        case 9: pending.bufferDamage.append(arguments.rectangle(at: 0))
+        case 9: Self.addDamage(arguments.rectangle(at: 0), to: &pending.bufferDamage)
         case 10:
             pending.offsetX = ClientCoordinate.sum(pending.offsetX, arguments.coordinate(0))
             pending.offsetY = ClientCoordinate.sum(pending.offsetY, arguments.coordinate(1))
         default: try super.handle(opcode, arguments)
         }
+    }
+
+    /// Appends `rect`, or turns the list into its bounding box once it is longer than
+    /// `maximumDamageRectangles`.
+    static func addDamage(_ rect: IntRect, to damage: inout [IntRect]) {
+        damage.append(rect)
+        guard damage.count > maximumDamageRectangles else { return }
+        let left = damage.map(\.x).min()!, top = damage.map(\.y).min()!
+        let right = damage.map(\.maxX).max()!, bottom = damage.map(\.maxY).max()!
+        damage = [IntRect(x: left, y: top, width: Int32(clamping: right - Int64(left)), height: Int32(clamping: bottom - Int64(top)))]
     }
 
     private func attach(_ arguments: Arguments) throws(ProtocolError) {
@@ -249,6 +269,11 @@ public final class Surface: Resource {
             guard let display = client.display, let known = Buffer.from(raw, display: display) else {
                 throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
                                     "wl_buffer@\(wl_resource_get_id(raw)) is not a buffer this compositor can show")
+            }
+            guard known.width <= Self.maximumBufferDimension, known.height <= Self.maximumBufferDimension else {
+                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
+                                    "wl_buffer@\(wl_resource_get_id(raw)) is \(known.width)×\(known.height), larger than "
+                                        + "\(Self.maximumBufferDimension) pixels on a side")
             }
             buffer = known
         }
@@ -265,6 +290,10 @@ public final class Surface: Resource {
         try validate(pending)
         for validator in commitValidators.values { try validator(self, pending) }
         try role?.validateCommit(self, pending)
+        guard waitingCommits.count < Self.maximumWaitingCommits else {
+            client.postNoMemory()
+            return
+        }
         waitingCommits.append(pending)
         pending = PendingSurfaceState()
         if writeWatch == nil { settleFinishedCommits() }
