@@ -41,6 +41,10 @@ public final class Compositor: SurfaceObserver {
     /// Told when the primary output changes (Compositor+PrimaryOutput.swift).
     var primaryOutputObservers: [() -> Void] = []
     private var isStopped = false
+    /// Commits changed what may be under the pointer: it is found again once, when this loop turn's
+    /// requests are handled (a hit test per commit costs a client with thousands of subsurfaces
+    /// quadratic time).
+    private var pointerNeedsRefocus = false
     /// Called with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
     public var framePresented: ((Int) -> Void)?
@@ -146,6 +150,10 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+        if pointerNeedsRefocus {
+            pointerNeedsRefocus = false
+            refocusPointer()
+        }
         if outputs.contains(where: \.cursor.clientNeedsPlacing) {
             withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
         }
@@ -301,7 +309,7 @@ public final class Compositor: SurfaceObserver {
         }
         Transaction.commit()
         // A new size, input region or subsurface may change what is under the pointer.
-        refocusPointer()
+        pointerNeedsRefocus = true
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
     }
 
@@ -326,6 +334,10 @@ public final class Compositor: SurfaceObserver {
         }
         windowsWithoutOutput.removeAll { $0 === node }
         node.container.removeFromSuperlayer()
+        // Its subsurfaces and popups leave the screen with it, all at once: a disconnecting client
+        // destroys its surfaces one by one, and removing each from a parent with thousands of
+        // sublayers would cost quadratic time.
+        node.container.sublayers = []
         Transaction.commit()
     }
 }

@@ -169,8 +169,18 @@ final class CompositorOutput {
     }
 
     /// Whether `surface` (a window, a popup, or any subsurface of one) is drawn on this output.
+    /// Whether `surface` is drawn: no container from its own up to a window's (or the cursor's) is
+    /// hidden. Walks up the surface's layers rather than listing every visible surface, so that a
+    /// commit costs the depth of its surface, not the number of surfaces.
     func shows(_ surface: Surface) -> Bool {
-        visibleSurfaces().contains { $0 === surface }
+        guard let node = nodeLookup(surface) else { return false }
+        let roots = Set((windows.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
+        var layer: Layer? = node.container
+        while let current = layer, !current.isHidden {
+            if roots.contains(ObjectIdentifier(current)) { return true }
+            layer = current.superlayer
+        }
+        return false
     }
 
     func scheduleFrame() {

@@ -416,7 +416,14 @@ open class Layer {
     public var sublayers: [Layer] {
         get { _sublayers }
         set {
-            for layer in _sublayers { layer.removeFromSuperlayer() }
+            // The old sublayers leave together: one by one, each removal would search the rest.
+            for layer in _sublayers {
+                layer._superlayer = nil
+                layer.markChanged()
+            }
+            _sublayers = []
+            markChanged()
+            setNeedsLayout()
             for layer in newValue { addSublayer(layer) }
         }
     }
@@ -487,7 +494,9 @@ open class Layer {
 
     private func detachFromSuperlayer() {
         guard let parent = superlayer else { return }
-        parent._sublayers.removeAll { $0 === self }
+        // By index: a partition over every sibling costs a layer with thousands of sublayers
+        // (a client's subsurfaces) far more per removal.
+        if let index = parent._sublayers.lastIndex(where: { $0 === self }) { parent._sublayers.remove(at: index) }
         _superlayer = nil
         parent.markChanged()
         markChanged()

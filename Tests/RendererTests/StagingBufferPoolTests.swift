@@ -48,6 +48,22 @@ struct StagingBufferPoolTests {
         }
     }
 
+    /// Thousands of tiny uploads keep no more than `maximumIdleBuffers` device allocations idle.
+    @Test func smallIdleBuffersBeyondTheCountLimitAreFreedOldestFirst() throws {
+        try withValidatedContext { context in
+            let pool = StagingBufferPool(context: context)
+            let before = context.liveMemoryAllocations
+            let limit = StagingBufferPool.maximumIdleBuffers
+            var held = try (0...limit).map { _ in try pool.take(size: 256) }
+            weak var oldest = held[0].buffer
+            weak var newest = held[limit].buffer
+            held.removeAll()
+            #expect(pool.idleBytes == 256 * limit)
+            #expect(context.liveMemoryAllocations == before + limit)
+            #expect(oldest == nil && newest != nil)
+        }
+    }
+
     @Test func buffersOfAPoolThatWentAreFreed() throws {
         try withValidatedContext { context in
             let before = context.liveMemoryAllocations

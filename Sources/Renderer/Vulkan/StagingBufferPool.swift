@@ -9,18 +9,22 @@ final class StagingBufferPool {
     private var idle: [GPUBuffer] = []
     /// At most this many bytes stay idle: about eight 1080p uploads.
     static let maximumIdleBytes = 64 << 20
+    /// At most this many buffers stay idle, however small: thousands of tiny uploads (a client's
+    /// many small subsurfaces) would otherwise each keep a device allocation.
+    static let maximumIdleBuffers = 32
 
     init(context: VulkanContext) {
         self.context = context
     }
 
     /// The bytes of the buffers waiting for reuse.
-    var idleBytes: Int { idle.reduce(0) { $0 + $1.size } }
+    private(set) var idleBytes = 0
 
     /// A buffer of at least `size` bytes: an idle one no more than twice as large, else a new one.
     func take(size: Int) throws -> StagingBuffer {
         let fitting = idle.indices.filter { idle[$0].size >= size && idle[$0].size <= 2 * size }
         if let index = fitting.min(by: { idle[$0].size < idle[$1].size }) {
+            idleBytes -= idle[index].size
             return StagingBuffer(idle.remove(at: index), pool: self)
         }
         let buffer = try GPUBuffer(
@@ -28,12 +32,13 @@ final class StagingBufferPool {
         return StagingBuffer(buffer, pool: self)
     }
 
-    /// Keeps `buffer` for reuse, letting go of the longest idle ones beyond `maximumIdleBytes`.
+    /// Keeps `buffer` for reuse, letting go of the longest idle ones beyond `maximumIdleBytes` or
+    /// `maximumIdleBuffers`.
     fileprivate func recycle(_ buffer: GPUBuffer) {
         idle.append(buffer)
-        var bytes = idleBytes
-        while bytes > Self.maximumIdleBytes, !idle.isEmpty {
-            bytes -= idle.removeFirst().size
+        idleBytes += buffer.size
+        while idleBytes > Self.maximumIdleBytes || idle.count > Self.maximumIdleBuffers {
+            idleBytes -= idle.removeFirst().size
         }
     }
 }
