@@ -34,7 +34,11 @@ final class CompositorProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--no-control-socket"]
+        var arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--no-control-socket"]
+        // The compositor ends with the fuzzer, however the fuzzer ends (Ctrl-C, a test runner's
+        // timeout): util-linux's setpriv sets the parent-death signal and becomes the compositor.
+        let setpriv = "/usr/bin/setpriv"
+        if FileManager.default.isExecutableFile(atPath: setpriv) { arguments = [setpriv, "--pdeathsig", "TERM", "--"] + arguments }
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtimeDirectory
         environment["WAYLAND_DISPLAY"] = nil
@@ -42,7 +46,7 @@ final class CompositorProcess {
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&child, arguments[0], &actions, nil, argv, envp)
         guard result == 0 else { throw .spawn(result) }
         pid = child
         let deadline = Date().addingTimeInterval(60)

@@ -78,8 +78,10 @@ public struct FuzzFailure: Sendable, CustomStringConvertible {
         }
         if !reproducedAlone.isEmpty {
             lines.append("reproduced alone: " + reproducedAlone.map { "--seed \(seed) --iteration \($0)" }.joined(separator: "; "))
+            let others = suspects.filter { !reproducedAlone.contains($0.iteration) }
+            if !others.isEmpty { lines.append("also in flight: iterations " + others.map { "\($0.iteration)" }.joined(separator: ", ")) }
         }
-        for suspect in suspects {
+        for suspect in suspects where reproducedAlone.isEmpty || reproducedAlone.contains(suspect.iteration) {
             lines.append("seed \(seed) iteration \(suspect.iteration), last requests:")
             lines += suspect.requests.map { "    " + $0 }
         }
@@ -201,6 +203,8 @@ private struct FuzzRun {
     var lastProbe = 0.0
     var completedSinceProbe = 0
     var lastProgress = 0.0
+    /// The compositor running now died or stalled, and that was reported.
+    var compositorFailed = false
 
     init(configuration: FuzzConfiguration, model: ProtocolModel) throws {
         self.configuration = configuration
@@ -353,6 +357,7 @@ private struct FuzzRun {
     }
 
     private mutating func fail(_ kind: FuzzFailure.Kind, now: Double) {
+        if kind.isSameClass(as: .crash("")) || kind.isSameClass(as: .stall(0)) { compositorFailed = true }
         var failure = FuzzFailure(kind: kind, seed: configuration.seed)
         let recent = ended.filter { now - $0.finishedAt < 1 }
         failure.suspects = (sessions + recent).sorted { $0.iteration < $1.iteration }.map { .init(iteration: $0.iteration, requests: $0.history) }
@@ -373,6 +378,7 @@ private struct FuzzRun {
             return false
         }
         compositor = fresh
+        compositorFailed = false
         report.compositorStarts += 1
         takeBaseline()
         return true
@@ -381,7 +387,15 @@ private struct FuzzRun {
     /// Once every client has left: the descriptors are back to the baseline (given a few seconds to
     /// close) and memory grew no more than allowed.
     private mutating func finishChecks() {
-        guard compositor.checkExit() == nil, roundTrip(limit: configuration.stallLimit) != nil else { return }
+        guard !compositorFailed else { return }
+        // A crash in the cleanup after the last client left, or a stall, shows here.
+        let seconds = compositor.checkExit() == nil ? roundTrip(limit: configuration.stallLimit) : nil
+        guard let seconds else {
+            for _ in 0..<50 where compositor.checkExit() == nil { usleep(20_000) }
+            fail(compositor.checkExit().map(FuzzFailure.Kind.crash) ?? .stall(.infinity), now: monotonicSeconds())
+            return
+        }
+        report.slowestRoundTrip = max(report.slowestRoundTrip, seconds)
         let deadline = monotonicSeconds() + 5
         var end = compositor.descriptorCount()
         while let count = end, let baseline = report.descriptorBaseline, count > baseline, monotonicSeconds() < deadline {

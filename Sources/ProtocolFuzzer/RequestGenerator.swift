@@ -240,8 +240,9 @@ extension FuzzSession {
         case "offset":
             return random.chance(0.8) ? 0 : 4 * Int64(random.below(1024))
         case "size":
-            // An object made with a size grows (wl_shm_pool.resize).
-            return (object.creation["size"] ?? 0) + random.pick([65536, 1 << 20, 4 << 20])
+            // An object made with a size grows (wl_shm_pool.resize); now and then to 1 GiB, past
+            // the memory behind it.
+            return (object.creation["size"] ?? 0) + (random.chance(0.02) ? 1 << 30 : random.pick([65536, 1 << 20, 4 << 20]))
         case "x", "y", "dx", "dy", "sx", "sy", "hotspot_x", "hotspot_y":
             // Mostly all zero in a request: some (wl_surface.attach since version 5) need it.
             if draft.zeroPositions == nil { draft.zeroPositions = random.chance(0.8) }
@@ -274,6 +275,8 @@ extension FuzzSession {
         if let seen = announced[name]?.filter({ (1...4096).contains($0) }), !seen.isEmpty, random.chance(0.15) {
             return Int64(random.pick(seen))
         }
+        // Now and then a buffer as large as a texture may be, or larger (16384 × 16384).
+        if random.chance(0.01) { return random.pick([4096, 8192, 16384, 16385]) }
         return Int64(random.chance(0.85) ? random.inRange(1...64) : random.inRange(1...1024))
     }
 

@@ -18,11 +18,11 @@ import Testing
     /// each suspect, so that `vitrine-fuzz --seed S --iteration I` replays it.
     @Test func aBoundedPassFindsNoFailure() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.vitrine), "build vitrine first: swift build --product vitrine")
-        var configuration = FuzzConfiguration(vitrine: Self.vitrine, seed: 23, iterations: 0..<12000)
+        var configuration = FuzzConfiguration(vitrine: Self.vitrine, seed: 23, iterations: 0..<24000)
         configuration.residentGrowthLimitKiB = 64 << 10
         let report = try Fuzzer.run(configuration)
         #expect(report.failures.isEmpty, "\(report)")
-        #expect(report.iterations == 12000)
+        #expect(report.iterations == 24000)
         #expect(report.descriptorEnd == report.descriptorBaseline)
     }
 
@@ -70,7 +70,7 @@ import Testing
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-stand-in-\(UUID().uuidString).py").path
         try Self.standIn.replacingOccurrences(of: "BEHAVIOUR", with: behaviour).write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
-        var configuration = FuzzConfiguration(vitrine: script, seed: 5, iterations: 0..<20)
+        var configuration = FuzzConfiguration(vitrine: script, seed: 5, iterations: 0..<6)
         configuration.clients = 2
         configuration.probeEvery = 1
         configuration.triage = false
