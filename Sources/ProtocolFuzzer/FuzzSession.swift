@@ -57,6 +57,8 @@ final class FuzzSession {
     var globals: [UInt32: (interface: String, version: UInt32)] = [:]
     /// The globals this session works with (see chooseGlobals), chosen once the registry is known.
     var chosen: [UInt32]?
+    /// Objects being set up and how many requests they still get (see setUp).
+    var settingUp: [(id: UInt32, remaining: Int)] = []
     /// Values events carried, by enum or argument name (see announcementKey), newest last.
     var announced: [String: [UInt32]] = [:]
     let descriptors = SessionDescriptors()

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// What one fuzzing run does.
@@ -35,6 +36,14 @@ public struct FuzzConfiguration: Sendable {
         self.vitrine = vitrine
         self.seed = seed
         self.iterations = iterations
+    }
+
+    /// The `vitrine` built beside the running executable (`vitrine-fuzz`, or the test bundle).
+    public static var vitrineBesideThisExecutable: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("vitrine").path
     }
 }
 
@@ -116,7 +125,7 @@ public struct FuzzReport: Sendable, CustomStringConvertible {
         var text = """
             seed \(seed): \(iterations) iterations, \(connections) connections, \(requests) requests (\(malformed) malformed) \
             in \(Int(seconds)) s; \(protocolErrors) sessions ended by a protocol error, \(closedByCompositor) by the compositor \
-            closing them; slowest round trip \(rounded(slowestRoundTrip)) s
+            closing them; slowest round trip \(rounded(slowestRoundTrip)) s; compositor started \(compositorStarts) times
             """
         if let descriptorBaseline, let descriptorEnd {
             text += "\ndescriptors: \(descriptorBaseline) before, \(descriptorEnd) after"
@@ -217,6 +226,7 @@ private struct FuzzRun {
 
     mutating func execute() -> FuzzReport {
         let start = monotonicSeconds()
+        lastProgress = start
         takeBaseline()
         while true {
             let now = monotonicSeconds()

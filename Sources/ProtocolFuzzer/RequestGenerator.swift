@@ -24,6 +24,16 @@ extension FuzzSession {
         for name in globals { sendRequest(on: registry, opcode: bind, name: name) }
     }
 
+    /// Clients set an object up right after making it (a positioner's size, anchor rectangle and
+    /// gravity; a region's rectangles): half the time a new object with several requests that make
+    /// nothing gets its next two to five requests, all different.
+    private func setUp(_ id: UInt32) {
+        guard let object = objects[id], !object.isGlobal, random.chance(0.5) else { return }
+        let setters = object.interface.requests.filter { !$0.isDestructor && !$0.arguments.contains { $0.kind == .newID } }
+        guard setters.count >= 3 else { return }
+        settingUp.append((id, random.inRange(2...min(5, setters.count))))
+    }
+
     /// A few globals, and for each interface their requests take as an argument, one global whose
     /// objects lead to it: a session that binds xdg_wm_base also binds wl_compositor for the
     /// surfaces it takes, and one of the globals that make buffers for those surfaces. A session
@@ -58,7 +68,7 @@ extension FuzzSession {
             draft.values.append(value(for: argument, of: message, on: id, object, draft: &draft))
         }
         for (index, argument) in message.arguments.enumerated() where argument.kind == .fd {
-            draft.values.insert(.fd(descriptor(draft: draft)), at: index)
+            draft.values.insert(value(for: argument, of: message, on: id, object, draft: &draft), at: index)
         }
         let request = WireMessage(objectID: id, opcode: UInt16(opcode), arguments: draft.values)
         if random.chance(profile.malformed) {
@@ -68,6 +78,7 @@ extension FuzzSession {
             register(id: newID, interface: interface, version: version, creation: draft.numbers)
             objects[newID]?.isGlobal = object.interface.name == "wl_registry"
             objects[id]?.children += 1
+            setUp(newID)
         }
         if message.isDestructor { retire(id) }
         objects[id]?.sent[opcode, default: 0] += 1
@@ -96,6 +107,20 @@ extension FuzzSession {
         var weights: [Double] = []
         // A destroyed object now and then: a request after its destructor.
         let includeDead = random.chance(profile.hostility * 0.05)
+        // An object being set up gets the next requests (see setUp), each a different one.
+        if let (id, _) = settingUp.first, let object = objects[id], object.alive {
+            settingUp[0].remaining -= 1
+            if settingUp[0].remaining <= 0 { settingUp.removeFirst() }
+            let setters = object.interface.requests.indices.filter { opcode in
+                let request = object.interface.requests[opcode]
+                return !request.isDestructor && request.since <= object.version && object.sent[opcode] == nil
+                    && !request.arguments.contains { $0.kind == .newID } && requestWeight(request, opcode: opcode, on: id, object: object) > 0
+            }
+            // Earlier ones first, mostly: protocols declare what an object needs before the extras
+            // (a positioner's size and anchor rectangle before its gravity and offset).
+            if !setters.isEmpty { return (id, setters[random.weightedIndex(setters.indices.map { 1 / Double(1 + $0) })]) }
+        }
+        settingUp.removeAll { objects[$0.id]?.alive != true }
         for id in objects.keys.sorted() {
             guard let object = objects[id], object.alive || includeDead else { continue }
             let objectWeight = (recent.contains(id) ? 4.0 : 1.0) * (id == 1 ? 0.2 : 1)
@@ -144,7 +169,7 @@ extension FuzzSession {
                     let pool = live[name, default: []].filter { $0 != id }
                     if pool.count < needed[name]! {
                         if !argument.allowNull { return profile.hostility * 0.2 }
-                        weight *= 0.3
+                        weight *= 0.1
                         continue
                     }
                     // Objects are mostly set up before they are used (a positioner's size and anchor).
@@ -209,7 +234,10 @@ extension FuzzSession {
                   random.chance(0.97) {
             // Of an enum's values, those the compositor announced (wl_shm's formats) work.
             number = Int64(random.pick(seen))
-        } else if let reference = argument.enumeration, let enumeration = model.enumeration(reference, in: object.interface),
+        } else if let reference = argument.enumeration ?? (object.interface.enums[argument.name] != nil ? argument.name : nil),
+                  // An argument named as an enum of its interface takes its values even where the
+                  // XML does not say so (xdg_positioner.set_constraint_adjustment).
+                  let enumeration = model.enumeration(reference, in: object.interface),
                   !enumeration.entries.isEmpty {
             let entries = enumeration.entries.filter { $0.since <= object.version }
             if entries.isEmpty {
@@ -350,10 +378,11 @@ extension FuzzSession {
             }
         }
         if pool.isEmpty || (argument.allowNull && random.chance(0.1)) { return 0 }
-        // Newer objects, and those that were set up with more requests (a positioner with a size
-        // and an anchor rectangle), are likelier.
+        // Newer objects, those set up with more requests (a positioner with a size and an anchor
+        // rectangle) and those that made objects (an xdg_surface with its toplevel) are likelier.
         return pool[random.weightedIndex(pool.enumerated().map { index, id in
-            Double(1 + min(4, objects[id]?.sent.count ?? 0)) * (index == pool.count - 1 ? 2 : 1)
+            let object = objects[id]
+            return Double(1 + min(4, object?.sent.count ?? 0) + 2 * min(2, object?.children ?? 0)) * (index == pool.count - 1 ? 2 : 1)
         })]
     }
 

@@ -54,8 +54,7 @@ struct VitrineFuzz: ParsableCommand {
     var samples: String?
 
     func run() throws {
-        let executable = vitrine ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("vitrine").path
+        let executable = vitrine ?? FuzzConfiguration.vitrineBesideThisExecutable
         let start = iteration ?? first
         var configuration = FuzzConfiguration(vitrine: executable, seed: seed, iterations: start..<start + (iteration == nil ? iterations : 1))
         configuration.clients = iteration == nil ? clients : 1

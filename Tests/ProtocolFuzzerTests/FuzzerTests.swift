@@ -5,12 +5,7 @@ import Testing
 /// The fuzzer against the real compositor, and against stand-ins that fail in the ways it must
 /// report.
 @Suite(.serialized) struct FuzzerTests {
-    static var vitrine: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
-        return directory.appendingPathComponent("vitrine").path
-    }
+    static let vitrine = FuzzConfiguration.vitrineBesideThisExecutable
 
     /// CI's bounded pass: a fixed seed, thousands of clients, eight at a time, against `vitrine run
     /// --headless`. Any failure (the compositor's death, a stalled round trip, an unanswered client,
