@@ -259,7 +259,8 @@ extension FuzzSession {
         case "width":
             return dimension(name)
         case "height":
-            let height = dimension(name)
+            // A buffer already wide past a texture's usual size is now and then as tall too.
+            let height = (draft.numbers["width"] ?? 0) >= 4096 && random.chance(0.3) ? random.pick([4096, 8192, 16384, 16385]) : dimension(name)
             // Within the memory the object was made with (a wl_shm_pool's size), rows of 4 bytes a pixel.
             guard let size = object.creation["size"], let width = draft.numbers["width"], width > 0 else { return height }
             return max(1, min(height, (size - (draft.numbers["offset"] ?? 0)) / (4 * width)))
@@ -270,7 +271,7 @@ extension FuzzSession {
         case "size":
             // An object made with a size grows (wl_shm_pool.resize); now and then to 1 GiB, past
             // the memory behind it.
-            return (object.creation["size"] ?? 0) + (random.chance(0.02) ? 1 << 30 : random.pick([65536, 1 << 20, 4 << 20]))
+            return (object.creation["size"] ?? 0) + (random.chance(0.1) ? 1 << 30 : random.pick([65536, 1 << 20, 4 << 20]))
         case "x", "y", "dx", "dy", "sx", "sy", "hotspot_x", "hotspot_y":
             // Mostly all zero in a request: some (wl_surface.attach since version 5) need it.
             if draft.zeroPositions == nil { draft.zeroPositions = random.chance(0.8) }
