@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func aCompositorKilledByASignalIsACrashWithItsSuspects() throws {
-        let report = try Fuzzer.run(standInConfiguration(behaviour: "crash"))
+        let report = try runStandIn(behaviour: "crash")
         let failure = try #require(report.failures.first)
         #expect(failure.kind == .crash("signal 11 (Segmentation fault)"))
         #expect(!failure.suspects.isEmpty)
@@ -47,29 +47,30 @@ import Testing
     }
 
     @Test func aCompositorThatStopsAnsweringIsAStall() throws {
-        let report = try Fuzzer.run(standInConfiguration(behaviour: "stall"))
+        let report = try runStandIn(behaviour: "stall")
         let failure = try #require(report.failures.first)
         guard case .stall(let seconds) = failure.kind else { Issue.record("\(failure)"); return }
         #expect(seconds > 2)
     }
 
     @Test func descriptorsLeftOpenAfterEveryClientLeftAreALeak() throws {
-        let report = try Fuzzer.run(standInConfiguration(behaviour: "leak"))
+        let report = try runStandIn(behaviour: "leak")
         #expect(report.failures.map(\.kind) == [.descriptorLeak(baseline: report.descriptorBaseline ?? 0, end: report.descriptorEnd ?? 0)])
         #expect((report.descriptorEnd ?? 0) > (report.descriptorBaseline ?? 0))
     }
 
     /// A Python compositor that answers wl_display.sync and nothing else, and after its third
     /// client misbehaves as told: dies of SIGSEGV, stops reading, or keeps every client's socket.
-    func standInConfiguration(behaviour: String) throws -> FuzzConfiguration {
+    func runStandIn(behaviour: String) throws -> FuzzReport {
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-stand-in-\(UUID().uuidString).py").path
         try Self.standIn.replacingOccurrences(of: "BEHAVIOUR", with: behaviour).write(toFile: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: script) }
         chmod(script, 0o755)
         var configuration = FuzzConfiguration(vitrine: script, seed: 5, iterations: 0..<6)
         configuration.clients = 2
         configuration.probeEvery = 1
         configuration.triage = false
-        return configuration
+        return try Fuzzer.run(configuration)
     }
 
     static let standIn = #"""
