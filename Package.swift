@@ -84,6 +84,8 @@ let package = Package(
         .target(name: "CVitrineWayland", dependencies: ["CWaylandServer"], exclude: ["generate.py"]),
         // posix_spawn's GNU extensions, behind a header that does not turn them on for everyone.
         .target(name: "CVitrineProcess"),
+        // Failures injected where the Renderer and the KMS backend translate a driver's result.
+        .target(name: "FaultInjection"),
 
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
@@ -100,7 +102,7 @@ let package = Package(
         .target(name: "SeedExamples", dependencies: ["LayerKit"]),
 
         // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it).
-        .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan"]),
+        .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan", "FaultInjection"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
         .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman"]),
@@ -108,7 +110,7 @@ let package = Package(
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev"]),
+        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
         .target(name: "Seat", dependencies: ["CSeat"]),
@@ -172,6 +174,7 @@ let package = Package(
                 "BoardConfig",
                 "KioskShell",
                 "Seat",
+                "FaultInjection",
                 .product(name: "Logging", package: "swift-log"),
                 "Renderer",
                 "SeedExamples",
@@ -198,16 +201,17 @@ let package = Package(
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
-        .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend"]),
+        .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "FaultInjection"]),
+        .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "Input", "Renderer", "Views", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer", "GoldenImages"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),
         // Golden-image comparison shared by the test targets that render.
         .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
     ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import BoardConfig
 import Compositor
 import DisplayBackend
+import FaultInjection
 import Foundation
 import Glibc
 import Input
@@ -10,6 +11,7 @@ import Seat
 import WaylandServer
 import KioskShell
 import Logging
+import Renderer
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
 /// leaves a screenshot.
@@ -124,6 +126,7 @@ struct Run: ParsableCommand {
         var logger = Logger(label: "vitrine")
         logger.logLevel = .info
         let startNanoseconds = monotonicNanoseconds()
+        try armFaults(logger: logger)
         let board = try config.map(loadBoard)
         let output = board?.outputs.first
         let scale = self.scale ?? output?.scale ?? 1
@@ -453,5 +456,26 @@ struct SeatDeviceOpener: DeviceOpener {
 
     func close(_ fd: Int32) {
         seat.closeDevice(fd)
+    }
+}
+
+extension Run {
+    /// Arms the failures `VITRINE_FAULTS` asks for (the QEMU rig's and soak runs' fault
+    /// injection, see the README's "Robustness"), saying so in the log; a rule that does not parse
+    /// or names an unknown result stops Vitrine before it starts.
+    func armFaults(logger: Logger) throws {
+        let plan: FaultPlan?
+        do {
+            plan = try FaultInjection.armFromEnvironment()
+        } catch {
+            throw ValidationError("VITRINE_FAULTS: \(error)")
+        }
+        guard let plan else { return }
+        let unknown = Renderer.unknownResults(in: plan)
+        guard unknown.isEmpty else {
+            FaultInjection.arm(nil)
+            throw ValidationError("VITRINE_FAULTS names results Vulkan does not have: \(unknown.joined(separator: ", "))")
+        }
+        logger.warning("injecting faults (VITRINE_FAULTS): \(plan)")
     }
 }
