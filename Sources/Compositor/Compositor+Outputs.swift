@@ -17,7 +17,11 @@ extension Compositor {
         let managed = CompositorOutput(backend: backendOutput, display: display, renderer: renderer, x: x, y: y) { [unowned self] surface in
             node(for: surface)
         }
-        managed.onRenderError = { [logger] error in logger.error("frame failed on \(backendOutput.name): \(error)") }
+        managed.onRenderError = { [unowned self] error in
+            logger.error("frame failed on \(backendOutput.name): \(error)")
+            if case VulkanError.deviceLost = error { deviceWasLost(error) }
+        }
+        managed.onContentsUnavailable = { [logger] failure in logger.warning("\(backendOutput.name): \(failure)") }
         managed.onDirectScanoutChanged = { [logger, unowned managed] direct in
             let window = managed.windows.last.map { "surface \($0.surface.id) of client \($0.surface.client.processID)" } ?? "no window"
             logger.info(direct ? "direct scanout on \(backendOutput.name): \(window)'s dma-buf is the frame" : "composing \(backendOutput.name) again")
@@ -49,12 +53,15 @@ extension Compositor {
     /// as that output is lit.
     func addMirror(_ backendOutput: any BackendOutput, of source: String) {
         let mirror = MirrorOutput(backend: backendOutput, source: source)
-        mirror.onRenderError = { [logger] error in logger.error("frame failed on \(backendOutput.name) (mirror of \(source)): \(error)") }
+        mirror.onRenderError = { [unowned self] error in
+            logger.error("frame failed on \(backendOutput.name) (mirror of \(source)): \(error)")
+            if case VulkanError.deviceLost = error { deviceWasLost(error) }
+        }
         mirrors.append(mirror)
         if let shown = outputs.first(where: { $0.backend.name == source }) { follow(shown, with: mirror) }
     }
 
-    private func follow(_ output: CompositorOutput, with mirror: MirrorOutput) {
+    func follow(_ output: CompositorOutput, with mirror: MirrorOutput) {
         do {
             try mirror.follow(output)
         } catch {

@@ -16,7 +16,7 @@ public final class Compositor: SurfaceObserver {
     var outputs: [CompositorOutput] = []
     /// Displays showing another output's picture (MirrorOutput.swift); not among `outputs`.
     var mirrors: [MirrorOutput] = []
-    private var nodes: [ObjectIdentifier: SurfaceNode] = [:]
+    private(set) var nodes: [ObjectIdentifier: SurfaceNode] = [:]
     private let compositorGlobal: CompositorGlobal
     private let subcompositorGlobal: SubcompositorGlobal
     let shell: XdgShellGlobal
@@ -32,8 +32,13 @@ public final class Compositor: SurfaceObserver {
     private var backendSources: [Int32: EventSource] = [:]
     /// The renderer whose Vulkan device every output's renderer shares (the first output's own
     /// while it has one), so that textures made for one output, dma-buf copies and VulkanLayers,
-    /// show on any; it lives as long as the compositor.
-    let device: Renderer
+    /// show on any; replaced, with every renderer on its device, only when the device is lost
+    /// (Compositor+DeviceLoss.swift).
+    internal(set) var device: Renderer
+    /// How renderers set Vulkan up (a replacement device is made the same way).
+    let rendererOptions: VulkanOptions
+    /// A lost device waiting to be replaced, and the observers of its replacement.
+    var deviceLoss = DeviceLossState()
     /// zwp_linux_dmabuf_v1, where the device imports client dma-bufs.
     private(set) var dmabuf: (global: LinuxDmabufGlobal, imports: DmabufImports)?
     /// Mapped windows while no output exists: the next output to appear takes them.
@@ -99,9 +104,11 @@ public final class Compositor: SurfaceObserver {
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
+        self.rendererOptions = rendererOptions
         device = try Renderer(options: rendererOptions)
         device.prepareWindowPipeline()
         dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
+        dmabuf?.imports.onDeviceLost = { [unowned self] error in deviceWasLost(error) }
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {
                 addMirror(output, of: source)
@@ -150,6 +157,7 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+        replaceLostDevice()
         if pointerNeedsRefocus {
             pointerNeedsRefocus = false
             refocusPointer()

@@ -26,8 +26,9 @@ final class CompositorOutput {
     let windowsView: View
     private var windowViews: [ObjectIdentifier: SurfaceView] = [:]
     let context: RenderContext
-    /// Draws the output; `VulkanLayer`s shown on it render through its device.
-    let renderer: Renderer
+    /// Draws the output; `VulkanLayer`s shown on it render through its device. Replaced only
+    /// when the device is lost (`replaceRenderer`).
+    private(set) var renderer: Renderer
     /// Where frames drawn in place into the backend's scanout buffers go (ScanoutFrames.swift).
     let scanoutTargets = ScanoutTargets()
     /// Valid display links, called before each frame is drawn.
@@ -41,6 +42,8 @@ final class CompositorOutput {
     private var lastTree: RenderTree?
     /// Errors while drawing (shown once in the log, the frame is skipped).
     var onRenderError: ((Error) -> Void)?
+    /// A layer drawn without its contents, whose texture could not be made (once per image).
+    var onContentsUnavailable: ((ContentsFailure) -> Void)?
     /// Called with the surfaces a frame is about to show (output enter, preferred scale).
     var onSurfacesShown: (([Surface]) -> Void)?
     private var feedbacksInFlight: [PresentationFeedback] = []
@@ -94,9 +97,25 @@ final class CompositorOutput {
         if let hardware = backend as? any HardwareCursorOutput {
             hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
         }
+        observe(renderer)
+    }
+
+    private func observe(_ renderer: Renderer) {
         renderer.onDrawablePresented = { [unowned self] in
             if !isRunningDisplayLinks { backend.scheduleFrame() }
         }
+        renderer.onContentsUnavailable = { [unowned self] failure in onContentsUnavailable?(failure) }
+    }
+
+    /// Draws with `new` from now on (the old one's device was lost): the scanout buffers' targets
+    /// go with the old renderer, and the next frame is drawn whole.
+    func replaceRenderer(with new: Renderer) {
+        renderer.onDrawablePresented = nil
+        renderer.onContentsUnavailable = nil
+        renderer = new
+        observe(new)
+        scanoutTargets.removeAll()
+        backend.scheduleFrame()
     }
 
     /// The display went away: its frame cycle ends. Frame callbacks waiting for a frame it will

@@ -11,8 +11,10 @@ import WaylandServer
 /// other layouts or flags, and planes a client could shrink under the mapping, are refused, so
 /// their clients hear `failed` and fall back to wl_shm.
 final class DmabufImports: DmabufImporter {
-    private let device: Renderer
+    private var device: Renderer
     private let logger: Logger
+    /// Told when a copy finds the device lost (the compositor replaces it).
+    var onDeviceLost: ((Error) -> Void)?
     /// The imported buffers, by the attributes of the wl_buffer that owns their descriptors.
     private var imports: [DmabufAttributes: DmabufImport] = [:]
     /// How many copies into textures were made (a buffer scanned out directly needs none).
@@ -89,8 +91,26 @@ final class DmabufImports: DmabufImporter {
             return contents
         } catch {
             logger.error("copying a \(attributes.width)×\(attributes.height) dma-buf failed: \(error)")
+            if case VulkanError.deviceLost = error { onDeviceLost?(error) }
             return nil
         }
+    }
+
+    /// Imports every buffer again on `device`, which replaces the lost one; a buffer that fails
+    /// is dropped (its surface shows nothing until its client attaches another). Returns how
+    /// many were imported.
+    func replaceDevice(with device: Renderer) -> Int {
+        self.device = device
+        let attributes = Array(imports.keys)
+        imports = [:]
+        for buffer in attributes {
+            do {
+                imports[buffer] = try device.importDmabuf(DmabufLayout(firstPlaneOf: buffer))
+            } catch {
+                logger.error("a \(buffer.width)×\(buffer.height) dma-buf cannot be imported on the new device: \(error)")
+            }
+        }
+        return imports.count
     }
 }
 

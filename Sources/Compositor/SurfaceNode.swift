@@ -98,6 +98,15 @@ final class SurfaceNode {
         content.externalContents = dmabufs?.contents(of: attributes, updating: content.externalContents, damage: damage)
     }
 
+    /// The device was replaced: the dma-buf the surface shows is copied again, whole, on the new
+    /// one (at once, or when a composed frame needs it, as after a commit); the copy made on the
+    /// lost device goes.
+    func dmabufDeviceReplaced() {
+        guard let (_, attributes) = shownDmabuf else { return }
+        content.externalContents = nil
+        pendingCopy = (attributes, nil)
+    }
+
     /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
     /// still scans it out (then when the last one stops).
     private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {

@@ -101,6 +101,7 @@ final class KioskOverlay {
         if let root = compositor.primaryRootView { place(in: root) }
         updatePattern()
         compositor.addPrimaryOutputObserver { [weak self] in self?.primaryOutputChanged() }
+        compositor.addDeviceReplacementObserver { [weak self] in self?.deviceReplaced() }
     }
 
     /// Puts the overlay over `root` (the primary output's views), laid out for its size and scale.
@@ -131,13 +132,26 @@ final class KioskOverlay {
         Transaction.begin()
         Transaction.disableActions = true
         view.removeFromSuperview()
+        removePatterns()
+        if let root = compositor.primaryRootView { place(in: root) }
+        Transaction.commit()
+        updatePattern()
+    }
+
+    /// The GPU device was lost and replaced: the pattern, drawn on the lost one, is made again.
+    private func deviceReplaced() {
+        Transaction.begin()
+        Transaction.disableActions = true
+        removePatterns()
+        Transaction.commit()
+        updatePattern()
+    }
+
+    private func removePatterns() {
         pattern?.remove()
         pattern = nil
         fadingPattern?.remove()
         fadingPattern = nil
-        if let root = compositor.primaryRootView { place(in: root) }
-        Transaction.commit()
-        updatePattern()
     }
 
     /// Shows `new`, fading between the splash and the app.

@@ -94,7 +94,7 @@ extension Renderer {
     /// Imports a client's dma-buf (checked against `dmabufSupport()`); throws `DmabufImportError`
     /// or the device's refusal.
     public func importDmabuf(_ layout: DmabufLayout) throws -> DmabufImport {
-        try DmabufImport(context: context, layout: layout)
+        try onDevice { try DmabufImport(context: context, layout: layout) }
     }
 
     /// Copies what `source` holds now into a texture and returns contents showing it. With
@@ -105,6 +105,10 @@ extension Renderer {
     public func contents(
         copying source: DmabufImport, updating previous: DmabufContents?, damage: ImageRect?
     ) throws -> DmabufContents {
+        try onDevice { try copyContents(of: source, updating: previous, damage: damage) }
+    }
+
+    private func copyContents(of source: DmabufImport, updating previous: DmabufContents?, damage: ImageRect?) throws -> DmabufContents {
         precondition(source.memory.context === context, "a dma-buf is copied by renderers of the device that imported it")
         let whole = ImageRect(x: 0, y: 0, width: source.width, height: source.height)
         let reusable = previous.map(\.texture).flatMap { texture -> Texture? in

@@ -89,8 +89,9 @@ extension Renderer {
         precondition(
             memory.baseAddress != nil && memory.count >= bytesPerRow * (height - 1) + width * 4,
             "\(memory.count) bytes for \(height) rows of \(bytesPerRow)")
-        let imported = try ImportedBuffer.hostMemory(
-            context: context, pointer: memory.baseAddress!, size: memory.count, owner: owner)
+        let imported = try onDevice {
+            try ImportedBuffer.hostMemory(context: context, pointer: memory.baseAddress!, size: memory.count, owner: owner)
+        }
         return HostBufferTarget(
             memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, imported: imported,
             renderer: ObjectIdentifier(self))
@@ -103,6 +104,10 @@ extension Renderer {
     /// GPU work.
     public func render(_ tree: RenderTree, into target: HostBufferTarget, scale: Double = 1, clearColor: Color = .clear) throws {
         precondition(target.renderer == ObjectIdentifier(self), "a host buffer target of another renderer")
+        try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
+    }
+
+    private func renderFrame(_ tree: RenderTree, into target: HostBufferTarget, scale: Double, clearColor: Color) throws {
         let start = ContinuousClock.now
         let image = try hostImage(width: target.width, height: target.height)
         if clearColor != host.lastClearColor {

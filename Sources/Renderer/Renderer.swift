@@ -29,6 +29,13 @@ public final class Renderer {
     /// one here.
     public var onDrawablePresented: (() -> Void)?
 
+    /// Called the first time a contents image cannot become a texture (the device is out of
+    /// memory for it, or it exceeds the device's image size): its layer is drawn without its
+    /// contents, everything else as usual, and each later frame that draws the layer tries again
+    /// (the frame after a failure is drawn in full, so the layer's place is redrawn). Called once
+    /// per image, not per frame.
+    public var onContentsUnavailable: ((ContentsFailure) -> Void)?
+
     /// How the last frame went.
     public internal(set) var lastFrameStatistics = FrameStatistics()
 
@@ -64,6 +71,19 @@ public final class Renderer {
     /// Whether the device can import client dmabufs, and which formats and modifiers.
     public func dmabufSupport() throws -> DmabufSupport { try context.dmabufSupport() }
 
+    /// Runs `body` on the device: refused at once when the device was lost, and the device marked
+    /// lost when `body` finds it so. A lost device stays lost whatever later calls would return,
+    /// and contents made on it are drawn as missing by renderers on the device that replaces it.
+    func onDevice<Result>(_ body: () throws -> Result) throws -> Result {
+        guard !context.isLost else { throw VulkanError.deviceLost(while: "drawing on the lost device") }
+        do {
+            return try body()
+        } catch VulkanError.deviceLost(let function) {
+            context.isLost = true
+            throw VulkanError.deviceLost(while: function)
+        }
+    }
+
     /// Validation-layer errors and warnings collected since the last call (with validation on).
     public func takeValidationMessages() -> [String] { context.takeValidationMessages() }
 
@@ -76,6 +96,10 @@ public final class Renderer {
     public func render(
         _ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear
     ) throws -> Image {
+        try onDevice { try renderImage(tree, width: width, height: height, scale: scale, clearColor: clearColor) }
+    }
+
+    private func renderImage(_ tree: RenderTree, width: Int, height: Int, scale: Double, clearColor: Color) throws -> Image {
         let start = ContinuousClock.now
         let target = try offscreenTarget(width: width, height: height)
         if clearColor != lastClearColor {
@@ -104,6 +128,21 @@ public final class Renderer {
             // A frame that failed leaves the target's pixels unknown: draw the next one in full.
             damage.reset()
             throw error
+        }
+    }
+
+    /// The texture of `image`, or nil when it cannot be made (reported once per image); a lost
+    /// device is thrown, for the renderer to be replaced.
+    private func contentsTexture(for image: Image) throws -> Texture? {
+        do {
+            return try textures.texture(for: image)
+        } catch VulkanError.deviceLost(let function) {
+            throw VulkanError.deviceLost(while: function)
+        } catch {
+            if textures.noteFailure(of: image) {
+                onContentsUnavailable?(ContentsFailure(width: image.width, height: image.height, reason: "\(error)"))
+            }
+            return nil
         }
     }
 
@@ -191,14 +230,31 @@ public final class Renderer {
             // The instance after the last call's, when that call can take more.
             var nextInBatch: UInt32?
             var wholeWithin: PixelRect??
-            for draw in pass.draws {
-                let contents = try draw.externalTexture.map { texture in
+            for encoded in pass.draws {
+                var draw = encoded
+                var contents: Texture? = white
+                if let texture = draw.externalTexture {
+                    // Made on a device that was lost (and replaced): shown as missing until remade.
                     precondition(
-                        texture.image.context === context,
+                        texture.image.context === context || texture.image.context.isLost,
                         "external contents are composited by renderers of the device that made them")
-                    return texture
-                } ?? draw.contents.map { try textures.texture(for: $0) } ?? white
-                let previous = try draw.previousContents.map { try textures.texture(for: $0) } ?? white
+                    contents = texture.image.context === context ? texture : nil
+                } else if let image = draw.contents {
+                    contents = try contentsTexture(for: image)
+                }
+                if contents == nil {
+                    guard let stripped = draw.withoutContents() else { continue }
+                    draw = stripped
+                }
+                var previous = white
+                if let image = draw.previousContents {
+                    if let texture = try contentsTexture(for: image) {
+                        previous = texture
+                    } else {
+                        draw.flags.remove(.crossFade)
+                        if draw.flags.contains(.mask) { continue }
+                    }
+                }
                 let constants = DrawConstants(instanceIndex: draw.instance, targetWidth: width, targetHeight: height)
                 // On the target, a partial redraw stays inside the damaged region.
                 var scissor = draw.scissor
@@ -206,8 +262,9 @@ public final class Renderer {
                 let specialization = [draw.kind.rawValue, draw.flags.rawValue]
                 // The next instance with the same pipeline, textures and scissor joins the last
                 // call (particles of one cell, say): instances of one draw blend in order.
+                let texture = contents ?? white
                 if draw.instance == nextInBatch, draw.intermediate == nil, draw.intermediate2 == nil, let last = calls.last,
-                    last.specialization == specialization, last.texture === contents, last.texture2 === previous,
+                    last.specialization == specialization, last.texture === texture, last.texture2 === previous,
                     last.sampler == (draw.filter == .nearest ? .nearest : .linear),
                     let joined = Self.joinedScissor(last.scissor, scissor, bothWholeWithin: wholeWithin, draw.wholeWithin)
                 {
@@ -219,7 +276,7 @@ public final class Renderer {
                 nextInBatch = draw.intermediate == nil && draw.intermediate2 == nil ? draw.instance + 1 : nil
                 wholeWithin = draw.wholeWithin
                 calls.append(DrawCall(
-                    vertexCount: 6, specialization: specialization, pushConstants: constants.bytes, texture: contents, texture2: previous,
+                    vertexCount: 6, specialization: specialization, pushConstants: constants.bytes, texture: texture, texture2: previous,
                     sampler: draw.filter == .nearest ? .nearest : .linear,
                     scissor: scissor.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                     sampledIntermediate: draw.intermediate, sampledIntermediate2: draw.intermediate2))
@@ -232,6 +289,11 @@ public final class Renderer {
                 destination: pass.intermediate.map { .intermediate($0) } ?? .target, clearColor: clearColor, draws: calls,
                 clearsRedrawnArea: pass.intermediate == nil && fill != nil))
         }
+        if textures.failedThisFrame {
+            // The layers drawn without their contents get their place redrawn by the next frame.
+            damage.reset()
+            host.damage.reset()
+        }
         let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
         let encoded = ContinuousClock.now
         try encoder.floats.withUnsafeBytes { bytes in
@@ -240,6 +302,31 @@ public final class Renderer {
                 readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, hostCopy: hostCopy)
         }
         return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
+    }
+}
+
+/// A contents image that could not become a texture (`Renderer.onContentsUnavailable`).
+public struct ContentsFailure: Sendable, Equatable, CustomStringConvertible {
+    public let width: Int
+    public let height: Int
+    /// The error, as its description says it.
+    public let reason: String
+
+    public var description: String {
+        "a \(width)×\(height) contents image cannot be made a texture (\(reason)): its layer is drawn without it"
+    }
+}
+
+extension EncodedDraw {
+    /// The draw without its contents image: its background (or gradient) alone, or nil when it
+    /// draws nothing else.
+    func withoutContents() -> EncodedDraw? {
+        guard flags.contains(.hasBackground) || flags.contains(.gradient) else { return nil }
+        var draw = self
+        draw.flags.subtract([.hasContents, .crossFade, .ninePart, .flipContents, .contentsRounded, .tint])
+        draw.contents = nil
+        draw.previousContents = nil
+        return draw
     }
 }
 

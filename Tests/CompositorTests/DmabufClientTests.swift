@@ -8,7 +8,7 @@ import Views
 import WaylandTestClient
 @testable import Compositor
 
-private let argb8888: UInt32 = 0x3432_5241  // "AR24"
+let argb8888: UInt32 = 0x3432_5241  // "AR24"
 private let xrgb8888: UInt32 = 0x3432_5258  // "XR24"
 private let abgr8888: UInt32 = 0x3432_4241  // "AB24"
 private let xbgr8888: UInt32 = 0x3432_4258  // "XB24"
@@ -17,7 +17,7 @@ private let xbgr8888: UInt32 = 0x3432_4258  // "XB24"
 /// of `pixel` (its bytes in memory). lavapipe maps what it imports, so a memfd sealed against
 /// shrinking stands in for a dma-buf on machines without /dev/udmabuf; `canShrink` leaves the
 /// seal off, as a hostile client would.
-private struct LinearDmabuf {
+struct LinearDmabuf {
     let fd: Int32
     let width: Int, height: Int, stride: Int, offset: Int
 

@@ -152,6 +152,11 @@ final class TextureCache {
     /// the texture of an image replaced by an update of it (a client's next buffer) is updated in
     /// place for the new image instead of uploaded again.
     private var replaced: [ObjectIdentifier: Entry] = [:]
+    /// Images whose texture could not be made, held so that their identity stays theirs; an entry
+    /// goes once its image is made a texture or no tree shows it any more.
+    private var failed: [ObjectIdentifier: Image] = [:]
+    /// Whether a texture could not be made in this frame.
+    private(set) var failedThisFrame = false
     private var frame = 0
 
     private struct Entry {
@@ -177,6 +182,8 @@ final class TextureCache {
     func beginFrame() {
         frame += 1
         replaced = [:]
+        failedThisFrame = false
+        for key in Array(failed.keys) where isKnownUniquelyReferenced(&failed[key]!) { failed[key] = nil }
         var evicted: [ObjectIdentifier] = []
         var unshown: [ObjectIdentifier] = []
         // Index by index, not over `indices`: that collection would hold a second reference to the
@@ -205,11 +212,19 @@ final class TextureCache {
         }
         if let texture = try updatedTexture(for: image) {
             entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
+            failed[key] = nil
             return texture
         }
         let texture = try Texture(image: image, pool: stagingBuffers)
         entries[key] = Entry(image: image, texture: texture, lastUsedFrame: frame)
+        failed[key] = nil
         return texture
+    }
+
+    /// Records that `image` could not be made a texture in this frame; true the first time.
+    func noteFailure(of image: Image) -> Bool {
+        failedThisFrame = true
+        return failed.updateValue(image, forKey: ObjectIdentifier(image)) == nil
     }
 
     /// The texture of an image `image` was updated from, taken over and updated where they differ,

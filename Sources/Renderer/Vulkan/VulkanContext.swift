@@ -67,6 +67,10 @@ final class VulkanContext {
     let limits: VkPhysicalDeviceLimits
     /// `vkCmdPushDescriptorSetKHR`, which the loader does not export because it belongs to an extension.
     let cmdPushDescriptorSet: PFN_vkCmdPushDescriptorSetKHR
+    /// Set once a call on the device reported it lost: its renderers refuse to draw from then on,
+    /// and what was made on it (a `VulkanLayer`'s drawables, dma-buf copies) is drawn as missing
+    /// by renderers on the device that replaces it.
+    var isLost = false
     /// How many `VkDeviceMemory` allocations are alive: devices allow only `maxMemoryAllocationCount`
     /// (often 4096), so this is the figure to watch for leaks.
     private(set) var liveMemoryAllocations = 0
