@@ -96,6 +96,10 @@ final class CompositorOutput {
         self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
         if let hardware = backend as? any HardwareCursorOutput {
             hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
+            hardware.onCursorPlaneLost = { [unowned self] in
+                cursor.hardwareLost()
+                backend.scheduleFrame()
+            }
         }
         observe(renderer)
     }

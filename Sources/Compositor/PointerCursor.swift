@@ -206,6 +206,14 @@ final class PointerCursor {
         onHardware = .nothing
     }
 
+    /// The output's cursor plane is gone for good (the driver refused it): the cursor is drawn
+    /// into frames from now on.
+    func hardwareLost() {
+        detachHardware()
+        if case .client = image { clientNeedsPlacing = true }
+        update()
+    }
+
     /// A client's cursor surface, or nil when the client hid the cursor over its surface.
     func setClientCursor(_ node: SurfaceNode?, hotspot: Point) {
         show(node.map { .client($0, hotspot: hotspot) } ?? .hidden)

@@ -15,6 +15,9 @@ public protocol HardwareCursorOutput: BackendOutput {
     /// Called when the display shows what `setCursor` was last given (the refresh that first shows
     /// it, with that refresh's timing); changes made in quick succession may share one call.
     var onCursorPresented: ((PresentationTiming) -> Void)? { get set }
+    /// Called when the plane is gone for good (the driver refused a frame's flip with it): the
+    /// cursor is drawn into frames from then on, and `setCursor` refuses every image.
+    var onCursorPlaneLost: (() -> Void)? { get set }
 }
 
 /// The size of a cursor plane's buffers: the largest image it scans out (KMS's

@@ -219,6 +219,8 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     private var cursorImageIsNew = false
     private var cursorRefreshPending = false
     public var onCursorPresented: ((PresentationTiming) -> Void)?
+    /// Never called: a headless cursor plane is not refused.
+    public var onCursorPlaneLost: (() -> Void)?
     /// What the cursor plane shows: the image turned for the panel, and the panel pixel of its
     /// top-left corner (it may hang over the panel's edges).
     public private(set) var shownCursor: (image: Image, x: Int, y: Int)?

@@ -1,4 +1,5 @@
 internal import CDRM
+import FaultInjection
 internal import CLinux
 import Glibc
 import Graphics
@@ -113,9 +114,23 @@ final class AtomicRequest {
     }
 
     /// Commits with `flags`; returns errno on failure so that callers can name what failed.
+    ///
+    /// The KMS backend's one fault-injection point: a rule armed for `drmModeAtomicCommit:test`
+    /// (TEST_ONLY), `:modeset` (ALLOW_MODESET) or `:flip` (every other commit: frames' page flips
+    /// and cursor updates) returns its errno instead of committing, as a refused commit would.
     func commit(on device: DRMDevice, flags: UInt32, userData: UnsafeMutableRawPointer?) -> Int32? {
+        if FaultInjection.isArmed, case .errno(let code) = FaultInjection.failure(of: Self.faultName(flags: flags)) {
+            return code
+        }
         let result = drmModeAtomicCommit(device.fd, request, flags, userData)
         return result < 0 ? (result == -1 ? errno : -result) : nil
+    }
+
+    /// The name fault rules give a commit with `flags`.
+    static func faultName(flags: UInt32) -> String {
+        if flags & UInt32(DRM_MODE_ATOMIC_TEST_ONLY) != 0 { return "drmModeAtomicCommit:test" }
+        if flags & UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET) != 0 { return "drmModeAtomicCommit:modeset" }
+        return "drmModeAtomicCommit:flip"
     }
 }
 

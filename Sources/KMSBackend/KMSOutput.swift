@@ -25,6 +25,9 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// Sees every presentation after `onPresented` (flip statistics, logs).
     public var presentationObserver: ((PresentationTiming) -> Void)?
     public var onCursorPresented: ((PresentationTiming) -> Void)?
+    public var onCursorPlaneLost: (() -> Void)?
+    /// Told how a refused page flip was recovered from (`FlipRecovery`), for the log.
+    public var onRecovery: ((String) -> Void)?
     /// Whether the commit in flight changes the cursor plane's image (its flip presents it).
     private var cursorImageInFlight = false
 
@@ -76,6 +79,8 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         case flipPending(frame: ShownFrame?, buffer: Int)
         /// A commit that only moves or changes the cursor plane is on its way.
         case cursorPending
+        /// A refused commit of `frame` in `buffer` is made again when the timer expires.
+        case retryPending(frame: ShownFrame, buffer: Int)
     }
     private var phase = Phase.idle
     private var wantsAnotherFrame = false
@@ -87,8 +92,13 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private var activeProperty: UInt32 = 0
     /// The modeset's property values except the plane's framebuffer, to set the mode again on resume.
     private var modesetValues: [(object: UInt32, property: UInt32, value: UInt64)] = []
-    /// The CRTC's cursor plane, when the configuration asks for it and the CRTC has one.
-    private let cursorPlane: CursorPlane?
+    /// The CRTC's cursor plane, when the configuration asks for it and the CRTC has one; nil
+    /// once a flip with it was refused and it was turned off for good.
+    private var cursorPlane: CursorPlane?
+    /// The cursor plane was turned off for good: `onCursorPlaneLost` follows the flip.
+    private var cursorPlaneDropped = false
+    /// How the refusals of the frame being committed were handled so far.
+    private var flipRecovery = FlipRecovery()
     private let cursorPlaneID: UInt32?
     /// Every commit's user data: the backend, which hands each flip event to the output that
     /// drives the event's CRTC.
@@ -311,7 +321,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         }
         // A flip in flight when the session went away may never report back.
         switch phase {
-        case .flipPending, .cursorPending: phase = .idle
+        case .flipPending, .cursorPending, .retryPending: phase = .idle
         default: break
         }
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
@@ -408,17 +418,24 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
         case .waitingToRender:
             break
-        case .rendering, .flipPending, .cursorPending:
+        case .rendering, .flipPending, .cursorPending, .retryPending:
             wantsAnotherFrame = true
         }
     }
 
     func timerExpired() {
         var expirations: UInt64 = 0
-        guard read(timer, &expirations, 8) == 8, case .waitingToRender(let request) = phase else { return }
-        phase = .rendering(request)
-        pacing?.startedNanoseconds = monotonicNanoseconds()
-        onFrame?(request)
+        guard read(timer, &expirations, 8) == 8 else { return }
+        switch phase {
+        case .waitingToRender(let request):
+            phase = .rendering(request)
+            pacing?.startedNanoseconds = monotonicNanoseconds()
+            onFrame?(request)
+        case .retryPending(let frame, let buffer):
+            retry(frame, buffer: buffer)
+        default:
+            break
+        }
     }
 
     /// Copies `image` into the back buffer and commits it as a page flip.
@@ -465,34 +482,110 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             return
         }
         let back = (front + 1) % buffers.count
-        let buffer = buffers[back]
-        fill(buffer)
-        let commit = try AtomicRequest()
-        try commit.set(plane, planeFramebufferProperty, UInt64(buffer.framebuffer))
-        try commitFrame(commit, showing: frame, buffer: back)
+        fill(buffers[back])
+        try commitFrame(showing: frame, buffer: back)
     }
 
-    /// Commits `commit` (the primary plane's framebuffer set) as a nonblocking page flip that
-    /// shows `frame`; `buffer` becomes the front buffer when it completes.
-    private func commitFrame(_ commit: AtomicRequest, showing frame: ShownFrame, buffer back: Int) throws {
-        // Cursor changes since the last commit ride along with the frame.
-        let cursorChange = try cursorPlane.flatMap { cursor throws(KMSError) in
-            cursor.needsCommit ? try cursor.addChanges(to: commit, crtc: crtc) : nil
+    /// Commits `frame` (in `buffer`, or the client's framebuffer) as a nonblocking page flip that
+    /// shows it; `buffer` becomes the front buffer when it completes. A refusal is handled as
+    /// `FlipRecovery` says: false when a client's buffer scanned out directly was refused and the
+    /// frame is to be composed instead; a throw when the frame is given up (the display keeps what
+    /// it showed). `retrying`: a commit made again after EBUSY, when composing is too late.
+    @discardableResult
+    private func commitFrame(showing frame: ShownFrame, buffer back: Int, retrying: Bool = false) throws -> Bool {
+        var withoutCursorPlane = false
+        var modeset = false
+        while true {
+            let framebuffer: UInt32 = if case .direct(let client) = frame { client.id } else { buffers[back].framebuffer }
+            let request: AtomicRequest
+            var cursorChange: CursorPlane.Change?
+            if modeset {
+                request = try modesetRequest(framebuffer: framebuffer)
+            } else {
+                request = try AtomicRequest()
+                try request.set(plane, planeFramebufferProperty, UInt64(framebuffer))
+                if withoutCursorPlane {
+                    var off: [(object: UInt32, property: UInt32, value: UInt64)] = []
+                    cursorPlane?.addDisabled(to: &off)
+                    for value in off { try request.set(value.object, value.property, value.value) }
+                } else if let cursor = cursorPlane, cursor.needsCommit {
+                    // Cursor changes since the last commit ride along with the frame.
+                    cursorChange = try cursor.addChanges(to: request, crtc: crtc)
+                }
+            }
+            let flags = modeset
+                ? UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
+                : UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
+            guard let code = request.commit(on: device, flags: flags, userData: eventTarget) else {
+                if withoutCursorPlane {
+                    cursorPlane = nil
+                    cursorPlaneDropped = true
+                }
+                // A modeset turns the cursor plane off: the next commit sets it again.
+                if modeset { cursorPlane?.turnedOff() }
+                flipCommitted(frame, buffer: back, cursorChange: cursorChange, retried: retrying)
+                return true
+            }
+            let carried = FlipRecovery.Commit(
+                directScanout: frame.isDirect, cursorPlane: !withoutCursorPlane && (cursorChange != nil || cursorPlane?.showsImage == true))
+            let refusal = "\(modeset ? "setting the mode again" : "the page flip") on \(name) was refused: \(String(cString: strerror(code))) (errno \(code))"
+            switch flipRecovery.refused(code, commit: carried) {
+            case .retryAfterRefresh:
+                onRecovery?("\(refusal); committing the frame again a refresh later")
+                phase = .retryPending(frame: frame, buffer: back)
+                var spec = itimerspec()
+                spec.it_value = timespec(tv_sec: Int(period / 1_000_000_000), tv_nsec: Int(period % 1_000_000_000))
+                _ = timerfd_settime(timer, 0, &spec, nil)
+                return true
+            case .compose where !retrying:
+                onRecovery?("\(refusal); composing the frame instead of scanning the client's buffer out")
+                flipRecovery = FlipRecovery()
+                return false
+            case .retryWithoutCursorPlane:
+                onRecovery?("\(refusal); committing the frame again with the cursor plane off for good (the cursor is drawn into frames)")
+                withoutCursorPlane = true
+            case .modeset:
+                onRecovery?("\(refusal); setting the mode again with the frame")
+                modeset = true
+            case .compose, .giveUp:
+                onRecovery?("\(refusal); the frame is dropped and the display keeps what it showed")
+                flipRecovery = FlipRecovery()
+                throw KMSError.system(operation: "page flip on \(name)", code: code)
+            }
         }
-        let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
-        if let code = commit.commit(on: device, flags: flags, userData: eventTarget) {
-            throw KMSError.system(operation: "page flip on \(name)", code: code)
-        }
+    }
+
+    /// A committed flip of `frame`: it is on its way, and the refusals before it are forgotten.
+    private func flipCommitted(_ frame: ShownFrame, buffer back: Int, cursorChange: CursorPlane.Change?, retried: Bool) {
+        flipRecovery = FlipRecovery()
         if let cursorChange {
             cursorPlane?.committed(cursorChange)
             cursorImageInFlight = cursorChange.changesImage
         }
         commitNanoseconds = monotonicNanoseconds()
-        if let started = pacing?.startedNanoseconds {
+        // A frame committed again after a refusal waited on purpose: no measure of drawing.
+        if !retried, let started = pacing?.startedNanoseconds {
             renderTimes.record(commitNanoseconds - started)
-            pacing?.committedNanoseconds = commitNanoseconds
         }
+        pacing?.committedNanoseconds = commitNanoseconds
         phase = .flipPending(frame: frame, buffer: back)
+    }
+
+    /// Commits again a frame the driver refused with EBUSY a refresh ago; given up, it leaves the
+    /// display as it is and the next frame starts afresh.
+    private func retry(_ frame: ShownFrame, buffer: Int) {
+        guard !isSuspended, isPoweredOn else {
+            phase = .idle
+            wantsAnotherFrame = true
+            return
+        }
+        do {
+            try commitFrame(showing: frame, buffer: buffer, retrying: true)
+        } catch {
+            phase = .idle
+            scheduleAnotherIfWanted()
+            commitCursorIfIdle()
+        }
     }
 
     public func skipFrame(_ request: FrameRequest) {
@@ -519,6 +612,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         guard case .flipPending(let frame, let buffer) = phase else { return }
         front = buffer
         phase = .idle
+        if cursorPlaneDropped {
+            cursorPlaneDropped = false
+            onCursorPlaneLost?()
+        }
         if frame != nil, clock != nil {
             clock?.flipCompleted(at: time, sequence: hasVblankCounter ? UInt64(sequence) : nil, aimedAt: pacing?.target)
         } else {
@@ -560,6 +657,10 @@ enum ShownFrame {
     case image(Image)
     case inPlace
     case direct(ClientFramebuffer)
+
+    var isDirect: Bool {
+        if case .direct = self { true } else { false }
+    }
 }
 
 /// A fullscreen client buffer on the primary plane instead of a composed frame.
@@ -573,7 +674,7 @@ extension KMSOutput: DirectScanoutOutput {
         // The plane's formats, pitch and the buffer's memory are the driver's to judge.
         guard commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else { return false }
         // The dumb buffers stay as they are: the next composed frame goes into the back one.
-        try commitFrame(commit, showing: .direct(framebuffer), buffer: front)
+        guard try commitFrame(showing: .direct(framebuffer), buffer: front) else { return false }
         framebuffer.released = released
         return true
     }

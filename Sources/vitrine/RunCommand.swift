@@ -389,6 +389,7 @@ struct Run: ParsableCommand {
         of output: KMSOutput, since start: UInt64, log: UnsafeMutablePointer<FILE>?, logger: Logger
     ) {
         var first = true
+        output.onRecovery = { message in logger.warning("\(message)") }
         output.presentationObserver = { [unowned output] timing in
             if first {
                 first = false

@@ -189,6 +189,24 @@ import Testing
         #expect(inTime * 3 >= paced.count * 2, "\(inTime) of \(paced.count) frames committed by their target")
     }
 
+    /// Page flips the driver refuses (injected: EBUSY twice, then EINVAL for good) do not leave
+    /// the panel black: the busy frame is committed again a refresh later, the invalid ones each
+    /// through a modeset, and the scanout is foot's scene, as without refusals.
+    @Test func refusedPageFlipsAreCommittedAgainOrThroughAModesetAndTheSceneShows() throws {
+        let run = try GuestRun.shared.get()
+        let log = run.refusedFlipsLog
+        #expect(run.output.contains("vitrine-refused-status 0"), "\(run.output)")
+        #expect(log.contains("injecting faults (VITRINE_FAULTS): drmModeAtomicCommit:flip@1..2=EBUSY, drmModeAtomicCommit:flip@3..=EINVAL"), "\(log)")
+        #expect(log.components(separatedBy: "the page flip on Virtual-1 was refused: Device or resource busy (errno 16); committing the frame again a refresh later").count == 3, "\(log)")
+        #expect(log.contains("the page flip on Virtual-1 was refused: Invalid argument (errno 22); setting the mode again with the frame"), "\(log)")
+        #expect(!log.contains("the frame is dropped"), "\(log)")
+        #expect(run.refusedFlips.count >= 2, "\(run.refusedFlips)")
+        let screen = try Image(contentsOfPNGFile: run.directory + "/refused-flips.png")
+        let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")
+        let differing = try #require(screen.countOfPixelsDiffering(from: scanout, byMoreThan: 0))
+        #expect(differing == 0, "\(differing) pixels differ from the scene without refusals; see \(run.directory)")
+    }
+
     @Test func aModeTheConnectorLacksIsRefusedNamingConnectorAndMode() throws {
         let run = try GuestRun.shared.get()
         #expect(run.refusedModeOutput.contains("Virtual-1 offers no mode 333x333; it offers 1024x768@"), "\(run.refusedModeOutput)")
@@ -494,6 +512,9 @@ struct GuestRun: Sendable {
     let fencedLog: String
     /// Vitrine's log while virtio-gpu's heads were plugged and unplugged.
     let hotplugLog: String
+    /// Vitrine's log, and its presentations, with page flips refused (VITRINE_FAULTS).
+    let refusedFlipsLog: String
+    let refusedFlips: [Flip]
     /// The kernel's atomic state with both heads, and with the first alone.
     let hotplugStates: [String]
 
@@ -573,6 +594,16 @@ struct GuestRun: Sendable {
             # Vitrine leaves the CRTC as it found it: the kernel's console shows again.
             sleep 2
             hil_screendump after-exit
+            # Refused page flips, injected where the KMS backend translates a commit's errno: the
+            # first two busy, every later one invalid. The frames still reach the screen: committed
+            # again a refresh later, then each through a modeset.
+            VITRINE_FAULTS='drmModeAtomicCommit:flip@1..2=EBUSY,drmModeAtomicCommit:flip@3..=EINVAL' \
+                \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips-refused.log -- \(footCommand) > $OUT/vitrine-refused.log 2>&1 &
+            pid=$!
+            n=0; while [ $n -lt 120 ] && ! grep -q 'first frame shown' $OUT/vitrine-refused.log; do sleep 1; n=$((n + 1)); done
+            settle $OUT/flips-refused.log 2
+            hil_screendump refused-flips
+            kill -TERM $pid; wait $pid; echo "vitrine-refused-status $?"
             # An animating client: flips follow one another for as long as it draws.
             \(vitrine) run --kms --presentation-log $OUT/flips-shm.log -- weston-simple-shm > $OUT/vitrine-shm.log 2>&1 &
             pid=$!
@@ -765,6 +796,8 @@ struct GuestRun: Sendable {
             directAndComposedFlips: readFlips(directory + "/flips-direct.log"),
             fencedLog: (try? String(contentsOfFile: directory + "/vitrine-fenced.log", encoding: .utf8)) ?? "",
             hotplugLog: (try? String(contentsOfFile: directory + "/vitrine-hotplug.log", encoding: .utf8)) ?? "",
+            refusedFlipsLog: (try? String(contentsOfFile: directory + "/vitrine-refused.log", encoding: .utf8)) ?? "",
+            refusedFlips: readFlips(directory + "/flips-refused.log"),
             hotplugStates: ["two", "one"].map {
                 (try? String(contentsOfFile: directory + "/hotplug-\($0)-state.txt", encoding: .utf8)) ?? ""
             })
