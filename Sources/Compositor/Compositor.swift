@@ -84,6 +84,14 @@ public final class Compositor: SurfaceObserver {
         self.backend = backend
         self.logger = logger
         display = try Display(shmFormats: ShmFormat.additional)
+        display.clientRefusal = { [logger] change in
+            switch change {
+            case .started(let error):
+                logger.error("\(error): refusing new clients until descriptors free up; connected clients are served")
+            case .ended(let refused):
+                logger.notice("accepting clients again; \(refused) connection(s) were refused meanwhile")
+            }
+        }
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
         // Version 4: clients built against older xdg-shell headers (weston 10's demo clients among

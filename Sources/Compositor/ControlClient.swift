@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import WaylandServer
 
 /// The client side of the control socket (`vitrine capture`, `vitrine status`, tests): one request,
 /// one reply, blocking, with a time limit on each wait for the server.

@@ -12,8 +12,9 @@ final class RunningVitrine {
     let log: String
 
     /// Starts vitrine with `options` (after `run --headless 320x240@60 --socket NAME`) and `app`
-    /// after `--`; `folder` is its XDG_RUNTIME_DIR (a new one when nil).
-    init(options: [String] = [], app: [String] = [], folder: String? = nil) throws {
+    /// after `--`; `folder` is its XDG_RUNTIME_DIR (a new one when nil). `launcher` (a command
+    /// that runs the rest, such as prlimit) comes first when given.
+    init(options: [String] = [], app: [String] = [], folder: String? = nil, launcher: [String] = []) throws {
         try #require(FileManager.default.isExecutableFile(atPath: KioskSessionTests.vitrine), "build vitrine first: swift build --product vitrine")
         if let folder {
             self.folder = folder
@@ -22,8 +23,9 @@ final class RunningVitrine {
         }
         display = "vitrine-control-\(UUID().uuidString.prefix(8))"
         log = self.folder + "/\(display).log"
-        process.executableURL = URL(fileURLWithPath: KioskSessionTests.vitrine)
-        process.arguments = ["run", "--headless", "320x240@60", "--socket", display] + options + (app.isEmpty ? [] : ["--"] + app)
+        let command = [KioskSessionTests.vitrine, "run", "--headless", "320x240@60", "--socket", display] + options + (app.isEmpty ? [] : ["--"] + app)
+        process.executableURL = URL(fileURLWithPath: (launcher + command)[0])
+        process.arguments = Array((launcher + command).dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = self.folder
         process.environment = environment

@@ -23,6 +23,11 @@ public final class Display {
     public var clientConnected: ((Client) -> Void)?
     /// Called once for every client that disconnects or is disconnected; its resources are gone.
     public var clientDisconnected: ((Client) -> Void)?
+    /// Called when the listening sockets start refusing new clients for want of descriptors
+    /// (EMFILE, ENFILE: each is accepted and closed at once, and connected clients are served as
+    /// before), and when they accept clients again: once each, not per connection.
+    public var clientRefusal: ((ClientRefusal) -> Void)?
+    private var sockets: [ListeningSocket] = []
 
     /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (DRM
     /// fourcc codes, each with its bytes per pixel; the two mandatory ones need not be listed). A
@@ -57,6 +62,7 @@ public final class Display {
         // alive; this is the fallback, with no Swift callbacks left to run during deinit.
         clientConnected = nil
         clientDisconnected = nil
+        sockets = []
         for client in clients.values { client.forgetDestructionHandlers() }
         wl_display_destroy_clients(raw)
         vitrine_listener_destroy(clientCreated)
@@ -70,18 +76,16 @@ public final class Display {
     }
 
     /// Listens on `$XDG_RUNTIME_DIR/name`, or on the first free `wayland-N` when `name` is nil;
-    /// returns the socket's name (the value clients need in WAYLAND_DISPLAY).
+    /// returns the socket's name (the value clients need in WAYLAND_DISPLAY). Out of descriptors,
+    /// new connections are refused without the loop spinning (`ListeningSocket`, `clientRefusal`).
     public func addSocket(named name: String? = nil) throws(SystemError) -> String {
-        if let name {
-            guard wl_display_add_socket(raw, name) == 0 else {
-                throw SystemError.current(operation: "wl_display_add_socket(\(name))")
-            }
-            return name
+        guard let directory = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !directory.isEmpty else {
+            throw SystemError(operation: "XDG_RUNTIME_DIR is not set; listening", code: ENOENT)
         }
-        guard let chosen = wl_display_add_socket_auto(raw) else {
-            throw SystemError.current(operation: "wl_display_add_socket_auto")
-        }
-        return String(cString: chosen)
+        let socket = try ListeningSocket.make(named: name, runtimeDirectory: directory)
+        try socket.serve(self) { [unowned self] change in clientRefusal?(change) }
+        sockets.append(socket)
+        return socket.name
     }
 
     /// Serves a client on an already connected socket (the display takes the descriptor).

@@ -1,0 +1,171 @@
+internal import CWaylandServer
+import Glibc
+
+/// The display's listening socket, `$XDG_RUNTIME_DIR/NAME` with its lock file, as libwayland's
+/// `wl_display_add_socket` makes it, but accepting clients itself: libwayland 1.21 leaves a
+/// connection it cannot accept (EMFILE: no descriptor left) pending and only logs, so the socket
+/// stays readable and the event loop spins at full CPU. Here such a connection is accepted into a
+/// descriptor kept in reserve for it and closed at once: the client is refused, the loop goes
+/// back to sleep, and clients are accepted again as soon as descriptors free up.
+final class ListeningSocket {
+    let name: String
+    private let path: String
+    private let lockPath: String
+    private let fd: Int32
+    private let lockFD: Int32
+    /// /dev/null, opened ahead: closed to make room for one refused connection at a time.
+    private var reserve: Int32
+    private var source: FileDescriptorSource?
+    /// Resumes watching a second after no descriptor could be found even for the reserve.
+    private var pause: TimerSource?
+    /// Connections refused since the descriptors ran out; nil while clients are accepted.
+    private var refused: Int?
+
+    /// Binds `name` (locked against another compositor) in `runtimeDirectory`; nil when its lock
+    /// is held (the name is in use), a throw for any other failure.
+    private init?(name: String, runtimeDirectory: String) throws(SystemError) {
+        path = runtimeDirectory + "/" + name
+        lockPath = path + ".lock"
+        guard let address = UnixSocketAddress(path: path) else {
+            throw SystemError(operation: "binding \(path)", code: ENAMETOOLONG)
+        }
+        let lock = open(lockPath, O_CREAT | O_CLOEXEC | O_RDWR, S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP)
+        guard lock >= 0 else { throw SystemError.current(operation: "open(\(lockPath))") }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            return nil
+        }
+        // The lock is ours, so a socket file left there is a dead compositor's.
+        unlink(path)
+        let socket = makeUnixStreamSocket()
+        guard socket >= 0 else {
+            let error = SystemError.current(operation: "socket")
+            close(lock)
+            throw error
+        }
+        let bound = address.withSocketAddress { bind(socket, $0, $1) }
+        guard bound == 0, listen(socket, 128) == 0 else {
+            let error = SystemError.current(operation: bound == 0 ? "listen(\(path))" : "bind(\(path))")
+            close(socket)
+            close(lock)
+            throw error
+        }
+        self.name = name
+        fd = socket
+        lockFD = lock
+        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    }
+
+    /// The socket `name`, or the first free `wayland-N` (N up to 32) when nil, in the runtime directory.
+    static func make(named name: String?, runtimeDirectory: String) throws(SystemError) -> ListeningSocket {
+        if let name {
+            guard let socket = try ListeningSocket(name: name, runtimeDirectory: runtimeDirectory) else {
+                throw SystemError(operation: "locking \(runtimeDirectory)/\(name).lock (another compositor?)", code: EADDRINUSE)
+            }
+            return socket
+        }
+        for number in 0...32 {
+            if let socket = try ListeningSocket(name: "wayland-\(number)", runtimeDirectory: runtimeDirectory) { return socket }
+        }
+        throw SystemError(operation: "finding a free wayland-N socket in \(runtimeDirectory)", code: EADDRINUSE)
+    }
+
+    deinit {
+        source?.remove()
+        pause?.remove()
+        unlink(path)
+        unlink(lockPath)
+        close(fd)
+        close(lockFD)
+        if reserve >= 0 { close(reserve) }
+    }
+
+    /// Accepts clients on `display`'s loop from now on; `refusals` hears when connections start
+    /// being refused for want of descriptors, and when they are accepted again.
+    func serve(_ display: Display, refusals: @escaping (ClientRefusal) -> Void) throws(SystemError) {
+        source = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self, unowned display] _ in
+            acceptAll(into: display, refusals: refusals)
+        }
+        // Made now: a timer is a descriptor too, which cannot be had once they ran out.
+        pause = try display.eventLoop.addTimer { [unowned self, unowned display] in
+            source?.update(events: .readable)
+            acceptAll(into: display, refusals: refusals)
+        }
+    }
+
+    private func acceptAll(into display: Display, refusals: (ClientRefusal) -> Void) {
+        while true {
+            let client = acceptConnection()
+            if client >= 0 {
+                // libwayland takes a second descriptor for the client (its event source's).
+                if wl_client_create(display.raw, client) != nil {
+                    if let count = refused {
+                        refused = nil
+                        refusals(.ended(refused: count))
+                    }
+                } else {
+                    let error = SystemError.current(operation: "wl_client_create")
+                    close(client)
+                    noteRefusal(error, refusals: refusals)
+                }
+                continue
+            }
+            switch errno {
+            case EINTR, ECONNABORTED:
+                continue
+            case EMFILE, ENFILE:
+                let error = SystemError.current(operation: "accept")
+                guard refuseOne() else {
+                    pauseWatching()
+                    return
+                }
+                noteRefusal(error, refusals: refusals)
+            default:
+                // EAGAIN: none pending. Anything else concerns one connection, which is gone.
+                return
+            }
+        }
+    }
+
+    /// Counts a refused connection; the first of a spell is reported with its cause.
+    private func noteRefusal(_ error: SystemError, refusals: (ClientRefusal) -> Void) {
+        if refused == nil { refusals(.started(error)) }
+        refused = (refused ?? 0) + 1
+    }
+
+    /// The next pending connection, close-on-exec; -1 with errno set when there is none to have.
+    private func acceptConnection() -> Int32 {
+        let client = accept(fd, nil, nil)
+        // Children are spawned on the compositor's thread only: setting the flag after accept
+        // races no exec.
+        if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
+        return client
+    }
+
+    /// Accepts one pending connection into the reserve's descriptor and closes it; false when
+    /// even that could not be done.
+    private func refuseOne() -> Bool {
+        guard reserve >= 0 else { return false }
+        close(reserve)
+        let client = acceptConnection()
+        if client >= 0 { close(client) }
+        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        return client >= 0
+    }
+
+    /// No descriptor at all: stops watching the socket (which stays readable) for a second, then
+    /// accepts or refuses what is pending.
+    private func pauseWatching() {
+        if reserve < 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        source?.update(events: [])
+        pause?.arm(milliseconds: 1000)
+    }
+}
+
+/// The listening socket ran out of descriptors for new clients, or has them again.
+public enum ClientRefusal: Sendable, Equatable {
+    /// Connections are refused (accepted and closed at once) from now on; the error says why.
+    case started(SystemError)
+    /// Clients are accepted again; `refused` connections were refused meanwhile.
+    case ended(refused: Int)
+}
