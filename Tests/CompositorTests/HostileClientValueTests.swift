@@ -29,6 +29,24 @@ import WaylandTestClient
         popup.events(named: "configure").map(\.arguments)
     }
 
+    /// A 16384×16384 buffer (a 1 GiB pool, never touched) is refused at attach with
+    /// wl_surface.invalid_size (past Surface.maximumBufferDimension, 8192): its client is
+    /// disconnected before the compositor copies anything, and another window stays on screen.
+    @Test func aClientAttachingA16384SquareBufferGetsInvalidSizeWhileAnotherWindowIsShown() throws {
+        let session = try HeadlessSession()
+        let shown = try InputWindow(session)
+        #expect(try session.run(seconds: 20) { session.screen?.pixel(x: 320, y: 240) == white })
+        let client = try SessionClient(session)
+        let (surface, _) = try client.makeToplevel()
+        try surface.send(1, [.object(try client.makeBuffer(width: 16384, height: 16384)), .int(0), .int(0)])
+        try surface.send(6)
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_surface", objectID: surface.id, code: 2))) {
+            try client.client.roundtrip()
+        }
+        try shown.client.client.roundtrip()
+        #expect(session.screen?.pixel(x: 320, y: 240) == white)
+    }
+
     /// The parent's window geometry at x = Int32.min once trapped `Int32(-parentOrigin.x)`
     /// ("greater than Int32.max"); the popup is configured where its positioner puts it.
     @Test func aPopupOnAWindowWhoseGeometryStartsAtInt32MinIsConfigured() throws {
