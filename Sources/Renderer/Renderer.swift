@@ -71,17 +71,9 @@ public final class Renderer {
     /// Whether the device can import client dmabufs, and which formats and modifiers.
     public func dmabufSupport() throws -> DmabufSupport { try context.dmabufSupport() }
 
-    /// Runs `body` on the device: refused at once when the device was lost, and the device marked
-    /// lost when `body` finds it so. A lost device stays lost whatever later calls would return,
-    /// and contents made on it are drawn as missing by renderers on the device that replaces it.
+    /// Runs `body` on the renderer's device (`VulkanContext.onDevice`).
     func onDevice<Result>(_ body: () throws -> Result) throws -> Result {
-        guard !context.isLost else { throw VulkanError.deviceLost(while: "drawing on the lost device") }
-        do {
-            return try body()
-        } catch VulkanError.deviceLost(let function) {
-            context.isLost = true
-            throw VulkanError.deviceLost(while: function)
-        }
+        try context.onDevice(body)
     }
 
     /// Validation-layer errors and warnings collected since the last call (with validation on).

@@ -1,6 +1,7 @@
 import BoardConfig
 import Compositor
 import DisplayBackend
+@testable import FaultInjection
 import Foundation
 import Glibc
 import Graphics
@@ -106,6 +107,27 @@ import Testing
         #expect(drawables.count >= 2)
         #expect(try kiosk.run(seconds: 15) { !kiosk.session.isShowingOverlay })
         #expect(try kiosk.run(seconds: 10) { kiosk.patternLayer == nil && drawables.allSatisfy { $0() == nil } })
+    }
+
+    /// The device lost while the pattern draws (injected at its drawable's submission): the
+    /// compositor replaces the device, and the pattern is made again on the new one and moves
+    /// again, the lost one's layer and drawables released.
+    @Test func aDeviceLostUnderThePatternIsReplacedAndThePatternMovesAgainOnTheNewDevice() throws {
+        let kiosk = try Kiosk(app: ["sleep", "60"])
+        #expect(try kiosk.patternCorners(2).count == 2)
+        // The layer's drawables and, last, the layer itself, held weakly.
+        let drawables = try #require(kiosk.patternLayer.map(Self.drawables))
+        let plan = try FaultPlan("vkQueueSubmit2@1=VK_ERROR_DEVICE_LOST")
+        let replaced = try FaultInjection.during(plan) {
+            try kiosk.run(seconds: 20) { kiosk.compositor.deviceReplacementCount == 1 }
+        }
+        #expect(replaced)
+        #expect(plan.injectedCount == 1)
+        #expect(kiosk.patternLayer != nil && kiosk.patternLayer !== drawables.last?())
+        let corners = try kiosk.patternCorners(2)
+        #expect(corners.count == 2)
+        #expect(corners.allSatisfy(Self.isOnThePatternsCycle), "\(corners)")
+        #expect(try kiosk.run(seconds: 10) { drawables.allSatisfy { $0() == nil } })
     }
 
     @Test func thePatternComesBackWhileTheAppRestarts() throws {

@@ -28,7 +28,7 @@ struct RenderContentsFailureTests {
         _ = try renderer.render(context.renderTree!, width: 120, height: 60)
 
         change { failing.contents = Image(width: 4, height: 4, pixelFormat: .xrgb8888, fill: green) }
-        let plan = try FaultPlan("vkCreateImage@1..=VK_ERROR_OUT_OF_DEVICE_MEMORY")
+        let plan = try FaultPlan("vkAllocateMemory@1..=VK_ERROR_OUT_OF_DEVICE_MEMORY")
         let frames = try FaultInjection.during(plan) {
             let first = try renderer.render(context.renderTree!, width: 120, height: 60)
             // The next frame redraws in full and tries again.
@@ -43,7 +43,7 @@ struct RenderContentsFailureTests {
         }
         #expect(frames.2 == .full)
         #expect(failures == [ContentsFailure(
-            width: 4, height: 4, reason: "vkCreateImage failed with VK_ERROR_OUT_OF_DEVICE_MEMORY")])
+            width: 4, height: 4, reason: "vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY")])
 
         let recovered = try renderer.render(context.renderTree!, width: 120, height: 60)
         #expect(recovered.pixel(x: 30, y: 30) == green)

@@ -67,10 +67,11 @@ final class VulkanContext {
     let limits: VkPhysicalDeviceLimits
     /// `vkCmdPushDescriptorSetKHR`, which the loader does not export because it belongs to an extension.
     let cmdPushDescriptorSet: PFN_vkCmdPushDescriptorSetKHR
-    /// Set once a call on the device reported it lost: its renderers refuse to draw from then on,
+    /// The call that found the device lost, once one did: everything on it refuses from then on,
     /// and what was made on it (a `VulkanLayer`'s drawables, dma-buf copies) is drawn as missing
     /// by renderers on the device that replaces it.
-    var isLost = false
+    private(set) var lostWhile: String?
+    var isLost: Bool { lostWhile != nil }
     /// How many `VkDeviceMemory` allocations are alive: devices allow only `maxMemoryAllocationCount`
     /// (often 4096), so this is the figure to watch for leaks.
     private(set) var liveMemoryAllocations = 0
@@ -183,6 +184,19 @@ final class VulkanContext {
     func checkValidation() throws {
         let messages = takeValidationMessages()
         guard messages.isEmpty else { throw VulkanError.validation(messages) }
+    }
+
+    /// Runs `body` on the device: refused at once when the device was lost, and the device marked
+    /// lost when `body` finds it so. A lost device stays lost whatever later calls would return,
+    /// and contents made on it are drawn as missing by renderers on the device that replaces it.
+    func onDevice<Result>(_ body: () throws -> Result) throws -> Result {
+        if let lostWhile { throw VulkanError.deviceLost(while: lostWhile) }
+        do {
+            return try body()
+        } catch VulkanError.deviceLost(let function) {
+            lostWhile = function
+            throw VulkanError.deviceLost(while: function)
+        }
     }
 
     /// A primary command buffer from the context's pool; its owner frees it.

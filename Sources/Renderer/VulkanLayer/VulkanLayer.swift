@@ -162,7 +162,7 @@ open class VulkanLayer: ExternalContentsLayer {
     public func nextDrawable() throws -> VulkanDrawable? {
         let size = effectiveDrawableSize
         guard size.width > 0, size.height > 0 else { return nil }
-        guard let slot = try queue.acquire(width: size.width, height: size.height) else { return nil }
+        guard let slot = try queue.context.onDevice({ try queue.acquire(width: size.width, height: size.height) }) else { return nil }
         return VulkanDrawable(layer: self, slot: slot)
     }
 
@@ -206,6 +206,10 @@ public final class VulkanDrawable {
     /// more than once before `present()`, each call a submission of its own.
     public func encode(_ body: (DrawableEncoder) throws -> Void) throws {
         precondition(!isPresented, "a drawable is rendered before it is presented")
+        try slot.texture.image.context.onDevice { try record(body) }
+    }
+
+    private func record(_ body: (DrawableEncoder) throws -> Void) throws {
         let image = slot.texture.image
         let commandBuffer = slot.commandBuffer
         // The command buffer of an earlier encode may still run.
