@@ -7,10 +7,12 @@ again and again (with its "restarting" overlay, a LayerKit animation). Beside it
 other real clients one after another, up to three at once, each for a few seconds: weston's demo
 clients (shm, damage, subsurfaces, flower, transformed, scaler, dmabuf-less EGL on llvmpipe,
 presentation feedback), foot and wayland-info, most of them animating their windows. Every
---sample seconds it records Vitrine's resident memory and open descriptors.
+--sample seconds it records Vitrine's resident memory, the part of it that is Vitrine's alone
+(private: without the clients' shared-memory pools it maps, which count in RSS while a client is
+connected) and its open descriptors.
 
 At the end it prints the samples as a table (one row per tenth of the run), the clients started,
-the app's restarts, and the least-squares slope of RSS and descriptors over the run after its
+the app's restarts, and the least-squares slope of RSS, private memory and descriptors after its
 first tenth (the warm-up: caches, pipelines and the driver's first allocations), per hour. It
 fails (exit status 1) if Vitrine died.
 
@@ -58,12 +60,15 @@ background = "#203040"
 """
 
 
-def resident_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+def memory_kib(pid):
+    """(RSS, private) in KiB, from smaps_rollup."""
+    fields = {}
+    with open(f"/proc/{pid}/smaps_rollup") as rollup:
+        for line in rollup:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                fields[parts[0][:-1]] = int(parts[1])
+    return fields.get("Rss", 0), fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
 
 
 def descriptors(pid):
@@ -88,7 +93,7 @@ def main():
     parser.add_argument("--vitrine", default=".build/release/vitrine")
     parser.add_argument("--minutes", type=float, default=60)
     parser.add_argument("--sample", type=float, default=10, help="seconds between samples")
-    parser.add_argument("--csv", help="write every sample here (seconds, rss_kib, fds)")
+    parser.add_argument("--csv", help="write every sample here (seconds, rss_kib, private_kib, fds)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not os.access(args.vitrine, os.X_OK):
@@ -115,7 +120,7 @@ def main():
 
     start = time.monotonic()
     end = start + args.minutes * 60
-    samples = []  # (seconds, rss KiB, fds)
+    samples = []  # (seconds, rss KiB, private KiB, fds)
     running = []  # (process, stop time)
     started = 0
     next_sample = start
@@ -143,7 +148,7 @@ def main():
                 running.append((process, now + rng.uniform(1, 8)))
                 started += 1
             if now >= next_sample:
-                samples.append((now - start, resident_kib(vitrine.pid), descriptors(vitrine.pid)))
+                samples.append((now - start, *memory_kib(vitrine.pid), descriptors(vitrine.pid)))
                 next_sample += args.sample
             time.sleep(0.2)
     finally:
@@ -163,19 +168,21 @@ def main():
         restarts = sum(1 for line in file if "; restarting in " in line)
     if args.csv:
         with open(args.csv, "w") as file:
-            file.write("seconds,rss_kib,fds\n")
-            for t, rss, fds in samples:
-                file.write(f"{t:.0f},{rss},{fds}\n")
+            file.write("seconds,rss_kib,private_kib,fds\n")
+            for t, rss, private, fds in samples:
+                file.write(f"{t:.0f},{rss},{private},{fds}\n")
     print(f"{args.minutes:g} minutes, {len(samples)} samples, {started} clients started, "
           f"{restarts} app restarts logged (log: {work}/vitrine.log)")
-    print("minute   RSS MiB   fds")
+    print("minute   RSS MiB   private MiB   fds")
     step = max(1, len(samples) // 10)
-    for t, rss, fds in samples[::step] + samples[-1:]:
-        print(f"{t / 60:6.1f}   {rss / 1024:7.1f}   {fds:3d}")
+    for t, rss, private, fds in samples[::step] + samples[-1:]:
+        print(f"{t / 60:6.1f}   {rss / 1024:7.1f}   {private / 1024:11.1f}   {fds:3d}")
     settled = samples[len(samples) // 10:]
-    rss_slope = slope_per_hour([(t, rss / 1024) for t, rss, _ in settled])
-    fd_slope = slope_per_hour([(t, fds) for t, _, fds in settled])
-    print(f"after the first tenth: RSS {rss_slope:+.2f} MiB/hour, descriptors {fd_slope:+.2f}/hour")
+    rss_slope = slope_per_hour([(t, rss / 1024) for t, rss, _, _ in settled])
+    private_slope = slope_per_hour([(t, private / 1024) for t, _, private, _ in settled])
+    fd_slope = slope_per_hour([(t, fds) for t, _, _, fds in settled])
+    print(f"after the first tenth: RSS {rss_slope:+.2f} MiB/hour, private {private_slope:+.2f} MiB/hour, "
+          f"descriptors {fd_slope:+.2f}/hour")
     if died is not None:
         print(f"Vitrine died with status {died}")
         return 1

@@ -7,8 +7,9 @@ final class StagingBufferPool {
     let context: VulkanContext
     /// Idle buffers, the most recently returned last.
     private var idle: [GPUBuffer] = []
-    /// At most this many bytes stay idle: about eight 1080p uploads.
-    static let maximumIdleBytes = 64 << 20
+    /// At most this many bytes stay idle: two 1080p uploads, what a window redrawn every frame
+    /// reuses while its previous frames are in flight.
+    static let maximumIdleBytes = 16 << 20
     /// At most this many buffers stay idle, however small: thousands of tiny uploads (a client's
     /// many small subsurfaces) would otherwise each keep a device allocation.
     static let maximumIdleBuffers = 32
