@@ -49,6 +49,24 @@ import WaylandTestClient
         #expect(offer.events.map(\.arguments) == mimeTypes.map { [.string($0)] })
     }
 
+    /// A source offers at most 64 types: the rest never reach the clients the selection is
+    /// offered to.
+    @Test func typesPastTheLimitAreLeftOutOfTheOffer() throws {
+        let harness = try SeatHarness()
+        let other = try harness.connect()
+        let (manager, device, serial) = try focusedClient(harness)
+        let offered = (0..<100).map { "application/x-vitrine-\($0)" }
+        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: offered)
+        try device.send(1, [.object(source), .uint(serial)])
+        try harness.client.roundtrip()
+        #expect(harness.seat.selectionMimeTypes == Array(offered.prefix(64)))
+        let (_, deviceB) = try harness.dataDevice(other)
+        let (_, surfaceB) = try harness.makeSurface(other)
+        harness.seat.keyboardEnter(surfaceB)
+        try other.roundtrip()
+        #expect(try offer(deviceB, other).events.map(\.arguments) == offered.prefix(64).map { [.string($0)] })
+    }
+
     @Test func receiveForwardsTheDescriptorToTheSourceAndClosesOurCopy() throws {
         let harness = try SeatHarness()
         let other = try harness.connect()

@@ -13,6 +13,10 @@ enum DragAction {
 /// wl_data_source: data a client offers, as the selection or in a drag. Used once: a source that
 /// became the selection or started a drag cannot be used again.
 final class DataSource: Resource {
+    /// More types than any app offers for one piece of data. Each is sent to every client the
+    /// selection is offered to, so more would let one client flood the others' sockets.
+    static let maximumMimeTypes = 64
+
     private(set) var mimeTypes: [String] = []
     /// What set_actions said (nil until then).
     private(set) var requestedActions: UInt32?
@@ -96,7 +100,10 @@ final class DataSource: Resource {
     override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
         switch opcode {
         case 0:
-            if let mimeType = arguments.string(0), !mimeTypes.contains(mimeType) { mimeTypes.append(mimeType) }
+            // Types past the limit are left out of the offer, as a repeated one is.
+            if let mimeType = arguments.string(0), mimeTypes.count < Self.maximumMimeTypes, !mimeTypes.contains(mimeType) {
+                mimeTypes.append(mimeType)
+            }
         case 1: destroy()
         case 2: try setActions(arguments.uint(0))
         default: try super.handle(opcode, arguments)
