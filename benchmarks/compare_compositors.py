@@ -27,11 +27,12 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import time
+
+import processes
 
 WIDTH, HEIGHT = 1280, 720
 LINE = re.compile(r"^\[\s*(\d+)\.(\d+)\]\s+(->)?\s*([a-z_0-9]+)@(\d+)\.([a-z_0-9]+)\(")
@@ -132,13 +133,8 @@ class Session:
 
     def stop(self):
         for process in (self.client, self.compositor):
-            if process and process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            if process:
+                processes.stop(process, grace=5)
         if self.log:
             self.log.close()
 

@@ -23,11 +23,12 @@ import argparse
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+import processes
 
 CLIENTS = [
     ["weston-simple-shm"],
@@ -133,13 +134,7 @@ def main():
                 break
             for process, stop in list(running):
                 if process.poll() is not None or now >= stop:
-                    if process.poll() is None:
-                        process.send_signal(signal.SIGTERM)
-                        try:
-                            process.wait(timeout=2)
-                        except subprocess.TimeoutExpired:
-                            process.kill()
-                            process.wait()
+                    processes.stop(process, grace=2)
                     running.remove((process, stop))
             if len(running) < 3 and rng.random() < 0.5:
                 command = rng.choice(CLIENTS)
@@ -155,13 +150,7 @@ def main():
         for process, _ in running:
             process.kill()
             process.wait()
-        if vitrine.poll() is None:
-            vitrine.send_signal(signal.SIGTERM)
-            try:
-                vitrine.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                vitrine.kill()
-                vitrine.wait()
+        processes.stop(vitrine, grace=15)
         log.close()
 
     with open(os.path.join(work, "vitrine.log")) as file:
