@@ -28,23 +28,22 @@ extension Compositor {
     /// Replaces a lost device, when one was reported and no earlier attempt waits to be retried;
     /// when no device can be made (the GPU is still resetting), tries again a second later.
     func replaceLostDevice() {
-        guard let cause = deviceLoss.cause, deviceLoss.retry == nil else { return }
+        guard let cause = deviceLoss.cause, !deviceLoss.isRetryArmed else { return }
         logger.error("the GPU device was lost (\(cause)): making a new one")
         let new: Renderer
         do {
             new = try Renderer(options: rendererOptions)
         } catch {
             logger.error("no new GPU device: \(error); trying again in 1 s")
-            do {
-                let timer = try display.eventLoop.addTimer { [unowned self] in
-                    deviceLoss.retry = nil
+            // Without a timer the next loop turn tries again.
+            if deviceLoss.retry == nil {
+                deviceLoss.retry = try? display.eventLoop.addTimer { [unowned self] in
+                    deviceLoss.isRetryArmed = false
                     replaceLostDevice()
                 }
-                timer.arm(milliseconds: 1000)
-                deviceLoss.retry = timer
-            } catch {
-                logger.error("cannot arm a timer to try again: \(error)")
             }
+            deviceLoss.retry?.arm(milliseconds: 1000)
+            deviceLoss.isRetryArmed = deviceLoss.retry != nil
             return
         }
         new.prepareWindowPipeline()
@@ -86,8 +85,9 @@ extension Compositor {
 struct DeviceLossState {
     /// Why the device is taken for lost, until it is replaced.
     var cause: String?
-    /// The timer of the next attempt, while no new device could be made.
+    /// The timer of the next attempt when no new device could be made, and whether it is armed.
     var retry: TimerSource?
+    var isRetryArmed = false
     var replacements = 0
     var observers: [() -> Void] = []
 }

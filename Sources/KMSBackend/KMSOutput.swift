@@ -324,6 +324,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         case .flipPending, .cursorPending, .retryPending: phase = .idle
         default: break
         }
+        flipRecovery = FlipRecovery()
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
         if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
             throw KMSError.configurationRejected(connector: name, mode: mode.description, code: code)
@@ -576,6 +577,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private func retry(_ frame: ShownFrame, buffer: Int) {
         guard !isSuspended, isPoweredOn else {
             phase = .idle
+            flipRecovery = FlipRecovery()
             wantsAnotherFrame = true
             return
         }

@@ -56,4 +56,28 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 230, y: 200) == green })
         #expect(session.screen?.pixel(x: 320, y: 240) == blue)
     }
+
+    /// When no new device can be made at once (the GPU still resetting: vkCreateDevice fails),
+    /// the compositor tries again a second later, and then frames resume.
+    @Test func aDeviceThatCannotBeMadeAtOnceIsMadeAtTheNextAttempt() throws {
+        let session = try HeadlessSession(width: 640, height: 480)
+        let client = try SessionClient(session)
+        let (surface, _) = try client.makeToplevel()
+        let buffer = try client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xFF00_00FF, count: 64 * 64))
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
+
+        let plan = try FaultPlan("vkQueueSubmit2@1=VK_ERROR_DEVICE_LOST, vkCreateDevice@1=VK_ERROR_INITIALIZATION_FAILED")
+        let output = session.backend.headlessOutput(0)
+        try FaultInjection.during(plan) {
+            try client.show(buffer, on: surface)
+            try client.client.roundtrip()
+            #expect(try session.run(seconds: 30) { session.compositor.deviceReplacementCount == 1 })
+            let replaced = output.presentedFrameCount
+            #expect(try session.run(seconds: 30) { output.presentedFrameCount > replaced })
+        }
+        #expect(plan.injectedCount == 2)
+        #expect(session.screen?.pixel(x: 320, y: 240) == blue)
+    }
 }

@@ -113,7 +113,7 @@ final class ListeningSocket {
             switch errno {
             case EINTR, ECONNABORTED:
                 continue
-            case EMFILE, ENFILE:
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                 let error = SystemError.current(operation: "accept")
                 guard refuseOne() else {
                     pauseWatching()
