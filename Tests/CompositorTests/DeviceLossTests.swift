@@ -14,6 +14,18 @@ import WaylandTestClient
     let green = PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255)
     let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
 
+    /// Runs `commit` (a change that needs a frame) with `plan` armed, then the compositor until
+    /// it replaced its device once and a frame followed.
+    private func replaceDevice(of session: HeadlessSession, under plan: FaultPlan, after commit: () throws -> Void) throws {
+        let output = session.backend.headlessOutput(0)
+        try FaultInjection.during(plan) {
+            try commit()
+            #expect(try session.run(seconds: 30) { session.compositor.deviceReplacementCount == 1 })
+            let replaced = output.presentedFrameCount
+            #expect(try session.run(seconds: 30) { output.presentedFrameCount > replaced })
+        }
+    }
+
     @Test func aDeviceLostAtAFramesSubmissionIsReplacedAndLaterFramesShowTheSameScene() throws {
         let session = try HeadlessSession(width: 640, height: 480)
         // A 200×100 dma-buf window (imported and copied on the device), centred: 220…420 × 190…290.
@@ -35,14 +47,10 @@ import WaylandTestClient
         let lostDevice = session.compositor.device
 
         let plan = try FaultPlan("vkQueueSubmit2@1=VK_ERROR_DEVICE_LOST")
-        let output = session.backend.headlessOutput(0)
-        try FaultInjection.during(plan) {
-            // The shm window's next commit needs a frame, whose submission is the first one made.
+        // The shm window's next commit needs a frame, whose submission is the first one made.
+        try replaceDevice(of: session, under: plan) {
             try shmClient.show(shmBuffer, on: shmSurface)
             try shmClient.client.roundtrip()
-            #expect(try session.run(seconds: 30) { session.compositor.deviceReplacementCount == 1 })
-            let replaced = output.presentedFrameCount
-            #expect(try session.run(seconds: 30) { output.presentedFrameCount > replaced })
         }
         #expect(plan.injectedCount == 1)
         #expect(session.compositor.device !== lostDevice)
@@ -69,13 +77,9 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
 
         let plan = try FaultPlan("vkQueueSubmit2@1=VK_ERROR_DEVICE_LOST, vkCreateDevice@1=VK_ERROR_INITIALIZATION_FAILED")
-        let output = session.backend.headlessOutput(0)
-        try FaultInjection.during(plan) {
+        try replaceDevice(of: session, under: plan) {
             try client.show(buffer, on: surface)
             try client.client.roundtrip()
-            #expect(try session.run(seconds: 30) { session.compositor.deviceReplacementCount == 1 })
-            let replaced = output.presentedFrameCount
-            #expect(try session.run(seconds: 30) { output.presentedFrameCount > replaced })
         }
         #expect(plan.injectedCount == 2)
         #expect(session.screen?.pixel(x: 320, y: 240) == blue)
