@@ -7,6 +7,8 @@ final class CompositorProcess {
     let pid: pid_t
     let runtimeDirectory: String
     let socketPath: String
+    /// Its control socket (captures, status).
+    let controlPath: String
     let logPath: String
     private(set) var exit: String?
 
@@ -28,13 +30,14 @@ final class CompositorProcess {
         runtimeDirectory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         socketPath = runtimeDirectory + "/wayland-fuzz"
         logPath = runtimeDirectory + "/vitrine.log"
+        controlPath = runtimeDirectory + "/control"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--no-control-socket"]
+        var arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--control-socket", controlPath]
         // The compositor ends with the fuzzer, however the fuzzer ends (Ctrl-C, a test runner's
         // timeout): util-linux's setpriv sets the parent-death signal and becomes the compositor.
         let setpriv = "/usr/bin/setpriv"

@@ -19,13 +19,17 @@ final class FuzzSession {
         var hostility: Double
         /// The chance that a request goes out malformed.
         var malformed: Double
-        /// Requests before the session ends.
+        /// Requests before the session ends, besides those on goals' ways.
         var length: Int
         var ending: Ending
+        /// Goals the session works toward before fuzzing (see GoalPlanner); none in most.
+        var goals: Int
 
         enum Ending: String { case close, abrupt, midMessage = "mid-message" }
 
-        var description: String { "hostility \(hostility), malformed \(malformed), \(length) requests, ending: \(ending.rawValue)" }
+        var description: String {
+            "hostility \(hostility), malformed \(malformed), \(length) requests, ending: \(ending.rawValue), goals: \(goals)"
+        }
     }
 
     /// What one object id stands for on this connection.
@@ -45,6 +49,20 @@ final class FuzzSession {
         var isGlobal = false
         /// Objects its requests made.
         var children = 0
+        /// The wl_surface it is or belongs to (a toplevel's, a viewport's), if any.
+        var surface: UInt32?
+        /// The object its creation's `parent` argument named (a popup's parent xdg_surface).
+        var parent: UInt32?
+        /// The first object its requests made (an xdg_surface's toplevel or popup).
+        var firstChild: UInt32?
+        /// An enter event came and no leave since (a text input's surface has the focus).
+        var entered = false
+        /// Made on a goal's way, with plausible values only.
+        var madeCarefully = false
+        /// A goal set it up as far as it chose to (see setUp in GoalPlanner).
+        var setUpDone = false
+        /// A goal waited a round trip for its enter event.
+        var waitedForEnter = false
     }
 
     var objects: [UInt32: Object] = [:]
@@ -62,6 +80,29 @@ final class FuzzSession {
     /// Values events carried, by enum or argument name (see announcementKey), newest last.
     var announced: [String: [UInt32]] = [:]
     let descriptors = SessionDescriptors()
+    /// The session's surfaces by id (see SessionState).
+    var surfaces: [UInt32: SurfaceState] = [:]
+    var commits = 0
+    /// The deep states it reached.
+    var milestones: Set<Milestone> = []
+    /// The interfaces the compositor's globals lead to, at the highest version they are announced.
+    var servedVersions: [String: UInt32] = [:]
+    /// About how many requests an object of each of those interfaces takes (see updateCosts).
+    var costs: [String: Double] = [:]
+    /// The goal being worked toward (see GoalPlanner), the goals still to come, and the fuzzed
+    /// requests due before the next.
+    var goal: Goal?
+    var goalsLeft: Int
+    var fuzzQuota = 0
+    var fuzzedSinceGoal = 0
+    var goalsStarted = 0
+    var goalsReached = 0
+    /// Requests go out with plausible values only (on a goal's way).
+    var careful = false
+    /// What the planner may still consider for the request it is planning.
+    var planBudget = 0
+    /// The size a goal's buffer should have (its surface's configure), while it makes one.
+    var bufferSize: (width: Int32, height: Int32)?
 
     enum Phase {
         case ready
@@ -87,13 +128,22 @@ final class FuzzSession {
     static let historyLength = 60
     private(set) var requestsSent = 0
     var malformedSent = 0
-    private var remaining: Int
+    private(set) var remaining: Int
     private(set) var finishedAt = 0.0
+    /// The compositor's control socket, where the session asks for captures now and then.
+    let controlPath: String?
+    private(set) var capture: ControlCapture?
+    private(set) var captures = 0
+    private(set) var capturesAnswered = 0
+    /// A capture that got no reply in time, or one that breaks the control protocol.
+    private(set) var captureFailure: String?
 
-    init?(seed: UInt64, iteration: UInt64, model: ProtocolModel, socketPath: String, now: Double, trace: ((String) -> Void)? = nil) {
+    init?(seed: UInt64, iteration: UInt64, model: ProtocolModel, socketPath: String, controlPath: String? = nil, now: Double,
+          trace: ((String) -> Void)? = nil) {
         guard let socket = WaylandSocket(path: socketPath) else { return nil }
         self.iteration = iteration
         self.socket = socket
+        self.controlPath = controlPath
         self.model = model
         self.trace = trace
         var random = FuzzRandom(seed: seed, iteration: iteration)
@@ -101,9 +151,11 @@ final class FuzzSession {
             hostility: random.pick([0, 0.01, 0.03, 0.1, 0.3]),
             malformed: random.pick([0, 0, 0, 0.005, 0.02]),
             length: random.pick([8, 30, 80, 200, 400]),
-            ending: [.close, .close, .close, .abrupt, .midMessage][random.below(5)])
+            ending: [.close, .close, .close, .abrupt, .midMessage][random.below(5)],
+            goals: random.pick([0, 0, 0, 1, 1, 2, 3]))
         self.random = random
         remaining = profile.length
+        goalsLeft = profile.goals
         phase = .ready
         trace?("iteration \(iteration): \(profile)")
         guard let display = model["wl_display"], let registry = model["wl_registry"] else { return nil }
@@ -121,18 +173,49 @@ final class FuzzSession {
     /// requests are spent.
     func step(now: Double) {
         guard case .ready = phase else { return }
-        guard remaining > 0 else { return end(now: now) }
+        // A session ends once its capture is answered.
+        guard remaining > 0 else { return capture == nil ? end(now: now) : () }
         if chosen == nil {
             // The globals first, alone in their step: what they announce on binding (formats)
             // shapes the requests after.
             bindChosenGlobals()
+        } else if goal != nil || startGoalIfDue() {
+            pursueGoal()
         } else {
             for _ in 0..<min(remaining, 1 + random.below(6)) {
                 remaining -= 1
+                fuzzedSinceGoal += 1
                 act()
             }
         }
+        // Now and then, while one of its surfaces is shown, a capture.
+        if let controlPath, capture == nil, surfaces.keys.contains(where: { isShown($0) }), random.chance(0.1) {
+            let request = ControlCapture.request(&random)
+            capture = ControlCapture(path: controlPath, request: request, now: now)
+            if capture != nil { captures += 1 }
+            note("(control: \(request))")
+        }
         sync(now: now)
+    }
+
+    /// Follows the capture in flight: counts its answer, or notes a failure when the reply breaks
+    /// the protocol or does not come within `limit` seconds.
+    func serviceCapture(now: Double, limit: Double) {
+        guard let capture else { return }
+        switch capture.receive() {
+        case .pending:
+            guard now - capture.started > limit else { return }
+            captureFailure = "no reply to \(capture.request) within \(Int(limit)) s"
+        case .answered:
+            capturesAnswered += 1
+            if surfaces.keys.contains(where: { isShown($0) }) { reach(.captureWhileMapped) }
+        case .refused(let reason):
+            trace?("  \(iteration): <- control: \(reason)")
+        case .malformed(let reason):
+            captureFailure = "\(capture.request) answered with \(reason)"
+        }
+        capture.socket.close()
+        self.capture = nil
     }
 
     /// A session that sent something malformed may be left waiting for bytes the compositor never
@@ -146,6 +229,8 @@ final class FuzzSession {
     func finish(_ outcome: Outcome, now: Double) {
         guard !isFinished else { return }
         socket.close()
+        capture?.socket.close()
+        capture = nil
         descriptors.closeAll()
         phase = .finished(outcome)
         finishedAt = now
@@ -242,6 +327,7 @@ final class FuzzSession {
         let event = object.interface.events[Int(opcode)]
         guard let values = try? WireMessage.decodeArguments(body, as: event) else { return }
         trace?("  \(iteration): <- \(object.interface.name)@\(objectID).\(event.name)(\(values.map(describe).joined(separator: ", ")))")
+        track(event: event, on: objectID, values: values)
         switch (object.interface.name, event.name) {
         case ("wl_display", "error"):
             if case .object(let culprit) = values[0], case .uint(let code) = values[1], case .string(let text) = values[2] {

@@ -55,6 +55,8 @@ public struct FuzzFailure: Sendable, CustomStringConvertible {
         case stall(Double)
         /// A well-formed session's sync went unanswered while the compositor ran.
         case unanswered(iteration: UInt64)
+        /// A session's capture on the control socket got no reply in time, or a malformed one.
+        case captureFailed(iteration: UInt64, reason: String)
         /// Open descriptors after every client left, against before any came.
         case descriptorLeak(baseline: Int, end: Int)
         /// Resident memory (KiB) after the warm-up and at the end.
@@ -82,6 +84,7 @@ public struct FuzzFailure: Sendable, CustomStringConvertible {
         case .crash(let how): lines = ["the compositor died: \(how)"]
         case .stall(let seconds): lines = ["a fresh client's round trip took \(seconds < .infinity ? "\(rounded(seconds)) s" : "forever")"]
         case .unanswered(let iteration): lines = ["iteration \(iteration)'s sync went unanswered"]
+        case .captureFailed(let iteration, let reason): lines = ["iteration \(iteration)'s capture failed: \(reason)"]
         case .descriptorLeak(let baseline, let end): lines = ["\(end) descriptors open after every client left, \(baseline) before"]
         case .residentGrowth(let warmUp, let end): lines = ["resident memory grew from \(warmUp) KiB after the warm-up to \(end) KiB"]
         }
@@ -117,6 +120,15 @@ public struct FuzzReport: Sendable, CustomStringConvertible {
     public var residentWarmUpKiB: Int?
     public var residentEndKiB: Int?
     public var residentPeakKiB = 0
+    /// Requests on the control socket, and those answered with their image or status.
+    public var captures = 0
+    public var capturesAnswered = 0
+    /// Sessions that reached each deep state.
+    public var milestones: [Milestone: Int] = [:]
+    /// Sessions that worked toward goals, the goals they started and those they reached.
+    public var goalDirected = 0
+    public var goals = 0
+    public var goalsReached = 0
     /// (iteration, descriptors, resident KiB) at each round-trip probe.
     public var samples: [(iteration: Int, descriptors: Int, residentKiB: Int)] = []
     public var seconds = 0.0
@@ -133,6 +145,10 @@ public struct FuzzReport: Sendable, CustomStringConvertible {
         if let residentWarmUpKiB, let residentEndKiB {
             text += "\nresident memory: \(residentWarmUpKiB / 1024) MiB after the warm-up, \(residentEndKiB / 1024) MiB at the end, peak \(residentPeakKiB / 1024) MiB"
         }
+        text += "\n\(goalDirected) goal-directed sessions reached \(goalsReached) of their \(goals) goals"
+        text += "\n\(captures) control requests (captures, status), \(capturesAnswered) answered with a body"
+        text += "\nsessions that reached:"
+        for milestone in Milestone.allCases { text += "\n  \(milestone.rawValue): \(milestones[milestone, default: 0])" }
         text += "\nfailures: \(failures.count)"
         for (index, failure) in failures.enumerated() { text += "\n[\(index + 1)] \(failure)" }
         return text
@@ -232,7 +248,7 @@ private struct FuzzRun {
             let now = monotonicSeconds()
             while sessions.count < configuration.clients, next < configuration.iterations.upperBound {
                 guard let session = FuzzSession(seed: configuration.seed, iteration: next, model: model, socketPath: compositor.socketPath,
-                                                now: now, trace: configuration.trace) else { break }
+                                                controlPath: compositor.controlPath, now: now, trace: configuration.trace) else { break }
                 next += 1
                 report.connections += 1
                 sessions.append(session)
@@ -273,10 +289,12 @@ private struct FuzzRun {
     private mutating func pollOnce(now: Double) {
         var descriptors = sessions.map { pollfd(fd: $0.socket.fd, events: Int16(POLLIN) | ($0.socket.hasPendingOutput ? Int16(POLLOUT) : 0), revents: 0) }
         if let probe { descriptors.append(pollfd(fd: probe.socket.fd, events: Int16(POLLIN), revents: 0)) }
+        for session in sessions { if let capture = session.capture { descriptors.append(pollfd(fd: capture.socket.fd, events: Int16(POLLIN), revents: 0)) } }
         poll(&descriptors, nfds_t(descriptors.count), 20)
         let now = monotonicSeconds()
         for (session, polled) in zip(sessions, descriptors) {
             if polled.revents != 0 { session.receive(now: now) }
+            session.serviceCapture(now: now, limit: configuration.unansweredLimit)
             session.step(now: now)
             if session.socket.isOpen, session.socket.flush() == .closed {
                 // What the compositor said before closing explains why.
@@ -294,6 +312,17 @@ private struct FuzzRun {
         completedSinceProbe += 1
         report.requests += session.requestsSent
         report.malformed += session.malformedSent
+        for milestone in session.milestones { report.milestones[milestone, default: 0] += 1 }
+        if session.profile.goals > 0 { report.goalDirected += 1 }
+        report.goals += session.goalsStarted
+        report.goalsReached += session.goalsReached
+        report.captures += session.captures
+        report.capturesAnswered += session.capturesAnswered
+        if let reason = session.captureFailure, compositor.checkExit() == nil {
+            var failure = FuzzFailure(kind: .captureFailed(iteration: session.iteration, reason: reason), seed: configuration.seed)
+            failure.suspects = [.init(iteration: session.iteration, requests: session.history)]
+            report.failures.append(failure)
+        }
         switch session.phase {
         case .finished(.protocolError): report.protocolErrors += 1
         case .finished(.closedByCompositor): report.closedByCompositor += 1

@@ -9,8 +9,37 @@ import FoundationXML
 public struct ProtocolModel: Sendable {
     public private(set) var interfaces: [String: Interface] = [:]
 
+    /// Interfaces whose objects are a surface or belong to one (an xdg_surface, its toplevel, a
+    /// subsurface, a viewport): wl_surface, and what requests make from one or on one.
+    public private(set) var surfaceBound: Set<String> = []
+    /// For each interface, the requests whose new_id makes one: receiver interface and opcode.
+    private var makersByInterface: [String: [(interface: String, opcode: Int)]] = [:]
+
     public init(interfaces: [Interface]) {
         for interface in interfaces { self.interfaces[interface.name] = interface }
+        for name in self.interfaces.keys.sorted() {
+            for (opcode, request) in self.interfaces[name]!.requests.enumerated() {
+                for argument in request.arguments where argument.kind == .newID {
+                    if let made = argument.interface { makersByInterface[made, default: []].append((name, opcode)) }
+                }
+            }
+        }
+        surfaceBound = ["wl_surface"]
+        var grew = true
+        while grew {
+            grew = false
+            for (made, makers) in makersByInterface where !surfaceBound.contains(made) {
+                let bound = makers.contains { maker in
+                    surfaceBound.contains(maker.interface) || self.interfaces[maker.interface]!.requests[maker.opcode].arguments.contains {
+                        $0.kind == .object && $0.interface.map(surfaceBound.contains) == true
+                    }
+                }
+                if bound {
+                    surfaceBound.insert(made)
+                    grew = true
+                }
+            }
+        }
     }
 
     /// The core protocol (`/usr/share/wayland/wayland.xml`) and every protocol of the installed
@@ -30,13 +59,11 @@ public struct ProtocolModel: Sendable {
             }
             files += found.sorted()
         }
-        var model = ProtocolModel(interfaces: [])
+        var kept: [String: Interface] = [:]
         for file in files {
-            for interface in try parse(file: file) where model.interfaces[interface.name] == nil {
-                model.interfaces[interface.name] = interface
-            }
+            for interface in try parse(file: file) where kept[interface.name] == nil { kept[interface.name] = interface }
         }
-        return model
+        return ProtocolModel(interfaces: Array(kept.values))
     }
 
     /// The interfaces one protocol file defines, in its order.
@@ -85,6 +112,17 @@ public struct ProtocolModel: Sendable {
             }
         }
         return needed
+    }
+
+    /// The requests that make an object of `interface` (xdg_wm_base.get_xdg_surface for xdg_surface).
+    public func makers(of interface: String) -> [(interface: String, opcode: Int)] { makersByInterface[interface] ?? [] }
+
+    /// Whether requests of `interface` give surfaces their roles: its errors name a surface that
+    /// has another role (xdg_wm_base, wl_pointer, wl_data_device: `role`; wl_subcompositor:
+    /// `bad_surface`). Their argument `surface` (or a drag's `icon`) takes a surface without one.
+    public func givesRoles(_ interface: String) -> Bool {
+        guard let errors = interfaces[interface]?.enums["error"]?.entries else { return false }
+        return errors.contains { $0.name == "role" || $0.name == "bad_surface" }
     }
 
     /// The enum an argument names: `wl_shm.format` (another interface's) or `error` (its own).

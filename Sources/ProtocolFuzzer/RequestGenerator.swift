@@ -17,6 +17,10 @@ extension FuzzSession {
     }
 
     func bindChosenGlobals() {
+        for global in globals.values {
+            for name in model.reachable(from: global.interface) { servedVersions[name] = max(servedVersions[name] ?? 0, global.version) }
+        }
+        updateCosts()
         let globals = chooseGlobals()
         chosen = globals
         guard let registry = live["wl_registry"]?.first,
@@ -56,33 +60,45 @@ extension FuzzSession {
         return unique
     }
 
-    /// Sends one request with drawn arguments (`name` fixes wl_registry.bind's global).
-    private func sendRequest(on id: UInt32, opcode: Int, name: UInt32? = nil) {
-        guard let object = objects[id] else { return }
+    /// Sends one request with drawn arguments (`name` fixes wl_registry.bind's global, `fixed` the
+    /// arguments at those indices); returns the objects it made.
+    @discardableResult
+    func sendRequest(on id: UInt32, opcode: Int, name: UInt32? = nil, fixed: [Int: WireValue] = [:]) -> [UInt32] {
+        guard let object = objects[id] else { return [] }
         let message = object.interface.requests[opcode]
         var draft = Draft()
         draft.global = name
         draft.objects = [id]
+        for (index, value) in fixed {
+            guard case .object(let taken) = value else { continue }
+            draft.objects.insert(taken)
+            objects[taken]?.usedAs.insert("\(object.interface.name).\(message.name).\(message.arguments[index].name)")
+        }
         // Descriptors last: their memory is sized by the numbers after them (create_pool's size).
-        for argument in message.arguments where argument.kind != .fd {
-            draft.values.append(value(for: argument, of: message, on: id, object, draft: &draft))
+        for (index, argument) in message.arguments.enumerated() where argument.kind != .fd {
+            draft.values.append(fixed[index] ?? value(for: argument, of: message, on: id, object, draft: &draft))
+            if case .int(let number) = fixed[index] { draft.numbers[argument.name] = Int64(number) }
         }
         for (index, argument) in message.arguments.enumerated() where argument.kind == .fd {
             draft.values.insert(value(for: argument, of: message, on: id, object, draft: &draft), at: index)
         }
         let request = WireMessage(objectID: id, opcode: UInt16(opcode), arguments: draft.values)
-        if random.chance(profile.malformed) {
-            return sendMalformed(request, message: message, interface: object.interface)
+        if !careful, random.chance(profile.malformed) {
+            sendMalformed(request, message: message, interface: object.interface)
+            return []
         }
         for (newID, interface, version) in draft.created {
             register(id: newID, interface: interface, version: version, creation: draft.numbers)
             objects[newID]?.isGlobal = object.interface.name == "wl_registry"
+            objects[newID]?.madeCarefully = careful
             objects[id]?.children += 1
-            setUp(newID)
+            if !careful { setUp(newID) }
         }
+        track(message, on: id, values: draft.values, created: draft.created.map(\.id))
         if message.isDestructor { retire(id) }
         objects[id]?.sent[opcode, default: 0] += 1
         send(request, describing: "\(object.interface.name)@\(id).\(message.name)(\(draft.values.map(describe).joined(separator: ", ")))")
+        return draft.created.map(\.id)
     }
 
     /// What the arguments drawn so far for one request imply for the next ones.
@@ -186,11 +202,12 @@ extension FuzzSession {
 
     // MARK: Arguments
 
-    private func hostile() -> Bool { random.chance(profile.hostility) }
+    /// On a goal's way (`careful`) values are plausible only.
+    private func hostile() -> Bool { !careful && random.chance(profile.hostility) }
 
     /// Hostile values for what holds the session together (object ids, the registry) are rarer:
     /// a session that breaks those ends before it reaches anything else.
-    private func hostileStructure() -> Bool { random.chance(profile.hostility * 0.2) }
+    private func hostileStructure() -> Bool { !careful && random.chance(profile.hostility * 0.2) }
 
     private func value(for argument: Argument, of message: Message, on id: UInt32, _ object: Object, draft: inout Draft) -> WireValue {
         switch argument.kind {
@@ -231,7 +248,7 @@ extension FuzzSession {
         } else if structural ? hostileStructure() : hostile() {
             number = hostileInteger()
         } else if argument.enumeration != nil, let seen = announced[announcementKey(argument, in: object.interface)], !seen.isEmpty,
-                  random.chance(0.97) {
+                  careful || random.chance(0.97) {
             // Of an enum's values, those the compositor announced (wl_shm's formats) work.
             number = Int64(random.pick(seen))
         } else if let reference = argument.enumeration ?? (object.interface.enums[argument.name] != nil ? argument.name : nil),
@@ -243,7 +260,8 @@ extension FuzzSession {
             if entries.isEmpty {
                 number = 0
             } else if enumeration.isBitfield {
-                number = Int64((0..<random.below(3)).reduce(UInt32(0)) { bits, _ in bits | random.pick(entries).value })
+                // On a goal's way no flags: what one asks for may be refused (an interlaced dma-buf).
+                number = careful ? 0 : Int64((0..<random.below(3)).reduce(UInt32(0)) { bits, _ in bits | random.pick(entries).value })
             } else {
                 number = Int64(random.pick(entries).value)
             }
@@ -260,24 +278,31 @@ extension FuzzSession {
             return dimension(name)
         case "height":
             // A buffer already wide past a texture's usual size is now and then as tall too.
-            let height = (draft.numbers["width"] ?? 0) >= 4096 && random.chance(0.3) ? random.pick([4096, 8192, 16384, 16385]) : dimension(name)
+            let height = !careful && (draft.numbers["width"] ?? 0) >= 4096 && random.chance(0.3) ? random.pick([4096, 8192, 16384, 16385]) : dimension(name)
             // Within the memory the object was made with (a wl_shm_pool's size), rows of 4 bytes a pixel.
             guard let size = object.creation["size"], let width = draft.numbers["width"], width > 0 else { return height }
             return max(1, min(height, (size - (draft.numbers["offset"] ?? 0)) / (4 * width)))
         case "stride":
-            return 4 * (draft.numbers["width"] ?? Int64(random.inRange(16...256)))
+            // On a goal's way, before the size is known (a dma-buf plane's), rows wide enough for
+            // the widths drawn there.
+            return 4 * (draft.numbers["width"] ?? (careful ? bufferSize.map { Int64($0.width) } ?? 1024 : Int64(random.inRange(16...256))))
         case "offset":
             return random.chance(0.8) ? 0 : 4 * Int64(random.below(1024))
         case "size":
             // An object made with a size grows (wl_shm_pool.resize); now and then to 1 GiB, past
             // the memory behind it.
+            // On a goal's way a pool has room for a buffer of the output's size, and keeps it.
+            if careful { return object.creation["size"] ?? 4 << 20 }
             return (object.creation["size"] ?? 0) + (random.chance(0.1) ? 1 << 30 : random.pick([65536, 1 << 20, 4 << 20]))
         case "x", "y", "dx", "dy", "sx", "sy", "hotspot_x", "hotspot_y":
             // Mostly all zero in a request: some (wl_surface.attach since version 5) need it.
-            if draft.zeroPositions == nil { draft.zeroPositions = random.chance(0.8) }
+            if draft.zeroPositions == nil { draft.zeroPositions = careful || random.chance(0.8) }
             return draft.zeroPositions! ? 0 : Int64(random.inRange(-64...704))
         case "scale":
             return Int64(random.inRange(1...3))
+        case "cursor", "anchor":
+            // Text offsets: on a goal's way the start, a code point boundary in any text.
+            return careful ? 0 : random.chance(0.05) ? Int64(UInt32(truncatingIfNeeded: random.next())) : Int64(random.below(9))
         case "serial":
             // An event's serial is answered once (an acknowledged configure is gone).
             if let serial = object.serials.last, random.chance(0.8) {
@@ -301,11 +326,13 @@ extension FuzzSession {
 
     /// A size: small mostly, now and then one the compositor announced (the output's, a configure's).
     private func dimension(_ name: String) -> Int64 {
-        if let seen = announced[name]?.filter({ (1...4096).contains($0) }), !seen.isEmpty, random.chance(0.15) {
+        // A goal's buffer has the size its surface's configure asked for.
+        if careful, let size = bufferSize { return Int64(name == "width" ? size.width : size.height) }
+        if !careful, let seen = announced[name]?.filter({ (1...4096).contains($0) }), !seen.isEmpty, random.chance(0.15) {
             return Int64(random.pick(seen))
         }
         // Now and then a buffer as large as a texture may be, or larger (16384 × 16384).
-        if random.chance(0.01) { return random.pick([4096, 8192, 16384, 16385]) }
+        if !careful, random.chance(0.01) { return random.pick([4096, 8192, 16384, 16385]) }
         return Int64(random.chance(0.85) ? random.inRange(1...64) : random.inRange(1...1024))
     }
 
@@ -355,7 +382,7 @@ extension FuzzSession {
             kind = random.pick([.memory(size: random.pick([0, 1, size / 4]), sealed: false),
                                 .devNull, .pipe, .socket, .eventfd, .directory])
         } else {
-            kind = .memory(size: min(size, 64 << 20), sealed: random.chance(0.5))
+            kind = .memory(size: min(size, 64 << 20), sealed: careful || random.chance(0.5))
         }
         // Past the session's memory budget: an empty memfd instead.
         return descriptors.make(kind) ?? descriptors.make(.memory(size: 0, sealed: false)) ?? -1
@@ -416,7 +443,7 @@ extension FuzzSession {
             return .untypedNewID(interface: interface, version: random.pick([0, highest + 1, UInt32.max]), id: id)
         }
         // The highest version mostly: what a current client binds.
-        let version = random.chance(0.7) ? max(1, highest) : UInt32(random.inRange(1...Int(max(1, highest))))
+        let version = careful || random.chance(0.7) ? max(1, highest) : UInt32(random.inRange(1...Int(max(1, highest))))
         if let known, draft.values.last == .uint(chosen) { draft.created.append((id, known, version)) }
         return .untypedNewID(interface: global.interface, version: version, id: id)
     }

@@ -78,4 +78,22 @@ import Testing
         #expect(model.reachable(from: "wl_compositor") == ["wl_compositor", "wl_surface", "wl_region", "wl_callback"])
         #expect(model.arguments(of: ["wl_subcompositor"]) == ["wl_surface"])
     }
+
+    /// What the goal planner reads from the model: which requests make an object, which give a
+    /// surface its role, and which interfaces belong to a surface.
+    @Test func makersRolesAndSurfaceBoundInterfacesComeFromTheXML() throws {
+        let model = try ProtocolModel.installed()
+        // Unstable xdg-shell v5's xdg_shell makes the stable xdg_popup by name too; no compositor
+        // announces it, so the planner never takes that way.
+        #expect(model.makers(of: "xdg_popup").map { "\($0.interface).\(model[$0.interface]!.requests[$0.opcode].name)" }
+            == ["xdg_shell.get_xdg_popup", "xdg_surface.get_popup"])
+        #expect(model.makers(of: "wl_buffer").map { "\($0.interface).\(model[$0.interface]!.requests[$0.opcode].name)" }.sorted() == [
+            "wl_shm_pool.create_buffer", "wp_single_pixel_buffer_manager_v1.create_u32_rgba_buffer",
+            "zwp_linux_buffer_params_v1.create_immed",
+        ])
+        #expect(["xdg_wm_base", "wl_subcompositor", "wl_pointer", "wl_data_device"].allSatisfy(model.givesRoles))
+        #expect(!["wp_viewporter", "wl_compositor", "xdg_surface"].contains(where: model.givesRoles))
+        #expect(["wl_surface", "xdg_surface", "xdg_toplevel", "xdg_popup", "wl_subsurface", "wp_viewport"].allSatisfy(model.surfaceBound.contains))
+        #expect(!["xdg_positioner", "wl_buffer", "wl_region", "wl_seat", "wl_pointer"].contains(where: model.surfaceBound.contains))
+    }
 }
