@@ -7,7 +7,8 @@
 /// a request gives a role to is one without a role, and every other object bound to a surface is
 /// mapped first: given a role (and the role's own object, a toplevel or a popup), committed,
 /// configured, acknowledged, given a buffer and committed again. Requests on the way carry
-/// plausible values only; the session's hostility applies once the goal is reached.
+/// plausible values, but for the goal request itself and a set-up object's optional setters,
+/// which have the session's usual mix; fuzzing goes on from the goal with the same mix.
 extension FuzzSession {
     struct Goal {
         var interface: String
@@ -37,8 +38,11 @@ extension FuzzSession {
     /// The next request toward a goal, or why there is none.
     enum Plan: Equatable {
         case ready(UInt32)
-        case send(id: UInt32, opcode: Int, fixed: [Int: WireValue], global: UInt32? = nil)
-        /// The goal's own request (the same request may also come on the way, for a parent).
+        /// A request on the way; `hostile` when its values may be the session's hostile ones.
+        case send(id: UInt32, opcode: Int, fixed: [Int: WireValue], global: UInt32? = nil, hostile: Bool = false)
+        /// The goal's own request (the same request may also come on the way, for a parent), with
+        /// the session's usual mix of values: what it sets (a window geometry, a positioner's
+        /// offset) meets what comes after (a popup placed against it).
         case goalRequest(id: UInt32, fixed: [Int: WireValue])
         /// Nothing to send until an event comes (a configure).
         case wait
@@ -82,16 +86,17 @@ extension FuzzSession {
 
     /// Up to six requests toward the goal, fewer when it must wait for an event or is over.
     func pursueGoal() {
-        careful = true
         defer { careful = false }
         for _ in 0..<6 {
             guard var current = goal else { return }
             bufferSize = nil
             planBudget = Self.planBudget
+            careful = true
             let plan = nextGoalRequest(current)
             current.requests += 1
             switch plan {
-            case .send(let id, let opcode, let fixed, let global):
+            case .send(let id, let opcode, let fixed, let global, let hostile):
+                careful = !hostile
                 sendRequest(on: id, opcode: opcode, name: global, fixed: fixed)
                 // A global announces what its requests may take (wl_shm's formats) once bound.
                 if global != nil {
@@ -99,6 +104,7 @@ extension FuzzSession {
                     return
                 }
             case .goalRequest(let id, let fixed):
+                careful = false
                 let made = sendRequest(on: id, opcode: current.opcode, fixed: fixed)
                 current.involved = [id] + fixed.values.compactMap { if case .object(let other) = $0, other != 0 { other } else { nil } } + made
             case .wait:
@@ -299,8 +305,9 @@ extension FuzzSession {
     }
 
     /// The object's next setter (a request that makes nothing, takes no object, not sent yet), in
-    /// the order the protocol declares them: the first two always, each later one by chance, so
-    /// that a positioner gets its size and anchor rectangle and now and then its gravity, offset…
+    /// the order the protocol declares them: the first two always, with plausible values, each
+    /// later one by chance with the session's usual mix, so that a positioner gets its size and
+    /// anchor rectangle and now and then its gravity, an offset (hostile now and then)…
     /// A request that does what one making an object does, without the object (buffer
     /// parameters' create beside create_immed), is no setter: the parameters are used once.
     private func setUp(_ id: UInt32) -> Plan {
@@ -319,7 +326,7 @@ extension FuzzSession {
             objects[id]?.setUpDone = true
             return .ready(id)
         }
-        return .send(id: id, opcode: next, fixed: [:])
+        return .send(id: id, opcode: next, fixed: [:], hostile: sent >= 2)
     }
 
     /// The next request toward a new object of `interface`: binding its global, or a request that

@@ -336,12 +336,13 @@ extension FuzzSession {
         return Int64(random.chance(0.85) ? random.inRange(1...64) : random.inRange(1...1024))
     }
 
-    /// Limits, overflow at sums (a coordinate just below Int32.max plus an offset), sizes no
-    /// buffer should have, and plain random bits.
+    /// Limits (half the time exactly: the negation of Int32.min traps), overflow at sums (a
+    /// coordinate just below Int32.max plus an offset), sizes no buffer should have, and plain
+    /// random bits.
     private func hostileInteger() -> Int64 {
         switch random.below(4) {
-        case 0: return Int64(Int32.max) - Int64(random.below(64))
-        case 1: return Int64(Int32.min) + Int64(random.below(64))
+        case 0: return Int64(Int32.max) - Int64(random.chance(0.5) ? 0 : random.below(64))
+        case 1: return Int64(Int32.min) + Int64(random.chance(0.5) ? 0 : random.below(64))
         case 2: return Int64(Int32(truncatingIfNeeded: random.next()))
         default:
             return random.pick([0, 1, -1, 0x7fff, 0x8000, 0xffff, 16384, 16385, 65536, -65536, 1 << 24, 1 << 30, 0xffff_ffff])
