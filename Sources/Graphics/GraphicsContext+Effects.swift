@@ -135,26 +135,48 @@ extension GraphicsContext {
     /// outside `source` are never sampled, so a part's edges do not bleed in its neighbours. The
     /// current path is left alone.
     public func draw(_ image: Image, from source: Rect, in rect: Rect, interpolation: ImageInterpolation = .linear) {
-        let part = source.intersection(Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)))
-        guard !isDrawingSuppressed, !part.isNull, part.width > 0, part.height > 0, rect.width > 0, rect.height > 0,
-            // Creating a surface over existing pixels fails only when out of memory, where cairo
-            // would draw nothing either.
-            let whole = try? image.makeCairoSurface()
-        else { return }
-        let placement = AffineTransform2D(
-            a: rect.width / part.width, b: 0, c: 0, d: rect.height / part.height, tx: rect.minX, ty: rect.minY)
+        let whole = source.intersection(Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)))
+        guard !isDrawingSuppressed, !whole.isNull, whole.width > 0, whole.height > 0, rect.width > 0, rect.height > 0 else { return }
+        // From the image's pixels to user space.
+        let (a, d) = (rect.width / whole.width, rect.height / whole.height)
+        let placement = AffineTransform2D(a: a, b: 0, c: 0, d: d, tx: rect.minX - whole.minX * a, ty: rect.minY - whole.minY * d)
         // A placement cairo would reject (degenerate or non-finite) draws nothing visible anyway.
         guard placement.isInvertibleByCairo, placement.concatenating(ctm).isInvertibleByCairo else { return }
+        // Placed 2²⁴ device pixels away or more (a window at a client's extreme position captured
+        // at scale 2), or magnified as far (a viewport stretching a pixel to 2²⁴ points), an image
+        // is one cairo fails to compose, leaving the target in an error state: only the pixels
+        // that land on the target are drawn, with two more around them for filtering.
+        let toDevice = placement.concatenating(ctm)
+        let onTarget = Rect(x: 0, y: 0, width: Double(width), height: Double(height)).applying(toDevice.inverted()).intersection(whole)
+        guard !onTarget.isNull, onTarget.width > 0, onTarget.height > 0 else { return }
+        let part = onTarget.insetBy(dx: -2, dy: -2).intersection(whole)
+        let extent = part.applying(toDevice)
+        guard max(extent.width, extent.height) <= Self.largestImageExtent else {
+            // A pixel covers more than the target: its colour, where it lands.
+            let pixel = image.pixel(x: min(Int(onTarget.midX), image.width - 1), y: min(Int(onTarget.midY), image.height - 1))
+            let alpha = Double(pixel.alpha) / 255
+            saveGState()
+            setFillColor(pixel.alpha == 0 ? Color(white: 0, alpha: 0) : Color(
+                red: Double(pixel.red) / 255 / alpha, green: Double(pixel.green) / 255 / alpha, blue: Double(pixel.blue) / 255 / alpha, alpha: alpha))
+            fill(onTarget.applying(placement))
+            restoreGState()
+            return
+        }
+        // Creating a surface over existing pixels fails only when out of memory, where cairo
+        // would draw nothing either.
+        guard let wholeSurface = try? image.makeCairoSurface() else { return }
+        let rect = part.applying(placement)
+        let placed = AffineTransform2D(a: placement.a, b: 0, c: 0, d: placement.d, tx: rect.minX, ty: rect.minY)
         preservingCurrentPath {
-            whole.withHandle { surface in
+            wholeSurface.withHandle { surface in
                 let sub = cairo_surface_create_for_rectangle(surface, part.minX, part.minY, part.width, part.height)!
                 defer { cairo_surface_destroy(sub) }
                 // The restore also drops the cairo context's own reference to the pixels, which
-                // belong to `image` and must not be reachable once `whole` is gone.
+                // belong to `image` and must not be reachable once `wholeSurface` is gone.
                 cairo_save(cr)
                 addPath(Path(rect: rect))
                 cairo_clip(cr)
-                var matrix = cairo_matrix_t(xx: placement.a, yx: 0, xy: 0, yy: placement.d, x0: placement.tx, y0: placement.ty)
+                var matrix = cairo_matrix_t(xx: placed.a, yx: 0, xy: 0, yy: placed.d, x0: placed.tx, y0: placed.ty)
                 cairo_transform(cr, &matrix)
                 cairo_set_source_surface(cr, sub, 0, 0)
                 // Padding rather than transparency outside the image keeps its edges crisp.
@@ -168,6 +190,9 @@ extension GraphicsContext {
             }
         }
     }
+
+    /// The most device pixels an image's drawn part may span (cairo composes up to 2²⁴).
+    static let largestImageExtent = Double(1 << 22)
 
     // MARK: - Shadows
 

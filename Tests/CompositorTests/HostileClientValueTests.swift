@@ -1,4 +1,6 @@
 import Compositor
+import Glibc
+import Graphics
 import Testing
 import WaylandTestClient
 
@@ -73,6 +75,27 @@ import WaylandTestClient
         let (nested, _) = try popup(client, parent: farXdgSurface)
         #expect(configures(of: nested) == [[.int(-5), .int(-5), .int(20), .int(20)]])
         try SessionClient(session).client.roundtrip()
+    }
+
+    /// `vitrine capture --scale 2` draws the output again through cairo: a popup placed 2²⁴
+    /// points off (its positioner's offset at Int32.max, clamped) lands 2²⁵ pixels away, where
+    /// cairo once failed to compose its image, left the bitmap in an error state and the capture
+    /// trapped (found by the protocol fuzzer). The image shows the window under it.
+    @Test func aCaptureAtScale2WithAPopupPlaced2To24PointsOffShowsTheWindow() throws {
+        let session = try HeadlessSession()
+        let client = try SessionClient(session)
+        let (surface, xdgSurface) = try client.makeToplevel()
+        try client.show(client.makeBuffer(width: 640, height: 480) { memset($0, 0xff, 640 * 480 * 4) }, on: surface)
+        _ = try popup(client, parent: xdgSurface, offsetX: Int32.max)
+        #expect(try session.run(seconds: 20) { session.screen?.pixel(x: 320, y: 240) == white })
+        guard case .later(let encode) = session.compositor.captureResponse(to: ControlRequest(command: .capture, scale: 2)),
+              case .success("image/png", let body) = encode() else {
+            Issue.record("no image")
+            return
+        }
+        let image = try Image(pngData: body)
+        #expect(image.width == 1280 && image.height == 960)
+        #expect(image.pixel(x: 640, y: 480) == white)
     }
 
     /// Each popup as far off its parent as a client may put it: 130 of them reach past 2³¹ on the

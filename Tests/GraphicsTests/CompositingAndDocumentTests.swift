@@ -123,6 +123,31 @@ import Graphics
         expectPixel(image.pixel(x: 19, y: 10), opaqueRed)
     }
 
+    /// Placed 2²⁴ device pixels off the target or further (a window at a client's extreme
+    /// position, captured at scale 2), or magnified as far, an image once left the target in
+    /// cairo's out-of-memory state and taking the bitmap trapped. Far off it draws nothing; a
+    /// part of a wide image stretched from far off over the target shows as if drawn near; a
+    /// pixel stretched over 2²⁵ device pixels covers the target with its colour.
+    @Test func imagesPlacedOrMagnifiedPast2To24DevicePixelsDrawWhatLandsOnTheTarget() throws {
+        let far = Double(1 << 24)
+        let halves = try render(width: 4096, height: 1) { context in
+            context.setFillColor(.red)
+            context.fill(Rect(x: 0, y: 0, width: 2048, height: 1))
+            context.setFillColor(.blue)
+            context.fill(Rect(x: 2048, y: 0, width: 2048, height: 1))
+        }
+        let image = try render(width: 20, height: 20) { context in
+            context.scaleBy(x: 2, y: 2)
+            context.draw(Image(width: 1, height: 1, fill: opaqueRed), in: Rect(x: far, y: 0, width: 10, height: 10))
+            // 8192 device pixels a pixel: x = 0 is the middle of the first blue one.
+            context.draw(halves, in: Rect(x: -far - 2048, y: 0, width: 2 * far, height: 5))
+            context.draw(Image(width: 1, height: 1, fill: opaqueBlue), in: Rect(x: -far, y: 5, width: 2 * far, height: 5))
+        }
+        #expect(image.pixel(x: 10, y: 5) == opaqueBlue)
+        #expect(image.pixel(x: 10, y: 15) == opaqueBlue)
+        #expect(image.pixel(x: 10, y: 2) == opaqueBlue)
+    }
+
     @Test func resamplingThroughAMapAveragesItsSamples() throws {
         let source = Image(width: 2, height: 1, fill: opaqueRed)
         let identity = source.resampled(width: 2, height: 1) { ($0, $1) }
