@@ -401,6 +401,9 @@ private struct FuzzRun {
         let recent = ended.filter { now - $0.finishedAt < 1 }
         failure.suspects = (sessions + recent).sorted { $0.iteration < $1.iteration }.map { .init(iteration: $0.iteration, requests: $0.history) }
         failure.log = compositor.logTail()
+        // A capture cut off by the compositor's death is that death, not a failure of its own.
+        let suspects = Set(failure.suspects.map(\.iteration))
+        report.failures.removeAll { if case .captureFailed(let iteration, _) = $0.kind { suspects.contains(iteration) } else { false } }
         report.failures.append(failure)
         configuration.progress?("failure: \(failure)")
     }
