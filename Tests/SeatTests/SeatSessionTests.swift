@@ -5,39 +5,46 @@ import Testing
 /// The libseat wrapper against the real libseat: its noop backend (devices opened directly)
 /// stands in for seatd and logind, which this machine does not run. The
 /// seat manager itself, with a VT switch, is checked in the QEMU rig (HILTests).
-@Suite(.serialized) struct SeatSessionTests {
-    @Test func theNoopBackendOpensTheSeatAndGivesDevicesOut() throws {
-        setenv("LIBSEAT_BACKEND", "noop", 1)
-        defer { unsetenv("LIBSEAT_BACKEND") }
-        let seat = try SeatSession()
-        // The noop backend names its seat after itself.
-        #expect(seat.name == "noop")
-        // (Debian's libseat 0.7 noop backend never sends enable_seat: its activity is not checked here.)
-        #expect(seat.fileDescriptor >= 0)
-        let fd = try seat.openDevice("/dev/null")
-        #expect(fd >= 0)
-        #expect(fcntl(fd, F_GETFD) >= 0)
-        seat.closeDevice(fd)
-        #expect(fcntl(fd, F_GETFD) == -1)
-    }
-
-    @Test func aDeviceThatCannotBeOpenedIsAnErrorNamingIt() throws {
-        setenv("LIBSEAT_BACKEND", "noop", 1)
-        defer { unsetenv("LIBSEAT_BACKEND") }
-        let seat = try SeatSession()
-        #expect(throws: SeatError.system(operation: "libseat_open_device(/dev/absent-device)", code: ENOENT)) {
-            try seat.openDevice("/dev/absent-device")
+///
+/// libseat takes its backend only from LIBSEAT_BACKEND in the environment, so each check runs in
+/// a child process of its own (an exit test) that sets it there: suites running in parallel in
+/// this process never see it.
+@Suite struct SeatSessionTests {
+    @Test func theNoopBackendOpensTheSeatAndGivesDevicesOut() async {
+        await #expect(processExitsWith: .success) {
+            setenv("LIBSEAT_BACKEND", "noop", 1)
+            let seat = try SeatSession()
+            // The noop backend names its seat after itself.
+            #expect(seat.name == "noop")
+            // (Debian's libseat 0.7 noop backend never sends enable_seat: its activity is not checked here.)
+            #expect(seat.fileDescriptor >= 0)
+            let fd = try seat.openDevice("/dev/null")
+            #expect(fd >= 0)
+            #expect(fcntl(fd, F_GETFD) >= 0)
+            seat.closeDevice(fd)
+            #expect(fcntl(fd, F_GETFD) == -1)
         }
     }
 
-    @Test func anUnknownBackendIsUnavailable() {
-        setenv("LIBSEAT_BACKEND", "no-such-backend", 1)
-        defer { unsetenv("LIBSEAT_BACKEND") }
-        #expect {
-            _ = try SeatSession()
-        } throws: { error in
-            if case SeatError.unavailable = error { return true }
-            return false
+    @Test func aDeviceThatCannotBeOpenedIsAnErrorNamingIt() async {
+        await #expect(processExitsWith: .success) {
+            setenv("LIBSEAT_BACKEND", "noop", 1)
+            let seat = try SeatSession()
+            #expect(throws: SeatError.system(operation: "libseat_open_device(/dev/absent-device)", code: ENOENT)) {
+                try seat.openDevice("/dev/absent-device")
+            }
+        }
+    }
+
+    @Test func anUnknownBackendIsUnavailable() async {
+        await #expect(processExitsWith: .success) {
+            setenv("LIBSEAT_BACKEND", "no-such-backend", 1)
+            #expect {
+                _ = try SeatSession()
+            } throws: { error in
+                if case SeatError.unavailable = error { return true }
+                return false
+            }
         }
     }
 }
