@@ -11,15 +11,16 @@ public final class ClientProcess {
     /// output and standard error; closed with the process object.
     public let outputDescriptor: Int32?
 
-    /// Starts `arguments` (the first is looked up in PATH) with `environment` added to ours, less
-    /// the variables in `removing`, in `workingDirectory` (ours when nil). `standardOutput`, when
-    /// given, receives both standard output and standard error; `capturingOutput` sends them to
-    /// `outputDescriptor` instead.
+    /// Starts `arguments` (the first is looked up in PATH) with `environment` added to
+    /// `parentEnvironment` (ours by default), less the variables in `removing`, in
+    /// `workingDirectory` (ours when nil). `standardOutput`, when given, receives both standard
+    /// output and standard error; `capturingOutput` sends them to `outputDescriptor` instead.
     public init(
         arguments: [String], environment: [String: String], removing removed: [String] = [],
+        parentEnvironment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: String? = nil, standardOutput: String? = nil, capturingOutput: Bool = false
     ) throws {
-        var merged = ProcessInfo.processInfo.environment
+        var merged = parentEnvironment
         for name in removed { merged[name] = nil }
         for (key, value) in environment { merged[key] = value }
         let argv = arguments.map { strdup($0) } + [nil]

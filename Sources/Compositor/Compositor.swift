@@ -157,9 +157,10 @@ public final class Compositor: SurfaceObserver {
         inputDevices.contexts = []
     }
 
-    /// Listens for clients on `$XDG_RUNTIME_DIR/name` (or the first free wayland-N); returns the name.
-    public func listen(socketName: String? = nil) throws -> String {
-        try display.addSocket(named: socketName)
+    /// Listens for clients on `name` (or the first free wayland-N) in `runtimeDirectory` (nil:
+    /// `$XDG_RUNTIME_DIR`); returns the name.
+    public func listen(socketName: String? = nil, in runtimeDirectory: String? = nil) throws -> String {
+        try display.addSocket(named: socketName, in: runtimeDirectory)
     }
 
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.

@@ -45,6 +45,7 @@ public final class AppSupervisor {
     public let app: AppConfiguration
     public let backoff: Backoff
     private let environment: [String: String]
+    private let parentEnvironment: [String: String]
     private var process: ClientProcess?
     /// When the app was last started (monotonic ns).
     public private(set) var startedAt: UInt64 = 0
@@ -54,13 +55,17 @@ public final class AppSupervisor {
     /// How many times the app was started, the first included.
     public private(set) var launchCount = 0
 
-    /// `environment` is added to Vitrine's own (WAYLAND_DISPLAY, XDG_RUNTIME_DIR…), then the app's
-    /// configured variables; systemd's notification variables are removed, so that the app never
-    /// speaks for Vitrine.
-    public init(app: AppConfiguration, environment: [String: String], backoff: Backoff = Backoff()) {
+    /// `environment` (WAYLAND_DISPLAY, XDG_RUNTIME_DIR…), then the app's configured variables, are
+    /// added to `parentEnvironment` (Vitrine's own by default); systemd's notification variables
+    /// are removed, so that the app never speaks for Vitrine.
+    public init(
+        app: AppConfiguration, environment: [String: String],
+        parentEnvironment: [String: String] = ProcessInfo.processInfo.environment, backoff: Backoff = Backoff()
+    ) {
         self.app = app
         self.backoff = backoff
         self.environment = environment.merging(app.environment) { _, configured in configured }
+        self.parentEnvironment = parentEnvironment
     }
 
     /// The process id of the app as last started (nil before, after `stop()` or a failed start).
@@ -125,7 +130,7 @@ public final class AppSupervisor {
         restartDue = nil
         process = try ClientProcess(
             arguments: try Self.command(for: app), environment: environment,
-            removing: SystemdNotifier.environmentVariables, workingDirectory: app.workingDirectory,
+            removing: SystemdNotifier.environmentVariables, parentEnvironment: parentEnvironment, workingDirectory: app.workingDirectory,
             capturingOutput: true)
         startedAt = now
         launchCount += 1

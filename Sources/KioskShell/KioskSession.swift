@@ -33,14 +33,15 @@ public final class KioskSession {
     private var blankedAt: UInt64?
     private let start: UInt64
 
-    /// Starts `app` (when given) on `compositor`, whose socket is `socketName`; `outputs` says
+    /// Starts `app` (when given) on `compositor`, whose socket is `socketName` in `runtimeDirectory`
+    /// (nil: `$XDG_RUNTIME_DIR`), both given to the app; `outputs` says
     /// what READY's status line shows, `start` is when Vitrine started (monotonic ns). With a
     /// `splash`, the first output shows it until the app's first frame, and while the app restarts.
     /// `idle` blanks the output after its time without input (when a splash overlay exists), unless a
     /// visible client inhibits idling. `onScreenKeyboard`, when enabled, types into the focused
     /// app's text fields, under the overlay.
     public init(
-        compositor: Compositor, socketName: String, app: AppConfiguration?, splash: SplashConfiguration? = nil,
+        compositor: Compositor, socketName: String, runtimeDirectory: String? = nil, app: AppConfiguration?, splash: SplashConfiguration? = nil,
         idle: IdleConfiguration = IdleConfiguration(), onScreenKeyboard: OnScreenKeyboardSettings = OnScreenKeyboardSettings(),
         notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
     ) throws {
@@ -57,7 +58,7 @@ public final class KioskSession {
         nextWatchdog = monotonicNanoseconds()
         nextPing = nextWatchdog
         if let app, !app.command.isEmpty {
-            let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+            let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
             supervisor = AppSupervisor(app: app, environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime])
         } else {
             supervisor = nil

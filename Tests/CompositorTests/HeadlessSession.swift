@@ -14,10 +14,11 @@ final class HeadlessSession {
     private(set) var client: ClientProcess?
     let outputPath: String
 
+    /// The sessions' socket folder, given to the compositor and the clients rather than set in
+    /// this process's environment, which suites running in parallel share.
     private static let runtimeDirectory: String = {
         let path = NSTemporaryDirectory() + "vitrine-tests-\(getpid())"
         mkdir(path, 0o700)
-        setenv("XDG_RUNTIME_DIR", path, 1)
         return path
     }()
 
@@ -33,11 +34,10 @@ final class HeadlessSession {
     /// The compositor on these outputs from the start (none: no display yet, as a kiosk booted
     /// before its screen).
     init(outputs: [HeadlessOutputConfiguration]) throws {
-        _ = Self.runtimeDirectory
         backend = try HeadlessBackend(outputs: outputs)
         compositor = try Compositor(backend: backend)
         // Suites run in parallel: every session gets a socket name of its own.
-        socketName = try compositor.listen(socketName: "vitrine-test-\(UUID().uuidString.prefix(8))")
+        socketName = try compositor.listen(socketName: "vitrine-test-\(UUID().uuidString.prefix(8))", in: Self.runtimeDirectory)
         outputPath = Self.runtimeDirectory + "/\(socketName).out"
     }
 
@@ -49,7 +49,9 @@ final class HeadlessSession {
 
     /// Starts `arguments` as the session's client; its standard output goes to `outputPath`.
     func launch(_ arguments: [String]) throws {
-        client = try ClientProcess(arguments: arguments, environment: ["WAYLAND_DISPLAY": socketName], standardOutput: outputPath)
+        client = try ClientProcess(
+            arguments: arguments, environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": Self.runtimeDirectory],
+            standardOutput: outputPath)
     }
 
     /// Runs the compositor until `condition` holds or `seconds` pass; returns whether it held.

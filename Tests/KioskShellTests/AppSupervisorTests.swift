@@ -58,12 +58,13 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vitrine-app-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        setenv("NOTIFY_SOCKET", "/run/systemd/notify", 1)
-        defer { unsetenv("NOTIFY_SOCKET") }
         let app = AppConfiguration(
             command: ["sh", "-c", "pwd > report; echo \"$WAYLAND_DISPLAY|$KIOSK_URL|${NOTIFY_SOCKET-unset}\" >> report"],
             environment: ["KIOSK_URL": "http://localhost:8080/"], workingDirectory: folder)
-        let supervisor = AppSupervisor(app: app, environment: ["WAYLAND_DISPLAY": "wayland-7"])
+        // Vitrine's own environment as systemd gives it, without changing this process's.
+        let supervisor = AppSupervisor(
+            app: app, environment: ["WAYLAND_DISPLAY": "wayland-7"],
+            parentEnvironment: ProcessInfo.processInfo.environment.merging(["NOTIFY_SOCKET": "/run/systemd/notify"]) { $1 })
         try supervisor.start(now: 0)
         #expect(waitForEvent(supervisor, now: 1) == .exited(.status(0), restartAt: 1 + 500 * Self.millisecond))
         supervisor.stop()

@@ -32,7 +32,7 @@ import Testing
             // Debian's interpreter, which has the gi module (a python3 earlier in PATH may not).
             arguments: ["/usr/bin/python3", Self.script],
             environment: [
-                "WAYLAND_DISPLAY": kiosk.socketName, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
+                "WAYLAND_DISPLAY": kiosk.socketName, "XDG_RUNTIME_DIR": kiosk.runtimeDirectory, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
                 "GTK_IM_MODULE": "wayland", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
             ],
             removing: ["DISPLAY"], standardOutput: output)

@@ -25,10 +25,9 @@ import WaylandTestClient
         init(wakesOnTouch: Bool) throws {
             let folder = NSTemporaryDirectory() + "vitrine-idle-\(getpid())"
             mkdir(folder, 0o700)
-            setenv("XDG_RUNTIME_DIR", folder, 1)
             backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 320, height: 240, refreshMillihertz: 60_000))])
             compositor = try Compositor(backend: backend)
-            let name = try compositor.listen(socketName: "vitrine-idle-\(UUID().uuidString.prefix(8))")
+            let name = try compositor.listen(socketName: "vitrine-idle-\(UUID().uuidString.prefix(8))", in: folder)
             session = try KioskSession(
                 compositor: compositor, socketName: name, app: nil,
                 splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57)),

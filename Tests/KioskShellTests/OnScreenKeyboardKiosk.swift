@@ -18,6 +18,8 @@ final class OnScreenKeyboardKiosk {
     let compositor: Compositor
     let session: KioskSession
     let socketName: String
+    /// The folder of `socketName`, for the clients a test starts.
+    let runtimeDirectory = NSTemporaryDirectory() + "vitrine-osk-\(getpid())"
     let touchscreen = InputDeviceID(rawValue: 7)
 
     /// The panel's size in pixels, as the mode gives it (before any turn).
@@ -30,12 +32,10 @@ final class OnScreenKeyboardKiosk {
     ) throws {
         panelWidth = output.mode.width
         panelHeight = output.mode.height
-        let folder = NSTemporaryDirectory() + "vitrine-osk-\(getpid())"
-        mkdir(folder, 0o700)
-        setenv("XDG_RUNTIME_DIR", folder, 1)
+        mkdir(runtimeDirectory, 0o700)
         backend = try HeadlessBackend(outputs: [output])
         compositor = try Compositor(backend: backend)
-        socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))")
+        socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))", in: runtimeDirectory)
         session = try KioskSession(
             compositor: compositor, socketName: socketName, app: nil, splash: splash, onScreenKeyboard: settings,
             notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),

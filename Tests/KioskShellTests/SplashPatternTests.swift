@@ -25,14 +25,13 @@ import Testing
         init(app: [String]) throws {
             let folder = NSTemporaryDirectory() + "vitrine-pattern-\(getpid())"
             mkdir(folder, 0o700)
-            setenv("XDG_RUNTIME_DIR", folder, 1)
             let backend = try HeadlessBackend(outputs: [
                 HeadlessOutputConfiguration(mode: OutputMode(width: 320, height: 240, refreshMillihertz: 60_000))
             ])
             compositor = try Compositor(backend: backend)
-            let name = try compositor.listen(socketName: "vitrine-pattern-\(UUID().uuidString.prefix(8))")
+            let name = try compositor.listen(socketName: "vitrine-pattern-\(UUID().uuidString.prefix(8))", in: folder)
             session = try KioskSession(
-                compositor: compositor, socketName: name, app: AppConfiguration(command: app),
+                compositor: compositor, socketName: name, runtimeDirectory: folder, app: AppConfiguration(command: app),
                 splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57), animation: .pattern),
                 notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),
                 logger: Logger(label: "test"))

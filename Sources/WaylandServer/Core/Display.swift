@@ -75,11 +75,12 @@ public final class Display {
         wl_display_destroy_clients(raw)
     }
 
-    /// Listens on `$XDG_RUNTIME_DIR/name`, or on the first free `wayland-N` when `name` is nil;
-    /// returns the socket's name (the value clients need in WAYLAND_DISPLAY). Out of descriptors,
-    /// new connections are refused without the loop spinning (`ListeningSocket`, `clientRefusal`).
-    public func addSocket(named name: String? = nil) throws(SystemError) -> String {
-        guard let directory = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !directory.isEmpty else {
+    /// Listens on `name` in `runtimeDirectory` (nil: `$XDG_RUNTIME_DIR`), or on the first free
+    /// `wayland-N` when `name` is nil; returns the socket's name (the value clients need in
+    /// WAYLAND_DISPLAY). Out of descriptors, new connections are refused without the loop spinning
+    /// (`ListeningSocket`, `clientRefusal`).
+    public func addSocket(named name: String? = nil, in runtimeDirectory: String? = nil) throws(SystemError) -> String {
+        guard let directory = runtimeDirectory ?? getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !directory.isEmpty else {
             throw SystemError(operation: "XDG_RUNTIME_DIR is not set; listening", code: ENOENT)
         }
         let socket = try ListeningSocket.make(named: name, runtimeDirectory: directory)
