@@ -1,3 +1,4 @@
+import WaylandProtocolModel
 import Glibc
 
 /// One fuzzing client: a connection whose requests are drawn from the protocol model by a random

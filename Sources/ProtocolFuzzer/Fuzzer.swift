@@ -1,3 +1,4 @@
+import WaylandProtocolModel
 import Foundation
 import Glibc
 

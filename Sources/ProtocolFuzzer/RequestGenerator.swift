@@ -1,3 +1,4 @@
+import WaylandProtocolModel
 import Foundation
 
 /// How a session draws its requests from the model: which object and request, then each argument,

@@ -1,3 +1,5 @@
+import WaylandProtocolModel
+
 /// One argument as it travels on a Wayland socket.
 public enum WireValue: Equatable, Sendable {
     case int(Int32)

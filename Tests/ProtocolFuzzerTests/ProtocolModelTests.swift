@@ -1,5 +1,6 @@
 import Foundation
 import ProtocolFuzzer
+import WaylandProtocolModel
 import Testing
 
 @Suite struct ProtocolModelTests {

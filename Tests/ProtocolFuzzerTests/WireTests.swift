@@ -1,4 +1,5 @@
 import ProtocolFuzzer
+import WaylandProtocolModel
 import Testing
 
 @Suite struct WireTests {
