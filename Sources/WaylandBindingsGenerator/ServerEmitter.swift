@@ -1,0 +1,171 @@
+import Foundation
+import WaylandProtocolModel
+
+/// Which Swift classes of WaylandServer dispatch each interface (its `resource-classes.txt`: one
+/// `interface Class…` line each).
+struct ResourceClasses {
+    private(set) var classes: [String: [String]] = [:]
+
+    init(contentsOf url: URL, model: ProtocolModel) throws {
+        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+            let fields = line.split(separator: " ").map(String.init)
+            guard let interface = fields.first, !interface.hasPrefix("#") else { continue }
+            guard model[interface] != nil else { throw Usage(description: "\(url.lastPathComponent): no interface \(interface)") }
+            classes[interface] = Array(fields.dropFirst())
+        }
+    }
+
+    /// The one class whose objects an argument of `interface` is, or nil when none or several are.
+    func single(_ interface: String?) -> String? {
+        guard let interface, let found = classes[interface], found.count == 1 else { return nil }
+        return found[0]
+    }
+}
+
+/// WaylandServer's part: for every class that dispatches an interface, its `Request` enum and
+/// their decoding, its `Event` enum and `send(_:)`, as an extension of the class. Objects are
+/// Vitrine's resource classes where one class dispatches the interface; otherwise a request's are
+/// `ForeignObject`s (wl_buffer: libwayland's wl_shm makes them too) and an event's `Resource`s.
+struct ServerEmitter {
+    let model: ProtocolModel
+    let classes: ResourceClasses
+
+    func file(_ file: ProtocolFile) -> String {
+        var lines = [header(file), "", "import WaylandProtocols"]
+        for interface in file.interfaces {
+            for name in classes.classes[interface.name] ?? [] {
+                lines += [""] + self.extension(of: name, for: interface)
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func `extension`(of name: String, for interface: Interface) -> [String] {
+        var lines = [
+            "extension \(name) {",
+            "    static var interface: Interface { .\(Naming.member(interface.name)) }",
+            "",
+        ]
+        if interface.requests.isEmpty {
+            lines += ["    /// \(interface.name) has no requests.", "    typealias Request = Never", ""]
+        } else {
+            lines.append("    /// The requests of \(interface.name), decoded.")
+            lines.append("    enum Request {")
+            for request in interface.requests {
+                lines.append("        /// `\(interface.name).\(request.name)`\(notes(request))")
+                lines.append("        case \(enumCase(request, in: interface, isEvent: false))")
+            }
+            lines += ["    }", ""]
+        }
+        lines.append("    static func decode(_ opcode: UInt32, _ arguments: MessageReader) throws(ProtocolError) -> Request {")
+        if !interface.requests.isEmpty {
+            lines.append("        switch opcode {")
+            for (opcode, request) in interface.requests.enumerated() {
+                let values = request.arguments.enumerated().map { index, argument in
+                    "\(Naming.member(argument.name)): \(decoding(argument, at: index, in: interface))"
+                }
+                let value = values.isEmpty ? "" : "(" + values.joined(separator: ", ") + ")"
+                lines.append("        case \(opcode): return .\(Naming.member(request.name))\(value)")
+            }
+            lines.append("        default: break")
+            lines.append("        }")
+        }
+        lines.append("        throw ProtocolError.unknownRequest(opcode, of: interface)")
+        lines.append("    }")
+        if !interface.events.isEmpty {
+            lines += ["", "    /// The events of \(interface.name), sent with `send(_:)`.", "    enum Event {"]
+            for event in interface.events {
+                lines.append("        /// `\(interface.name).\(event.name)`\(notes(event))")
+                lines.append("        case \(enumCase(event, in: interface, isEvent: true))")
+            }
+            lines += [
+                "    }",
+                "",
+                "    /// Sends `event`, unless it is newer than the resource's version: a client that bound an older",
+                "    /// version does not know it, so it is left out (callers need not check).",
+                "    func send(_ event: Event) {",
+                "        switch event {",
+            ]
+            for (opcode, event) in interface.events.enumerated() {
+                let names = event.arguments.map { Naming.member($0.name) }
+                let bindings = names.isEmpty ? "" : "(" + names.map { "let \($0)" }.joined(separator: ", ") + ")"
+                lines.append("        case .\(Naming.member(event.name))\(bindings):")
+                if event.since > 1 { lines.append("            guard version >= \(event.since) else { return }") }
+                let encoded = event.arguments.map { encoding($0, named: Naming.member($0.name), in: interface) }
+                lines.append("            post(\(opcode), [\(encoded.joined(separator: ", "))])")
+            }
+            lines += ["        }", "    }"]
+        }
+        lines.append("}")
+        return lines
+    }
+
+    private func notes(_ message: Message) -> String {
+        var notes: [String] = []
+        if message.since > 1 { notes.append("since version \(message.since)") }
+        if message.isDestructor { notes.append("a destructor") }
+        return notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
+    }
+
+    private func enumCase(_ message: Message, in interface: Interface, isEvent: Bool) -> String {
+        let name = Naming.member(message.name)
+        guard !message.arguments.isEmpty else { return name }
+        let values = message.arguments.map { "\(Naming.member($0.name)): \(type(of: $0, in: interface, isEvent: isEvent))" }
+        return name + "(" + values.joined(separator: ", ") + ")"
+    }
+
+    /// A request's new_id is the id to create the resource with, an event's the resource created;
+    /// a request's descriptor is the handler's to close, an event's stays the caller's.
+    private func type(of argument: Argument, in interface: Interface, isEvent: Bool) -> String {
+        let optional = argument.allowNull ? "?" : ""
+        switch argument.kind {
+        case .int, .uint: return model.enumerationType(of: argument, in: interface) ?? (argument.kind == .int ? "Int32" : "UInt32")
+        case .fixed: return "Double"
+        case .string: return "String" + optional
+        case .object: return (classes.single(argument.interface) ?? (isEvent ? "Resource" : "ForeignObject")) + optional
+        case .newID: return isEvent ? classes.single(argument.interface) ?? "Resource" : "UInt32"
+        case .array: return "[UInt8]"
+        case .fd: return isEvent ? "Int32" : "OwnedFileDescriptor"
+        }
+    }
+
+    /// A request argument's value read from `arguments` (requests have no untyped new_id: only
+    /// wl_registry.bind, which libwayland dispatches, has one).
+    private func decoding(_ argument: Argument, at index: Int, in interface: Interface) -> String {
+        switch argument.kind {
+        case .int:
+            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.int(\(index))" }
+            return "\(type)(rawValue: UInt32(bitPattern: arguments.int(\(index))))"
+        case .uint:
+            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.uint(\(index))" }
+            return "\(type)(rawValue: arguments.uint(\(index)))"
+        case .fixed: return "arguments.fixed(\(index))"
+        case .string: return argument.allowNull ? "arguments.string(\(index))" : "arguments.string(\(index)) ?? \"\""
+        case .object:
+            let required = argument.allowNull ? "" : "required"
+            guard let type = classes.single(argument.interface) else {
+                return required.isEmpty ? "arguments.foreignObject(\(index))" : "try arguments.requiredForeignObject(\(index))"
+            }
+            return "try arguments.\(required.isEmpty ? "resource" : "requiredResource")(\(index), as: \(type).self)"
+        case .newID: return "arguments.newID(\(index))"
+        case .array: return "arguments.array(\(index))"
+        case .fd: return "OwnedFileDescriptor(arguments.fileDescriptor(\(index)))"
+        }
+    }
+
+    /// An event argument as a `WireArgument` (a new_id in an event is the new object's resource).
+    private func encoding(_ argument: Argument, named name: String, in interface: Interface) -> String {
+        switch argument.kind {
+        case .int:
+            return model.enumerationType(of: argument, in: interface) == nil ? ".int(\(name))" : ".int(Int32(bitPattern: \(name).rawValue))"
+        case .uint:
+            return model.enumerationType(of: argument, in: interface) == nil ? ".uint(\(name))" : ".uint(\(name).rawValue)"
+        case .fixed: return ".fixed(\(name))"
+        case .string: return ".string(\(name))"
+        case .object: return argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)"
+        case .newID: return ".object(\(name).raw)"
+        case .array: return ".array(\(name))"
+        case .fd: return ".fileDescriptor(\(name))"
+        }
+    }
+}
