@@ -1,3 +1,5 @@
+import WaylandProtocolModel
+
 /// Goal-directed steps: a share of sessions first works toward one request deep in the protocol's
 /// state machine (xdg_surface.get_popup on a mapped parent, wl_pointer.set_cursor, a viewport's
 /// destination on a mapped surface), then fuzzes from there. The way there is planned from the

@@ -1,3 +1,5 @@
+import WaylandProtocolModel
+
 /// What a session's surfaces have become, followed from the requests it sends and the events it
 /// gets: which have a role, were configured and acknowledged, and are mapped (committed with a
 /// buffer after that); and the deep states the session reached, which the run summary counts.
