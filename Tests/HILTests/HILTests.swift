@@ -71,12 +71,14 @@ import Testing
     @Test func anAnimatingClientIsShownAndKeepsFlipping() throws {
         let run = try GuestRun.shared.get()
         #expect(run.output.contains("vitrine-shm-status 0"), "\(run.output)")
-        // At least 40 flips in increasing time, each completing within 2 s of its commit.
+        // At least 40 flips in increasing time, each completing after its commit; one flip at a
+        // time: each frame is asked for only once the flip before it has completed.
         #expect(run.animatedFlips.count >= 40, "\(run.animatedFlips.count) flips; see \(run.directory)")
         for (earlier, later) in zip(run.animatedFlips, run.animatedFlips.dropFirst()) {
             #expect(later.nanoseconds > earlier.nanoseconds)
+            #expect(later.pacing.map { $0.requested >= earlier.nanoseconds } == true, "\(earlier) then \(later)")
         }
-        #expect(run.animatedFlips.allSatisfy { $0.commitToFlipNanoseconds > 0 && $0.commitToFlipNanoseconds < 2_000_000_000 })
+        #expect(run.animatedFlips.allSatisfy { $0.commitToFlipNanoseconds > 0 })
         // simple-shm's 250×250 window centred on 1024×768 starts at (387, 259), with a white
         // 20-pixel border inside its buffer (probes as in CompositorTests' RealClientTests).
         let screen = try Image(contentsOfPNGFile: run.directory + "/simple-shm.png")
@@ -168,7 +170,9 @@ import Testing
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
     /// refresh its predicted draw-and-commit time (the lead) can still make after it was asked
     /// for, or the one after the previous frame's target; drawing starts no earlier than the lead
-    /// before that refresh; and the prediction holds for most frames on the loaded emulator.
+    /// before that refresh; and the lead is `RenderTimePredictor`'s: the slowest start-to-commit
+    /// time of the 8 frames before, plus a quarter and a millisecond. How many frames commit by
+    /// their target depends on the emulator's load: `benchmarks/hil_figures.py` prints it.
     @Test func animatedFramesStartJustInTimeForTheFirstRefreshTheyCanMake() throws {
         let run = try GuestRun.shared.get()
         let refresh = try #require(run.kmsLog.split(separator: "(\(Self.width)x\(Self.height)@").dropFirst().first?.prefix { $0 != ")" })
@@ -185,8 +189,13 @@ import Testing
             #expect(frame.started < frame.committed && frame.started < flip.nanoseconds, "frame \(index): \(frame), flip \(flip.nanoseconds)")
         }
         #expect(zip(paced, paced.dropFirst()).allSatisfy { $1.targetSequence > $0.targetSequence && $1.target > $0.target })
-        let inTime = paced.filter { $0.committed <= $0.target }.count
-        #expect(inTime * 3 >= paced.count * 2, "\(inTime) of \(paced.count) frames committed by their target")
+        // Every frame of this run was committed at its first try, so each one's start-to-commit
+        // time is a sample of the prediction (the first frame has none: its lead is the millisecond).
+        for index in paced.indices {
+            var predictor = RenderTimePredictor()
+            for frame in paced[max(0, index - RenderTimePredictor.window)..<index] { predictor.record(frame.committed &- frame.started) }
+            #expect(paced[index].lead == predictor.leadNanoseconds, "frame \(index): \(paced[index])")
+        }
     }
 
     /// Page flips the driver refuses (injected: EBUSY twice, then EINVAL for good) do not leave
@@ -353,6 +362,7 @@ import Testing
         return planes
     }
 
+    /// The times themselves are figures of the emulator's load (`benchmarks/hil_figures.py`).
     @Test func inputDeliveryTimesAreRecordedForEveryBatch() throws {
         let run = try GuestRun.shared.get()
         // Seven events for clients (touch down and up, the move, two button changes, a key down and
@@ -360,11 +370,6 @@ import Testing
         // (seconds under emulation) are read together.
         #expect((1...7).contains(run.inputLatencies.count), "\(run.inputLatencies)")
         #expect(run.inputLatencies.allSatisfy { $0 > 0 })
-        let sorted = run.inputLatencies.sorted()
-        if !sorted.isEmpty {
-            let median = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
-            print("input read → client flush in the guest (TCG): median \(median / 1000) µs, p99 \(p99 / 1000) µs over \(sorted.count) batches")
-        }
     }
 
     @Test func throughSeatdAVTSwitchAwayAndBackBringsTheSceneBack() throws {

@@ -82,7 +82,10 @@ import Testing
         #expect(stopped["ExecMainStatus"] == "0")
     }
 
-    @Test func startAndRestartTimesAreMeasured() throws {
+    /// The times themselves depend on the emulator's load and are figures, not checks
+    /// (`benchmarks/hil_figures.py` prints them); what the design fixes is their order and the
+    /// least each restart waits.
+    @Test func restartsComeNoSoonerThanTheBackOffAndTheWatchdogAllow() throws {
         let boot = try SystemdBoot.shared.get()
         let ready = boot.properties("ready.txt")
         let unitStart = try #require(ready["InactiveExitTimestampMonotonic"].flatMap(Double.init)) / 1e6
@@ -93,16 +96,14 @@ import Testing
         let hungAt = try #require(boot.uptime(in: "hang.txt"))
         let readyAgain = try #require(boot.properties("after-watchdog.txt")["ActiveEnterTimestampMonotonic"].flatMap(Double.init)) / 1e6
         guard firstFrames.count == 3 else { return }
-        #expect(readyAt > unitStart && firstFrames[0] > unitStart && firstFrames[1] > killedAt)
+        #expect(readyAt > unitStart && firstFrames[0] > unitStart)
+        // The supervisor starts a killed app again after its first back-off (the journal's
+        // "restarting in 500 ms"), and the app draws after that.
+        #expect(firstFrames[1] >= killedAt + 0.5, "the app drew again \(firstFrames[1] - killedAt) s after the kill")
         // systemd counts the limit from the last WATCHDOG=1, which the loop sends every half
         // limit: the restart comes at least half a limit after the hang, not a whole one.
         #expect(readyAgain > hungAt + Double(Self.watchdogSeconds) / 2, "READY again \(readyAgain - hungAt) s after the hang")
-        func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
-        print("""
-            systemd boot in the QEMU guest (TCG): unit start → READY \(seconds(readyAt - unitStart)), \
-            → the app's first frame \(seconds(firstFrames[0] - unitStart)); SIGKILL → the app's new first frame \
-            \(seconds(firstFrames[1] - killedAt)); hung loop → READY again \(seconds(readyAgain - hungAt)) (watchdog \(Self.watchdogSeconds) s)
-            """)
+        #expect(firstFrames[2] > hungAt)
     }
 
     /// A kiosk's later starts (a reboot, a watchdog restart) reuse the shaders its first start
