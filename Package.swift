@@ -8,7 +8,7 @@ let package = Package(
         .executable(name: "vitrine-fuzz", targets: ["vitrine-fuzz"]),
         .library(name: "LayerKit", targets: ["LayerKit"]),
         .library(name: "Graphics", targets: ["Graphics"]),
-        // Loaded by the Wayland Conformance Suite's runner (see README: conformance).
+        // Loaded by the Wayland Conformance Suite's runner (see docs/protocols.md, conformance).
         .library(name: "VitrineWLCS", type: .dynamic, targets: ["VitrineWLCS"]),
     ],
     dependencies: [

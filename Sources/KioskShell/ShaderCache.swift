@@ -1,8 +1,8 @@
 import Glibc
 
 /// Where the GPU driver keeps the shaders it compiles, so that later starts (a reboot, a watchdog
-/// restart) skip compiling them: on lavapipe that cuts the time to a client's first frame by about
-/// 40% (268 → 157 ms in the README's comparison). Mesa looks in MESA_SHADER_CACHE_DIR, else
+/// restart) skip compiling them: on lavapipe a client's first frame came 149 ms after start with the
+/// cache against 441 ms without it (docs/benchmarks.md). Mesa looks in MESA_SHADER_CACHE_DIR, else
 /// $XDG_CACHE_HOME/mesa_shader_cache, else .cache/mesa_shader_cache in the home directory of the
 /// user's passwd entry (not $HOME). A folder that cannot be written there disables the cache
 /// without a word from the driver, so Vitrine says so at start.

@@ -462,7 +462,7 @@ struct SeatDeviceOpener: DeviceOpener {
 
 extension Run {
     /// Arms the failures `VITRINE_FAULTS` asks for (the QEMU rig's and soak runs' fault
-    /// injection, see the README's "Robustness"), saying so in the log; a rule that does not parse
+    /// injection, see docs/robustness.md), saying so in the log; a rule that does not parse
     /// or names an unknown result stops Vitrine before it starts.
     func armFaults(logger: Logger) throws {
         let plan: FaultPlan?

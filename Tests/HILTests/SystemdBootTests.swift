@@ -4,10 +4,11 @@ import Graphics
 import Testing
 
 /// The kiosk as a device boots it: a QEMU guest runs systemd as PID 1 on the host's userland under
-/// an overlay, with Vitrine, the unit and the QEMU board's config installed as the README's install
-/// note says. The unit starts on tty1 in a logind session, its app (foot) is killed with SIGKILL and
-/// restarted behind the overlay, a hung main loop is restarted by the watchdog, and the unit stops
-/// cleanly. One boot serves every check; a failure leaves its logs and captures in the folder named.
+/// an overlay, with Vitrine, the unit and the QEMU board's config installed as the install note in
+/// docs/kiosk-shell.md says. The unit starts on tty1 in a logind session, its app (foot) is killed
+/// with SIGKILL and restarted behind the overlay, a hung main loop is restarted by the watchdog, and
+/// the unit stops cleanly. One boot serves every check; a failure leaves its logs and captures in
+/// the folder named.
 @Suite(.guestTimeLimit) struct SystemdBootTests {
     static let width = 1280
     static let height = 800
@@ -191,7 +192,7 @@ struct SystemdBoot: Sendable {
         try FileManager.default.copyItem(
             atPath: repository.appendingPathComponent("board-configs/qemu-virtio-gpu.toml").path, toPath: directory + "/qemu-virtio-gpu.toml")
         let setup = """
-            # The README's install note, with the binary just built.
+            # The install note of docs/kiosk-shell.md, with the binary just built.
             install -m 755 \(vitrine) /usr/local/bin/vitrine
             id -u vitrine > /dev/null 2>&1 || useradd --system --home-dir /var/lib/vitrine --shell /usr/sbin/nologin --groups video,input,render vitrine
             install -D -m 644 /hil-out/qemu-virtio-gpu.toml /etc/vitrine/qemu-virtio-gpu.toml

@@ -58,8 +58,8 @@ private func analyze(
 }
 
 /// `systemd-analyze security` of the unit file (offline: no running systemd needed), failing
-/// (status 1) above the exposure the unit is held at, 3.2 (README.md, "Board configuration and
-/// systemd"; a change that lowers the score lowers the threshold too). Returns the status and the
+/// (status 1) above the exposure the unit is held at, 3.2 (docs/kiosk-shell.md, "systemd"; a
+/// change that lowers the score lowers the threshold too). Returns the status and the
 /// overall score it printed.
 private func securityAnalysis(unitText: String) throws -> (status: Int32, exposure: String?) {
     // The threshold counts tenths.
