@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/google/swift-benchmark", from: "0.1.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // Level 0: one system library per pkg-config name.
@@ -104,6 +105,10 @@ let package = Package(
         // Failures injected where the Renderer and the KMS backend translate a driver's result.
         .target(name: "FaultInjection"),
 
+        // Level 1: owning file descriptors and reporting failed system calls (swift-system's
+        // FileDescriptor and Errno), for every module that makes system calls.
+        .target(name: "SystemCalls", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
+
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
         .target(name: "Graphics", dependencies: ["CCairo", "CPangoCairo"]),
@@ -122,18 +127,18 @@ let package = Package(
         .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan", "FaultInjection"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
-        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman"]),
+        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"]),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
-        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux"]),
+        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux", "SystemCalls"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection"]),
+        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "SystemCalls"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
-        .target(name: "Seat", dependencies: ["CSeat"]),
+        .target(name: "Seat", dependencies: ["CSeat", "SystemCalls"]),
 
         // Level 3: input devices through libinput (udev seat or a path list), as one event value type.
-        .target(name: "Input", dependencies: ["CInput", "CUdev", "CLinux"]),
+        .target(name: "Input", dependencies: ["CInput", "CUdev", "CLinux", "SystemCalls"]),
 
         // Level 3: views above the layer tree: they host layers and receive input (hit testing,
         // responder chain, capture, focus, gesture recognizers). Pure Swift, like LayerKit.
@@ -150,7 +155,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -192,6 +197,7 @@ let package = Package(
                 "KioskShell",
                 "Seat",
                 "FaultInjection",
+                "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
                 "Renderer",
                 "SeedExamples",
@@ -210,17 +216,17 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
-        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics"]),
-        .testTarget(name: "InputTests", dependencies: ["Input"]),
-        .testTarget(name: "SeatTests", dependencies: ["Seat"]),
+        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics", "SystemCalls"]),
+        .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
+        .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
         .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
-        .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend"]),
+        .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
-        .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics"], exclude: ["hil"]),
+        .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).

@@ -3,6 +3,7 @@ import Glibc
 import LayerKit
 import Logging
 import Renderer
+import SystemCalls
 import WaylandServer
 
 /// Owns the whole compositor on one thread: the Wayland display and its globals, the outputs of a
@@ -29,7 +30,7 @@ public final class Compositor: SurfaceObserver {
     var inputDevices = InputDeviceState()
     var idle = IdleState()
     /// The backend's descriptors being watched (they change as outputs come and go).
-    private var backendSources: [Int32: EventSource] = [:]
+    private var backendSources: [FileDescriptor: EventSource] = [:]
     /// The renderer whose Vulkan device every output's renderer shares (the first output's own
     /// while it has one), so that textures made for one output, dma-buf copies and VulkanLayers,
     /// show on any; replaced, with every renderer on its device, only when the device is lost
@@ -240,7 +241,7 @@ public final class Compositor: SurfaceObserver {
             backendSources[fd] = nil
         }
         for fd in current where backendSources[fd] == nil {
-            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
+            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd.rawValue, events: .readable) { [unowned self] _ in
                 self.backend.dispatch(fileDescriptor: fd)
             }
         }

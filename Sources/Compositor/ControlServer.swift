@@ -84,7 +84,7 @@ public final class ControlServer {
         } catch {
             Glibc.close(fd)
             unlink(path)
-            throw .system(operation: "wl_event_loop_add_fd", path: path, code: error.code)
+            throw .system(operation: "wl_event_loop_add_fd", path: path, code: error.errno.rawValue)
         }
     }
 

@@ -1,4 +1,5 @@
 import Graphics
+public import SystemCalls
 
 /// A source of outputs (KMS, headless, later nested): the compositor renders frames for them and
 /// learns when each frame reached the screen. Backends are poll-driven so that the compositor's one
@@ -12,9 +13,9 @@ public protocol DisplayBackend: AnyObject {
     /// Descriptors to watch for readability. They change only as outputs come and go: read them
     /// again in `outputAdded` and `outputRemoved` (a removed output's descriptors are still open
     /// then, so a number cannot have been reused yet).
-    var fileDescriptors: [Int32] { get }
+    var fileDescriptors: [FileDescriptor] { get }
     /// Handles what became ready on `fileDescriptor` (timer expirations, page-flip events…).
-    func dispatch(fileDescriptor: Int32)
+    func dispatch(fileDescriptor: FileDescriptor)
     /// Called when an output appeared (it is in `outputs` by then).
     var outputAdded: ((any BackendOutput) -> Void)? { get set }
     /// Called when an output went away (it has left `outputs`; no frame or presentation follows).

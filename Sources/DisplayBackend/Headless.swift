@@ -1,6 +1,7 @@
 internal import CLinux
 import Glibc
 import Graphics
+public import SystemCalls
 
 /// Outputs that exist only in memory, refreshed by a timer: for tests, CI and screenshots.
 ///
@@ -56,11 +57,11 @@ public final class HeadlessBackend: DisplayBackend {
         outputModeChanged?(output)
     }
 
-    public var fileDescriptors: [Int32] { headlessOutputs.flatMap { [$0.timer, $0.cursorTimer] } }
+    public var fileDescriptors: [FileDescriptor] { headlessOutputs.flatMap { [$0.timer.fileDescriptor, $0.cursorTimer.fileDescriptor] } }
 
-    public func dispatch(fileDescriptor: Int32) {
-        headlessOutputs.first { $0.timer == fileDescriptor }?.timerExpired()
-        headlessOutputs.first { $0.cursorTimer == fileDescriptor }?.cursorTimerExpired()
+    public func dispatch(fileDescriptor: FileDescriptor) {
+        headlessOutputs.first { $0.timer.fileDescriptor == fileDescriptor }?.timerExpired()
+        headlessOutputs.first { $0.cursorTimer.fileDescriptor == fileDescriptor }?.cursorTimerExpired()
     }
 
     /// The headless output `index` (0-based) as its concrete type, for capture.
@@ -113,7 +114,7 @@ public struct HeadlessOutputConfiguration: Sendable, Equatable {
 public enum BackendError: Error, Equatable, CustomStringConvertible {
     case invalidMode(String)
     case invalidScale(Double)
-    case system(operation: String, errno: Int32)
+    case system(SystemCallError)
     case imageSizeMismatch(expected: OutputMode, width: Int, height: Int)
     case notTheBackBuffer(output: String)
 
@@ -121,7 +122,7 @@ public enum BackendError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidMode(let text): "\"\(text)\" is not a mode: write WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60"
         case .invalidScale(let scale): "scale factor \(scale) is out of range (0 < scale ≤ 8)"
-        case .system(let operation, let code): "\(operation) failed: \(String(cString: strerror(code)))"
+        case .system(let error): error.description
         case .imageSizeMismatch(let mode, let width, let height):
             "a frame of \(width)×\(height) pixels cannot be shown on a \(mode.width)×\(mode.height) output"
         case .notTheBackBuffer(let output): "\(output): a frame was presented from memory that is not its next frame buffer"
@@ -148,7 +149,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     public var onPresented: ((PresentationTiming) -> Void)?
 
     /// The timerfd that paces this output.
-    let timer: Int32
+    let timer: MonotonicTimer
     private var clock: RefreshClock
     private enum Phase: Equatable {
         case idle
@@ -210,7 +211,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     private var isUnplugged = false
 
     /// Paces the cursor plane: a change shows at the next refresh.
-    let cursorTimer: Int32
+    let cursorTimer: MonotonicTimer
     private let cursorPlaneSize: CursorPlaneSize?
     private var cursorGeometry: CursorPlaneGeometry
     private var wantedCursor: (image: Image, hotspotX: Int, hotspotY: Int)?
@@ -234,31 +235,16 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
         layout = configuration.layout
         cursorPlaneSize = configuration.cursorPlane
         cursorGeometry = CursorPlaneGeometry(mode: mode, scaleFactor: scaleFactor, transform: transform)
-        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else { throw BackendError.system(operation: "timerfd_create", errno: errno) }
-        let cursorFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard cursorFD >= 0 else {
-            let code = errno
-            close(fd)
-            throw BackendError.system(operation: "timerfd_create", errno: code)
-        }
-        timer = fd
-        cursorTimer = cursorFD
-        clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: configuration.mode.refreshNanoseconds)
-        do {
-            buffers = try (0..<2).map { _ throws(BackendError) in
-                try HeadlessFrameBuffer(width: configuration.mode.width, height: configuration.mode.height)
-            }
+        do throws(SystemCallError) {
+            timer = try MonotonicTimer()
+            cursorTimer = try MonotonicTimer()
         } catch {
-            close(fd)
-            close(cursorFD)
-            throw error
+            throw .system(error)
         }
-    }
-
-    deinit {
-        close(timer)
-        close(cursorTimer)
+        clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: configuration.mode.refreshNanoseconds)
+        buffers = try (0..<2).map { _ throws(BackendError) in
+            try HeadlessFrameBuffer(width: configuration.mode.width, height: configuration.mode.height)
+        }
     }
 
     private var period: UInt64 { mode.refreshNanoseconds }
@@ -288,7 +274,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
             let schedule = clock.schedule(now: monotonicNanoseconds(), lead: renderMarginNanoseconds)
             let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waitingToRender(request)
-            arm(at: schedule.startNanoseconds)
+            timer.arm(at: schedule.startNanoseconds)
         case .waitingToRender:
             break
         case .rendering, .waitingToShow:
@@ -320,7 +306,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
         renderTimes.record(now - renderStart)
         let shown = clock.refresh(after: now)
         phase = .waitingToShow(refresh: shown, frame: frame)
-        arm(at: shown.nanoseconds)
+        timer.arm(at: shown.nanoseconds)
     }
 
     /// Shows an XRGB8888 client buffer of the mode's size as the frame, read where it lies.
@@ -348,8 +334,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
         front = 1
         shownFrame = nil
         shownImage = nil
-        var spec = itimerspec()
-        _ = timerfd_settime(timer, 0, &spec, nil)
+        timer.disarm()
         if phase != .idle { wantsAnotherFrame = true }
         phase = .idle
         scheduleAnotherIfWanted()
@@ -361,20 +346,12 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
         phase = .idle
         wantsAnotherFrame = false
         cursorRefreshPending = false
-        var spec = itimerspec()
-        _ = timerfd_settime(timer, 0, &spec, nil)
-        _ = timerfd_settime(cursorTimer, 0, &spec, nil)
-    }
-
-    private func arm(at nanoseconds: UInt64, timer: Int32? = nil) {
-        var spec = itimerspec()
-        spec.it_value = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        _ = timerfd_settime(timer ?? self.timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        timer.disarm()
+        cursorTimer.disarm()
     }
 
     func timerExpired() {
-        var expirations: UInt64 = 0
-        guard read(timer, &expirations, 8) == 8 else { return }
+        guard timer.acknowledgeExpiration() else { return }
         switch phase {
         case .waitingToRender(let request):
             phase = .rendering(request)
@@ -435,12 +412,11 @@ extension HeadlessOutput: HardwareCursorOutput {
     private func scheduleCursorRefresh() {
         guard !cursorRefreshPending else { return }
         cursorRefreshPending = true
-        arm(at: clock.refresh(after: monotonicNanoseconds()).nanoseconds, timer: cursorTimer)
+        cursorTimer.arm(at: clock.refresh(after: monotonicNanoseconds()).nanoseconds)
     }
 
     func cursorTimerExpired() {
-        var expirations: UInt64 = 0
-        guard read(cursorTimer, &expirations, 8) == 8, cursorRefreshPending else { return }
+        guard cursorTimer.acknowledgeExpiration(), cursorRefreshPending else { return }
         cursorRefreshPending = false
         shownCursor = wantedCursor.flatMap { wanted in
             let turned = cursorGeometry.turnedSize(width: wanted.image.width, height: wanted.image.height)

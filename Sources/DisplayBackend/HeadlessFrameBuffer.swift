@@ -19,7 +19,7 @@ final class HeadlessFrameBuffer {
         let size = (bytesPerRow * height + page - 1) / page * page
         let mapping = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let mapping, mapping != MAP_FAILED else {
-            throw BackendError.system(operation: "mmap of a \(width)×\(height) frame buffer", errno: errno)
+            throw BackendError.system(.current("mmap of a \(width)×\(height) frame buffer"))
         }
         bytes = UnsafeMutableRawBufferPointer(start: mapping, count: size)
     }

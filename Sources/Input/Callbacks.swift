@@ -1,4 +1,5 @@
 internal import CInput
+import SystemCalls
 import Glibc
 
 /// What libinput's C callbacks reach through the context's user data: the opener, and what went
@@ -38,10 +39,10 @@ final class CallbackState {
 
     fileprivate func open(path: String, flags: Int32) -> Int32 {
         do throws(InputError) {
-            return try opener.open(path: path, flags: flags)
+            return try opener.open(path: path, flags: flags).rawValue
         } catch {
             if isCapturing { openFailure = error }
-            if case .system(_, _, let code) = error { return -code }
+            if case .system(let failure) = error { return -failure.errno.rawValue }
             return -EIO
         }
     }
@@ -66,7 +67,7 @@ func openRestricted(_ path: UnsafePointer<CChar>?, _ flags: Int32, _ userData: U
 }
 
 func closeRestricted(_ fd: Int32, _ userData: UnsafeMutableRawPointer?) {
-    state(userData).opener.close(fd)
+    state(userData).opener.close(FileDescriptor(rawValue: fd))
 }
 
 /// libinput's log handler; the context's user data leads back to its state.

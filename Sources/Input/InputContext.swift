@@ -1,6 +1,7 @@
 internal import CInput
 internal import CUdev
 import Glibc
+public import SystemCalls
 
 /// A libinput context: the input devices of a seat (found and hotplugged through udev) or of an
 /// explicit list of evdev nodes. Not thread-safe: one thread owns it and reads `fileDescriptor`
@@ -83,7 +84,7 @@ public final class InputContext {
     }
 
     /// Readable when `dispatch()` has work; for the compositor's event loop.
-    public var fileDescriptor: Int32 { libinput_get_fd(handle) }
+    public var fileDescriptor: FileDescriptor { FileDescriptor(rawValue: libinput_get_fd(handle)) }
 
     /// The devices present now, in the order they were added.
     public var devices: [InputDeviceInfo] {
@@ -116,8 +117,11 @@ public final class InputContext {
 
     /// Reads what the devices sent and returns it translated, oldest first.
     public func dispatch() throws(InputError) -> [InputEvent] {
-        let status = libinput_dispatch(handle)
-        guard status == 0 else { throw .system(operation: "libinput_dispatch", path: nil, code: -status) }
+        do {
+            try SystemCallError.checkNegativeErrno(libinput_dispatch(handle), "libinput_dispatch")
+        } catch {
+            throw .system(error)
+        }
         var events: [InputEvent] = []
         while let event = libinput_get_event(handle) {
             translate(event, into: &events)

@@ -1,9 +1,9 @@
-import Glibc
+public import SystemCalls
 
 /// Why an input context or device could not be set up or read.
 public enum InputError: Error, Equatable, CustomStringConvertible {
-    /// A system call failed; `code` is its errno and `path` the node it was about, if any.
-    case system(operation: String, path: String?, code: Int32)
+    /// A system call failed (on the node named in the error, if any).
+    case system(SystemCallError)
     /// The path exists but is not an evdev node (`/dev/input/eventN`); `reason` says what it is.
     case notAnInputDevice(path: String, reason: String)
     /// libinput opened the node but would not take it as a device; `reason` is its own message.
@@ -17,16 +17,14 @@ public enum InputError: Error, Equatable, CustomStringConvertible {
     /// A calibration matrix needs exactly six values.
     case invalidCalibrationMatrix(valueCount: Int)
 
-    /// Captures errno right after a failed call: the one place errno becomes an error.
     static func current(_ operation: String, path: String? = nil) -> InputError {
-        .system(operation: operation, path: path, code: errno)
+        .system(.current(operation, path: path))
     }
 
     public var description: String {
         switch self {
-        case .system(let operation, let path, let code):
-            let subject = path.map { "\(operation) \($0)" } ?? operation
-            return "\(subject) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let error):
+            return error.description
         case .notAnInputDevice(let path, let reason):
             return "\(path) is not an evdev input device: \(reason)"
         case .deviceRejected(let path, let reason):

@@ -25,7 +25,7 @@ extension KMSBackend {
     public static func connectors(devicePath: String? = nil) throws(KMSError) -> (device: String, connectors: [ConnectorDescription]) {
         let path = if let devicePath { devicePath } else { try defaultDevicePath() }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw KMSError.current("open(\(path))") }
+        guard fd >= 0 else { throw KMSError.system(.current("open", path: path)) }
         defer { close(fd) }
         guard let resources = drmModeGetResources(fd) else { throw KMSError.current("drmModeGetResources(\(path))") }
         defer { drmModeFreeResources(resources) }

@@ -3,14 +3,15 @@ import FaultInjection
 internal import CLinux
 import Glibc
 import Graphics
+import SystemCalls
 
 /// How the backend opens the DRM node when a seat manager gives devices out (libseat): the
 /// descriptor it returns comes with DRM master while the session is active.
 public struct KMSDeviceAccess {
-    public var open: (String) throws -> Int32
-    public var close: (Int32) -> Void
+    public var open: (String) throws -> FileDescriptor
+    public var close: (FileDescriptor) -> Void
 
-    public init(open: @escaping (String) throws -> Int32, close: @escaping (Int32) -> Void) {
+    public init(open: @escaping (String) throws -> FileDescriptor, close: @escaping (FileDescriptor) -> Void) {
         self.open = open
         self.close = close
     }
@@ -20,7 +21,7 @@ public struct KMSDeviceAccess {
 /// of the file descriptor that every other KMS object of the backend uses.
 final class DRMDevice {
     let path: String
-    let fd: Int32
+    let descriptor: FileDescriptor
     /// Whether page-flip timestamps are CLOCK_MONOTONIC (wp_presentation's clock).
     let hasMonotonicTimestamps: Bool
 
@@ -33,14 +34,16 @@ final class DRMDevice {
         self.access = access
         if let access {
             do {
-                fd = try access.open(path)
+                descriptor = try access.open(path)
             } catch {
                 throw KMSError.seatRefused(device: path, reason: "\(error)")
             }
         } else {
-            fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-            guard fd >= 0 else { throw KMSError.current("open(\(path))") }
+            let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
+            guard fd >= 0 else { throw KMSError.system(.current("open", path: path)) }
+            descriptor = FileDescriptor(rawValue: fd)
         }
+        let fd = descriptor.rawValue
         do throws(KMSError) {
             try KMSError.check(drmSetClientCap(fd, UInt64(DRM_CLIENT_CAP_UNIVERSAL_PLANES), 1),
                                "drmSetClientCap(UNIVERSAL_PLANES) on \(path)")
@@ -49,15 +52,18 @@ final class DRMDevice {
                 throw KMSError.missingCapability(device: path, capability: "dumb buffers")
             }
         } catch {
-            if let access { access.close(fd) } else { close(fd) }
+            if let access { access.close(descriptor) } else { try? descriptor.close() }
             throw error
         }
         hasMonotonicTimestamps = (try? Self.capability(DRM_CAP_TIMESTAMP_MONOTONIC, of: fd, path: path)) == 1
     }
 
     deinit {
-        if let access { access.close(fd) } else { close(fd) }
+        if let access { access.close(descriptor) } else { try? descriptor.close() }
     }
+
+    /// The descriptor for libdrm's calls.
+    var fd: Int32 { descriptor.rawValue }
 
     static func capability(_ capability: Int32, of fd: Int32, path: String) throws(KMSError) -> UInt64 {
         var value: UInt64 = 0
@@ -113,17 +119,21 @@ final class AtomicRequest {
         try KMSError.check(drmModeAtomicAddProperty(request, object, property, value), "drmModeAtomicAddProperty")
     }
 
-    /// Commits with `flags`; returns errno on failure so that callers can name what failed.
+    /// Commits with `flags`; returns the errno on failure so that callers can name what failed.
     ///
     /// The KMS backend's one fault-injection point: a rule armed for `drmModeAtomicCommit:test`
     /// (TEST_ONLY), `:modeset` (ALLOW_MODESET) or `:flip` (every other commit: frames' page flips
     /// and cursor updates) returns its errno instead of committing, as a refused commit would.
-    func commit(on device: DRMDevice, flags: UInt32, userData: UnsafeMutableRawPointer?) -> Int32? {
+    func commit(on device: DRMDevice, flags: UInt32, userData: UnsafeMutableRawPointer?) -> Errno? {
         if FaultInjection.isArmed, case .errno(let code) = FaultInjection.failure(of: Self.faultName(flags: flags)) {
-            return code
+            return Errno(rawValue: code)
         }
-        let result = drmModeAtomicCommit(device.fd, request, flags, userData)
-        return result < 0 ? (result == -1 ? errno : -result) : nil
+        do {
+            try SystemCallError.checkNegativeErrno(drmModeAtomicCommit(device.fd, request, flags, userData), "drmModeAtomicCommit")
+            return nil
+        } catch {
+            return error.errno
+        }
     }
 
     /// The name fault rules give a commit with `flags`.

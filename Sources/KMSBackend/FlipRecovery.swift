@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 
 /// What an output does when the driver refuses a frame's nonblocking commit, so that a refusal
 /// leaves the display neither black nor frozen: one value per frame, asked after each refusal.
@@ -33,13 +34,13 @@ struct FlipRecovery: Equatable {
     private var busyRetries = 0
     private var triedModeset = false
 
-    /// The next step after the driver refused `commit` with `code`.
-    mutating func refused(_ code: Int32, commit: Commit) -> Step {
-        if code == EBUSY, busyRetries < Self.maximumBusyRetries {
+    /// The next step after the driver refused `commit` with `errno`.
+    mutating func refused(_ errno: Errno, commit: Commit) -> Step {
+        if errno == .resourceBusy, busyRetries < Self.maximumBusyRetries {
             busyRetries += 1
             return .retryAfterRefresh
         }
-        if code == EACCES || code == EPERM { return .giveUp }
+        if errno == .permissionDenied || errno == .notPermitted { return .giveUp }
         if commit.directScanout { return .compose }
         if commit.cursorPlane { return .retryWithoutCursorPlane }
         guard !triedModeset else { return .giveUp }

@@ -1,5 +1,6 @@
 internal import CUdev
 import Glibc
+import SystemCalls
 
 /// The DRM device's hotplug uevents (HOTPLUG=1: a connector's state changed), through libudev's
 /// netlink monitor. Where udevd runs, its processed events ("udev"); where it does not (a bare
@@ -9,13 +10,14 @@ final class HotplugMonitor {
     private let monitor: OpaquePointer
     /// The device number of the DRM node watched.
     private let deviceNumber: dev_t
-    let fd: Int32
+    /// The monitor's socket (libudev's to close).
+    let fileDescriptor: FileDescriptor
     /// Which netlink source is read: "udev" or "kernel".
     let source: String
 
     init(devicePath: String) throws(KMSError) {
         var status = stat()
-        guard stat(devicePath, &status) == 0 else { throw KMSError.current("stat(\(devicePath))") }
+        guard stat(devicePath, &status) == 0 else { throw KMSError.system(.current("stat", path: devicePath)) }
         deviceNumber = status.st_rdev
         guard let udev = udev_new() else { throw KMSError.current("udev_new") }
         source = access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel"
@@ -34,7 +36,7 @@ final class HotplugMonitor {
             udev_unref(udev)
             throw error
         }
-        fd = udev_monitor_get_fd(monitor)
+        fileDescriptor = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
     }
 
     deinit {

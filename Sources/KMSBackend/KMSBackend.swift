@@ -1,6 +1,7 @@
 internal import CDRM
 import DisplayBackend
 import Glibc
+import SystemCalls
 
 /// Displays driven through a DRM device with atomic modesetting: each connected connector gets a
 /// CRTC and its primary plane, a mode, and a ring of dumb buffers it flips between on page-flip
@@ -154,15 +155,17 @@ public final class KMSBackend: DisplayBackend {
     /// The device path in use.
     public var devicePath: String { device.path }
 
-    public var fileDescriptors: [Int32] { [device.fd] + (hotplug.map { [$0.fd] } ?? []) + kmsOutputs.map(\.timer) }
+    public var fileDescriptors: [FileDescriptor] {
+        [device.descriptor] + (hotplug.map { [$0.fileDescriptor] } ?? []) + kmsOutputs.map(\.timer.fileDescriptor)
+    }
 
-    public func dispatch(fileDescriptor: Int32) {
-        if fileDescriptor == device.fd {
+    public func dispatch(fileDescriptor: FileDescriptor) {
+        if fileDescriptor == device.descriptor {
             handleEvents()
-        } else if fileDescriptor == hotplug?.fd {
+        } else if fileDescriptor == hotplug?.fileDescriptor {
             if hotplug?.readHotplugs() == true { reprobe() }
         } else {
-            kmsOutputs.first { $0.timer == fileDescriptor }?.timerExpired()
+            kmsOutputs.first { $0.timer.fileDescriptor == fileDescriptor }?.timerExpired()
         }
     }
 

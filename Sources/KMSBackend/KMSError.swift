@@ -1,9 +1,10 @@
 import Glibc
+public import SystemCalls
 
 /// Why the KMS backend could not light or drive a display.
 public enum KMSError: Error, Equatable, CustomStringConvertible {
-    /// A system call or DRM ioctl failed; `code` is its errno.
-    case system(operation: String, code: Int32)
+    /// A system call or DRM ioctl failed.
+    case system(SystemCallError)
     case noDevice(searched: String)
     case missingCapability(device: String, capability: String)
     case noConnectedConnector(device: String, connectors: [String])
@@ -13,28 +14,30 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
     case noPrimaryPlane(connector: String, crtc: UInt32)
     case propertyMissing(object: String, property: String)
     /// The driver refused the configuration in its TEST_ONLY commit or the real one.
-    case configurationRejected(connector: String, mode: String, code: Int32)
+    case configurationRejected(connector: String, mode: String, errno: Errno)
     case imageSizeMismatch(output: String, expected: String, width: Int, height: Int)
     /// A frame written in place was presented in another buffer than the output's back buffer.
     case notTheBackBuffer(output: String)
     /// The seat manager would not give the device out.
     case seatRefused(device: String, reason: String)
 
-    /// Captures errno right after a failed call: the one place errno becomes an error.
     static func current(_ operation: String) -> KMSError {
-        .system(operation: operation, code: errno)
+        .system(.current(operation))
     }
 
     /// libdrm's wrappers return -1 (errno set) or -errno; both mean failure.
     static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(KMSError) {
-        guard result < 0 else { return }
-        throw .system(operation: operation(), code: result == -1 ? errno : -result)
+        do {
+            try SystemCallError.checkNegativeErrno(result, operation())
+        } catch {
+            throw .system(error)
+        }
     }
 
     public var description: String {
         switch self {
-        case .system(let operation, let code):
-            "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let error):
+            error.description
         case .noDevice(let searched):
             "no DRM device found in \(searched)"
         case .missingCapability(let device, let capability):
@@ -51,9 +54,9 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
             "CRTC \(crtc) for \(connector) has no primary plane that scans out XRGB8888"
         case .propertyMissing(let object, let property):
             "\(object) has no \(property) property (is the driver atomic?)"
-        case .configurationRejected(let connector, let mode, let code):
-            "\(connector) cannot be lit at \(mode): the driver rejected it: \(String(cString: strerror(code))) (errno \(code))"
-                + (code == EACCES || code == EPERM ? "; another process is DRM master (a running compositor or seat manager?)" : "")
+        case .configurationRejected(let connector, let mode, let errno):
+            "\(connector) cannot be lit at \(mode): the driver rejected it: \(errno) (errno \(errno.rawValue))"
+                + (errno == .permissionDenied || errno == .notPermitted ? "; another process is DRM master (a running compositor or seat manager?)" : "")
         case .imageSizeMismatch(let output, let expected, let width, let height):
             "a frame of \(width)×\(height) pixels cannot be shown on \(output) (\(expected))"
         case .notTheBackBuffer(let output):

@@ -2,6 +2,7 @@ internal import CDRM
 internal import CLinux
 import DisplayBackend
 import Glibc
+import SystemCalls
 import Graphics
 
 /// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
@@ -61,7 +62,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     private var front = 0
     private let saved: SavedCRTC
     /// Starts frames: armed for a frame's start when one is scheduled and no flip is pending.
-    let timer: Int32
+    let timer: MonotonicTimer
     /// The refreshes, set by the modeset's flip and each flip after it.
     private var clock: RefreshClock?
     /// How long frames take from their start to their page-flip commit (drawing and the copy).
@@ -156,12 +157,12 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             _ = drmModeDestroyPropertyBlob(device.fd, blob)
             throw error
         }
-        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_CLOEXEC | TFD_NONBLOCK))
-        guard fd >= 0 else {
+        do throws(SystemCallError) {
+            timer = try MonotonicTimer()
+        } catch {
             _ = drmModeDestroyPropertyBlob(device.fd, blob)
-            throw KMSError.current("timerfd_create")
+            throw KMSError.system(error)
         }
-        timer = fd
 
         // The modeset: connector → CRTC with the mode → primary plane showing a black buffer at
         // full size (SRC_* are 16.16 fixed point). Tested first, so that a refusal names the
@@ -193,10 +194,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         let request = try modesetRequest(framebuffer: buffers[0].framebuffer)
         let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
-            throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
+            throw KMSError.configurationRejected(connector: name, mode: modeName, errno: code)
         }
         if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_PAGE_FLIP_EVENT), userData: eventTarget) {
-            throw KMSError.configurationRejected(connector: name, mode: modeName, code: code)
+            throw KMSError.configurationRejected(connector: name, mode: modeName, errno: code)
         }
         cursorPlane?.turnedOff()
         phase = .flipPending(frame: nil, buffer: 0)
@@ -249,10 +250,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
                 try request.set(plane, planeFramebufferProperty, UInt64(newBuffers[0].framebuffer))
                 let modeset = UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET)
                 if let code = request.commit(on: device, flags: modeset | UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) {
-                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), code: code)
+                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), errno: code)
                 }
                 if isPoweredOn, let code = request.commit(on: device, flags: modeset, userData: nil) {
-                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), code: code)
+                    throw KMSError.configurationRejected(connector: name, mode: Self.modeName(info), errno: code)
                 }
             }
         } catch {
@@ -273,8 +274,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         clock = nil
         lastFramePacing = nil
         pacing = nil
-        var spec = itimerspec()
-        _ = timerfd_settime(timer, 0, &spec, nil)
+        timer.disarm()
         phase = .idle
         wantsAnotherFrame = true
         if !isSuspended, isPoweredOn { scheduleAnotherIfWanted() }
@@ -307,7 +307,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         try request.set(crtc, activeProperty, 0)
         if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
             isPoweredOn = true
-            throw KMSError.system(operation: "turning \(name) off (CRTC ACTIVE = 0)", code: code)
+            throw KMSError.system(SystemCallError("turning \(name) off (CRTC ACTIVE = 0)", errno: code))
         }
     }
 
@@ -327,7 +327,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         flipRecovery = FlipRecovery()
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
         if let code = request.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_ALLOW_MODESET), userData: nil) {
-            throw KMSError.configurationRejected(connector: name, mode: mode.description, code: code)
+            throw KMSError.configurationRejected(connector: name, mode: mode.description, errno: code)
         }
         cursorPlane?.turnedOff()
         wantsAnotherFrame = true
@@ -349,7 +349,6 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     deinit {
         if !isTurnedOff { restoreCRTC() }
         _ = drmModeDestroyPropertyBlob(device.fd, modeBlob)
-        close(timer)
     }
 
     /// Puts back what the CRTC showed before (a console's framebuffer), or turns it off.
@@ -414,9 +413,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             phase = .waitingToRender(request)
             pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target,
                                  startedNanoseconds: 0, committedNanoseconds: 0)
-            var spec = itimerspec()
-            spec.it_value = timespec(tv_sec: Int(schedule.startNanoseconds / 1_000_000_000), tv_nsec: Int(schedule.startNanoseconds % 1_000_000_000))
-            _ = timerfd_settime(timer, Int32(TFD_TIMER_ABSTIME), &spec, nil)
+            timer.arm(at: schedule.startNanoseconds)
         case .waitingToRender:
             break
         case .rendering, .flipPending, .cursorPending, .retryPending:
@@ -425,8 +422,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     }
 
     func timerExpired() {
-        var expirations: UInt64 = 0
-        guard read(timer, &expirations, 8) == 8 else { return }
+        guard timer.acknowledgeExpiration() else { return }
         switch phase {
         case .waitingToRender(let request):
             phase = .rendering(request)
@@ -529,14 +525,12 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             }
             let carried = FlipRecovery.Commit(
                 directScanout: frame.isDirect, cursorPlane: !withoutCursorPlane && (cursorChange != nil || cursorPlane?.showsImage == true))
-            let refusal = "\(modeset ? "setting the mode again" : "the page flip") on \(name) was refused: \(String(cString: strerror(code))) (errno \(code))"
+            let refusal = "\(modeset ? "setting the mode again" : "the page flip") on \(name) was refused: \(code) (errno \(code.rawValue))"
             switch flipRecovery.refused(code, commit: carried) {
             case .retryAfterRefresh:
                 onRecovery?("\(refusal); committing the frame again a refresh later")
                 phase = .retryPending(frame: frame, buffer: back)
-                var spec = itimerspec()
-                spec.it_value = timespec(tv_sec: Int(period / 1_000_000_000), tv_nsec: Int(period % 1_000_000_000))
-                _ = timerfd_settime(timer, 0, &spec, nil)
+                timer.arm(after: period)
                 return true
             case .compose where !retrying:
                 onRecovery?("\(refusal); composing the frame instead of scanning the client's buffer out")
@@ -551,7 +545,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             case .compose, .giveUp:
                 onRecovery?("\(refusal); the frame is dropped and the display keeps what it showed")
                 flipRecovery = FlipRecovery()
-                throw KMSError.system(operation: "page flip on \(name)", code: code)
+                throw KMSError.system(SystemCallError("page flip on \(name)", errno: code))
             }
         }
     }

@@ -1,22 +1,22 @@
 internal import CSeat
 import Glibc
+public import SystemCalls
 
 /// Why the seat could not be opened or used.
 public enum SeatError: Error, Equatable, CustomStringConvertible {
     /// No seat manager answered (no seatd socket, no logind, and not allowed to run one in-process).
     case unavailable(reason: String)
-    /// A libseat call failed with this errno.
-    case system(operation: String, code: Int32)
+    /// A libseat call failed (libseat reports through errno).
+    case system(SystemCallError)
 
-    /// libseat reports failures through errno: the one place it becomes an error.
     static func current(_ operation: String) -> SeatError {
-        .system(operation: operation, code: errno)
+        .system(.current(operation))
     }
 
     public var description: String {
         switch self {
         case .unavailable(let reason): "no seat: \(reason)"
-        case .system(let operation, let code): "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let error): error.description
         }
     }
 }
@@ -36,7 +36,7 @@ public final class SeatSession {
     private let callbacks = Callbacks()
     private let listener: UnsafeMutablePointer<libseat_seat_listener>
     /// libseat's device ids by file descriptor, to close what was opened.
-    private var devices: [Int32: Int32] = [:]
+    private var devices: [FileDescriptor: Int32] = [:]
 
     /// Opens the seat (the session's seat, usually seat0). Blocks until the seat manager answers.
     public init() throws(SeatError) {
@@ -54,10 +54,10 @@ public final class SeatSession {
                 callbacks.onDisable()
             }))
         guard let handle = libseat_open_seat(listener, Unmanaged.passUnretained(callbacks).toOpaque()) else {
-            let code = errno
+            let error = SystemCallError.current("libseat_open_seat")
             listener.deinitialize(count: 1)
             listener.deallocate()
-            throw .unavailable(reason: "libseat_open_seat: \(String(cString: strerror(code)))")
+            throw .unavailable(reason: "\(error.operation): \(error.errno)")
         }
         self.handle = handle
         // The seat is usable once the manager enables it, which follows the open at once on an
@@ -69,7 +69,7 @@ public final class SeatSession {
 
     deinit {
         for id in devices.values { _ = libseat_close_device(handle, id) }
-        for fd in devices.keys { close(fd) }
+        for descriptor in devices.keys { try? descriptor.close() }
         _ = libseat_close_seat(handle)
         listener.deinitialize(count: 1)
         listener.deallocate()
@@ -96,7 +96,7 @@ public final class SeatSession {
     }
 
     /// Readable when `dispatch()` has events.
-    public var fileDescriptor: Int32 { libseat_get_fd(handle) }
+    public var fileDescriptor: FileDescriptor { FileDescriptor(rawValue: libseat_get_fd(handle)) }
 
     /// Handles what the seat manager sent (calling `onDisable`/`onEnable`).
     public func dispatch() throws(SeatError) {
@@ -108,19 +108,21 @@ public final class SeatSession {
         guard libseat_disable_seat(handle) == 0 else { throw .current("libseat_disable_seat") }
     }
 
-    /// Opens a device of the seat (a DRM node, an evdev node) and returns its descriptor.
-    public func openDevice(_ path: String) throws(SeatError) -> Int32 {
+    /// Opens a device of the seat (a DRM node, an evdev node) and returns its descriptor, which
+    /// the session owns until `closeDevice(_:)`.
+    public func openDevice(_ path: String) throws(SeatError) -> FileDescriptor {
         var fd: Int32 = -1
         let id = libseat_open_device(handle, path, &fd)
-        guard id >= 0, fd >= 0 else { throw .current("libseat_open_device(\(path))") }
-        devices[fd] = id
-        return fd
+        guard id >= 0, fd >= 0 else { throw .system(.current("libseat_open_device", path: path)) }
+        let descriptor = FileDescriptor(rawValue: fd)
+        devices[descriptor] = id
+        return descriptor
     }
 
     /// Closes a device opened with `openDevice(_:)`.
-    public func closeDevice(_ fd: Int32) {
-        if let id = devices.removeValue(forKey: fd) { _ = libseat_close_device(handle, id) }
-        close(fd)
+    public func closeDevice(_ descriptor: FileDescriptor) {
+        if let id = devices.removeValue(forKey: descriptor) { _ = libseat_close_device(handle, id) }
+        try? descriptor.close()
     }
 
     /// Switches to another session (VT `number`).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import Compositor
+import SystemCalls
 import DisplayBackend
 import FaultInjection
 import Foundation
@@ -231,7 +232,7 @@ struct Run: ParsableCommand {
                 do { try kmsBackend?.resume() } catch { logger.error("cannot light the display again: \(error)") }
                 compositor.resumeInput()
             }
-            seatSource = try compositor.display.eventLoop.addFileDescriptor(seat.fileDescriptor, events: .readable) { _ in
+            seatSource = try compositor.display.eventLoop.addFileDescriptor(seat.fileDescriptor.rawValue, events: .readable) { _ in
                 do { try seat.dispatch() } catch { logger.error("\(error)") }
             }
         }
@@ -446,17 +447,17 @@ extension OutputLayout {
 struct SeatDeviceOpener: DeviceOpener {
     let seat: SeatSession
 
-    func open(path: String, flags: Int32) throws(InputError) -> Int32 {
+    func open(path: String, flags: Int32) throws(InputError) -> FileDescriptor {
         do {
             return try seat.openDevice(path)
         } catch {
-            if case .system(_, let code) = error { throw .system(operation: "libseat_open_device", path: path, code: code) }
+            if case .system(let failure) = error { throw .system(failure) }
             throw .deviceRejected(path: path, reason: "\(error)")
         }
     }
 
-    func close(_ fd: Int32) {
-        seat.closeDevice(fd)
+    func close(_ descriptor: FileDescriptor) {
+        seat.closeDevice(descriptor)
     }
 }
 

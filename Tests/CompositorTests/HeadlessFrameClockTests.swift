@@ -11,7 +11,7 @@ import Testing
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         let fd = backend.fileDescriptors[0]
         while !done(), monotonicNanoseconds() < deadline {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var entry = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
             if poll(&entry, 1, 50) > 0 { backend.dispatch(fileDescriptor: fd) }
         }
     }

@@ -1,6 +1,7 @@
 import DisplayBackend
 import Glibc
 import Graphics
+import SystemCalls
 import Testing
 
 /// A headless output's cursor plane, given like a KMS CRTC's: it takes images that fit once turned
@@ -18,9 +19,9 @@ import Testing
     static func run(_ backend: HeadlessBackend, until condition: () -> Bool) -> Bool {
         let deadline = monotonicNanoseconds() + 2_000_000_000
         while !condition() && monotonicNanoseconds() < deadline {
-            var fds = backend.fileDescriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            var fds = backend.fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
             _ = poll(&fds, nfds_t(fds.count), 50)
-            for entry in fds where entry.revents & Int16(POLLIN) != 0 { backend.dispatch(fileDescriptor: entry.fd) }
+            for entry in fds where entry.revents & Int16(POLLIN) != 0 { backend.dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd)) }
         }
         return condition()
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Graphics
 import KMSBackend
+import SystemCalls
 import Testing
 
 /// Hardware in the loop: Vitrine on a real KMS device (virtio-gpu) inside a QEMU guest, with the
@@ -443,7 +444,7 @@ import Testing
     }
 
     @Test func openingAMissingDeviceNamesItWithTheSystemError() {
-        #expect(throws: KMSError.system(operation: "open(/dev/dri/card15-absent)", code: ENOENT)) {
+        #expect(throws: KMSError.system(SystemCallError("open", path: "/dev/dri/card15-absent", errno: .noSuchFileOrDirectory))) {
             try KMSBackend(devicePath: "/dev/dri/card15-absent")
         }
     }

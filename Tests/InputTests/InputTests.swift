@@ -2,31 +2,32 @@ import CInput
 import Foundation
 import Glibc
 @testable import Input
+import SystemCalls
 import Testing
 
 /// Records what libinput asked of it and passes the calls on to `DirectOpener`.
 final class CountingOpener: DeviceOpener {
     var opened: [(path: String, flags: Int32)] = []
-    var closed: [Int32] = []
+    var closed: [FileDescriptor] = []
 
-    func open(path: String, flags: Int32) throws(InputError) -> Int32 {
+    func open(path: String, flags: Int32) throws(InputError) -> FileDescriptor {
         opened.append((path, flags))
         return try DirectOpener().open(path: path, flags: flags)
     }
 
-    func close(_ fileDescriptor: Int32) {
-        closed.append(fileDescriptor)
-        DirectOpener().close(fileDescriptor)
+    func close(_ descriptor: FileDescriptor) {
+        closed.append(descriptor)
+        DirectOpener().close(descriptor)
     }
 }
 
 /// Refuses every node the way a seat manager refuses a device it does not grant.
 struct RefusingOpener: DeviceOpener {
-    func open(path: String, flags: Int32) throws(InputError) -> Int32 {
-        throw .system(operation: "open", path: path, code: EACCES)
+    func open(path: String, flags: Int32) throws(InputError) -> FileDescriptor {
+        throw .system(SystemCallError("open", path: path, errno: .permissionDenied))
     }
 
-    func close(_ fileDescriptor: Int32) {}
+    func close(_ descriptor: FileDescriptor) {}
 }
 
 private func temporaryFile(containing text: String) throws -> String {
@@ -38,14 +39,14 @@ private func temporaryFile(containing text: String) throws -> String {
 private func expectUsable(_ context: InputContext) throws {
     #expect(context.devices == [])
     #expect(try context.dispatch() == [])
-    #expect(fcntl(context.fileDescriptor, F_GETFD) != -1)
+    #expect(fcntl(context.fileDescriptor.rawValue, F_GETFD) != -1)
 }
 
 @Suite struct PathModeErrors {
     @Test func missingPathThrowsStatErrorNamingThePathAndKeepsTheContextUsable() throws {
         let context = try InputContext(devicePaths: [])
         let error = #expect(throws: InputError.self) { try context.addDevice(path: "/nonexistent/event99") }
-        #expect(error == .system(operation: "stat", path: "/nonexistent/event99", code: ENOENT))
+        #expect(error == .system(SystemCallError("stat", path: "/nonexistent/event99", errno: .noSuchFileOrDirectory)))
         #expect(error?.description == "stat /nonexistent/event99 failed: No such file or directory (errno 2)")
         try expectUsable(context)
     }
@@ -119,7 +120,7 @@ private func expectUsable(_ context: InputContext) throws {
         #expect(String(decoding: bytes.prefix(7), as: UTF8.self) == "vitrine")
 
         context.interface.pointee.close_restricted(fd, userData)
-        #expect(opener.closed == [fd])
+        #expect(opener.closed == [FileDescriptor(rawValue: fd)])
         #expect(fcntl(fd, F_GETFD) == -1)
     }
 

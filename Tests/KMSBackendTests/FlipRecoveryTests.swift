@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import KMSBackend
@@ -8,33 +9,33 @@ import Testing
 /// with refusals injected through VITRINE_FAULTS.)
 @Suite struct FlipRecoveryTests {
     /// The steps after refusals with `codes`, in order, of commits carrying `commit`.
-    func steps(_ codes: [Int32], commit: FlipRecovery.Commit = .init()) -> [FlipRecovery.Step] {
+    func steps(_ codes: [Errno], commit: FlipRecovery.Commit = .init()) -> [FlipRecovery.Step] {
         var recovery = FlipRecovery()
         return codes.map { recovery.refused($0, commit: commit) }
     }
 
     @Test func aBusyCRTCIsRetriedARefreshLaterThreeTimesThenTheModeIsSetAgain() {
-        #expect(steps([EBUSY, EBUSY, EBUSY, EBUSY, EBUSY]) == [.retryAfterRefresh, .retryAfterRefresh, .retryAfterRefresh, .modeset, .giveUp])
+        #expect(steps([.resourceBusy, .resourceBusy, .resourceBusy, .resourceBusy, .resourceBusy]) == [.retryAfterRefresh, .retryAfterRefresh, .retryAfterRefresh, .modeset, .giveUp])
     }
 
     @Test func anInvalidOrTooCostlyFrameDropsTheCursorPlaneThenSetsTheModeAgainThenGivesUp() {
-        for code in [EINVAL, ENOSPC, ERANGE] {
+        for code in [Errno.invalidArgument, .noSpace, .outOfRange] {
             var recovery = FlipRecovery()
             #expect(recovery.refused(code, commit: .init(cursorPlane: true)) == .retryWithoutCursorPlane)
             #expect(recovery.refused(code, commit: .init(cursorPlane: false)) == .modeset)
             #expect(recovery.refused(code, commit: .init(cursorPlane: false)) == .giveUp)
         }
-        #expect(steps([EINVAL, EINVAL]) == [.modeset, .giveUp])
+        #expect(steps([.invalidArgument, .invalidArgument]) == [.modeset, .giveUp])
     }
 
     @Test func aRefusedDirectScanoutIsComposedInstead() {
-        #expect(steps([EINVAL], commit: .init(directScanout: true, cursorPlane: true)) == [.compose])
-        #expect(steps([EBUSY, EBUSY, EBUSY, EBUSY], commit: .init(directScanout: true)) == [.retryAfterRefresh, .retryAfterRefresh, .retryAfterRefresh, .compose])
+        #expect(steps([.invalidArgument], commit: .init(directScanout: true, cursorPlane: true)) == [.compose])
+        #expect(steps([.resourceBusy, .resourceBusy, .resourceBusy, .resourceBusy], commit: .init(directScanout: true)) == [.retryAfterRefresh, .retryAfterRefresh, .retryAfterRefresh, .compose])
     }
 
     @Test func anotherSessionHoldingTheDeviceIsNotFought() {
-        #expect(steps([EACCES]) == [.giveUp])
-        #expect(steps([EPERM], commit: .init(cursorPlane: true)) == [.giveUp])
+        #expect(steps([.permissionDenied]) == [.giveUp])
+        #expect(steps([.notPermitted], commit: .init(cursorPlane: true)) == [.giveUp])
     }
 
     @Test func commitsAreNamedForFaultRulesByWhatTheyDo() {

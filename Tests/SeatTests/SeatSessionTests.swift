@@ -1,5 +1,6 @@
 import Glibc
 import Seat
+import SystemCalls
 import Testing
 
 /// The libseat wrapper against the real libseat: its noop backend (devices opened directly)
@@ -17,12 +18,11 @@ import Testing
             // The noop backend names its seat after itself.
             #expect(seat.name == "noop")
             // (Debian's libseat 0.7 noop backend never sends enable_seat: its activity is not checked here.)
-            #expect(seat.fileDescriptor >= 0)
-            let fd = try seat.openDevice("/dev/null")
-            #expect(fd >= 0)
-            #expect(fcntl(fd, F_GETFD) >= 0)
-            seat.closeDevice(fd)
-            #expect(fcntl(fd, F_GETFD) == -1)
+            #expect(seat.fileDescriptor.rawValue >= 0)
+            let descriptor = try seat.openDevice("/dev/null")
+            #expect(fcntl(descriptor.rawValue, F_GETFD) >= 0)
+            seat.closeDevice(descriptor)
+            #expect(fcntl(descriptor.rawValue, F_GETFD) == -1)
         }
     }
 
@@ -30,7 +30,7 @@ import Testing
         await #expect(processExitsWith: .success) {
             setenv("LIBSEAT_BACKEND", "noop", 1)
             let seat = try SeatSession()
-            #expect(throws: SeatError.system(operation: "libseat_open_device(/dev/absent-device)", code: ENOENT)) {
+            #expect(throws: SeatError.system(SystemCallError("libseat_open_device", path: "/dev/absent-device", errno: .noSuchFileOrDirectory))) {
                 try seat.openDevice("/dev/absent-device")
             }
         }

@@ -1,6 +1,7 @@
 internal import CWaylandServer
 internal import CVitrineWayland
 import Glibc
+public import SystemCalls
 
 /// The Wayland display: the listening socket, the connected clients and the event loop, all
 /// owned by the one compositor thread. Protocol globals are created on it by the protocol types.
@@ -33,16 +34,16 @@ public final class Display {
     /// fourcc codes, each with its bytes per pixel; the two mandatory ones need not be listed). A
     /// buffer whose rows are shorter than its width in pixels of its format is refused with
     /// wl_shm.error.invalid_stride on its pool.
-    public init(shmFormats: [UInt32: Int] = [:]) throws(SystemError) {
+    public init(shmFormats: [UInt32: Int] = [:]) throws(SystemCallError) {
         guard let display = wl_display_create() else {
-            throw SystemError.current(operation: "wl_display_create")
+            throw SystemCallError.current("wl_display_create")
         }
         raw = display
         shmBytesPerPixel = shmFormats.merging([WL_SHM_FORMAT_ARGB8888.rawValue: 4, WL_SHM_FORMAT_XRGB8888.rawValue: 4]) { $1 }
         eventLoop = EventLoop(raw: wl_display_get_event_loop(display))
         guard wl_display_init_shm(display) == 0 else {
             wl_display_destroy(display)
-            throw SystemError.current(operation: "wl_display_init_shm")
+            throw SystemCallError.current("wl_display_init_shm")
         }
         for format in shmFormats.keys.sorted() { _ = wl_display_add_shm_format(display, format) }
         let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, data in
@@ -79,9 +80,9 @@ public final class Display {
     /// `wayland-N` when `name` is nil; returns the socket's name (the value clients need in
     /// WAYLAND_DISPLAY). Out of descriptors, new connections are refused without the loop spinning
     /// (`ListeningSocket`, `clientRefusal`).
-    public func addSocket(named name: String? = nil, in runtimeDirectory: String? = nil) throws(SystemError) -> String {
+    public func addSocket(named name: String? = nil, in runtimeDirectory: String? = nil) throws(SystemCallError) -> String {
         guard let directory = runtimeDirectory ?? getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !directory.isEmpty else {
-            throw SystemError(operation: "XDG_RUNTIME_DIR is not set; listening", code: ENOENT)
+            throw SystemCallError("XDG_RUNTIME_DIR is not set; listening", errno: .noSuchFileOrDirectory)
         }
         let socket = try ListeningSocket.make(named: name, runtimeDirectory: directory)
         try socket.serve(self) { [unowned self] change in clientRefusal?(change) }
@@ -91,19 +92,19 @@ public final class Display {
 
     /// Serves a client on an already connected socket (the display takes the descriptor).
     @discardableResult
-    public func createClient(socket fileDescriptor: Int32) throws(SystemError) -> Client {
+    public func createClient(socket fileDescriptor: Int32) throws(SystemCallError) -> Client {
         guard let client = wl_client_create(raw, fileDescriptor) else {
-            throw SystemError.current(operation: "wl_client_create")
+            throw SystemCallError.current("wl_client_create")
         }
         return self.client(for: client)
     }
 
     /// Creates a connected socket pair, serves one end as a new client and returns the other end
     /// (the caller owns it), as an in-process test harness needs.
-    public func createClientSocket() throws(SystemError) -> (client: Client, socket: Int32) {
+    public func createClientSocket() throws(SystemCallError) -> (client: Client, socket: Int32) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            throw SystemError.current(operation: "socketpair")
+            throw SystemCallError.current("socketpair")
         }
         do {
             let client = try createClient(socket: pair[0])
@@ -116,7 +117,7 @@ public final class Display {
     }
 
     /// Runs ready work on the loop, waiting up to `timeoutMilliseconds` (-1: until something happens).
-    public func dispatch(timeoutMilliseconds: Int32) throws(SystemError) {
+    public func dispatch(timeoutMilliseconds: Int32) throws(SystemCallError) {
         try eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
     }
 

@@ -1,5 +1,6 @@
 internal import CWaylandServer
 import Glibc
+public import SystemCalls
 
 /// The compositor thread's event loop (libwayland-server's `wl_event_loop`): client sockets,
 /// timers, signals and any other file descriptor the backends add all feed it.
@@ -14,11 +15,11 @@ public final class EventLoop {
     public var fileDescriptor: Int32 { wl_event_loop_get_fd(raw) }
 
     /// Waits up to `timeoutMilliseconds` (-1: forever, 0: not at all) and runs what is ready.
-    public func dispatch(timeoutMilliseconds: Int32) throws(SystemError) {
+    public func dispatch(timeoutMilliseconds: Int32) throws(SystemCallError) {
         if wl_event_loop_dispatch(raw, timeoutMilliseconds) < 0 {
-            let error = SystemError.current(operation: "wl_event_loop_dispatch")
+            let error = SystemCallError.current("wl_event_loop_dispatch")
             // A signal interrupting the wait is not a failure of the loop.
-            if error.code != EINTR { throw error }
+            if error.errno != .interrupted { throw error }
         }
         wl_event_loop_dispatch_idle(raw)
     }
@@ -26,7 +27,7 @@ public final class EventLoop {
     /// Calls `handler` whenever `fileDescriptor` is ready for `events`; the source stops when released.
     public func addFileDescriptor(
         _ fileDescriptor: Int32, events: FileDescriptorEvents, handler: @escaping (FileDescriptorEvents) -> Void
-    ) throws(SystemError) -> FileDescriptorSource {
+    ) throws(SystemCallError) -> FileDescriptorSource {
         let box = EventSource.Handler.fd(handler)
         let context = Unmanaged.passRetained(box)
         guard let source = wl_event_loop_add_fd(raw, fileDescriptor, events.rawValue, { _, mask, data in
@@ -36,13 +37,13 @@ public final class EventLoop {
             return 0
         }, context.toOpaque()) else {
             context.release()
-            throw SystemError.current(operation: "wl_event_loop_add_fd")
+            throw SystemCallError.current("wl_event_loop_add_fd")
         }
         return FileDescriptorSource(raw: source, context: context)
     }
 
     /// A timer that calls `handler` once each time it is armed and expires.
-    public func addTimer(handler: @escaping () -> Void) throws(SystemError) -> TimerSource {
+    public func addTimer(handler: @escaping () -> Void) throws(SystemCallError) -> TimerSource {
         let box = EventSource.Handler.plain(handler)
         let context = Unmanaged.passRetained(box)
         guard let source = wl_event_loop_add_timer(raw, { data in
@@ -52,13 +53,13 @@ public final class EventLoop {
             return 0
         }, context.toOpaque()) else {
             context.release()
-            throw SystemError.current(operation: "wl_event_loop_add_timer")
+            throw SystemCallError.current("wl_event_loop_add_timer")
         }
         return TimerSource(raw: source, context: context)
     }
 
     /// Calls `handler` on the loop when `signal` arrives (the signal is blocked and read via signalfd).
-    public func addSignal(_ signal: Int32, handler: @escaping () -> Void) throws(SystemError) -> EventSource {
+    public func addSignal(_ signal: Int32, handler: @escaping () -> Void) throws(SystemCallError) -> EventSource {
         let box = EventSource.Handler.plain(handler)
         let context = Unmanaged.passRetained(box)
         guard let source = wl_event_loop_add_signal(raw, signal, { _, data in
@@ -68,7 +69,7 @@ public final class EventLoop {
             return 0
         }, context.toOpaque()) else {
             context.release()
-            throw SystemError.current(operation: "wl_event_loop_add_signal")
+            throw SystemCallError.current("wl_event_loop_add_signal")
         }
         return EventSource(raw: source, context: context)
     }

@@ -1,5 +1,6 @@
 internal import CWaylandServer
 import Glibc
+public import SystemCalls
 
 /// The display's listening socket, `$XDG_RUNTIME_DIR/NAME` with its lock file, as libwayland's
 /// `wl_display_add_socket` makes it, but accepting clients itself: libwayland 1.21 leaves a
@@ -23,14 +24,14 @@ final class ListeningSocket {
 
     /// Binds `name` (locked against another compositor) in `runtimeDirectory`; nil when its lock
     /// is held (the name is in use), a throw for any other failure.
-    private init?(name: String, runtimeDirectory: String) throws(SystemError) {
+    private init?(name: String, runtimeDirectory: String) throws(SystemCallError) {
         path = runtimeDirectory + "/" + name
         lockPath = path + ".lock"
         guard let address = UnixSocketAddress(path: path) else {
-            throw SystemError(operation: "binding \(path)", code: ENAMETOOLONG)
+            throw SystemCallError("binding \(path)", errno: .fileNameTooLong)
         }
         let lock = open(lockPath, O_CREAT | O_CLOEXEC | O_RDWR, S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP)
-        guard lock >= 0 else { throw SystemError.current(operation: "open(\(lockPath))") }
+        guard lock >= 0 else { throw SystemCallError.current("open(\(lockPath))") }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             close(lock)
             return nil
@@ -39,13 +40,13 @@ final class ListeningSocket {
         unlink(path)
         let socket = makeUnixStreamSocket()
         guard socket >= 0 else {
-            let error = SystemError.current(operation: "socket")
+            let error = SystemCallError.current("socket")
             close(lock)
             throw error
         }
         let bound = address.withSocketAddress { bind(socket, $0, $1) }
         guard bound == 0, listen(socket, 128) == 0 else {
-            let error = SystemError.current(operation: bound == 0 ? "listen(\(path))" : "bind(\(path))")
+            let error = SystemCallError.current(bound == 0 ? "listen(\(path))" : "bind(\(path))")
             close(socket)
             close(lock)
             throw error
@@ -57,17 +58,17 @@ final class ListeningSocket {
     }
 
     /// The socket `name`, or the first free `wayland-N` (N up to 32) when nil, in the runtime directory.
-    static func make(named name: String?, runtimeDirectory: String) throws(SystemError) -> ListeningSocket {
+    static func make(named name: String?, runtimeDirectory: String) throws(SystemCallError) -> ListeningSocket {
         if let name {
             guard let socket = try ListeningSocket(name: name, runtimeDirectory: runtimeDirectory) else {
-                throw SystemError(operation: "locking \(runtimeDirectory)/\(name).lock (another compositor?)", code: EADDRINUSE)
+                throw SystemCallError("locking \(runtimeDirectory)/\(name).lock (another compositor?)", errno: .addressInUse)
             }
             return socket
         }
         for number in 0...32 {
             if let socket = try ListeningSocket(name: "wayland-\(number)", runtimeDirectory: runtimeDirectory) { return socket }
         }
-        throw SystemError(operation: "finding a free wayland-N socket in \(runtimeDirectory)", code: EADDRINUSE)
+        throw SystemCallError("finding a free wayland-N socket in \(runtimeDirectory)", errno: .addressInUse)
     }
 
     deinit {
@@ -82,7 +83,7 @@ final class ListeningSocket {
 
     /// Accepts clients on `display`'s loop from now on; `refusals` hears when connections start
     /// being refused for want of descriptors, and when they are accepted again.
-    func serve(_ display: Display, refusals: @escaping (ClientRefusal) -> Void) throws(SystemError) {
+    func serve(_ display: Display, refusals: @escaping (ClientRefusal) -> Void) throws(SystemCallError) {
         source = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self, unowned display] _ in
             acceptAll(into: display, refusals: refusals)
         }
@@ -104,7 +105,7 @@ final class ListeningSocket {
                         refusals(.ended(refused: count))
                     }
                 } else {
-                    let error = SystemError.current(operation: "wl_client_create")
+                    let error = SystemCallError.current("wl_client_create")
                     close(client)
                     noteRefusal(error, refusals: refusals)
                 }
@@ -114,7 +115,7 @@ final class ListeningSocket {
             case EINTR, ECONNABORTED:
                 continue
             case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                let error = SystemError.current(operation: "accept")
+                let error = SystemCallError.current("accept")
                 guard refuseOne() else {
                     pauseWatching()
                     return
@@ -128,7 +129,7 @@ final class ListeningSocket {
     }
 
     /// Counts a refused connection; the first of a spell is reported with its cause.
-    private func noteRefusal(_ error: SystemError, refusals: (ClientRefusal) -> Void) {
+    private func noteRefusal(_ error: SystemCallError, refusals: (ClientRefusal) -> Void) {
         if refused == nil { refusals(.started(error)) }
         refused = (refused ?? 0) + 1
     }
@@ -165,7 +166,7 @@ final class ListeningSocket {
 /// The listening socket ran out of descriptors for new clients, or has them again.
 public enum ClientRefusal: Sendable, Equatable {
     /// Connections are refused (accepted and closed at once) from now on; the error says why.
-    case started(SystemError)
+    case started(SystemCallError)
     /// Clients are accepted again; `refused` connections were refused meanwhile.
     case ended(refused: Int)
 }

@@ -1,6 +1,7 @@
 internal import CLinux
 internal import CXKBCommon
 import Glibc
+public import SystemCalls
 
 /// A keymap xkbcommon could not make.
 public enum KeymapError: Error, Equatable, CustomStringConvertible {
@@ -9,7 +10,7 @@ public enum KeymapError: Error, Equatable, CustomStringConvertible {
     /// xkbcommon could not start (no memory, or no XKB data where it looks).
     case contextUnavailable
     /// The keymap could not be put in a sealed memory file for clients.
-    case memoryFile(SystemError)
+    case memoryFile(SystemCallError)
 
     public var description: String {
         switch self {
@@ -102,7 +103,7 @@ final class Keymap {
         }
         guard let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else {
             xkb_keymap_unref(keymap)
-            throw .memoryFile(SystemError(operation: "xkb_keymap_get_as_string", code: ENOMEM))
+            throw .memoryFile(SystemCallError("xkb_keymap_get_as_string", errno: .noMemory))
         }
         defer { free(text) }
         let length = strlen(text) + 1

@@ -1,5 +1,6 @@
 internal import CWaylandServer
 internal import CVitrineWayland
+public import SystemCalls
 
 /// A DRM pixel format (a fourcc code from drm_fourcc.h) with a buffer layout modifier.
 public struct DmabufFormat: Hashable, Sendable, CustomStringConvertible {
@@ -84,7 +85,7 @@ public enum DmabufFeedbackError: Error, Equatable, CustomStringConvertible {
     /// tranche_formats indices are 16 bits: at most 65,536 distinct formats fit in the table.
     case tooManyFormats(Int)
     /// The format table could not be put in a sealed memory file.
-    case memoryFile(SystemError)
+    case memoryFile(SystemCallError)
 
     public var description: String {
         switch self {

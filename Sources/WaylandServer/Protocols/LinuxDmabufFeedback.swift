@@ -1,6 +1,7 @@
 internal import CLinux
 internal import CVitrineWayland
 import Glibc
+public import SystemCalls
 
 /// Feedback laid out for the wire once: the format table in a sealed memory file, the devices as
 /// dev_t arrays and each tranche's formats as 16-bit table indices. Shared by every object that
@@ -29,7 +30,7 @@ final class CompiledFeedback {
             withUnsafeBytes(of: format.modifier) { table += $0 }
         }
         let made = table.withUnsafeBytes { bytes in
-            Result { () throws(SystemError) in try makeSealedMemoryFile(name: "vitrine-dmabuf-formats", bytes: bytes) }
+            Result { () throws(SystemCallError) in try makeSealedMemoryFile(name: "vitrine-dmabuf-formats", bytes: bytes) }
         }
         switch made {
         case .success(let fd): tableFile = fd

@@ -1,5 +1,6 @@
 internal import CWaylandServer
 internal import CVitrineWayland
+public import SystemCalls
 
 /// What the compositor decides for xdg-shell windows and popups. The protocol objects keep their
 /// own state and errors; these calls are where the compositor's policy answers the client.
@@ -81,7 +82,7 @@ public final class XdgShellGlobal {
     /// unanswered, another ping sends nothing and keeps the first deadline. Returns false when the
     /// client has no xdg_wm_base to ping.
     @discardableResult
-    public func ping(_ client: Client) throws(SystemError) -> Bool {
+    public func ping(_ client: Client) throws(SystemCallError) -> Bool {
         guard let state = clients[client], let display else { return false }
         if state.pingSerial != nil { return true }
         let timer: TimerSource
