@@ -669,9 +669,12 @@ open class Layer {
     open class func needsDisplay(forKey key: String) -> Bool { false }
 
     /// The value a property has before it is set: Core Animation's defaults for declared keys,
-    /// nil for others unless a subclass overrides this for its custom properties.
+    /// nil for others unless a subclass overrides this for its custom properties. Like Core
+    /// Animation, `bounds`, `position` and `frame` answer nil (ca-semantics G1), though a new
+    /// layer's are zero.
     open class func defaultValue(forKey key: String) -> (any Sendable)? {
-        propertyEntry(forKey: key)?.get(defaultProperties)
+        if key == "bounds" || key == "position" || key == "frame" { return nil }
+        return propertyEntry(forKey: key)?.get(defaultProperties)
     }
 
     /// The declared property `key` names for this class (a subclass adds its own keys).

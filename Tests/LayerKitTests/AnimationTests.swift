@@ -357,6 +357,22 @@ final class Events: AnimationDelegate {
         #expect(loose.animationKeys().isEmpty && loose.presentation() == nil)
     }
 
+    /// ca-semantics A5: shadowPath, like every path property, animates only explicitly.
+    @Test func shadowPathChangesAtOnceButAnimatesExplicitly() {
+        let s = AnimationScene()
+        let small = Path(rect: Rect(x: 0, y: 0, width: 100, height: 100))
+        let large = Path(rect: Rect(x: 0, y: 0, width: 200, height: 100))
+        #expect(s.layer.action(forKey: "shadowPath") == nil)
+        s.layer.shadowPath = small
+        Transaction.flush()
+        #expect(s.layer.animationKeys().isEmpty)
+        #expect(s.shown(at: 100).shadowPath == small)
+        let grow = BasicAnimation(keyPath: "shadowPath")
+        (grow.fromValue, grow.toValue, grow.duration) = (small, large, 1)
+        s.run(grow)
+        #expect(s.shown(at: 100.5).shadowPath == Path(rect: Rect(x: 0, y: 0, width: 150, height: 100)))
+    }
+
     @Test func hiddenFadesWithATransition() {
         let s = AnimationScene()
         s.layer.isHidden = true

@@ -29,6 +29,17 @@ import Testing
         #expect(Layer.defaultValue(forKey: "backgroundColor") == nil)
         #expect(Layer.defaultValue(forKey: "noSuchKey") == nil)
     }
+
+    /// ca-semantics G1: Core Animation answers nil for these three, though a new layer's bounds
+    /// and position are zero (and its frame follows from them).
+    @Test func defaultValueForKeyIsNilForBoundsPositionAndFrame() {
+        #expect(Layer.defaultValue(forKey: "bounds") == nil)
+        #expect(Layer.defaultValue(forKey: "position") == nil)
+        #expect(Layer.defaultValue(forKey: "frame") == nil)
+        #expect(ShapeLayer.defaultValue(forKey: "bounds") == nil)
+        let l = Layer()
+        #expect(l.bounds == .zero && l.position == .zero && l.frame == .zero)
+    }
 }
 
 @MainActor

@@ -20,12 +20,13 @@ public protocol LayerActionDelegate: LayerDelegate {
 
 extension Layer {
     /// The keys of CALayer's properties whose changes start Core Animation's built-in implicit
-    /// animation when nothing in the search answers: its animatable properties.
+    /// animation when nothing in the search answers: its animatable properties, except
+    /// `shadowPath`, which like every path property animates only explicitly (ca-semantics A5).
     static let baseImplicitlyAnimatedKeys: Set<String> = [
         "bounds", "position", "anchorPoint", "anchorPointZ", "zPosition", "transform", "sublayerTransform",
         "opacity", "hidden", "backgroundColor", "borderColor", "borderWidth", "cornerRadius", "contents",
         "contentsRect", "contentsCenter", "contentsScale", "masksToBounds", "doubleSided",
-        "shadowColor", "shadowOpacity", "shadowOffset", "shadowRadius", "shadowPath",
+        "shadowColor", "shadowOpacity", "shadowOffset", "shadowRadius",
         "minificationFilterBias", "rasterizationScale",
     ]
 
