@@ -104,6 +104,8 @@ let package = Package(
         .target(name: "CVitrineProcess"),
         // Failures injected where the Renderer and the KMS backend translate a driver's result.
         .target(name: "FaultInjection"),
+        // One event, any number of listeners (wl_signal's role): outputs coming and going, frames presented.
+        .target(name: "Signals"),
 
         // Level 1: owning file descriptors and reporting failed system calls (swift-system's
         // FileDescriptor and Errno), for every module that makes system calls.
@@ -130,9 +132,9 @@ let package = Package(
         .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"]),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
-        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux", "SystemCalls"]),
+        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux", "Signals", "SystemCalls"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "SystemCalls"]),
+        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
         .target(name: "Seat", dependencies: ["CSeat", "SystemCalls"]),
@@ -155,7 +157,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess", "SystemCalls",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess", "Signals", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -164,7 +166,7 @@ let package = Package(
         .target(
             name: "KioskShell",
             dependencies: [
-                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Views",
+                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
                 "WaylandServer", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -196,6 +198,7 @@ let package = Package(
                 "BoardConfig",
                 "KioskShell",
                 "Seat",
+                "Signals",
                 "FaultInjection",
                 "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
@@ -216,6 +219,7 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics", "SystemCalls"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),

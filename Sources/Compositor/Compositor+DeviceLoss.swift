@@ -9,12 +9,6 @@ import WaylandServer
 /// (`VulkanLayer`s); textures of images are uploaded again by the new renderers as frames need
 /// them. Frames then resume showing the same scene.
 extension Compositor {
-    /// Calls `observer` after the GPU device was replaced: `VulkanLayer`s made before belong to
-    /// the lost device and show nothing any more; make them again (`makeVulkanLayer`).
-    public func addDeviceReplacementObserver(_ observer: @escaping () -> Void) {
-        deviceLoss.observers.append(observer)
-    }
-
     /// How many times the device was replaced.
     public var deviceReplacementCount: Int { deviceLoss.replacements }
 
@@ -72,7 +66,7 @@ extension Compositor {
             }
         }
         Transaction.commit()
-        for observer in deviceLoss.observers { observer() }
+        deviceReplaced.emit()
         if failures.isEmpty {
             logger.notice("renderers made again on \(new.deviceName), \(imported) dma-buf(s) imported again; frames resume")
         } else {
@@ -89,5 +83,4 @@ struct DeviceLossState {
     var retry: TimerSource?
     var isRetryArmed = false
     var replacements = 0
-    var observers: [() -> Void] = []
 }

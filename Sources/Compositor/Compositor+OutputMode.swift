@@ -22,7 +22,7 @@ extension Compositor {
         // The windows live on the primary output: they are configured again at its new size.
         if outputs.first === output {
             windowManager.outputsChanged()
-            primaryOutputChanged()
+            primaryOutputChanged.emit()
         }
         // A pointer left outside a shrunk output goes to the closest point of the layout.
         pointerOutputsChanged()

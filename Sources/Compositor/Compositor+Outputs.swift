@@ -28,7 +28,7 @@ extension Compositor {
         }
         managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
         managed.onFramePresented = { [unowned self, unowned managed] in
-            if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented?(index) }
+            if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented.emit(index) }
         }
         managed.onFrameDrawn = { [unowned self, unowned managed] tree in
             for mirror in mirrors { mirror.sourceDrew(tree, by: managed) }
@@ -105,7 +105,7 @@ extension Compositor {
                 windowManager.outputsChanged()
                 previous?.scheduleFrame()
                 refocusPointer()
-                primaryOutputChanged()
+                primaryOutputChanged.emit()
             }
             output.scheduleFrame()
         } catch {
@@ -151,7 +151,7 @@ extension Compositor {
             outputs.first?.scheduleFrame()
         }
         refocusPointer()
-        if index == 0 { primaryOutputChanged() }
+        if index == 0 { primaryOutputChanged.emit() }
     }
 }
 

@@ -6,15 +6,4 @@ import Views
 extension Compositor {
     /// The primary output's root view; nil while there is no output.
     public var primaryRootView: RootView? { outputs.first?.rootView }
-
-    /// Calls `observer` after each change of the primary output (it was unplugged and another one
-    /// took the windows, or a more important one appeared, or the last one went and
-    /// `primaryRootView` is nil), once the windows are on the new one.
-    public func addPrimaryOutputObserver(_ observer: @escaping () -> Void) {
-        primaryOutputObservers.append(observer)
-    }
-
-    func primaryOutputChanged() {
-        for observer in primaryOutputObservers { observer() }
-    }
 }

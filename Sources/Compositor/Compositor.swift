@@ -3,6 +3,7 @@ import Glibc
 import LayerKit
 import Logging
 import Renderer
+import Signals
 import SystemCalls
 import WaylandServer
 
@@ -44,16 +45,24 @@ public final class Compositor: SurfaceObserver {
     private(set) var dmabuf: (global: LinuxDmabufGlobal, imports: DmabufImports)?
     /// Mapped windows while no output exists: the next output to appear takes them.
     var windowsWithoutOutput: [SurfaceNode] = []
-    /// Told when the primary output changes (Compositor+PrimaryOutput.swift).
-    var primaryOutputObservers: [() -> Void] = []
+    /// Emitted after each change of the primary output (it was unplugged and another one took the
+    /// windows, or a more important one appeared, or the last one went and `primaryRootView` is
+    /// nil), once the windows are on the new one.
+    public let primaryOutputChanged = Signal<Void>()
+    /// Emitted after the GPU device was replaced (Compositor+DeviceLoss.swift): `VulkanLayer`s
+    /// made before belong to the lost device and show nothing any more; make them again
+    /// (`makeVulkanLayer`).
+    public let deviceReplaced = Signal<Void>()
+    /// The compositor's hold on the backend's outputs coming, going and changing mode.
+    private var backendListeners: [SignalListener] = []
     private var isStopped = false
     /// Commits changed what may be under the pointer: it is found again once, when this loop turn's
     /// requests are handled (a hit test per commit costs a client with thousands of subsurfaces
     /// quadratic time).
     private var pointerNeedsRefocus = false
-    /// Called with an output's index each time a frame reached its screen (the kiosk shell's
+    /// Emitted with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
-    public var framePresented: ((Int) -> Void)?
+    public let framePresented = Signal<Int>()
     /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
     /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
     public var clientUnresponsive: ((Int32) -> Void)?
@@ -133,9 +142,11 @@ public final class Compositor: SurfaceObserver {
         seat.handler = self
         idleInhibitManager.handler = self
         try watchBackend()
-        backend.outputAdded = { [unowned self] output in outputAppeared(output) }
-        backend.outputRemoved = { [unowned self] output in outputDisappeared(output) }
-        backend.outputModeChanged = { [unowned self] output in outputModeChanged(output) }
+        backendListeners = [
+            backend.outputAdded.listen { [unowned self] output in outputAppeared(output) },
+            backend.outputRemoved.listen { [unowned self] output in outputDisappeared(output) },
+            backend.outputModeChanged.listen { [unowned self] output in outputModeChanged(output) },
+        ]
         Transaction.flush()
     }
 
@@ -148,9 +159,7 @@ public final class Compositor: SurfaceObserver {
     public func shutdown() {
         display.disconnectAllClients()
         shell.handler = nil
-        backend.outputAdded = nil
-        backend.outputRemoved = nil
-        backend.outputModeChanged = nil
+        backendListeners = []
         backendSources.values.forEach { $0.remove() }
         backendSources = [:]
         inputDevices.sources.forEach { $0.remove() }

@@ -1,6 +1,7 @@
 import DisplayBackend
 import LayerKit
 import Renderer
+import Signals
 import Views
 import WaylandServer
 
@@ -47,6 +48,8 @@ final class CompositorOutput {
     /// Called with the surfaces a frame is about to show (output enter, preferred scale).
     var onSurfacesShown: (([Surface]) -> Void)?
     private var feedbacksInFlight: [PresentationFeedback] = []
+    /// The output's hold on its display's presentations, until `stop()`.
+    private var presentedListener: SignalListener?
     /// Called after each frame reached the screen, its callbacks and feedback sent.
     var onFramePresented: (() -> Void)?
     /// Called with the tree of each frame drawn and handed to the display (what mirrors show).
@@ -93,7 +96,7 @@ final class CompositorOutput {
         context = RenderContext(rootLayer: scanout)
         context.onCommit = { [backend] _ in backend.scheduleFrame() }
         self.backend.onFrame = { [unowned self] request in drawFrame(request) }
-        self.backend.onPresented = { [unowned self] timing in framePresented(timing) }
+        presentedListener = backend.presented.listen { [unowned self] timing in framePresented(timing) }
         if let hardware = backend as? any HardwareCursorOutput {
             hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
             hardware.onCursorPlaneLost = { [unowned self] in
@@ -127,7 +130,7 @@ final class CompositorOutput {
     /// windows); presentation feedback waiting for it is discarded.
     func stop() {
         backend.onFrame = nil
-        backend.onPresented = nil
+        presentedListener = nil
         onFrameDrawn = nil
         context.onCommit = nil
         renderer.onDrawablePresented = nil

@@ -1,4 +1,5 @@
 import Graphics
+public import Signals
 public import SystemCalls
 
 /// A source of outputs (KMS, headless, later nested): the compositor renders frames for them and
@@ -7,7 +8,8 @@ public import SystemCalls
 /// is readable.
 ///
 /// Outputs may come and go while the backend runs (a display plugged in or out): `outputAdded`
-/// and `outputRemoved` tell the compositor, and `fileDescriptors` may change with them.
+/// and `outputRemoved` tell the compositor (and anyone else listening, such as a presentation
+/// log), and `fileDescriptors` may change with them.
 public protocol DisplayBackend: AnyObject {
     var outputs: [any BackendOutput] { get }
     /// Descriptors to watch for readability. They change only as outputs come and go: read them
@@ -16,14 +18,14 @@ public protocol DisplayBackend: AnyObject {
     var fileDescriptors: [FileDescriptor] { get }
     /// Handles what became ready on `fileDescriptor` (timer expirations, page-flip events…).
     func dispatch(fileDescriptor: FileDescriptor)
-    /// Called when an output appeared (it is in `outputs` by then).
-    var outputAdded: ((any BackendOutput) -> Void)? { get set }
-    /// Called when an output went away (it has left `outputs`; no frame or presentation follows).
-    var outputRemoved: ((any BackendOutput) -> Void)? { get set }
-    /// Called when an output's mode changed while its display stayed connected (another monitor
+    /// Emitted when an output appeared (it is in `outputs` by then).
+    var outputAdded: Signal<any BackendOutput> { get }
+    /// Emitted when an output went away (it has left `outputs`; no frame or presentation follows).
+    var outputRemoved: Signal<any BackendOutput> { get }
+    /// Emitted when an output's mode changed while its display stayed connected (another monitor
     /// on the same port, a virtual display resized): `mode` is the new one and the next frames
     /// are drawn at its size; the buffers of the old size are gone.
-    var outputModeChanged: ((any BackendOutput) -> Void)? { get set }
+    var outputModeChanged: Signal<any BackendOutput> { get }
 }
 
 /// One display of a backend.
@@ -42,12 +44,13 @@ public protocol BackendOutput: AnyObject {
     func scheduleFrame()
     /// The compositor's renderer: called when it is time to draw a frame.
     var onFrame: ((FrameRequest) -> Void)? { get set }
-    /// Shows `image` (the size of the mode) at the next refresh; `onPresented` follows then.
+    /// Shows `image` (the size of the mode) at the next refresh; `presented` follows then.
     func present(_ image: Image, for request: FrameRequest) throws
     /// Ends a frame the compositor decided not to draw (nothing changed); no presentation follows.
     func skipFrame(_ request: FrameRequest)
-    /// Called when a presented frame reached the screen, with the display's own timing.
-    var onPresented: ((PresentationTiming) -> Void)? { get set }
+    /// Emitted when a presented frame reached the screen, with the display's own timing (the
+    /// compositor's frame callbacks listen, and on KMS the presentation log).
+    var presented: Signal<PresentationTiming> { get }
     /// What the output shows now, as far as the backend can tell (nil where it cannot read it back).
     var lastShownImage: Image? { get }
     /// False while the display is powered down (DPMS off).

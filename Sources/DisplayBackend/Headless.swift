@@ -1,6 +1,7 @@
 internal import CLinux
 import Glibc
 import Graphics
+public import Signals
 public import SystemCalls
 
 /// Outputs that exist only in memory, refreshed by a timer: for tests, CI and screenshots.
@@ -9,7 +10,7 @@ public import SystemCalls
 /// A scheduled frame is requested just in time for the next refresh it can make: as long before it
 /// as recent frames took to render, with a margin, so that a client's commit reaches the screen at
 /// the next refresh when the work fits. The frame is shown at the first refresh after it was
-/// presented (as a display scanning out with vsync would), and `onPresented` is delivered at that
+/// presented (as a display scanning out with vsync would), and `presented` is emitted at that
 /// moment with that refresh's time and number. Each output has a ring of two frame buffers in
 /// host memory that frames are written into in place (`ScanoutMemoryOutput`), as into a KMS
 /// output's dumb buffers; the shown frame is read back only when captured.
@@ -18,9 +19,9 @@ public final class HeadlessBackend: DisplayBackend {
     private var headlessOutputs: [HeadlessOutput] = []
     /// Outputs made so far: generated names (HEADLESS-1, HEADLESS-2…) are never reused.
     private var made = 0
-    public var outputAdded: ((any BackendOutput) -> Void)?
-    public var outputRemoved: ((any BackendOutput) -> Void)?
-    public var outputModeChanged: ((any BackendOutput) -> Void)?
+    public let outputAdded = Signal<any BackendOutput>()
+    public let outputRemoved = Signal<any BackendOutput>()
+    public let outputModeChanged = Signal<any BackendOutput>()
 
     public init(outputs configurations: [HeadlessOutputConfiguration]) throws(BackendError) {
         for configuration in configurations { headlessOutputs.append(try makeOutput(configuration)) }
@@ -37,7 +38,7 @@ public final class HeadlessBackend: DisplayBackend {
     public func addOutput(_ configuration: HeadlessOutputConfiguration, at position: Int? = nil) throws(BackendError) -> HeadlessOutput {
         let output = try makeOutput(configuration)
         headlessOutputs.insert(output, at: min(position ?? headlessOutputs.count, headlessOutputs.count))
-        outputAdded?(output)
+        outputAdded.emit(output)
         return output
     }
 
@@ -46,7 +47,7 @@ public final class HeadlessBackend: DisplayBackend {
         guard let index = headlessOutputs.firstIndex(where: { $0 === output }) else { return }
         headlessOutputs.remove(at: index)
         output.stop()
-        outputRemoved?(output)
+        outputRemoved.emit(output)
     }
 
     /// Gives `output` another mode, as a display resized while it stays connected;
@@ -54,7 +55,7 @@ public final class HeadlessBackend: DisplayBackend {
     public func changeMode(of output: HeadlessOutput, to mode: OutputMode) throws(BackendError) {
         guard headlessOutputs.contains(where: { $0 === output }) else { return }
         try output.changeMode(to: mode)
-        outputModeChanged?(output)
+        outputModeChanged.emit(output)
     }
 
     public var fileDescriptors: [FileDescriptor] { headlessOutputs.flatMap { [$0.timer.fileDescriptor, $0.cursorTimer.fileDescriptor] } }
@@ -146,7 +147,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     public let transform: OutputTransform
     public let layout: OutputLayout
     public var onFrame: ((FrameRequest) -> Void)?
-    public var onPresented: ((PresentationTiming) -> Void)?
+    public let presented = Signal<PresentationTiming>()
 
     /// The timerfd that paces this output.
     let timer: MonotonicTimer
@@ -371,7 +372,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
             phase = .idle
             // vsync, and zero-copy for a client's own buffer.
             let flags: UInt32 = if case .client = frame { 0x9 } else { 0x1 }
-            onPresented?(PresentationTiming(
+            presented.emit(PresentationTiming(
                 nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: flags))
             scheduleAnotherIfWanted()
         case .idle, .rendering:

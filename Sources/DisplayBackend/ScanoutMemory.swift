@@ -21,6 +21,6 @@ public protocol ScanoutMemoryOutput: BackendOutput {
     /// since its own last frame there. Nil when frames cannot be written in place now.
     func nextScanoutMemory() -> ScanoutMemory?
     /// Shows the frame written into `memory` (the buffer `nextScanoutMemory()` gave) at the next
-    /// refresh; `onPresented` follows then, as after `present(_:for:)`.
+    /// refresh; `presented` follows then, as after `present(_:for:)`.
     func presentScanoutMemory(_ memory: ScanoutMemory, for request: FrameRequest) throws
 }

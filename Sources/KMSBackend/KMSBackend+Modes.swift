@@ -27,7 +27,7 @@ extension KMSBackend {
                 do throws(KMSError) {
                     try output.changeMode(to: info)
                     onHotplugMessage?("\(name) changed mode from \(previous) to \(output.mode)")
-                    outputModeChanged?(output)
+                    outputModeChanged.emit(output)
                 } catch {
                     onHotplugMessage?("\(name) now prefers \(OutputMode(info)), which cannot be set: \(error); it stays at \(previous)")
                 }

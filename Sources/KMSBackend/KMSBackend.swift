@@ -1,6 +1,7 @@
 internal import CDRM
 import DisplayBackend
 import Glibc
+import Signals
 import SystemCalls
 
 /// Displays driven through a DRM device with atomic modesetting: each connected connector gets a
@@ -19,9 +20,9 @@ public final class KMSBackend: DisplayBackend {
     private var hotplug: HotplugMonitor?
     /// How connector changes reach the backend (udev's or the kernel's uevents), or why they do not.
     public private(set) var hotplugDescription = ""
-    public var outputAdded: ((any BackendOutput) -> Void)?
-    public var outputRemoved: ((any BackendOutput) -> Void)?
-    public var outputModeChanged: ((any BackendOutput) -> Void)?
+    public let outputAdded = Signal<any BackendOutput>()
+    public let outputRemoved = Signal<any BackendOutput>()
+    public let outputModeChanged = Signal<any BackendOutput>()
     /// Why no output was lit at start (no display connected, or none the board names): the
     /// backend waits for one, and hotplug lights it; nil when outputs were lit.
     public private(set) var waitingForDisplay: String?
@@ -110,7 +111,7 @@ public final class KMSBackend: DisplayBackend {
             let output = kmsOutputs.remove(at: index)
             output.turnOff()
             onHotplugMessage?("\(name) was disconnected: its output is gone")
-            outputRemoved?(output)
+            outputRemoved.emit(output)
         }
         // Flip events of the outputs turned off are read now, before a new output may take their CRTC.
         if !removed.isEmpty { readPendingEvents() }
@@ -131,7 +132,7 @@ public final class KMSBackend: DisplayBackend {
                 kmsOutputs.insert(output, at: position)
                 waitingForDisplay = nil
                 onHotplugMessage?("\(name) was connected: lit as \(output.description)")
-                outputAdded?(output)
+                outputAdded.emit(output)
             } catch {
                 onHotplugMessage?("\(name) was connected but cannot be lit: \(error)")
             }

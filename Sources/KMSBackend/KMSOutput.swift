@@ -4,6 +4,7 @@ import DisplayBackend
 import Glibc
 import SystemCalls
 import Graphics
+import Signals
 
 /// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
 ///
@@ -11,7 +12,7 @@ import Graphics
 /// started just in time (`onFrame`) for the first refresh it can make, as long before it as
 /// recent frames took to draw and commit (see `RefreshClock`), `present` copies the frame into
 /// the back buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
-/// `onPresented` with the kernel's timestamp and sequence. At most one flip is pending, so the
+/// `presented` with the kernel's timestamp and sequence. At most one flip is pending, so the
 /// buffer being written is never the one being scanned out.
 public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let name: String
@@ -22,9 +23,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let transform: OutputTransform
     public let layout: OutputLayout
     public var onFrame: ((FrameRequest) -> Void)?
-    public var onPresented: ((PresentationTiming) -> Void)?
-    /// Sees every presentation after `onPresented` (flip statistics, logs).
-    public var presentationObserver: ((PresentationTiming) -> Void)?
+    public let presented = Signal<PresentationTiming>()
     public var onCursorPresented: ((PresentationTiming) -> Void)?
     public var onCursorPlaneLost: (() -> Void)?
     /// Told how a refused page flip was recovered from (`FlipRecovery`), for the log.
@@ -628,8 +627,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             let zeroCopy: UInt32 = if case .direct = frame { 0x8 } else { 0 }
             let timing = PresentationTiming(
                 nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags | zeroCopy)
-            onPresented?(timing)
-            presentationObserver?(timing)
+            presented.emit(timing)
         } else {
             modesetCompletedNanoseconds = time
             var count: UInt64 = 0

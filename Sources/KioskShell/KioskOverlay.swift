@@ -3,6 +3,7 @@ import Compositor
 import Graphics
 import LayerKit
 import Logging
+import Signals
 import Views
 
 /// What covers an output while the kiosk app shows nothing: the board's splash (its colour and
@@ -37,6 +38,8 @@ final class KioskOverlay {
     private var pattern: SplashPattern?
     /// The pattern frozen for the fade out, until the fade ends.
     private var fadingPattern: SplashPattern?
+    /// The overlay's hold on the primary output changing and the GPU device being replaced.
+    private var compositorListeners: [SignalListener] = []
 
     /// Seconds of the fade between states.
     static let fadeDuration = 0.3
@@ -100,8 +103,10 @@ final class KioskOverlay {
         view.layer.addSublayer(blank)
         if let root = compositor.primaryRootView { place(in: root) }
         updatePattern()
-        compositor.addPrimaryOutputObserver { [weak self] in self?.primaryOutputChanged() }
-        compositor.addDeviceReplacementObserver { [weak self] in self?.deviceReplaced() }
+        compositorListeners = [
+            compositor.primaryOutputChanged.listen { [unowned self] in primaryOutputChanged() },
+            compositor.deviceReplaced.listen { [unowned self] in deviceReplaced() },
+        ]
     }
 
     /// Puts the overlay over `root` (the primary output's views), laid out for its size and scale.

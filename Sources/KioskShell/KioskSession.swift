@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import LayerKit
 import Logging
+import Signals
 import Views
 
 /// The kiosk policy around a running compositor: the board's app under supervision, and systemd
@@ -23,6 +24,8 @@ public final class KioskSession {
     private var nextPing: UInt64
     private var frameTimeoutReported = false
     private var isReady = false
+    /// The session's hold on the compositor's presented frames, for its readiness.
+    private var readinessListener: SignalListener?
     /// The supervisor's launch whose first frame was reported (0: none yet).
     private var firstFrameReportedForLaunch = 0
     private let overlay: KioskOverlay?
@@ -64,7 +67,7 @@ public final class KioskSession {
             supervisor = nil
         }
         // Ready once the first frame is on screen: systemd starts what depends on the kiosk then.
-        compositor.framePresented = { [unowned self] _ in
+        readinessListener = compositor.framePresented.listen { [unowned self] _ in
             guard !isReady else { return }
             isReady = true
             logger.info("first frame on screen \((monotonicNanoseconds() - start) / 1_000_000) ms after start")

@@ -3,6 +3,7 @@ import Compositor
 import Graphics
 import LayerKit
 import OnScreenKeyboard
+import Signals
 import WaylandServer
 
 /// The compositor's input method: the on-screen keyboard over the primary output's windows (under
@@ -26,6 +27,8 @@ public final class OnScreenKeyboardController: TextInputHandler {
     /// leaves its page and shift as they are.
     private var shownFor: (purpose: ContentPurpose, hidesText: Bool)?
     private var placedIn = (size: Size.zero, scale: 0.0)
+    /// The keyboard's hold on the primary output changing.
+    private var primaryOutputListener: SignalListener?
     /// Called after each character, deletion or key the keyboard sent to the client (flushed with
     /// the loop iteration that follows): for measuring tap-to-commit latency.
     public var onDelivered: ((KeyboardOutput) -> Void)?
@@ -44,7 +47,7 @@ public final class OnScreenKeyboardController: TextInputHandler {
         view.onOutput = { [unowned self] output in deliver(output) }
         compositor.textInputManager.handler = self
         compositor.typingKeyboardAttachmentChanged = { [unowned self] _ in update() }
-        compositor.addPrimaryOutputObserver { [weak self] in self?.primaryOutputChanged() }
+        primaryOutputListener = compositor.primaryOutputChanged.listen { [unowned self] in primaryOutputChanged() }
     }
 
     /// The keyboard's configuration for the board's settings: its layouts, height and colours.

@@ -9,6 +9,7 @@ import Glibc
 import Input
 import KMSBackend
 import Seat
+import Signals
 import WaylandServer
 import KioskShell
 import Logging
@@ -184,9 +185,6 @@ struct Run: ParsableCommand {
                 }
                 presentationLogFile = file
             }
-            for output in kms.kmsOutputs {
-                observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
-            }
             backend = kms
             outputsDescription = kms.kmsOutputs.isEmpty ? "no display yet" : kms.kmsOutputs.map(\.description).joined(separator: ", ")
         } else {
@@ -201,15 +199,20 @@ struct Run: ParsableCommand {
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
         let compositor = try Compositor(backend: backend, logger: logger)
-        if let kmsBackend {
-            // Outputs lit later (a display plugged in) log their first frame and feed the presentation log too.
-            let compositorAdded = kmsBackend.outputAdded
-            kmsBackend.outputAdded = { output in
-                if let output = output as? KMSOutput {
-                    observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
-                }
-                compositorAdded?(output)
-            }
+        // Each KMS output logs its first frame and feeds the presentation log, those lit later (a
+        // display plugged in) too; by connector, so that a display plugged in again replaces its
+        // old output's listener.
+        var presentationListeners: [String: SignalListener] = [:]
+        for output in kmsBackend?.kmsOutputs ?? [] {
+            presentationListeners[output.name] = observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
+        }
+        let outputAddedListener = kmsBackend?.outputAdded.listen { output in
+            guard let output = output as? KMSOutput else { return }
+            presentationListeners[output.name] = observePresentations(of: output, since: startNanoseconds, log: presentationLogFile, logger: logger)
+        }
+        defer {
+            outputAddedListener?.cancel()
+            presentationListeners = [:]
         }
         if let board { try BoardInput.apply(board, to: compositor) }
         let deviceConfiguration = try board.map { try BoardInput.deviceConfiguration(for: $0.input) } ?? InputConfiguration()
@@ -384,14 +387,15 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// Logs when each KMS output first showed a frame (time from start to first flip), and every
-    /// presented frame to `log` for cadence and latency measurements.
+    /// Logs when a KMS output first showed a frame (time from start to first flip), and every
+    /// presented frame to `log` for cadence and latency measurements, while the returned listener
+    /// is kept.
     private func observePresentations(
         of output: KMSOutput, since start: UInt64, log: UnsafeMutablePointer<FILE>?, logger: Logger
-    ) {
+    ) -> SignalListener {
         var first = true
         output.onRecovery = { message in logger.warning("\(message)") }
-        output.presentationObserver = { [unowned output] timing in
+        return output.presented.listen { [unowned output] timing in
             if first {
                 first = false
                 // Signed: vkms stamps the modeset's event with the vblank before its CRTC was

@@ -44,10 +44,11 @@ import Testing
         let framesBefore = output.presentedFrameCount
         var times: [Double] = []
         var shown: [(time: Double, calls: Int, frames: Int, pixel: [Int])] = []
-        session.compositor.framePresented = { _ in
+        let presented = session.compositor.framePresented.listen { _ in
             guard let time = times.last, let screen = session.screen else { return }
             shown.append((time, times.count, output.presentedFrameCount - framesBefore, Self.channels(screen.pixel(x: 2, y: 2))))
         }
+        defer { presented.cancel() }
         let link = session.compositor.addDisplayLink(onOutputAt: 0) { link in
             times.append(link.targetTimestamp)
             do { try pattern.renderFrame(at: link.targetTimestamp - times[0]) } catch { Issue.record("\(error)") }

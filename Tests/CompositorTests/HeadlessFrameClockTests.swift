@@ -29,7 +29,7 @@ import Testing
             presentedAt = monotonicNanoseconds()
             try? output.present(image, for: frame)
         }
-        output.onPresented = { timing in
+        let presented = output.presented.listen { timing in
             guard let frame = request else { return }
             // On time: at the target. Late (a busy machine): at the first refresh after presenting.
             if presentedAt < frame.targetPresentationNanoseconds {
@@ -42,6 +42,7 @@ import Testing
             checked += 1
             if checked < 10 { output.scheduleFrame() }
         }
+        defer { presented.cancel() }
         output.scheduleFrame()
         pump(backend, seconds: 10) { checked == 10 }
         #expect(checked == 10)
@@ -58,10 +59,11 @@ import Testing
             usleep(renderMilliseconds * 1000)
             try? output.present(image, for: frame)
         }
-        output.onPresented = { _ in
+        let presented = output.presented.listen { _ in
             frames += 1
             if frames < 2 { output.scheduleFrame() }
         }
+        defer { presented.cancel() }
         output.scheduleFrame()
         pump(backend, seconds: 10) { frames == 2 }
         // At least 4 ms a frame, plus a quarter and a millisecond.

@@ -1,0 +1,54 @@
+/// An event that any number of parties listen to, as libwayland's `wl_signal` is: the owner
+/// emits, and each listener keeps the `SignalListener` that `listen(_:)` returns for as long as it
+/// wants to hear (releasing it, or `cancel()`, stops it), so that no party can take another's
+/// place or stop it listening. Listeners are called in the order they started listening. Used on
+/// one thread (the compositor's).
+public final class Signal<Value> {
+    private var listeners: [(id: Int, callback: (Value) -> Void)] = []
+    private var lastID = 0
+
+    public init() {}
+
+    /// Calls `callback` with every value emitted from now on, until the listener is cancelled or
+    /// released.
+    public func listen(_ callback: @escaping (Value) -> Void) -> SignalListener {
+        lastID += 1
+        let id = lastID
+        listeners.append((id, callback))
+        return SignalListener { [weak self] in self?.listeners.removeAll { $0.id == id } }
+    }
+
+    /// Calls every listener with `value`. A listener that an earlier one cancels meanwhile is not
+    /// called; one that starts listening meanwhile hears from the next value on.
+    public func emit(_ value: Value) {
+        for listener in listeners where listeners.contains(where: { $0.id == listener.id }) {
+            listener.callback(value)
+        }
+    }
+}
+
+extension Signal where Value == Void {
+    public func emit() {
+        emit(())
+    }
+}
+
+/// One listener's hold on a `Signal` (`wl_listener`'s role): its callback runs until `cancel()`
+/// or until this object is released.
+public final class SignalListener {
+    private var remove: (() -> Void)?
+
+    init(remove: @escaping () -> Void) {
+        self.remove = remove
+    }
+
+    deinit {
+        cancel()
+    }
+
+    /// Stops the callback; safe to call more than once, and from the callback itself.
+    public func cancel() {
+        remove?()
+        remove = nil
+    }
+}
