@@ -162,11 +162,16 @@ let package = Package(
             ]
         ),
 
+        // Level 4: the control socket (`vitrine capture`, `status`, `print`): a Unix socket served on
+        // the compositor's loop without blocking it, its JSON protocol and its client. What each
+        // command does is the kiosk shell's (ControlResponder).
+        .target(name: "ControlSocket", dependencies: ["WaylandServer", "DisplayBackend"]),
+
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
             dependencies: [
-                "BoardConfig", "Compositor", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
+                "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
                 "WaylandServer", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -191,6 +196,7 @@ let package = Package(
             dependencies: [
                 "LayerKit",
                 "Compositor",
+                "ControlSocket",
                 "WaylandServer",
                 "DisplayBackend",
                 "KMSBackend",
@@ -225,11 +231,12 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
+        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "WaylandServer"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),

@@ -1,5 +1,7 @@
 import Compositor
+import ControlSocket
 import Glibc
+import Graphics
 import LayerKit
 
 /// The policy behind a running Vitrine's control socket: which command does what. Captures and
@@ -28,18 +30,69 @@ public final class ControlResponder {
     public func response(to request: ControlRequest) -> ControlResponse {
         switch request.command {
         case .capture:
-            return compositor.captureResponse(to: request)
+            return captureResponse(to: request)
         case .print:
             return printResponse(to: request)
         case .status:
             return .now(.json(ControlStatus(
-                version: version, display: display, outputs: compositor.outputStatuses, mirrors: compositor.mirrorStatuses,
+                version: version, display: display, outputs: compositor.outputStatuses.map(ControlStatus.Output.init),
+                mirrors: compositor.mirrorStatuses.map(ControlStatus.Mirror.init),
                 clients: compositor.connectedClientCount, app: app())))
         #if DEBUG
         case .hang:
             // What a stuck main loop looks like from outside: no reply, no frames, no watchdog.
             while true { sleep(3600) }
         #endif
+        }
+    }
+
+    /// A PNG of a whole output at its own scale is the last frame it showed (what the display
+    /// got); anything else (a layer, another scale, PDF or SVG) is drawn from the output's layer
+    /// tree through `Layer.render(in:)`, vector where it was drawn, client surfaces as the images
+    /// they are. PNG encoding runs off the compositor's thread.
+    private func captureResponse(to request: ControlRequest) -> ControlResponse {
+        let format = request.format ?? .png
+        let index = request.output ?? 0
+        let outputs = compositor.outputStatuses
+        guard outputs.indices.contains(index) else {
+            return .now(.failure("no output \(index): this instance has \(outputs.count) output\(outputs.count == 1 ? "" : "s") (0…\(outputs.count - 1))"))
+        }
+        if let scale = request.scale, !(scale > 0 && scale <= 16) {
+            return .now(.failure("scale \(scale) is outside the range above 0 and up to 16"))
+        }
+        if format == .png && request.layer == nil && request.scale == nil {
+            guard let image = compositor.capture(outputAt: index) else {
+                return .now(.failure("output \(index) has shown no frame yet"))
+            }
+            return .later { Self.pngReply(image) }
+        }
+        let layer: Layer
+        switch compositor.exportedLayer(named: request.layer, onOutputAt: index) {
+        case .success(let found): layer = found
+        case .failure(let message): return .now(.failure(message.description))
+        }
+        // A whole output shows black where nothing is drawn, as on its display.
+        let background: Color? = request.layer == nil ? Color(white: 0) : nil
+        do {
+            switch format {
+            case .png:
+                let image = try layer.renderedImage(scale: request.scale ?? outputs[index].scale, background: background)
+                return .later { Self.pngReply(image) }
+            case .pdf:
+                return .now(.success(mediaType: format.mediaType, body: try layer.exportData(as: .pdf(page: nil), background: background)))
+            case .svg:
+                return .now(.success(mediaType: format.mediaType, body: try layer.exportData(as: .svg, background: background)))
+            }
+        } catch {
+            return .now(.failure("cannot draw \(request.layer.map { "the layer \($0)" } ?? "output \(index)") as \(format.rawValue): \(error)"))
+        }
+    }
+
+    private static func pngReply(_ image: Image) -> ControlReply {
+        do {
+            return .success(mediaType: CaptureFormat.png.mediaType, body: try image.pngData())
+        } catch {
+            return .failure("cannot encode the image as PNG: \(error)")
         }
     }
 
@@ -70,5 +123,22 @@ public final class ControlResponder {
                 return .failure("\(error)")
             }
         }
+    }
+}
+
+extension ControlStatus.Output {
+    init(_ output: OutputStatus) {
+        self.init(
+            name: output.name, width: output.width, height: output.height, refreshMillihertz: output.refreshMillihertz,
+            scale: output.scale, transform: output.transform, hasFrame: output.hasFrame, x: output.x, y: output.y,
+            isScanningOutDirectly: output.isScanningOutDirectly)
+    }
+}
+
+extension ControlStatus.Mirror {
+    init(_ mirror: MirrorStatus) {
+        self.init(
+            name: mirror.name, width: mirror.width, height: mirror.height, refreshMillihertz: mirror.refreshMillihertz,
+            transform: mirror.transform, source: mirror.source, isShowingSource: mirror.isShowingSource)
     }
 }

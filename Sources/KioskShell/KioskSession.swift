@@ -1,5 +1,6 @@
 import BoardConfig
 import Compositor
+import ControlSocket
 import DisplayBackend
 import Foundation
 import Glibc

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Compositor
+import ControlSocket
 import Foundation
 import Glibc
 

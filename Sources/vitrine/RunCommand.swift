@@ -1,7 +1,7 @@
 import ArgumentParser
 import BoardConfig
 import Compositor
-import SystemCalls
+import ControlSocket
 import DisplayBackend
 import FaultInjection
 import Foundation
@@ -10,6 +10,7 @@ import Input
 import KMSBackend
 import Seat
 import Signals
+import SystemCalls
 import WaylandServer
 import KioskShell
 import Logging

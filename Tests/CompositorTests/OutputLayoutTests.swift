@@ -235,7 +235,7 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { shown.lastShownImage?.pixel(x: 80, y: 100).isNear(green) == true })
         // `vitrine status` lists the mirror apart from the outputs, with its source and whether it is lit.
         let status = { (lit: Bool) in
-            ControlStatus.Mirror(
+            MirrorStatus(
                 name: "HEADLESS-2", width: 320, height: 320, refreshMillihertz: 60_000, transform: 0, source: "DSI-1", isShowingSource: lit)
         }
         #expect(session.compositor.mirrorStatuses == [status(true)])

@@ -1,4 +1,4 @@
-import Compositor
+import ControlSocket
 import Foundation
 import Glibc
 import Graphics

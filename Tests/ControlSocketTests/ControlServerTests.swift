@@ -1,4 +1,4 @@
-import Compositor
+import ControlSocket
 import Foundation
 import Glibc
 import Testing
@@ -8,7 +8,7 @@ import WaylandServer
 /// clients on threads of their own.
 @Suite struct ControlServerTests {
     @Test func repliesBiggerThanTheSocketBufferArriveWholeToEachClientWhileTheLoopGoesOn() throws {
-        let folder = try RunningVitrine.makeFolder()
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/server.control"
         let display = try Display()
@@ -46,7 +46,7 @@ import WaylandServer
     }
 
     @Test func aPathThatIsNotASocketIsLeftAloneWithTheReason() throws {
-        let folder = try RunningVitrine.makeFolder()
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/notes.txt"
         try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
@@ -62,7 +62,7 @@ import WaylandServer
     }
 
     @Test func slowWorkRunsOffTheLoopWhileLaterClientsAreAnswered() throws {
-        let folder = try RunningVitrine.makeFolder()
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/server.control"
         let display = try Display()
@@ -98,7 +98,7 @@ import WaylandServer
     }
 
     @Test func aClientThatSendsNothingIsAnsweredAndClosedAfterTheRequestTimeout() throws {
-        let folder = try RunningVitrine.makeFolder()
+        let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/server.control"
         let display = try Display()
@@ -110,6 +110,15 @@ import WaylandServer
         let deadline = Date().addingTimeInterval(10)
         while !silent.isFinished, Date() < deadline { try display.dispatch(timeoutMilliseconds: 10) }
         #expect(String(decoding: received.value, as: UTF8.self) == #"{"error":"no request line within 0.2 s","ok":false}"# + "\n")
+    }
+
+    /// A folder of the test's own (mode 0700) for the socket, with a path short enough for one.
+    static func makeFolder() throws -> String {
+        var template = Array("/tmp/vitrine-control-XXXXXX".utf8CString)
+        return try template.withUnsafeMutableBufferPointer { buffer in
+            guard let folder = mkdtemp(buffer.baseAddress!) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            return String(cString: folder)
+        }
     }
 
     /// Connects to `path`, sends `bytes` (keeping its side open), and returns what it reads until the
@@ -135,4 +144,10 @@ import WaylandServer
         }
         return received
     }
+}
+
+/// What the test's client threads leave for it to check (behind a lock of the test's).
+private final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
