@@ -157,10 +157,14 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "CVitrineProcess", "Signals", "SystemCalls",
+                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "Signals", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+
+        // Level 2: the apps Vitrine starts (posix_spawn, with WAYLAND_DISPLAY), reaps and ends, and
+        // the processes they started in turn.
+        .target(name: "AppProcesses", dependencies: ["CVitrineProcess"]),
 
         // Level 4: the control socket (`vitrine capture`, `status`, `print`): a Unix socket served on
         // the compositor's loop without blocking it, its JSON protocol and its client. What each
@@ -171,7 +175,7 @@ let package = Package(
         .target(
             name: "KioskShell",
             dependencies: [
-                "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
+                "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
                 "WaylandServer", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -195,6 +199,7 @@ let package = Package(
             name: "vitrine",
             dependencies: [
                 "LayerKit",
+                "AppProcesses",
                 "Compositor",
                 "ControlSocket",
                 "WaylandServer",
@@ -231,18 +236,19 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "WaylandServer"]),
+        .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),

@@ -1,5 +1,5 @@
+import AppProcesses
 import BoardConfig
-import Compositor
 import Foundation
 import Glibc
 

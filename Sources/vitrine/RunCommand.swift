@@ -1,3 +1,4 @@
+import AppProcesses
 import ArgumentParser
 import BoardConfig
 import Compositor

@@ -1,3 +1,4 @@
+import AppProcesses
 import Compositor
 import DisplayBackend
 import Foundation

@@ -1,3 +1,4 @@
+import AppProcesses
 import BoardConfig
 import Compositor
 import DisplayBackend
