@@ -168,8 +168,9 @@ let package = Package(
 
         // Level 4: the control socket (`vitrine capture`, `status`, `print`): a Unix socket served on
         // the compositor's loop without blocking it, its JSON protocol and its client. What each
-        // command does is the kiosk shell's (ControlResponder).
-        .target(name: "ControlSocket", dependencies: ["WaylandServer", "DisplayBackend"]),
+        // command does is the kiosk shell's (ControlResponder); `status` reports the compositor's
+        // OutputStatus and MirrorStatus as they are.
+        .target(name: "ControlSocket", dependencies: ["Compositor", "WaylandServer", "DisplayBackend"]),
 
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
@@ -241,7 +242,7 @@ let package = Package(
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
-        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "WaylandServer"]),
+        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "Compositor", "WaylandServer"]),
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),

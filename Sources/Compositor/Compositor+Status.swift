@@ -61,8 +61,8 @@ extension Compositor {
     }
 }
 
-/// An output as the compositor drives it.
-public struct OutputStatus: Equatable, Sendable {
+/// An output as the compositor drives it (also what the control socket's `status` reports of it).
+public struct OutputStatus: Codable, Equatable, Sendable {
     public var name: String
     /// The mode in hardware pixels, and its refresh rate in millihertz.
     public var width: Int
@@ -78,10 +78,26 @@ public struct OutputStatus: Equatable, Sendable {
     public var y: Int
     /// Whether its frames are a client's buffer scanned out directly, not composed.
     public var isScanningOutDirectly: Bool
+
+    public init(
+        name: String, width: Int, height: Int, refreshMillihertz: Int, scale: Double, transform: Int, hasFrame: Bool,
+        x: Int = 0, y: Int = 0, isScanningOutDirectly: Bool = false
+    ) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.refreshMillihertz = refreshMillihertz
+        self.scale = scale
+        self.transform = transform
+        self.hasFrame = hasFrame
+        self.x = x
+        self.y = y
+        self.isScanningOutDirectly = isScanningOutDirectly
+    }
 }
 
 /// A display that shows another output's picture (a board's `mirror`): no place in the layout.
-public struct MirrorStatus: Equatable, Sendable {
+public struct MirrorStatus: Codable, Equatable, Sendable {
     public var name: String
     public var width: Int
     public var height: Int

@@ -1,3 +1,4 @@
+import Compositor
 import Foundation
 
 /// One request on the control socket, and the protocol it belongs to. A client connects, writes
@@ -203,63 +204,6 @@ public enum ControlResponse: Sendable {
 
 /// What the `status` command answers.
 public struct ControlStatus: Codable, Equatable, Sendable {
-    public struct Output: Codable, Equatable, Sendable {
-        public var name: String
-        /// The mode in hardware pixels, and its refresh rate in millihertz.
-        public var width: Int
-        public var height: Int
-        public var refreshMillihertz: Int
-        public var scale: Double
-        /// wl_output.transform's value (0: normal, 1: 90° counter-clockwise…).
-        public var transform: Int
-        /// Whether the output has shown a frame (what `capture` returns).
-        public var hasFrame: Bool
-        /// Its top-left corner in the outputs' layout (wl_output.geometry's x and y).
-        public var x: Int
-        public var y: Int
-        /// Whether its frames are a client's buffer scanned out directly, not composed.
-        public var isScanningOutDirectly: Bool
-
-        public init(
-            name: String, width: Int, height: Int, refreshMillihertz: Int, scale: Double, transform: Int, hasFrame: Bool,
-            x: Int = 0, y: Int = 0, isScanningOutDirectly: Bool = false
-        ) {
-            self.name = name
-            self.width = width
-            self.height = height
-            self.refreshMillihertz = refreshMillihertz
-            self.scale = scale
-            self.transform = transform
-            self.hasFrame = hasFrame
-            self.x = x
-            self.y = y
-            self.isScanningOutDirectly = isScanningOutDirectly
-        }
-    }
-
-    /// A display that shows another output's picture (a board's `mirror`): no place in the layout.
-    public struct Mirror: Codable, Equatable, Sendable {
-        public var name: String
-        public var width: Int
-        public var height: Int
-        public var refreshMillihertz: Int
-        public var transform: Int
-        /// The name of the output it shows.
-        public var source: String
-        /// Whether that output is lit (the mirror is black while it is not).
-        public var isShowingSource: Bool
-
-        public init(name: String, width: Int, height: Int, refreshMillihertz: Int, transform: Int, source: String, isShowingSource: Bool) {
-            self.name = name
-            self.width = width
-            self.height = height
-            self.refreshMillihertz = refreshMillihertz
-            self.transform = transform
-            self.source = source
-            self.isShowingSource = isShowingSource
-        }
-    }
-
     public struct App: Codable, Equatable, Sendable {
         public var command: [String]
         /// The running process, nil while it is down (between restarts).
@@ -277,14 +221,14 @@ public struct ControlStatus: Codable, Equatable, Sendable {
     public var version: String
     /// The Wayland socket's name (WAYLAND_DISPLAY).
     public var display: String
-    public var outputs: [Output]
-    public var mirrors: [Mirror]
+    public var outputs: [OutputStatus]
+    public var mirrors: [MirrorStatus]
     /// Connected Wayland clients.
     public var clients: Int
     /// The kiosk app, when one runs.
     public var app: App?
 
-    public init(version: String, display: String, outputs: [Output], mirrors: [Mirror] = [], clients: Int, app: App?) {
+    public init(version: String, display: String, outputs: [OutputStatus], mirrors: [MirrorStatus] = [], clients: Int, app: App?) {
         self.version = version
         self.display = display
         self.outputs = outputs

@@ -35,8 +35,8 @@ public final class ControlResponder {
             return printResponse(to: request)
         case .status:
             return .now(.json(ControlStatus(
-                version: version, display: display, outputs: compositor.outputStatuses.map(ControlStatus.Output.init),
-                mirrors: compositor.mirrorStatuses.map(ControlStatus.Mirror.init),
+                version: version, display: display, outputs: compositor.outputStatuses,
+                mirrors: compositor.mirrorStatuses,
                 clients: compositor.connectedClientCount, app: app())))
         #if DEBUG
         case .hang:
@@ -123,22 +123,5 @@ public final class ControlResponder {
                 return .failure("\(error)")
             }
         }
-    }
-}
-
-extension ControlStatus.Output {
-    init(_ output: OutputStatus) {
-        self.init(
-            name: output.name, width: output.width, height: output.height, refreshMillihertz: output.refreshMillihertz,
-            scale: output.scale, transform: output.transform, hasFrame: output.hasFrame, x: output.x, y: output.y,
-            isScanningOutDirectly: output.isScanningOutDirectly)
-    }
-}
-
-extension ControlStatus.Mirror {
-    init(_ mirror: MirrorStatus) {
-        self.init(
-            name: mirror.name, width: mirror.width, height: mirror.height, refreshMillihertz: mirror.refreshMillihertz,
-            transform: mirror.transform, source: mirror.source, isShowingSource: mirror.isShowingSource)
     }
 }

@@ -1,3 +1,4 @@
+import Compositor
 import ControlSocket
 import Foundation
 import Testing
@@ -57,9 +58,9 @@ import Testing
     @Test func aStatusBodyIsSortedJSONThatReadsBack() throws {
         let status = ControlStatus(
             version: "0.1.0", display: "wayland-1",
-            outputs: [ControlStatus.Output(
+            outputs: [OutputStatus(
                 name: "HDMI-A-1", width: 1920, height: 1080, refreshMillihertz: 60000, scale: 2, transform: 1, hasFrame: true, x: 0, y: 0)],
-            mirrors: [ControlStatus.Mirror(
+            mirrors: [MirrorStatus(
                 name: "DSI-1", width: 800, height: 480, refreshMillihertz: 60000, transform: 0, source: "HDMI-A-1", isShowingSource: true)],
             clients: 2, app: ControlStatus.App(command: ["cog", "https://example.com"], pid: 42, starts: 3))
         guard case .success(let mediaType, let body) = ControlReply.json(status) else {

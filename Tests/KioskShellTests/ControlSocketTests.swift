@@ -1,3 +1,4 @@
+import Compositor
 import ControlSocket
 import Foundation
 import Glibc
@@ -190,7 +191,7 @@ final class Box<Value>: @unchecked Sendable {
         let pid = try #require(status.app?.pid)
         #expect(status == ControlStatus(
             version: "0.1.0", display: vitrine.display,
-            outputs: [ControlStatus.Output(name: "HEADLESS-1", width: 320, height: 240, refreshMillihertz: 60000, scale: 1, transform: 0, hasFrame: true)],
+            outputs: [OutputStatus(name: "HEADLESS-1", width: 320, height: 240, refreshMillihertz: 60000, scale: 1, transform: 0, hasFrame: true)],
             clients: 1, app: ControlStatus.App(command: ["weston-simple-shm"], pid: pid, starts: 1)))
         let text = try vitrine.command(["status"])
         #expect(text.status == 0)
