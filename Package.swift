@@ -129,7 +129,11 @@ let package = Package(
         .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan", "FaultInjection"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
-        .target(name: "WaylandServer", dependencies: ["CWaylandServer", "CVitrineWayland", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"]),
+        .target(
+            name: "WaylandServer",
+            dependencies: ["CWaylandServer", "CVitrineWayland", "WaylandProtocols", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"],
+            exclude: ["resource-classes.txt"], plugins: ["WaylandBindingsPlugin"]
+        ),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
         .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux", "Signals", "SystemCalls"]),

@@ -59,6 +59,16 @@ enum ClientCoordinate {
         Int32(min(max(value, -limit), limit))
     }
 
+    /// A surface-space coordinate or length a request carries (a position, offset, size or hotspot).
+    static func clamp(_ value: Int32) -> Int32 {
+        clamp(Int64(value))
+    }
+
+    /// A request's x, y, width and height, each a coordinate.
+    static func rectangle(x: Int32, y: Int32, width: Int32, height: Int32) -> IntRect {
+        IntRect(x: clamp(x), y: clamp(y), width: clamp(width), height: clamp(height))
+    }
+
     /// `a + b`, for values that accumulate (wl_surface.offset).
     static func sum(_ a: Int32, _ b: Int32) -> Int32 {
         clamp(Int64(a) + Int64(b))

@@ -1,4 +1,5 @@
 internal import CWaylandServer
+import WaylandProtocols
 
 /// An advertised global (wl_registry): binding it calls `bind` with the client, the version the
 /// client asked for and the new object's id.
@@ -15,6 +16,12 @@ public final class Global {
     private var raw: OpaquePointer?
     private let binder: Unmanaged<Binder>
     public let version: UInt32
+
+    /// A global of `interface` (`XdgWmBase.interface`, the class its clients' objects are).
+    convenience init(display: Display, interface: Interface, version: UInt32,
+                     bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {
+        self.init(display: display, interface: interface.raw, version: version, bind: bind)
+    }
 
     init(display: Display, interface: UnsafePointer<wl_interface>, version: UInt32,
          bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {

@@ -1,8 +1,10 @@
 internal import CWaylandServer
 internal import CVitrineWayland
+import WaylandProtocols
 
 /// A protocol object of one client (a `wl_resource` that Vitrine dispatches). Subclasses, one per
-/// interface, decode requests in `handle(_:_:)` and send events with `send(_:_:)`.
+/// interface, are `RequestHandler`s: their requests arrive decoded in `handle(_:)`, and the
+/// generated `send(_:)` sends their events.
 ///
 /// libwayland holds the Swift object (retained) for as long as the resource exists: it is released
 /// when the resource is destroyed, by a destructor request, `destroy()` or the client leaving.
@@ -12,12 +14,37 @@ open class Resource {
     public let id: UInt32
     let interface: UnsafePointer<wl_interface>
     private(set) var raw: OpaquePointer?
+    /// The class as the `RequestHandler` it is, whose `decode` and `handle` requests go through.
+    private let handler: (any RequestHandler.Type)?
+
+    /// Creates the resource for a client's new_id (or a server-created object, `id` 0), of the
+    /// interface the class's generated bindings name.
+    init(client: Client, version: UInt32, id: UInt32) {
+        guard let handler = Self.self as? any RequestHandler.Type else {
+            preconditionFailure("\(Self.self) is no RequestHandler (see resource-classes.txt)")
+        }
+        self.client = client
+        self.interface = handler.interface.raw
+        self.version = version
+        self.handler = handler
+        guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, interface, Int32(version), id) else {
+            self.id = id
+            client.postNoMemory()
+            return
+        }
+        self.id = wl_resource_get_id(resource)
+        raw = resource
+        wl_resource_set_dispatcher(
+            resource, resourceDispatcher, vitrine_implementation_tag(),
+            Unmanaged.passRetained(self).toOpaque(), resourceDestroyed)
+    }
 
     /// Creates the resource for a client's new_id (or a server-created object, `id` 0).
     init(client: Client, interface: UnsafePointer<wl_interface>, version: UInt32, id: UInt32) {
         self.client = client
         self.interface = interface
         self.version = version
+        handler = nil
         guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, interface, Int32(version), id) else {
             self.id = id
             client.postNoMemory()
@@ -66,6 +93,12 @@ open class Resource {
         EventArgument.withMarshalled(arguments) { wl_resource_post_event_array(raw, opcode, $0) }
     }
 
+    /// Sends event `opcode` (the generated `send(_:)` checks its version first).
+    func post(_ opcode: UInt32, _ arguments: [WireArgument]) {
+        guard let raw else { return }
+        WireArgument.withMarshalled(arguments) { wl_resource_post_event_array(raw, opcode, $0) }
+    }
+
     /// The Swift object of a resource, when Vitrine dispatches it (nil for libwayland's own objects).
     static func own(_ resource: OpaquePointer) -> Resource? {
         guard vitrine_resource_is_own(resource) != 0, let data = wl_resource_get_user_data(resource)
@@ -73,12 +106,22 @@ open class Resource {
         return Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
     }
 
-    fileprivate func dispatch(_ opcode: UInt32, _ arguments: Arguments) {
+    fileprivate func dispatch(_ opcode: UInt32, _ message: UnsafePointer<wl_message>, _ arguments: UnsafeMutablePointer<wl_argument>?) {
         do {
-            try handle(opcode, arguments)
+            if let handler {
+                try Self.dispatch(self, as: handler, opcode, MessageReader(arguments))
+            } else {
+                try handle(opcode, Arguments(message: message, values: arguments))
+            }
         } catch {
             (error.resource ?? self).postError(code: error.code, error.message)
         }
+    }
+
+    private static func dispatch<Handler: RequestHandler>(
+        _ resource: Resource, as type: Handler.Type, _ opcode: UInt32, _ arguments: MessageReader
+    ) throws(ProtocolError) {
+        try unsafeDowncast(resource, to: Handler.self).handle(Handler.decode(opcode, arguments))
     }
 
     fileprivate func finish() {
@@ -92,7 +135,7 @@ private let resourceDispatcher: wl_dispatcher_func_t = { _, target, opcode, mess
     let resource = OpaquePointer(target)
     guard let data = wl_resource_get_user_data(resource) else { return -1 }
     let owner = Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
-    owner.dispatch(opcode, Arguments(message: message, values: arguments))
+    owner.dispatch(opcode, message, arguments)
     return 0
 }
 
@@ -114,6 +157,17 @@ public struct ProtocolError: Error, CustomStringConvertible, @unchecked Sendable
         self.code = code
         self.message = message
         self.resource = resource
+    }
+
+    /// The error `code` of the interface's error enum (`XdgToplevelError.invalidSize`).
+    init(_ code: some WaylandEnumeration, _ message: String, on resource: Resource? = nil) {
+        self.init(code: code.rawValue, message, on: resource)
+    }
+
+    /// A request the interface does not have: libwayland refuses those before dispatching, so the
+    /// generated decoding never meets one.
+    static func unknownRequest(_ opcode: UInt32, of interface: Interface) -> ProtocolError {
+        ProtocolError(code: 0, "\(interface.name) has no request \(opcode)")
     }
 
     public var description: String { "protocol error \(code): \(message)" }

@@ -1,14 +1,12 @@
-internal import CVitrineWayland
-
 /// wl_callback: a one-shot notification (frame callbacks, wl_display.sync).
-public final class Callback: Resource {
+public final class Callback: Resource, RequestHandler {
     init(client: Client, id: UInt32) {
-        super.init(client: client, interface: vitrine_wl_callback_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     /// Sends `done` with `data` (a frame's time in milliseconds) and destroys the callback, as the protocol says.
     public func done(_ data: UInt32) {
-        send(0, .uint(data))
+        send(.done(callbackData: data))
         destroy()
     }
 }

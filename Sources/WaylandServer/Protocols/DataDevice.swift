@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// The seat's selection and drag.
 struct DataState {
@@ -78,24 +77,24 @@ extension SeatGlobal {
         var offer: DataOffer?
         if let source = drag.source {
             let made = DataOffer(device: device, source: source, kind: .drag)
-            device.send(0, .object(made))
+            device.send(.dataOffer(id: made))
             made.introduce()
             offer = made
         }
         drag.offer = offer
-        device.send(1, .uint(serial), .object(surface), .fixed(x), .fixed(y), .object(offer))
+        device.send(.enter(serial: serial, surface: surface, x: x, y: y, id: offer))
         offer?.negotiate()
     }
 
     /// Takes the drag off its surface (leave); its offer is no longer backed by the source.
     public func dragLeave() {
         guard let drag = data.drag else { return }
-        if drag.focus?.isAlive == true, let device = drag.device { device.send(2) }
+        if drag.focus?.isAlive == true, let device = drag.device { device.send(.leave) }
         if let offer = drag.offer {
             if offer.acceptedMimeType != nil { drag.source?.sendTarget(nil) }
             offer.detachFromSource()
         }
-        drag.source?.sendAction(DragAction.none)
+        drag.source?.sendAction([])
         drag.focus = nil
         drag.device = nil
         drag.offer = nil
@@ -104,7 +103,7 @@ extension SeatGlobal {
     /// The drag moved to (`x`, `y`) in its focus surface's coordinates.
     func dragMotion(time: UInt32, x: Double, y: Double) {
         guard let drag = data.drag, drag.focus?.isAlive == true, let device = drag.device else { return }
-        device.send(3, .uint(time), .fixed(x), .fixed(y))
+        device.send(.motion(time: time, x: x, y: y))
     }
 
     /// Ends the drag without a drop (the source is cancelled).
@@ -122,7 +121,7 @@ extension SeatGlobal {
         if drag.focus?.isAlive == true, let device = drag.device {
             if let source = drag.source {
                 if let offer = drag.offer, offer.isAlive, offer.acceptsDrop {
-                    device.send(4)
+                    device.send(.drop)
                     offer.dropped()
                     source.sendDropPerformed()
                 } else {
@@ -130,9 +129,9 @@ extension SeatGlobal {
                     source.cancel(replaced: false)
                 }
             } else {
-                device.send(4)
+                device.send(.drop)
             }
-            device.send(2)
+            device.send(.leave)
         } else {
             drag.source?.cancel(replaced: false)
         }
@@ -224,46 +223,43 @@ extension SeatGlobal {
 }
 
 /// One client's wl_data_device for a seat.
-final class DataDevice: Resource {
+final class DataDevice: Resource, RequestHandler {
     private weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, interface: vitrine_wl_data_device_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// data_offer, its mime types, then selection; or selection with no offer.
     func offerSelection(_ source: DataSource?) {
         guard let source else {
-            send(5, .object(nil))
+            send(.selection(id: nil))
             return
         }
         let offer = DataOffer(device: self, source: source, kind: .selection)
-        send(0, .object(offer))
+        send(.dataOffer(id: offer))
         offer.introduce()
-        send(5, .object(offer))
+        send(.selection(id: offer))
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: try startDrag(arguments)
-        case 1: try seat?.setSelection(arguments.object(0, as: DataSource.self), serial: arguments.uint(1), from: self)
-        case 2: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .startDrag(let source, let origin, let icon, let serial):
+            try startDrag(source: source, origin: origin, icon: icon, serial: serial)
+        case .setSelection(let source, let serial): try seat?.setSelection(source, serial: serial, from: self)
+        case .release: destroy()
         }
     }
 
-    private func startDrag(_ arguments: Arguments) throws(ProtocolError) {
-        let source = arguments.object(0, as: DataSource.self)
-        guard let origin = arguments.object(1, as: Surface.self) else { return }
-        let icon = arguments.object(2, as: Surface.self)
+    private func startDrag(source: DataSource?, origin: Surface, icon: Surface?, serial: UInt32) throws(ProtocolError) {
         if let icon { try DragIconRole.give(to: icon, errorOn: self) }
         try source?.use(forDrag: true)
         guard let seat else {
             source?.cancel(replaced: false)
             return
         }
-        seat.startDrag(source: source, origin: origin, icon: icon, serial: arguments.uint(3), from: self)
+        seat.startDrag(source: source, origin: origin, icon: icon, serial: serial, from: self)
     }
 
     override func destroyed() {
@@ -282,7 +278,7 @@ final class DragIconRole: SurfaceRole {
         let key = ObjectIdentifier(DragIconRole.self)
         guard surface.extensions[key] == nil else { return }
         let role = DragIconRole()
-        try surface.setRole(role, errorOn: resource, code: UInt32(WL_DATA_DEVICE_ERROR_ROLE.rawValue))
+        try surface.setRole(role, errorOn: resource, code: WlDataDeviceError.role)
         surface.extensions[key] = role
     }
 

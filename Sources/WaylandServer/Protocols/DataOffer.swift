@@ -1,10 +1,8 @@
-internal import CWaylandServer
-internal import CVitrineWayland
-import Glibc
+import WaylandProtocols
 
 /// wl_data_offer: another client's data source as one client sees it, for the selection or for
 /// the surface a drag is over. Inert (requests do nothing) once its source stops backing it.
-final class DataOffer: Resource {
+final class DataOffer: Resource, RequestHandler {
     enum Kind {
         case selection
         case drag
@@ -13,10 +11,10 @@ final class DataOffer: Resource {
     let kind: Kind
     private(set) weak var source: DataSource?
     private(set) var acceptedMimeType: String?
-    private var actions: UInt32
-    private var preferredAction: UInt32
+    private var actions: DragActions
+    private var preferredAction: DragActions
     /// The negotiated drag action, as last sent.
-    private(set) var action = DragAction.none
+    private(set) var action: DragActions = []
     private(set) var isDropped = false
     private var isFinished = false
 
@@ -25,23 +23,23 @@ final class DataOffer: Resource {
         self.kind = kind
         self.source = source
         // Before version 3 a destination cannot state actions: it takes a copy.
-        actions = device.version >= 3 ? DragAction.none : DragAction.copy
+        actions = device.version >= 3 ? [] : .copy
         preferredAction = actions
-        super.init(client: device.client, interface: vitrine_wl_data_offer_interface(), version: device.version, id: 0)
+        super.init(client: device.client, version: device.version, id: 0)
         source.attach(self)
     }
 
     /// Sends the source's mime types (and, for a drag, its actions) right after data_offer.
     func introduce() {
         guard let source else { return }
-        for mimeType in source.mimeTypes { send(0, .string(mimeType)) }
-        if kind == .drag, version >= 3 { send(1, .uint(source.dragActions)) }
+        for mimeType in source.mimeTypes { send(.offer(mimeType: mimeType)) }
+        if kind == .drag { send(.sourceActions(sourceActions: source.dragActions)) }
     }
 
     /// Whether a drop on this offer goes ahead: an action was agreed and, from version 3 on, a mime
     /// type accepted (earlier, accept is only feedback).
     var acceptsDrop: Bool {
-        action != DragAction.none && (version < 3 || acceptedMimeType != nil)
+        !action.isEmpty && (version < 3 || acceptedMimeType != nil)
     }
 
     func dropped() {
@@ -52,14 +50,14 @@ final class DataOffer: Resource {
     /// otherwise the first common action in bit order; action events go out on change.
     func negotiate() {
         guard kind == .drag, let source else { return }
-        let common = source.dragActions & actions
-        let chosen: UInt32
-        if common & preferredAction != 0 {
+        let common = source.dragActions.intersection(actions)
+        let chosen: DragActions
+        if !common.isDisjoint(with: preferredAction) {
             chosen = preferredAction
         } else {
-            chosen = common & (~common &+ 1)
+            chosen = DragActions(rawValue: common.rawValue & (~common.rawValue &+ 1))
         }
-        if chosen != action, version >= 3 { send(2, .uint(chosen)) }
+        if chosen != action { send(.action(dndAction: chosen)) }
         action = chosen
         source.sendAction(chosen)
     }
@@ -75,56 +73,53 @@ final class DataOffer: Resource {
         source = nil
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .accept(_, let mimeType):
             try requireUnfinished("accept")
-            acceptedMimeType = arguments.string(1)
+            acceptedMimeType = mimeType
             if kind == .drag { source?.sendTarget(acceptedMimeType) }
-        case 1:
-            let fd = arguments.fileDescriptor(1)
-            defer { close(fd) }
+        case .receive(let mimeType, let fd):
+            // The descriptor is closed when `fd` goes, whatever happens here.
             try requireUnfinished("receive")
-            if let mimeType = arguments.string(0), let source { source.sendSend(mimeType, fd) }
-        case 2: destroy()
-        case 3: try finish()
-        case 4: try setActions(arguments.uint(0), preferred: arguments.uint(1))
-        default: try super.handle(opcode, arguments)
+            source?.sendSend(mimeType, fd.rawValue)
+        case .destroy: destroy()
+        case .finish: try finish()
+        case .setActions(let actions, let preferred): try setActions(actions, preferred: preferred)
         }
     }
 
     private func requireUnfinished(_ request: String) throws(ProtocolError) {
         if isFinished {
-            throw ProtocolError(code: UInt32(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue), "\(request) after finish")
+            throw ProtocolError(WlDataOfferError.invalidOffer, "\(request) after finish")
         }
     }
 
     private func finish() throws(ProtocolError) {
-        let invalidFinish = UInt32(WL_DATA_OFFER_ERROR_INVALID_FINISH.rawValue)
-        guard kind == .drag else { throw ProtocolError(code: invalidFinish, "finish on a selection offer") }
-        guard !isFinished else { throw ProtocolError(code: invalidFinish, "finish twice") }
-        guard isDropped else { throw ProtocolError(code: invalidFinish, "finish before the drop") }
-        guard acceptedMimeType != nil else { throw ProtocolError(code: invalidFinish, "finish without an accepted mime type") }
-        guard action == DragAction.copy || action == DragAction.move else {
-            throw ProtocolError(code: invalidFinish, "finish with action \(action) (copy or move must be chosen)")
+        let invalidFinish = WlDataOfferError.invalidFinish
+        guard kind == .drag else { throw ProtocolError(invalidFinish, "finish on a selection offer") }
+        guard !isFinished else { throw ProtocolError(invalidFinish, "finish twice") }
+        guard isDropped else { throw ProtocolError(invalidFinish, "finish before the drop") }
+        guard acceptedMimeType != nil else { throw ProtocolError(invalidFinish, "finish without an accepted mime type") }
+        guard action == .copy || action == .move else {
+            throw ProtocolError(invalidFinish, "finish with action \(action.rawValue) (copy or move must be chosen)")
         }
         isFinished = true
         source?.sendFinished()
         detachFromSource()
     }
 
-    private func setActions(_ requested: UInt32, preferred: UInt32) throws(ProtocolError) {
+    private func setActions(_ requested: DragActions, preferred: DragActions) throws(ProtocolError) {
         guard kind == .drag else {
-            throw ProtocolError(code: UInt32(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue), "set_actions on a selection offer")
+            throw ProtocolError(WlDataOfferError.invalidOffer, "set_actions on a selection offer")
         }
         try requireUnfinished("set_actions")
-        if requested & ~DragAction.all != 0 {
-            throw ProtocolError(code: UInt32(WL_DATA_OFFER_ERROR_INVALID_ACTION_MASK.rawValue),
-                                "drag action mask \(requested) has unknown bits")
+        if !requested.isKnown {
+            throw ProtocolError(WlDataOfferError.invalidActionMask, "drag action mask \(requested.rawValue) has unknown bits")
         }
-        if preferred & ~DragAction.all != 0 || preferred.nonzeroBitCount > 1 || (preferred != 0 && preferred & requested == 0) {
-            throw ProtocolError(code: UInt32(WL_DATA_OFFER_ERROR_INVALID_ACTION.rawValue),
-                                "preferred action \(preferred) is not one action of the mask \(requested)")
+        if !preferred.isKnown || preferred.rawValue.nonzeroBitCount > 1 || (!preferred.isEmpty && preferred.isDisjoint(with: requested)) {
+            throw ProtocolError(WlDataOfferError.invalidAction,
+                                "preferred action \(preferred.rawValue) is not one action of the mask \(requested.rawValue)")
         }
         actions = requested
         preferredAction = preferred

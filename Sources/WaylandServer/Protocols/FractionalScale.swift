@@ -15,7 +15,7 @@ public final class FractionalScaleManagerGlobal {
 }
 
 private final class FractionalScaleManagerResource: Resource {
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_wp_fractional_scale_manager_v1_interface(), version: version, id: id)
     }
 

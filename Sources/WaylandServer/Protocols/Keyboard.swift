@@ -1,6 +1,5 @@
-internal import CWaylandServer
-internal import CVitrineWayland
 import Glibc
+import WaylandProtocols
 
 /// The seat's keyboard: focus, pressed keys, keymap and modifier state.
 struct KeyboardState {
@@ -109,7 +108,7 @@ extension SeatGlobal {
             let target = seatClient(for: focus.client)
             target.record(serial)
             for resource in target.keyboards {
-                resource.send(3, .uint(serial), .uint(time), .uint(key), .uint(pressed ? 1 : 0))
+                resource.send(.key(serial: serial, time: time, key: key, state: pressed ? .pressed : .released))
             }
         }
         updateModifiers()
@@ -147,7 +146,7 @@ extension SeatGlobal {
         let serial = display.nextSerial()
         let target = seatClient(for: surface.client)
         target.record(serial)
-        for resource in target.keyboards { resource.send(2, .uint(serial), .object(surface)) }
+        for resource in target.keyboards { resource.send(.leave(serial: serial, surface: surface)) }
     }
 
     private func allKeyboards() -> [KeyboardResource] {
@@ -156,43 +155,43 @@ extension SeatGlobal {
 }
 
 /// One client's wl_keyboard.
-final class KeyboardResource: Resource {
+final class KeyboardResource: Resource, RequestHandler {
     private weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, interface: vitrine_wl_keyboard_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// The keymap as xkb_v1 text in a sealed file, or no_keymap (with an empty file) without one.
     func sendKeymap(_ keymap: Keymap?) {
         if let keymap {
-            send(0, .uint(UInt32(WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue)), .fileDescriptor(keymap.file), .uint(keymap.size))
+            send(.keymap(format: .xkbV1, fd: keymap.file, size: keymap.size))
             return
         }
         let empty = open("/dev/null", O_RDONLY | O_CLOEXEC)
         guard empty >= 0 else { return }
-        send(0, .uint(UInt32(WL_KEYBOARD_KEYMAP_FORMAT_NO_KEYMAP.rawValue)), .fileDescriptor(empty), .uint(0))
+        send(.keymap(format: .noKeymap, fd: empty, size: 0))
         close(empty)
     }
 
     func sendRepeatInfo(rate: Int32, delay: Int32) {
-        if version >= 4 { send(5, .int(rate), .int(delay)) }
+        send(.repeatInfo(rate: rate, delay: delay))
     }
 
     func sendEnter(serial: UInt32, surface: Surface, keys: [UInt32]) {
         let bytes = keys.flatMap { key in withUnsafeBytes(of: key) { Array($0) } }
-        send(1, .uint(serial), .object(surface), .bytes(bytes))
+        send(.enter(serial: serial, surface: surface, keys: bytes))
     }
 
     func sendModifiers(serial: UInt32, _ modifiers: KeyboardModifiers) {
-        send(4, .uint(serial), .uint(modifiers.depressed), .uint(modifiers.latched), .uint(modifiers.locked), .uint(modifiers.group))
+        send(.modifiers(serial: serial, modsDepressed: modifiers.depressed, modsLatched: modifiers.latched,
+                        modsLocked: modifiers.locked, group: modifiers.group))
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .release: destroy()
         }
     }
 

@@ -1,5 +1,3 @@
-internal import CVitrineWayland
-
 /// What wl_output tells clients about a display.
 public struct OutputDescription: Equatable, Sendable {
     public var name: String
@@ -61,7 +59,7 @@ public final class Output {
 
     public init(display: Display, description: OutputDescription) {
         state = description
-        global = Global(display: display, interface: vitrine_wl_output_interface(), version: 4) { [weak self] client, version, id in
+        global = Global(display: display, interface: OutputResource.interface, version: 4) { [weak self] client, version, id in
             guard let self else { return }
             let resource = OutputResource(client: client, version: version, id: id, owner: self)
             bound.append(resource)
@@ -75,7 +73,7 @@ public final class Output {
         state = description
         for resource in bound { resource.sendAll(description, done: false) }
         for handler in updateHandlers { handler() }
-        for resource in bound where resource.version >= 2 { resource.send(2) }
+        for resource in bound { resource.send(.done) }
     }
 
     /// Withdraws the global (the display was unplugged); bound resources stay inert.
@@ -94,7 +92,7 @@ public final class Output {
     public var isWithdrawn: Bool { global?.isWithdrawn ?? true }
 
     /// The client's resources bound to this output (for wl_surface.enter/leave and friends).
-    func resources(of client: Client) -> [Resource] {
+    func resources(of client: Client) -> [OutputResource] {
         bound.filter { $0.client === client && $0.isAlive }
     }
 
@@ -104,30 +102,28 @@ public final class Output {
 }
 
 /// One client's binding of an output.
-final class OutputResource: Resource {
+final class OutputResource: Resource, RequestHandler {
     private(set) weak var owner: Output?
 
     init(client: Client, version: UInt32, id: UInt32, owner: Output) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_wl_output_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     func sendAll(_ state: OutputDescription, done: Bool = true) {
-        send(0, .int(state.x), .int(state.y), .int(state.physicalWidthMillimetres), .int(state.physicalHeightMillimetres),
-             .int(0), .string(state.make), .string(state.model), .int(state.transform.rawValue))
-        send(1, .uint(0x1 | 0x2), .int(state.modeWidth), .int(state.modeHeight), .int(state.refreshMillihertz))
-        if version >= 2 { send(3, .int(state.scale)) }
-        if version >= 4 {
-            send(4, .string(state.name))
-            send(5, .string(state.description))
-        }
-        if done, version >= 2 { send(2) }
+        send(.geometry(x: state.x, y: state.y, physicalWidth: state.physicalWidthMillimetres,
+                       physicalHeight: state.physicalHeightMillimetres, subpixel: .unknown, make: state.make,
+                       model: state.model, transform: state.transform.protocolValue))
+        send(.mode(flags: [.current, .preferred], width: state.modeWidth, height: state.modeHeight, refresh: state.refreshMillihertz))
+        send(.scale(factor: state.scale))
+        send(.name(name: state.name))
+        send(.description(description: state.description))
+        if done { send(.done) }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .release: destroy()
         }
     }
 

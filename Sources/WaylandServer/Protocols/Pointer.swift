@@ -1,10 +1,11 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// A scroll axis (wl_pointer.axis).
 public enum PointerAxis: UInt32, Sendable {
     case vertical = 0
     case horizontal = 1
+
+    var protocolValue: WlPointerAxis { WlPointerAxis(rawValue: rawValue) }
 }
 
 /// What produced scroll events (wl_pointer.axis_source).
@@ -13,6 +14,8 @@ public enum PointerAxisSource: UInt32, Sendable {
     case finger = 1
     case continuous = 2
     case wheelTilt = 3
+
+    var protocolValue: WlPointerAxisSource { WlPointerAxisSource(rawValue: rawValue) }
 }
 
 /// The seat's pointer: focus, position and pressed buttons.
@@ -81,7 +84,7 @@ extension SeatGlobal {
         }
         pointer.x = x
         pointer.y = y
-        for resource in focusedPointers() { resource.send(2, .uint(time), .fixed(x), .fixed(y)) }
+        for resource in focusedPointers() { resource.send(.motion(time: time, surfaceX: x, surfaceY: y)) }
     }
 
     /// A button (evdev code, e.g. BTN_LEFT 0x110) changed state; returns the event's serial.
@@ -96,7 +99,7 @@ extension SeatGlobal {
         }
         if let focus = pointerFocus { seatClient(for: focus.client).record(serial) }
         for resource in focusedPointers() {
-            resource.send(3, .uint(serial), .uint(time), .uint(button), .uint(pressed ? 1 : 0))
+            resource.send(.button(serial: serial, time: time, button: button, state: pressed ? .pressed : .released))
         }
         return serial
     }
@@ -118,13 +121,13 @@ extension SeatGlobal {
             pointer.discreteRemainder[axis] = remainder - discrete * 120
         }
         for resource in focusedPointers() {
-            if resource.version >= 5, sendsSource, let source { resource.send(6, .uint(source.rawValue)) }
+            if sendsSource, let source { resource.send(.axisSource(axisSource: source.protocolValue)) }
             if resource.version >= 8, let value120, value120 != 0 {
-                resource.send(9, .uint(axis.rawValue), .int(value120))
-            } else if resource.version >= 5, discrete != 0 {
-                resource.send(8, .uint(axis.rawValue), .int(discrete))
+                resource.send(.axisValue120(axis: axis.protocolValue, value120: value120))
+            } else if discrete != 0 {
+                resource.send(.axisDiscrete(axis: axis.protocolValue, discrete: discrete))
             }
-            resource.send(4, .uint(time), .uint(axis.rawValue), .fixed(value))
+            resource.send(.axis(time: time, axis: axis.protocolValue, value: value))
         }
     }
 
@@ -132,9 +135,7 @@ extension SeatGlobal {
     public func pointerAxisStop(time: UInt32, axis: PointerAxis) {
         guard data.drag?.isPointerDriven != true else { return }
         pointer.discreteRemainder[axis] = nil
-        for resource in focusedPointers() where resource.version >= 5 {
-            resource.send(7, .uint(time), .uint(axis.rawValue))
-        }
+        for resource in focusedPointers() { resource.send(.axisStop(time: time, axis: axis.protocolValue)) }
     }
 
     /// Ends a group of pointer events (wl_pointer.frame, version 5 and later).
@@ -159,7 +160,7 @@ extension SeatGlobal {
         let target = seatClient(for: surface.client)
         target.record(serial)
         for resource in target.pointers {
-            resource.send(1, .uint(serial), .object(surface))
+            resource.send(.leave(serial: serial, surface: surface))
             if frame { resource.sendFrame() }
         }
     }
@@ -184,41 +185,40 @@ extension SeatGlobal {
 }
 
 /// One client's wl_pointer.
-final class PointerResource: Resource {
+final class PointerResource: Resource, RequestHandler {
     private weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, interface: vitrine_wl_pointer_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     func sendEnter(serial: UInt32, surface: Surface, x: Double, y: Double) {
-        send(0, .uint(serial), .object(surface), .fixed(x), .fixed(y))
+        send(.enter(serial: serial, surface: surface, surfaceX: x, surfaceY: y))
     }
 
     func sendFrame() {
-        if version >= 5 { send(5) }
+        send(.frame)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: try setCursor(arguments)
-        case 1: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .setCursor(let serial, let surface, let hotspotX, let hotspotY):
+            try setCursor(serial: serial, surface: surface, hotspotX: ClientCoordinate.clamp(hotspotX),
+                          hotspotY: ClientCoordinate.clamp(hotspotY))
+        case .release: destroy()
         }
     }
 
     /// The role comes first: a surface with another role is an error whatever the serial says.
-    private func setCursor(_ arguments: Arguments) throws(ProtocolError) {
-        let surface = arguments.object(1, as: Surface.self)
-        let hotspotX = arguments.coordinate(2), hotspotY = arguments.coordinate(3)
+    private func setCursor(serial: UInt32, surface: Surface?, hotspotX: Int32, hotspotY: Int32) throws(ProtocolError) {
         if let surface {
             let role = try CursorRole.of(surface, errorOn: self)
             role.seat = seat
             role.hotspotX = hotspotX
             role.hotspotY = hotspotY
         }
-        seat?.cursorSet(by: self, serial: arguments.uint(0), surface: surface, hotspotX: hotspotX, hotspotY: hotspotY)
+        seat?.cursorSet(by: self, serial: serial, surface: surface, hotspotX: hotspotX, hotspotY: hotspotY)
     }
 
     override func destroyed() {
@@ -238,7 +238,7 @@ final class CursorRole: SurfaceRole {
         let key = ObjectIdentifier(CursorRole.self)
         if let role = surface.extensions[key] as? CursorRole { return role }
         let role = CursorRole()
-        try surface.setRole(role, errorOn: resource, code: UInt32(WL_POINTER_ERROR_ROLE.rawValue))
+        try surface.setRole(role, errorOn: resource, code: WlPointerError.role)
         surface.extensions[key] = role
         return role
     }

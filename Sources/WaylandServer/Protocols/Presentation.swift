@@ -16,7 +16,7 @@ public final class PresentationGlobal {
 }
 
 private final class PresentationResource: Resource {
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_wp_presentation_interface(), version: version, id: id)
     }
 

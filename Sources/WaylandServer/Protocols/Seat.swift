@@ -1,14 +1,7 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
-/// The input devices a seat has (wl_seat.capability).
-public struct SeatCapabilities: OptionSet, Hashable, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let pointer = SeatCapabilities(rawValue: 1)
-    public static let keyboard = SeatCapabilities(rawValue: 2)
-    public static let touch = SeatCapabilities(rawValue: 4)
-}
+/// The input devices a seat has (wl_seat.capability: pointer, keyboard, touch).
+public typealias SeatCapabilities = WlSeatCapability
 
 /// What the compositor decides or draws for a seat. Focus is not asked for: the compositor pushes
 /// it through the seat's `pointerEnter`, `keyboardEnter` and `touchDown`. Every method has an empty
@@ -64,7 +57,7 @@ public final class SeatGlobal {
             guard capabilities != oldValue else { return }
             advertised.formUnion(capabilities)
             for client in clients.values {
-                for resource in client.seats { resource.send(0, .uint(capabilities.rawValue)) }
+                for resource in client.seats { resource.send(.capabilities(capabilities: capabilities)) }
             }
         }
     }
@@ -79,12 +72,12 @@ public final class SeatGlobal {
         self.capabilities = capabilities
         advertised = capabilities
         keyboard = KeyboardState(keymap: try Keymap(layout: keymapLayout))
-        global = Global(display: display, interface: vitrine_wl_seat_interface(), version: 8) { [weak self] client, version, id in
+        global = Global(display: display, interface: SeatResource.interface, version: 8) { [weak self] client, version, id in
             let resource = SeatResource(client: client, version: version, id: id, seat: self)
             guard let self else { return }
             seatClient(for: client).seats.append(resource)
-            resource.send(0, .uint(self.capabilities.rawValue))
-            if version >= 2 { resource.send(1, .string(name)) }
+            resource.send(.capabilities(capabilities: self.capabilities))
+            resource.send(.name(name: name))
         }
     }
 
@@ -151,30 +144,29 @@ final class SeatClient {
 }
 
 /// One client's wl_seat.
-final class SeatResource: Resource {
+final class SeatResource: Resource, RequestHandler {
     private(set) weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, interface: vitrine_wl_seat_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .getPointer(let id):
             try requireCapability(.pointer, "get_pointer")
-            let pointer = PointerResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            let pointer = PointerResource(client: client, version: version, id: id, seat: seat)
             seat?.added(pointer)
-        case 1:
+        case .getKeyboard(let id):
             try requireCapability(.keyboard, "get_keyboard")
-            let keyboard = KeyboardResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            let keyboard = KeyboardResource(client: client, version: version, id: id, seat: seat)
             seat?.added(keyboard)
-        case 2:
+        case .getTouch(let id):
             try requireCapability(.touch, "get_touch")
-            let touch = TouchResource(client: client, version: version, id: arguments.newID(0), seat: seat)
+            let touch = TouchResource(client: client, version: version, id: id, seat: seat)
             seat?.added(touch)
-        case 3: destroy()
-        default: try super.handle(opcode, arguments)
+        case .release: destroy()
         }
     }
 
@@ -182,8 +174,7 @@ final class SeatResource: Resource {
     /// request is in flight); one it never had is the spec's missing_capability error.
     private func requireCapability(_ capability: SeatCapabilities, _ request: String) throws(ProtocolError) {
         guard let seat, !seat.mayCreate(capability) else { return }
-        throw ProtocolError(code: UInt32(WL_SEAT_ERROR_MISSING_CAPABILITY.rawValue),
-                            "\(request) on seat \"\(seat.name)\", which never had that capability")
+        throw ProtocolError(WlSeatError.missingCapability, "\(request) on seat \"\(seat.name)\", which never had that capability")
     }
 
     override func destroyed() {

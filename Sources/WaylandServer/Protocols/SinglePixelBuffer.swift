@@ -14,7 +14,7 @@ public final class SinglePixelBufferManagerGlobal {
 }
 
 private final class SinglePixelBufferManagerResource: Resource {
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_wp_single_pixel_buffer_manager_v1_interface(), version: version, id: id)
     }
 

@@ -1,9 +1,8 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// wl_subsurface: a surface placed relative to a parent surface, stacked among its siblings, and
 /// committed together with the parent while synchronized.
-public final class Subsurface: Resource, SurfaceRole {
+public final class Subsurface: Resource, RequestHandler, SurfaceRole {
     public private(set) unowned(unsafe) var surface: Surface
     public private(set) weak var parent: Surface?
     /// Position of the subsurface's origin in the parent's surface coordinates (applied on the parent's commit).
@@ -18,7 +17,7 @@ public final class Subsurface: Resource, SurfaceRole {
     init(client: Client, id: UInt32, surface: Surface, parent: Surface) {
         self.surface = surface
         self.parent = parent
-        super.init(client: client, interface: vitrine_wl_subsurface_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     /// New subsurfaces go on top of the parent's pending stack.
@@ -48,25 +47,24 @@ public final class Subsurface: Resource, SurfaceRole {
     func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {}
     func surfaceDidCommit(_ surface: Surface) {}
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1: pendingPosition = (arguments.coordinate(0), arguments.coordinate(1))
-        case 2, 3: try restack(sibling: arguments.object(0, as: Surface.self), above: opcode == 2)
-        case 4: isSynchronized = true
-        case 5:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case .setPosition(let x, let y): pendingPosition = (ClientCoordinate.clamp(x), ClientCoordinate.clamp(y))
+        case .placeAbove(let sibling): try restack(sibling: sibling, above: true)
+        case .placeBelow(let sibling): try restack(sibling: sibling, above: false)
+        case .setSync: isSynchronized = true
+        case .setDesync:
             isSynchronized = false
             // Leaving synchronized mode applies what was cached, as a commit would.
             if surfaceAlive, !isEffectivelySynchronized, let cached = takeCache() { surface.apply(cached) }
-        default: try super.handle(opcode, arguments)
         }
     }
 
-    private func restack(sibling: Surface?, above: Bool) throws(ProtocolError) {
-        let badSurface = UInt32(WL_SUBSURFACE_ERROR_BAD_SURFACE.rawValue)
+    private func restack(sibling: Surface, above: Bool) throws(ProtocolError) {
         guard surfaceAlive, let parent else { return }
-        guard let sibling, sibling !== surface, sibling === parent || sibling.subsurface?.parent === parent else {
-            throw ProtocolError(code: badSurface, "place_\(above ? "above" : "below") needs the parent or a sibling of wl_surface@\(surface.id)")
+        guard sibling !== surface, sibling === parent || sibling.subsurface?.parent === parent else {
+            throw ProtocolError(WlSubsurfaceError.badSurface, "place_\(above ? "above" : "below") needs the parent or a sibling of wl_surface@\(surface.id)")
         }
         parent.pendingStack.removeAll { $0 === surface }
         guard let index = parent.pendingStack.firstIndex(where: { $0 === sibling }) else { return }

@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// wl_buffer_transform values (wl_output.transform).
 public enum BufferTransform: Int32, Sendable, CaseIterable {
@@ -7,6 +6,14 @@ public enum BufferTransform: Int32, Sendable, CaseIterable {
 
     /// Whether the transform swaps width and height.
     public var swapsAxes: Bool { rawValue & 1 == 1 }
+
+    /// The transform a wl_output.transform value names; nil for one the protocol does not define.
+    init?(_ value: WlOutputTransform) {
+        self.init(rawValue: Int32(bitPattern: value.rawValue))
+    }
+
+    /// The wl_output.transform value of the transform.
+    var protocolValue: WlOutputTransform { WlOutputTransform(rawValue: UInt32(bitPattern: rawValue)) }
 }
 
 /// What a surface shows once a commit is applied (wl_surface's double-buffered state).
@@ -128,7 +135,7 @@ public protocol SurfaceObserver: AnyObject {
 
 /// wl_surface (version 5): a rectangle of client pixels with double-buffered state, given a role
 /// by a shell or by wl_subcompositor.
-public final class Surface: Resource {
+public final class Surface: Resource, RequestHandler {
     /// The widest or tallest buffer shown, in pixels: twice a 4K panel's width, for scale 2. A
     /// larger one would cost the compositor a copy of up to a gigabyte per commit.
     public static let maximumBufferDimension: Int32 = 8192
@@ -174,19 +181,19 @@ public final class Surface: Resource {
     /// Checks that protocol extensions run on every wl_surface.attach (the buffer, nil for a null one).
     var attachValidators: [ObjectIdentifier: (Surface, Buffer?) throws(ProtocolError) -> Void] = [:]
 
-    init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, interface: vitrine_wl_surface_interface(), version: version, id: id)
+    override init(client: Client, version: UInt32, id: UInt32) {
+        super.init(client: client, version: version, id: id)
         pendingStack = [self]
         stack = [self]
     }
 
     /// Gives the surface a role; a different role than before, or a second live role object, is an error.
-    func setRole(_ role: SurfaceRole, errorOn resource: Resource, code: UInt32) throws(ProtocolError) {
+    func setRole(_ role: SurfaceRole, errorOn resource: Resource, code: some WaylandEnumeration) throws(ProtocolError) {
         if let existing = roleName, existing != role.roleName {
-            throw ProtocolError(code: code, "wl_surface@\(id) already has the role \(existing)", on: resource)
+            throw ProtocolError(code, "wl_surface@\(id) already has the role \(existing)", on: resource)
         }
         if self.role != nil {
-            throw ProtocolError(code: code, "wl_surface@\(id) already has a \(role.roleName) object", on: resource)
+            throw ProtocolError(code, "wl_surface@\(id) already has a \(role.roleName) object", on: resource)
         }
         roleName = role.roleName
         self.role = role
@@ -209,42 +216,38 @@ public final class Surface: Resource {
 
     /// Tells the client the surface is (now) on an output (wl_surface.enter).
     public func enter(_ output: Output) {
-        for resource in output.resources(of: client) { send(0, .object(resource)) }
+        for resource in output.resources(of: client) { send(.enter(output: resource)) }
     }
 
     /// Tells the client the surface left an output (wl_surface.leave).
     public func leave(_ output: Output) {
-        for resource in output.resources(of: client) { send(1, .object(resource)) }
+        for resource in output.resources(of: client) { send(.leave(output: resource)) }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1: try attach(arguments)
-        case 2: Self.addDamage(arguments.rectangle(at: 0), to: &pending.surfaceDamage)
-        case 3:
-            let callback = Callback(client: client, id: arguments.newID(0))
-            pending.frameCallbacks.append(callback)
-        case 4: pending.opaqueRegion = arguments.object(0, as: RegionResource.self)?.region ?? Region()
-        case 5: pending.inputRegion = arguments.object(0, as: RegionResource.self)?.region ?? .infinite
-        case 6: try commit()
-        case 7:
-            guard let transform = BufferTransform(rawValue: arguments.int(0)) else {
-                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_TRANSFORM.rawValue),
-                                    "buffer transform \(arguments.int(0)) is not a wl_output.transform value")
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case .attach(let buffer, let x, let y): try attach(buffer, x: ClientCoordinate.clamp(x), y: ClientCoordinate.clamp(y))
+        case .damage(let x, let y, let width, let height):
+            Self.addDamage(ClientCoordinate.rectangle(x: x, y: y, width: width, height: height), to: &pending.surfaceDamage)
+        case .frame(let id): pending.frameCallbacks.append(Callback(client: client, id: id))
+        case .setOpaqueRegion(let region): pending.opaqueRegion = region?.region ?? Region()
+        case .setInputRegion(let region): pending.inputRegion = region?.region ?? .infinite
+        case .commit: try commit()
+        case .setBufferTransform(let value):
+            guard let transform = BufferTransform(value) else {
+                throw ProtocolError(WlSurfaceError.invalidTransform,
+                                    "buffer transform \(Int32(bitPattern: value.rawValue)) is not a wl_output.transform value")
             }
             pending.bufferTransform = transform
-        case 8:
-            let scale = arguments.int(0)
-            guard scale > 0 else {
-                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SCALE.rawValue), "buffer scale \(scale) is not positive")
-            }
+        case .setBufferScale(let scale):
+            guard scale > 0 else { throw ProtocolError(WlSurfaceError.invalidScale, "buffer scale \(scale) is not positive") }
             pending.bufferScale = scale
-        case 9: Self.addDamage(arguments.rectangle(at: 0), to: &pending.bufferDamage)
-        case 10:
-            pending.offsetX = ClientCoordinate.sum(pending.offsetX, arguments.coordinate(0))
-            pending.offsetY = ClientCoordinate.sum(pending.offsetY, arguments.coordinate(1))
-        default: try super.handle(opcode, arguments)
+        case .damageBuffer(let x, let y, let width, let height):
+            Self.addDamage(ClientCoordinate.rectangle(x: x, y: y, width: width, height: height), to: &pending.bufferDamage)
+        case .offset(let x, let y):
+            pending.offsetX = ClientCoordinate.sum(pending.offsetX, ClientCoordinate.clamp(x))
+            pending.offsetY = ClientCoordinate.sum(pending.offsetY, ClientCoordinate.clamp(y))
         }
     }
 
@@ -258,21 +261,18 @@ public final class Surface: Resource {
         damage = [IntRect(x: left, y: top, width: Int32(clamping: right - Int64(left)), height: Int32(clamping: bottom - Int64(top)))]
     }
 
-    private func attach(_ arguments: Arguments) throws(ProtocolError) {
-        let x = arguments.coordinate(1), y = arguments.coordinate(2)
+    private func attach(_ object: ForeignObject?, x: Int32, y: Int32) throws(ProtocolError) {
         if version >= 5 && (x != 0 || y != 0) {
-            throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_OFFSET.rawValue),
-                                "attach with a non-zero offset on wl_surface version 5 (use offset)")
+            throw ProtocolError(WlSurfaceError.invalidOffset, "attach with a non-zero offset on wl_surface version 5 (use offset)")
         }
         var buffer: Buffer?
-        if let raw = arguments.rawObject(0) {
-            guard let display = client.display, let known = Buffer.from(raw, display: display) else {
-                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
-                                    "wl_buffer@\(wl_resource_get_id(raw)) is not a buffer this compositor can show")
+        if let object {
+            guard let display = client.display, let known = Buffer.from(object.raw, display: display) else {
+                throw ProtocolError(WlSurfaceError.invalidSize, "wl_buffer@\(object.id) is not a buffer this compositor can show")
             }
             guard known.width <= Self.maximumBufferDimension, known.height <= Self.maximumBufferDimension else {
-                throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
-                                    "wl_buffer@\(wl_resource_get_id(raw)) is \(known.width)×\(known.height), larger than "
+                throw ProtocolError(WlSurfaceError.invalidSize,
+                                    "wl_buffer@\(object.id) is \(known.width)×\(known.height), larger than "
                                         + "\(Self.maximumBufferDimension) pixels on a side")
             }
             buffer = known
@@ -337,7 +337,7 @@ public final class Surface: Resource {
         let transform = requests.bufferTransform ?? current.bufferTransform
         let (width, height) = transform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
         if width % scale != 0 || height % scale != 0 {
-            throw ProtocolError(code: UInt32(WL_SURFACE_ERROR_INVALID_SIZE.rawValue),
+            throw ProtocolError(WlSurfaceError.invalidSize,
                                 "buffer size \(width)×\(height) is not a multiple of the buffer scale \(scale)")
         }
     }

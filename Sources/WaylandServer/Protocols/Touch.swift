@@ -1,5 +1,3 @@
-internal import CVitrineWayland
-
 /// One touch point: it stays with the surface it went down on until it goes up.
 struct TouchPoint {
     weak var surface: Surface?
@@ -32,7 +30,7 @@ extension SeatGlobal {
         target.record(serial)
         touch.joinFrame(surface.client)
         for resource in target.touches {
-            resource.send(0, .uint(serial), .uint(time), .object(surface), .int(id), .fixed(x), .fixed(y))
+            resource.send(.down(serial: serial, time: time, surface: surface, id: id, x: x, y: y))
         }
         return serial
     }
@@ -51,7 +49,7 @@ extension SeatGlobal {
         guard point.surface?.isAlive == true else { return }
         touch.joinFrame(point.client)
         for resource in existingSeatClient(for: point.client)?.touches ?? [] {
-            resource.send(2, .uint(time), .int(id), .fixed(x), .fixed(y))
+            resource.send(.motion(time: time, id: id, x: x, y: y))
         }
     }
 
@@ -68,7 +66,7 @@ extension SeatGlobal {
         let target = seatClient(for: point.client)
         target.record(serial)
         touch.joinFrame(point.client)
-        for resource in target.touches { resource.send(1, .uint(serial), .uint(time), .int(id)) }
+        for resource in target.touches { resource.send(.up(serial: serial, time: time, id: id)) }
         return serial
     }
 
@@ -84,14 +82,14 @@ extension SeatGlobal {
         guard let target = existingSeatClient(for: point.client), !target.touches.isEmpty else { return serial }
         target.record(serial)
         touch.joinFrame(point.client)
-        for resource in target.touches { resource.send(1, .uint(serial), .uint(time), .int(id)) }
+        for resource in target.touches { resource.send(.up(serial: serial, time: time, id: id)) }
         return serial
     }
 
     /// Ends a group of touch events: a frame to every client that got one since the last frame.
     public func touchFrame() {
         for client in touch.clientsInFrame {
-            for resource in existingSeatClient(for: client)?.touches ?? [] { resource.send(3) }
+            for resource in existingSeatClient(for: client)?.touches ?? [] { resource.send(.frame) }
         }
         touch.clientsInFrame = []
     }
@@ -104,7 +102,7 @@ extension SeatGlobal {
             clients.append(point.client)
         }
         for client in clients {
-            for resource in existingSeatClient(for: client)?.touches ?? [] { resource.send(4) }
+            for resource in existingSeatClient(for: client)?.touches ?? [] { resource.send(.cancel) }
         }
         touch.points = [:]
         touch.clientsInFrame = []
@@ -117,18 +115,17 @@ extension SeatGlobal {
 }
 
 /// One client's wl_touch.
-final class TouchResource: Resource {
+final class TouchResource: Resource, RequestHandler {
     private weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, interface: vitrine_wl_touch_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .release: destroy()
         }
     }
 

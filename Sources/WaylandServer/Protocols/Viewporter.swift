@@ -13,7 +13,7 @@ public final class ViewporterGlobal {
 }
 
 private final class ViewporterResource: Resource {
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_wp_viewporter_interface(), version: version, id: id)
     }
 

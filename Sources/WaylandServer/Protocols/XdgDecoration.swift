@@ -14,7 +14,7 @@ public final class XdgDecorationGlobal {
 }
 
 private final class XdgDecorationManager: Resource {
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_zxdg_decoration_manager_v1_interface(), version: version, id: id)
     }
 
@@ -43,7 +43,7 @@ private final class XdgDecorationManager: Resource {
 final class XdgToplevelDecoration: Resource {
     private weak var toplevel: XdgToplevel?
 
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_zxdg_toplevel_decoration_v1_interface(), version: version, id: id)
     }
 

@@ -191,7 +191,7 @@ final class XdgPositioner: Resource {
     /// as WLCS's zero_size_anchor_rect test uses) counts as set.
     var isComplete: Bool { hasSize && hasAnchorRect }
 
-    init(client: Client, version: UInt32, id: UInt32) {
+    override init(client: Client, version: UInt32, id: UInt32) {
         super.init(client: client, interface: vitrine_xdg_positioner_interface(), version: version, id: id)
     }
 

@@ -1,5 +1,6 @@
 internal import CWaylandServer
 internal import CVitrineWayland
+import WaylandProtocols
 
 /// What xdg_toplevel and xdg_popup add to the xdg_surface state machine that they share.
 protocol XdgSurfaceRole: SurfaceRole {
@@ -158,7 +159,7 @@ public final class XdgSurface: Resource {
         try checkRole(XdgToplevel.roleName)
         let toplevel = XdgToplevel(client: client, version: version, id: id, xdgSurface: self)
         do {
-            try surface.setRole(toplevel, errorOn: wmBase, code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue))
+            try surface.setRole(toplevel, errorOn: wmBase, code: XdgWmBaseError.role)
         } catch {
             toplevel.destroy()
             throw error
@@ -181,7 +182,7 @@ public final class XdgSurface: Resource {
         }
         let popup = XdgPopup(client: client, version: version, id: id, xdgSurface: self, parent: parent, rules: positioner.rules)
         do {
-            try surface.setRole(popup, errorOn: wmBase, code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue))
+            try surface.setRole(popup, errorOn: wmBase, code: XdgWmBaseError.role)
         } catch {
             popup.destroy()
             throw error

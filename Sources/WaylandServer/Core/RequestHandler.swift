@@ -1,0 +1,80 @@
+internal import CWaylandServer
+import Glibc
+import WaylandProtocols
+
+/// A resource class that handles its interface's requests, decoded. The bindings generated from
+/// the protocol XML (for the classes `resource-classes.txt` names) give the class its `interface`,
+/// its `Request` enum and `decode`, and an `Event` enum with `send(_:)`; the class itself says
+/// what each request does in `handle(_:)`.
+protocol RequestHandler: Resource {
+    associatedtype Request
+    static var interface: Interface { get }
+    static func decode(_ opcode: UInt32, _ arguments: MessageReader) throws(ProtocolError) -> Request
+    func handle(_ request: Request) throws(ProtocolError)
+}
+
+extension RequestHandler where Request == Never {
+    /// An interface without requests (wl_callback) has nothing to handle.
+    func handle(_ request: Never) throws(ProtocolError) {}
+}
+
+/// An object argument of an interface that no one class of Vitrine's dispatches: wl_buffer, which
+/// libwayland's wl_shm makes as well as Vitrine's own buffer kinds.
+struct ForeignObject {
+    let raw: OpaquePointer
+
+    var id: UInt32 { wl_resource_get_id(raw) }
+}
+
+/// A file descriptor that came with a request, owned by this value: it is closed when the value
+/// goes away, unless `take()` handed it on first.
+final class OwnedFileDescriptor {
+    private var descriptor: Int32
+
+    init(_ descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The descriptor, still owned here.
+    var rawValue: Int32 { descriptor }
+
+    /// Hands the descriptor on: the caller closes it from now on.
+    func take() -> Int32 {
+        defer { descriptor = -1 }
+        return descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+extension MessageReader {
+    /// An object argument the XML allows to be null, as Vitrine's resource of class `type`.
+    func resource<R: Resource>(_ index: Int, as type: R.Type) throws(ProtocolError) -> R? {
+        guard let raw = object(index) else { return nil }
+        guard let resource = Resource.own(raw) as? R else { throw Self.notOwn(raw) }
+        return resource
+    }
+
+    /// An object argument that cannot be null (libwayland has checked that it is not, and that it
+    /// is of the interface the XML names), as Vitrine's resource of class `type`.
+    func requiredResource<R: Resource>(_ index: Int, as type: R.Type) throws(ProtocolError) -> R {
+        guard let raw = object(index) else { throw ProtocolError(code: 0, "argument \(index) is null") }
+        guard let resource = Resource.own(raw) as? R else { throw Self.notOwn(raw) }
+        return resource
+    }
+
+    func foreignObject(_ index: Int) -> ForeignObject? {
+        object(index).map(ForeignObject.init)
+    }
+
+    func requiredForeignObject(_ index: Int) throws(ProtocolError) -> ForeignObject {
+        guard let raw = object(index) else { throw ProtocolError(code: 0, "argument \(index) is null") }
+        return ForeignObject(raw: raw)
+    }
+
+    private static func notOwn(_ raw: OpaquePointer) -> ProtocolError {
+        ProtocolError(code: 0, "\(String(cString: wl_resource_get_class(raw)))@\(wl_resource_get_id(raw)) is not an object this compositor made")
+    }
+}
