@@ -1,17 +1,22 @@
 import Foundation
 import WaylandProtocolModel
 
-/// Which Swift classes of WaylandServer dispatch each interface (its `resource-classes.txt`: one
-/// `interface Class…` line each).
+/// Which Swift classes of WaylandServer dispatch each interface, and which only send its events
+/// (its `resource-classes.txt`: one `interface Class… [| Class…]` line each, the classes after `|`
+/// sending events only).
 struct ResourceClasses {
     private(set) var classes: [String: [String]] = [:]
+    private(set) var eventSenders: [String: [String]] = [:]
 
     init(contentsOf url: URL, model: ProtocolModel) throws {
         for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
             let fields = line.split(separator: " ").map(String.init)
             guard let interface = fields.first, !interface.hasPrefix("#") else { continue }
             guard model[interface] != nil else { throw Usage(description: "\(url.lastPathComponent): no interface \(interface)") }
-            classes[interface] = Array(fields.dropFirst())
+            let names = fields.dropFirst()
+            let bar = names.firstIndex(of: "|") ?? names.endIndex
+            classes[interface] = Array(names[..<bar])
+            eventSenders[interface] = Array(names[bar...].dropFirst())
         }
     }
 
@@ -35,6 +40,9 @@ struct ServerEmitter {
         for interface in file.interfaces {
             for name in classes.classes[interface.name] ?? [] {
                 lines += [""] + self.extension(of: name, for: interface)
+            }
+            for name in classes.eventSenders[interface.name] ?? [] {
+                lines += [""] + eventExtension(of: name, for: interface)
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -72,31 +80,40 @@ struct ServerEmitter {
         }
         lines.append("        throw ProtocolError.unknownRequest(opcode, of: interface)")
         lines.append("    }")
-        if !interface.events.isEmpty {
-            lines += ["", "    /// The events of \(interface.name), sent with `send(_:)`.", "    enum Event {"]
-            for event in interface.events {
-                lines.append("        /// `\(interface.name).\(event.name)`\(notes(event))")
-                lines.append("        case \(enumCase(event, in: interface, isEvent: true))")
-            }
-            lines += [
-                "    }",
-                "",
-                "    /// Sends `event`, unless it is newer than the resource's version: a client that bound an older",
-                "    /// version does not know it, so it is left out (callers need not check).",
-                "    func send(_ event: Event) {",
-                "        switch event {",
-            ]
-            for (opcode, event) in interface.events.enumerated() {
-                let names = event.arguments.map { Naming.member($0.name) }
-                let bindings = names.isEmpty ? "" : "(" + names.map { "let \($0)" }.joined(separator: ", ") + ")"
-                lines.append("        case .\(Naming.member(event.name))\(bindings):")
-                if event.since > 1 { lines.append("            guard version >= \(event.since) else { return }") }
-                let encoded = event.arguments.map { encoding($0, named: Naming.member($0.name), in: interface) }
-                lines.append("            post(\(opcode), [\(encoded.joined(separator: ", "))])")
-            }
-            lines += ["        }", "    }"]
-        }
+        if !interface.events.isEmpty { lines += [""] + events(of: interface) }
         lines.append("}")
+        return lines
+    }
+
+    /// The extension of a class that sends the interface's events and handles none of its requests.
+    private func eventExtension(of name: String, for interface: Interface) -> [String] {
+        ["extension \(name) {"] + events(of: interface) + ["}"]
+    }
+
+    /// The interface's `Event` enum and `send(_:)`.
+    private func events(of interface: Interface) -> [String] {
+        var lines = ["    /// The events of \(interface.name), sent with `send(_:)`.", "    enum Event {"]
+        for event in interface.events {
+            lines.append("        /// `\(interface.name).\(event.name)`\(notes(event))")
+            lines.append("        case \(enumCase(event, in: interface, isEvent: true))")
+        }
+        lines += [
+            "    }",
+            "",
+            "    /// Sends `event`, unless it is newer than the resource's version: a client that bound an older",
+            "    /// version does not know it, so it is left out (callers need not check).",
+            "    func send(_ event: Event) {",
+            "        switch event {",
+        ]
+        for (opcode, event) in interface.events.enumerated() {
+            let names = event.arguments.map { Naming.member($0.name) }
+            let bindings = names.isEmpty ? "" : "(" + names.map { "let \($0)" }.joined(separator: ", ") + ")"
+            lines.append("        case .\(Naming.member(event.name))\(bindings):")
+            if event.since > 1 { lines.append("            guard version >= \(event.since) else { return }") }
+            let encoded = event.arguments.map { encoding($0, named: Naming.member($0.name), in: interface) }
+            lines.append("            post(\(opcode), [\(encoded.joined(separator: ", "))])")
+        }
+        lines += ["        }", "    }"]
         return lines
     }
 

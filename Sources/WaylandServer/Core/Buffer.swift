@@ -3,7 +3,7 @@ import Glibc
 
 /// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
-public final class Buffer {
+public final class Buffer: EventSender {
     public enum Storage: Equatable {
         /// wl_shm memory in `format` (a wl_shm / DRM fourcc code).
         case shm(format: UInt32)
@@ -49,9 +49,11 @@ public final class Buffer {
 
     /// Tells the client the compositor no longer reads the buffer (wl_buffer.release).
     public func release() {
-        guard isAlive else { return }
-        wl_buffer_send_release(raw)
+        send(.release)
     }
+
+    var version: UInt32 { UInt32(wl_resource_get_version(raw)) }
+    var eventTarget: OpaquePointer? { isAlive ? raw : nil }
 
     /// A plane descriptor whose fenced writes are not done yet, or nil once the client's rendering
     /// into the buffer is complete. Implicit sync: a GPU client commits a dma-buf as soon as it has

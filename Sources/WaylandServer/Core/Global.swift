@@ -17,18 +17,13 @@ public final class Global {
     private let binder: Unmanaged<Binder>
     public let version: UInt32
 
-    /// A global of `interface` (`XdgWmBase.interface`, the class its clients' objects are).
-    convenience init(display: Display, interface: Interface, version: UInt32,
-                     bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {
-        self.init(display: display, interface: interface.raw, version: version, bind: bind)
-    }
-
-    init(display: Display, interface: UnsafePointer<wl_interface>, version: UInt32,
+    /// A global of `interface` (`XdgWmBase.interface`: the one of the class its clients' objects are).
+    init(display: Display, interface: Interface, version: UInt32,
          bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {
         self.version = version
         let binder = Unmanaged.passRetained(Binder(display: display, bind: bind))
         self.binder = binder
-        raw = wl_global_create(display.raw, interface, Int32(version), binder.toOpaque()) { rawClient, data, version, id in
+        raw = wl_global_create(display.raw, interface.raw, Int32(version), binder.toOpaque()) { rawClient, data, version, id in
             guard let rawClient, let data else { return }
             let binder = Unmanaged<Binder>.fromOpaque(data).takeUnretainedValue()
             binder.bind(binder.display.client(for: rawClient), version, id)

@@ -18,6 +18,23 @@ extension RequestHandler where Request == Never {
     func handle(_ request: Never) throws(ProtocolError) {}
 }
 
+/// What the generated `send(_:)` posts events through: every `Resource`, and `Buffer` for any
+/// wl_buffer (libwayland's wl_shm ones too).
+protocol EventSender {
+    /// The version the client bound or created the object with; newer events are left out.
+    var version: UInt32 { get }
+    /// The wl_resource events go to; nil once it is destroyed (events are then dropped).
+    var eventTarget: OpaquePointer? { get }
+}
+
+extension EventSender {
+    /// Sends event `opcode` (the generated `send(_:)` checks its version first).
+    func post(_ opcode: UInt32, _ arguments: [WireArgument]) {
+        guard let eventTarget else { return }
+        WireArgument.withMarshalled(arguments) { wl_resource_post_event_array(eventTarget, opcode, $0) }
+    }
+}
+
 /// An object argument of an interface that no one class of Vitrine's dispatches: wl_buffer, which
 /// libwayland's wl_shm makes as well as Vitrine's own buffer kinds.
 struct ForeignObject {

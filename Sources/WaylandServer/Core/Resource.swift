@@ -8,14 +8,13 @@ import WaylandProtocols
 ///
 /// libwayland holds the Swift object (retained) for as long as the resource exists: it is released
 /// when the resource is destroyed, by a destructor request, `destroy()` or the client leaving.
-open class Resource {
+open class Resource: EventSender {
     public let client: Client
     public let version: UInt32
     public let id: UInt32
-    let interface: UnsafePointer<wl_interface>
     private(set) var raw: OpaquePointer?
     /// The class as the `RequestHandler` it is, whose `decode` and `handle` requests go through.
-    private let handler: (any RequestHandler.Type)?
+    private let handler: any RequestHandler.Type
 
     /// Creates the resource for a client's new_id (or a server-created object, `id` 0), of the
     /// interface the class's generated bindings name.
@@ -24,28 +23,9 @@ open class Resource {
             preconditionFailure("\(Self.self) is no RequestHandler (see resource-classes.txt)")
         }
         self.client = client
-        self.interface = handler.interface.raw
         self.version = version
         self.handler = handler
-        guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, interface, Int32(version), id) else {
-            self.id = id
-            client.postNoMemory()
-            return
-        }
-        self.id = wl_resource_get_id(resource)
-        raw = resource
-        wl_resource_set_dispatcher(
-            resource, resourceDispatcher, vitrine_implementation_tag(),
-            Unmanaged.passRetained(self).toOpaque(), resourceDestroyed)
-    }
-
-    /// Creates the resource for a client's new_id (or a server-created object, `id` 0).
-    init(client: Client, interface: UnsafePointer<wl_interface>, version: UInt32, id: UInt32) {
-        self.client = client
-        self.interface = interface
-        self.version = version
-        handler = nil
-        guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, interface, Int32(version), id) else {
+        guard let rawClient = client.raw, let resource = wl_resource_create(rawClient, handler.interface.raw, Int32(version), id) else {
             self.id = id
             client.postNoMemory()
             return
@@ -60,10 +40,7 @@ open class Resource {
     /// Whether the resource still exists (not destroyed by the client, the compositor or a disconnect).
     public var isAlive: Bool { raw != nil }
 
-    /// Decodes one request. Throw `ProtocolError` to post a protocol error (which disconnects the client).
-    func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        throw ProtocolError(code: 0, "request \(opcode) is not implemented for \(interfaceName)")
-    }
+    var eventTarget: OpaquePointer? { raw }
 
     /// Called once when the resource goes away, whatever the reason; release references here.
     func destroyed() {}
@@ -74,30 +51,18 @@ open class Resource {
         wl_resource_destroy(raw)
     }
 
-    /// Posts a protocol error on this resource: the client is disconnected.
-    public func postError(code: UInt32, _ message: String) {
+    /// Posts a protocol error of the interface's error enum on this resource: the client is disconnected.
+    func postError(_ code: some WaylandEnumeration, _ message: String) {
+        postError(code: code.rawValue, message)
+    }
+
+    private func postError(code: UInt32, _ message: String) {
         guard let raw else { return }
         vitrine_resource_post_error(raw, code, message)
     }
 
     /// The interface's name, as in the XML ("wl_surface").
-    public var interfaceName: String { String(cString: interface.pointee.name) }
-
-    /// Sends event `opcode`; events newer than the resource's version must not be sent (callers check).
-    func send(_ opcode: UInt32, _ arguments: EventArgument...) {
-        send(opcode, arguments)
-    }
-
-    func send(_ opcode: UInt32, _ arguments: [EventArgument]) {
-        guard let raw else { return }
-        EventArgument.withMarshalled(arguments) { wl_resource_post_event_array(raw, opcode, $0) }
-    }
-
-    /// Sends event `opcode` (the generated `send(_:)` checks its version first).
-    func post(_ opcode: UInt32, _ arguments: [WireArgument]) {
-        guard let raw else { return }
-        WireArgument.withMarshalled(arguments) { wl_resource_post_event_array(raw, opcode, $0) }
-    }
+    public var interfaceName: String { handler.interface.name }
 
     /// The Swift object of a resource, when Vitrine dispatches it (nil for libwayland's own objects).
     static func own(_ resource: OpaquePointer) -> Resource? {
@@ -106,13 +71,9 @@ open class Resource {
         return Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
     }
 
-    fileprivate func dispatch(_ opcode: UInt32, _ message: UnsafePointer<wl_message>, _ arguments: UnsafeMutablePointer<wl_argument>?) {
+    fileprivate func dispatch(_ opcode: UInt32, _ arguments: UnsafeMutablePointer<wl_argument>?) {
         do {
-            if let handler {
-                try Self.dispatch(self, as: handler, opcode, MessageReader(arguments))
-            } else {
-                try handle(opcode, Arguments(message: message, values: arguments))
-            }
+            try Self.dispatch(self, as: handler, opcode, MessageReader(arguments))
         } catch {
             (error.resource ?? self).postError(code: error.code, error.message)
         }
@@ -130,12 +91,12 @@ open class Resource {
     }
 }
 
-private let resourceDispatcher: wl_dispatcher_func_t = { _, target, opcode, message, arguments in
-    guard let target, let message else { return -1 }
+private let resourceDispatcher: wl_dispatcher_func_t = { _, target, opcode, _, arguments in
+    guard let target else { return -1 }
     let resource = OpaquePointer(target)
     guard let data = wl_resource_get_user_data(resource) else { return -1 }
     let owner = Unmanaged<Resource>.fromOpaque(data).takeUnretainedValue()
-    owner.dispatch(opcode, message, arguments)
+    owner.dispatch(opcode, arguments)
     return 0
 }
 

@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// The wp_fractional_scale_manager_v1 global (version 1): clients learn the scale, possibly
 /// fractional, at which to render a surface. The compositor sets it with `Surface.sendPreferredScale(_:)`.
@@ -7,47 +6,36 @@ public final class FractionalScaleManagerGlobal {
     private var global: Global?
 
     public init(display: Display) {
-        global = Global(display: display, interface: vitrine_wp_fractional_scale_manager_v1_interface(), version: 1) {
+        global = Global(display: display, interface: FractionalScaleManagerResource.interface, version: 1) {
             client, version, id in
             _ = FractionalScaleManagerResource(client: client, version: version, id: id)
         }
     }
 }
 
-private final class FractionalScaleManagerResource: Resource {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, interface: vitrine_wp_fractional_scale_manager_v1_interface(), version: version, id: id)
-    }
-
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            guard let surface = arguments.object(1, as: Surface.self) else { return }
+final class FractionalScaleManagerResource: Resource, RequestHandler {
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case .getFractionalScale(let id, let surface):
             let state = FractionalScaleState.of(surface)
             if state.object?.isAlive == true {
-                throw ProtocolError(code: UInt32(WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue),
+                throw ProtocolError(WpFractionalScaleManagerV1Error.fractionalScaleExists,
                                     "wl_surface@\(surface.id) already has a wp_fractional_scale_v1")
             }
-            let object = FractionalScale(client: client, id: arguments.newID(0))
+            let object = FractionalScale(client: client, version: 1, id: id)
             state.object = object
             // A scale the compositor chose before the object existed is news to it.
-            if let scale = state.preferredScale { object.send(0, .uint(scale)) }
-        default: try super.handle(opcode, arguments)
+            if let scale = state.preferredScale { object.send(.preferredScale(scale: scale)) }
         }
     }
 }
 
 /// wp_fractional_scale_v1: carries preferred_scale events for one surface.
-private final class FractionalScale: Resource {
-    init(client: Client, id: UInt32) {
-        super.init(client: client, interface: vitrine_wp_fractional_scale_v1_interface(), version: 1, id: id)
-    }
-
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+final class FractionalScale: Resource, RequestHandler {
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 }
@@ -80,6 +68,6 @@ extension Surface {
         let state = FractionalScaleState.of(self)
         guard state.preferredScale != units else { return }
         state.preferredScale = units
-        if let object = state.object, object.isAlive { object.send(0, .uint(units)) }
+        if let object = state.object, object.isAlive { object.send(.preferredScale(scale: units)) }
     }
 }

@@ -1,4 +1,4 @@
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// What the compositor hears about idle inhibitors. An inhibitor asks that the outputs showing
 /// its surface do not blank, dim or lock while the user is idle; the compositor honours it only
@@ -19,42 +19,38 @@ public final class IdleInhibitManagerGlobal {
     public weak var handler: IdleInhibitHandler?
 
     public init(display: Display) {
-        global = Global(display: display, interface: vitrine_zwp_idle_inhibit_manager_v1_interface(), version: 1) {
+        global = Global(display: display, interface: IdleInhibitManagerResource.interface, version: 1) {
             [weak self] client, version, id in
             _ = IdleInhibitManagerResource(client: client, version: version, id: id, owner: self)
         }
     }
 }
 
-private final class IdleInhibitManagerResource: Resource {
+final class IdleInhibitManagerResource: Resource, RequestHandler {
     private weak var owner: IdleInhibitManagerGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, owner: IdleInhibitManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_zwp_idle_inhibit_manager_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            let inhibitor = IdleInhibitor(client: client, id: arguments.newID(0), owner: owner)
-            guard let surface = arguments.object(1, as: Surface.self) else { return }
-            inhibitor.start(on: surface)
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .createInhibitor(let id, let surface): IdleInhibitor(client: client, id: id, owner: owner).start(on: surface)
         }
     }
 }
 
 /// zwp_idle_inhibitor_v1: active from creation until it or its surface is destroyed.
-private final class IdleInhibitor: Resource {
+final class IdleInhibitor: Resource, RequestHandler {
     private weak var owner: IdleInhibitManagerGlobal?
     private weak var surface: Surface?
     private var surfaceDestruction: ResourceDestructionListener?
 
     init(client: Client, id: UInt32, owner: IdleInhibitManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_zwp_idle_inhibitor_v1_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     func start(on surface: Surface) {
@@ -70,10 +66,9 @@ private final class IdleInhibitor: Resource {
         owner?.handler?.inhibitorDestroyed(for: surface)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 

@@ -1,11 +1,11 @@
-internal import CVitrineWayland
 import Glibc
+import WaylandProtocols
 
 /// zwp_linux_buffer_params_v1: collects a buffer's planes, then makes one wl_buffer of them.
 ///
 /// Every descriptor a client sends is closed exactly once: at once when the request is refused,
 /// when `create` fails or the object goes unused, or by the wl_buffer that takes the planes.
-final class LinuxBufferParams: Resource {
+final class LinuxBufferParams: Resource, RequestHandler {
     /// The most planes a dmabuf buffer has (the kernel's and DRM's limit).
     static let maximumPlanes = 4
 
@@ -20,77 +20,67 @@ final class LinuxBufferParams: Resource {
 
     init(client: Client, version: UInt32, id: UInt32, state: LinuxDmabufState) {
         self.state = state
-        super.init(client: client, interface: vitrine_zwp_linux_buffer_params_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            let fd = arguments.fileDescriptor(0)
-            do throws(ProtocolError) {
-                try add(fd: fd, index: arguments.uint(1), offset: arguments.uint(2), stride: arguments.uint(3),
-                        modifier: UInt64(arguments.uint(4)) << 32 | UInt64(arguments.uint(5)))
-            } catch {
-                close(fd)
-                throw error
-            }
-        case 2:
-            try create(width: arguments.int(0), height: arguments.int(1), fourcc: arguments.uint(2),
-                       flags: arguments.uint(3), immediateID: nil)
-        case 3:
-            try create(width: arguments.int(1), height: arguments.int(2), fourcc: arguments.uint(3),
-                       flags: arguments.uint(4), immediateID: arguments.newID(0))
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case .add(let fd, let index, let offset, let stride, let modifierHi, let modifierLo):
+            // A refused plane's descriptor closes with `fd`.
+            try add(fd, index: index, offset: offset, stride: stride, modifier: UInt64(modifierHi) << 32 | UInt64(modifierLo))
+        case .create(let width, let height, let fourcc, let flags):
+            try create(width: width, height: height, fourcc: fourcc, flags: flags, immediateID: nil)
+        case .createImmed(let id, let width, let height, let fourcc, let flags):
+            try create(width: width, height: height, fourcc: fourcc, flags: flags, immediateID: id)
         }
     }
 
-    private func add(fd: Int32, index: UInt32, offset: UInt32, stride: UInt32, modifier: UInt64) throws(ProtocolError) {
+    private func add(_ fd: OwnedFileDescriptor, index: UInt32, offset: UInt32, stride: UInt32, modifier: UInt64) throws(ProtocolError) {
         try checkUnused()
         guard index < Self.maximumPlanes else {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_IDX,
+                ZwpLinuxBufferParamsV1Error.planeIdx,
                 "plane index \(index) is out of bounds (a buffer has at most \(Self.maximumPlanes) planes)")
         }
         if planes[Int(index)] != nil {
-            throw error(ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_PLANE_SET, "plane \(index) was already set")
+            throw error(ZwpLinuxBufferParamsV1Error.planeSet, "plane \(index) was already set")
         }
         if let other = planes.lazy.compactMap({ $0 }).first, other.modifier != modifier {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT,
+                ZwpLinuxBufferParamsV1Error.invalidFormat,
                 "plane \(index) has modifier 0x\(String(modifier, radix: 16)) "
                     + "but the other planes have 0x\(String(other.modifier, radix: 16))")
         }
-        let plane = DmabufPlane(fileDescriptor: fd, offset: offset, stride: stride)
+        let plane = DmabufPlane(fileDescriptor: fd.take(), offset: offset, stride: stride)
         planes[Int(index)] = PendingPlane(plane: plane, modifier: modifier)
     }
 
     /// create and create_immed: argument errors are fatal; an import the device refuses is `failed`
     /// after create and invalid_wl_buffer after create_immed.
     private func create(
-        width: Int32, height: Int32, fourcc: UInt32, flags: UInt32, immediateID: UInt32?
+        width: Int32, height: Int32, fourcc: UInt32, flags: ZwpLinuxBufferParamsV1Flags, immediateID: UInt32?
     ) throws(ProtocolError) {
         try checkUnused()
         isUsed = true
         let taken = planes
         planes = [PendingPlane?](repeating: nil, count: Self.maximumPlanes)
         let attributes = try validate(
-            taken, width: width, height: height, fourcc: fourcc, flags: DmabufBufferFlags(rawValue: flags))
+            taken, width: width, height: height, fourcc: fourcc, flags: DmabufBufferFlags(rawValue: flags.rawValue))
         // Flags this protocol version does not define cannot be honoured: the import fails.
-        let imported = DmabufBufferFlags.all.isSuperset(of: attributes.flags)
-            && state.importer?.importBuffer(attributes) == true
+        let imported = flags.isKnown && state.importer?.importBuffer(attributes) == true
         guard imported else {
             closePlanes(attributes.planes)
             if immediateID != nil {
                 throw error(
-                    ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_WL_BUFFER,
+                    ZwpLinuxBufferParamsV1Error.invalidWlBuffer,
                     "the \(width)×\(height) buffer of \(attributes.format) could not be imported")
             }
-            send(1)
+            send(.failed)
             return
         }
         let buffer = DmabufBuffer(client: client, id: immediateID ?? 0, attributes: attributes, state: state)
-        if immediateID == nil { send(0, .object(buffer)) }
+        if immediateID == nil { send(.created(buffer: buffer)) }
     }
 
     /// The attributes of the planes taken from the object, or the protocol error they deserve (the
@@ -101,21 +91,21 @@ final class LinuxBufferParams: Resource {
         let added = taken.compactMap { $0 }
         do throws(ProtocolError) {
             guard let first = added.first, let highest = taken.lastIndex(where: { $0 != nil }) else {
-                throw error(ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE, "no planes were added")
+                throw error(ZwpLinuxBufferParamsV1Error.incomplete, "no planes were added")
             }
             if let gap = taken[...highest].firstIndex(where: { $0 == nil }) {
                 throw error(
-                    ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INCOMPLETE,
+                    ZwpLinuxBufferParamsV1Error.incomplete,
                     "plane \(gap) is missing; planes must be numbered from 0 without gaps")
             }
             guard width > 0, height > 0 else {
                 throw error(
-                    ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_DIMENSIONS,
+                    ZwpLinuxBufferParamsV1Error.invalidDimensions,
                     "invalid width \(width) or height \(height)")
             }
             let format = DmabufFormat(fourcc: fourcc, modifier: first.modifier)
             guard state.supports(format) else {
-                throw error(ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_INVALID_FORMAT, "format \(format) was not advertised")
+                throw error(ZwpLinuxBufferParamsV1Error.invalidFormat, "format \(format) was not advertised")
             }
             for (index, pending) in added.enumerated() {
                 try checkBounds(pending.plane, index: index, height: height)
@@ -132,25 +122,25 @@ final class LinuxBufferParams: Resource {
         let offset = UInt64(plane.offset), stride = UInt64(plane.stride)
         if offset + stride > UInt64(UInt32.max) {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS,
+                ZwpLinuxBufferParamsV1Error.outOfBounds,
                 "plane \(index): offset \(offset) + stride \(stride) overflows 32 bits")
         }
         // Only plane 0 is known to have `height` rows (chroma planes may be subsampled).
         let needed = index == 0 ? offset + stride * UInt64(height) : offset + stride
         if index == 0, needed > UInt64(UInt32.max) {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS,
+                ZwpLinuxBufferParamsV1Error.outOfBounds,
                 "plane 0: offset \(offset) + stride \(stride) × height \(height) overflows 32 bits")
         }
         guard let size = fileSize(plane.fileDescriptor) else { return }
         if offset >= size {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS,
+                ZwpLinuxBufferParamsV1Error.outOfBounds,
                 "plane \(index): offset \(offset) is beyond the dmabuf's \(size) bytes")
         }
         if needed > size {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_OUT_OF_BOUNDS,
+                ZwpLinuxBufferParamsV1Error.outOfBounds,
                 "plane \(index) needs \(needed) bytes but the dmabuf has \(size)")
         }
     }
@@ -158,13 +148,13 @@ final class LinuxBufferParams: Resource {
     private func checkUnused() throws(ProtocolError) {
         if isUsed {
             throw error(
-                ZWP_LINUX_BUFFER_PARAMS_V1_ERROR_ALREADY_USED,
+                ZwpLinuxBufferParamsV1Error.alreadyUsed,
                 "the params object was already used to create a wl_buffer")
         }
     }
 
-    private func error(_ code: zwp_linux_buffer_params_v1_error, _ message: String) -> ProtocolError {
-        ProtocolError(code: code.rawValue, message)
+    private func error(_ code: ZwpLinuxBufferParamsV1Error, _ message: String) -> ProtocolError {
+        ProtocolError(code, message)
     }
 
     override func destroyed() {
@@ -188,24 +178,23 @@ private func fileSize(_ fd: Int32) -> UInt64? {
 }
 
 /// A wl_buffer made of dmabuf planes that the importer accepted; it owns the planes' descriptors.
-private final class DmabufBuffer: Resource, BufferSource {
+final class DmabufBuffer: Resource, RequestHandler, BufferSource {
     let attributes: DmabufAttributes
     private let state: LinuxDmabufState
 
     init(client: Client, id: UInt32, attributes: DmabufAttributes, state: LinuxDmabufState) {
         self.attributes = attributes
         self.state = state
-        super.init(client: client, interface: vitrine_wl_buffer_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     var width: Int32 { attributes.width }
     var height: Int32 { attributes.height }
     var storage: Buffer.Storage { .dmabuf(attributes) }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 

@@ -1,6 +1,5 @@
-internal import CWaylandServer
-internal import CVitrineWayland
 public import SystemCalls
+import WaylandProtocols
 
 /// A DRM pixel format (a fourcc code from drm_fourcc.h) with a buffer layout modifier.
 public struct DmabufFormat: Hashable, Sendable, CustomStringConvertible {
@@ -112,8 +111,6 @@ public struct DmabufBufferFlags: OptionSet, Hashable, Sendable {
     public static let interlaced = DmabufBufferFlags(rawValue: 2)
     /// The bottom field comes first in time.
     public static let bottomFieldFirst = DmabufBufferFlags(rawValue: 4)
-
-    static let all: DmabufBufferFlags = [.yInverted, .interlaced, .bottomFieldFirst]
 }
 
 /// One plane of a dmabuf buffer. The descriptor belongs to the wl_buffer: it stays open while the
@@ -170,7 +167,7 @@ public final class LinuxDmabufGlobal {
     private init(display: Display, feedback: DmabufFeedback, importer: DmabufImporter, version: UInt32) throws(DmabufFeedbackError) {
         let state = LinuxDmabufState(feedback: try CompiledFeedback(feedback), importer: importer)
         self.state = state
-        global = Global(display: display, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: version) {
+        global = Global(display: display, interface: LinuxDmabufResource.interface, version: version) {
             client, version, id in
             LinuxDmabufResource(client: client, version: version, id: id, state: state).announceFormats()
         }
@@ -248,12 +245,12 @@ final class LinuxDmabufState {
 }
 
 /// zwp_linux_dmabuf_v1: makes buffer-params and feedback objects.
-private final class LinuxDmabufResource: Resource {
+final class LinuxDmabufResource: Resource, RequestHandler {
     let state: LinuxDmabufState
 
     init(client: Client, version: UInt32, id: UInt32, state: LinuxDmabufState) {
         self.state = state
-        super.init(client: client, interface: vitrine_zwp_linux_dmabuf_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// Before version 4 the formats travel as events right after binding: `format` for each format
@@ -269,29 +266,26 @@ private final class LinuxDmabufResource: Resource {
             }
             guard usable else { continue }
             announced.insert(format.fourcc)
-            send(0, .uint(format.fourcc))
+            send(.format(format: format.fourcc))
         }
-        guard version >= 3 else { return }
         for format in formats {
-            send(1, .uint(format.fourcc), .uint(UInt32(truncatingIfNeeded: format.modifier >> 32)),
-                 .uint(UInt32(truncatingIfNeeded: format.modifier)))
+            send(.modifier(format: format.fourcc, modifierHi: UInt32(truncatingIfNeeded: format.modifier >> 32),
+                           modifierLo: UInt32(truncatingIfNeeded: format.modifier)))
         }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1: _ = LinuxBufferParams(client: client, version: version, id: arguments.newID(0), state: state)
-        case 2:
-            let object = LinuxDmabufFeedbackResource(client: client, version: version, id: arguments.newID(0), surface: nil)
-            state.track(object)
-            object.sendFeedback(state.feedback(for: object))
-        case 3:
-            guard let surface = arguments.object(1, as: Surface.self) else { return }
-            let object = LinuxDmabufFeedbackResource(client: client, version: version, id: arguments.newID(0), surface: surface)
-            state.track(object)
-            object.sendFeedback(state.feedback(for: object))
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .createParams(let id): _ = LinuxBufferParams(client: client, version: version, id: id, state: state)
+        case .getDefaultFeedback(let id): sendFeedback(to: LinuxDmabufFeedbackResource(client: client, version: version, id: id, surface: nil))
+        case .getSurfaceFeedback(let id, let surface):
+            sendFeedback(to: LinuxDmabufFeedbackResource(client: client, version: version, id: id, surface: surface))
         }
+    }
+
+    private func sendFeedback(to object: LinuxDmabufFeedbackResource) {
+        state.track(object)
+        object.sendFeedback(state.feedback(for: object))
     }
 }

@@ -1,5 +1,5 @@
 internal import CLinux
-internal import CVitrineWayland
+import WaylandProtocols
 import Glibc
 public import SystemCalls
 
@@ -65,7 +65,7 @@ final class CompiledFeedback {
 }
 
 /// zwp_linux_dmabuf_feedback_v1: the default feedback, or one surface's.
-final class LinuxDmabufFeedbackResource: Resource {
+final class LinuxDmabufFeedbackResource: Resource, RequestHandler {
     /// The surface this object follows; nil for default feedback.
     private weak var surface: Surface?
     private let followsSurface: Bool
@@ -75,7 +75,7 @@ final class LinuxDmabufFeedbackResource: Resource {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface?) {
         self.surface = surface
         followsSurface = surface != nil
-        super.init(client: client, interface: vitrine_zwp_linux_dmabuf_feedback_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// A surface object whose surface was destroyed hears nothing more (the protocol's "inert").
@@ -93,21 +93,20 @@ final class LinuxDmabufFeedbackResource: Resource {
     func sendFeedback(_ compiled: CompiledFeedback) {
         guard isAlive, !isInert, compiled.feedback != lastSent else { return }
         lastSent = compiled.feedback
-        send(1, .fileDescriptor(compiled.tableFile), .uint(compiled.tableSize))
-        send(2, .bytes(CompiledFeedback.deviceBytes(compiled.feedback.mainDevice)))
+        send(.formatTable(fd: compiled.tableFile, size: compiled.tableSize))
+        send(.mainDevice(device: CompiledFeedback.deviceBytes(compiled.feedback.mainDevice)))
         for tranche in compiled.feedback.tranches {
-            send(4, .bytes(CompiledFeedback.deviceBytes(tranche.targetDevice)))
-            send(6, .uint(tranche.isScanout ? UInt32(ZWP_LINUX_DMABUF_FEEDBACK_V1_TRANCHE_FLAGS_SCANOUT.rawValue) : 0))
-            send(5, .bytes(compiled.indexBytes(tranche)))
-            send(3)
+            send(.trancheTargetDevice(device: CompiledFeedback.deviceBytes(tranche.targetDevice)))
+            send(.trancheFlags(flags: tranche.isScanout ? .scanout : []))
+            send(.trancheFormats(indices: compiled.indexBytes(tranche)))
+            send(.trancheDone)
         }
-        send(0)
+        send(.done)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 }

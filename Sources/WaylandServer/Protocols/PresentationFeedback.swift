@@ -1,27 +1,26 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// wp_presentation_feedback: the answer to one commit's "when was this shown?". The compositor
 /// takes a surface's feedback with `Surface.takePresentationFeedbacks()` when it latches the
 /// surface's state for a frame, then calls `presented(on:…)` once that frame turned into light, or
 /// `discarded()` when the content was never shown. Either destroys the object.
-public final class PresentationFeedback: Resource {
+public final class PresentationFeedback: Resource, RequestHandler {
     /// wp_presentation_feedback.kind: how the presentation time was obtained.
     public struct Kind: OptionSet, Sendable {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         /// Synchronized to the display's vertical retrace (no tearing).
-        public static let vsync = Kind(rawValue: UInt32(WP_PRESENTATION_FEEDBACK_KIND_VSYNC.rawValue))
+        public static let vsync = Kind(rawValue: WpPresentationFeedbackKind.vsync.rawValue)
         /// The timestamp comes from the display hardware's clock.
-        public static let hardwareClock = Kind(rawValue: UInt32(WP_PRESENTATION_FEEDBACK_KIND_HW_CLOCK.rawValue))
+        public static let hardwareClock = Kind(rawValue: WpPresentationFeedbackKind.hwClock.rawValue)
         /// The hardware signalled that it started showing the content.
-        public static let hardwareCompletion = Kind(rawValue: UInt32(WP_PRESENTATION_FEEDBACK_KIND_HW_COMPLETION.rawValue))
+        public static let hardwareCompletion = Kind(rawValue: WpPresentationFeedbackKind.hwCompletion.rawValue)
         /// The client's buffer was scanned out directly.
-        public static let zeroCopy = Kind(rawValue: UInt32(WP_PRESENTATION_FEEDBACK_KIND_ZERO_COPY.rawValue))
+        public static let zeroCopy = Kind(rawValue: WpPresentationFeedbackKind.zeroCopy.rawValue)
     }
 
     init(client: Client, id: UInt32) {
-        super.init(client: client, interface: vitrine_wp_presentation_feedback_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     /// The content was shown on `output` at `seconds`.`nanoseconds` of CLOCK_MONOTONIC.
@@ -32,17 +31,17 @@ public final class PresentationFeedback: Resource {
                           sequence: UInt64, flags: Kind) {
         precondition(nanoseconds < 1_000_000_000, "tv_nsec must be below one second")
         guard isAlive else { return }
-        for resource in output.resources(of: client) { send(0, .object(resource)) }
-        send(1, .uint(UInt32(seconds >> 32)), .uint(UInt32(truncatingIfNeeded: seconds)), .uint(nanoseconds),
-             .uint(refreshNanoseconds), .uint(UInt32(sequence >> 32)), .uint(UInt32(truncatingIfNeeded: sequence)),
-             .uint(flags.rawValue))
+        for resource in output.resources(of: client) { send(.syncOutput(output: resource)) }
+        send(.presented(tvSecHi: UInt32(seconds >> 32), tvSecLo: UInt32(truncatingIfNeeded: seconds), tvNsec: nanoseconds,
+                        refresh: refreshNanoseconds, seqHi: UInt32(sequence >> 32), seqLo: UInt32(truncatingIfNeeded: sequence),
+                        flags: WpPresentationFeedbackKind(rawValue: flags.rawValue)))
         destroy()
     }
 
     /// The content was never shown (superseded, hidden, or its surface destroyed); destroys the feedback.
     public func discarded() {
         guard isAlive else { return }
-        send(2)
+        send(.discarded)
         destroy()
     }
 }

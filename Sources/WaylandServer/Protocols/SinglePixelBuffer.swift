@@ -1,4 +1,4 @@
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// The wp_single_pixel_buffer_manager_v1 global (version 1): 1×1 buffers of one colour, which a
 /// compositor shows as a solid fill (`Buffer.Storage.singlePixel`) scaled by wp_viewport.
@@ -6,46 +6,38 @@ public final class SinglePixelBufferManagerGlobal {
     private var global: Global?
 
     public init(display: Display) {
-        global = Global(display: display, interface: vitrine_wp_single_pixel_buffer_manager_v1_interface(), version: 1) {
+        global = Global(display: display, interface: SinglePixelBufferManagerResource.interface, version: 1) {
             client, version, id in
             _ = SinglePixelBufferManagerResource(client: client, version: version, id: id)
         }
     }
 }
 
-private final class SinglePixelBufferManagerResource: Resource {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, interface: vitrine_wp_single_pixel_buffer_manager_v1_interface(), version: version, id: id)
-    }
-
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            _ = SinglePixelBuffer(
-                client: client, id: arguments.newID(0),
-                storage: .singlePixel(red: arguments.uint(1), green: arguments.uint(2), blue: arguments.uint(3), alpha: arguments.uint(4)))
-        default: try super.handle(opcode, arguments)
+final class SinglePixelBufferManagerResource: Resource, RequestHandler {
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .createU32RgbaBuffer(let id, let red, let green, let blue, let alpha):
+            _ = SinglePixelBuffer(client: client, id: id, storage: .singlePixel(red: red, green: green, blue: blue, alpha: alpha))
         }
     }
 }
 
 /// A single-pixel wl_buffer. Like any buffer, it hears wl_buffer.release only when the compositor
 /// calls `Buffer.release()` (once the buffer was replaced), never on its own.
-private final class SinglePixelBuffer: Resource, BufferSource {
+final class SinglePixelBuffer: Resource, RequestHandler, BufferSource {
     let width: Int32 = 1
     let height: Int32 = 1
     let storage: Buffer.Storage
 
     init(client: Client, id: UInt32, storage: Buffer.Storage) {
         self.storage = storage
-        super.init(client: client, interface: vitrine_wl_buffer_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 }

@@ -1,4 +1,4 @@
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// What a text field is for (zwp_text_input_v3.content_purpose): an input method picks its
 /// layout from it (digits and PINs get a numeric pad).
@@ -39,8 +39,6 @@ public struct TextContentHints: OptionSet, Hashable, Sendable {
     public static let sensitiveData = TextContentHints(rawValue: 0x80)
     public static let latin = TextContentHints(rawValue: 0x100)
     public static let multiline = TextContentHints(rawValue: 0x200)
-    /// Every hint the protocol defines.
-    static let all = TextContentHints(rawValue: 0x3ff)
 }
 
 /// Why the surrounding text or cursor changed (zwp_text_input_v3.change_cause).
@@ -155,7 +153,7 @@ extension SeatGlobal {
 /// zwp_text_input_v3: one client's text entry state for one seat. Requests set pending state
 /// that a commit applies atomically; while the text input has no focus they are ignored (only
 /// commits are counted, for done's serial).
-public final class TextInput: Resource {
+public final class TextInput: Resource, RequestHandler {
     /// The seat it belongs to; nil when that seat went away.
     public private(set) weak var seat: SeatGlobal?
     private weak var owner: TextInputManagerGlobal?
@@ -173,7 +171,7 @@ public final class TextInput: Resource {
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?, owner: TextInputManagerGlobal?) {
         self.seat = seat
         self.owner = owner
-        super.init(client: client, interface: vitrine_zwp_text_input_v3_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// Whether the client enabled it and it has focus: the input method may send to it.
@@ -186,23 +184,25 @@ public final class TextInput: Resource {
     public func send(preedit: TextInputPreedit? = nil, commitString: String? = nil,
                      deleteBefore: UInt32 = 0, deleteAfter: UInt32 = 0) -> Bool {
         guard isEnabled else { return false }
-        if let preedit { send(2, .string(preedit.text), .int(preedit.cursorBegin), .int(preedit.cursorEnd)) }
-        if let commitString { send(3, .string(commitString)) }
-        if deleteBefore != 0 || deleteAfter != 0 { send(4, .uint(deleteBefore), .uint(deleteAfter)) }
-        send(5, .uint(commitCount))
+        if let preedit {
+            send(.preeditString(text: preedit.text, cursorBegin: preedit.cursorBegin, cursorEnd: preedit.cursorEnd))
+        }
+        if let commitString { send(.commitString(text: commitString)) }
+        if deleteBefore != 0 || deleteAfter != 0 { send(.deleteSurroundingText(beforeLength: deleteBefore, afterLength: deleteAfter)) }
+        send(.done(serial: commitCount))
         return true
     }
 
     func enter(_ surface: Surface) {
         loseFocus()
         self.surface = surface
-        send(0, .object(surface))
+        send(.enter(surface: surface))
     }
 
     func leave() {
         guard let surface else { return }
         loseFocus()
-        send(1, .object(surface))
+        send(.leave(surface: surface))
     }
 
     /// Forgets the focus and all state (the client resends it after the next enter); reports the
@@ -229,67 +229,62 @@ public final class TextInput: Resource {
         owner?.handler?.textInputDisabled(self)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case .enable:
             // Enabling starts over: earlier state requests belong to the previous field.
             guard surface != nil else { return }
             pending = TextInputState()
             pendingEnabled = true
             enableRequested = true
-        case 2:
+        case .disable:
             guard surface != nil else { return }
             pending = TextInputState()
             pendingEnabled = false
-        case 3:
-            let surrounding = try surroundingText(arguments)
+        case .setSurroundingText(let text, let cursor, let anchor):
+            let surrounding = try surroundingText(text, cursor: cursor, anchor: anchor)
             if surface != nil { pending.surroundingText = surrounding }
-        case 4:
-            guard let cause = TextChangeCause(rawValue: arguments.uint(0)) else {
-                throw ProtocolError(code: invalidRequest, "set_text_change_cause: unknown cause \(arguments.uint(0))")
+        case .setTextChangeCause(let value):
+            guard let cause = TextChangeCause(rawValue: value.rawValue) else {
+                throw ProtocolError(code: invalidRequest, "set_text_change_cause: unknown cause \(value.rawValue)")
             }
             if surface != nil { pending.changeCause = cause }
-        case 5:
-            let hints = TextContentHints(rawValue: arguments.uint(0))
-            guard TextContentHints.all.isSuperset(of: hints) else {
-                throw ProtocolError(code: invalidRequest, "set_content_type: unknown hint bits in \(hints.rawValue)")
+        case .setContentType(let hint, let value):
+            guard hint.isKnown else {
+                throw ProtocolError(code: invalidRequest, "set_content_type: unknown hint bits in \(hint.rawValue)")
             }
-            guard let purpose = TextContentPurpose(rawValue: arguments.uint(1)) else {
-                throw ProtocolError(code: invalidRequest, "set_content_type: unknown purpose \(arguments.uint(1))")
+            guard let purpose = TextContentPurpose(rawValue: value.rawValue) else {
+                throw ProtocolError(code: invalidRequest, "set_content_type: unknown purpose \(value.rawValue)")
             }
             if surface != nil {
-                pending.contentHints = hints
+                pending.contentHints = TextContentHints(rawValue: hint.rawValue)
                 pending.contentPurpose = purpose
             }
-        case 6:
+        case .setCursorRectangle(let x, let y, let width, let height):
             if surface != nil {
-                pending.cursorRectangle = arguments.rectangle(at: 0)
+                pending.cursorRectangle = ClientCoordinate.rectangle(x: x, y: y, width: width, height: height)
             }
-        case 7: commit()
-        default: try super.handle(opcode, arguments)
+        case .commit: commit()
         }
     }
 
-    /// set_surrounding_text's arguments, held to the XML's rules: valid UTF-8 of at most 4000
-    /// bytes, offsets inside it on code point boundaries.
-    private func surroundingText(_ arguments: Arguments) throws(ProtocolError) -> SurroundingText {
-        guard let text = arguments.validUTF8String(0) else {
-            throw ProtocolError(code: invalidRequest, "set_surrounding_text: the text is not UTF-8")
-        }
+    /// set_surrounding_text's arguments, held to the XML's rules: at most 4000 bytes of text,
+    /// offsets inside it on code point boundaries. Bytes that are not UTF-8 arrive replaced with
+    /// U+FFFD (as every string argument does), and the offsets are checked against that text.
+    private func surroundingText(_ text: String, cursor: Int32, anchor: Int32) throws(ProtocolError) -> SurroundingText {
         let bytes = Array(text.utf8)
         guard bytes.count <= 4000 else {
             throw ProtocolError(code: invalidRequest, "set_surrounding_text: \(bytes.count) bytes of text, more than 4000")
         }
-        let cursor = Int(arguments.int(1)), anchor = Int(arguments.int(2))
-        for (name, offset) in [("cursor", cursor), ("anchor", anchor)] {
+        for (name, offset) in [("cursor", Int(cursor)), ("anchor", Int(anchor))] {
             // A UTF-8 continuation byte (top bits 0b10) lies inside a code point.
             guard offset >= 0, offset <= bytes.count, offset == bytes.count || bytes[offset] & 0xc0 != 0x80 else {
                 throw ProtocolError(code: invalidRequest,
                                     "set_surrounding_text: \(name) \(offset) is not a code point boundary of the \(bytes.count)-byte text")
             }
         }
-        return SurroundingText(text: text, cursor: cursor, anchor: anchor)
+        return SurroundingText(text: text, cursor: Int(cursor), anchor: Int(anchor))
     }
 
     private func commit() {

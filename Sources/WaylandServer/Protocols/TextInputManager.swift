@@ -1,4 +1,4 @@
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// What the compositor, acting as the input method (the on-screen keyboard), hears about text
 /// input. At most one text input per seat is enabled at a time: the one whose client has keyboard
@@ -23,30 +23,29 @@ public final class TextInputManagerGlobal {
     public weak var handler: TextInputHandler?
 
     public init(display: Display) {
-        global = Global(display: display, interface: vitrine_zwp_text_input_manager_v3_interface(), version: 1) {
+        global = Global(display: display, interface: TextInputManagerResource.interface, version: 1) {
             [weak self] client, version, id in
             _ = TextInputManagerResource(client: client, version: version, id: id, owner: self)
         }
     }
 }
 
-private final class TextInputManagerResource: Resource {
+final class TextInputManagerResource: Resource, RequestHandler {
     private weak var owner: TextInputManagerGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, owner: TextInputManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_zwp_text_input_manager_v3_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .getTextInput(let id, let seatResource):
             // A wl_seat whose global is gone still gets a text input, one that never gains focus.
-            let seat = arguments.object(1).flatMap(SeatGlobal.owning)
-            let textInput = TextInput(client: client, version: version, id: arguments.newID(0), seat: seat, owner: owner)
+            let seat = SeatGlobal.owning(seatResource)
+            let textInput = TextInput(client: client, version: version, id: id, seat: seat, owner: owner)
             seat?.added(textInput)
-        default: try super.handle(opcode, arguments)
         }
     }
 }

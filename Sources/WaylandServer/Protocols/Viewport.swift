@@ -1,9 +1,8 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// wp_viewport: crops (source rectangle) and scales (destination size) one surface's contents.
 /// The state is double-buffered in the surface's pending state and checked on every commit.
-final class Viewport: Resource {
+final class Viewport: Resource, RequestHandler {
     private weak var surface: Surface?
     // The values the client asked for last: setting one part stages both, so that a later commit
     // merged into a synchronized subsurface's cache does not lose the other part.
@@ -14,7 +13,7 @@ final class Viewport: Resource {
 
     init(client: Client, id: UInt32, surface: Surface) {
         self.surface = surface
-        super.init(client: client, interface: vitrine_wp_viewport_interface(), version: 1, id: id)
+        super.init(client: client, version: 1, id: id)
     }
 
     /// Registers the viewport with its surface (one per surface, see `Surface.viewport`).
@@ -24,41 +23,39 @@ final class Viewport: Resource {
         surface.commitValidators[Self.key] = validate
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        let badValue = UInt32(WP_VIEWPORT_ERROR_BAD_VALUE.rawValue)
-        switch opcode {
-        case 0: destroy()
-        case 1:
+    func handle(_ request: Request) throws(ProtocolError) {
+        let badValue = WpViewportError.badValue
+        switch request {
+        case .destroy: destroy()
+        case .setSource(let x, let y, let width, let height):
             let surface = try liveSurface()
-            let (x, y, width, height) = (arguments.fixed(0), arguments.fixed(1), arguments.fixed(2), arguments.fixed(3))
             if x == -1 && y == -1 && width == -1 && height == -1 {
                 source = nil
             } else {
                 guard x >= 0, y >= 0, width > 0, height > 0 else {
-                    throw ProtocolError(code: badValue, "source rectangle (\(x), \(y), \(width)×\(height)) is invalid")
+                    throw ProtocolError(badValue, "source rectangle (\(x), \(y), \(width)×\(height)) is invalid")
                 }
                 source = ViewportRect(x: x, y: y, width: width, height: height)
             }
             stage(on: surface)
-        case 2:
+        case .setDestination(let requestedWidth, let requestedHeight):
             let surface = try liveSurface()
-            let (width, height) = (arguments.coordinate(0), arguments.coordinate(1))
+            let (width, height) = (ClientCoordinate.clamp(requestedWidth), ClientCoordinate.clamp(requestedHeight))
             if width == -1 && height == -1 {
                 destination = nil
             } else {
                 guard width > 0, height > 0 else {
-                    throw ProtocolError(code: badValue, "destination size \(width)×\(height) is invalid")
+                    throw ProtocolError(badValue, "destination size \(width)×\(height) is invalid")
                 }
                 destination = SurfaceSize(width: width, height: height)
             }
             stage(on: surface)
-        default: try super.handle(opcode, arguments)
         }
     }
 
     private func liveSurface() throws(ProtocolError) -> Surface {
         guard let surface, surface.isAlive else {
-            throw ProtocolError(code: UInt32(WP_VIEWPORT_ERROR_NO_SURFACE.rawValue), "the wl_surface of wp_viewport@\(id) was destroyed")
+            throw ProtocolError(WpViewportError.noSurface, "the wl_surface of wp_viewport@\(id) was destroyed")
         }
         return surface
     }
@@ -73,7 +70,7 @@ final class Viewport: Resource {
     private func validate(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
         guard let source else { return }
         if destination == nil && (source.width != source.width.rounded() || source.height != source.height.rounded()) {
-            throw ProtocolError(code: UInt32(WP_VIEWPORT_ERROR_BAD_SIZE.rawValue),
+            throw ProtocolError(WpViewportError.badSize,
                                 "source size \(source.width)×\(source.height) is not integer and no destination is set", on: self)
         }
         guard let buffer = pending.attached ? pending.buffer : surface.current.buffer, buffer.isAlive else { return }
@@ -82,7 +79,7 @@ final class Viewport: Resource {
         let scale = Double(pending.bufferScale ?? surface.current.bufferScale)
         let (width, height) = transform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
         if source.x + source.width > Double(width) / scale || source.y + source.height > Double(height) / scale {
-            throw ProtocolError(code: UInt32(WP_VIEWPORT_ERROR_OUT_OF_BUFFER.rawValue),
+            throw ProtocolError(WpViewportError.outOfBuffer,
                                 "source rectangle (\(source.x), \(source.y), \(source.width)×\(source.height)) is outside the "
                                     + "\(Double(width) / scale)×\(Double(height) / scale) buffer", on: self)
         }

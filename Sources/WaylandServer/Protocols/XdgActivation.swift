@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// An activation token as the compositor sees it when a client redeems it.
 public struct XdgActivationToken {
@@ -50,7 +49,7 @@ public final class XdgActivationGlobal {
 
     public init(display: Display, handler: XdgActivationHandler? = nil) {
         self.handler = handler
-        global = Global(display: display, interface: vitrine_xdg_activation_v1_interface(), version: 1) { [weak self] client, version, id in
+        global = Global(display: display, interface: XdgActivation.interface, version: 1) { [weak self] client, version, id in
             _ = XdgActivation(client: client, version: version, id: id, owner: self)
         }
     }
@@ -98,29 +97,26 @@ public final class XdgActivationGlobal {
     }
 }
 
-private final class XdgActivation: Resource {
+final class XdgActivation: Resource, RequestHandler {
     private weak var owner: XdgActivationGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_xdg_activation_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1: _ = XdgActivationTokenRequest(client: client, version: version, id: arguments.newID(0), owner: owner)
-        case 2:
-            guard let surface = arguments.object(1, as: Surface.self) else { return }
-            owner?.activate(arguments.string(0) ?? "", surface: surface)
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .getActivationToken(let id): _ = XdgActivationTokenRequest(client: client, version: version, id: id, owner: owner)
+        case .activate(let token, let surface): owner?.activate(token, surface: surface)
         }
     }
 }
 
 /// xdg_activation_token_v1: collects what the client says about the activation, then issues the
 /// token once on commit.
-private final class XdgActivationTokenRequest: Resource {
+final class XdgActivationTokenRequest: Resource, RequestHandler {
     private weak var owner: XdgActivationGlobal?
     private var isCommitted = false
     private var appID: String?
@@ -130,26 +126,23 @@ private final class XdgActivationTokenRequest: Resource {
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_xdg_activation_token_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        if opcode != 4, isCommitted {
-            throw ProtocolError(code: UInt32(XDG_ACTIVATION_TOKEN_V1_ERROR_ALREADY_USED.rawValue),
-                                "xdg_activation_token_v1@\(id) was already committed")
-        }
-        switch opcode {
-        case 0:
-            serial = arguments.uint(0)
-            seat = arguments.object(1)
-        case 1: appID = arguments.string(0)
-        case 2: surface = arguments.object(0, as: Surface.self)
-        case 3:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy: destroy()
+        case _ where isCommitted:
+            throw ProtocolError(XdgActivationTokenV1Error.alreadyUsed, "xdg_activation_token_v1@\(id) was already committed")
+        case .setSerial(let serial, let seat):
+            self.serial = serial
+            self.seat = seat
+        case .setAppID(let appID): self.appID = appID
+        case .setSurface(let surface): self.surface = surface
+        case .commit:
             isCommitted = true
             let token = owner?.issue(appID: appID, serial: serial, seat: seat, surface: surface, client: client) ?? ""
-            send(0, .string(token))
-        case 4: destroy()
-        default: try super.handle(opcode, arguments)
+            send(.done(token: token))
         }
     }
 

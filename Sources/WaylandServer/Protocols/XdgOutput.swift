@@ -1,4 +1,4 @@
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// The zxdg_output_manager_v1 global (version 3): each output's place and size in the global
 /// (logical) space, its name and description. Changes follow `Output.update(_:)` by themselves.
@@ -14,7 +14,7 @@ public final class XdgOutputManagerGlobal {
     }
 
     public init(display: Display) {
-        global = Global(display: display, interface: vitrine_zxdg_output_manager_v1_interface(), version: 3) {
+        global = Global(display: display, interface: XdgOutputManagerResource.interface, version: 3) {
             [weak self] client, version, id in
             _ = XdgOutputManagerResource(client: client, version: version, id: id, owner: self)
         }
@@ -36,32 +36,29 @@ public final class XdgOutputManagerGlobal {
     }
 }
 
-private final class XdgOutputManagerResource: Resource {
+final class XdgOutputManagerResource: Resource, RequestHandler {
     private weak var owner: XdgOutputManagerGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgOutputManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_zxdg_output_manager_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            let outputResource = arguments.object(1, as: OutputResource.self)
-            let xdgOutput = XdgOutput(client: client, version: version, id: arguments.newID(0), outputResource: outputResource,
-                                      manager: owner)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
+        case .getXdgOutput(let id, let outputResource):
+            let xdgOutput = XdgOutput(client: client, version: version, id: id, outputResource: outputResource, manager: owner)
             // An output whose global is gone gets an inert xdg_output.
-            guard let output = outputResource?.owner else { return }
+            guard let output = outputResource.owner else { return }
             owner?.created(xdgOutput, for: output)
             xdgOutput.sendAll(output.state)
-        default: try super.handle(opcode, arguments)
         }
     }
 }
 
 /// zxdg_output_v1: one client's view of an output's logical geometry.
-private final class XdgOutput: Resource {
+final class XdgOutput: Resource, RequestHandler {
     private weak var outputResource: OutputResource?
     private(set) weak var output: Output?
     private weak var manager: XdgOutputManagerGlobal?
@@ -74,16 +71,14 @@ private final class XdgOutput: Resource {
         self.outputResource = outputResource
         self.manager = manager
         output = outputResource?.owner
-        super.init(client: client, interface: vitrine_zxdg_output_v1_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     func sendAll(_ state: OutputDescription) {
         sendPosition(state)
         sendSize(state)
-        if version >= 2 {
-            send(3, .string(state.name))
-            sendDescription(state)
-        }
+        send(.name(name: state.name))
+        sendDescription(state)
         sendDone()
     }
 
@@ -104,7 +99,7 @@ private final class XdgOutput: Resource {
             sendDescription(state)
             changed = true
         }
-        if changed, !closedByOutputDone { send(2) }
+        if changed, !closedByOutputDone { send(.done) }
     }
 
     /// Whether wl_output.done closes this object's bursts (version 3 with a wl_output of version 2 or later).
@@ -115,33 +110,32 @@ private final class XdgOutput: Resource {
 
     private func sendPosition(_ state: OutputDescription) {
         position = (state.x, state.y)
-        send(0, .int(state.x), .int(state.y))
+        send(.logicalPosition(x: state.x, y: state.y))
     }
 
     private func sendSize(_ state: OutputDescription) {
         size = (state.logicalWidth, state.logicalHeight)
-        send(1, .int(state.logicalWidth), .int(state.logicalHeight))
+        send(.logicalSize(width: state.logicalWidth, height: state.logicalHeight))
     }
 
     private func sendDescription(_ state: OutputDescription) {
         description = state.description
-        send(4, .string(state.description))
+        send(.description(description: state.description))
     }
 
     /// Version 3 deprecates zxdg_output_v1.done: wl_output.done (wl_output version 2 and later)
     /// closes the burst instead.
     private func sendDone() {
         if closedByOutputDone, let outputResource {
-            outputResource.send(2)
+            outputResource.send(.done)
         } else {
-            send(2)
+            send(.done)
         }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0: destroy()
-        default: try super.handle(opcode, arguments)
+    func handle(_ request: Request) {
+        switch request {
+        case .destroy: destroy()
         }
     }
 

@@ -1,10 +1,9 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// xdg_popup: a short-lived surface (menu, tooltip) placed against its parent by positioner rules.
 /// Popups of one parent stack in creation order and must be destroyed topmost first; grabbing
 /// popups form one chain per client, each grabbing on top of the previous one.
-public final class XdgPopup: Resource, XdgSurfaceRole {
+public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     static let roleName = "xdg_popup"
     var roleName: String { Self.roleName }
 
@@ -29,7 +28,7 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
         self.xdgSurface = xdgSurface
         self.parent = parent
         positioner = rules
-        super.init(client: client, interface: vitrine_xdg_popup_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     public var isMapped: Bool { xdgSurface.isMapped }
@@ -44,9 +43,9 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
     /// xdg_surface.configure, whose serial it returns.
     @discardableResult
     public func configure(x: Int32, y: Int32, width: Int32, height: Int32) -> UInt32 {
-        if let token = repositionToken, version >= 3 { send(2, .uint(token)) }
+        if let token = repositionToken { send(.repositioned(token: token)) }
         repositionToken = nil
-        send(0, .int(x), .int(y), .int(width), .int(height))
+        send(.configure(x: x, y: y, width: width, height: height))
         let serial = xdgSurface.sendConfigure()
         sentGeometries.append((serial, IntRect(x: x, y: y, width: width, height: height)))
         return serial
@@ -58,7 +57,7 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
         xdgSurface.dismissChildPopups()
         isDismissed = true
         shell?.removeGrab(self)
-        send(1)
+        send(.popupDone)
         if xdgSurface.isMapped { xdgSurface.unmap() }
     }
 
@@ -68,31 +67,30 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
         if parent.popup?.isDismissed == true { sendPopupDone() }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy:
             if let above = xdgSurface.childPopups.first {
-                throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP.rawValue),
+                throw ProtocolError(XdgWmBaseError.notTheTopmostPopup,
                                     "xdg_popup@\(id) destroyed before xdg_popup@\(above.id) above it", on: xdgSurface.wmBase)
             }
             destroy()
-        case 1: try grab(seat: arguments.object(0), serial: arguments.uint(1))
-        case 2:
-            guard let rules = arguments.object(0, as: XdgPositioner.self), rules.isComplete else {
-                throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue),
+        case .grab(let seat, let serial): try grab(seat: seat, serial: serial)
+        case .reposition(let rules, let token):
+            guard rules.isComplete else {
+                throw ProtocolError(XdgWmBaseError.invalidPositioner,
                                     "reposition with a positioner that lacks a size or an anchor rectangle", on: xdgSurface.wmBase)
             }
             positioner = rules.rules
-            repositionToken = arguments.uint(1)
+            repositionToken = token
             // Before the initial commit the initial configure carries the new placement.
             if xdgSurface.hasInitialCommit, !isDismissed { handler?.popupNeedsConfigure(self) }
-        default: try super.handle(opcode, arguments)
         }
     }
 
     private func grab(seat: Resource?, serial: UInt32) throws(ProtocolError) {
         if xdgSurface.hasInitialCommit {
-            throw ProtocolError(code: UInt32(XDG_POPUP_ERROR_INVALID_GRAB.rawValue),
+            throw ProtocolError(XdgPopupError.invalidGrab,
                                 "xdg_popup@\(id) asked for a grab after its initial commit")
         }
         if isDismissed { return }
@@ -100,7 +98,7 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
         let top = shell?.grabs(of: client).last
         let parentIsTop = top.map { $0.xdgSurface === parent } ?? (parent.toplevel != nil)
         guard parentIsTop else {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_NOT_THE_TOPMOST_POPUP.rawValue),
+            throw ProtocolError(XdgWmBaseError.notTheTopmostPopup,
                                 "xdg_popup@\(id) grabs on a parent that is not the topmost grabbing popup", on: xdgSurface.wmBase)
         }
         hasGrab = true
@@ -110,7 +108,7 @@ public final class XdgPopup: Resource, XdgSurfaceRole {
 
     func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
         if pending.attached, pending.buffer != nil, !isDismissed, !xdgSurface.isMapped, !parent.isMapped {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue),
+            throw ProtocolError(XdgWmBaseError.invalidPopupParent,
                                 "xdg_popup@\(id) mapped before its parent", on: xdgSurface.wmBase)
         }
     }

@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// The placement rules of an xdg_positioner, copied into a popup when it is created or
 /// repositioned. Every rectangle is in the parent's window-geometry coordinates: the space of the
@@ -182,7 +181,7 @@ public struct XdgPositionerRules: Equatable, Sendable {
 
 /// xdg_positioner: placement rules a client builds for popups. A popup copies the rules when it is
 /// created or repositioned, so later changes to the positioner do not move it.
-final class XdgPositioner: Resource {
+final class XdgPositioner: Resource, RequestHandler {
     private(set) var rules = XdgPositionerRules()
     private var hasSize = false
     private var hasAnchorRect = false
@@ -191,51 +190,47 @@ final class XdgPositioner: Resource {
     /// as WLCS's zero_size_anchor_rect test uses) counts as set.
     var isComplete: Bool { hasSize && hasAnchorRect }
 
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, interface: vitrine_xdg_positioner_interface(), version: version, id: id)
-    }
-
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        let invalidInput = UInt32(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue)
-        switch opcode {
-        case 0: destroy()
-        case 1:
-            let width = arguments.coordinate(0), height = arguments.coordinate(1)
-            guard width > 0, height > 0 else {
-                throw ProtocolError(code: invalidInput, "positioner size \(width)×\(height) is not positive")
+    func handle(_ request: Request) throws(ProtocolError) {
+        let invalidInput = XdgPositionerError.invalidInput
+        switch request {
+        case .destroy: destroy()
+        case .setSize(let width, let height):
+            let size = SurfaceSize(width: ClientCoordinate.clamp(width), height: ClientCoordinate.clamp(height))
+            guard size.width > 0, size.height > 0 else {
+                throw ProtocolError(invalidInput, "positioner size \(size.width)×\(size.height) is not positive")
             }
-            rules.size = SurfaceSize(width: width, height: height)
+            rules.size = size
             hasSize = true
-        case 2:
-            let rect = arguments.rectangle(at: 0)
+        case .setAnchorRect(let x, let y, let width, let height):
+            let rect = ClientCoordinate.rectangle(x: x, y: y, width: width, height: height)
             guard rect.width >= 0, rect.height >= 0 else {
-                throw ProtocolError(code: invalidInput, "anchor rectangle \(rect) has a negative size")
+                throw ProtocolError(invalidInput, "anchor rectangle \(rect) has a negative size")
             }
             rules.anchorRect = rect
             hasAnchorRect = true
-        case 3:
-            guard let anchor = XdgPositionerRules.Direction(rawValue: arguments.uint(0)) else {
-                throw ProtocolError(code: invalidInput, "\(arguments.uint(0)) is not an xdg_positioner.anchor")
+        case .setAnchor(let value):
+            guard let anchor = XdgPositionerRules.Direction(rawValue: value.rawValue) else {
+                throw ProtocolError(invalidInput, "\(value.rawValue) is not an xdg_positioner.anchor")
             }
             rules.anchor = anchor
-        case 4:
-            guard let gravity = XdgPositionerRules.Direction(rawValue: arguments.uint(0)) else {
-                throw ProtocolError(code: invalidInput, "\(arguments.uint(0)) is not an xdg_positioner.gravity")
+        case .setGravity(let value):
+            guard let gravity = XdgPositionerRules.Direction(rawValue: value.rawValue) else {
+                throw ProtocolError(invalidInput, "\(value.rawValue) is not an xdg_positioner.gravity")
             }
             rules.gravity = gravity
-        case 5:
-            let adjustment = XdgPositionerRules.ConstraintAdjustment(rawValue: arguments.uint(0))
+        case .setConstraintAdjustment(let value):
+            let adjustment = XdgPositionerRules.ConstraintAdjustment(rawValue: value)
             guard XdgPositionerRules.ConstraintAdjustment.all.isSuperset(of: adjustment) else {
-                throw ProtocolError(code: invalidInput, "constraint adjustment \(adjustment.rawValue) has unknown bits")
+                throw ProtocolError(invalidInput, "constraint adjustment \(adjustment.rawValue) has unknown bits")
             }
             rules.constraintAdjustment = adjustment
-        case 6:
-            rules.offsetX = arguments.coordinate(0)
-            rules.offsetY = arguments.coordinate(1)
-        case 7: rules.isReactive = true
-        case 8: rules.parentSize = SurfaceSize(width: arguments.coordinate(0), height: arguments.coordinate(1))
-        case 9: rules.parentConfigureSerial = arguments.uint(0)
-        default: try super.handle(opcode, arguments)
+        case .setOffset(let x, let y):
+            rules.offsetX = ClientCoordinate.clamp(x)
+            rules.offsetY = ClientCoordinate.clamp(y)
+        case .setReactive: rules.isReactive = true
+        case .setParentSize(let width, let height):
+            rules.parentSize = SurfaceSize(width: ClientCoordinate.clamp(width), height: ClientCoordinate.clamp(height))
+        case .setParentConfigure(let serial): rules.parentConfigureSerial = serial
         }
     }
 }

@@ -1,5 +1,3 @@
-internal import CWaylandServer
-internal import CVitrineWayland
 import WaylandProtocols
 
 /// What xdg_toplevel and xdg_popup add to the xdg_surface state machine that they share.
@@ -20,7 +18,7 @@ protocol XdgSurfaceRole: SurfaceRole {
 /// window geometry and the map/unmap cycle: the first commit (without a buffer) asks the
 /// compositor for a configure, a buffer committed after an acknowledged configure maps the
 /// surface, a null buffer unmaps it and starts the cycle again.
-public final class XdgSurface: Resource {
+public final class XdgSurface: Resource, RequestHandler {
     public let surface: Surface
     let wmBase: XdgWmBase
     /// The role object while it exists.
@@ -50,7 +48,7 @@ public final class XdgSurface: Resource {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface, wmBase: XdgWmBase) {
         self.surface = surface
         self.wmBase = wmBase
-        super.init(client: client, interface: vitrine_xdg_surface_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     /// The live xdg_surface of a wl_surface.
@@ -80,7 +78,7 @@ public final class XdgSurface: Resource {
     /// Attaching a buffer before the first configure of the map cycle is unconfigured_buffer.
     private func validateAttach(_ buffer: Buffer?) throws(ProtocolError) {
         if buffer != nil, !hasBeenSentConfigure, role?.mayMap ?? true {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
+            throw ProtocolError(XdgSurfaceError.unconfiguredBuffer,
                                 "wl_surface@\(surface.id) attached a buffer before its first xdg_surface.configure", on: self)
         }
     }
@@ -111,34 +109,29 @@ public final class XdgSurface: Resource {
                                  width: Int32(clamping: $0.right - $0.left), height: Int32(clamping: $0.bottom - $0.top)) }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy:
             if role != nil {
-                throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_DEFUNCT_ROLE_OBJECT.rawValue),
-                                    "xdg_surface@\(id) destroyed before its role object")
+                throw ProtocolError(XdgSurfaceError.defunctRoleObject, "xdg_surface@\(id) destroyed before its role object")
             }
             destroy()
-        case 1: try createToplevel(id: arguments.newID(0))
-        case 2:
-            try createPopup(id: arguments.newID(0), parent: arguments.object(1, as: XdgSurface.self),
-                            positioner: arguments.object(2, as: XdgPositioner.self))
-        case 3:
+        case .getToplevel(let id): try createToplevel(id: id)
+        case .getPopup(let id, let parent, let positioner): try createPopup(id: id, parent: parent, positioner: positioner)
+        case .setWindowGeometry(let x, let y, let width, let height):
             try requireRole("set_window_geometry")
-            let rect = arguments.rectangle(at: 0)
+            let rect = ClientCoordinate.rectangle(x: x, y: y, width: width, height: height)
             guard rect.width > 0, rect.height > 0 else {
-                throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue),
-                                    "window geometry \(rect) is not positive in size")
+                throw ProtocolError(XdgSurfaceError.invalidSize, "window geometry \(rect) is not positive in size")
             }
             pendingGeometry = rect
-        case 4: try acknowledge(arguments.uint(0))
-        default: try super.handle(opcode, arguments)
+        case .ackConfigure(let serial): try acknowledge(serial)
         }
     }
 
     private func requireRole(_ request: String) throws(ProtocolError) {
         guard hadRole else {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_NOT_CONSTRUCTED.rawValue),
+            throw ProtocolError(XdgSurfaceError.notConstructed,
                                 "\(request) on xdg_surface@\(id) before get_toplevel or get_popup", on: self)
         }
     }
@@ -146,11 +139,11 @@ public final class XdgSurface: Resource {
     /// Checks that the surface may take `roleName` now.
     private func checkRole(_ roleName: String) throws(ProtocolError) {
         if role != nil {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_ALREADY_CONSTRUCTED.rawValue),
+            throw ProtocolError(XdgSurfaceError.alreadyConstructed,
                                 "xdg_surface@\(id) already has a role object")
         }
         if let existing = surface.roleName, existing != roleName {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue),
+            throw ProtocolError(XdgWmBaseError.role,
                                 "wl_surface@\(surface.id) has the role \(existing), not \(roleName)", on: wmBase)
         }
     }
@@ -169,15 +162,15 @@ public final class XdgSurface: Resource {
         toplevel.didAttach()
     }
 
-    private func createPopup(id: UInt32, parent: XdgSurface?, positioner: XdgPositioner?) throws(ProtocolError) {
+    private func createPopup(id: UInt32, parent: XdgSurface?, positioner: XdgPositioner) throws(ProtocolError) {
         try checkRole(XdgPopup.roleName)
-        guard let positioner, positioner.isComplete else {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue),
+        guard positioner.isComplete else {
+            throw ProtocolError(XdgWmBaseError.invalidPositioner,
                                 "get_popup with a positioner that lacks a size or an anchor rectangle", on: wmBase)
         }
         // A null parent is for other shells (layer-shell) to fill in; Vitrine has none.
         guard let parent, parent.isAlive, parent.role != nil else {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue),
+            throw ProtocolError(XdgWmBaseError.invalidPopupParent,
                                 "get_popup needs a parent xdg_surface with a role", on: wmBase)
         }
         let popup = XdgPopup(client: client, version: version, id: id, xdgSurface: self, parent: parent, rules: positioner.rules)
@@ -198,7 +191,7 @@ public final class XdgSurface: Resource {
         // Acks racing the role object's destruction have nothing left to configure.
         guard let role else { return }
         guard let index = unacknowledgedSerials.firstIndex(of: serial) else {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_INVALID_SERIAL.rawValue),
+            throw ProtocolError(XdgSurfaceError.invalidSerial,
                                 "ack_configure(\(serial)) does not match a configure awaiting acknowledgement")
         }
         unacknowledgedSerials.removeFirst(index + 1)
@@ -212,14 +205,14 @@ public final class XdgSurface: Resource {
         let serial = client.display?.nextSerial() ?? 0
         unacknowledgedSerials.append(serial)
         hasBeenSentConfigure = true
-        send(0, .uint(serial))
+        send(.configure(serial: serial))
         return serial
     }
 
     private func validateCommit(_ pending: PendingSurfaceState) throws(ProtocolError) {
         // A dismissed popup's buffers race its popup_done: they are ignored, not errors.
         if pending.attached, pending.buffer != nil, !hasBeenSentConfigure, role?.mayMap ?? true {
-            throw ProtocolError(code: UInt32(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue),
+            throw ProtocolError(XdgSurfaceError.unconfiguredBuffer,
                                 "wl_surface@\(surface.id) committed a buffer before its first xdg_surface.configure", on: self)
         }
         try requireRole("wl_surface.commit")

@@ -1,5 +1,4 @@
-internal import CWaylandServer
-internal import CVitrineWayland
+import WaylandProtocols
 
 /// A toplevel request that the compositor decides on or takes note of (`XdgShellHandler.toplevelRequested`).
 public enum XdgToplevelRequest {
@@ -22,7 +21,7 @@ public enum XdgToplevelRequest {
 /// xdg_toplevel: an application window. Its title, app id and parent apply at once; its minimum
 /// and maximum sizes apply with the next commit; its size and states are the compositor's, sent
 /// with `configure` and acknowledged by the client.
-public final class XdgToplevel: Resource, XdgSurfaceRole {
+public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
     static let roleName = "xdg_toplevel"
     var roleName: String { Self.roleName }
 
@@ -90,7 +89,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
 
     init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface) {
         self.xdgSurface = xdgSurface
-        super.init(client: client, interface: vitrine_xdg_toplevel_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     public var windowGeometry: IntRect { xdgSurface.windowGeometry }
@@ -106,15 +105,15 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
     /// compositor changes the window's size or states.
     @discardableResult
     public func configure(width: Int32, height: Int32, states: States, bounds: SurfaceSize? = nil) -> UInt32 {
-        if version >= 5, !sentCapabilities {
+        if !sentCapabilities {
             let capabilities = xdgSurface.shell?.toplevelCapabilities ?? []
-            send(3, .bytes(Self.bytes(capabilities.map(\.rawValue))))
+            send(.wmCapabilities(capabilities: Self.bytes(capabilities.map(\.rawValue))))
             sentCapabilities = true
         }
-        if version >= 4, let bounds { send(2, .int(bounds.width), .int(bounds.height)) }
+        if let bounds { send(.configureBounds(width: bounds.width, height: bounds.height)) }
         // Tiled states came with version 2.
         let sent = version >= 2 ? states : states.subtracting([.tiledLeft, .tiledRight, .tiledTop, .tiledBottom])
-        send(0, .int(width), .int(height), .bytes(Self.bytes(sent.protocolValues)))
+        send(.configure(width: width, height: height, states: Self.bytes(sent.protocolValues)))
         let configuration = Configuration(width: width, height: height, states: sent)
         let serial = xdgSurface.sendConfigure()
         sentConfigurations.append((serial, configuration))
@@ -124,7 +123,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
 
     /// Asks the client to close the window (it may ask the user first, or ignore it).
     public func sendClose() {
-        send(1)
+        send(.close)
     }
 
     /// Repeats the last configuration with a new serial, when an extension's state (the decoration
@@ -150,48 +149,44 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
         handler?.toplevelCreated(self)
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy:
             if let decoration, decoration.isAlive {
-                throw ProtocolError(code: UInt32(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ORPHANED.rawValue),
-                                    "xdg_toplevel@\(id) destroyed before its decoration", on: decoration)
+                throw ProtocolError(ZxdgToplevelDecorationV1Error.orphaned, "xdg_toplevel@\(id) destroyed before its decoration",
+                                    on: decoration)
             }
             destroy()
-        case 1: try setParent(arguments.object(0, as: XdgToplevel.self))
-        case 2:
-            let title = arguments.string(0) ?? ""
+        case .setParent(let parent): try setParent(parent)
+        case .setTitle(let title):
             self.title = title
             handler?.toplevelRequested(self, .setTitle(title))
-        case 3:
-            let appID = arguments.string(0) ?? ""
+        case .setAppID(let appID):
             self.appID = appID
             handler?.toplevelRequested(self, .setAppID(appID))
-        case 4:
+        case .showWindowMenu(let seat, let serial, let x, let y):
             handler?.toplevelRequested(self, .showWindowMenu(
-                seat: arguments.object(0), serial: arguments.uint(1), x: arguments.coordinate(2), y: arguments.coordinate(3)))
-        case 5: handler?.toplevelRequested(self, .move(seat: arguments.object(0), serial: arguments.uint(1)))
-        case 6:
-            guard let edges = ResizeEdge(rawValue: arguments.uint(2)) else {
-                throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue),
-                                    "\(arguments.uint(2)) is not an xdg_toplevel.resize_edge")
+                seat: seat, serial: serial, x: ClientCoordinate.clamp(x), y: ClientCoordinate.clamp(y)))
+        case .move(let seat, let serial): handler?.toplevelRequested(self, .move(seat: seat, serial: serial))
+        case .resize(let seat, let serial, let value):
+            guard let edges = ResizeEdge(rawValue: value.rawValue) else {
+                throw ProtocolError(XdgToplevelError.invalidResizeEdge, "\(value.rawValue) is not an xdg_toplevel.resize_edge")
             }
-            handler?.toplevelRequested(self, .resize(seat: arguments.object(0), serial: arguments.uint(1), edges: edges))
-        case 7: pendingMaxSize = try size(arguments, "set_max_size")
-        case 8: pendingMinSize = try size(arguments, "set_min_size")
-        case 9: handler?.toplevelRequested(self, .setMaximized)
-        case 10: handler?.toplevelRequested(self, .unsetMaximized)
-        case 11: handler?.toplevelRequested(self, .setFullscreen(output: arguments.object(0, as: OutputResource.self)?.owner))
-        case 12: handler?.toplevelRequested(self, .unsetFullscreen)
-        case 13: handler?.toplevelRequested(self, .setMinimized)
-        default: try super.handle(opcode, arguments)
+            handler?.toplevelRequested(self, .resize(seat: seat, serial: serial, edges: edges))
+        case .setMaxSize(let width, let height): pendingMaxSize = try size(width, height, "set_max_size")
+        case .setMinSize(let width, let height): pendingMinSize = try size(width, height, "set_min_size")
+        case .setMaximized: handler?.toplevelRequested(self, .setMaximized)
+        case .unsetMaximized: handler?.toplevelRequested(self, .unsetMaximized)
+        case .setFullscreen(let output): handler?.toplevelRequested(self, .setFullscreen(output: output?.owner))
+        case .unsetFullscreen: handler?.toplevelRequested(self, .unsetFullscreen)
+        case .setMinimized: handler?.toplevelRequested(self, .setMinimized)
         }
     }
 
-    private func size(_ arguments: Arguments, _ request: String) throws(ProtocolError) -> SurfaceSize {
-        let size = SurfaceSize(width: arguments.coordinate(0), height: arguments.coordinate(1))
+    private func size(_ width: Int32, _ height: Int32, _ request: String) throws(ProtocolError) -> SurfaceSize {
+        let size = SurfaceSize(width: ClientCoordinate.clamp(width), height: ClientCoordinate.clamp(height))
         guard size.width >= 0, size.height >= 0 else {
-            throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue), "\(request)(\(size)) is negative")
+            throw ProtocolError(XdgToplevelError.invalidSize, "\(request)(\(size)) is negative")
         }
         return size
     }
@@ -200,7 +195,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
         var ancestor = candidate
         while let node = ancestor {
             if node === self {
-                throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_PARENT.rawValue),
+                throw ProtocolError(XdgToplevelError.invalidParent,
                                     "xdg_toplevel@\(candidate?.id ?? 0) is xdg_toplevel@\(id) or one of its descendants")
             }
             ancestor = node.parent
@@ -215,7 +210,7 @@ public final class XdgToplevel: Resource, XdgSurfaceRole {
     func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
         let minimum = pendingMinSize ?? minSize, maximum = pendingMaxSize ?? maxSize
         if (maximum.width > 0 && minimum.width > maximum.width) || (maximum.height > 0 && minimum.height > maximum.height) {
-            throw ProtocolError(code: UInt32(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue),
+            throw ProtocolError(XdgToplevelError.invalidSize,
                                 "minimum size \(minimum) exceeds maximum size \(maximum)", on: self)
         }
     }

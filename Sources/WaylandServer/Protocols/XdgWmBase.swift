@@ -1,6 +1,5 @@
-internal import CWaylandServer
-internal import CVitrineWayland
 public import SystemCalls
+import WaylandProtocols
 
 /// What the compositor decides for xdg-shell windows and popups. The protocol objects keep their
 /// own state and errors; these calls are where the compositor's policy answers the client.
@@ -71,7 +70,7 @@ public final class XdgShellGlobal {
     public init(display: Display, version: UInt32 = XdgShellGlobal.version, handler: XdgShellHandler? = nil) {
         self.display = display
         self.handler = handler
-        global = Global(display: display, interface: vitrine_xdg_wm_base_interface(), version: min(version, Self.version)) { [weak self] client, version, id in
+        global = Global(display: display, interface: XdgWmBase.interface, version: min(version, Self.version)) { [weak self] client, version, id in
             let binding = XdgWmBase(client: client, version: version, id: id, owner: self)
             self?.state(of: client).bindings.append(binding)
         }
@@ -109,8 +108,7 @@ public final class XdgShellGlobal {
 
     /// Posts xdg_wm_base.unresponsive, which disconnects the client.
     public func postUnresponsiveError(_ client: Client) {
-        clients[client]?.bindings.first?.postError(
-            code: UInt32(XDG_WM_BASE_ERROR_UNRESPONSIVE.rawValue), "the client did not answer a ping in time")
+        clients[client]?.bindings.first?.postError(XdgWmBaseError.unresponsive, "the client did not answer a ping in time")
     }
 
     private func state(of client: Client) -> ClientState {
@@ -162,53 +160,50 @@ public final class XdgShellGlobal {
 }
 
 /// One client's binding of xdg_wm_base: creates positioners and xdg_surfaces, answers pings.
-final class XdgWmBase: Resource {
+final class XdgWmBase: Resource, RequestHandler {
     private(set) weak var owner: XdgShellGlobal?
     /// The xdg_surfaces created through this binding that still exist.
     private var surfaces: [XdgSurface] = []
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgShellGlobal?) {
         self.owner = owner
-        super.init(client: client, interface: vitrine_xdg_wm_base_interface(), version: version, id: id)
+        super.init(client: client, version: version, id: id)
     }
 
     func sendPing(_ serial: UInt32) {
-        send(0, .uint(serial))
+        send(.ping(serial: serial))
     }
 
     func forget(_ surface: XdgSurface) {
         surfaces.removeAll { $0 === surface }
     }
 
-    override func handle(_ opcode: UInt32, _ arguments: Arguments) throws(ProtocolError) {
-        switch opcode {
-        case 0:
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .destroy:
             guard surfaces.isEmpty else {
-                throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_DEFUNCT_SURFACES.rawValue),
+                throw ProtocolError(XdgWmBaseError.defunctSurfaces,
                                     "xdg_wm_base destroyed while \(surfaces.count) xdg_surface(s) it created exist")
             }
             destroy()
-        case 1: _ = XdgPositioner(client: client, version: version, id: arguments.newID(0))
-        case 2:
-            guard let surface = arguments.object(1, as: Surface.self) else { return }
-            try createXdgSurface(id: arguments.newID(0), for: surface)
-        case 3: owner?.pong(arguments.uint(0), from: client)
-        default: try super.handle(opcode, arguments)
+        case .createPositioner(let id): _ = XdgPositioner(client: client, version: version, id: id)
+        case .getXdgSurface(let id, let surface): try createXdgSurface(id: id, for: surface)
+        case .pong(let serial): owner?.pong(serial, from: client)
         }
     }
 
     private func createXdgSurface(id: UInt32, for surface: Surface) throws(ProtocolError) {
-        let roleError = UInt32(XDG_WM_BASE_ERROR_ROLE.rawValue)
+        let roleError = XdgWmBaseError.role
         if let role = surface.roleName, role != XdgToplevel.roleName, role != XdgPopup.roleName {
-            throw ProtocolError(code: roleError, "wl_surface@\(surface.id) already has the role \(role)")
+            throw ProtocolError(roleError, "wl_surface@\(surface.id) already has the role \(role)")
         }
         if XdgSurface.of(surface) != nil {
-            throw ProtocolError(code: roleError, "wl_surface@\(surface.id) already has an xdg_surface")
+            throw ProtocolError(roleError, "wl_surface@\(surface.id) already has an xdg_surface")
         }
         // A surface with a buffer attached or committed cannot become an xdg_surface: the
         // request itself is wrong, so xdg_wm_base reports it (invalid_surface_state).
         if surface.current.buffer != nil || (surface.pending.attached && surface.pending.buffer != nil) {
-            throw ProtocolError(code: UInt32(XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue),
+            throw ProtocolError(XdgWmBaseError.invalidSurfaceState,
                                 "wl_surface@\(surface.id) has a buffer attached or committed")
         }
         let xdgSurface = XdgSurface(client: client, version: version, id: id, surface: surface, wmBase: self)
