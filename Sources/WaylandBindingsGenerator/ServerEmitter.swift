@@ -36,7 +36,7 @@ struct ServerEmitter {
     let classes: ResourceClasses
 
     func file(_ file: ProtocolFile) -> String {
-        var lines = [header(file), "", "import WaylandProtocols"]
+        var lines = [header(file), "", "import SystemCalls", "import WaylandProtocols"]
         for interface in file.interfaces {
             for name in classes.classes[interface.name] ?? [] {
                 lines += [""] + self.extension(of: name, for: interface)
@@ -142,7 +142,7 @@ struct ServerEmitter {
         case .object: return (classes.single(argument.interface) ?? (isEvent ? "Resource" : "ForeignObject")) + optional
         case .newID: return isEvent ? classes.single(argument.interface) ?? "Resource" : "UInt32"
         case .array: return "[UInt8]"
-        case .fd: return isEvent ? "Int32" : "OwnedFileDescriptor"
+        case .fd: return isEvent ? "FileDescriptor" : "OwnedFileDescriptor"
         }
     }
 
@@ -166,7 +166,7 @@ struct ServerEmitter {
             return "try arguments.\(required.isEmpty ? "resource" : "requiredResource")(\(index), as: \(type).self)"
         case .newID: return "arguments.newID(\(index))"
         case .array: return "arguments.array(\(index))"
-        case .fd: return "OwnedFileDescriptor(arguments.fileDescriptor(\(index)))"
+        case .fd: return "OwnedFileDescriptor(rawValue: arguments.fileDescriptor(\(index)))"
         }
     }
 
@@ -182,7 +182,7 @@ struct ServerEmitter {
         case .object: return argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)"
         case .newID: return ".object(\(name).raw)"
         case .array: return ".array(\(name))"
-        case .fd: return ".fileDescriptor(\(name))"
+        case .fd: return ".fileDescriptor(\(name).rawValue)"
         }
     }
 }

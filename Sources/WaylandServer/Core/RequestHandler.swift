@@ -43,29 +43,6 @@ struct ForeignObject {
     var id: UInt32 { wl_resource_get_id(raw) }
 }
 
-/// A file descriptor that came with a request, owned by this value: it is closed when the value
-/// goes away, unless `take()` handed it on first.
-final class OwnedFileDescriptor {
-    private var descriptor: Int32
-
-    init(_ descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    /// The descriptor, still owned here.
-    var rawValue: Int32 { descriptor }
-
-    /// Hands the descriptor on: the caller closes it from now on.
-    func take() -> Int32 {
-        defer { descriptor = -1 }
-        return descriptor
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-    }
-}
-
 extension MessageReader {
     /// An object argument the XML allows to be null, as Vitrine's resource of class `type`.
     func resource<R: Resource>(_ index: Int, as type: R.Type) throws(ProtocolError) -> R? {

@@ -82,7 +82,7 @@ final class DataOffer: Resource, RequestHandler {
         case .receive(let mimeType, let fd):
             // The descriptor is closed when `fd` goes, whatever happens here.
             try requireUnfinished("receive")
-            source?.sendSend(mimeType, fd.rawValue)
+            source?.sendSend(mimeType, fd.fileDescriptor)
         case .destroy: destroy()
         case .finish: try finish()
         case .setActions(let actions, let preferred): try setActions(actions, preferred: preferred)

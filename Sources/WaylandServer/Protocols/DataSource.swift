@@ -1,3 +1,4 @@
+import SystemCalls
 import WaylandProtocols
 
 /// Drag and drop actions (wl_data_device_manager.dnd_action: copy, move, ask).
@@ -64,7 +65,7 @@ final class DataSource: Resource, RequestHandler {
     }
 
     /// Asks the client to write `mimeType` into `fd` (libwayland sends a duplicate; the caller closes its own).
-    func sendSend(_ mimeType: String, _ fd: Int32) {
+    func sendSend(_ mimeType: String, _ fd: FileDescriptor) {
         send(.send(mimeType: mimeType, fd: fd))
     }
 

@@ -1,4 +1,4 @@
-import Glibc
+import SystemCalls
 import WaylandProtocols
 
 /// The seat's keyboard: focus, pressed keys, keymap and modifier state.
@@ -166,13 +166,12 @@ final class KeyboardResource: Resource, RequestHandler {
     /// The keymap as xkb_v1 text in a sealed file, or no_keymap (with an empty file) without one.
     func sendKeymap(_ keymap: Keymap?) {
         if let keymap {
-            send(.keymap(format: .xkbV1, fd: keymap.file, size: keymap.size))
+            send(.keymap(format: .xkbV1, fd: FileDescriptor(rawValue: keymap.file), size: keymap.size))
             return
         }
-        let empty = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard empty >= 0 else { return }
+        guard let empty = try? FileDescriptor.open("/dev/null", .readOnly, options: .closeOnExec) else { return }
         send(.keymap(format: .noKeymap, fd: empty, size: 0))
-        close(empty)
+        try? empty.close()
     }
 
     func sendRepeatInfo(rate: Int32, delay: Int32) {

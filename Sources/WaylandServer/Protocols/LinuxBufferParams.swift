@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 import WaylandProtocols
 
 /// zwp_linux_buffer_params_v1: collects a buffer's planes, then makes one wl_buffer of them.
@@ -52,7 +53,7 @@ final class LinuxBufferParams: Resource, RequestHandler {
                 "plane \(index) has modifier 0x\(String(modifier, radix: 16)) "
                     + "but the other planes have 0x\(String(other.modifier, radix: 16))")
         }
-        let plane = DmabufPlane(fileDescriptor: fd.take(), offset: offset, stride: stride)
+        let plane = DmabufPlane(fileDescriptor: fd.take().rawValue, offset: offset, stride: stride)
         planes[Int(index)] = PendingPlane(plane: plane, modifier: modifier)
     }
 

@@ -93,7 +93,7 @@ final class LinuxDmabufFeedbackResource: Resource, RequestHandler {
     func sendFeedback(_ compiled: CompiledFeedback) {
         guard isAlive, !isInert, compiled.feedback != lastSent else { return }
         lastSent = compiled.feedback
-        send(.formatTable(fd: compiled.tableFile, size: compiled.tableSize))
+        send(.formatTable(fd: FileDescriptor(rawValue: compiled.tableFile), size: compiled.tableSize))
         send(.mainDevice(device: CompiledFeedback.deviceBytes(compiled.feedback.mainDevice)))
         for tranche in compiled.feedback.tranches {
             send(.trancheTargetDevice(device: CompiledFeedback.deviceBytes(tranche.targetDevice)))
