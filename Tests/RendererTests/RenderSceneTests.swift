@@ -94,27 +94,117 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         try golden.check(rendered, named: "figure-2-4-corner-radius")
     }
 
-    /// Figures 2-1 and 2-2: all twelve gravities of a 24×16 image in 60×60 layers.
+    /// Figures 2-1 and 2-2: all twelve gravities of a 24×16 image (red, green / blue, yellow
+    /// quadrants of 12×8) in 60×60 layers on light grey, placed by the table of ca-semantics C1
+    /// (`top` is the visual top): each quadrant's centre shows its colour, and a point just
+    /// outside the image shows the layer's grey, or for resizeAspectFill, which overflows
+    /// unclipped, the image beyond the layer.
     @Test func contentsGravity() throws {
         let root = try SeedScene.contentsGravity.make()
         let rendered = try render(root)
-        // center (index 0): the image's top-left red quadrant starts at (10 + 18, 10 + 22).
-        #expect(isNear(pixel(rendered, 29, 33), [255, 0, 0, 255]))
-        #expect(isNear(pixel(rendered, 27, 33), [217, 217, 217, 255]))
-        // topLeft (index 5, second row): red at the layer's top-left corner.
-        #expect(isNear(pixel(rendered, 90 + 1, 90 + 1), [255, 0, 0, 255]))
+        let grey = [217, 217, 217, 255], white = [255, 255, 255, 255]
+        let (red, green, blue, yellow) = ([255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 0, 255])
+        // Where the image lands in the layer, and a point (in the layer) just outside it.
+        let placements: [ContentsGravity: (image: Rect, outside: (Double, Double, [Int]))] = [
+            .center: (Rect(x: 18, y: 22, width: 24, height: 16), (16, 30, grey)),
+            .top: (Rect(x: 18, y: 0, width: 24, height: 16), (30, 18, grey)),
+            .bottom: (Rect(x: 18, y: 44, width: 24, height: 16), (30, 42, grey)),
+            .left: (Rect(x: 0, y: 22, width: 24, height: 16), (26, 30, grey)),
+            .right: (Rect(x: 36, y: 22, width: 24, height: 16), (34, 30, grey)),
+            .topLeft: (Rect(x: 0, y: 0, width: 24, height: 16), (26, 8, grey)),
+            .topRight: (Rect(x: 36, y: 0, width: 24, height: 16), (34, 8, grey)),
+            .bottomLeft: (Rect(x: 0, y: 44, width: 24, height: 16), (26, 52, grey)),
+            .bottomRight: (Rect(x: 36, y: 44, width: 24, height: 16), (34, 52, grey)),
+            .resize: (Rect(x: 0, y: 0, width: 60, height: 60), (-2, 30, white)),
+            // s = min(60/24, 60/16) = 2.5: 60×40, centred vertically.
+            .resizeAspect: (Rect(x: 0, y: 10, width: 60, height: 40), (30, 8, grey)),
+            // s = max(…) = 3.75: 90×60, centred horizontally, 15 points past each side.
+            .resizeAspectFill: (Rect(x: -15, y: 0, width: 90, height: 60), (-10, 10, red)),
+        ]
+        #expect(placements.count == ContentsGravity.allCases.count)
+        for (i, gravity) in ContentsGravity.allCases.enumerated() {
+            let origin = (x: 10 + Double(i % 4) * 80, y: 10 + Double(i / 4) * 80)
+            let (image, outside) = try #require(placements[gravity])
+            for (u, v, color) in [(0.25, 0.25, red), (0.75, 0.25, green), (0.25, 0.75, blue), (0.75, 0.75, yellow)] {
+                let x = Int(origin.x + image.minX + u * image.width), y = Int(origin.y + image.minY + v * image.height)
+                #expect(isNear(pixel(rendered, x, y), color), "\(gravity) at (\(u), \(v))")
+            }
+            #expect(isNear(pixel(rendered, Int(origin.x + outside.0), Int(origin.y + outside.1)), outside.2), "\(gravity) outside")
+        }
         try golden.check(rendered, named: "figure-2-1-contents-gravity")
     }
 
-    /// Figure 2-5: a shadow offset down and right, blurred by a Gaussian of σ = shadowRadius.
+    /// Figure 2-5: a shadow offset (10, 10) from a 100×100 layer at (50, 50), blurred by a
+    /// Gaussian of σ = shadowRadius = 5 points (ca-semantics), opacity 0.8. Away from its corners
+    /// the shadow's coverage at distance d inside its edge x = 160 is Φ(d/σ): pixel 155's centre
+    /// (d = 4.5) has Φ(0.9) = 0.8159, alpha 0.6527 over white = 88.6; pixel 164's (d = −4.5)
+    /// Φ(−0.9) = 0.1841, 217.4. A σ 4% off moves either by more than the tolerance.
     @Test func shadow() throws {
         let root = try SeedScene.shadow.make()
         let rendered = try render(root)
         #expect(isNear(pixel(rendered, 100, 100), [255, 153, 0, 255]))  // the layer covers its shadow
-        let underShadow = pixel(rendered, 155, 100)  // 5 points right of the layer, well inside the shadow's offset rect
-        #expect(underShadow[0] < 200 && underShadow[0] > 40)
-        #expect(isNear(pixel(rendered, 195, 100), [255, 255, 255, 255]))  // far outside: no shadow
+        #expect(isNear(pixel(rendered, 155, 100), [89, 89, 89, 255], 2))
+        #expect(isNear(pixel(rendered, 164, 100), [217, 217, 217, 255], 2))
+        #expect(isNear(pixel(rendered, 100, 155), [89, 89, 89, 255], 2))  // the same below
+        #expect(isNear(pixel(rendered, 100, 164), [217, 217, 217, 255], 2))
+        #expect(isNear(pixel(rendered, 176, 100), [255, 255, 255, 255]))  // 3σ past the edge: nothing
         try golden.check(rendered, named: "figure-2-5-shadow")
+    }
+
+    /// contentsRect (ca-semantics C3) picks a unit subrectangle of the 24×16 quadrant image:
+    /// its middle half shows the four quadrants in the four quarters of a 40×40 layer; the
+    /// top-right quadrant alone has a logical size of 12×8 for `center` gravity; a rectangle
+    /// reaching past the image extends its edge pixels, so (0.25, 0, 1, 1) shows the red and blue
+    /// quarter columns over 10 points, then green and yellow to the right edge.
+    @Test func contentsRectSelectsAPartOfTheImageAndExtendsItsEdges() throws {
+        let root = makeRoot(170, 60)
+        let image = try quadrantImage()
+        let rects = [
+            Rect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), Rect(x: 0.5, y: 0, width: 0.5, height: 0.5),
+            Rect(x: 0.25, y: 0, width: 1, height: 1),
+        ]
+        for (i, rect) in rects.enumerated() {
+            let layer = sublayer(root, frame: Rect(x: 10 + Double(i) * 55, y: 10, width: 40, height: 40), background: Color(white: 0.85))
+            layer.contents = image
+            layer.contentsRect = rect
+            layer.contentsGravity = i == 1 ? .center : .resize
+        }
+        let rendered = try render(root)
+        #expect(isNear(pixel(rendered, 20, 20), [255, 0, 0, 255]) && isNear(pixel(rendered, 40, 20), [0, 255, 0, 255]))
+        #expect(isNear(pixel(rendered, 20, 40), [0, 0, 255, 255]) && isNear(pixel(rendered, 40, 40), [255, 255, 0, 255]))
+        // Centre gravity: 12×8 at (65 + 14, 10 + 16), all green; grey around it.
+        #expect(isNear(pixel(rendered, 85, 30), [0, 255, 0, 255]) && isNear(pixel(rendered, 79, 26), [0, 255, 0, 255]))
+        #expect(isNear(pixel(rendered, 77, 30), [217, 217, 217, 255]) && isNear(pixel(rendered, 85, 24), [217, 217, 217, 255]))
+        // u = 0.25 + x/40: below 0.5 for the first 10 points, past 1 (the last column) after 30.
+        #expect(isNear(pixel(rendered, 125, 15), [255, 0, 0, 255]) && isNear(pixel(rendered, 125, 45), [0, 0, 255, 255]))
+        #expect(isNear(pixel(rendered, 145, 15), [0, 255, 0, 255]) && isNear(pixel(rendered, 158, 15), [0, 255, 0, 255]))
+        #expect(isNear(pixel(rendered, 158, 45), [255, 255, 0, 255]))
+        try golden.check(rendered, named: "contents-rect")
+    }
+
+    /// A cornerRadius larger than half the shorter side is clamped to it (ca-semantics): 50 on a
+    /// 100×40 layer rounds with 20, a stadium, for the background and for masksToBounds alike.
+    /// Unclamped, the corner arcs would reach in from the ends to x = 50.
+    @Test func cornerRadiusIsClampedToHalfTheShorterSide() throws {
+        let root = makeRoot(240, 60)
+        let background = sublayer(root, frame: Rect(x: 10, y: 10, width: 100, height: 40), background: .blue)
+        background.cornerRadius = 50
+        let clipping = sublayer(root, frame: Rect(x: 130, y: 10, width: 100, height: 40))
+        clipping.cornerRadius = 50
+        clipping.masksToBounds = true
+        _ = sublayer(clipping, frame: Rect(x: -10, y: -10, width: 120, height: 60), background: .red)
+        #expect(background.properties.cornerRadii == (20, 20, 20, 20))
+        let rendered = try render(root)
+        for (x0, color) in [(10, [0, 0, 255, 255]), (130, [255, 0, 0, 255])] {
+            // (3, 20) and (14, 6) lie within 20 of the arc's centre (20, 20); (5, 5) does not.
+            #expect(isNear(pixel(rendered, x0 + 3, 10 + 20), color))
+            #expect(isNear(pixel(rendered, x0 + 14, 10 + 6), color))
+            #expect(isNear(pixel(rendered, x0 + 96, 10 + 20), color))
+            #expect(isNear(pixel(rendered, x0 + 5, 10 + 5), [255, 255, 255, 255]))
+            #expect(isNear(pixel(rendered, x0 + 95, 10 + 35), [255, 255, 255, 255]))
+            #expect(isNear(pixel(rendered, x0 + 50, 10 + 1), color))  // the straight top edge
+        }
+        try golden.check(rendered, named: "corner-radius-clamped")
     }
 
     /// Figure 4-3: a masksToBounds layer with rounded corners clips its sublayers to the rounded shape.
