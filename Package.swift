@@ -176,6 +176,10 @@ let package = Package(
         // OutputStatus and MirrorStatus as they are.
         .target(name: "ControlSocket", dependencies: ["Compositor", "WaylandServer", "DisplayBackend"]),
 
+        // Level 4: the kiosk's window policy (fullscreen toplevels, centred dialogs, constrained
+        // popups, focus), the compositor's windowPolicy in `vitrine run` and under WLCS.
+        .target(name: "WindowPolicy", dependencies: ["Compositor", "LayerKit", "WaylandServer"]),
+
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
@@ -187,7 +191,7 @@ let package = Package(
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
         .target(name: "CVitrineWLCS", dependencies: ["CWaylandClient"]),
-        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "CLinux"]),
+        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "WindowPolicy", "CLinux"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux"]),
@@ -213,6 +217,7 @@ let package = Package(
                 "Input",
                 "BoardConfig",
                 "KioskShell",
+                "WindowPolicy",
                 "Seat",
                 "Signals",
                 "FaultInjection",
@@ -241,7 +246,7 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
@@ -253,7 +258,7 @@ let package = Package(
         .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),

@@ -19,9 +19,9 @@ extension Compositor {
         Transaction.commit()
         moveOutputsPlacedRight(of: output, from: before.x + before.logicalWidth, by: output.global.state.logicalWidth - before.logicalWidth)
         logger.info("output \(backendOutput.name) changed mode: \(backendOutput.description)")
-        // The windows live on the primary output: they are configured again at its new size.
+        // The windows live on the primary output: the policy sizes them again for its new mode.
         if outputs.first === output {
-            windowManager.outputsChanged()
+            windowPolicy?.primaryOutputChanged()
             primaryOutputChanged.emit()
         }
         // A pointer left outside a shrunk output goes to the closest point of the layout.

@@ -5,8 +5,8 @@ import WaylandServer
 
 /// Outputs coming and going while the compositor runs (a display plugged in or out). Windows live
 /// on the primary output (the first, in the backend's order of importance); when it goes, the next
-/// one takes them, and a more important output that appears takes them over; either way they are
-/// configured again to its size (the kiosk's fullscreen policy). With no output at all the
+/// one takes them, and a more important output that appears takes them over; either way the window
+/// policy sizes and places them for it again. With no output at all the
 /// compositor keeps running, and the next output to appear takes the windows in.
 extension Compositor {
     /// Gives `backendOutput` its layer tree, frame cycle and wl_output global, at its configured
@@ -102,7 +102,7 @@ extension Compositor {
                 }
                 windowsWithoutOutput = []
                 Transaction.commit()
-                windowManager.outputsChanged()
+                windowPolicy?.primaryOutputChanged()
                 previous?.scheduleFrame()
                 refocusPointer()
                 primaryOutputChanged.emit()
@@ -147,7 +147,7 @@ extension Compositor {
         Transaction.commit()
         logger.info("output \(backendOutput.name) went away; \(outputs.count) left")
         if index == 0 {
-            windowManager.outputsChanged()
+            windowPolicy?.primaryOutputChanged()
             outputs.first?.scheduleFrame()
         }
         refocusPointer()

@@ -21,12 +21,17 @@ public final class Compositor: SurfaceObserver {
     private(set) var nodes: [ObjectIdentifier: SurfaceNode] = [:]
     private let compositorGlobal: CompositorGlobal
     private let subcompositorGlobal: SubcompositorGlobal
-    let shell: XdgShellGlobal
+    /// xdg_wm_base: its handler is the window policy.
+    public let shell: XdgShellGlobal
     public let seat: SeatGlobal
     /// zwp_text_input_manager_v3: the built-in input method (the on-screen keyboard) is its handler.
     public let textInputManager: TextInputManagerGlobal
     private let extensionGlobals: [AnyObject]
-    private(set) var windowManager: WindowManager!
+    /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
+    /// becomes xdg-shell's handler. Without one, no window is shown.
+    public var windowPolicy: (any WindowManagementPolicy)? {
+        didSet { shell.handler = windowPolicy }
+    }
     var input = InputState()
     var inputDevices = InputDeviceState()
     var idle = IdleState()
@@ -137,8 +142,6 @@ public final class Compositor: SurfaceObserver {
         compositorGlobal.surfaceCreated = { [unowned self] surface in
             surface.observer = self
         }
-        windowManager = WindowManager(compositor: self)
-        shell.handler = windowManager
         seat.handler = self
         idleInhibitManager.handler = self
         try watchBackend()
@@ -158,7 +161,7 @@ public final class Compositor: SurfaceObserver {
     /// window policy), then stops watching the backend. Safe to call more than once.
     public func shutdown() {
         display.disconnectAllClients()
-        shell.handler = nil
+        windowPolicy = nil
         backendListeners = []
         backendSources.values.forEach { $0.remove() }
         backendSources = [:]
@@ -230,16 +233,6 @@ public final class Compositor: SurfaceObserver {
     }
 
     // MARK: - Surfaces
-
-    /// Moves a window so that its window geometry's top-left corner is at (`x`, `y`) output points
-    /// (the kiosk shell's placement, and WLCS's position_window_absolute).
-    public func positionWindow(of surface: Surface, x: Double, y: Double) {
-        Transaction.begin()
-        Transaction.disableActions = true
-        windowManager.setPosition(of: surface, to: Point(x: x, y: y))
-        Transaction.commit()
-        refocusPointer()
-    }
 
     /// Watches the backend's descriptors as they are now: new ones are added, those that went
     /// (with an unplugged output, still open at this point) are removed.
@@ -323,11 +316,7 @@ public final class Compositor: SurfaceObserver {
                 child.container.position = Point(x: Double(position.x), y: Double(position.y))
             }
         }
-        if let toplevel = shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
-            windowManager.place(toplevel)
-        } else if let popup = windowManager.popup(of: surface), popup.isMapped {
-            windowManager.placePopup(popup)
-        }
+        windowPolicy?.surfaceCommitted(surface)
         for output in outputs { output.cursor.surfaceCommitted(node) }
         // A window scanned out directly that stays so needs no copy of its dma-buf until a frame
         // is composed again (CompositorOutput.drawFrame makes it then).

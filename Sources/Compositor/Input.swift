@@ -142,10 +142,10 @@ extension Compositor {
         viewOutputForPointer(over: target) != nil
     }
 
-    /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene),
-    /// or motion when the pointer moved or the surface under it moved, so that the client always
-    /// knows where the pointer is on its surface.
-    func refocusPointer(motion: Bool = false, time: UInt32? = nil) {
+    /// Sends enter/leave for what is under the pointer now (after a move or a change of the scene,
+    /// such as a window policy moving windows), or motion when the pointer moved or the surface
+    /// under it moved, so that the client always knows where the pointer is on its surface.
+    public func refocusPointer(motion: Bool = false, time: UInt32? = nil) {
         let target: (surface: Surface, local: Point)?
         if !input.pressedButtons.isEmpty, let grabbed = seat.pointerFocus, let local = localPoint(input.pointer, in: grabbed) {
             target = (grabbed, local)
@@ -179,7 +179,7 @@ extension Compositor {
         seat.pointerFrame()
     }
 
-    /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; a press focuses the window under the pointer.
+    /// A button (evdev code, e.g. BTN_LEFT 0x110) changed; the window policy hears of a press first.
     public func pointerButton(_ button: UInt32, pressed: Bool, time: UInt32? = nil) {
         noteInput(isTouch: false)
         let under = inputTarget(at: input.pointer)
@@ -191,13 +191,12 @@ extension Compositor {
         }
         var surfaceUnder: Surface?
         if case .surface(let surface, _) = under { surfaceUnder = surface }
-        if pressed, windowManager.pressEndsPopupGrab(on: surfaceUnder) {
+        if pressed, windowPolicy?.pressWillBeDelivered(on: surfaceUnder) == false {
             input.swallowedButtons.insert(button)
             refocusPointer()
             return
         }
         if !pressed, input.swallowedButtons.remove(button) != nil { return }
-        if pressed, let surfaceUnder { focus(surfaceUnder) }
         _ = seat.pointerButton(time: time ?? eventTime, button: button, pressed: pressed)
         seat.pointerFrame()
         if pressed {
@@ -221,9 +220,8 @@ extension Compositor {
         }
         var target: (surface: Surface, local: Point)?
         if case .surface(let surface, let local) = under { target = (surface, local) }
-        guard !windowManager.pressEndsPopupGrab(on: target?.surface), let target else { return }
+        guard windowPolicy?.pressWillBeDelivered(on: target?.surface) != false, let target else { return }
         input.touches[id] = target.surface
-        focus(target.surface)
         _ = seat.touchDown(target.surface, id: id, x: target.local.x, y: target.local.y, time: time ?? eventTime)
         seat.touchFrame()
     }
@@ -263,21 +261,21 @@ extension Compositor {
     }
 
     /// Gives keyboard focus to the window that `surface` belongs to (its toplevel surface).
-    func focus(_ surface: Surface) {
+    public func focus(_ surface: Surface) {
         var top = surface
         while let parent = top.subsurface?.parent { top = parent }
         guard seat.keyboardFocus !== top else { return }
         let previous = seat.keyboardFocus
         seat.keyboardEnter(top)
-        windowManager.keyboardFocusChanged(from: previous, to: top)
+        windowPolicy?.keyboardFocusChanged(from: previous, to: top)
     }
 
-    /// A surface stopped being shown: input focus on it moves on.
+    /// A surface stopped being shown: its touches and pointer focus end, and its keyboard focus
+    /// goes where the window policy gives it.
     func surfaceLeftTheScreen(_ surface: Surface) {
         if seat.keyboardFocus === surface {
             seat.keyboardLeave()
-            windowManager.keyboardFocusChanged(from: surface, to: nil)
-            if let next = outputs.first?.windows.last(where: { $0.surface !== surface }) { focus(next.surface) }
+            windowPolicy?.keyboardFocusChanged(from: surface, to: nil)
         }
         var endedTouch = false
         // Touch points on the surface or on one of its subsurfaces end with it.

@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Synchronization
 import WaylandServer
+import WindowPolicy
 
 /// One compositor that WLCS starts for a test. WLCS calls from its own threads; the compositor
 /// lives on a thread of its own (LayerKit and the Wayland display are thread-confined), so every
@@ -23,6 +24,8 @@ final class WLCSServer: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     // The fields below belong to the compositor thread.
     private var compositor: Compositor?
+    /// The compositor's window policy, which places windows where WLCS asks.
+    private var windowPolicy: KioskWindowPolicy?
     private var wakeSource: EventSource?
     private var clients: [Int32: Client] = [:]
     private var devices: [UnsafeMutableRawPointer: InputDevice] = [:]
@@ -43,6 +46,9 @@ final class WLCSServer: @unchecked Sendable {
                     HeadlessOutputConfiguration(mode: OutputMode(width: 1920, height: 1080, refreshMillihertz: 60_000))
                 ])
                 let compositor = try Compositor(backend: backend)
+                let policy = KioskWindowPolicy(compositor: compositor)
+                compositor.windowPolicy = policy
+                windowPolicy = policy
                 self.compositor = compositor
                 wakeSource = try compositor.display.eventLoop.addFileDescriptor(wake, events: .readable) { [self] _ in
                     var count: UInt64 = 0
@@ -108,9 +114,9 @@ final class WLCSServer: @unchecked Sendable {
 
     func positionWindow(clientSocket: Int32, surfaceID: UInt32, x: Int32, y: Int32) {
         perform { [self] in
-            guard let compositor, let client = clients[clientSocket],
+            guard let windowPolicy, let client = clients[clientSocket],
                   let surface = client.resource(withID: surfaceID) as? Surface else { return }
-            compositor.positionWindow(of: surface, x: Double(x), y: Double(y))
+            windowPolicy.positionWindow(of: surface, x: Double(x), y: Double(y))
         }
     }
 

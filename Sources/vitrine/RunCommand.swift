@@ -16,6 +16,7 @@ import WaylandServer
 import KioskShell
 import Logging
 import Renderer
+import WindowPolicy
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
 /// leaves a screenshot.
@@ -201,6 +202,7 @@ struct Run: ParsableCommand {
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
         let compositor = try Compositor(backend: backend, logger: logger)
+        compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
         // Each KMS output logs its first frame and feeds the presentation log, those lit later (a
         // display plugged in) too; by connector, so that a display plugged in again replaces its
         // old output's listener.

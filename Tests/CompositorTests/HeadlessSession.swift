@@ -6,10 +6,13 @@ import Glibc
 import Graphics
 import WaylandServer
 import WaylandTestClient
+import WindowPolicy
 
 /// The compositor on a headless output in this process, with one real client app launched on it.
 final class HeadlessSession {
     let compositor: Compositor
+    /// The compositor's window policy, Vitrine's.
+    let windowPolicy: KioskWindowPolicy
     let backend: HeadlessBackend
     let socketName: String
     private(set) var client: ClientProcess?
@@ -37,6 +40,8 @@ final class HeadlessSession {
     init(outputs: [HeadlessOutputConfiguration]) throws {
         backend = try HeadlessBackend(outputs: outputs)
         compositor = try Compositor(backend: backend)
+        windowPolicy = KioskWindowPolicy(compositor: compositor)
+        compositor.windowPolicy = windowPolicy
         // Suites run in parallel: every session gets a socket name of its own.
         socketName = try compositor.listen(socketName: "vitrine-test-\(UUID().uuidString.prefix(8))", in: Self.runtimeDirectory)
         outputPath = Self.runtimeDirectory + "/\(socketName).out"

@@ -3,9 +3,10 @@ import LayerKit
 import Testing
 import WaylandServer
 import WaylandTestClient
+import WindowPolicy
 
-/// Windows placed at an explicit position (`Compositor.positionWindow`) stay where they were put
-/// while their clients change what they show.
+/// Windows placed at an explicit position (`KioskWindowPolicy.positionWindow`) stay where they
+/// were put while their clients change what they show.
 @Suite(.serialized) struct WindowPlacementTests {
     /// A 64×64 window placed with its top-left corner at (20, 30) on a 640×480 output, with a
     /// synchronized 50×50 subsurface at its origin, and a pointer bound by the client.
@@ -23,7 +24,7 @@ import WaylandTestClient
             window = try InputWindow(session)
             let (client, surface) = (window.client, window.surface)
             server = try #require(client.server.resource(withID: surface.id) as? Surface)
-            session.compositor.positionWindow(of: server, x: 20, y: 30)
+            session.windowPolicy.positionWindow(of: server, x: 20, y: 30)
             let subcompositor = try client.client.bind("wl_subcompositor", version: 1)
             subsurfaceSurface = try client.compositor.send(0, [.newID], interface: "wl_surface")
             subsurface = try subcompositor.send(1, [.newID, .object(subsurfaceSurface), .object(surface)], interface: "wl_subsurface")

@@ -8,6 +8,7 @@ import KioskShell
 import Logging
 import Testing
 import WaylandTestClient
+import WindowPolicy
 
 /// The board's idle blank-after: the output goes black after that long without input, and input
 /// wakes it (a touch only when the board says so) without reaching the app.
@@ -27,6 +28,7 @@ import WaylandTestClient
             mkdir(folder, 0o700)
             backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 320, height: 240, refreshMillihertz: 60_000))])
             compositor = try Compositor(backend: backend)
+            compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
             let name = try compositor.listen(socketName: "vitrine-idle-\(UUID().uuidString.prefix(8))", in: folder)
             session = try KioskSession(
                 compositor: compositor, socketName: name, app: nil,

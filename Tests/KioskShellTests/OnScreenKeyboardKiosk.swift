@@ -9,6 +9,7 @@ import LayerKit
 import Logging
 import OnScreenKeyboard
 import WaylandTestClient
+import WindowPolicy
 
 /// A compositor on a headless output (640×480 unless given, unturned at scale 1 unless given)
 /// with a kiosk session whose board enables the on-screen keyboard; touches go in as device
@@ -35,6 +36,7 @@ final class OnScreenKeyboardKiosk {
         mkdir(runtimeDirectory, 0o700)
         backend = try HeadlessBackend(outputs: [output])
         compositor = try Compositor(backend: backend)
+        compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
         socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))", in: runtimeDirectory)
         session = try KioskSession(
             compositor: compositor, socketName: socketName, app: nil, splash: splash, onScreenKeyboard: settings,

@@ -10,6 +10,7 @@ import LayerKit
 import Logging
 @testable import Renderer
 import Testing
+import WindowPolicy
 
 /// The board's `animation = "pattern"`: the animated pattern moves behind the splash while the
 /// app starts or restarts, and is stopped and released once the app's first frame hides the overlay.
@@ -29,6 +30,7 @@ import Testing
                 HeadlessOutputConfiguration(mode: OutputMode(width: 320, height: 240, refreshMillihertz: 60_000))
             ])
             compositor = try Compositor(backend: backend)
+            compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
             let name = try compositor.listen(socketName: "vitrine-pattern-\(UUID().uuidString.prefix(8))", in: folder)
             session = try KioskSession(
                 compositor: compositor, socketName: name, runtimeDirectory: folder, app: AppConfiguration(command: app),
