@@ -139,9 +139,13 @@ struct LayerTreeDrawer {
         let p = layer.properties
         let rounded = Self.roundedRect(p.bounds, radii: p.cornerRadii)
 
-        if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
-            drawShadow(of: layer, color: tinted(shadowColor).withAlphaComponent(shadowColor.alpha * p.shadowOpacity),
-                       rounded: rounded, flipped: flipped)
+        if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor {
+            // Under masksToBounds the shadow is clipped at the layer's edges (seed ch. 2, "Adding
+            // Shadows to Layers"): only its part beneath the layer shows, through what is transparent.
+            let color = tinted(shadowColor).withAlphaComponent(shadowColor.alpha * p.shadowOpacity)
+            clipped(to: p.masksToBounds ? rounded : nil) { drawer in
+                drawer.drawShadow(of: layer, color: color, rounded: rounded, flipped: flipped)
+            }
         }
 
         if let background = p.backgroundColor, background.alpha > 0 {

@@ -52,9 +52,9 @@ struct PixelRect: Equatable {
 /// per-layer order: shadow, background and contents, sublayers in drawing order, border.
 ///
 /// Geometry is flattened per layer as CALayer does (`transformToSuperlayer(_:).flattened`), then
-/// scaled to output pixels. A `masksToBounds` layer clips its sublayers to its rounded bounds in
-/// the shader; when clips nest, the outer ones also clip through the scissor (their pixel bounding
-/// boxes). Colours are premultiplied sRGB-encoded values, blended as they are.
+/// scaled to output pixels. A `masksToBounds` layer clips its sublayers and its shadow to its
+/// rounded bounds in the shader; when clips nest, the outer ones also clip through the scissor
+/// (their pixel bounding boxes). Colours are premultiplied sRGB-encoded values, blended as they are.
 ///
 /// Effects that need a subtree as one image (group opacity, masks, shadows of composited alpha)
 /// render it into an intermediate first (see OffscreenGroups.swift): the encoder then produces
@@ -245,12 +245,16 @@ struct SceneEncoder {
         // number of flips above the layer turns its texture back upright.
         let contentsFlipped = flipped
 
-        if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor, !p.masksToBounds {
+        // What masksToBounds clips: the sublayers, and the layer's own shadow (seed ch. 2, "Adding
+        // Shadows to Layers": only its part beneath the layer shows, through what is transparent).
+        let (innerClip, innerScissor) = boundsClip(of: p, transform: transform, radii: radii, clip: clip, scissor: scissor)
+
+        if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor {
             if p.shadowPath != nil || p.contentsLogicalSize != nil || p.shape != nil || p.text != nil
                 || hasVisibleSublayers(layer)
             {
                 encodeOffscreenShadow(
-                    layer, transform: transform, opacity: opacity, clip: clip, scissor: scissor, flipped: flipped)
+                    layer, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor, flipped: flipped)
             } else if !p.bounds.isEmpty {
                 // Only a background: its shape is the rounded bounds, whose blur the shader
                 // computes exactly, without a pass.
@@ -259,10 +263,10 @@ struct SceneEncoder {
                 let reach = 3 * sigma + margin
                 append(
                     Instance(
-                        transform: transform, clip: clip, quad: shadowRect.insetBy(dx: -reach, dy: -reach),
+                        transform: transform, clip: innerClip, quad: shadowRect.insetBy(dx: -reach, dy: -reach),
                         bounds: shadowRect, radii: radii, color: premultiplied(shadowColor, times: p.shadowOpacity),
                         opacity: opacity, sigma: sigma, flags: []),
-                    kind: .shadow, scissor: scissor)
+                    kind: .shadow, scissor: innerScissor)
             }
         }
 
@@ -327,26 +331,18 @@ struct SceneEncoder {
                 upright: flipped)
         }
 
-        var childClip = clip
-        var childScissor = scissor
-        if p.masksToBounds, let inverse = transform.planeInverse {
-            let box = pixelBox(of: p.bounds, transform)
-            if let outer = clip { childScissor = intersect(childScissor, pixelRect(outer.pixelBox)) }
-            childClip = Clip(bounds: p.bounds, radii: radii, inverse: inverse, pixelBox: box)
-            childScissor = intersect(childScissor, pixelRect(box))
-        }
         if let emitter = p.emitter {
-            drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor)
+            drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor)
         }
         let childFlipped = flipped != p.isGeometryFlipped
         if let replicator = p.replicator {
             drawInstances(
-                of: layer, replicator, transform: transform, opacity: opacity, clip: childClip, scissor: childScissor,
+                of: layer, replicator, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor,
                 flipped: childFlipped)
         } else {
             for sublayer in tree.sortedSublayers(of: layer) {
                 visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity,
-                      clip: childClip, scissor: childScissor, flipped: childFlipped)
+                      clip: innerClip, scissor: innerScissor, flipped: childFlipped)
             }
         }
 
@@ -454,6 +450,20 @@ struct SceneEncoder {
                 kind: .body, scissor: scissor, contents: image)
         }
         tint = outerTint
+    }
+
+    /// The clip and scissor within a layer that `transform` maps to pixels: with masksToBounds,
+    /// its rounded bounds through the shader and an enclosing clip through the scissor (their
+    /// pixel boxes); otherwise the enclosing ones.
+    func boundsClip(
+        of p: LayerProperties, transform: Transform3D, radii: (Double, Double, Double, Double), clip: Clip?,
+        scissor: PixelRect?
+    ) -> (Clip?, PixelRect?) {
+        guard p.masksToBounds, let inverse = transform.planeInverse else { return (clip, scissor) }
+        let box = pixelBox(of: p.bounds, transform)
+        var inner = scissor
+        if let outer = clip { inner = intersect(inner, pixelRect(outer.pixelBox)) }
+        return (Clip(bounds: p.bounds, radii: radii, inverse: inverse, pixelBox: box), intersect(inner, pixelRect(box)))
     }
 
     /// Whether the rectangle's image winds the other way round than the rectangle: its back faces

@@ -151,6 +151,36 @@ func render(_ root: Layer, scale: Double = 1, sourceLocation: SourceLocation = #
         try golden.check(rendered, named: "figure-2-5-shadow")
     }
 
+    /// Seed ch. 2, "Adding Shadows to Layers": with masksToBounds the shadow is clipped at the
+    /// layer's edges; where the layer is transparent, the part of the shadow beneath it shows, the
+    /// part outside does not. The blue half (0…40 × 0…80) casts (20…60 × 20…100) with σ 0: beneath
+    /// the transparent right half that is 40…60 × 20…80, black; below the layer nothing. Inside an
+    /// equal layer that casts the shadow, the clipping layer's shadow shows outside too.
+    @Test func masksToBoundsClipsTheShadowAtTheLayersEdges() throws {
+        let root = try SeedScene.shadowUnderMasksToBounds.make()
+        let rendered = try render(root)
+        let (white, black, blue) = ([255, 255, 255, 255], [0, 0, 0, 255], [0, 0, 255, 255])
+        // The clipping layer at (20, 20).
+        #expect(isNear(pixel(rendered, 20 + 10, 20 + 30), blue))
+        #expect(isNear(pixel(rendered, 20 + 50, 20 + 50), black))   // beneath the layer
+        #expect(isNear(pixel(rendered, 20 + 50, 20 + 78), black))
+        #expect(isNear(pixel(rendered, 20 + 50, 20 + 10), white))   // above the shadow's top
+        #expect(isNear(pixel(rendered, 20 + 70, 20 + 50), white))   // right of its right edge
+        #expect(isNear(pixel(rendered, 20 + 50, 20 + 81), white))   // outside the layer: clipped
+        #expect(isNear(pixel(rendered, 20 + 50, 20 + 95), white))
+        // The two-layer way at (140, 20): the same shadow, not clipped.
+        #expect(isNear(pixel(rendered, 140 + 50, 20 + 50), black))
+        #expect(isNear(pixel(rendered, 140 + 50, 20 + 95), black))
+        #expect(isNear(pixel(rendered, 140 + 30, 20 + 95), black))
+        #expect(isNear(pixel(rendered, 140 + 10, 20 + 95), white))
+        // The rounded, blurred one at (260, 20): nothing outside the bounds, a shadow beneath the
+        // half-transparent background (darker than its white at 0.5 over white alone).
+        #expect(isNear(pixel(rendered, 260 + 50, 20 + 90), white))
+        #expect(isNear(pixel(rendered, 260 + 90, 20 + 50), white))
+        #expect(pixel(rendered, 260 + 50, 20 + 50)[0] < 140)
+        try golden.check(rendered, named: "figure-2-5-shadow-under-masks-to-bounds")
+    }
+
     /// contentsRect (ca-semantics C3) picks a unit subrectangle of the 24×16 quadrant image:
     /// its middle half shows the four quadrants in the four quarters of a 40×40 layer; the
     /// top-right quadrant alone has a logical size of 12×8 for `center` gravity; a rectangle

@@ -8,6 +8,7 @@ enum SeedScene: String, CaseIterable {
     case cornerRadius
     case contentsGravity
     case shadow
+    case shadowUnderMasksToBounds
     case clippingSublayersToRoundedCorners
     case anchorPointAndRotation
     case perspectiveCardFlip
@@ -53,6 +54,27 @@ enum SeedScene: String, CaseIterable {
             layer.shadowOffset = Size(width: 10, height: 10)
             layer.shadowRadius = 5
             layer.cornerRadius = 10
+            return root
+        case .shadowUnderMasksToBounds:
+            // Seed ch. 2, "Adding Shadows to Layers": three 80×80 layers whose left half is a blue
+            // sublayer and right half transparent, each casting a black shadow offset (20, 20).
+            // The first clips its shadow with masksToBounds; the second is the guide's two-layer
+            // way, the clipping layer inside an equal one with the shadow; the third clips a
+            // blurred shadow (σ 4) under a half-transparent background with rounded corners.
+            let root = makeRoot(380, 130)
+            for i in 0..<3 {
+                let layer = sublayer(root, frame: Rect(x: 20 + Double(i) * 120, y: 20, width: 80, height: 80))
+                let clipping = i == 1 ? sublayer(layer, frame: layer.bounds) : layer
+                clipping.masksToBounds = true
+                _ = sublayer(clipping, frame: Rect(x: 0, y: 0, width: 40, height: 80), background: .blue)
+                layer.shadowOpacity = 1
+                layer.shadowOffset = Size(width: 20, height: 20)
+                layer.shadowRadius = i == 2 ? 4 : 0
+                if i == 2 {
+                    layer.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 0.5)
+                    layer.cornerRadius = 16
+                }
+            }
             return root
         case .clippingSublayersToRoundedCorners:
             let root = makeRoot(220, 220)
