@@ -110,10 +110,13 @@ let package = Package(
         // Level 1: owning file descriptors and reporting failed system calls (swift-system's
         // FileDescriptor and Errno), for every module that makes system calls.
         .target(name: "SystemCalls", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
+        // Level 1: one buffer abstraction (client shm and dma-buf, GBM, dumb buffers, host memory) and
+        // one pixel-format type (DRM fourcc codes), for every module that shows or samples pixels.
+        .target(name: "Buffers"),
 
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
-        .target(name: "Graphics", dependencies: ["CCairo", "CPangoCairo"]),
+        .target(name: "Graphics", dependencies: ["Buffers", "CCairo", "CPangoCairo"]),
         .target(
             name: "LayerKit",
             dependencies: [
@@ -126,19 +129,19 @@ let package = Package(
         .target(name: "SeedExamples", dependencies: ["LayerKit"]),
 
         // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it).
-        .target(name: "Renderer", dependencies: ["LayerKit", "CVulkan", "FaultInjection"]),
+        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection"]),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
         .target(
             name: "WaylandServer",
-            dependencies: ["CWaylandServer", "CVitrineWayland", "WaylandProtocols", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"],
+            dependencies: ["Buffers", "CWaylandServer", "CVitrineWayland", "WaylandProtocols", "CXKBCommon", "CLinux", "CPixman", "SystemCalls"],
             exclude: ["resource-classes.txt"], plugins: ["WaylandBindingsPlugin"]
         ),
 
         // Level 3: output backends behind one small protocol (headless today; KMS next).
-        .target(name: "DisplayBackend", dependencies: ["Graphics", "CLinux", "Signals", "SystemCalls"]),
+        .target(name: "DisplayBackend", dependencies: ["Buffers", "Graphics", "CLinux", "Signals", "SystemCalls"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
+        .target(name: "KMSBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
         .target(name: "Seat", dependencies: ["CSeat", "SystemCalls"]),
@@ -161,7 +164,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "Signals", "SystemCalls",
+                "Buffers", "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "Signals", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -239,6 +242,7 @@ let package = Package(
 
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
+        .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics", "SystemCalls"]),
@@ -255,13 +259,13 @@ let package = Package(
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
-        .testTarget(name: "WaylandServerTests", dependencies: ["WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
+        .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),
         // Golden-image comparison shared by the test targets that render.
         .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
     ],

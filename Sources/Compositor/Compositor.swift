@@ -1,3 +1,4 @@
+import Buffers
 import DisplayBackend
 import Glibc
 import LayerKit
@@ -98,7 +99,7 @@ public final class Compositor: SurfaceObserver {
     public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
         self.backend = backend
         self.logger = logger
-        display = try Display(shmFormats: ShmFormat.additional)
+        display = try Display(shmFormats: PixelFormat.readable)
         display.clientRefusal = { [logger] change in
             switch change {
             case .started(let error):

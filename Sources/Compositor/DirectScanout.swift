@@ -1,3 +1,4 @@
+import Buffers
 import DisplayBackend
 import Graphics
 import LayerKit
@@ -30,7 +31,7 @@ extension CompositorOutput {
         }
         guard layersAreWhole, container.frame == root.bounds, content.frame == container.bounds,
             content.transform.isIdentity, container.transform.isIdentity, content.contentsRect == unit,
-            content.isOpaque || Self.opaqueFormats.values.contains(attributes.format.fourcc)
+            content.isOpaque || !attributes.format.format.hasAlpha
         else { return nil }
         return window
     }
@@ -42,7 +43,7 @@ extension CompositorOutput {
         guard let output = backend as? any DirectScanoutOutput, let window = directScanoutWindow(of: tree),
             let (attributes, ended) = window.beginScanout()
         else { return false }
-        let buffer = DmabufLayout(firstPlaneOf: attributes, fourcc: Self.opaqueFormats[attributes.format.fourcc])
+        let buffer = DmabufLayout(firstPlaneOf: attributes, format: attributes.format.format.opaqueEquivalent)
         do {
             guard try output.scanOut(buffer, for: request, released: ended) else {
                 ended()
@@ -54,11 +55,4 @@ extension CompositorOutput {
         }
         return true
     }
-
-    /// Formats without alpha, and the alpha formats they stand in for on the plane when the
-    /// surface says it is opaque (the same bytes, the alpha byte ignored).
-    static let opaqueFormats: [UInt32: UInt32] = [
-        0x3432_5241: 0x3432_5258,  // ARGB8888 → XRGB8888
-        0x3432_4241: 0x3432_4258,  // ABGR8888 → XBGR8888
-    ]
 }

@@ -1,3 +1,4 @@
+import Buffers
 import Graphics
 import LayerKit
 import Logging
@@ -35,16 +36,15 @@ final class DmabufImports: DmabufImporter {
                 return nil
             case .supported(let node, let supported):
                 let imports = DmabufImports(device: device, logger: logger)
-                let formats = supported.map { DmabufFormat(fourcc: $0.fourcc, modifier: $0.modifier) }
-                let global: LinuxDmabufGlobal
+                                let global: LinuxDmabufGlobal
                 if let node {
                     let main = DeviceNumber(major: node.major, minor: node.minor)
                     global = try LinuxDmabufGlobal(
                         display: display,
-                        feedback: DmabufFeedback(mainDevice: main, tranches: [DmabufTranche(targetDevice: main, formats: formats)]),
+                        feedback: DmabufFeedback(mainDevice: main, tranches: [DmabufTranche(targetDevice: main, formats: supported)]),
                         importer: imports)
                 } else {
-                    global = try LinuxDmabufGlobal(display: display, formats: formats, importer: imports)
+                    global = try LinuxDmabufGlobal(display: display, formats: supported, importer: imports)
                 }
                 logger.info("zwp_linux_dmabuf_v1 advertised: \(supported.count) linear formats, copied at commit (\(device.deviceName))")
                 return (global, imports)
@@ -115,12 +115,12 @@ final class DmabufImports: DmabufImporter {
 }
 
 extension DmabufLayout {
-    /// The first plane of a client's buffer, read as `fourcc` where given (instead of the buffer's).
-    init(firstPlaneOf attributes: DmabufAttributes, fourcc: UInt32? = nil) {
+    /// The first plane of a client's buffer, read as `format` where given (instead of the buffer's).
+    init(firstPlaneOf attributes: DmabufAttributes, format: PixelFormat? = nil) {
         let plane = attributes.planes[0]
         self.init(
             fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
-            fourcc: fourcc ?? attributes.format.fourcc, modifier: attributes.format.modifier, offset: Int(plane.offset),
+            format: format ?? attributes.format.format, modifier: attributes.format.modifier, offset: Int(plane.offset),
             stride: Int(plane.stride))
     }
 }

@@ -1,3 +1,4 @@
+import Buffers
 import DisplayBackend
 import LayerKit
 import Renderer
@@ -5,7 +6,7 @@ import Renderer
 /// A frame drawn for an output: an image to hand over, or pixels already in its scanout buffer.
 enum DrawnFrame {
     case image(Image)
-    case inPlace(ScanoutMemory, any ScanoutMemoryOutput)
+    case inPlace(any MappedPixelBuffer, any ScanoutMemoryOutput)
 }
 
 /// The renderer's targets for an output's scanout buffers (KMS dumb buffers), one per buffer and
@@ -13,12 +14,12 @@ enum DrawnFrame {
 final class ScanoutTargets {
     private var targets: [ObjectIdentifier: HostBufferTarget] = [:]
 
-    /// The target for `memory`; the target holds the memory's owner, so the identifier stays its.
-    func target(for memory: ScanoutMemory, width: Int, height: Int, renderer: Renderer) throws -> HostBufferTarget {
-        if let target = targets[ObjectIdentifier(memory.owner)] { return target }
+    /// The target for `buffer`; the target holds the buffer, so the identifier stays its.
+    func target(for buffer: any MappedPixelBuffer, renderer: Renderer) throws -> HostBufferTarget {
+        if let target = targets[ObjectIdentifier(buffer)] { return target }
         let made = try renderer.makeHostBufferTarget(
-            memory: memory.bytes, width: width, height: height, bytesPerRow: memory.bytesPerRow, owner: memory.owner)
-        targets[ObjectIdentifier(memory.owner)] = made
+            memory: buffer.mapping, width: buffer.width, height: buffer.height, bytesPerRow: buffer.bytesPerRow, owner: buffer)
+        targets[ObjectIdentifier(buffer)] = made
         return made
     }
 
@@ -33,9 +34,9 @@ extension ScanoutTargets {
     /// and otherwise into an image to hand over.
     func draw(_ tree: RenderTree, for backend: any BackendOutput, renderer: Renderer, scale: Double) throws -> DrawnFrame {
         let (width, height) = (backend.mode.width, backend.mode.height)
-        if let output = backend as? any ScanoutMemoryOutput, let memory = output.nextScanoutMemory() {
-            try renderer.render(tree, into: target(for: memory, width: width, height: height, renderer: renderer), scale: scale, clearColor: Color(white: 0))
-            return .inPlace(memory, output)
+        if let output = backend as? any ScanoutMemoryOutput, let buffer = output.nextScanoutBuffer() {
+            try renderer.render(tree, into: target(for: buffer, renderer: renderer), scale: scale, clearColor: Color(white: 0))
+            return .inPlace(buffer, output)
         }
         return .image(try renderer.render(tree, width: width, height: height, scale: scale, clearColor: Color(white: 0)))
     }
@@ -46,7 +47,7 @@ extension DrawnFrame {
     func present(on backend: any BackendOutput, for request: FrameRequest) throws {
         switch self {
         case .image(let image): try backend.present(image, for: request)
-        case .inPlace(let memory, let output): try output.presentScanoutMemory(memory, for: request)
+        case .inPlace(let buffer, let output): try output.presentScanoutBuffer(buffer, for: request)
         }
     }
 }

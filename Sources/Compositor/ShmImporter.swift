@@ -1,3 +1,4 @@
+import Buffers
 import Graphics
 import WaylandServer
 
@@ -11,15 +12,16 @@ enum ShmImporter {
     /// update of `previous`, so the renderer uploads and redraws only them as well.
     static func image(of buffer: Buffer, updating previous: Image? = nil, damage: ImageRect? = nil) -> Image? {
         buffer.withShmContents { contents -> Image? in
-            guard let format = ShmFormat(rawValue: contents.format), let source = contents.bytes.baseAddress else {
-                return nil
-            }
+            let format = contents.format
+            guard let bytesPerPixel = format.bytesPerPixel, let source = contents.bytes.baseAddress else { return nil }
+            // Formats without alpha become opaque images.
+            let pixelFormat: PixelFormat = format.hasAlpha ? .argb8888 : .xrgb8888
             if let previous, let damage, previous.width == contents.width, previous.height == contents.height,
-                previous.pixelFormat == format.pixelFormat
+                previous.pixelFormat == pixelFormat
             {
                 return try? Image(updating: previous, in: damage) { origin, bytesPerRow in
-                    let start = source + damage.y * contents.stride + damage.x * format.bytesPerPixel
-                    if format == .argb8888 || format == .xrgb8888 {
+                    let start = source + damage.y * contents.stride + damage.x * bytesPerPixel
+                    if format.isNativeWord {
                         for row in 0..<damage.height {
                             (origin + row * bytesPerRow).copyMemory(
                                 from: start + row * contents.stride, byteCount: damage.width * 4)
@@ -31,13 +33,13 @@ enum ShmImporter {
                     }
                 }
             }
-            if format == .argb8888 || format == .xrgb8888 {
-                return try? Image(width: contents.width, height: contents.height, pixelFormat: format.pixelFormat,
+            if format.isNativeWord {
+                return try? Image(width: contents.width, height: contents.height, pixelFormat: format,
                                   bytesPerRow: contents.stride, bytes: contents.bytes)
             }
             // libwayland checked that the pool holds stride × height bytes for this buffer.
-            guard contents.stride >= contents.width * format.bytesPerPixel,
-                contents.bytes.count >= contents.stride * (contents.height - 1) + contents.width * format.bytesPerPixel
+            guard contents.stride >= contents.width * bytesPerPixel,
+                contents.bytes.count >= contents.stride * (contents.height - 1) + contents.width * bytesPerPixel
             else { return nil }
             var words = [UInt32](repeating: 0, count: contents.width * contents.height)
             words.withUnsafeMutableBufferPointer { out in
@@ -45,7 +47,7 @@ enum ShmImporter {
                                into: out.baseAddress!)
             }
             return words.withUnsafeBytes { bytes in
-                try? Image(width: contents.width, height: contents.height, pixelFormat: format.pixelFormat,
+                try? Image(width: contents.width, height: contents.height, pixelFormat: pixelFormat,
                            bytesPerRow: contents.width * 4, bytes: bytes)
             }
         } ?? nil

@@ -1,4 +1,4 @@
-import Graphics
+import Buffers
 
 /// An output that can show a client's buffer on its primary plane as the frame (direct scanout).
 public protocol DirectScanoutOutput: BackendOutput {

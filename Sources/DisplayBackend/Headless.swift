@@ -1,3 +1,4 @@
+import Buffers
 internal import CLinux
 import Glibc
 import Graphics
@@ -184,7 +185,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     private var renderTimes = RenderTimePredictor()
 
     /// The frame buffers written in place, and the one shown now (the other is written next).
-    private var buffers: [HeadlessFrameBuffer]
+    private var buffers: [HostMemoryBuffer]
     private var front = 1
     private var shownFrame: ShownFrame?
     /// The shown frame as an image, once asked for.
@@ -195,8 +196,8 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     public var lastShownImage: Image? {
         if shownImage == nil {
             switch shownFrame {
-            case .buffer(let index): shownImage = buffers[index].image()
-            case .client(let buffer): shownImage = buffer.image()
+            case .buffer(let index): shownImage = try? buffers[index].withPixels(Image.init(copying:))
+            case .client(let buffer): shownImage = try? buffer.withPixels(Image.init(copying:))
             case .image, nil: break
             }
         }
@@ -243,8 +244,16 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
             throw .system(error)
         }
         clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: configuration.mode.refreshNanoseconds)
-        buffers = try (0..<2).map { _ throws(BackendError) in
-            try HeadlessFrameBuffer(width: configuration.mode.width, height: configuration.mode.height)
+        buffers = try Self.frameBuffers(for: configuration.mode)
+    }
+
+    /// The two frame buffers of `mode`, in host memory: premultiplied ARGB8888, as the renderer writes.
+    private static func frameBuffers(for mode: OutputMode) throws(BackendError) -> [HostMemoryBuffer] {
+        try (0..<2).map { _ throws(BackendError) in
+            guard let buffer = HostMemoryBuffer(width: mode.width, height: mode.height, format: .argb8888) else {
+                throw BackendError.system(.current("mmap of a \(mode.width)×\(mode.height) frame buffer"))
+            }
+            return buffer
         }
     }
 
@@ -291,13 +300,13 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     }
 
     /// The buffer that is not shown: nothing reads it until it is presented.
-    public func nextScanoutMemory() -> ScanoutMemory? {
-        buffers[(front + 1) % buffers.count].scanoutMemory
+    public func nextScanoutBuffer() -> (any MappedPixelBuffer)? {
+        buffers[(front + 1) % buffers.count]
     }
 
-    public func presentScanoutMemory(_ memory: ScanoutMemory, for request: FrameRequest) throws {
+    public func presentScanoutBuffer(_ buffer: any MappedPixelBuffer, for request: FrameRequest) throws {
         let back = (front + 1) % buffers.count
-        guard memory.owner === buffers[back] else { throw BackendError.notTheBackBuffer(output: name) }
+        guard buffer === buffers[back] else { throw BackendError.notTheBackBuffer(output: name) }
         show(.buffer(back))
     }
 
@@ -328,7 +337,7 @@ public final class HeadlessOutput: BackendOutput, ScanoutMemoryOutput, DirectSca
     /// A new mode with new frame buffers of its size and a refresh clock from now: a frame on its
     /// way in the old size is dropped (never presented), and a frame follows.
     func changeMode(to newMode: OutputMode) throws(BackendError) {
-        buffers = try (0..<2).map { _ throws(BackendError) in try HeadlessFrameBuffer(width: newMode.width, height: newMode.height) }
+        buffers = try Self.frameBuffers(for: newMode)
         mode = newMode
         cursorGeometry = CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform)
         clock = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: newMode.refreshNanoseconds)
@@ -424,7 +433,7 @@ extension HeadlessOutput: HardwareCursorOutput {
             var pixels = [UInt8](repeating: 0, count: turned.width * turned.height * 4)
             pixels.withUnsafeMutableBytes { cursorGeometry.turn(wanted.image, into: $0.baseAddress!, bytesPerRow: turned.width * 4) }
             guard let image = try? pixels.withUnsafeBytes({
-                try Image(width: turned.width, height: turned.height, pixelFormat: .argb8888Premultiplied, bytesPerRow: turned.width * 4, bytes: $0)
+                try Image(width: turned.width, height: turned.height, pixelFormat: .argb8888, bytesPerRow: turned.width * 4, bytes: $0)
             }) else { return nil }
             let origin = cursorGeometry.origin(pointer: cursorPointer, hotspotX: wanted.hotspotX, hotspotY: wanted.hotspotY,
                                                imageWidth: wanted.image.width, imageHeight: wanted.image.height)

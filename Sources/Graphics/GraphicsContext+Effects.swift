@@ -252,7 +252,7 @@ extension Image {
             }
         }
         return try! bytes.withUnsafeBytes {
-            try Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: $0)
+            try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4, bytes: $0)
         }
     }
 
@@ -301,7 +301,7 @@ extension Image {
             }
         }
         return try! bytes.withUnsafeBytes {
-            try Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: $0)
+            try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4, bytes: $0)
         }
     }
 
@@ -370,7 +370,7 @@ extension Image {
             bytes[i * 4 + 3] = byte(a)
         }
         return try! bytes.withUnsafeBytes {
-            try Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: $0)
+            try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4, bytes: $0)
         }
     }
 }

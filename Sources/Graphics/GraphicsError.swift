@@ -1,5 +1,6 @@
-import Foundation
+import Buffers
 internal import CCairo
+import Foundation
 
 /// The errors that `Graphics` throws. Every cairo status is translated here, so that no cairo type
 /// reaches callers.
@@ -10,6 +11,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
     case invalidSize(width: Int, height: Int)
     /// A row stride shorter than one row of pixels.
     case invalidBytesPerRow(Int, minimum: Int)
+    /// A pixel format images do not have (they are ARGB8888 or XRGB8888).
+    case unsupportedPixelFormat(PixelFormat)
     /// A pixel buffer too short for the stated size and stride.
     case bufferTooSmall(byteCount: Int, required: Int)
     /// No file exists at `path`.
@@ -33,6 +36,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
             return "invalid image size \(width)×\(height): each side must be in 1…\(Image.maximumDimension)"
         case .invalidBytesPerRow(let bytesPerRow, let minimum):
             return "invalid bytesPerRow \(bytesPerRow): a row needs at least \(minimum) bytes"
+        case .unsupportedPixelFormat(let format):
+            return "images are ARGB8888 or XRGB8888, not \(format)"
         case .bufferTooSmall(let byteCount, let required):
             return "pixel buffer holds \(byteCount) bytes but \(required) are required"
         case .fileNotFound(let path):

@@ -1,30 +1,22 @@
-import Foundation
+import Buffers
 internal import CCairo
+import Foundation
 
-/// The memory layout of an image's pixels.
+/// The pixel formats an image has: `.argb8888` (colour premultiplied by alpha) and `.xrgb8888`
+/// (opaque; the top byte is ignored and alpha reads as 255).
 ///
-/// Both formats use 32 bits per pixel, stored as one native-endian `UInt32` `0xAARRGGBB`; on a
+/// Both use 32 bits per pixel, stored as one native-endian `UInt32` `0xAARRGGBB`; on a
 /// little-endian machine the bytes in memory are B, G, R, A. This is cairo's `CAIRO_FORMAT_ARGB32`
-/// and `CAIRO_FORMAT_RGB24`, and Wayland's `WL_SHM_FORMAT_ARGB8888` and `WL_SHM_FORMAT_XRGB8888`,
-/// so pixels pass between them without conversion. Components are sRGB-encoded.
-public enum PixelFormat: Sendable, Hashable {
-    /// Red, green and blue premultiplied by alpha.
-    case argb8888Premultiplied
-    /// Opaque pixels; the top byte is ignored and alpha reads as 255.
-    case xrgb8888
-
-    public var bytesPerPixel: Int { 4 }
-
+/// and `CAIRO_FORMAT_RGB24`, and Wayland's and DRM's ARGB8888 and XRGB8888, so pixels pass between
+/// them without conversion. Components are sRGB-encoded.
+extension PixelFormat {
     var cairoFormat: cairo_format_t {
-        switch self {
-        case .argb8888Premultiplied: CAIRO_FORMAT_ARGB32
-        case .xrgb8888: CAIRO_FORMAT_RGB24
-        }
+        self == .xrgb8888 ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32
     }
 
     init?(cairoFormat: cairo_format_t) {
         switch cairoFormat {
-        case CAIRO_FORMAT_ARGB32: self = .argb8888Premultiplied
+        case CAIRO_FORMAT_ARGB32: self = .argb8888
         case CAIRO_FORMAT_RGB24: self = .xrgb8888
         default: return nil
         }
@@ -110,7 +102,7 @@ public final class Image: @unchecked Sendable, Hashable {
         self.pixelFormat = pixelFormat
         self.base = base
         changedRectFromBase = changedRect
-        bytesPerRow = width * pixelFormat.bytesPerPixel
+        bytesPerRow = width * 4
         storage = .allocate(byteCount: bytesPerRow * height, alignment: 16)
         initialize(storage, bytesPerRow)
     }
@@ -124,7 +116,8 @@ public final class Image: @unchecked Sendable, Hashable {
         width: Int, height: Int, pixelFormat: PixelFormat, bytesPerRow: Int, bytes: UnsafeRawBufferPointer
     ) throws {
         try checkImageSize(width: width, height: height)
-        let rowLength = width * pixelFormat.bytesPerPixel
+        guard pixelFormat.isNativeWord else { throw GraphicsError.unsupportedPixelFormat(pixelFormat) }
+        let rowLength = width * 4
         guard bytesPerRow >= rowLength else {
             throw GraphicsError.invalidBytesPerRow(bytesPerRow, minimum: rowLength)
         }
@@ -154,7 +147,7 @@ public final class Image: @unchecked Sendable, Hashable {
             validWidth: base.width, height: base.height, pixelFormat: base.pixelFormat, base: base, changedRect: rect
         ) { destination, stride in
             destination.copyMemory(from: base.storage, byteCount: stride * base.height)
-            write(destination + rect.y * stride + rect.x * base.pixelFormat.bytesPerPixel, stride)
+            write(destination + rect.y * stride + rect.x * 4, stride)
         }
     }
 
@@ -178,7 +171,7 @@ public final class Image: @unchecked Sendable, Hashable {
 
     /// An image with every pixel set to `fill`. The size must be valid (see `GraphicsError.invalidSize`);
     /// an invalid one is a programming error, as a negative count is for `Array(repeating:count:)`.
-    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat = .argb8888Premultiplied, fill: PremultipliedPixel) {
+    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat = .argb8888, fill: PremultipliedPixel) {
         do {
             try checkImageSize(width: width, height: height)
         } catch {
@@ -195,7 +188,7 @@ public final class Image: @unchecked Sendable, Hashable {
     }
 
     /// Decodes a PNG file. Images with an alpha channel (or transparency chunk) become
-    /// `.argb8888Premultiplied`, the others `.xrgb8888`.
+    /// `.argb8888`, the others `.xrgb8888`.
     public convenience init(contentsOfPNGFile path: String) throws {
         let bytes = try readFile(atPath: path)
         let decoded = try bytes.withUnsafeBytes { try CairoSurface(decodingPNG: $0, path: path) }
@@ -250,7 +243,7 @@ public final class Image: @unchecked Sendable, Hashable {
     /// The pixel at column `x`, row `y` (both must be in bounds).
     public func pixel(x: Int, y: Int) -> PremultipliedPixel {
         precondition((0..<width).contains(x) && (0..<height).contains(y), "pixel (\(x), \(y)) outside \(width)×\(height)")
-        let packed = storage.load(fromByteOffset: y * bytesPerRow + x * pixelFormat.bytesPerPixel, as: UInt32.self)
+        let packed = storage.load(fromByteOffset: y * bytesPerRow + x * 4, as: UInt32.self)
         return PremultipliedPixel(packed: packed, format: pixelFormat)
     }
 
@@ -461,4 +454,12 @@ public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "(\(x), \(y), \(width)×\(height))" }
+}
+
+extension Image {
+    /// A copy of a buffer's pixels (a capture of what an output shows), which must be ARGB8888 or
+    /// XRGB8888.
+    public convenience init(copying rows: PixelRows) throws {
+        try self.init(width: rows.width, height: rows.height, pixelFormat: rows.format, bytesPerRow: rows.bytesPerRow, bytes: rows.bytes)
+    }
 }

@@ -1,7 +1,7 @@
+import Buffers
 internal import CDRM
 import DisplayBackend
 import Glibc
-import Graphics
 
 /// A client's dma-buf as a framebuffer of the device, for direct scanout: imported with PRIME,
 /// made a framebuffer, and the import's GEM handle closed at once (the framebuffer holds the
@@ -16,12 +16,12 @@ final class ClientFramebuffer {
 
     /// Linear buffers only, as the compositor imports them; nil when the device refuses the buffer.
     init?(device: DRMDevice, buffer: DmabufLayout) {
-        guard buffer.modifier == 0, buffer.width > 0, buffer.height > 0 else { return nil }
+        guard buffer.modifier == FormatModifier.linear, buffer.width > 0, buffer.height > 0 else { return nil }
         var handle: UInt32 = 0
         guard drmPrimeFDToHandle(device.fd, buffer.fileDescriptor, &handle) == 0 else { return nil }
         defer { _ = drmCloseBufferHandle(device.fd, handle) }
         let added = device.addFramebuffer(
-            width: buffer.width, height: buffer.height, format: buffer.fourcc, handle: handle, pitch: UInt32(buffer.stride),
+            width: buffer.width, height: buffer.height, format: buffer.format, handle: handle, pitch: UInt32(buffer.stride),
             offset: UInt32(buffer.offset))
         guard added.result == 0 else { return nil }
         self.device = device

@@ -31,9 +31,6 @@ final class CursorPlane {
     /// The output's modeset starts with the plane off.
     private var committed: (buffer: Int?, image: Image?, origin: (x: Int, y: Int)) = (nil, nil, (0, 0))
 
-    /// DRM_FORMAT_ARGB8888, fourcc "AR24".
-    static let argb8888: UInt32 = 0x3432_5241
-
     init(device: DRMDevice, plane: UInt32, geometry: CursorPlaneGeometry) throws(KMSError) {
         self.plane = plane
         self.geometry = geometry
@@ -46,7 +43,7 @@ final class CursorPlane {
                       try list.id("SRC_W"), try list.id("SRC_H"))
         let size = (width: width, height: height)
         buffers = try (0..<2).map { _ throws(KMSError) in
-            try DumbBuffer(device: device, width: size.width, height: size.height, format: Self.argb8888)
+            try DumbBuffer(device: device, width: size.width, height: size.height, format: .argb8888)
         }
     }
 
@@ -119,9 +116,9 @@ final class CursorPlane {
         if changesImage && !testOnly {
             let buffer = buffers[bufferIndex]
             for row in 0..<buffer.height {
-                (buffer.pixels + row * buffer.pitch).initializeMemory(as: UInt32.self, repeating: 0, count: buffer.width)
+                (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0, count: buffer.width)
             }
-            geometry.turn(image, into: buffer.pixels, bytesPerRow: buffer.pitch)
+            geometry.turn(image, into: buffer.mapping.baseAddress!, bytesPerRow: buffer.bytesPerRow)
         }
         let values: [(UInt32, UInt64)] = [
             (properties.framebuffer, UInt64(buffers[bufferIndex].framebuffer)), (properties.crtc, UInt64(crtc)),

@@ -1,6 +1,7 @@
+import Buffers
 internal import CDRM
-import FaultInjection
 internal import CLinux
+import FaultInjection
 import Glibc
 import Graphics
 import SystemCalls
@@ -148,7 +149,7 @@ extension DRMDevice {
     /// A framebuffer of one plane: the buffer of `handle` in `format`, rows `pitch` bytes apart
     /// from `offset`. `result` is drmModeAddFB2's (0, or -1 with errno set).
     func addFramebuffer(
-        width: Int, height: Int, format: UInt32, handle: UInt32, pitch: UInt32, offset: UInt32
+        width: Int, height: Int, format: PixelFormat, handle: UInt32, pitch: UInt32, offset: UInt32
     ) -> (result: Int32, framebuffer: UInt32) {
         var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
         var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
@@ -158,7 +159,7 @@ extension DRMDevice {
             withUnsafeMutableBytes(of: &pitches) { pitches in
                 withUnsafeMutableBytes(of: &offsets) { offsets in
                     drmModeAddFB2(
-                        fd, UInt32(width), UInt32(height), format,
+                        fd, UInt32(width), UInt32(height), format.rawValue,
                         handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
                         pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
                         offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
@@ -172,38 +173,37 @@ extension DRMDevice {
 /// A CPU-mapped 32-bit dumb buffer with its framebuffer: what the primary plane scans out (in
 /// XRGB8888) where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D,
 /// lavapipe), and the cursor plane's image (in ARGB8888).
-final class DumbBuffer {
+final class DumbBuffer: MappedPixelBuffer {
     private let device: DRMDevice
     let width: Int
     let height: Int
-    let pitch: Int
+    let format: PixelFormat
+    let bytesPerRow: Int
     private let handle: UInt32
-    /// The mapping's length in bytes (`pitch` × `height`, rounded up as the driver likes).
-    let size: Int
-    let pixels: UnsafeMutableRawPointer
+    /// `bytesPerRow` × `height` bytes, rounded up as the driver likes.
+    let mapping: UnsafeMutableRawBufferPointer
     let framebuffer: UInt32
+    var kind: BufferKind { .dumb }
+    var dmabuf: DmabufLayout? { nil }
 
-    /// DRM_FORMAT_XRGB8888, fourcc "XR24".
-    static let xrgb8888: UInt32 = 0x3432_5258
-
-    init(device: DRMDevice, width: Int, height: Int, format: UInt32 = DumbBuffer.xrgb8888) throws(KMSError) {
+    init(device: DRMDevice, width: Int, height: Int, format: PixelFormat = .xrgb8888) throws(KMSError) {
         self.device = device
         self.width = width
         self.height = height
+        self.format = format
         var handle: UInt32 = 0
         var pitch: UInt32 = 0
         var size: UInt64 = 0
         try KMSError.check(drmModeCreateDumbBuffer(device.fd, UInt32(width), UInt32(height), 32, 0, &handle, &pitch, &size),
                            "drmModeCreateDumbBuffer(\(width)×\(height))")
         self.handle = handle
-        self.pitch = Int(pitch)
-        self.size = Int(size)
+        bytesPerRow = Int(pitch)
         var offset: UInt64 = 0
         var framebuffer: UInt32 = 0
         do throws(KMSError) {
             try KMSError.check(drmModeMapDumbBuffer(device.fd, handle, &offset), "drmModeMapDumbBuffer")
             let added = device.addFramebuffer(width: width, height: height, format: format, handle: handle, pitch: pitch, offset: 0)
-            try KMSError.check(added.result, "drmModeAddFB2(\(width)×\(height), format \(String(format, radix: 16)))")
+            try KMSError.check(added.result, "drmModeAddFB2(\(width)×\(height), format \(format))")
             framebuffer = added.framebuffer
         } catch {
             _ = drmModeDestroyDumbBuffer(device.fd, handle)
@@ -217,28 +217,21 @@ final class DumbBuffer {
             throw error
         }
         self.framebuffer = framebuffer
-        pixels = mapping
+        self.mapping = UnsafeMutableRawBufferPointer(start: mapping, count: Int(size))
     }
 
     deinit {
-        munmap(pixels, size)
+        munmap(mapping.baseAddress, mapping.count)
         // Removing a framebuffer that is still scanned out turns its plane off; the output restores
         // the CRTC it found before its buffers go.
         _ = drmModeRmFB(device.fd, framebuffer)
         _ = drmModeDestroyDumbBuffer(device.fd, handle)
     }
 
-    /// A copy of the pixels, as premultiplied ARGB8888 (what the renderer wrote); nil when it cannot be made.
-    func image() -> Image? {
-        try? Image(
-            width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: pitch,
-            bytes: UnsafeRawBufferPointer(start: pixels, count: size))
-    }
-
     /// Fills the buffer with opaque black.
     func clear() {
         for row in 0..<height {
-            (pixels + row * pitch).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: width)
+            (mapping.baseAddress! + row * bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: width)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Buffers
 internal import CDRM
 import DisplayBackend
 import Glibc
@@ -256,8 +257,8 @@ public final class KMSBackend: DisplayBackend {
                 ids[name] = connector.pointee.connector_id
                 modes[name] = (0..<Int(connector.pointee.count_modes)).map { connector.pointee.modes[$0] }
             }
-            let primary = try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_PRIMARY), format: DumbBuffer.xrgb8888)
-            let cursor = cursors ? try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_CURSOR), format: CursorPlane.argb8888) : []
+            let primary = try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_PRIMARY), format: .xrgb8888)
+            let cursor = cursors ? try KMSBackend.planes(on: device, type: UInt32(DRM_PLANE_TYPE_CURSOR), format: .argb8888) : []
             topology = KMSTopology(
                 crtcs: crtcs, connectors: connectors,
                 primaryPlanes: primary.map { KMSTopology.Plane(id: $0.id, possibleCRTCs: $0.possibleCRTCs) },
@@ -269,7 +270,7 @@ public final class KMSBackend: DisplayBackend {
 
     /// Planes of `type` (a DRM_PLANE_TYPE_* value) that scan out `format`, with the CRTCs (by
     /// index) they can serve.
-    static func planes(on device: DRMDevice, type: UInt32, format: UInt32) throws(KMSError) -> [(id: UInt32, possibleCRTCs: UInt32)] {
+    static func planes(on device: DRMDevice, type: UInt32, format: PixelFormat) throws(KMSError) -> [(id: UInt32, possibleCRTCs: UInt32)] {
         guard let list = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(device.path))") }
         defer { drmModeFreePlaneResources(list) }
         var result: [(id: UInt32, possibleCRTCs: UInt32)] = []
@@ -279,7 +280,7 @@ public final class KMSBackend: DisplayBackend {
             let id = plane.pointee.plane_id
             let properties = try device.properties(of: id, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(id)")
             let formats = (0..<Int(plane.pointee.count_formats)).map { plane.pointee.formats[$0] }
-            if properties.value("type") == UInt64(type), formats.contains(format) {
+            if properties.value("type") == UInt64(type), formats.contains(format.rawValue) {
                 result.append((id, plane.pointee.possible_crtcs))
             }
         }

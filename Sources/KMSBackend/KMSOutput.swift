@@ -1,3 +1,4 @@
+import Buffers
 internal import CDRM
 internal import CLinux
 import DisplayBackend
@@ -35,7 +36,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// written there in place (read once, when first asked); nil while a client's buffer is
     /// scanned out directly.
     public var lastShownImage: Image? {
-        if shownImage == nil, case .inPlace = shownFrame { shownImage = buffers[front].image() }
+        if shownImage == nil, case .inPlace = shownFrame { shownImage = try? buffers[front].withPixels(Image.init(copying:)) }
         return shownImage
     }
     private var shownImage: Image?
@@ -447,7 +448,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             image.withUnsafeBytes { bytes in
                 guard let source = bytes.baseAddress else { return }
                 for row in 0..<image.height {
-                    (buffer.pixels + row * buffer.pitch).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
+                    (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
                 }
             }
         }
@@ -456,16 +457,13 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// The back buffer's mapping, for the renderer to write the next frame into in place. Each
     /// dumb buffer keeps its pixels, so the renderer writes only what changed since its own last
     /// frame in that buffer.
-    public func nextScanoutMemory() -> ScanoutMemory? {
-        let buffer = buffers[(front + 1) % buffers.count]
-        return ScanoutMemory(
-            bytes: UnsafeMutableRawBufferPointer(start: buffer.pixels, count: buffer.size), bytesPerRow: buffer.pitch,
-            owner: buffer)
+    public func nextScanoutBuffer() -> (any MappedPixelBuffer)? {
+        buffers[(front + 1) % buffers.count]
     }
 
     /// Commits the back buffer, which the frame was written into in place, as a page flip.
-    public func presentScanoutMemory(_ memory: ScanoutMemory, for request: FrameRequest) throws {
-        guard memory.owner === buffers[(front + 1) % buffers.count] else { throw KMSError.notTheBackBuffer(output: name) }
+    public func presentScanoutBuffer(_ buffer: any MappedPixelBuffer, for request: FrameRequest) throws {
+        guard buffer === buffers[(front + 1) % buffers.count] else { throw KMSError.notTheBackBuffer(output: name) }
         try commitBackBuffer(showing: .inPlace) { _ in }
     }
 

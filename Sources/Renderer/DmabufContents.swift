@@ -1,3 +1,4 @@
+import Buffers
 internal import CVulkan
 import Glibc
 import Graphics
@@ -6,7 +7,7 @@ import LayerKit
 /// Why a dma-buf cannot be imported.
 public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The format or modifier is not one `dmabufSupport()` reports.
-    case unsupportedFormat(fourcc: UInt32, modifier: UInt64)
+    case unsupportedFormat(DmabufFormat)
     /// The device imports no dma-bufs at all.
     case unsupportedDevice
     /// The layout cannot be read as rows of 4-byte pixels inside the buffer.
@@ -14,8 +15,8 @@ public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .unsupportedFormat(let fourcc, let modifier):
-            return "format 0x\(String(fourcc, radix: 16)) with modifier 0x\(String(modifier, radix: 16)) is not importable"
+        case .unsupportedFormat(let format):
+            return "format \(format.format) with modifier 0x\(String(format.modifier, radix: 16)) is not importable"
         case .unsupportedDevice:
             return "the Vulkan device cannot import dma-bufs"
         case .badLayout(let reason):
@@ -29,7 +30,8 @@ public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertibl
 /// commits it.
 public final class DmabufImport {
     let memory: ImportedBuffer
-    let format: DmabufSampledFormat
+    let format: PixelFormat
+    let vulkanFormat: VkFormat
     public let width: Int
     public let height: Int
     let offset: Int
@@ -39,8 +41,9 @@ public final class DmabufImport {
 
     init(context: VulkanContext, layout: DmabufLayout) throws {
         guard context.getMemoryFdProperties != nil else { throw DmabufImportError.unsupportedDevice }
-        guard let format = DmabufSampledFormat(rawValue: layout.fourcc), layout.modifier == DmabufSampledFormat.linearModifier
-        else { throw DmabufImportError.unsupportedFormat(fourcc: layout.fourcc, modifier: layout.modifier) }
+        guard PixelFormat.sampledFromDmabufs.contains(layout.format), let vulkanFormat = layout.format.vulkanFormat,
+            layout.modifier == FormatModifier.linear
+        else { throw DmabufImportError.unsupportedFormat(DmabufFormat(layout.format, modifier: layout.modifier)) }
         guard layout.width > 0, layout.height > 0 else {
             throw DmabufImportError.badLayout("the size is \(layout.width)×\(layout.height)")
         }
@@ -58,7 +61,8 @@ public final class DmabufImport {
         }
         memory = try ImportedBuffer.dmabuf(context: context, fileDescriptor: layout.fileDescriptor, size: size)
         copies = try TimelineSemaphore(context: context)
-        self.format = format
+        format = layout.format
+        self.vulkanFormat = vulkanFormat
         width = layout.width
         height = layout.height
         offset = layout.offset
@@ -113,7 +117,7 @@ extension Renderer {
         let whole = ImageRect(x: 0, y: 0, width: source.width, height: source.height)
         let reusable = previous.map(\.texture).flatMap { texture -> Texture? in
             guard texture.width == source.width, texture.height == source.height,
-                texture.image.format == source.format.vulkanFormat, texture.image.context === context
+                texture.image.format == source.vulkanFormat, texture.image.context === context
             else { return nil }
             guard let read = texture.lastReadPoint else { return texture }
             return read.timeline.completedValue >= read.value ? texture : nil
@@ -123,7 +127,7 @@ extension Renderer {
             rendered: GPUImage(
                 context: context, width: source.width, height: source.height,
                 usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
-                opaque: source.format.isOpaque, format: source.format.vulkanFormat))
+                opaque: !source.format.hasAlpha, format: source.vulkanFormat))
         try copy(rect, of: source, into: texture.image, discarding: reusable == nil)
         return DmabufContents(texture: texture)
     }
@@ -180,9 +184,4 @@ extension Renderer {
         image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
         try point.wait()
     }
-}
-
-extension DmabufSampledFormat {
-    /// Whether the format's top byte is padding, read as opaque.
-    var isOpaque: Bool { self == .xrgb8888 || self == .xbgr8888 }
 }

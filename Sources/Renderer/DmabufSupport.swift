@@ -1,12 +1,5 @@
+import Buffers
 internal import CVulkan
-
-/// A DRM pixel format and layout modifier that the renderer's device can import from a dma-buf
-/// and sample.
-public struct DmabufImportFormat: Hashable, Sendable {
-    /// The DRM fourcc code (drm_fourcc.h), e.g. 0x34325241 for ARGB8888.
-    public let fourcc: UInt32
-    public let modifier: UInt64
-}
 
 /// A DRM render node's device number.
 public struct RenderNode: Hashable, Sendable, CustomStringConvertible {
@@ -37,7 +30,7 @@ public enum DmabufUnsupportedReason: Hashable, Sendable, CustomStringConvertible
 /// zwp_linux_dmabuf_v1 with exactly these formats, and only when supported. The render node is
 /// the device's own where it reports one (a GPU; lavapipe has none).
 public enum DmabufSupport: Hashable, Sendable, CustomStringConvertible {
-    case supported(renderNode: RenderNode?, formats: [DmabufImportFormat])
+    case supported(renderNode: RenderNode?, formats: [DmabufFormat])
     case unsupported(DmabufUnsupportedReason)
 
     public var description: String {
@@ -51,23 +44,19 @@ public enum DmabufSupport: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The DRM formats the renderer samples (those of its shm path), with the Vulkan format whose
-/// memory layout each one has. DRM codes name the channels of a little-endian 32-bit word, so
-/// ARGB8888 is the bytes B, G, R, A: `VK_FORMAT_B8G8R8A8_UNORM`. The X formats read as their A
-/// twins; the alpha byte must be ignored when sampling them.
-enum DmabufSampledFormat: UInt32, CaseIterable {
-    case argb8888 = 0x3432_5241  // "AR24"
-    case xrgb8888 = 0x3432_5258  // "XR24"
-    case abgr8888 = 0x3432_4241  // "AB24"
-    case xbgr8888 = 0x3432_4258  // "XB24"
+extension PixelFormat {
+    /// The formats the renderer samples from dma-bufs (those of its shm path).
+    static let sampledFromDmabufs: [PixelFormat] = [.argb8888, .xrgb8888, .abgr8888, .xbgr8888]
 
-    /// DRM_FORMAT_MOD_LINEAR.
-    static let linearModifier: UInt64 = 0
-
-    var vulkanFormat: VkFormat {
+    /// The Vulkan format whose memory layout this format has, among those the renderer samples.
+    /// DRM codes name the channels of a little-endian word, so ARGB8888 is the bytes B, G, R, A:
+    /// `VK_FORMAT_B8G8R8A8_UNORM`. The X formats read as their A twins; the alpha byte must be
+    /// ignored when sampling them.
+    var vulkanFormat: VkFormat? {
         switch self {
         case .argb8888, .xrgb8888: VK_FORMAT_B8G8R8A8_UNORM
         case .abgr8888, .xbgr8888: VK_FORMAT_R8G8B8A8_UNORM
+        default: nil
         }
     }
 }
@@ -85,9 +74,7 @@ extension VulkanContext {
         let missing = Self.dmabufExtensions.filter { !available.contains($0) }
         guard missing.isEmpty else { return .unsupported(.missingExtensions(missing)) }
         guard canImportDmabufBuffers else { return .unsupported(.noImportableFormat) }
-        let formats = DmabufSampledFormat.allCases.map {
-            DmabufImportFormat(fourcc: $0.rawValue, modifier: DmabufSampledFormat.linearModifier)
-        }
+        let formats = PixelFormat.sampledFromDmabufs.map { DmabufFormat($0, modifier: FormatModifier.linear) }
         let node = available.contains("VK_EXT_physical_device_drm") ? drmRenderNode() : nil
         return .supported(renderNode: node, formats: formats)
     }

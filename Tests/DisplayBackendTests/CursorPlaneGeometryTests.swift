@@ -9,7 +9,7 @@ import Testing
     static func numbered(width: Int, height: Int) throws -> Image {
         var bytes: [UInt8] = []
         for index in 0..<(width * height) { bytes += [UInt8((index + 1) & 0xFF), UInt8((index + 1) >> 8), 0, 255] }
-        return try bytes.withUnsafeBytes { try Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: $0) }
+        return try bytes.withUnsafeBytes { try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4, bytes: $0) }
     }
 
     /// Turns `image` into a `width`×`height` buffer (filled with 0) and returns its numbers, row by row.

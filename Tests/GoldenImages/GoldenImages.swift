@@ -64,7 +64,7 @@ public struct GoldenImages: Sendable {
             }
         }
         return try bytes.withUnsafeBytes {
-            try Image(width: a.width, height: a.height, pixelFormat: .argb8888Premultiplied, bytesPerRow: a.width * 4, bytes: $0)
+            try Image(width: a.width, height: a.height, pixelFormat: .argb8888, bytesPerRow: a.width * 4, bytes: $0)
         }
     }
 }

@@ -44,7 +44,7 @@ let opaqueWhite = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255
     @Test func newContextIsTransparentAndHasTheRequestedSize() throws {
         let image = try render(width: 7, height: 3) { _ in }
         #expect(image.width == 7 && image.height == 3)
-        #expect(image.pixelFormat == .argb8888Premultiplied)
+        #expect(image.pixelFormat == .argb8888)
         #expect(pixels(of: image, where: isTransparent).count == 21)
     }
 
@@ -438,6 +438,6 @@ let opaqueWhite = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255
 func makeImage(width: Int, height: Int, _ pixels: [PremultipliedPixel]) throws -> Image {
     let packed = pixels.map { UInt32($0.alpha) << 24 | UInt32($0.red) << 16 | UInt32($0.green) << 8 | UInt32($0.blue) }
     return try packed.withUnsafeBytes {
-        try Image(width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4, bytes: $0)
+        try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4, bytes: $0)
     }
 }

@@ -54,7 +54,7 @@ import Graphics
         let words: [UInt32] = [0xFF00_00FF, 0xDEAD_BEEF, 0xDEAD_BEEF, 0xFFFF_0000]
         let image = try words.withUnsafeBytes {
             try Image(
-                width: 1, height: 2, pixelFormat: .argb8888Premultiplied, bytesPerRow: 12,
+                width: 1, height: 2, pixelFormat: .argb8888, bytesPerRow: 12,
                 bytes: UnsafeRawBufferPointer(rebasing: $0[0..<16]))
         }
         #expect(image.bytesPerRow == 4)
@@ -137,7 +137,7 @@ import Graphics
         #expect(Array(png.prefix(8)) == Self.pngSignature)
         let decoded = try Image(pngData: png)
         #expect(decoded.width == 4 && decoded.height == 3)
-        #expect(decoded.pixelFormat == .argb8888Premultiplied)
+        #expect(decoded.pixelFormat == .argb8888)
         #expect(decoded.maximumChannelDifference(from: original) == 0)
     }
 

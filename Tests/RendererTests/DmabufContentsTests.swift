@@ -1,3 +1,4 @@
+import Buffers
 import Glibc
 import Graphics
 import LayerKit
@@ -34,10 +35,6 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
     }
 }
 
-private let argb8888: UInt32 = 0x3432_5241
-private let xrgb8888: UInt32 = 0x3432_5258
-private let abgr8888: UInt32 = 0x3432_4241
-
 @MainActor
 @Suite(.serialized, .enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment)) struct DmabufContentsTests {
     func layer(showing contents: DmabufContents, in root: Layer, frame: Rect) -> ExternalContentsLayer {
@@ -56,7 +53,7 @@ private let abgr8888: UInt32 = 0x3432_4241
         let fd = linearBufferFile(width: 8, rows: 4, stride: 48, offset: 64, pixel: [0xFF, 0x80, 0x10, 0xFF])
         defer { close(fd) }
         let source = try renderer.importDmabuf(
-            DmabufLayout(fileDescriptor: fd, width: 8, height: 4, fourcc: abgr8888, modifier: 0, offset: 64, stride: 48))
+            DmabufLayout(fileDescriptor: fd, width: 8, height: 4, format: .abgr8888, modifier: 0, offset: 64, stride: 48))
         let contents = try renderer.contents(copying: source, updating: nil, damage: nil)
         #expect(contents.pixelSize! == (8, 4))
         let root = makeRoot(16, 8)
@@ -75,7 +72,7 @@ private let abgr8888: UInt32 = 0x3432_4241
         let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: [0x10, 0x80, 0xFF, 0x00])
         defer { close(fd) }
         let source = try renderer.importDmabuf(
-            DmabufLayout(fileDescriptor: fd, width: 4, height: 4, fourcc: xrgb8888, modifier: 0, offset: 0, stride: 16))
+            DmabufLayout(fileDescriptor: fd, width: 4, height: 4, format: .xrgb8888, modifier: 0, offset: 0, stride: 16))
         let root = makeRoot(4, 4)
         _ = layer(showing: try renderer.contents(copying: source, updating: nil, damage: nil), in: root,
                   frame: Rect(x: 0, y: 0, width: 4, height: 4))
@@ -90,7 +87,7 @@ private let abgr8888: UInt32 = 0x3432_4241
         let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: red)
         defer { close(fd) }
         let source = try renderer.importDmabuf(
-            DmabufLayout(fileDescriptor: fd, width: 4, height: 4, fourcc: argb8888, modifier: 0, offset: 0, stride: 16))
+            DmabufLayout(fileDescriptor: fd, width: 4, height: 4, format: .argb8888, modifier: 0, offset: 0, stride: 16))
         let first = try renderer.contents(copying: source, updating: nil, damage: nil)
         let root = makeRoot(4, 4)
         let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
@@ -115,11 +112,11 @@ private let abgr8888: UInt32 = 0x3432_4241
         defer { close(small); close(large) }
         let first = try renderer.contents(
             copying: try renderer.importDmabuf(
-                DmabufLayout(fileDescriptor: small, width: 2, height: 2, fourcc: argb8888, modifier: 0, offset: 0, stride: 8)),
+                DmabufLayout(fileDescriptor: small, width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8)),
             updating: nil, damage: nil)
         let second = try renderer.contents(
             copying: try renderer.importDmabuf(
-                DmabufLayout(fileDescriptor: large, width: 4, height: 4, fourcc: argb8888, modifier: 0, offset: 0, stride: 16)),
+                DmabufLayout(fileDescriptor: large, width: 4, height: 4, format: .argb8888, modifier: 0, offset: 0, stride: 16)),
             updating: first, damage: ImageRect(x: 0, y: 0, width: 1, height: 1))
         #expect(second.texture !== first.texture)
         let root = makeRoot(4, 4)
@@ -132,15 +129,15 @@ private let abgr8888: UInt32 = 0x3432_4241
         let renderer = try validatingRenderer.get()
         let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: [0, 0, 0, 0xFF])
         defer { close(fd) }
-        func layout(fourcc: UInt32 = argb8888, modifier: UInt64 = 0, offset: Int = 0, stride: Int = 16, height: Int = 4)
+        func layout(format: PixelFormat = .argb8888, modifier: UInt64 = 0, offset: Int = 0, stride: Int = 16, height: Int = 4)
             -> DmabufLayout
         {
-            DmabufLayout(fileDescriptor: fd, width: 4, height: height, fourcc: fourcc, modifier: modifier, offset: offset, stride: stride)
+            DmabufLayout(fileDescriptor: fd, width: 4, height: height, format: format, modifier: modifier, offset: offset, stride: stride)
         }
-        #expect(throws: DmabufImportError.unsupportedFormat(fourcc: 0x3231_564E, modifier: 0)) {
-            try renderer.importDmabuf(layout(fourcc: 0x3231_564E))  // NV12
+        #expect(throws: DmabufImportError.unsupportedFormat(DmabufFormat(PixelFormat(rawValue: 0x3231_564E), modifier: 0))) {
+            try renderer.importDmabuf(layout(format: PixelFormat(rawValue: 0x3231_564E)))  // NV12
         }
-        #expect(throws: DmabufImportError.unsupportedFormat(fourcc: argb8888, modifier: 0x0100_0000_0000_0001)) {
+        #expect(throws: DmabufImportError.unsupportedFormat(DmabufFormat(.argb8888, modifier: 0x0100_0000_0000_0001))) {
             try renderer.importDmabuf(layout(modifier: 0x0100_0000_0000_0001))
         }
         #expect(throws: DmabufImportError.badLayout(
@@ -159,7 +156,7 @@ private let abgr8888: UInt32 = 0x3432_4241
         let renderer = try validatingRenderer.get()
         let fd = linearBufferFile(width: 2, rows: 2, stride: 8, offset: 0, pixel: [0xFF, 0, 0, 0xFF])
         let source = try renderer.importDmabuf(
-            DmabufLayout(fileDescriptor: fd, width: 2, height: 2, fourcc: argb8888, modifier: 0, offset: 0, stride: 8))
+            DmabufLayout(fileDescriptor: fd, width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8))
         close(fd)
         let root = makeRoot(2, 2)
         _ = layer(showing: try renderer.contents(copying: source, updating: nil, damage: nil), in: root,

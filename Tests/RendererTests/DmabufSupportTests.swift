@@ -1,3 +1,4 @@
+import Buffers
 import Testing
 
 internal import CVulkan
@@ -9,7 +10,7 @@ struct DmabufSupportTests {
     /// Mesa 25's lavapipe imports dma-buf memory (it maps it) but names no DRM render node: the
     /// four sampled formats, linear, on a device without a node.
     @Test func lavapipeImportsTheLinearSampledFormats() throws {
-        let linear = ["AR24", "XR24", "AB24", "XB24"].map { DmabufImportFormat(fourcc: fourcc($0), modifier: 0) }
+        let linear = [PixelFormat.argb8888, .xrgb8888, .abgr8888, .xbgr8888].map { DmabufFormat($0, modifier: FormatModifier.linear) }
         try withValidatedContext { context in
             try #require(context.deviceName.contains("llvmpipe"), "this expectation is about lavapipe, not \(context.deviceName)")
             let support = try context.dmabufSupport()
@@ -30,14 +31,9 @@ struct DmabufSupportTests {
     /// DRM codes name a little-endian word's channels from the high byte down, Vulkan formats name
     /// bytes in memory order: ARGB8888's bytes are B, G, R, A.
     @Test func sampledFormatsMapToTheVulkanFormatOfTheirByteOrder() {
-        #expect(DmabufSampledFormat.allCases.map(\.rawValue) == ["AR24", "XR24", "AB24", "XB24"].map(fourcc))
-        #expect(DmabufSampledFormat.allCases.map(\.vulkanFormat) == [
+        #expect(PixelFormat.sampledFromDmabufs.map(\.fourcc) == ["AR24", "XR24", "AB24", "XB24"])
+        #expect(PixelFormat.sampledFromDmabufs.map(\.vulkanFormat) == [
             VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM,
         ])
     }
-}
-
-/// A DRM fourcc from its four characters ("AR24"), the first in the low byte.
-private func fourcc(_ code: String) -> UInt32 {
-    code.utf8.reversed().reduce(0) { $0 << 8 | UInt32($1) }
 }

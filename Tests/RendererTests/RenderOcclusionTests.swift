@@ -76,7 +76,7 @@ import Testing
         let root = makeRoot(60, 60)
         let words = [UInt32](repeating: 0xFF00_00FF, count: 60 * 60)
         let image = try words.withUnsafeBytes {
-            try Image(width: 60, height: 60, pixelFormat: .argb8888Premultiplied, bytesPerRow: 240, bytes: $0)
+            try Image(width: 60, height: 60, pixelFormat: .argb8888, bytesPerRow: 240, bytes: $0)
         }
         let surface = sublayer(root, frame: Rect(x: 0, y: 0, width: 60, height: 60))
         surface.contents = image

@@ -13,7 +13,7 @@ import Testing
         let window = sublayer(root, frame: Rect(x: 5, y: 5, width: 3, height: 3))
         let words = [UInt32](repeating: 0xFF20_4060, count: 9)
         window.contents = try words.withUnsafeBytes {
-            try Image(width: 3, height: 3, pixelFormat: .argb8888Premultiplied, bytesPerRow: 12, bytes: $0)
+            try Image(width: 3, height: 3, pixelFormat: .argb8888, bytesPerRow: 12, bytes: $0)
         }
         return root
     }

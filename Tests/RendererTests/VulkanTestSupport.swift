@@ -1,3 +1,4 @@
+import Buffers
 import Foundation
 import LayerKit
 import Testing
@@ -142,7 +143,7 @@ func rgba(_ red: UInt8, _ green: UInt8, _ blue: UInt8, _ alpha: UInt8) -> Premul
 }
 
 /// An image from rows of pixels, in either format.
-func makeImage(_ rows: [[PremultipliedPixel]], format: PixelFormat = .argb8888Premultiplied, alphaByte: UInt8? = nil)
+func makeImage(_ rows: [[PremultipliedPixel]], format: PixelFormat = .argb8888, alphaByte: UInt8? = nil)
     throws -> Image
 {
     var bytes: [UInt8] = []

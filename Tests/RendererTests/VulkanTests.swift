@@ -1,3 +1,4 @@
+import Buffers
 import LayerKit
 import Testing
 
@@ -66,7 +67,7 @@ struct VulkanTests {
                 instanceBytes: UnsafeRawBufferPointer(start: nil, count: 0),
                 draws: [], loadPrevious: false)
             let image = try target.readback()
-            #expect(image.pixelFormat == .argb8888Premultiplied)
+            #expect(image.pixelFormat == .argb8888)
             #expect((image.width, image.height) == (5, 3))
             // B8G8R8A8: 0.6 × 255 = 153 blue, 102 green, 51 red, in that byte order.
             image.withUnsafeBytes { bytes in

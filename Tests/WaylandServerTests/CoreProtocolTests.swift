@@ -1,3 +1,4 @@
+import Buffers
 import Testing
 import WaylandServer
 import WaylandTestClient
@@ -37,7 +38,7 @@ import WaylandTestClient
         let state = try #require(harness.commits.first?.state)
         #expect(state.bufferWasAttached)
         #expect(state.buffer?.width == 64 && state.buffer?.height == 32)
-        #expect(state.buffer?.storage == .shm(format: 0))
+        #expect(state.buffer?.storage == .shm(format: .argb8888))
         #expect(state.bufferDamage == [IntRect(x: 1, y: 2, width: 3, height: 4)])
         #expect(state.size == SurfaceSize(width: 64, height: 32))
         let pixel = state.buffer?.withShmContents { contents in

@@ -1,3 +1,4 @@
+import Buffers
 import Glibc
 import Testing
 import WaylandServer
@@ -20,9 +21,6 @@ private final class RecordingImporter: DmabufImporter {
     }
 }
 
-private let argb8888: UInt32 = 0x3432_5241  // "AR24"
-private let xrgb8888: UInt32 = 0x3432_5258  // "XR24"
-private let abgr8888: UInt32 = 0x3432_4241  // "AB24"
 /// A vendor's tiled layout (fourcc_mod_code(INTEL, 1), I915_FORMAT_MOD_X_TILED).
 private let xTiled: UInt64 = 0x0100_0000_0000_0001
 private let renderNode = DeviceNumber(major: 226, minor: 128)
@@ -32,13 +30,13 @@ private let primaryNode = DeviceNumber(major: 226, minor: 0)
 /// the wire must not repeat), plus a scan-out tranche.
 private let defaultFeedback = DmabufFeedback(mainDevice: renderNode, tranches: [
     DmabufTranche(targetDevice: renderNode, formats: [
-        DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear),
-        DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear),
-        DmabufFormat(fourcc: argb8888, modifier: xTiled),
-        DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear),
+        DmabufFormat(.argb8888, modifier: FormatModifier.linear),
+        DmabufFormat(.xrgb8888, modifier: FormatModifier.linear),
+        DmabufFormat(.argb8888, modifier: xTiled),
+        DmabufFormat(.xrgb8888, modifier: FormatModifier.linear),
     ]),
     DmabufTranche(
-        targetDevice: primaryNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.linear)], isScanout: true),
+        targetDevice: primaryNode, formats: [DmabufFormat(.xrgb8888, modifier: FormatModifier.linear)], isScanout: true),
 ])
 
 private final class DmabufHarness {
@@ -79,11 +77,11 @@ private final class DmabufHarness {
                             .uint(UInt32(modifier >> 32)), .uint(UInt32(truncatingIfNeeded: modifier))])
     }
 
-    func create(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = argb8888, flags: UInt32 = 0) throws {
+    func create(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = PixelFormat.argb8888.rawValue, flags: UInt32 = 0) throws {
         try params.send(2, [.int(width), .int(height), .uint(format), .uint(flags)])
     }
 
-    func createImmediately(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = argb8888,
+    func createImmediately(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = PixelFormat.argb8888.rawValue,
                            flags: UInt32 = 0) throws -> TestProxy {
         try params.send(3, [.newID, .int(width), .int(height), .uint(format), .uint(flags)], interface: "wl_buffer")
     }
@@ -126,7 +124,7 @@ private func formatTable(_ event: TestEvent) throws -> [DmabufFormat] {
     #expect(write(fd, [UInt8(1)], 1) == -1 && errno == EPERM)
     #expect(ftruncate(fd, 0) == -1 && errno == EPERM)
     return (0..<Int(size) / 16).map { index in
-        DmabufFormat(fourcc: memory.load(fromByteOffset: index * 16, as: UInt32.self),
+        DmabufFormat(PixelFormat(rawValue: memory.load(fromByteOffset: index * 16, as: UInt32.self)),
                      modifier: memory.loadUnaligned(fromByteOffset: index * 16 + 8, as: UInt64.self))
     }
 }
@@ -183,8 +181,8 @@ extension LinuxDmabufTests {
             #expect(feedback.events.map(\.name) == oneFeedbackSend)
             let received = try ReceivedFeedback(feedback.events)
             #expect(received.table == [
-                DmabufFormat(fourcc: argb8888, modifier: 0), DmabufFormat(fourcc: xrgb8888, modifier: 0),
-                DmabufFormat(fourcc: argb8888, modifier: xTiled),
+                DmabufFormat(.argb8888, modifier: 0), DmabufFormat(.xrgb8888, modifier: 0),
+                DmabufFormat(.argb8888, modifier: xTiled),
             ])
             // dev_t 226:128 is (226 << 8) | 128 in glibc's encoding.
             #expect(received.mainDevice == bytes([UInt64(0xe280)]))
@@ -196,7 +194,7 @@ extension LinuxDmabufTests {
         @Test func feedbackWithoutATrancheForTheMainDeviceIsRefused() throws {
             let core = try Harness()
             let feedback = DmabufFeedback(mainDevice: renderNode, tranches: [
-                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(fourcc: argb8888, modifier: 0)]),
+                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(.argb8888, modifier: 0)]),
             ])
             #expect(throws: DmabufFeedbackError.noTrancheForMainDevice(renderNode)) {
                 _ = try LinuxDmabufGlobal(display: core.display, feedback: feedback, importer: RecordingImporter())
@@ -211,26 +209,26 @@ extension LinuxDmabufTests {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind(version: 3)
             try harness.client.roundtrip()
-            #expect(dmabuf.events(named: "format").map(\.arguments) == [[.uint(argb8888)], [.uint(xrgb8888)]])
+            #expect(dmabuf.events(named: "format").map(\.arguments) == [[.uint(PixelFormat.argb8888.rawValue)], [.uint(PixelFormat.xrgb8888.rawValue)]])
             #expect(dmabuf.events(named: "modifier").map(\.arguments) == [
-                [.uint(argb8888), .uint(0), .uint(0)], [.uint(xrgb8888), .uint(0), .uint(0)],
-                [.uint(argb8888), .uint(0x0100_0000), .uint(1)],
+                [.uint(PixelFormat.argb8888.rawValue), .uint(0), .uint(0)], [.uint(PixelFormat.xrgb8888.rawValue), .uint(0), .uint(0)],
+                [.uint(PixelFormat.argb8888.rawValue), .uint(0x0100_0000), .uint(1)],
             ])
         }
 
         @Test func version2ClientsHearOnlyFormatsWithALinearOrImplicitLayout() throws {
             let tiledOnly = DmabufFeedback(mainDevice: renderNode, tranches: [
                 DmabufTranche(targetDevice: renderNode, formats: [
-                    DmabufFormat(fourcc: abgr8888, modifier: xTiled),
-                    DmabufFormat(fourcc: xrgb8888, modifier: DmabufFormat.implicitModifier),
-                    DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear),
+                    DmabufFormat(.abgr8888, modifier: xTiled),
+                    DmabufFormat(.xrgb8888, modifier: FormatModifier.invalid),
+                    DmabufFormat(.argb8888, modifier: FormatModifier.linear),
                 ]),
             ])
             let harness = try DmabufHarness(feedback: tiledOnly)
             let dmabuf = try harness.bind(version: 2)
             try harness.client.roundtrip()
             #expect(dmabuf.events.map(\.name) == ["format", "format"])
-            #expect(dmabuf.events.map(\.arguments) == [[.uint(xrgb8888)], [.uint(argb8888)]])
+            #expect(dmabuf.events.map(\.arguments) == [[.uint(PixelFormat.xrgb8888.rawValue)], [.uint(PixelFormat.argb8888.rawValue)]])
         }
 
         @Test func surfaceFeedbackFollowsTheSurfacesOwnFeedbackAndBecomesInertWithIt() throws {
@@ -245,8 +243,8 @@ extension LinuxDmabufTests {
             surfaceObject.clearEvents()
 
             let scanout = DmabufFeedback(mainDevice: renderNode, tranches: [
-                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: 0)], isScanout: true),
-                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(fourcc: argb8888, modifier: 0)]),
+                DmabufTranche(targetDevice: primaryNode, formats: [DmabufFormat(.xrgb8888, modifier: 0)], isScanout: true),
+                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(.argb8888, modifier: 0)]),
             ])
             try harness.global.setFeedback(scanout, for: surface)
             try harness.global.setFeedback(scanout, for: surface)
@@ -254,7 +252,7 @@ extension LinuxDmabufTests {
             #expect(defaultObject.events.isEmpty)
             #expect(surfaceObject.events.map(\.name) == oneFeedbackSend, "sent once: the same feedback is never repeated")
             let received = try ReceivedFeedback(surfaceObject.events)
-            #expect(received.table == [DmabufFormat(fourcc: xrgb8888, modifier: 0), DmabufFormat(fourcc: argb8888, modifier: 0)])
+            #expect(received.table == [DmabufFormat(.xrgb8888, modifier: 0), DmabufFormat(.argb8888, modifier: 0)])
             #expect(received.tranches.map(\.flags) == [1, 0])
             #expect(received.tranches.map(\.indices) == [bytes([UInt16(0)]), bytes([UInt16(1)])])
             surfaceObject.clearEvents()
@@ -285,13 +283,13 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let (proxy, surface) = try harness.makeSurface()
             let own = DmabufFeedback(mainDevice: renderNode, tranches: [
-                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(fourcc: xrgb8888, modifier: 0)]),
+                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(.xrgb8888, modifier: 0)]),
             ])
             try harness.global.setFeedback(own, for: surface)
             let surfaceObject = try dmabuf.send(3, [.newID, .object(proxy)], interface: "zwp_linux_dmabuf_feedback_v1")
             try harness.client.roundtrip()
             let received = try ReceivedFeedback(surfaceObject.events)
-            #expect(received.table == [DmabufFormat(fourcc: xrgb8888, modifier: 0)])
+            #expect(received.table == [DmabufFormat(.xrgb8888, modifier: 0)])
             #expect(received.tranches.map(\.indices) == [bytes([UInt16(0)])])
         }
     }
@@ -316,7 +314,7 @@ extension LinuxDmabufTests {
             let attributes = try #require(harness.importer.imported.first)
             #expect(harness.importer.imported.count == 1)
             #expect(attributes.width == 64 && attributes.height == 16)
-            #expect(attributes.format == DmabufFormat(fourcc: argb8888, modifier: DmabufFormat.linear))
+            #expect(attributes.format == DmabufFormat(.argb8888, modifier: FormatModifier.linear))
             #expect(attributes.flags == .yInverted)
             #expect(attributes.planes.map(\.offset) == [0] && attributes.planes.map(\.stride) == [256])
             #expect(openDescriptors(sharingFileWith: fd) == 2, "the server keeps the plane while the buffer lives")
@@ -352,7 +350,7 @@ extension LinuxDmabufTests {
             try harness.client.roundtrip()
             #expect(params.events.isEmpty)
             let attributes = try #require(harness.importer.imported.first)
-            #expect(attributes.format == DmabufFormat(fourcc: argb8888, modifier: xTiled))
+            #expect(attributes.format == DmabufFormat(.argb8888, modifier: xTiled))
             #expect(attributes.planes.map(\.offset) == [64, 0])
             #expect(openDescriptors(sharingFileWith: luma) == 2 && openDescriptors(sharingFileWith: chroma) == 2)
 
@@ -490,21 +488,21 @@ extension LinuxDmabufTests {
         @Test func aFormatThatWasNotAdvertisedIsInvalidFormat() throws {
             try expectError(code: 4) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
-                try harness.create(params, width: 64, height: 16, format: abgr8888)
+                try harness.create(params, width: 64, height: 16, format: PixelFormat.abgr8888.rawValue)
             }
         }
 
         @Test func aModifierThatWasNotAdvertisedForTheFormatIsInvalidFormat() throws {
             try expectError(code: 4) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256, modifier: xTiled)
-                try harness.create(params, width: 64, height: 16, format: xrgb8888)
+                try harness.create(params, width: 64, height: 16, format: PixelFormat.xrgb8888.rawValue)
             }
         }
 
         @Test func planesWithDifferentModifiersAreInvalidFormat() throws {
             try expectError(code: 4) { harness, params, fd in
                 try harness.add(params, fd: fd, index: 0, stride: 256, modifier: xTiled)
-                try harness.add(params, fd: fd, index: 1, stride: 256, modifier: DmabufFormat.linear)
+                try harness.add(params, fd: fd, index: 1, stride: 256, modifier: FormatModifier.linear)
             }
         }
 

@@ -1,3 +1,4 @@
+import Buffers
 import Glibc
 import Testing
 import WaylandServer
@@ -35,8 +36,8 @@ import WaylandTestClient
     }
 
     @Test func threeBytePixelsFitAStrideOfThreeBytesAPixelAndNotOneByteLess() throws {
-        let rgb888: UInt32 = 0x3432_4752
-        let display = try Display(shmFormats: [rgb888: 3])
+        let rgb888 = PixelFormat.rgb888.shmCode
+        let display = try Display(shmFormats: [.rgb888])
         let (client, pool) = try pool(on: display)
         try createBuffer(in: pool, width: 100, height: 100, stride: 300, format: rgb888)
         try client.roundtrip()

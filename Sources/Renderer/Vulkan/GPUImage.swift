@@ -3,7 +3,7 @@ internal import CVulkan
 /// A 2D image, `VK_FORMAT_B8G8R8A8_UNORM` unless made with another format, with its own
 /// device-local memory and a view.
 ///
-/// The format's bytes in memory are B, G, R, A: Graphics' `PixelFormat.argb8888Premultiplied` (and
+/// The format's bytes in memory are B, G, R, A: `PixelFormat.argb8888` (and
 /// `xrgb8888`) on little-endian machines, so pixels move between them without conversion.
 final class GPUImage {
     static let format = VK_FORMAT_B8G8R8A8_UNORM

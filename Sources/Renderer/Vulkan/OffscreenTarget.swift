@@ -39,7 +39,7 @@ final class OffscreenTarget {
             }
         }
         return try Image(
-            width: width, height: height, pixelFormat: .argb8888Premultiplied, bytesPerRow: width * 4,
+            width: width, height: height, pixelFormat: .argb8888, bytesPerRow: width * 4,
             bytes: UnsafeRawBufferPointer(start: readbackBuffer.contents, count: readbackBuffer.size))
     }
 }

@@ -1,3 +1,4 @@
+import Buffers
 internal import CWaylandServer
 import Glibc
 
@@ -5,8 +6,8 @@ import Glibc
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
 public final class Buffer: EventSender {
     public enum Storage: Equatable {
-        /// wl_shm memory in `format` (a wl_shm / DRM fourcc code).
-        case shm(format: UInt32)
+        /// wl_shm memory in `format`.
+        case shm(format: PixelFormat)
         /// wp_single_pixel_buffer_v1: premultiplied channels, 0…UInt32.max each.
         case singlePixel(red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32)
         /// A linux-dmabuf buffer that the compositor's `DmabufImporter` accepted.
@@ -37,7 +38,7 @@ public final class Buffer: EventSender {
         let buffer: Buffer
         if let shm = wl_shm_buffer_get(raw) {
             buffer = Buffer(raw: raw, width: wl_shm_buffer_get_width(shm), height: wl_shm_buffer_get_height(shm),
-                            storage: .shm(format: wl_shm_buffer_get_format(shm)), display: display)
+                            storage: .shm(format: PixelFormat(shmCode: wl_shm_buffer_get_format(shm))), display: display)
         } else if let source = Resource.own(raw) as? BufferSource {
             buffer = Buffer(raw: raw, width: source.width, height: source.height, storage: source.storage, display: display)
         } else {
@@ -94,8 +95,7 @@ public struct ShmContents {
     public let width: Int
     public let height: Int
     public let stride: Int
-    /// A wl_shm format code (0 ARGB8888, 1 XRGB8888, otherwise the DRM fourcc).
-    public let format: UInt32
+    public let format: PixelFormat
 }
 
 /// Vitrine's own wl_buffer resources (single-pixel, dmabuf) describe themselves through this.

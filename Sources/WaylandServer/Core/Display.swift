@@ -1,5 +1,6 @@
-internal import CWaylandServer
+import Buffers
 internal import CVitrineWayland
+internal import CWaylandServer
 import Glibc
 public import SystemCalls
 
@@ -30,22 +31,24 @@ public final class Display {
     public var clientRefusal: ((ClientRefusal) -> Void)?
     private var sockets: [ListeningSocket] = []
 
-    /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (DRM
-    /// fourcc codes, each with its bytes per pixel; the two mandatory ones need not be listed). A
-    /// buffer whose rows are shorter than its width in pixels of its format is refused with
+    /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (formats
+    /// whose bytes per pixel Vitrine knows; the two mandatory ones need not be listed). A buffer
+    /// whose rows are shorter than its width in pixels of its format is refused with
     /// wl_shm.error.invalid_stride on its pool.
-    public init(shmFormats: [UInt32: Int] = [:]) throws(SystemCallError) {
+    public init(shmFormats: [PixelFormat] = []) throws(SystemCallError) {
         guard let display = wl_display_create() else {
             throw SystemCallError.current("wl_display_create")
         }
         raw = display
-        shmBytesPerPixel = shmFormats.merging([WL_SHM_FORMAT_ARGB8888.rawValue: 4, WL_SHM_FORMAT_XRGB8888.rawValue: 4]) { $1 }
+        let served = Set(shmFormats + [.argb8888, .xrgb8888]).compactMap { format in format.bytesPerPixel.map { (format.shmCode, $0) } }
+        shmBytesPerPixel = Dictionary(uniqueKeysWithValues: served)
         eventLoop = EventLoop(raw: wl_display_get_event_loop(display))
         guard wl_display_init_shm(display) == 0 else {
             wl_display_destroy(display)
             throw SystemCallError.current("wl_display_init_shm")
         }
-        for format in shmFormats.keys.sorted() { _ = wl_display_add_shm_format(display, format) }
+        // libwayland announces the mandatory two itself.
+        for code in shmBytesPerPixel.keys.sorted() where code > 1 { _ = wl_display_add_shm_format(display, code) }
         let listener = vitrine_listener_create(Unmanaged.passUnretained(self).toOpaque()) { context, data in
             guard let context, let data else { return }
             Unmanaged<Display>.fromOpaque(context).takeUnretainedValue().register(OpaquePointer(data))

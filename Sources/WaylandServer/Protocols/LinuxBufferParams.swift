@@ -1,3 +1,4 @@
+import Buffers
 import Glibc
 import SystemCalls
 import WaylandProtocols
@@ -104,7 +105,7 @@ final class LinuxBufferParams: Resource, RequestHandler {
                     ZwpLinuxBufferParamsV1Error.invalidDimensions,
                     "invalid width \(width) or height \(height)")
             }
-            let format = DmabufFormat(fourcc: fourcc, modifier: first.modifier)
+            let format = DmabufFormat(PixelFormat(rawValue: fourcc), modifier: first.modifier)
             guard state.supports(format) else {
                 throw error(ZwpLinuxBufferParamsV1Error.invalidFormat, "format \(format) was not advertised")
             }

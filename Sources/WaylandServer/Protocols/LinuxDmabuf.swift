@@ -1,28 +1,6 @@
+import Buffers
 public import SystemCalls
 import WaylandProtocols
-
-/// A DRM pixel format (a fourcc code from drm_fourcc.h) with a buffer layout modifier.
-public struct DmabufFormat: Hashable, Sendable, CustomStringConvertible {
-    /// The DRM fourcc code, e.g. 0x34325241 ("AR24", ARGB8888).
-    public var fourcc: UInt32
-    /// The layout modifier (tiling, compression); `DmabufFormat.linear` or a vendor's code.
-    public var modifier: UInt64
-
-    /// DRM_FORMAT_MOD_LINEAR: rows of pixels, one after the other.
-    public static let linear: UInt64 = 0
-    /// DRM_FORMAT_MOD_INVALID: no explicit modifier, the layout is whatever the driver implies.
-    public static let implicitModifier: UInt64 = 0x00ff_ffff_ffff_ffff
-
-    public init(fourcc: UInt32, modifier: UInt64) {
-        self.fourcc = fourcc
-        self.modifier = modifier
-    }
-
-    public var description: String {
-        let characters = (0..<4).map { Character(UnicodeScalar(UInt8(truncatingIfNeeded: fourcc >> ($0 * 8)))) }
-        return "\(String(characters)) (0x\(String(fourcc, radix: 16))) modifier 0x\(String(modifier, radix: 16))"
-    }
-}
 
 /// A device number (dev_t) of a DRM node, as zwp_linux_dmabuf_feedback_v1 names devices.
 public struct DeviceNumber: Hashable, Sendable, CustomStringConvertible {
@@ -259,17 +237,17 @@ final class LinuxDmabufResource: Resource, RequestHandler {
     func announceFormats() {
         guard version < 4 else { return }
         let formats = state.defaultFeedback.feedback.formats
-        var announced = Set<UInt32>()
-        for format in formats where !announced.contains(format.fourcc) {
+        var announced = Set<PixelFormat>()
+        for format in formats where !announced.contains(format.format) {
             let usable = version >= 3 || formats.contains {
-                $0.fourcc == format.fourcc && ($0.modifier == DmabufFormat.implicitModifier || $0.modifier == DmabufFormat.linear)
+                $0.format == format.format && ($0.modifier == FormatModifier.invalid || $0.modifier == FormatModifier.linear)
             }
             guard usable else { continue }
-            announced.insert(format.fourcc)
-            send(.format(format: format.fourcc))
+            announced.insert(format.format)
+            send(.format(format: format.format.rawValue))
         }
         for format in formats {
-            send(.modifier(format: format.fourcc, modifierHi: UInt32(truncatingIfNeeded: format.modifier >> 32),
+            send(.modifier(format: format.format.rawValue, modifierHi: UInt32(truncatingIfNeeded: format.modifier >> 32),
                            modifierLo: UInt32(truncatingIfNeeded: format.modifier)))
         }
     }

@@ -1,3 +1,4 @@
+import Buffers
 internal import CLinux
 import WaylandProtocols
 import Glibc
@@ -25,7 +26,7 @@ final class CompiledFeedback {
         var table: [UInt8] = []
         table.reserveCapacity(formats.count * 16)
         for format in formats {
-            withUnsafeBytes(of: format.fourcc) { table += $0 }
+            withUnsafeBytes(of: format.format.rawValue) { table += $0 }
             withUnsafeBytes(of: UInt32(0)) { table += $0 }
             withUnsafeBytes(of: format.modifier) { table += $0 }
         }
