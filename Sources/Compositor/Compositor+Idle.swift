@@ -39,4 +39,22 @@ extension Compositor: IdleInhibitHandler {
         guard let entry = idle.inhibitors[key] else { return }
         idle.inhibitors[key] = entry.count > 1 ? (entry.surface, entry.count - 1) : nil
     }
+
+    /// Whether every output's display is powered.
+    public var outputsArePoweredOn: Bool { displays.allSatisfy(\.isPoweredOn) }
+
+    /// Every display driven: the outputs and the mirrors.
+    private var displays: [any BackendOutput] { outputs.map(\.backend) + mirrors.map(\.backend) }
+
+    /// Powers every output's display down (DPMS off) or up; a display that refuses is logged and
+    /// left as it is.
+    public func setOutputsPowered(_ on: Bool) {
+        for display in displays where display.isPoweredOn != on {
+            do {
+                try display.setPowered(on)
+            } catch {
+                logger.error("\(display.name): cannot turn the display \(on ? "on" : "off"): \(error)")
+            }
+        }
+    }
 }

@@ -28,6 +28,12 @@ extension Compositor {
         }
     }
 
+    /// What output `index` shows now (the headless backend keeps its last frame); nil where there
+    /// is no such output (every display unplugged).
+    public func capture(outputAt index: Int = 0) -> Image? {
+        outputs.indices.contains(index) ? outputs[index].backend.lastShownImage : nil
+    }
+
     /// How many Wayland clients are connected.
     public var connectedClientCount: Int { display.connectedClients.count }
 

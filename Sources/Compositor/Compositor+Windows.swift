@@ -56,11 +56,4 @@ extension Compositor {
         guard let node = node(for: surface) else { return nil }
         return outputs.first.map { node.container.convert(Point.zero, to: $0.root) } ?? node.container.position
     }
-
-    /// A client left a ping unanswered (the window policy hears it, as xdg-shell's handler):
-    /// logged, and passed on to `clientUnresponsive`.
-    public func clientDidNotAnswerPing(_ client: Client) {
-        logger.warning("client \(client.processID) did not answer a ping")
-        clientUnresponsive?(client.processID)
-    }
 }

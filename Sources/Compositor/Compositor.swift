@@ -72,26 +72,9 @@ public final class Compositor: SurfaceObserver {
     /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
     /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
     public var clientUnresponsive: ((Int32) -> Void)?
-    /// The last time each client process committed a new buffer.
-    private var lastNewBuffer: [Int32: UInt64] = [:]
+    /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
+    var lastNewBuffer: [Int32: UInt64] = [:]
 
-    /// How long a client has to answer a ping.
-    public var pingTimeoutMilliseconds: Int32 {
-        get { shell.pingTimeoutMilliseconds }
-        set { shell.pingTimeoutMilliseconds = newValue }
-    }
-
-    /// Pings every client whose process `belongs` accepts (and that has an xdg_wm_base); an
-    /// unanswered ping ends in `clientUnresponsive`.
-    public func pingClients(where belongs: (Int32) -> Bool) {
-        for client in display.connectedClients where belongs(client.processID) {
-            do {
-                try shell.ping(client)
-            } catch {
-                logger.error("cannot ping client \(client.processID): \(error)")
-            }
-        }
-    }
     let logger: Logger
 
     /// Creates the display and globals and takes over `backend`'s outputs, each with its own
@@ -209,30 +192,6 @@ public final class Compositor: SurfaceObserver {
     /// Whether every output shows its latest commit with nothing animating.
     public var outputsAreSettled: Bool { outputs.allSatisfy(\.isSettled) }
 
-    /// Whether every output's display is powered.
-    public var outputsArePoweredOn: Bool { displays.allSatisfy(\.isPoweredOn) }
-
-    /// Every display driven: the outputs and the mirrors.
-    private var displays: [any BackendOutput] { outputs.map(\.backend) + mirrors.map(\.backend) }
-
-    /// Powers every output's display down (DPMS off) or up; a display that refuses is logged and
-    /// left as it is.
-    public func setOutputsPowered(_ on: Bool) {
-        for display in displays where display.isPoweredOn != on {
-            do {
-                try display.setPowered(on)
-            } catch {
-                logger.error("\(display.name): cannot turn the display \(on ? "on" : "off"): \(error)")
-            }
-        }
-    }
-
-    /// What output `index` shows now (the headless backend keeps its last frame); nil where there
-    /// is no such output (every display unplugged).
-    public func capture(outputAt index: Int = 0) -> Image? {
-        outputs.indices.contains(index) ? outputs[index].backend.lastShownImage : nil
-    }
-
     // MARK: - Surfaces
 
     /// Watches the backend's descriptors as they are now: new ones are added, those that went
@@ -292,12 +251,6 @@ public final class Compositor: SurfaceObserver {
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
     ]
 
-    /// When a client of a process that `belongs` accepts last committed a new buffer (monotonic
-    /// ns), nil when none has: how the kiosk shell tells an app that stopped drawing.
-    public func lastNewBufferNanoseconds(where belongs: (Int32) -> Bool) -> UInt64? {
-        lastNewBuffer.filter { belongs($0.key) }.values.max()
-    }
-
     public func surfaceDidCommit(_ surface: Surface) {
         if surface.current.bufferWasAttached, surface.current.buffer != nil {
             noteNewBuffer(from: surface.client.processID)
@@ -328,15 +281,6 @@ public final class Compositor: SurfaceObserver {
         // A new size, input region or subsurface may change what is under the pointer.
         pointerNeedsRefocus = true
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
-    }
-
-    private func noteNewBuffer(from process: Int32) {
-        lastNewBuffer[process] = monotonicNanoseconds()
-        // Processes come and go over months of restarts: keep only those still connected.
-        if lastNewBuffer.count > 64 {
-            let connected = Set(display.connectedClients.map(\.processID))
-            lastNewBuffer = lastNewBuffer.filter { connected.contains($0.key) }
-        }
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {
