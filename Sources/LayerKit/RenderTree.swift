@@ -111,14 +111,16 @@ public struct RenderTree: Sendable {
 
     /// Whether any animation can change what is seen: an animated layer with no hidden or fully
     /// transparent layer above it (or itself). Animations that only run under a hidden layer (a
-    /// spinner waiting to be shown) need no frames.
+    /// spinner waiting to be shown) need no frames; a hidden layer in a transition (the fade of
+    /// `isHidden`) still shows.
     public var hasVisibleAnimations: Bool {
         // Tiles drawn or fading in between commits animate their layer (see `TileCache.needsFrames`).
         if tiledLayerIDs.contains(where: { self[$0]?.properties.tiled?.cache.needsFrames == true }) { return true }
         return animatedLayerIDs.contains { id in
             var current = self[id]
             while let layer = current {
-                if layer.properties.isHidden || (layer.properties.opacity <= 0 && !animatedLayerIDs.contains(layer.id)) {
+                let hidden = layer.properties.isHidden && !layer.animations.contains { $0 is TransitionTrack }
+                if hidden || (layer.properties.opacity <= 0 && !animatedLayerIDs.contains(layer.id)) {
                     return false
                 }
                 current = layer.parentID.flatMap { self[$0] }

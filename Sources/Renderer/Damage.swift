@@ -143,12 +143,24 @@ struct DamageTracker {
     }
 
     /// The output-pixel bounding box of everything a layer and its sublayers may draw; null when
-    /// the layer is not in the tree.
+    /// the layer is not in the tree. A layer in a transition draws each of its parts, moved.
     static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
         guard let layer = tree[id], let toRoot = tree.transformToRoot(of: id) else { return .null }
         var box = Rect.null
-        func visit(_ layer: RenderLayer, _ transform: Transform3D) {
+        func visit(_ layer: RenderLayer, in tree: RenderTree, _ transform: Transform3D, asIs: Bool = false) {
             let p = layer.properties
+            if !asIs, let transition = p.transition {
+                let previous = transition.previousTree(shownWith: tree)
+                for part in transition.parts(in: p.bounds) {
+                    let moved = Transform3D(translationX: part.offset.width, y: part.offset.height).concatenating(transform)
+                    if part.state == .current {
+                        visit(layer, in: tree, moved, asIs: true)
+                    } else if let previous, let old = previous[layer.id] {
+                        visit(old, in: previous, moved)
+                    }
+                }
+                return
+            }
             var extent = p.bounds
             if let contents = p.contentsFrame(), !p.masksToBounds { extent = extent.union(contents) }
             if let shape = p.shape, !p.masksToBounds {
@@ -175,14 +187,14 @@ struct DamageTracker {
             for space in p.instanceSublayerSpaces {
                 for sublayer in tree.sortedSublayers(of: layer) {
                     let level = sublayer.properties.transformToSuperlayer(space)
-                    visit(sublayer, (p.isTransformLayer ? level : level.flattened).concatenating(transform))
+                    visit(sublayer, in: tree, (p.isTransformLayer ? level : level.flattened).concatenating(transform))
                 }
             }
             let spread = p.isTransformLayer ? 0 : filterReach(of: p, scale: scale)
             if spread > 0, !box.isNull { box = box.insetBy(dx: -spread, dy: -spread) }
             box = outer.union(box)
         }
-        visit(layer, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
+        visit(layer, in: tree, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
         return box
     }
 

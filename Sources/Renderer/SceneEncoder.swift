@@ -88,6 +88,9 @@ struct SceneEncoder {
     /// A layer's backdrop made before the layer went into an intermediate, for its drawLayer to
     /// draw there (nil: already drawn beneath it). See FilterEffects.swift.
     var carriedBackdrop: (id: LayerID, backdrop: Backdrop?)?
+    /// Layers in a transition whose current state is being drawn as one of its parts (see
+    /// SceneEncoder+Transitions.swift).
+    var layersDrawnWithoutTransition: Set<LayerID> = []
 
     /// Every draw of every pass, in rendering order.
     var draws: [EncodedDraw] { passes.flatMap(\.draws) }
@@ -178,7 +181,8 @@ struct SceneEncoder {
         clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
         let p = layer.properties
-        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+        // A layer in a transition shows its previous state too, though hidden or transparent now.
+        guard p.transition != nil ? parentOpacity > 0 : !p.isHidden && parentOpacity * p.opacity > 0 else { return }
         if p.isTransformLayer {
             drawDepthSorted(
                 layer, transform: p.transformToSuperlayer(parentSpace), parentTransform: parentTransform,
@@ -213,6 +217,11 @@ struct SceneEncoder {
         flipped: Bool
     ) {
         let p = layer.properties
+        if let transition = p.transition, !layersDrawnWithoutTransition.contains(layer.id) {
+            return encodeTransition(
+                layer, transition, transform: transform, parentOpacity: parentOpacity, clip: clip, scissor: scissor,
+                flipped: flipped)
+        }
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
         // An odd number of geometry flips above mirrors the layer without turning it round.

@@ -326,6 +326,43 @@ final class Events: AnimationDelegate {
         #expect(state?.previousTree?.generation == before.generation)
         #expect(state?.previousTree?[s.layer.id]?.properties.backgroundColor == nil)
     }
+
+    /// What a frame shows of a 100×50 layer at progress 0.25 (the header's descriptions of the
+    /// four types, y-down): back to front, each state's offset in the layer's bounds space.
+    @Test func transitionPartsPlaceEachStateByTypeAndSubtype() {
+        func parts(_ type: TransitionType, _ subtype: TransitionSubtype) -> [TransitionPart] {
+            TransitionState(type: type, subtype: subtype, progress: 0.25, previousTree: nil, layerID: LayerID(rawValue: 1))
+                .parts(in: Rect(x: 0, y: 0, width: 100, height: 50))
+        }
+        func part(_ state: TransitionPart.State, _ dx: Double, _ dy: Double, _ weight: Double = 1) -> TransitionPart {
+            TransitionPart(state: state, offset: Size(width: dx, height: dy), weight: weight)
+        }
+        // fade: both in place, weighted 0.75 and 0.25.
+        #expect(parts(.fade, .fromLeft) == [part(.previous, 0, 0, 0.75), part(.current, 0, 0, 0.25)])
+        // moveIn: the new state enters from the named side over the old one, a quarter of the way.
+        #expect(parts(.moveIn, .fromLeft) == [part(.previous, 0, 0), part(.current, -75, 0)])
+        #expect(parts(.moveIn, .fromRight) == [part(.previous, 0, 0), part(.current, 75, 0)])
+        #expect(parts(.moveIn, .fromTop) == [part(.previous, 0, 0), part(.current, 0, -37.5)])
+        #expect(parts(.moveIn, .fromBottom) == [part(.previous, 0, 0), part(.current, 0, 37.5)])
+        // push: the old state leaves on the other side as the new one enters.
+        #expect(parts(.push, .fromLeft) == [part(.previous, 25, 0), part(.current, -75, 0)])
+        #expect(parts(.push, .fromBottom) == [part(.previous, 0, -12.5), part(.current, 0, 37.5)])
+        // reveal: the old state slides away on top, uncovering the new one in place.
+        #expect(parts(.reveal, .fromRight) == [part(.current, 0, 0), part(.previous, -25, 0)])
+        #expect(parts(.reveal, .fromTop) == [part(.current, 0, 0), part(.previous, 0, 12.5)])
+    }
+
+    /// startProgress and endProgress cut the part of the transition shown: 0.5…1 over one second
+    /// is at 0.75 halfway.
+    @Test func startAndEndProgressMapTheTransitionsTime() {
+        let s = AnimationScene()
+        let t = Transition()
+        (t.type, t.duration, t.startProgress, t.endProgress) = (.push, 1, 0.5, 1)
+        s.run(t, forKey: "transition")
+        #expect(s.shown(at: 100).transition?.progress == 0.5)
+        #expect(s.shown(at: 100.5).transition?.progress == 0.75)
+        #expect(s.shown(at: 100.25).transition?.progress == 0.625)
+    }
 }
 
 @MainActor
@@ -373,11 +410,14 @@ final class Events: AnimationDelegate {
         #expect(s.shown(at: 100.5).shadowPath == Path(rect: Rect(x: 0, y: 0, width: 150, height: 100)))
     }
 
-    @Test func hiddenFadesWithATransition() {
+    /// The action is all LayerKit decides; RenderTransitionTests.hidingALayerFadesItOut checks the
+    /// fade's pixels.
+    @Test func theBuiltInActionForHiddenIsAFadeTransition() {
         let s = AnimationScene()
         s.layer.isHidden = true
         Transaction.flush()
-        #expect(s.layer.animation(forKey: "hidden") is Transition)
+        #expect((s.layer.animation(forKey: "hidden") as? Transition)?.type == .fade)
+        #expect(s.shown(at: 100.125).transition?.type == .fade)
     }
 
     @Test func theActionSearchFollowsCoreAnimationsOrder() {

@@ -6,7 +6,8 @@ public struct ContentsCrossFade: Sendable {
 }
 
 /// A transition's in-flight state: the renderer draws this layer's subtree from `previousTree`
-/// and from the current tree, combined as `type` and `subtype` say at `progress` (0…1).
+/// and from the current tree, combined as `type` and `subtype` say at `progress` (0…1): what a
+/// frame shows is `parts(in:)`.
 public struct TransitionState: Sendable {
     public var type: TransitionType
     public var subtype: TransitionSubtype
@@ -15,6 +16,61 @@ public struct TransitionState: Sendable {
     /// state is then empty).
     public var previousTree: RenderTree?
     public var layerID: LayerID
+}
+
+/// One of the two states of a layer that a transition shows in a frame: the layer and its
+/// subtree as one image, as they were before the transition (`previous`) or are now (`current`).
+public struct TransitionPart: Equatable, Sendable {
+    public enum State: Equatable, Sendable {
+        case previous, current
+    }
+
+    public var state: State
+    /// How far the image is moved, in the layer's bounds space.
+    public var offset: Size
+    /// The state's weight in a dissolve (`fade`); 1 for the other types.
+    public var weight: Double
+}
+
+extension TransitionState {
+    /// What a frame shows of the layer, back to front, for a layer of `bounds` (CATransition's
+    /// types): `fade` dissolves, every pixel previous × (1 − progress) + current × progress;
+    /// `moveIn` slides the current state in over the previous one, which stays; `push` slides
+    /// both, the current state pushing the previous one out; `reveal` slides the previous state
+    /// away over the current one, which stays. The subtype names the side the motion starts from
+    /// (`fromLeft` moves rightwards; y-down, `fromTop` moves down), over the bounds' width or
+    /// height. The images are clipped only as the layer's own rules clip (masksToBounds clips them
+    /// at the bounds, which do not move), so without it a sliding state shows outside the bounds.
+    public func parts(in bounds: Rect) -> [TransitionPart] {
+        let p = progress
+        let (dx, dy): (Double, Double) = switch subtype {
+        case .fromLeft: (bounds.width, 0)
+        case .fromRight: (-bounds.width, 0)
+        case .fromTop: (0, bounds.height)
+        case .fromBottom: (0, -bounds.height)
+        }
+        func part(_ state: TransitionPart.State, _ travelled: Double, weight: Double = 1) -> TransitionPart {
+            TransitionPart(state: state, offset: Size(width: dx * travelled, height: dy * travelled), weight: weight)
+        }
+        switch type {
+        case .fade: return [part(.previous, 0, weight: 1 - p), part(.current, 0, weight: p)]
+        case .moveIn: return [part(.previous, 0), part(.current, p - 1)]
+        case .push: return [part(.previous, p), part(.current, p - 1)]
+        case .reveal: return [part(.current, 0), part(.previous, p)]
+        }
+    }
+
+    /// Whether the parts dissolve into each other (weighted and added) rather than being drawn
+    /// one over the other.
+    public var dissolves: Bool { type == .fade }
+
+    /// The layer's state before the transition as the frame showing `sample` draws it: the kept
+    /// snapshot sampled at the same media time (its own animations run on), or as committed when
+    /// `sample` is not a sample.
+    public func previousTree(shownWith sample: RenderTree) -> RenderTree? {
+        guard let previousTree else { return nil }
+        return sample.sampleTime.map { previousTree.sampled(atMediaTime: $0) } ?? previousTree
+    }
 }
 
 /// Contents as an animatable value: images do not interpolate, they cross-fade.
