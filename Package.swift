@@ -116,7 +116,7 @@ let package = Package(
 
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
-        .target(name: "Graphics", dependencies: ["Buffers", "CCairo", "CPangoCairo"]),
+        .target(name: "Graphics", dependencies: ["Buffers", "CCairo", "CPangoCairo", "SystemCalls"]),
         .target(
             name: "LayerKit",
             dependencies: [
@@ -188,7 +188,7 @@ let package = Package(
             name: "KioskShell",
             dependencies: [
                 "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
-                "WaylandServer", .product(name: "Logging", package: "swift-log"),
+                "WaylandServer", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -243,14 +243,14 @@ let package = Package(
         .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
 
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
-        .testTarget(name: "GraphicsTests", dependencies: ["Graphics"]),
+        .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
         .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics", "SystemCalls"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),

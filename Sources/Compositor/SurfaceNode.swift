@@ -9,7 +9,7 @@ import WaylandServer
 /// Any LayerKit transform or animation applied to `container` (a fade between two apps, a slide)
 /// moves the whole surface tree with it.
 final class SurfaceNode {
-    unowned(unsafe) let surface: Surface
+    unowned let surface: Surface
     let container = Layer()
     /// Shows a shm buffer's copy as `contents`, a dma-buf's as `externalContents`.
     let content = ExternalContentsLayer()

@@ -1,4 +1,5 @@
 import Buffers
+public import SystemCalls
 internal import CCairo
 import Foundation
 
@@ -19,8 +20,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
     case fileNotFound(path: String)
     /// The bytes are not a PNG that libpng can decode; `path` is nil for in-memory data.
     case invalidPNG(path: String?, reason: String)
-    /// A system call on `path` failed with `errno`.
-    case io(path: String, errno: Int32)
+    /// Reading or writing a file failed.
+    case io(SystemCallError)
     /// A rectangle that is empty or not inside a `width`×`height` image.
     case rectOutsideImage(ImageRect, width: Int, height: Int)
     /// A document page size that is not positive and finite, or exceeds `Image.maximumDimension`.
@@ -44,8 +45,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
             return "no such file: \(path)"
         case .invalidPNG(let path, let reason):
             return "invalid PNG\(path.map { " in \($0)" } ?? ""): \(reason)"
-        case .io(let path, let code):
-            return "I/O error on \(path): \(String(cString: strerror(code))) (errno \(code))"
+        case .io(let error):
+            return error.description
         case .rectOutsideImage(let rect, let width, let height):
             return "pixel rectangle \(rect) is empty or outside the \(width)×\(height) image"
         case .invalidPageSize(let size):

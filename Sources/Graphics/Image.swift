@@ -1,4 +1,5 @@
 import Buffers
+import SystemCalls
 internal import CCairo
 import Foundation
 
@@ -394,42 +395,40 @@ final class CairoSurface {
 }
 
 private func readFile(atPath path: String) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-        let code = errno
-        throw code == ENOENT ? GraphicsError.fileNotFound(path: path) : GraphicsError.io(path: path, errno: code)
+    let file: FileDescriptor
+    do {
+        file = try SystemCallError.attempt("open", path: path) { try FileDescriptor.open(path, .readOnly, options: .closeOnExec) }
+    } catch where error.errno == .noSuchFileOrDirectory {
+        throw GraphicsError.fileNotFound(path: path)
+    } catch {
+        throw GraphicsError.io(error)
     }
-    defer { close(fd) }
+    defer { try? file.close() }
     var contents: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count > 0 {
-            contents.append(contentsOf: chunk[..<count])
-        } else if count == 0 {
-            return contents
-        } else if errno != EINTR {
-            throw GraphicsError.io(path: path, errno: errno)
+        let count: Int
+        do {
+            count = try SystemCallError.attempt("read", path: path) { try chunk.withUnsafeMutableBytes { try file.read(into: $0) } }
+        } catch {
+            throw GraphicsError.io(error)
         }
+        guard count > 0 else { return contents }
+        contents.append(contentsOf: chunk[..<count])
     }
 }
 
 private func writeFile(atPath path: String, bytes: [UInt8]) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-    guard fd >= 0 else { throw GraphicsError.io(path: path, errno: errno) }
-    var written = 0
-    while written < bytes.count {
-        let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-        if count >= 0 {
-            written += count
-        } else if errno != EINTR {
-            let code = errno
-            close(fd)
-            throw GraphicsError.io(path: path, errno: code)
+    do {
+        let file = try SystemCallError.attempt("open", path: path) {
+            try FileDescriptor.open(
+                path, .writeOnly, options: [.create, .truncate, .closeOnExec], permissions: [.ownerReadWrite, .groupRead, .otherRead])
         }
+        // closeAfter reports close's deferred write errors (NFS, quotas) too.
+        _ = try SystemCallError.attempt("write", path: path) { try file.closeAfter { try file.writeAll(bytes) } }
+    } catch {
+        throw GraphicsError.io(error)
     }
-    // close reports deferred write errors (NFS, quotas), so its result matters here.
-    guard close(fd) == 0 else { throw GraphicsError.io(path: path, errno: errno) }
 }
 
 /// A rectangle of whole pixels of an image: columns `x..<x + width`, rows `y..<y + height`.

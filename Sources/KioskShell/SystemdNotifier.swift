@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+public import SystemCalls
 
 /// Tells systemd how the service is doing, with the `sd_notify` protocol spoken directly (no
 /// libsystemd): each message is one datagram of newline-separated `KEY=VALUE` assignments sent to
@@ -13,7 +14,7 @@ public final class SystemdNotifier: Sendable {
         case invalidSocketAddress(String)
         /// `$WATCHDOG_USEC` or `$WATCHDOG_PID` is not a positive decimal number.
         case invalidWatchdogSetting(variable: String, value: String)
-        case system(operation: String, errno: Int32)
+        case system(SystemCallError)
 
         public var description: String {
             switch self {
@@ -21,8 +22,8 @@ public final class SystemdNotifier: Sendable {
                 "NOTIFY_SOCKET '\(value)' is not an absolute path or an @abstract socket name of at most 107 bytes"
             case .invalidWatchdogSetting(let variable, let value):
                 "\(variable) '\(value)' is not a positive decimal number"
-            case .system(let operation, let code):
-                "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+            case .system(let error):
+                error.description
             }
         }
     }
@@ -31,7 +32,7 @@ public final class SystemdNotifier: Sendable {
     /// of the kiosk app's environment so that the app never speaks for Vitrine.
     public static let environmentVariables = ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"]
 
-    private let socket: Int32?
+    private let socket: OwnedFileDescriptor?
     /// `sun_path`'s bytes: the path and its terminating NUL, or a NUL and the abstract name.
     private let address: [UInt8]
 
@@ -67,12 +68,8 @@ public final class SystemdNotifier: Sendable {
         address = bytes
 
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { throw .system(operation: "socket(AF_UNIX, SOCK_DGRAM)", errno: errno) }
-        socket = descriptor
-    }
-
-    deinit {
-        if let socket { close(socket) }
+        guard descriptor >= 0 else { throw .system(.current("socket(AF_UNIX, SOCK_DGRAM)")) }
+        socket = OwnedFileDescriptor(rawValue: descriptor)
     }
 
     private static func watchdogInterval(in environment: [String: String]) throws(Failure) -> Duration? {
@@ -124,14 +121,14 @@ public final class SystemdNotifier: Sendable {
                     var result: Int
                     repeat {
                         result = sendto(
-                            socket, body.baseAddress, body.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), socketAddress,
+                            socket.rawValue, body.baseAddress, body.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL), socketAddress,
                             length)
                     } while result < 0 && errno == EINTR
                     return result
                 }
             }
         }
-        guard sent >= 0 else { throw .system(operation: "sendto NOTIFY_SOCKET", errno: errno) }
+        guard sent >= 0 else { throw .system(.current("sendto", path: "NOTIFY_SOCKET")) }
     }
 
     private static func singleLine(_ text: String) -> String {

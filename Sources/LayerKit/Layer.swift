@@ -15,14 +15,14 @@ open class Layer {
     public internal(set) final var properties = LayerProperties()
 
     /// The layer this one is a sublayer of. The superlayer owns its sublayers, so the back
-    /// reference is unowned and cleared when the superlayer goes; weak references would give every
-    /// layer a side table and make each retain and release of a layer slow.
+    /// reference is unowned and cleared when the superlayer goes (unowned, not weak: weak
+    /// references would give every layer a side table and make each retain and release slow).
     public final var superlayer: Layer? { _superlayer }
-    private final unowned(unsafe) var _superlayer: Layer?
+    private final unowned var _superlayer: Layer?
     private var _sublayers: [Layer] = []
     /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree;
     /// unowned for the same reason, since the masked layer owns its mask.
-    private final unowned(unsafe) var maskedLayer: Layer?
+    private final unowned var maskedLayer: Layer?
 
     public weak var delegate: (any LayerDelegate)?
 

@@ -4,7 +4,7 @@ public import SystemPackage
 /// A failed system call (or a C library call that reports through errno): what was attempted, on
 /// what, and swift-system's `Errno`. Every module reports system failures with this one type, and
 /// errno is read in one place, `current(_:path:)`.
-public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
     public let operation: String
     /// The file or socket the call was about, when there is one worth naming.
     public let path: String?
@@ -36,6 +36,18 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
         guard result < 0 else { return }
         if result == -1 { throw current(operation(), path: path) }
         throw SystemCallError(operation(), path: path, errno: Errno(rawValue: -result))
+    }
+
+    /// Runs swift-system calls (which throw `Errno`), naming what failed.
+    public static func attempt<Result>(
+        _ operation: String, path: String? = nil, _ body: () throws -> Result
+    ) throws(SystemCallError) -> Result {
+        do {
+            return try body()
+        } catch {
+            // swift-system throws nothing but Errno.
+            throw SystemCallError(operation, path: path, errno: error as? Errno ?? .ioError)
+        }
     }
 
     public var description: String {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 import Graphics
+import SystemCalls
 
 @Suite struct ImageTests {
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -215,14 +216,14 @@ import Graphics
     @Test func readingADirectoryThrowsAnIOError() {
         let path = FileManager.default.temporaryDirectory.path
         let error = #expect(throws: GraphicsError.self) { try Image(contentsOfPNGFile: path) }
-        #expect(error == .io(path: path, errno: EISDIR))
+        #expect(error == .io(SystemCallError("read", path: path, errno: .isDirectory)))
         #expect(error?.description.contains("Is a directory") == true)
     }
 
     @Test func writingIntoAMissingDirectoryThrowsAnIOErrorNamingThePath() {
         let path = temporaryPath("no-such-directory") + "/image.png"
         let error = #expect(throws: GraphicsError.self) { try Image(width: 1, height: 1, fill: .clear).writePNG(to: path) }
-        #expect(error == .io(path: path, errno: ENOENT))
+        #expect(error == .io(SystemCallError("open", path: path, errno: .noSuchFileOrDirectory)))
         #expect(error?.description.contains(path) == true)
     }
 

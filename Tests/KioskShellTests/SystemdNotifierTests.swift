@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 import Testing
 
 @testable import KioskShell
@@ -104,7 +105,7 @@ final class NotificationSocket {
 
     @Test func aSocketNobodyListensOnIsAnErrorWithErrno() throws {
         let notifier = try SystemdNotifier(environment: ["NOTIFY_SOCKET": "/nonexistent/vitrine/notify"])
-        #expect(throws: SystemdNotifier.Failure.system(operation: "sendto NOTIFY_SOCKET", errno: ENOENT)) {
+        #expect(throws: SystemdNotifier.Failure.system(SystemCallError("sendto", path: "NOTIFY_SOCKET", errno: .noSuchFileOrDirectory))) {
             try notifier.notifyReady()
         }
     }

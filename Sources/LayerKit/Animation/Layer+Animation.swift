@@ -5,7 +5,7 @@ final class AnimationEntry {
     let animation: Animation
     /// The transaction's animationDuration when the animation was added.
     let defaultDuration: Double
-    unowned(unsafe) let layer: Layer
+    unowned let layer: Layer
     var groups: [CompletionGroup]
     /// Set by the first commit that carries the animation, in the layer's time space.
     var beginTime: Double?

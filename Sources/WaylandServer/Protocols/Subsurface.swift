@@ -3,7 +3,7 @@ import WaylandProtocols
 /// wl_subsurface: a surface placed relative to a parent surface, stacked among its siblings, and
 /// committed together with the parent while synchronized.
 public final class Subsurface: Resource, RequestHandler, SurfaceRole {
-    public private(set) unowned(unsafe) var surface: Surface
+    public private(set) unowned var surface: Surface
     public private(set) weak var parent: Surface?
     /// Position of the subsurface's origin in the parent's surface coordinates (applied on the parent's commit).
     public private(set) var position: (x: Int32, y: Int32) = (0, 0)
