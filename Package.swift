@@ -171,13 +171,13 @@ let package = Package(
 
         // Level 2: the apps Vitrine starts (posix_spawn, with WAYLAND_DISPLAY), reaps and ends, and
         // the processes they started in turn.
-        .target(name: "AppProcesses", dependencies: ["CVitrineProcess"]),
+        .target(name: "AppProcesses", dependencies: ["CVitrineProcess", "SystemCalls"]),
 
         // Level 4: the control socket (`vitrine capture`, `status`, `print`): a Unix socket served on
         // the compositor's loop without blocking it, its JSON protocol and its client. What each
         // command does is the kiosk shell's (ControlResponder); `status` reports the compositor's
         // OutputStatus and MirrorStatus as they are.
-        .target(name: "ControlSocket", dependencies: ["Compositor", "WaylandServer", "DisplayBackend"]),
+        .target(name: "ControlSocket", dependencies: ["Compositor", "WaylandServer", "DisplayBackend", "SystemCalls"]),
 
         // Level 4: the kiosk's window policy (fullscreen toplevels, centred dialogs, constrained
         // popups, focus), the compositor's windowPolicy in `vitrine run` and under WLCS.
@@ -194,10 +194,10 @@ let package = Package(
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
         .target(name: "CVitrineWLCS", dependencies: ["CWaylandClient"]),
-        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "WindowPolicy", "CLinux"]),
+        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "WindowPolicy", "CLinux", "SystemCalls"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
-        .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux"]),
+        .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux", "SystemCalls"]),
 
         // The protocol fuzzer: clients drawn from the protocol XML, run against `vitrine` as a process.
         .target(name: "ProtocolFuzzer", dependencies: ["WaylandProtocolModel", "CLinux"]),

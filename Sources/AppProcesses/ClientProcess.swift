@@ -1,6 +1,7 @@
 internal import CVitrineProcess
 import Foundation
 import Glibc
+public import SystemCalls
 
 /// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
 public final class ClientProcess {
@@ -9,7 +10,8 @@ public final class ClientProcess {
     public private(set) var exit: ProcessExit?
     /// With `capturingOutput`, the non-blocking read end of a pipe that receives the app's standard
     /// output and standard error; closed with the process object.
-    public let outputDescriptor: Int32?
+    public var outputDescriptor: FileDescriptor? { output?.fileDescriptor }
+    private let output: OwnedFileDescriptor?
 
     /// Starts `arguments` (the first is looked up in PATH) with `environment` added to
     /// `parentEnvironment` (ours by default), less the variables in `removing`, in
@@ -49,7 +51,7 @@ public final class ClientProcess {
         }
         var pipeEnds: [Int32] = [-1, -1]
         if capturingOutput {
-            guard pipe(&pipeEnds) == 0 else { throw AppError.pipeFailed(errno) }
+            guard pipe(&pipeEnds) == 0 else { throw AppError.pipeFailed(.current("pipe")) }
             // Only the child's standard output and error (dup2 copies drop the flag) keep the write end.
             for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
             _ = fcntl(pipeEnds[0], F_SETFL, O_NONBLOCK)
@@ -61,14 +63,10 @@ public final class ClientProcess {
         if capturingOutput { close(pipeEnds[1]) }
         guard result == 0 else {
             if capturingOutput { close(pipeEnds[0]) }
-            throw AppError.spawnFailed(arguments[0], result)
+            throw AppError.spawnFailed(arguments[0], Errno(rawValue: result))
         }
         pid = child
-        outputDescriptor = capturingOutput ? pipeEnds[0] : nil
-    }
-
-    deinit {
-        if let outputDescriptor { close(outputDescriptor) }
+        output = capturingOutput ? OwnedFileDescriptor(rawValue: pipeEnds[0]) : nil
     }
 
     /// Reaps the process if it exited; returns whether it has.
@@ -151,13 +149,13 @@ public enum ProcessExit: Equatable, Sendable, CustomStringConvertible {
 }
 
 public enum AppError: Error, CustomStringConvertible {
-    case spawnFailed(String, Int32)
-    case pipeFailed(Int32)
+    case spawnFailed(String, Errno)
+    case pipeFailed(SystemCallError)
 
     public var description: String {
         switch self {
-        case .spawnFailed(let program, let code): "cannot start \(program): \(String(cString: strerror(code)))"
-        case .pipeFailed(let code): "cannot make a pipe for the app's output: \(String(cString: strerror(code)))"
+        case .spawnFailed(let program, let errno): "cannot start \(program): \(errno)"
+        case .pipeFailed(let error): "cannot make a pipe for the app's output: \(error.errno)"
         }
     }
 }

@@ -203,7 +203,7 @@ public final class Compositor: SurfaceObserver {
             backendSources[fd] = nil
         }
         for fd in current where backendSources[fd] == nil {
-            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd.rawValue, events: .readable) { [unowned self] _ in
+            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
                 self.backend.dispatch(fileDescriptor: fd)
             }
         }

@@ -29,7 +29,7 @@ extension Compositor {
     /// Reads `context`'s devices from the compositor's loop from now on; the devices a seat
     /// context enumerated arrive at once. The compositor keeps the context.
     public func attachInput(_ context: InputContext) throws {
-        let source = try display.eventLoop.addFileDescriptor(context.fileDescriptor.rawValue, events: .readable) { [unowned self, unowned context] _ in
+        let source = try display.eventLoop.addFileDescriptor(context.fileDescriptor, events: .readable) { [unowned self, unowned context] _ in
             readInput(from: context)
         }
         inputDevices.contexts.append(context)

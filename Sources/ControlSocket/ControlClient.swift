@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 import WaylandServer
 
 /// The client side of the control socket (`vitrine capture`, `vitrine status`, tests): one request,
@@ -20,9 +21,15 @@ public enum ControlClient {
     /// returns the reply.
     public static func exchange(_ bytes: [UInt8], with path: String, timeoutSeconds: Double = 10) throws(ControlProtocolError) -> ControlReply {
         guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
-        let fd = makeUnixStreamSocket(blocking: true)
-        guard fd >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
-        defer { close(fd) }
+        let socket: OwnedFileDescriptor
+        do throws(SystemCallError) {
+            socket = try OwnedFileDescriptor.unixStreamSocket(blocking: true)
+        } catch {
+            throw .system(SystemCallError(error.operation, path: path, errno: error.errno))
+        }
+        // The socket is closed when this exchange ends, not at its last mention.
+        defer { withExtendedLifetime(socket) {} }
+        let fd = socket.rawValue
         var limit = timeval(tv_sec: Int(timeoutSeconds), tv_usec: Int((timeoutSeconds - timeoutSeconds.rounded(.down)) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
@@ -31,7 +38,7 @@ public enum ControlClient {
             case ENOENT: throw .noSocket(path)
             case EACCES, EPERM: throw .permissionDenied(path)
             case ECONNREFUSED: throw .refused(path)
-            case let code: throw .system(operation: "connect", path: path, code: code)
+            case let code: throw .system(SystemCallError("connect", path: path, errno: Errno(rawValue: code)))
             }
         }
         var reader = Reader(fd: fd, path: path, timeoutSeconds: timeoutSeconds)
@@ -69,7 +76,7 @@ public enum ControlClient {
         var buffer: [UInt8] = []
 
         func failure(operation: String) -> ControlProtocolError {
-            errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut(path, seconds: timeoutSeconds) : .system(operation: operation, path: path, code: errno)
+            errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut(path, seconds: timeoutSeconds) : .system(.current(operation, path: path))
         }
 
         /// Reads more; false at the end of the stream.

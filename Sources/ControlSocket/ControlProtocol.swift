@@ -1,5 +1,6 @@
 import Compositor
 import Foundation
+public import SystemCalls
 
 /// One request on the control socket, and the protocol it belongs to. A client connects, writes
 /// one request: a line of JSON (at most `maximumLength` bytes, ended by "\n" or by shutting its
@@ -249,7 +250,7 @@ public enum ControlProtocolError: Error, Equatable, CustomStringConvertible {
     case refused(String)
     case timedOut(String, seconds: Double)
     case malformedReply(String)
-    case system(operation: String, path: String, code: Int32)
+    case system(SystemCallError)
 
     public var description: String {
         switch self {
@@ -262,7 +263,7 @@ public enum ControlProtocolError: Error, Equatable, CustomStringConvertible {
         case .refused(let path): "nothing listens on \(path) (left by a vitrine that is no longer running?)"
         case .timedOut(let path, let seconds): "no reply from \(path) within \(seconds) s (is the compositor's loop stuck?)"
         case .malformedReply(let reason): "malformed reply: \(reason)"
-        case .system(let operation, let path, let code): "\(operation) on \(path) failed: \(String(cString: strerror(code))) (errno \(code))"
+        case .system(let error): error.description
         }
     }
 }

@@ -1,6 +1,7 @@
 import DisplayBackend
 import Foundation
 import Glibc
+import SystemCalls
 import WaylandServer
 
 /// The control socket of a running compositor (the protocol: see `ControlRequest`): a Unix stream
@@ -22,9 +23,9 @@ public final class ControlServer {
     private let finishedWork: FinishedWork
     private var finishedWorkSource: FileDescriptorSource?
     private var nextConnectionID: UInt64 = 0
-    private let listener: Int32
+    private let listener: OwnedFileDescriptor
     private var listenerSource: FileDescriptorSource?
-    private var connections: [Int32: Connection] = [:]
+    private var connections: [FileDescriptor: Connection] = [:]
     private var isAcceptingPaused = false
     private var requestTimer: TimerSource?
     /// The socket file's identity, so that closing removes our file and not a successor's.
@@ -47,44 +48,44 @@ public final class ControlServer {
     ) throws(ControlProtocolError) {
         guard let address = UnixSocketAddress(path: path) else { throw .pathTooLong(path) }
         try Self.removeStaleSocket(at: path, address: address)
-        guard let finishedWork = FinishedWork() else { throw .system(operation: "pipe", path: path, code: errno) }
-        self.finishedWork = finishedWork
-        let fd = makeUnixStreamSocket()
-        guard fd >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
+        let socket: OwnedFileDescriptor
+        do throws(SystemCallError) {
+            finishedWork = try FinishedWork()
+            socket = try OwnedFileDescriptor.unixStreamSocket()
+        } catch {
+            throw .system(SystemCallError(error.operation, path: path, errno: error.errno))
+        }
         // On Linux the socket file takes the socket inode's mode at bind: 0600 from the first
         // instant, without touching the process-wide umask under other threads.
-        guard fchmod(fd, 0o600) == 0,
-            address.withSocketAddress({ bind(fd, $0, $1) }) == 0
+        guard fchmod(socket.rawValue, 0o600) == 0,
+            address.withSocketAddress({ bind(socket.rawValue, $0, $1) }) == 0
         else {
-            let code = errno
-            Glibc.close(fd)
-            throw code == EADDRINUSE ? .inUse(path) : .system(operation: "bind", path: path, code: code)
+            let error = SystemCallError.current("bind", path: path)
+            throw error.errno == .addressInUse ? .inUse(path) : .system(error)
         }
         func failure(_ operation: String) -> ControlProtocolError {
-            let code = errno
-            Glibc.close(fd)
+            let error = SystemCallError.current(operation, path: path)
             unlink(path)
-            return .system(operation: operation, path: path, code: code)
+            return .system(error)
         }
-        guard listen(fd, 16) == 0 else { throw failure("listen") }
+        guard listen(socket.rawValue, 16) == 0 else { throw failure("listen") }
         var status = stat()
         guard stat(path, &status) == 0 else { throw failure("stat") }
         self.path = path
         self.requestTimeoutMilliseconds = requestTimeoutMilliseconds
         self.eventLoop = eventLoop
         self.handler = handler
-        listener = fd
+        listener = socket
         fileIdentity = (UInt(status.st_dev), UInt(status.st_ino))
         do {
-            listenerSource = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in acceptConnections() }
+            listenerSource = try eventLoop.addFileDescriptor(socket.fileDescriptor, events: .readable) { [unowned self] _ in acceptConnections() }
             requestTimer = try eventLoop.addTimer { [unowned self] in closeIdleConnections() }
-            finishedWorkSource = try eventLoop.addFileDescriptor(finishedWork.readEnd, events: .readable) { [unowned self] _ in
+            finishedWorkSource = try eventLoop.addFileDescriptor(finishedWork.readEnd.fileDescriptor, events: .readable) { [unowned self] _ in
                 sendFinishedReplies()
             }
         } catch {
-            Glibc.close(fd)
             unlink(path)
-            throw .system(operation: "wl_event_loop_add_fd", path: path, code: error.errno.rawValue)
+            throw .system(SystemCallError(error.operation, path: path, errno: error.errno))
         }
     }
 
@@ -102,7 +103,7 @@ public final class ControlServer {
         finishedWorkSource?.remove()
         finishedWorkSource = nil
         for fd in Array(connections.keys) { drop(fd) }
-        Glibc.close(listener)
+        listener.close()
         var status = stat()
         if stat(path, &status) == 0, UInt(status.st_dev) == fileIdentity.device, UInt(status.st_ino) == fileIdentity.inode {
             unlink(path)
@@ -115,13 +116,17 @@ public final class ControlServer {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
         guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(path) }
-        let probe = makeUnixStreamSocket()
-        guard probe >= 0 else { throw .system(operation: "socket", path: path, code: errno) }
-        defer { Glibc.close(probe) }
-        if address.withSocketAddress({ connect(probe, $0, $1) }) == 0 || errno == EAGAIN || errno == EINPROGRESS {
+        let probe: OwnedFileDescriptor
+        do throws(SystemCallError) {
+            probe = try OwnedFileDescriptor.unixStreamSocket()
+        } catch {
+            throw .system(SystemCallError(error.operation, path: path, errno: error.errno))
+        }
+        defer { withExtendedLifetime(probe) {} }
+        if address.withSocketAddress({ connect(probe.rawValue, $0, $1) }) == 0 || errno == EAGAIN || errno == EINPROGRESS {
             throw .inUse(path)
         }
-        guard errno == ECONNREFUSED else { throw .system(operation: "connect", path: path, code: errno) }
+        guard errno == ECONNREFUSED else { throw .system(.current("connect", path: path)) }
         unlink(path)
     }
 
@@ -130,6 +135,7 @@ public final class ControlServer {
     private final class Connection {
         /// Tells this connection from a later one on the same descriptor, for work finishing late.
         let id: UInt64
+        let socket: OwnedFileDescriptor
         /// When the request must be complete (monotonic ns).
         let requestDeadline: UInt64
         var source: FileDescriptorSource?
@@ -139,16 +145,17 @@ public final class ControlServer {
         /// Whether the request is complete and only the reply remains.
         var isReplying = false
 
-        init(id: UInt64, requestDeadline: UInt64) {
+        init(id: UInt64, socket: OwnedFileDescriptor, requestDeadline: UInt64) {
             self.id = id
+            self.socket = socket
             self.requestDeadline = requestDeadline
         }
     }
 
     private func acceptConnections() {
         while true {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else {
+            let accepted = accept(listener.rawValue, nil, nil)
+            guard accepted >= 0 else {
                 // Out of descriptors: the waiting client would make the level-triggered loop spin,
                 // so stop accepting until a connection ends.
                 if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
@@ -158,18 +165,19 @@ public final class ControlServer {
                 return
             }
             // Children are spawned on this thread only, so setting the flags after accept races nothing.
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(accepted, F_SETFL, O_NONBLOCK)
+            let socket = OwnedFileDescriptor(rawValue: accepted)
+            let fd = socket.fileDescriptor
             nextConnectionID += 1
-            let connection = Connection(id: nextConnectionID, requestDeadline: monotonicNanoseconds() + UInt64(requestTimeoutMilliseconds) * 1_000_000)
-            connections[fd] = connection
+            let connection = Connection(
+                id: nextConnectionID, socket: socket, requestDeadline: monotonicNanoseconds() + UInt64(requestTimeoutMilliseconds) * 1_000_000)
             do {
                 connection.source = try eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in serve(fd) }
             } catch {
-                connections[fd] = nil
-                Glibc.close(fd)
                 continue
             }
+            connections[fd] = connection
             if let refusal = refusal(of: fd) {
                 respond(on: fd, with: .failure(refusal))
             } else if connections.values.filter({ !$0.isReplying }).count == 1 {
@@ -192,12 +200,12 @@ public final class ControlServer {
 
     /// Why the peer on `fd` may not use the socket: another user than ours (root excepted), or too
     /// many connections already.
-    private func refusal(of fd: Int32) -> String? {
+    private func refusal(of fd: FileDescriptor) -> String? {
         // struct ucred is { pid_t pid; uid_t uid; gid_t gid; } (Glibc's module leaves it out).
         var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
         var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
-            return "cannot read the peer's credentials: \(String(cString: strerror(errno)))"
+        guard getsockopt(fd.rawValue, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            return "cannot read the peer's credentials: \(SystemCallError.current("getsockopt").errno)"
         }
         let owner = geteuid()
         guard credentials.uid == owner || credentials.uid == 0 else {
@@ -209,7 +217,7 @@ public final class ControlServer {
         return nil
     }
 
-    private func serve(_ fd: Int32) {
+    private func serve(_ fd: FileDescriptor) {
         guard let connection = connections[fd] else { return }
         if connection.isReplying {
             writeReply(on: fd, connection)
@@ -218,10 +226,10 @@ public final class ControlServer {
         }
     }
 
-    private func readRequest(on fd: Int32, _ connection: Connection) {
+    private func readRequest(on fd: FileDescriptor, _ connection: Connection) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { return }
                 drop(fd)
@@ -245,7 +253,7 @@ public final class ControlServer {
         }
     }
 
-    private func handle(_ line: [UInt8], on fd: Int32) {
+    private func handle(_ line: [UInt8], on fd: FileDescriptor) {
         let response: ControlResponse
         do {
             response = handler(try ControlRequest.decode(line: line))
@@ -276,7 +284,7 @@ public final class ControlServer {
     }
 
     /// Sends `reply` (as much as the socket takes now, the rest as it becomes writable), then closes.
-    private func respond(on fd: Int32, with reply: ControlReply) {
+    private func respond(on fd: FileDescriptor, with reply: ControlReply) {
         guard let connection = connections[fd] else { return }
         connection.isReplying = true
         connection.request = []
@@ -285,10 +293,10 @@ public final class ControlServer {
         writeReply(on: fd, connection)
     }
 
-    private func writeReply(on fd: Int32, _ connection: Connection) {
+    private func writeReply(on fd: FileDescriptor, _ connection: Connection) {
         while connection.written < connection.reply.count {
             let count = connection.reply.withUnsafeBytes { bytes in
-                send(fd, bytes.baseAddress! + connection.written, bytes.count - connection.written, Int32(MSG_NOSIGNAL))
+                send(fd.rawValue, bytes.baseAddress! + connection.written, bytes.count - connection.written, Int32(MSG_NOSIGNAL))
             }
             if count < 0 {
                 if errno == EAGAIN || errno == EINTR { return }
@@ -303,37 +311,32 @@ public final class ControlServer {
     /// Replies made on other threads, handed to the loop's thread through a pipe that wakes it.
     /// The pipe lives as long as any work that may write to it.
     private final class FinishedWork: @unchecked Sendable {
-        let readEnd: Int32
-        private let writeEnd: Int32
+        let readEnd: OwnedFileDescriptor
+        private let writeEnd: OwnedFileDescriptor
         private let lock = NSLock()
-        private var replies: [(fd: Int32, id: UInt64, reply: ControlReply)] = []
+        private var replies: [(fd: FileDescriptor, id: UInt64, reply: ControlReply)] = []
 
-        init?() {
+        init() throws(SystemCallError) {
             var ends: [Int32] = [-1, -1]
-            guard pipe(&ends) == 0 else { return nil }
+            guard pipe(&ends) == 0 else { throw .current("pipe") }
             for end in ends {
                 _ = fcntl(end, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(end, F_SETFL, O_NONBLOCK)
             }
-            readEnd = ends[0]
-            writeEnd = ends[1]
+            readEnd = OwnedFileDescriptor(rawValue: ends[0])
+            writeEnd = OwnedFileDescriptor(rawValue: ends[1])
         }
 
-        deinit {
-            Glibc.close(readEnd)
-            Glibc.close(writeEnd)
-        }
-
-        func add(_ reply: ControlReply, for fd: Int32, connection id: UInt64) {
+        func add(_ reply: ControlReply, for fd: FileDescriptor, connection id: UInt64) {
             lock.withLock { replies.append((fd, id, reply)) }
             var byte: UInt8 = 1
-            _ = write(writeEnd, &byte, 1)
+            _ = write(writeEnd.rawValue, &byte, 1)
         }
 
         /// The finished replies, emptying the pipe's wake-up bytes first so none is missed.
-        func take() -> [(fd: Int32, id: UInt64, reply: ControlReply)] {
+        func take() -> [(fd: FileDescriptor, id: UInt64, reply: ControlReply)] {
             var drain = [UInt8](repeating: 0, count: 64)
-            while drain.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+            while drain.withUnsafeMutableBytes({ read(readEnd.rawValue, $0.baseAddress, $0.count) }) > 0 {}
             return lock.withLock {
                 defer { replies = [] }
                 return replies
@@ -341,10 +344,10 @@ public final class ControlServer {
         }
     }
 
-    private func drop(_ fd: Int32) {
+    private func drop(_ fd: FileDescriptor) {
         guard let connection = connections.removeValue(forKey: fd) else { return }
         connection.source?.remove()
-        Glibc.close(fd)
+        connection.socket.close()
         if isAcceptingPaused {
             isAcceptingPaused = false
             listenerSource?.update(events: .readable)

@@ -1,4 +1,5 @@
 import Glibc
+public import SystemCalls
 import Logging
 import WaylandServer
 
@@ -8,7 +9,7 @@ import WaylandServer
 /// It reads on the compositor's loop whenever the pipe is readable, and stops when the app closes
 /// its end (it exited) or the forwarder is released.
 public final class AppOutputForwarder {
-    private let fileDescriptor: Int32
+    private let fileDescriptor: FileDescriptor
     private var logger: Logger
     private var pending: [UInt8] = []
     private var source: EventSource?
@@ -20,7 +21,7 @@ public final class AppOutputForwarder {
     /// on `eventLoop`; lines are logged at info level with `name` as the logger's label, through
     /// `logHandler` (by default the handler the logging system was set up with).
     public init(
-        fileDescriptor: Int32, name: String, eventLoop: EventLoop, logHandler: (String) -> any LogHandler = { Logger(label: $0).handler }
+        fileDescriptor: FileDescriptor, name: String, eventLoop: EventLoop, logHandler: (String) -> any LogHandler = { Logger(label: $0).handler }
     ) throws {
         self.fileDescriptor = fileDescriptor
         logger = Logger(label: name, factory: logHandler)
@@ -45,7 +46,7 @@ public final class AppOutputForwarder {
     private func readAvailable() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(fileDescriptor, &buffer, buffer.count)
+            let count = read(fileDescriptor.rawValue, &buffer, buffer.count)
             if count > 0 {
                 feed(buffer[..<count])
             } else if count < 0 && (errno == EINTR) {

@@ -1,6 +1,7 @@
 import AppProcesses
 import BoardConfig
 import Foundation
+public import SystemCalls
 import Glibc
 
 /// Keeps the kiosk app running: starts it with the compositor's environment, notices when it
@@ -73,7 +74,7 @@ public final class AppSupervisor {
 
     /// The pipe the app as last started prints to (standard output and error), for an
     /// `AppOutputForwarder`; it closes when the app is restarted or stopped.
-    public var outputDescriptor: Int32? { process?.outputDescriptor }
+    public var outputDescriptor: FileDescriptor? { process?.outputDescriptor }
 
     /// Whether the app is running now (not exited, not waiting for its restart).
     public var isRunning: Bool { process.map { !$0.poll() } ?? false }

@@ -3,6 +3,7 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import SystemCalls
 import Synchronization
 import WaylandServer
 import WindowPolicy
@@ -18,7 +19,7 @@ final class WLCSServer: @unchecked Sendable {
     }
 
     private let work = Mutex<[Job]>([])
-    private let wake: Int32
+    private let wake: OwnedFileDescriptor
     private var thread: Thread?
     private let ready = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
@@ -32,11 +33,10 @@ final class WLCSServer: @unchecked Sendable {
     private var stopping = false
 
     init() {
-        wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-    }
-
-    deinit {
-        close(wake)
+        // Without an eventfd the suite cannot drive the compositor at all.
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        precondition(fd >= 0, "eventfd: \(SystemCallError.current("eventfd"))")
+        wake = OwnedFileDescriptor(rawValue: fd)
     }
 
     func start() {
@@ -50,9 +50,9 @@ final class WLCSServer: @unchecked Sendable {
                 compositor.windowPolicy = policy
                 windowPolicy = policy
                 self.compositor = compositor
-                wakeSource = try compositor.display.eventLoop.addFileDescriptor(wake, events: .readable) { [self] _ in
+                wakeSource = try compositor.display.eventLoop.addFileDescriptor(wake.fileDescriptor, events: .readable) { [self] _ in
                     var count: UInt64 = 0
-                    _ = read(wake, &count, 8)
+                    _ = read(wake.rawValue, &count, 8)
                     runQueuedWork()
                 }
             } catch {
@@ -91,7 +91,7 @@ final class WLCSServer: @unchecked Sendable {
         nonisolated(unsafe) let job = body
         work.withLock { $0.append(Job { result = job(); done.signal() }) }
         var one: UInt64 = 1
-        _ = write(wake, &one, 8)
+        _ = write(wake.rawValue, &one, 8)
         done.wait()
         return result!
     }
@@ -107,8 +107,9 @@ final class WLCSServer: @unchecked Sendable {
     func createClientSocket() -> Int32 {
         perform { [self] in
             guard let compositor, let (client, socket) = try? compositor.display.createClientSocket() else { return -1 }
-            clients[socket] = client
-            return socket
+            // The descriptor is WLCS's from here on; it names the client in later calls.
+            clients[socket.rawValue] = client
+            return socket.rawValue
         }
     }
 

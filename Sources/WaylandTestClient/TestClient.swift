@@ -2,6 +2,7 @@ internal import CLinux
 internal import CWaylandClient
 internal import CVitrineWayland
 import Glibc
+public import SystemCalls
 
 /// A Wayland client for tests that speaks any protocol by interface name and records every event,
 /// so that a test can drive the compositor request by request and assert exact replies. It runs
@@ -16,8 +17,8 @@ public final class TestClient {
 
     /// Connects over `socket` (the client takes it). `server` runs one dispatch of the in-process
     /// server (dispatch with timeout 0 and flush), so the client can wait for replies.
-    public init(socket: Int32, server: @escaping () -> Void) throws(TestClientError) {
-        guard let display = wl_display_connect_to_fd(socket) else { throw TestClientError.connectFailed }
+    public init(socket: FileDescriptor, server: @escaping () -> Void) throws(TestClientError) {
+        guard let display = wl_display_connect_to_fd(socket.rawValue) else { throw TestClientError.connectFailed }
         self.display = display
         self.server = server
         registry = TestProxy(raw: display, interfaceName: "wl_display", owned: false)

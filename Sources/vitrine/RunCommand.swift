@@ -239,7 +239,7 @@ struct Run: ParsableCommand {
                 do { try kmsBackend?.resume() } catch { logger.error("cannot light the display again: \(error)") }
                 compositor.resumeInput()
             }
-            seatSource = try compositor.display.eventLoop.addFileDescriptor(seat.fileDescriptor.rawValue, events: .readable) { _ in
+            seatSource = try compositor.display.eventLoop.addFileDescriptor(seat.fileDescriptor, events: .readable) { _ in
                 do { try seat.dispatch() } catch { logger.error("\(error)") }
             }
         }

@@ -26,7 +26,7 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 256)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
             if count > 0 { output += buffer[..<count] } else if count == 0 { break } else { usleep(10_000) }
         }
         #expect(String(decoding: output, as: UTF8.self) == "wayland-7 kept []\nerror\n")
@@ -42,7 +42,7 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 64)
         let deadline = Date().addingTimeInterval(10)
         while !output.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
             if count > 0 { output += buffer[..<count] } else { usleep(10_000) }
         }
         let child = try #require(pid_t(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)))

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 import Synchronization
 import Testing
 import WaylandTestClient
@@ -40,7 +41,7 @@ import WaylandTestClient
     @Test func aClientFloodingRequestsDoesNotStarveAnotherClientsRoundTrips() throws {
         let session = try HeadlessSession()
         let (flooderOnServer, socket) = try session.compositor.display.createClientSocket()
-        let flooderSocket = dup(socket)
+        let flooderSocket = dup(socket.rawValue)
         let flooder = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
         let surface = try flooder.bind("wl_compositor", version: 5).send(0, [.newID], interface: "wl_surface")
         try flooder.roundtrip()
@@ -66,8 +67,8 @@ import WaylandTestClient
     @Test func aClientThatNeverReadsIsDisconnectedWhenItsBufferFillsWhileOthersAreServed() throws {
         let session = try HeadlessSession()
         let (silentOnServer, socket) = try session.compositor.display.createClientSocket()
-        defer { close(socket) }
-        _ = fcntl(socket, F_SETFL, O_NONBLOCK)
+        defer { try? socket.close() }
+        _ = fcntl(socket.rawValue, F_SETFL, O_NONBLOCK)
         let other = try SessionClient(session)
 
         // wl_display.sync with ever new callback ids; each answer is two events (done, delete_id)
@@ -82,7 +83,7 @@ import WaylandTestClient
                     nextID += 1
                 }
             }
-            let count = pending.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = pending.withUnsafeBytes { send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count > 0 {
                 syncs += count / 12
                 pending.removeFirst(count / 4)

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SystemCalls
 import Testing
 import WaylandServer
 
@@ -34,7 +35,7 @@ struct CollectingLogHandler: LogHandler {
         defer { close(ends[0]) }
         let sink = LogLines()
         let forwarder = try AppOutputForwarder(
-            fileDescriptor: ends[0], name: "cog", eventLoop: display.eventLoop,
+            fileDescriptor: FileDescriptor(rawValue: ends[0]), name: "cog", eventLoop: display.eventLoop,
             logHandler: { _ in CollectingLogHandler(sink: sink) })
         func write(_ text: String) {
             _ = text.utf8CString.withUnsafeBufferPointer { Glibc.write(ends[1], $0.baseAddress!, $0.count - 1) }

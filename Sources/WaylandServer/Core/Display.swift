@@ -95,8 +95,8 @@ public final class Display {
 
     /// Serves a client on an already connected socket (the display takes the descriptor).
     @discardableResult
-    public func createClient(socket fileDescriptor: Int32) throws(SystemCallError) -> Client {
-        guard let client = wl_client_create(raw, fileDescriptor) else {
+    public func createClient(socket fileDescriptor: FileDescriptor) throws(SystemCallError) -> Client {
+        guard let client = wl_client_create(raw, fileDescriptor.rawValue) else {
             throw SystemCallError.current("wl_client_create")
         }
         return self.client(for: client)
@@ -104,14 +104,14 @@ public final class Display {
 
     /// Creates a connected socket pair, serves one end as a new client and returns the other end
     /// (the caller owns it), as an in-process test harness needs.
-    public func createClientSocket() throws(SystemCallError) -> (client: Client, socket: Int32) {
+    public func createClientSocket() throws(SystemCallError) -> (client: Client, socket: FileDescriptor) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw SystemCallError.current("socketpair")
         }
         do {
-            let client = try createClient(socket: pair[0])
-            return (client, pair[1])
+            let client = try createClient(socket: FileDescriptor(rawValue: pair[0]))
+            return (client, FileDescriptor(rawValue: pair[1]))
         } catch {
             close(pair[0])
             close(pair[1])

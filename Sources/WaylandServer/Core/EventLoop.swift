@@ -12,7 +12,7 @@ public final class EventLoop {
     }
 
     /// A file descriptor to poll from an outer loop: readable when `dispatch` has work.
-    public var fileDescriptor: Int32 { wl_event_loop_get_fd(raw) }
+    public var fileDescriptor: FileDescriptor { FileDescriptor(rawValue: wl_event_loop_get_fd(raw)) }
 
     /// Waits up to `timeoutMilliseconds` (-1: forever, 0: not at all) and runs what is ready.
     public func dispatch(timeoutMilliseconds: Int32) throws(SystemCallError) {
@@ -26,11 +26,11 @@ public final class EventLoop {
 
     /// Calls `handler` whenever `fileDescriptor` is ready for `events`; the source stops when released.
     public func addFileDescriptor(
-        _ fileDescriptor: Int32, events: FileDescriptorEvents, handler: @escaping (FileDescriptorEvents) -> Void
+        _ fileDescriptor: FileDescriptor, events: FileDescriptorEvents, handler: @escaping (FileDescriptorEvents) -> Void
     ) throws(SystemCallError) -> FileDescriptorSource {
         let box = EventSource.Handler.fd(handler)
         let context = Unmanaged.passRetained(box)
-        guard let source = wl_event_loop_add_fd(raw, fileDescriptor, events.rawValue, { _, mask, data in
+        guard let source = wl_event_loop_add_fd(raw, fileDescriptor.rawValue, events.rawValue, { _, mask, data in
             guard let data, case .fd(let handler) = Unmanaged<EventSource.Handler>.fromOpaque(data).takeUnretainedValue().kind
             else { return 0 }
             handler(FileDescriptorEvents(rawValue: mask))

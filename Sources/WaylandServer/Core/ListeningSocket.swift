@@ -12,10 +12,10 @@ final class ListeningSocket {
     let name: String
     private let path: String
     private let lockPath: String
-    private let fd: Int32
-    private let lockFD: Int32
+    private let socket: OwnedFileDescriptor
+    private let lock: OwnedFileDescriptor
     /// /dev/null, opened ahead: closed to make room for one refused connection at a time.
-    private var reserve: Int32
+    private var reserve: OwnedFileDescriptor?
     private var source: FileDescriptorSource?
     /// Resumes watching a second after no descriptor could be found even for the reserve.
     private var pause: TimerSource?
@@ -30,31 +30,23 @@ final class ListeningSocket {
         guard let address = UnixSocketAddress(path: path) else {
             throw SystemCallError("binding \(path)", errno: .fileNameTooLong)
         }
-        let lock = open(lockPath, O_CREAT | O_CLOEXEC | O_RDWR, S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP)
-        guard lock >= 0 else { throw SystemCallError.current("open(\(lockPath))") }
-        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-            close(lock)
-            return nil
-        }
+        let lock = try OwnedFileDescriptor.open(lockPath, flags: O_CREAT | O_RDWR, mode: S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP)
+        guard flock(lock.rawValue, LOCK_EX | LOCK_NB) == 0 else { return nil }
         // The lock is ours, so a socket file left there is a dead compositor's.
         unlink(path)
-        let socket = makeUnixStreamSocket()
-        guard socket >= 0 else {
-            let error = SystemCallError.current("socket")
-            close(lock)
-            throw error
-        }
-        let bound = address.withSocketAddress { bind(socket, $0, $1) }
-        guard bound == 0, listen(socket, 128) == 0 else {
-            let error = SystemCallError.current(bound == 0 ? "listen(\(path))" : "bind(\(path))")
-            close(socket)
-            close(lock)
-            throw error
+        let socket = try OwnedFileDescriptor.unixStreamSocket()
+        let bound = address.withSocketAddress { bind(socket.rawValue, $0, $1) }
+        guard bound == 0, listen(socket.rawValue, 128) == 0 else {
+            throw SystemCallError.current(bound == 0 ? "listen" : "bind", path: path)
         }
         self.name = name
-        fd = socket
-        lockFD = lock
-        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        self.socket = socket
+        self.lock = lock
+        reserve = Self.openReserve()
+    }
+
+    private static func openReserve() -> OwnedFileDescriptor? {
+        try? OwnedFileDescriptor.open("/dev/null", flags: O_RDONLY)
     }
 
     /// The socket `name`, or the first free `wayland-N` (N up to 32) when nil, in the runtime directory.
@@ -76,15 +68,12 @@ final class ListeningSocket {
         pause?.remove()
         unlink(path)
         unlink(lockPath)
-        close(fd)
-        close(lockFD)
-        if reserve >= 0 { close(reserve) }
     }
 
     /// Accepts clients on `display`'s loop from now on; `refusals` hears when connections start
     /// being refused for want of descriptors, and when they are accepted again.
     func serve(_ display: Display, refusals: @escaping (ClientRefusal) -> Void) throws(SystemCallError) {
-        source = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self, unowned display] _ in
+        source = try display.eventLoop.addFileDescriptor(socket.fileDescriptor, events: .readable) { [unowned self, unowned display] _ in
             acceptAll(into: display, refusals: refusals)
         }
         // Made now: a timer is a descriptor too, which cannot be had once they ran out.
@@ -136,7 +125,7 @@ final class ListeningSocket {
 
     /// The next pending connection, close-on-exec; -1 with errno set when there is none to have.
     private func acceptConnection() -> Int32 {
-        let client = accept(fd, nil, nil)
+        let client = accept(socket.rawValue, nil, nil)
         // Children are spawned on the compositor's thread only: setting the flag after accept
         // races no exec.
         if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
@@ -146,18 +135,18 @@ final class ListeningSocket {
     /// Accepts one pending connection into the reserve's descriptor and closes it; false when
     /// even that could not be done.
     private func refuseOne() -> Bool {
-        guard reserve >= 0 else { return false }
-        close(reserve)
+        guard let reserve else { return false }
+        reserve.close()
         let client = acceptConnection()
         if client >= 0 { close(client) }
-        reserve = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        self.reserve = Self.openReserve()
         return client >= 0
     }
 
     /// No descriptor at all: stops watching the socket (which stays readable) for a second, then
     /// accepts or refuses what is pending.
     private func pauseWatching() {
-        if reserve < 0 { reserve = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        if reserve == nil { reserve = Self.openReserve() }
         source?.update(events: [])
         pause?.arm(milliseconds: 1000)
     }

@@ -1,4 +1,5 @@
 import WaylandProtocols
+import SystemCalls
 
 /// wl_buffer_transform values (wl_output.transform).
 public enum BufferTransform: Int32, Sendable, CaseIterable {
@@ -306,7 +307,7 @@ public final class Surface: Resource, RequestHandler {
         writeWatch = nil
         while let next = waitingCommits.first {
             if next.attached, let fd = next.buffer?.unfinishedWrite, let loop = client.display?.eventLoop,
-               let watch = try? loop.addFileDescriptor(fd, events: .readable, handler: { [weak self] _ in
+               let watch = try? loop.addFileDescriptor(FileDescriptor(rawValue: fd), events: .readable, handler: { [weak self] _ in
                    self?.settleFinishedCommits()
                }) {
                 writeWatch = watch

@@ -24,8 +24,19 @@ public struct UnixSocketAddress {
     }
 }
 
-/// A new non-blocking, close-on-exec Unix stream socket, or -1 (errno set).
-public func makeUnixStreamSocket(blocking: Bool = false) -> Int32 {
-    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue))
-    return socket(AF_UNIX, type, 0)
+extension OwnedFileDescriptor {
+    /// A new close-on-exec Unix stream socket, non-blocking unless `blocking`.
+    public static func unixStreamSocket(blocking: Bool = false) throws(SystemCallError) -> OwnedFileDescriptor {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue))
+        let fd = socket(AF_UNIX, type, 0)
+        guard fd >= 0 else { throw .current("socket") }
+        return OwnedFileDescriptor(rawValue: fd)
+    }
+
+    /// Opens `path` with `flags` (close-on-exec added).
+    public static func open(_ path: String, flags: Int32, mode: mode_t = 0) throws(SystemCallError) -> OwnedFileDescriptor {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw .current("open", path: path) }
+        return OwnedFileDescriptor(rawValue: fd)
+    }
 }
