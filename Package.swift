@@ -200,7 +200,7 @@ let package = Package(
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux", "SystemCalls"]),
 
         // The protocol fuzzer: clients drawn from the protocol XML, run against `vitrine` as a process.
-        .target(name: "ProtocolFuzzer", dependencies: ["WaylandProtocolModel", "CLinux"]),
+        .target(name: "ProtocolFuzzer", dependencies: ["WaylandProtocolModel", "CLinux", "SystemCalls"]),
         .executableTarget(
             name: "vitrine-fuzz",
             dependencies: ["ProtocolFuzzer", .product(name: "ArgumentParser", package: "swift-argument-parser")]

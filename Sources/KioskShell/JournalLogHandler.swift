@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+public import SystemCalls
 import Logging
 
 /// Vitrine's log for systemd's journal: every line on standard error as
@@ -12,10 +13,10 @@ public struct JournalLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let fileDescriptor: Int32
+    private let fileDescriptor: FileDescriptor
 
     /// Writes `label`'s entries to `fileDescriptor` (standard error unless a test says otherwise).
-    public init(label: String, fileDescriptor: Int32 = STDERR_FILENO) {
+    public init(label: String, fileDescriptor: FileDescriptor = .standardError) {
         self.label = label
         self.fileDescriptor = fileDescriptor
     }
@@ -31,16 +32,9 @@ public struct JournalLogHandler: LogHandler {
         if let given = event.metadata { merged.merge(given) { $1 } }
         let pairs = merged.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
         let bytes = Array(Self.entries(level: event.level, label: label, source: event.source, message: event.message.description + pairs).utf8)
-        // One write per event, so that lines of events from two threads do not interleave.
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fileDescriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        // One write per event (more only when the stream takes part of it), so that lines of
+        // events from two threads do not interleave. A log that cannot be written is dropped.
+        _ = try? fileDescriptor.writeAll(bytes)
     }
 
     /// syslog's priority for a level: debug 7 … critical 2.
@@ -65,11 +59,11 @@ public struct JournalLogHandler: LogHandler {
     /// "device:inode" for a service's standard output and error (systemd.exec(5)); a redirected or
     /// inherited descriptor does not match.
     public static func isJournalStream(
-        _ fileDescriptor: Int32 = STDERR_FILENO, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ fileDescriptor: FileDescriptor = .standardError, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Bool {
         guard let stream = environment["JOURNAL_STREAM"] else { return false }
         var status = stat()
-        guard fstat(fileDescriptor, &status) == 0 else { return false }
+        guard fstat(fileDescriptor.rawValue, &status) == 0 else { return false }
         return stream == "\(status.st_dev):\(status.st_ino)"
     }
 }

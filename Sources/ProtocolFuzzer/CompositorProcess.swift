@@ -53,7 +53,7 @@ final class CompositorProcess {
         guard result == 0 else { throw .spawn(result) }
         pid = child
         let deadline = Date().addingTimeInterval(60)
-        while WaylandSocket(path: socketPath) == nil {
+        while (try? WaylandSocket(path: socketPath)) == nil {
             if checkExit() != nil || Date() > deadline {
                 stop()
                 throw .notListening(logTail())

@@ -22,7 +22,7 @@ final class ControlCapture {
     }
 
     init?(path: String, request: String, now: Double) {
-        guard let socket = WaylandSocket(path: path) else { return nil }
+        guard let socket = try? WaylandSocket(path: path) else { return nil }
         self.socket = socket
         self.request = request
         started = now

@@ -1,5 +1,6 @@
 internal import CLinux
 import Glibc
+import SystemCalls
 
 /// The kinds of descriptor a fuzzed request passes: memory of the size the request implies (sealed
 /// against shrinking or not), too little memory, and things that are no memory at all.
@@ -22,18 +23,17 @@ enum DescriptorKind: Equatable, CustomStringConvertible {
 /// The descriptors one session made: kept open until the session ends, so that memory it passed can
 /// be shrunk later (as a hostile client would) and a blocked send still has them.
 final class SessionDescriptors {
-    private(set) var open: [(fd: Int32, kind: DescriptorKind)] = []
+    private(set) var open: [(descriptor: OwnedFileDescriptor, kind: DescriptorKind)] = []
     /// At most this many at once; beyond it a request passes one it passed before.
     static let limit = 48
     /// Memory all of a session's memfds may hold at once, so that clients in parallel fit in RAM.
     static let memoryBudget = 256 << 20
     private var memory = 0
 
-    deinit { closeAll() }
-
     var isFull: Bool { open.count >= Self.limit }
 
-    /// A descriptor of `kind`, or nil when it cannot be made (its memory would exceed the budget).
+    /// A descriptor of `kind` (still the session's, to pass on the wire), or nil when it cannot be
+    /// made (its memory would exceed the budget).
     func make(_ kind: DescriptorKind) -> Int32? {
         let fd: Int32
         switch kind {
@@ -57,7 +57,7 @@ final class SessionDescriptors {
         case .directory: fd = Glibc.open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
         guard fd >= 0 else { return nil }
-        open.append((fd, kind))
+        open.append((OwnedFileDescriptor(rawValue: fd), kind))
         return fd
     }
 
@@ -71,14 +71,13 @@ final class SessionDescriptors {
         let chosen = candidates[index(candidates.count)]
         guard case .memory(let old, _) = open[chosen].kind else { return nil }
         let new = size(old)
-        ftruncate(open[chosen].fd, off_t(new))
+        ftruncate(open[chosen].descriptor.rawValue, off_t(new))
         open[chosen].kind = .memory(size: new, sealed: false)
         memory -= old - new
-        return "shrink fd \(open[chosen].fd) from \(old) to \(new) bytes"
+        return "shrink fd \(open[chosen].descriptor.rawValue) from \(old) to \(new) bytes"
     }
 
     func closeAll() {
-        for (fd, _) in open { Glibc.close(fd) }
         open = []
         memory = 0
     }

@@ -141,7 +141,7 @@ final class FuzzSession {
 
     init?(seed: UInt64, iteration: UInt64, model: ProtocolModel, socketPath: String, controlPath: String? = nil, now: Double,
           trace: ((String) -> Void)? = nil) {
-        guard let socket = WaylandSocket(path: socketPath) else { return nil }
+        guard let socket = try? WaylandSocket(path: socketPath) else { return nil }
         self.iteration = iteration
         self.socket = socket
         self.controlPath = controlPath
@@ -220,10 +220,10 @@ final class FuzzSession {
     }
 
     /// A session that sent something malformed may be left waiting for bytes the compositor never
-    /// gets: it ends after a while without blame. One that sent only well-formed requests and got no
-    /// answer is a failure.
-    func checkTimeout(now: Double, limit: Double) {
-        guard case .waiting(_, let since) = phase, now - since > (malformedSent > 0 ? 2 : limit) else { return }
+    /// gets: it ends after `malformedLimit` without blame. One that sent only well-formed requests
+    /// and got no answer within `limit` is a failure.
+    func checkTimeout(now: Double, limit: Double, malformedLimit: Double) {
+        guard case .waiting(_, let since) = phase, now - since > (malformedSent > 0 ? malformedLimit : limit) else { return }
         finish(malformedSent > 0 ? .closedByCompositor : .unanswered, now: now)
     }
 
@@ -398,7 +398,7 @@ final class FuzzSession {
         case .newID(let id): "new \(objects[id]?.interface.name ?? "")@\(id)"
         case .untypedNewID(let interface, let version, let id): "new \(interface) v\(version) @\(id)"
         case .array(let bytes): "array(\(bytes.count) bytes)"
-        case .fd(let fd): "fd \(fd): \(descriptors.open.first { $0.fd == fd }?.kind.description ?? "?")"
+        case .fd(let fd): "fd \(fd): \(descriptors.open.first { $0.descriptor.rawValue == fd }?.kind.description ?? "?")"
         }
     }
 }

@@ -19,6 +19,9 @@ public struct FuzzConfiguration: Sendable {
     public var stallLimit = 2.0
     /// A well-formed session whose sync is not answered within this is a failure.
     public var unansweredLimit = 10.0
+    /// A session that sent something malformed and got no answer within this ends without blame
+    /// (the compositor may be waiting for bytes that never come).
+    public var malformedWaitLimit = 2.0
     /// The compositor's resident memory after the run may exceed the sample after `warmUpIterations`
     /// by at most this (KiB); nil leaves memory unchecked.
     public var residentGrowthLimitKiB: Int?
@@ -302,7 +305,7 @@ private struct FuzzRun {
                 session.receive(now: now)
                 session.finish(.closedByCompositor, now: now)
             }
-            session.checkTimeout(now: now, limit: configuration.unansweredLimit)
+            session.checkTimeout(now: now, limit: configuration.unansweredLimit, malformedLimit: configuration.malformedWaitLimit)
         }
         for session in sessions where session.isFinished { account(session) }
         sessions.removeAll { $0.isFinished }
@@ -340,7 +343,7 @@ private struct FuzzRun {
     /// Starts a probe when one is due; returns a stall's duration when the compositor took too long.
     private mutating func checkProbe(now: Double) -> Double? {
         if probe == nil, completedSinceProbe >= configuration.probeEvery || now - lastProbe > 1 {
-            if let socket = WaylandSocket(path: compositor.socketPath) {
+            if let socket = try? WaylandSocket(path: compositor.socketPath) {
                 socket.enqueue(WireMessage(objectID: 1, opcode: 0, arguments: [.newID(2)]).encoded().bytes)
                 _ = socket.flush()
                 probe = (socket, now)
@@ -376,7 +379,7 @@ private struct FuzzRun {
 
     /// A blocking round trip for the start and the end of the run; its duration, or nil.
     private mutating func roundTrip(limit: Double) -> Double? {
-        guard let socket = WaylandSocket(path: compositor.socketPath) else { return nil }
+        guard let socket = try? WaylandSocket(path: compositor.socketPath) else { return nil }
         report.connections += 1
         socket.enqueue(WireMessage(objectID: 1, opcode: 0, arguments: [.newID(2)]).encoded().bytes)
         _ = socket.flush()

@@ -370,7 +370,7 @@ extension FuzzSession {
     /// Memory of the size the request implies (its `size`, or enough rows of its `stride`), sealed
     /// against shrinking or not; or, when hostile, too little memory or no memory at all.
     private func descriptor(draft: Draft) -> Int32 {
-        if descriptors.isFull { return random.pick(descriptors.open).fd }
+        if descriptors.isFull { return random.pick(descriptors.open).descriptor.rawValue }
         let size: Int
         if let requested = draft.numbers["size"], (1...Int64(64 << 20)).contains(requested) {
             size = Int(requested)

@@ -1,50 +1,35 @@
 import Glibc
+import SystemCalls
 
 /// A client's end of a Wayland socket, non-blocking: bytes go out in order, each chunk's
 /// descriptors with its first byte (SCM_RIGHTS); what comes in is read with the descriptors the
 /// compositor attached, which are closed at once (the fuzzer never uses them).
 final class WaylandSocket {
-    private(set) var fd: Int32
+    private var socket: OwnedFileDescriptor?
     private var outgoing: [(bytes: [UInt8], fds: [Int32])] = []
     /// Bytes of the first outgoing chunk already written (its descriptors went with the first).
     private var written = 0
 
-    /// Connects to `path`, or returns nil (errno set) when nothing listens there.
-    init?(path: String) {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else {
-            Glibc.close(fd)
-            return nil
+    /// Connects to `path`; throws when nothing listens there.
+    init(path: String) throws(SystemCallError) {
+        guard let address = UnixSocketAddress(path: path) else {
+            throw SystemCallError("connect", path: path, errno: .fileNameTooLong)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let socket = try OwnedFileDescriptor.unixStreamSocket()
         // A non-blocking connect to a listening Unix socket completes at once, or is refused.
-        guard connected == 0 else {
-            let saved = errno
-            Glibc.close(fd)
-            errno = saved
-            return nil
+        guard address.withSocketAddress({ connect(socket.rawValue, $0, $1) }) == 0 else {
+            throw .current("connect", path: path)
         }
+        self.socket = socket
     }
 
-    deinit { close() }
-
-    var isOpen: Bool { fd >= 0 }
+    /// The descriptor to poll: -1, which poll skips, once closed.
+    var fd: Int32 { socket?.rawValue ?? -1 }
+    var isOpen: Bool { socket != nil }
     var hasPendingOutput: Bool { !outgoing.isEmpty }
 
     func close() {
-        guard fd >= 0 else { return }
-        Glibc.close(fd)
-        fd = -1
+        socket = nil
     }
 
     /// Queues bytes (with descriptors that stay the caller's: the kernel duplicates them).

@@ -46,14 +46,16 @@ final class RunningVitrine {
     var controlSocket: String { folder + "/vitrine-\(display).control" }
 
     /// Waits (at most 30 s) until the instance answers status on `socket` with a frame on its
-    /// output and, with `app`, the app running; returns that status.
+    /// output and, with `app`, the app running, and, with `window`, a window of that name shown (a
+    /// frame and a running app may still be the splash on a loaded machine); returns that status.
     @discardableResult
-    func waitUntilShowing(app: Bool = false, socket: String? = nil) throws -> ControlStatus {
+    func waitUntilShowing(app: Bool = false, window: String? = nil, socket: String? = nil) throws -> ControlStatus {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning {
             if case .success(_, let body) = try? ControlClient.send(ControlRequest(command: .status), to: socket ?? controlSocket, timeoutSeconds: 5),
                 let status = try? JSONDecoder().decode(ControlStatus.self, from: Data(body)),
-                status.outputs.first?.hasFrame == true, !app || status.app?.pid != nil
+                status.outputs.first?.hasFrame == true, !app || status.app?.pid != nil,
+                window.map({ isShowing(window: $0, socket: socket) }) ?? true
             {
                 return status
             }
@@ -61,6 +63,12 @@ final class RunningVitrine {
         }
         let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         throw ControlTestFailure("vitrine did not show a frame within 30 s; its log:\n\(log)")
+    }
+
+    private func isShowing(window: String, socket: String?) -> Bool {
+        let capture = ControlRequest(command: .capture, format: .png, output: 0, layer: window)
+        if case .success = try? ControlClient.send(capture, to: socket ?? controlSocket, timeoutSeconds: 5) { return true }
+        return false
     }
 
     /// Ends the instance (SIGTERM), and removes its folder when the test made it.
@@ -152,7 +160,7 @@ final class Box<Value>: @unchecked Sendable {
         let vitrine = try RunningVitrine(
             options: ["--screenshot", screenshot, "--after", "6", "--keep-running"], app: ["weston-simple-shm"], folder: folder)
         defer { vitrine.stop() }
-        let status = try vitrine.waitUntilShowing(app: true)
+        let status = try vitrine.waitUntilShowing(app: true, window: "simple-shm")
         let app = try #require(status.app?.pid)
         // simple-shm animates: frozen, it leaves one frame on the output, which both the
         // screenshot (taken later) and the capture must be.
@@ -354,7 +362,7 @@ final class Box<Value>: @unchecked Sendable {
     /// simple-shm frozen on the headless output, so that every capture sees the same frame.
     func frozenSimpleShm() throws -> (RunningVitrine, pid_t) {
         let vitrine = try RunningVitrine(app: ["weston-simple-shm"])
-        let status = try vitrine.waitUntilShowing(app: true)
+        let status = try vitrine.waitUntilShowing(app: true, window: "simple-shm")
         let app = try #require(status.app?.pid)
         usleep(500_000)
         Glibc.kill(app, SIGSTOP)

@@ -1,4 +1,5 @@
 import Glibc
+import SystemCalls
 import Logging
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
         defer { close(ends[0]) }
-        var logger = Logger(label: "vitrine") { JournalLogHandler(label: $0, fileDescriptor: ends[1]) }
+        var logger = Logger(label: "vitrine") { JournalLogHandler(label: $0, fileDescriptor: FileDescriptor(rawValue: ends[1])) }
         logger.logLevel = .trace
         body(logger)
         close(ends[1])
@@ -64,9 +65,9 @@ import Testing
         var status = stat()
         try #require(fstat(ends[1], &status) == 0)
         let stream = "\(status.st_dev):\(status.st_ino)"
-        #expect(JournalLogHandler.isJournalStream(ends[1], environment: ["JOURNAL_STREAM": stream]))
-        #expect(!JournalLogHandler.isJournalStream(ends[1], environment: [:]))
-        #expect(!JournalLogHandler.isJournalStream(ends[1], environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino + 1)"]))
-        #expect(!JournalLogHandler.isJournalStream(-1, environment: ["JOURNAL_STREAM": stream]))
+        #expect(JournalLogHandler.isJournalStream(FileDescriptor(rawValue: ends[1]), environment: ["JOURNAL_STREAM": stream]))
+        #expect(!JournalLogHandler.isJournalStream(FileDescriptor(rawValue: ends[1]), environment: [:]))
+        #expect(!JournalLogHandler.isJournalStream(FileDescriptor(rawValue: ends[1]), environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino + 1)"]))
+        #expect(!JournalLogHandler.isJournalStream(FileDescriptor(rawValue: -1), environment: ["JOURNAL_STREAM": stream]))
     }
 }

@@ -132,7 +132,7 @@ struct PrintingTests {
         let vitrine = try kiosk(printingTo: "ticket", on: cups, paper: "receipt-80mm")
         defer { vitrine.stop() }
         let folder = vitrine.folder
-        let status = try vitrine.waitUntilShowing(app: true)
+        let status = try vitrine.waitUntilShowing(app: true, window: "simple-shm")
         let app = try #require(status.app?.pid)
         Glibc.kill(app, SIGSTOP)
         defer { Glibc.kill(app, SIGCONT) }

@@ -30,6 +30,10 @@ import Testing
             let lines = Lines()
             var configuration = FuzzConfiguration(vitrine: Self.vitrine, seed: 23, iterations: 54..<55)
             configuration.clients = 1
+            // On a loaded machine the compositor may take seconds to answer; a session cut short
+            // by a time limit would send fewer requests, which is timing, not replay.
+            configuration.unansweredLimit = 120
+            configuration.malformedWaitLimit = 120
             configuration.trace = { lines.append($0) }
             _ = try Fuzzer.run(configuration)
             // Requests only: events (frame callbacks) and the pongs they answer come when they come.
