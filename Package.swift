@@ -128,8 +128,11 @@ let package = Package(
         // The seeds' listings, shared by the tests that check them and the demo that shows them.
         .target(name: "SeedExamples", dependencies: ["LayerKit"]),
 
-        // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it).
-        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection"]),
+        // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it); its
+        // shaders are compiled to SPIR-V at build time.
+        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection"], plugins: ["ShaderLibraryPlugin"]),
+        // Runs glslc on Shaders/ for the Renderer.
+        .plugin(name: "ShaderLibraryPlugin", capability: .buildTool(), path: "Sources/ShaderLibraryPlugin"),
 
         // Level 3: the Wayland protocols, policy-free (libwayland stays private to it).
         .target(
