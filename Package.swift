@@ -130,7 +130,7 @@ let package = Package(
 
         // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it); its
         // shaders are compiled to SPIR-V at build time.
-        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection"], plugins: ["ShaderLibraryPlugin"]),
+        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
         // Runs glslc on Shaders/ for the Renderer.
         .plugin(name: "ShaderLibraryPlugin", capability: .buildTool(), path: "Sources/ShaderLibraryPlugin"),
 

@@ -119,7 +119,7 @@ extension DmabufLayout {
     init(firstPlaneOf attributes: DmabufAttributes, format: PixelFormat? = nil) {
         let plane = attributes.planes[0]
         self.init(
-            fileDescriptor: plane.fileDescriptor, width: Int(attributes.width), height: Int(attributes.height),
+            fileDescriptor: plane.fileDescriptor.rawValue, width: Int(attributes.width), height: Int(attributes.height),
             format: format ?? attributes.format.format, modifier: attributes.format.modifier, offset: Int(plane.offset),
             stride: Int(plane.stride))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SystemCalls
 
 /// The compositor under test: `vitrine run --headless` as a child process on its own socket in a
 /// private XDG_RUNTIME_DIR, so that its death is an exit status the fuzzer reads, not the fuzzer's.
@@ -13,12 +14,12 @@ final class CompositorProcess {
     private(set) var exit: String?
 
     enum StartError: Error, CustomStringConvertible {
-        case spawn(Int32)
+        case spawn(Errno)
         case notListening(String)
 
         var description: String {
             switch self {
-            case .spawn(let code): "could not start vitrine: \(String(cString: strerror(code)))"
+            case .spawn(let errno): "could not start vitrine: \(errno)"
             case .notListening(let log): "vitrine did not open its socket within 60 s; its log ends:\n\(log)"
             }
         }
@@ -26,7 +27,7 @@ final class CompositorProcess {
 
     init(executable: String, output: String) throws(StartError) {
         var template = Array((FileManager.default.temporaryDirectory.path + "/vitrine-fuzz-XXXXXX").utf8CString)
-        guard mkdtemp(&template) != nil else { throw .spawn(errno) }
+        guard mkdtemp(&template) != nil else { throw .spawn(SystemCallError.current("mkdtemp").errno) }
         runtimeDirectory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         socketPath = runtimeDirectory + "/wayland-fuzz"
         logPath = runtimeDirectory + "/vitrine.log"
@@ -50,7 +51,7 @@ final class CompositorProcess {
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
         let result = posix_spawn(&child, arguments[0], &actions, nil, argv, envp)
-        guard result == 0 else { throw .spawn(result) }
+        guard result == 0 else { throw .spawn(Errno(rawValue: result)) }
         pid = child
         let deadline = Date().addingTimeInterval(60)
         while (try? WaylandSocket(path: socketPath)) == nil {

@@ -184,7 +184,7 @@ struct Run: ParsableCommand {
             kmsBackend = kms
             if let presentationLog {
                 guard let file = fopen(presentationLog, "a") else {
-                    throw ValidationError("cannot open \(presentationLog): \(String(cString: strerror(errno)))")
+                    throw ValidationError("\(SystemCallError.current("opening", path: presentationLog))")
                 }
                 presentationLogFile = file
             }
@@ -425,7 +425,7 @@ struct Run: ParsableCommand {
         if let existing = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !existing.isEmpty { return }
         let path = "/tmp/vitrine-runtime-\(getuid())"
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw ValidationError("cannot create \(path) for XDG_RUNTIME_DIR: \(String(cString: strerror(errno)))")
+            throw ValidationError("\(SystemCallError.current("creating XDG_RUNTIME_DIR", path: path))")
         }
         setenv("XDG_RUNTIME_DIR", path, 1)
     }

@@ -1,5 +1,6 @@
 internal import CVulkan
 import Glibc
+import SystemCalls
 
 /// A buffer over memory Vulkan did not allocate: host memory the caller owns (a dumb buffer's
 /// mapping, which frames are copied into with no staging buffer and no CPU copy) or a client's
@@ -117,7 +118,7 @@ extension VulkanContext {
     /// counted with the other allocations (`freeMemory` releases it).
     func importDmabufMemory(_ fileDescriptor: Int32, size: Int, memoryTypeIndex: UInt32) throws -> VkDeviceMemory {
         let duplicate = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
-        guard duplicate >= 0 else { throw VulkanError.descriptor(errno: errno) }
+        guard duplicate >= 0 else { throw VulkanError.descriptor(.current("fcntl(F_DUPFD_CLOEXEC)")) }
         var importInfo = VkImportMemoryFdInfoKHR()
         importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR
         importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT

@@ -1,6 +1,7 @@
 internal import CVulkan
 import FaultInjection
 import Glibc
+public import SystemCalls
 
 /// The errors that the Vulkan layer throws. Every `VkResult` is translated here, so that no Vulkan
 /// type reaches callers.
@@ -23,7 +24,7 @@ public enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// device's import gives.
     case dmabufUnusable(size: Int)
     /// Duplicating a descriptor failed with this errno.
-    case descriptor(errno: Int32)
+    case descriptor(SystemCallError)
 
     public var description: String {
         switch self {
@@ -41,8 +42,8 @@ public enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
             return "image of \(width)×\(height) exceeds the device's limit of \(maximum) pixels a side"
         case .dmabufUnusable(let size):
             return "the device cannot read a buffer from the dma-buf's \(size) bytes"
-        case .descriptor(let code):
-            return "the dma-buf's descriptor could not be duplicated: \(String(cString: strerror(code)))"
+        case .descriptor(let error):
+            return "the dma-buf's descriptor could not be duplicated: \(error.errno)"
         }
     }
 }

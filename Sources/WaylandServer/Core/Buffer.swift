@@ -1,6 +1,7 @@
 import Buffers
 internal import CWaylandServer
 import Glibc
+import SystemCalls
 
 /// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
@@ -60,10 +61,10 @@ public final class Buffer: EventSender {
     /// into the buffer is complete. Implicit sync: a GPU client commits a dma-buf as soon as it has
     /// submitted its rendering, and the dma-buf polls readable once the writes fenced on it are
     /// done. Other storage is always complete.
-    var unfinishedWrite: Int32? {
+    var unfinishedWrite: FileDescriptor? {
         guard isAlive, case .dmabuf(let attributes) = storage else { return nil }
         return attributes.planes.map(\.fileDescriptor).first { fd in
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            var entry = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
             return poll(&entry, 1, 0) == 0
         }
     }

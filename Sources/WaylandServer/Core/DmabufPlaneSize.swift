@@ -1,5 +1,6 @@
 internal import CLinux
 import Glibc
+import SystemCalls
 
 /// The kernel's dma-buf pseudo file system ("DMAB", linux/magic.h).
 private let dmabufFileSystemMagic = 0x444D_4142
@@ -11,8 +12,8 @@ extension DmabufPlane {
     /// reads a mapping of it, and that read dies of SIGBUS.
     public var isFixedInSize: Bool {
         var fileSystem = statfs()
-        if fstatfs(fileDescriptor, &fileSystem) == 0, fileSystem.f_type == dmabufFileSystemMagic { return true }
-        let seals = fcntl(fileDescriptor, F_GET_SEALS)
+        if fstatfs(fileDescriptor.rawValue, &fileSystem) == 0, fileSystem.f_type == dmabufFileSystemMagic { return true }
+        let seals = fcntl(fileDescriptor.rawValue, F_GET_SEALS)
         return seals >= 0 && seals & F_SEAL_SHRINK != 0
     }
 }

@@ -54,7 +54,7 @@ final class LinuxBufferParams: Resource, RequestHandler {
                 "plane \(index) has modifier 0x\(String(modifier, radix: 16)) "
                     + "but the other planes have 0x\(String(other.modifier, radix: 16))")
         }
-        let plane = DmabufPlane(fileDescriptor: fd.take().rawValue, offset: offset, stride: stride)
+        let plane = DmabufPlane(fileDescriptor: fd.take(), offset: offset, stride: stride)
         planes[Int(index)] = PendingPlane(plane: plane, modifier: modifier)
     }
 
@@ -166,16 +166,14 @@ final class LinuxBufferParams: Resource, RequestHandler {
 }
 
 private func closePlanes(_ planes: [DmabufPlane]) {
-    for plane in planes { close(plane.fileDescriptor) }
+    for plane in planes { try? plane.fileDescriptor.close() }
 }
 
 /// The size of the file behind `fd` (lseek to its end, the position restored), or nil where the
 /// descriptor cannot seek (not every dmabuf exporter supports it).
-private func fileSize(_ fd: Int32) -> UInt64? {
-    let position = lseek(fd, 0, SEEK_CUR)
-    let end = lseek(fd, 0, SEEK_END)
-    guard position >= 0, end >= 0 else { return nil }
-    lseek(fd, position, SEEK_SET)
+private func fileSize(_ fd: FileDescriptor) -> UInt64? {
+    guard let position = try? fd.seek(offset: 0, from: .current), let end = try? fd.seek(offset: 0, from: .end) else { return nil }
+    _ = try? fd.seek(offset: position, from: .start)
     return UInt64(end)
 }
 

@@ -94,7 +94,8 @@ public struct DmabufBufferFlags: OptionSet, Hashable, Sendable {
 /// One plane of a dmabuf buffer. The descriptor belongs to the wl_buffer: it stays open while the
 /// buffer exists and is closed once after it is destroyed, so importers dup() what they keep.
 public struct DmabufPlane: Hashable, Sendable {
-    public let fileDescriptor: Int32
+    /// Owned by the buffer (its params object until then), which closes it when destroyed.
+    public let fileDescriptor: FileDescriptor
     public let offset: UInt32
     public let stride: UInt32
 }

@@ -307,7 +307,7 @@ public final class Surface: Resource, RequestHandler {
         writeWatch = nil
         while let next = waitingCommits.first {
             if next.attached, let fd = next.buffer?.unfinishedWrite, let loop = client.display?.eventLoop,
-               let watch = try? loop.addFileDescriptor(FileDescriptor(rawValue: fd), events: .readable, handler: { [weak self] _ in
+               let watch = try? loop.addFileDescriptor(fd, events: .readable, handler: { [weak self] _ in
                    self?.settleFinishedCommits()
                }) {
                 writeWatch = watch
