@@ -141,8 +141,10 @@ let package = Package(
             exclude: ["resource-classes.txt"], plugins: ["WaylandBindingsPlugin"]
         ),
 
-        // Level 3: output backends behind one small protocol (headless today; KMS next).
+        // Level 3: the output backend contract (output state, frame scheduler) every backend implements.
         .target(name: "DisplayBackend", dependencies: ["Buffers", "Graphics", "CLinux", "Signals", "SystemCalls"]),
+        // Level 3: displays that exist only in memory, refreshed by a timer (tests, CI, screenshots).
+        .target(name: "HeadlessBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "Signals", "SystemCalls"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
         .target(name: "KMSBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
 
@@ -197,7 +199,7 @@ let package = Package(
 
         // The WLCS integration: C structs WLCS calls through, forwarding to the compositor in-process.
         .target(name: "CVitrineWLCS", dependencies: ["CWaylandClient"]),
-        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "WaylandServer", "WindowPolicy", "CLinux", "SystemCalls"]),
+        .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "HeadlessBackend", "WaylandServer", "WindowPolicy", "CLinux", "SystemCalls"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
         .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux", "SystemCalls"]),
@@ -219,6 +221,7 @@ let package = Package(
                 "ControlSocket",
                 "WaylandServer",
                 "DisplayBackend",
+                "HeadlessBackend",
                 "KMSBackend",
                 "Input",
                 "BoardConfig",
@@ -248,12 +251,12 @@ let package = Package(
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
-        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "Graphics", "SystemCalls"]),
+        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "HeadlessBackend", "Graphics", "SystemCalls"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "HeadlessBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
@@ -265,7 +268,7 @@ let package = Package(
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "FaultInjection", "GoldenImages"], exclude: ["Golden"]),

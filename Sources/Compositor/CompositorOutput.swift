@@ -95,7 +95,7 @@ final class CompositorOutput {
         scanout.addSublayer(root)
         context = RenderContext(rootLayer: scanout)
         context.onCommit = { [backend] _ in backend.scheduleFrame() }
-        self.backend.onFrame = { [unowned self] request in drawFrame(request) }
+        self.backend.frameScheduler.onFrame = { [unowned self] request in drawFrame(request) }
         presentedListener = backend.presented.listen { [unowned self] timing in framePresented(timing) }
         if let hardware = backend as? any HardwareCursorOutput {
             hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
@@ -129,7 +129,7 @@ final class CompositorOutput {
     /// never show are answered now (their clients draw again, for the output that takes their
     /// windows); presentation feedback waiting for it is discarded.
     func stop() {
-        backend.onFrame = nil
+        backend.frameScheduler.onFrame = nil
         presentedListener = nil
         onFrameDrawn = nil
         context.onCommit = nil
@@ -242,11 +242,11 @@ final class CompositorOutput {
         for link in displayLinks { link.fire(targetNanoseconds: request.targetPresentationNanoseconds) }
         isRunningDisplayLinks = false
         guard var tree = context.renderTree else {
-            backend.skipFrame(request)
+            backend.frameScheduler.frameSkipped()
             return
         }
         do {
-            let direct = try scanOutDirectly(tree, for: request)
+            let direct = try scanOutDirectly(tree)
             if direct != isScanningOutDirectly {
                 isScanningOutDirectly = direct
                 onDirectScanoutChanged?(direct)
@@ -267,13 +267,16 @@ final class CompositorOutput {
             let target = Double(request.targetPresentationNanoseconds) / 1e9
             // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
             let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
-            let frame = try drawFrame(of: frameTree)
+            guard let frame = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor) else {
+                backend.frameScheduler.frameSkipped()
+                return
+            }
             frameWillShow(tree)
-            try present(frame, for: request)
+            try backend.commit(frame)
             onFrameDrawn?(frameTree)
         } catch {
             onRenderError?(error)
-            backend.skipFrame(request)
+            backend.frameScheduler.frameSkipped()
         }
     }
 

@@ -17,7 +17,7 @@ extension CompositorOutput {
 
     /// The window `directScanoutWindow` would find, judged by the layers alone (animations aside).
     func directScanoutCandidate() -> SurfaceNode? {
-        guard backend is any DirectScanoutOutput, backend.transform == .normal, !cursor.isMirrored,
+        guard backend.transform == .normal, !cursor.isMirrored,
             !cursor.drawsInFrames, let window = windows.last, let (_, attributes) = window.shownDmabuf,
             Int(attributes.width) == backend.mode.width, Int(attributes.height) == backend.mode.height,
             window.popups.isEmpty, window.surface.stack.count == 1
@@ -36,16 +36,14 @@ extension CompositorOutput {
         return window
     }
 
-    /// Shows the top window's dma-buf on the primary plane as the frame for `request`, when
+    /// Shows the top window's dma-buf on the primary plane as the frame, when
     /// `directScanoutWindow` finds one and the display takes it; false leaves the frame to be
     /// composed. The buffer stays with the display (unreleased) until another frame replaces it.
-    func scanOutDirectly(_ tree: RenderTree, for request: FrameRequest) throws -> Bool {
-        guard let output = backend as? any DirectScanoutOutput, let window = directScanoutWindow(of: tree),
-            let (attributes, ended) = window.beginScanout()
-        else { return false }
+    func scanOutDirectly(_ tree: RenderTree) throws -> Bool {
+        guard let window = directScanoutWindow(of: tree), let (attributes, ended) = window.beginScanout() else { return false }
         let buffer = DmabufLayout(firstPlaneOf: attributes, format: attributes.format.format.opaqueEquivalent)
         do {
-            guard try output.scanOut(buffer, for: request, released: ended) else {
+            guard try backend.commit(OutputState(buffer: .client(buffer, released: ended))) else {
                 ended()
                 return false
             }

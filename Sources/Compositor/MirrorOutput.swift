@@ -23,14 +23,13 @@ final class MirrorOutput {
     private var scanoutTargets = ScanoutTargets()
     /// The source's latest frame as it sampled it, with the source's geometry then; nil: black.
     private var frame: (tree: RenderTree, source: SourceGeometry)?
-    private lazy var black = Self.black(for: backend.mode)
     /// Errors while drawing (the frame is skipped).
     var onRenderError: ((Error) -> Void)?
 
     init(backend: any BackendOutput, source: String) {
         self.backend = backend
         sourceName = source
-        backend.onFrame = { [unowned self] request in drawFrame(request) }
+        backend.frameScheduler.onFrame = { [unowned self] _ in drawFrame() }
         backend.scheduleFrame()
     }
 
@@ -54,17 +53,12 @@ final class MirrorOutput {
     /// The mirror's display changed its mode: the source's picture is fitted to the new size.
     func followMode() {
         scanoutTargets = ScanoutTargets()
-        black = Self.black(for: backend.mode)
         backend.scheduleFrame()
-    }
-
-    private static func black(for mode: OutputMode) -> Image {
-        Image(width: mode.width, height: mode.height, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
     }
 
     /// The mirror's display went away: its frame cycle ends.
     func stop() {
-        backend.onFrame = nil
+        backend.frameScheduler.onFrame = nil
         source = nil
     }
 
@@ -106,22 +100,41 @@ final class MirrorOutput {
             mode: backend.mode, transform: backend.transform)
     }
 
-    private func drawFrame(_ request: FrameRequest) {
+    private func drawFrame() {
         do {
             guard let renderer, let frame else {
-                try backend.present(black, for: request)
+                try showBlack()
                 return
             }
             // Trees of the source's context at another place and scale: damage tracked between
             // them would not hold, so every frame is drawn whole.
             renderer.invalidatePreviousFrame()
             let fit = fit(showing: frame.source)
-            try scanoutTargets.draw(frame.tree.placingRoot(by: Transform3D(fit.transform)), for: backend, renderer: renderer, scale: fit.scale)
-                .present(on: backend, for: request)
+            guard let state = try scanoutTargets.draw(
+                frame.tree.placingRoot(by: Transform3D(fit.transform)), for: backend, renderer: renderer, scale: fit.scale)
+            else {
+                backend.frameScheduler.frameSkipped()
+                return
+            }
+            try backend.commit(state)
         } catch {
             onRenderError?(error)
-            backend.skipFrame(request)
+            backend.frameScheduler.frameSkipped()
         }
+    }
+
+    /// Fills the next buffer with opaque black and shows it. Its target's idea of what the buffer
+    /// holds is gone with it.
+    private func showBlack() throws {
+        guard let buffer = backend.nextBuffer() else {
+            backend.frameScheduler.frameSkipped()
+            return
+        }
+        scanoutTargets = ScanoutTargets()
+        for row in 0..<buffer.height {
+            (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: buffer.width)
+        }
+        try backend.commit(OutputState(buffer: .swapchain(buffer)))
     }
 
     /// What places the source's scanout (points) on the mirror's panel: back through the source's

@@ -58,7 +58,7 @@ final class PointerCursor {
         didSet {
             guard isMirrored != oldValue else { return }
             if isMirrored, let hardware {
-                if case .nothing = onHardware {} else { _ = hardware.setCursor(nil, hotspotX: 0, hotspotY: 0) }
+                if case .nothing = onHardware {} else { _ = hardware.showOnPlane(nil, hotspotX: 0, hotspotY: 0) }
                 onHardware = .nothing
             }
             if case .client = image { clientNeedsPlacing = true }
@@ -248,9 +248,9 @@ final class PointerCursor {
         guard case .client(let node, let hotspot) = image, cursorVisible else { return }
         var onPlane = false
         if let hardware = plane, let planeImage = Self.planeImage(of: node, hotspot: hotspot, scale: scale) {
-            onPlane = hardware.setCursor(planeImage.image, hotspotX: planeImage.hotspotX, hotspotY: planeImage.hotspotY)
+            onPlane = hardware.showOnPlane(planeImage.image, hotspotX: planeImage.hotspotX, hotspotY: planeImage.hotspotY)
         } else if case .nothing = onHardware {} else {
-            _ = hardware?.setCursor(nil, hotspotX: 0, hotspotY: 0)
+            _ = hardware?.showOnPlane(nil, hotspotX: 0, hotspotY: 0)
         }
         if onPlane {
             onHardware = .client(node)
@@ -353,16 +353,27 @@ final class PointerCursor {
         guard let hardware = plane else { return }
         if case .arrow = image, cursorVisible, arrowImage != nil {
             if !isOnHardware {
-                onHardware = hardware.setCursor(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y) ? .arrow : .nothing
+                onHardware = hardware.showOnPlane(arrowImage, hotspotX: arrowHotspotPixels.x, hotspotY: arrowHotspotPixels.y) ? .arrow : .nothing
             }
-            if isOnHardware { hardware.moveCursor(to: position) }
+            if isOnHardware { hardware.moveOnPlane(to: position) }
         } else if case .client(let node, _) = image, cursorVisible {
             // Until it is placed, the hardware keeps what it shows (replaced, not blinked off).
-            if surfaceOnHardware === node.surface { hardware.moveCursor(to: position) }
+            if surfaceOnHardware === node.surface { hardware.moveOnPlane(to: position) }
         } else if case .nothing = onHardware {
         } else {
-            _ = hardware.setCursor(nil, hotspotX: 0, hotspotY: 0)
+            _ = hardware.showOnPlane(nil, hotspotX: 0, hotspotY: 0)
             onHardware = .nothing
         }
+    }
+}
+
+extension HardwareCursorOutput {
+    /// Commits `image` to the cursor plane (nil empties it): whether the plane shows it.
+    fileprivate func showOnPlane(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool {
+        (try? commit(OutputState(cursor: .image(image, hotspotX: hotspotX, hotspotY: hotspotY)))) == true
+    }
+
+    fileprivate func moveOnPlane(to point: Point) {
+        _ = try? commit(OutputState(cursor: .position(point)))
     }
 }

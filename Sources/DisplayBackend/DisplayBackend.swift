@@ -1,4 +1,5 @@
-import Graphics
+public import Buffers
+public import Graphics
 public import Signals
 public import SystemCalls
 
@@ -28,7 +29,9 @@ public protocol DisplayBackend: AnyObject {
     var outputModeChanged: Signal<any BackendOutput> { get }
 }
 
-/// One display of a backend.
+/// One display of a backend: its frame cycle (`frameScheduler`, the same for every backend), the
+/// buffers frames are drawn into (its swapchain), and the state it shows, tested and committed as
+/// a whole (`OutputState`).
 public protocol BackendOutput: AnyObject {
     var name: String { get }
     var description: String { get }
@@ -38,27 +41,43 @@ public protocol BackendOutput: AnyObject {
     var transform: OutputTransform { get }
     /// Where the output goes in the compositor's global space, or whose picture it mirrors.
     var layout: OutputLayout { get }
+    /// Asks for frames just in time for a refresh (`onFrame`) and announces their presentation.
+    var frameScheduler: FrameScheduler { get }
 
-    /// Asks for one frame: `onFrame` is called once, in time for a coming refresh. Asking again
-    /// before it ran does nothing more; asking while a frame is on its way gets one more after it.
-    func scheduleFrame()
-    /// The compositor's renderer: called when it is time to draw a frame.
-    var onFrame: ((FrameRequest) -> Void)? { get set }
-    /// Shows `image` (the size of the mode) at the next refresh; `presented` follows then.
-    func present(_ image: Image, for request: FrameRequest) throws
-    /// Ends a frame the compositor decided not to draw (nothing changed); no presentation follows.
-    func skipFrame(_ request: FrameRequest)
-    /// Emitted when a presented frame reached the screen, with the display's own timing (the
-    /// compositor's frame callbacks listen, and on KMS the presentation log).
-    var presented: Signal<PresentationTiming> { get }
-    /// What the output shows now, as far as the backend can tell (nil where it cannot read it back).
+    /// The swapchain buffer the next frame is drawn into: never the one on screen or on its way
+    /// there. Each buffer keeps the pixels last written into it, so a writer may update only what
+    /// changed since its own last frame there. Nil when none can be written now.
+    func nextBuffer() -> (any MappedPixelBuffer)?
+    /// Whether the display would take `state` as it is (on KMS, a TEST_ONLY commit); nothing changes.
+    func test(_ state: OutputState) -> Bool
+    /// Applies `state` at the next refresh. A state with a buffer is the frame the scheduler asked
+    /// for, and its presentation follows (`FrameScheduler.presented`). Returns false, with nothing
+    /// changed, where the display cannot take the state (a client's buffer it cannot scan out: the
+    /// frame is to be composed instead; a cursor image its plane cannot show); throws when it
+    /// refused a frame that it should have taken (the display keeps what it showed).
+    @discardableResult
+    func commit(_ state: OutputState) throws -> Bool
+    /// What the output shows now, as far as the backend can tell (nil where it cannot read it
+    /// back): a capture, copied when asked for.
     var lastShownImage: Image? { get }
     /// False while the display is powered down (DPMS off).
     var isPoweredOn: Bool { get }
-    /// Powers the display down (DPMS off: the panel and its backlight, on KMS the CRTC made
-    /// inactive; no frames are drawn meanwhile, those asked for wait) or up again, showing the
-    /// last frame and then drawing what changed.
-    func setPowered(_ on: Bool) throws
+}
+
+extension BackendOutput {
+    /// Asks for one frame (`FrameScheduler.scheduleFrame()`).
+    public func scheduleFrame() {
+        frameScheduler.scheduleFrame()
+    }
+
+    /// Emitted when a committed frame reached the screen, with the display's own timing.
+    public var presented: Signal<PresentationTiming> { frameScheduler.presented }
+
+    /// Powers the display down (DPMS off; no frames are drawn meanwhile, those asked for wait) or
+    /// up again, showing the last frame and then drawing what changed.
+    public func setPowered(_ on: Bool) throws {
+        try commit(OutputState(isActive: on))
+    }
 }
 
 /// A display mode in hardware pixels.

@@ -1,22 +1,17 @@
 import Graphics
 
 /// An output that may show the pointer cursor on a plane of its own (a KMS cursor plane), so that
-/// cursor motion costs a register write instead of a frame. Optional: the compositor draws the
-/// cursor into its frames on outputs without it, and whenever `setCursor` refuses an image.
+/// cursor motion costs a register write instead of a frame: it takes `OutputState.cursor`.
+/// Optional: the compositor draws the cursor into its frames on outputs without it, and whenever
+/// the plane refuses an image (a commit of it returns false; the plane is then to be emptied).
 public protocol HardwareCursorOutput: BackendOutput {
-    /// Shows `image` (premultiplied, upright as in the logical output, in hardware pixels) with
-    /// its hotspot at (`hotspotX`, `hotspotY`) of its pixels; nil hides the cursor. Returns whether
-    /// the hardware shows it: false (the plane cannot take the image) leaves the cursor hidden there.
-    /// Each call that returns true is followed by `onCursorPresented`, even when the image is the
-    /// same object as before (its client asked for a frame callback).
-    func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool
-    /// Puts the hotspot at `point`, in the output's logical points.
-    func moveCursor(to point: Point)
-    /// Called when the display shows what `setCursor` was last given (the refresh that first shows
-    /// it, with that refresh's timing); changes made in quick succession may share one call.
+    /// Called when the display shows the image last committed (the refresh that first shows it,
+    /// with that refresh's timing); changes made in quick succession may share one call. Each
+    /// committed image is followed by one, even when it is the same object as before (its client
+    /// asked for a frame callback).
     var onCursorPresented: ((PresentationTiming) -> Void)? { get set }
     /// Called when the plane is gone for good (the driver refused a frame's flip with it): the
-    /// cursor is drawn into frames from then on, and `setCursor` refuses every image.
+    /// cursor is drawn into frames from then on, and the plane refuses every image.
     var onCursorPlaneLost: (() -> Void)? { get set }
 }
 

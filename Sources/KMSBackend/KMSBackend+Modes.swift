@@ -12,6 +12,7 @@ extension KMSBackend {
         let lit = kmsOutputs.map { output in
             ModeChoice.LitOutput(connector: output.name, current: output.mode, requested: configuration.resolved(for: output.name).mode)
         }
+        for output in kmsOutputs { output.offeredModes = probe.modes[output.name] ?? [] }
         for (name, follow) in ModeChoice.changes(lit: lit, offered: probe.offered) {
             guard let output = kmsOutputs.first(where: { $0.name == name }) else { continue }
             switch follow {

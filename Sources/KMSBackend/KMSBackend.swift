@@ -88,7 +88,9 @@ public final class KMSBackend: DisplayBackend {
         let candidate = OutputCandidate(
             connector: probe.connectorIDs[name] ?? 0, name: name, crtc: assignment.crtc, plane: assignment.primaryPlane,
             cursorPlane: assignment.cursorPlane, mode: mode)
-        return try KMSOutput(device: device, candidate: candidate, configuration: settings, events: Unmanaged.passUnretained(self).toOpaque())
+        return try KMSOutput(
+            device: device, candidate: candidate, offeredModes: probe.modes[name] ?? [], configuration: settings,
+            events: Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Reads the connectors again (after a hotplug event): outputs whose display went are turned
@@ -158,7 +160,8 @@ public final class KMSBackend: DisplayBackend {
     public var devicePath: String { device.path }
 
     public var fileDescriptors: [FileDescriptor] {
-        [device.descriptor] + (hotplug.map { [$0.fileDescriptor] } ?? []) + kmsOutputs.map(\.timer.fileDescriptor)
+        [device.descriptor] + (hotplug.map { [$0.fileDescriptor] } ?? [])
+            + kmsOutputs.flatMap { [$0.frameScheduler.timer.fileDescriptor, $0.retryTimer.fileDescriptor] }
     }
 
     public func dispatch(fileDescriptor: FileDescriptor) {
@@ -167,7 +170,8 @@ public final class KMSBackend: DisplayBackend {
         } else if fileDescriptor == hotplug?.fileDescriptor {
             if hotplug?.readHotplugs() == true { reprobe() }
         } else {
-            kmsOutputs.first { $0.timer.fileDescriptor == fileDescriptor }?.timerExpired()
+            kmsOutputs.first { $0.frameScheduler.timer.fileDescriptor == fileDescriptor }?.frameScheduler.timerExpired()
+            kmsOutputs.first { $0.retryTimer.fileDescriptor == fileDescriptor }?.retryTimerExpired()
         }
     }
 

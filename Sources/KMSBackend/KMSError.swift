@@ -15,8 +15,7 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
     case propertyMissing(object: String, property: String)
     /// The driver refused the configuration in its TEST_ONLY commit or the real one.
     case configurationRejected(connector: String, mode: String, errno: Errno)
-    case imageSizeMismatch(output: String, expected: String, width: Int, height: Int)
-    /// A frame written in place was presented in another buffer than the output's back buffer.
+    /// A frame was committed in another buffer than the output's back buffer.
     case notTheBackBuffer(output: String)
     /// The seat manager would not give the device out.
     case seatRefused(device: String, reason: String)
@@ -57,10 +56,8 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
         case .configurationRejected(let connector, let mode, let errno):
             "\(connector) cannot be lit at \(mode): the driver rejected it: \(errno) (errno \(errno.rawValue))"
                 + (errno == .permissionDenied || errno == .notPermitted ? "; another process is DRM master (a running compositor or seat manager?)" : "")
-        case .imageSizeMismatch(let output, let expected, let width, let height):
-            "a frame of \(width)×\(height) pixels cannot be shown on \(output) (\(expected))"
         case .notTheBackBuffer(let output):
-            "a frame written in place on \(output) is not in its back buffer"
+            "a frame committed on \(output) is not in its back buffer"
         case .seatRefused(let device, let reason):
             "the seat manager would not open \(device): \(reason)"
         }

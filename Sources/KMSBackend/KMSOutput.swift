@@ -9,13 +9,11 @@ import Signals
 
 /// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
 ///
-/// The frame cycle follows the backend contract (see `HeadlessOutput`): a scheduled frame is
-/// started just in time (`onFrame`) for the first refresh it can make, as long before it as
-/// recent frames took to draw and commit (see `RefreshClock`), `present` copies the frame into
-/// the back buffer and commits it as a nonblocking atomic page flip, and the flip event delivers
-/// `presented` with the kernel's timestamp and sequence. At most one flip is pending, so the
-/// buffer being written is never the one being scanned out.
-public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
+/// Frames are paced by the shared `FrameScheduler`; a committed state becomes one nonblocking
+/// atomic commit (the frame's buffer on the primary plane, with the cursor plane's changes), and
+/// its page-flip event presents it with the kernel's timestamp and sequence. At most one commit
+/// is on its way, so the buffer being written is never the one being scanned out.
+public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     public let name: String
     public var description: String { "\(name) on \(device.path) (\(mode))" }
     /// Changes only when the display's mode is followed (`changeMode`).
@@ -23,8 +21,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     public let scaleFactor: Double
     public let transform: OutputTransform
     public let layout: OutputLayout
-    public var onFrame: ((FrameRequest) -> Void)?
-    public let presented = Signal<PresentationTiming>()
+    public let frameScheduler: FrameScheduler
     public var onCursorPresented: ((PresentationTiming) -> Void)?
     public var onCursorPlaneLost: (() -> Void)?
     /// Told how a refused page flip was recovered from (`FlipRecovery`), for the log.
@@ -32,9 +29,8 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// Whether the commit in flight changes the cursor plane's image (its flip presents it).
     private var cursorImageInFlight = false
 
-    /// What the output shows now: the presented image, or the front buffer's pixels for a frame
-    /// written there in place (read once, when first asked); nil while a client's buffer is
-    /// scanned out directly.
+    /// What the output shows now: the front buffer's pixels (read once, when first asked); nil
+    /// while a client's buffer is scanned out directly.
     public var lastShownImage: Image? {
         if shownImage == nil, case .inPlace = shownFrame { shownImage = try? buffers[front].withPixels(Image.init(copying:)) }
         return shownImage
@@ -61,30 +57,23 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     /// The buffer scanned out now.
     private var front = 0
     private let saved: SavedCRTC
-    /// Starts frames: armed for a frame's start when one is scheduled and no flip is pending.
-    let timer: MonotonicTimer
-    /// The refreshes, set by the modeset's flip and each flip after it.
-    private var clock: RefreshClock?
-    /// How long frames take from their start to their page-flip commit (drawing and the copy).
-    private var renderTimes = RenderTimePredictor()
-    /// How the frame now in the works was planned and when it started.
-    private var pacing: FramePacing?
-    /// How the last presented frame was paced.
-    public private(set) var lastFramePacing: FramePacing?
+    /// Makes a refused commit again a refresh later (`FlipRecovery`).
+    let retryTimer: MonotonicTimer
 
-    private enum Phase {
-        case idle
-        case waitingToRender(FrameRequest)
-        case rendering(FrameRequest)
-        /// A commit of `buffer` is on its way; `frame` is nil for the modeset's blank frame.
-        case flipPending(frame: ShownFrame?, buffer: Int)
-        /// A commit that only moves or changes the cursor plane is on its way.
-        case cursorPending
-        /// A refused commit of `frame` in `buffer` is made again when the timer expires.
-        case retryPending(frame: ShownFrame, buffer: Int)
+    /// The commit on its way to the display, whose flip event is awaited.
+    private enum Commit {
+        /// The modeset's blank frame.
+        case modeset
+        /// A frame in `buffer` (the front one for a client's buffer).
+        case frame(ShownFrame, buffer: Int)
+        /// Only the cursor plane's changes.
+        case cursor
     }
-    private var phase = Phase.idle
-    private var wantsAnotherFrame = false
+    private var inFlight: Commit?
+    /// A frame the driver refused with EBUSY, committed again when `retryTimer` expires.
+    private var retryPending: (frame: ShownFrame, buffer: Int)?
+    /// The modes the display offers, for a state that asks for one (`KMSBackend` keeps it current).
+    var offeredModes: [drmModeModeInfo]
     /// While the session is switched away: nothing is committed.
     private var isSuspended = false
     /// False while the CRTC is inactive (DPMS off): nothing is committed.
@@ -119,8 +108,12 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         let mode: drmModeModeInfo?
     }
 
-    init(device: DRMDevice, candidate: OutputCandidate, configuration: KMSOutputConfiguration, events: UnsafeMutableRawPointer) throws(KMSError) {
+    init(
+        device: DRMDevice, candidate: OutputCandidate, offeredModes: [drmModeModeInfo], configuration: KMSOutputConfiguration,
+        events: UnsafeMutableRawPointer
+    ) throws(KMSError) {
         self.device = device
+        self.offeredModes = offeredModes
         eventTarget = events
         name = candidate.name
         connector = candidate.connector
@@ -158,7 +151,8 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             throw error
         }
         do throws(SystemCallError) {
-            timer = try MonotonicTimer()
+            frameScheduler = try FrameScheduler(period: mode.refreshNanoseconds)
+            retryTimer = try MonotonicTimer()
         } catch {
             _ = drmModeDestroyPropertyBlob(device.fd, blob)
             throw KMSError.system(error)
@@ -200,7 +194,19 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             throw KMSError.configurationRejected(connector: name, mode: modeName, errno: code)
         }
         cursorPlane?.turnedOff()
-        phase = .flipPending(frame: nil, buffer: 0)
+        inFlight = .modeset
+        frameScheduler.displayCommitted()
+        frameScheduler.latestRefresh = { [unowned self] in latestVblank() }
+        frameScheduler.becameIdle = { [unowned self] in commitCursorIfIdle() }
+    }
+
+    /// With a vblank counter, the CRTC's latest vblank: after an idle spell the last flip may be
+    /// long past, and the display's clock drifts from the CPU's.
+    private func latestVblank() -> Refresh? {
+        var sequence: UInt64 = 0
+        var nanoseconds: UInt64 = 0
+        guard hasVblankCounter, drmCrtcGetSequence(device.fd, crtc, &sequence, &nanoseconds) == 0 else { return nil }
+        return Refresh(nanoseconds: nanoseconds, sequence: sequence)
     }
 
     /// A mode as errors name it: size, refresh and the driver's name for it.
@@ -209,12 +215,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
     }
 
     /// Whether a page flip or cursor commit of this output is on its way.
-    var hasCommitInFlight: Bool {
-        switch phase {
-        case .flipPending, .cursorPending: true
-        default: false
-        }
-    }
+    var hasCommitInFlight: Bool { inFlight != nil }
 
     /// The display's mode changed while it stayed connected: the new mode, with a new ring of
     /// buffers of its size showing black, is tested first, then set (blocking; while the display
@@ -271,13 +272,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         cursorPlane?.follow(CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform))
         cursorPlane?.turnedOff()
         // The refreshes of the old mode are gone: the next frame's schedule starts from now.
-        clock = nil
-        lastFramePacing = nil
-        pacing = nil
-        timer.disarm()
-        phase = .idle
-        wantsAnotherFrame = true
-        if !isSuspended, isPoweredOn { scheduleAnotherIfWanted() }
+        frameScheduler.restart(period: newMode.refreshNanoseconds)
     }
 
     /// The modeset showing `framebuffer`.
@@ -290,12 +285,13 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
 
     func suspend() {
         isSuspended = true
+        frameScheduler.hold()
     }
 
     /// DPMS: off makes the CRTC inactive (keeping its mode, blocking until a flip in flight is
     /// done); on sets the mode again showing the last frame, then draws what changed meanwhile.
     /// While the session is switched away only the wish is kept, for its return.
-    public func setPowered(_ on: Bool) throws {
+    private func setPowered(_ on: Bool) throws(KMSError) {
         guard on != isPoweredOn else { return }
         isPoweredOn = on
         guard !isSuspended else { return }
@@ -309,20 +305,23 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             isPoweredOn = true
             throw KMSError.system(SystemCallError("turning \(name) off (CRTC ACTIVE = 0)", errno: code))
         }
+        frameScheduler.hold()
     }
 
     /// Sets the mode again showing the front buffer (the last frame), blocking, then asks for a
     /// frame; an output powered off stays off.
     func resume() throws(KMSError) {
         isSuspended = false
-        guard isPoweredOn else {
-            wantsAnotherFrame = true
-            return
-        }
+        guard isPoweredOn else { return }
         // A flip in flight when the session went away may never report back.
-        switch phase {
-        case .flipPending, .cursorPending, .retryPending: phase = .idle
-        default: break
+        if inFlight != nil {
+            inFlight = nil
+            frameScheduler.abandonCommit()
+        }
+        if retryPending != nil {
+            retryPending = nil
+            retryTimer.disarm()
+            frameScheduler.frameSkipped()
         }
         flipRecovery = FlipRecovery()
         let request = try modesetRequest(framebuffer: buffers[front].framebuffer)
@@ -330,8 +329,7 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             throw KMSError.configurationRejected(connector: name, mode: mode.description, errno: code)
         }
         cursorPlane?.turnedOff()
-        wantsAnotherFrame = true
-        scheduleAnotherIfWanted()
+        frameScheduler.resume(drawing: true)
     }
 
     /// The display was unplugged: the CRTC is turned off and freed (blocking, after a flip in
@@ -341,8 +339,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         guard !isTurnedOff else { return }
         isTurnedOff = true
         isSuspended = true
-        phase = .idle
-        wantsAnotherFrame = false
+        frameScheduler.hold()
+        inFlight = nil
+        retryPending = nil
+        retryTimer.disarm()
         disableCRTC()
     }
 
@@ -391,93 +391,86 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
         return flags
     }
 
-    public func scheduleFrame() {
-        if isSuspended || !isPoweredOn {
-            wantsAnotherFrame = true
-            return
-        }
-        switch phase {
-        case .idle:
-            // With a counter, the CRTC's latest vblank: after an idle spell the last flip may be
-            // long past, and the display's clock drifts from the CPU's.
-            var vblankSequence: UInt64 = 0
-            var vblankNanoseconds: UInt64 = 0
-            if hasVblankCounter, drmCrtcGetSequence(device.fd, crtc, &vblankSequence, &vblankNanoseconds) == 0 {
-                clock = RefreshClock(anchorNanoseconds: vblankNanoseconds, anchorSequence: vblankSequence, period: period)
-            }
-            let now = monotonicNanoseconds()
-            let lead = renderTimes.leadNanoseconds
-            let refreshes = clock ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: period)
-            let schedule = refreshes.schedule(now: now, lead: lead, after: lastFramePacing?.target)
-            let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
-            phase = .waitingToRender(request)
-            pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target,
-                                 startedNanoseconds: 0, committedNanoseconds: 0)
-            timer.arm(at: schedule.startNanoseconds)
-        case .waitingToRender:
-            break
-        case .rendering, .flipPending, .cursorPending, .retryPending:
-            wantsAnotherFrame = true
-        }
-    }
-
-    func timerExpired() {
-        guard timer.acknowledgeExpiration() else { return }
-        switch phase {
-        case .waitingToRender(let request):
-            phase = .rendering(request)
-            pacing?.startedNanoseconds = monotonicNanoseconds()
-            onFrame?(request)
-        case .retryPending(let frame, let buffer):
-            retry(frame, buffer: buffer)
-        default:
-            break
-        }
-    }
-
-    /// Copies `image` into the back buffer and commits it as a page flip.
-    ///
-    /// The renderer's pixels are premultiplied ARGB8888 (native-endian 0xAARRGGBB); the plane
-    /// scans out XRGB8888 with the same byte order and no alpha, which shows a premultiplied
-    /// pixel over black: exactly its colour components. So rows are copied unchanged.
-    public func present(_ image: Image, for request: FrameRequest) throws {
-        guard image.width == mode.width, image.height == mode.height else {
-            throw KMSError.imageSizeMismatch(output: name, expected: mode.description, width: image.width, height: image.height)
-        }
-        try commitBackBuffer(showing: .image(image)) { buffer in
-            image.withUnsafeBytes { bytes in
-                guard let source = bytes.baseAddress else { return }
-                for row in 0..<image.height {
-                    (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).copyMemory(from: source + row * image.bytesPerRow, byteCount: image.width * 4)
-                }
-            }
-        }
-    }
-
-    /// The back buffer's mapping, for the renderer to write the next frame into in place. Each
-    /// dumb buffer keeps its pixels, so the renderer writes only what changed since its own last
-    /// frame in that buffer.
-    public func nextScanoutBuffer() -> (any MappedPixelBuffer)? {
+    /// The buffer that is not shown and not on its way there.
+    public func nextBuffer() -> (any MappedPixelBuffer)? {
         buffers[(front + 1) % buffers.count]
     }
 
-    /// Commits the back buffer, which the frame was written into in place, as a page flip.
-    public func presentScanoutBuffer(_ buffer: any MappedPixelBuffer, for request: FrameRequest) throws {
-        guard buffer === buffers[(front + 1) % buffers.count] else { throw KMSError.notTheBackBuffer(output: name) }
-        try commitBackBuffer(showing: .inPlace) { _ in }
+    public func test(_ state: OutputState) -> Bool {
+        if let wanted = state.mode, wanted != mode, modeInfo(for: wanted) == nil { return false }
+        switch state.buffer {
+        case .swapchain(let buffer):
+            guard buffer === buffers[(front + 1) % buffers.count] else { return false }
+        case .client(let layout, _):
+            // The plane's formats, pitch and the buffer's memory are the driver's to judge.
+            guard let framebuffer = clientFramebuffer(layout), let commit = try? AtomicRequest(),
+                (try? commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))) != nil,
+                commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil
+            else { return false }
+        case nil:
+            break
+        }
+        if case .image(let image?, _, _) = state.cursor {
+            guard let cursorPlane, cursorPlane.fits(width: image.width, height: image.height) else { return false }
+        }
+        return true
     }
 
-    /// Fills the back buffer with `fill` and commits it as a nonblocking page flip.
-    private func commitBackBuffer(showing frame: ShownFrame, fill: (DumbBuffer) -> Void) throws {
-        if isSuspended || !isPoweredOn {
-            // The frame waits for the session to come back or the display to be on (both draw a new one).
-            phase = .idle
-            wantsAnotherFrame = true
-            return
+    /// Applies `state`: a mode the display offers (blocking, tested first), the CRTC lit or not,
+    /// the cursor plane, and the frame, committed as a nonblocking page flip (with the cursor
+    /// plane's changes). A refused client buffer returns false for the frame to be composed; a
+    /// refused cursor image returns false and leaves the plane empty.
+    public func commit(_ state: OutputState) throws -> Bool {
+        if let wanted = state.mode, wanted != mode {
+            guard let info = modeInfo(for: wanted) else { return false }
+            try changeMode(to: info)
         }
-        let back = (front + 1) % buffers.count
-        fill(buffers[back])
-        try commitFrame(showing: frame, buffer: back)
+        if let active = state.isActive { try setPowered(active) }
+        switch state.cursor {
+        case .image(let image, let hotspotX, let hotspotY):
+            guard setCursor(image, hotspotX: hotspotX, hotspotY: hotspotY) else { return false }
+        case .position(let point):
+            guard let cursorPlane else { return false }
+            cursorPlane.move(to: point)
+            commitCursorIfIdle()
+        case nil:
+            break
+        }
+        switch state.buffer {
+        case .swapchain(let buffer):
+            guard buffer === buffers[(front + 1) % buffers.count] else { throw KMSError.notTheBackBuffer(output: name) }
+            guard !isSuspended, isPoweredOn else {
+                // The frame waits for the session to come back or the display to be on (both draw a new one).
+                frameScheduler.frameSkipped()
+                frameScheduler.scheduleFrame()
+                return true
+            }
+            try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count)
+            return true
+        case .client(let layout, let released):
+            guard !isSuspended, isPoweredOn, let framebuffer = clientFramebuffer(layout) else { return false }
+            let commit = try AtomicRequest()
+            try commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))
+            guard commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else { return false }
+            // The dumb buffers stay as they are: the next composed frame goes into the back one.
+            guard try commitFrame(showing: .direct(framebuffer), buffer: front) else { return false }
+            framebuffer.released = released
+            return true
+        case nil:
+            return true
+        }
+    }
+
+    /// The offered mode that is `mode`, the preferred one where several are.
+    private func modeInfo(for mode: OutputMode) -> drmModeModeInfo? {
+        let matching = offeredModes.filter { OutputMode($0) == mode }
+        return matching.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? matching.first
+    }
+
+    /// A client's buffer of the mode's size as a framebuffer of the device.
+    private func clientFramebuffer(_ layout: DmabufLayout) -> ClientFramebuffer? {
+        guard layout.width == mode.width, layout.height == mode.height else { return nil }
+        return ClientFramebuffer(device: device, buffer: layout)
     }
 
     /// Commits `frame` (in `buffer`, or the client's framebuffer) as a nonblocking page flip that
@@ -526,8 +519,10 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             switch flipRecovery.refused(code, commit: carried) {
             case .retryAfterRefresh:
                 onRecovery?("\(refusal); committing the frame again a refresh later")
-                phase = .retryPending(frame: frame, buffer: back)
-                timer.arm(after: period)
+                retryPending = (frame, back)
+                retryTimer.arm(after: period)
+                // The frame is on its way from the scheduler's view; its wait says nothing of drawing.
+                if !retrying { frameScheduler.frameCommitted(measured: false) }
                 return true
             case .compose where !retrying:
                 onRecovery?("\(refusal); composing the frame instead of scanning the client's buffer out")
@@ -555,36 +550,27 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             cursorImageInFlight = cursorChange.changesImage
         }
         commitNanoseconds = monotonicNanoseconds()
-        // A frame committed again after a refusal waited on purpose: no measure of drawing.
-        if !retried, let started = pacing?.startedNanoseconds {
-            renderTimes.record(commitNanoseconds - started)
-        }
-        pacing?.committedNanoseconds = commitNanoseconds
-        phase = .flipPending(frame: frame, buffer: back)
+        inFlight = .frame(frame, buffer: back)
+        // A frame committed again after a refusal was committed for the scheduler already.
+        if !retried { frameScheduler.frameCommitted() }
     }
 
     /// Commits again a frame the driver refused with EBUSY a refresh ago; given up, it leaves the
     /// display as it is and the next frame starts afresh.
-    private func retry(_ frame: ShownFrame, buffer: Int) {
+    func retryTimerExpired() {
+        guard retryTimer.acknowledgeExpiration(), let (frame, buffer) = retryPending else { return }
+        retryPending = nil
         guard !isSuspended, isPoweredOn else {
-            phase = .idle
             flipRecovery = FlipRecovery()
-            wantsAnotherFrame = true
+            frameScheduler.frameSkipped()
+            frameScheduler.scheduleFrame()
             return
         }
         do {
             try commitFrame(showing: frame, buffer: buffer, retrying: true)
         } catch {
-            phase = .idle
-            scheduleAnotherIfWanted()
-            commitCursorIfIdle()
+            frameScheduler.frameSkipped()
         }
-    }
-
-    public func skipFrame(_ request: FrameRequest) {
-        phase = .idle
-        scheduleAnotherIfWanted()
-        commitCursorIfIdle()
     }
 
     /// The page-flip event of this output's last commit.
@@ -596,57 +582,39 @@ public final class KMSOutput: BackendOutput, ScanoutMemoryOutput {
             cursorImageInFlight = false
             onCursorPresented?(PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags))
         }
-        if case .cursorPending = phase {
-            phase = .idle
-            scheduleAnotherIfWanted()
-            commitCursorIfIdle()
-            return
-        }
-        guard case .flipPending(let frame, let buffer) = phase else { return }
-        front = buffer
-        phase = .idle
-        if cursorPlaneDropped {
-            cursorPlaneDropped = false
-            onCursorPlaneLost?()
-        }
-        if frame != nil, clock != nil {
-            clock?.flipCompleted(at: time, sequence: hasVblankCounter ? UInt64(sequence) : nil, aimedAt: pacing?.target)
-        } else {
-            clock = RefreshClock(anchorNanoseconds: time, anchorSequence: UInt64(sequence), period: period)
-        }
-        if let frame {
-            lastFramePacing = pacing
-            pacing = nil
-            shownFrame = frame
-            if case .image(let image) = frame { shownImage = image } else { shownImage = nil }
-            presentedFrameCount += 1
-            lastCommitToFlipNanoseconds = monotonicNanoseconds() - commitNanoseconds
-            // wp_presentation's zero_copy: the client's own buffer was scanned out.
-            let zeroCopy: UInt32 = if case .direct = frame { 0x8 } else { 0 }
-            let timing = PresentationTiming(
-                nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags | zeroCopy)
-            presented.emit(timing)
-        } else {
+        guard let commit = inFlight else { return }
+        inFlight = nil
+        switch commit {
+        case .cursor:
+            frameScheduler.presentationCompleted(at: time, sequence: UInt64(sequence))
+        case .modeset:
             modesetCompletedNanoseconds = time
             var count: UInt64 = 0
             var countTime: UInt64 = 0
             hasVblankCounter = drmCrtcGetSequence(device.fd, crtc, &count, &countTime) == 0
+            frameScheduler.presentationCompleted(at: time, sequence: UInt64(sequence))
+        case .frame(let frame, let buffer):
+            front = buffer
+            if cursorPlaneDropped {
+                cursorPlaneDropped = false
+                onCursorPlaneLost?()
+            }
+            shownFrame = frame
+            shownImage = nil
+            presentedFrameCount += 1
+            lastCommitToFlipNanoseconds = monotonicNanoseconds() - commitNanoseconds
+            // wp_presentation's zero_copy: the client's own buffer was scanned out.
+            let zeroCopy: UInt32 = if case .direct = frame { 0x8 } else { 0 }
+            frameScheduler.framePresented(
+                PresentationTiming(nanoseconds: time, refreshNanoseconds: period, sequence: UInt64(sequence), flags: presentationFlags | zeroCopy),
+                vblankCounted: hasVblankCounter)
         }
-        scheduleAnotherIfWanted()
-        commitCursorIfIdle()
-    }
-
-    private func scheduleAnotherIfWanted() {
-        guard wantsAnotherFrame, case .idle = phase else { return }
-        wantsAnotherFrame = false
-        scheduleFrame()
     }
 }
 
-/// What a presented frame showed: an image copied into the buffer, pixels written there in place,
-/// or a client's buffer scanned out directly.
+/// What a presented frame showed: pixels drawn into the swapchain's buffer, or a client's buffer
+/// scanned out directly.
 enum ShownFrame {
-    case image(Image)
     case inPlace
     case direct(ClientFramebuffer)
 
@@ -655,27 +623,12 @@ enum ShownFrame {
     }
 }
 
-/// A fullscreen client buffer on the primary plane instead of a composed frame.
-extension KMSOutput: DirectScanoutOutput {
-    public func scanOut(_ buffer: DmabufLayout, for request: FrameRequest, released: @escaping () -> Void) throws -> Bool {
-        guard !isSuspended, isPoweredOn, buffer.width == mode.width, buffer.height == mode.height,
-            let framebuffer = ClientFramebuffer(device: device, buffer: buffer)
-        else { return false }
-        let commit = try AtomicRequest()
-        try commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))
-        // The plane's formats, pitch and the buffer's memory are the driver's to judge.
-        guard commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else { return false }
-        // The dumb buffers stay as they are: the next composed frame goes into the back one.
-        guard try commitFrame(showing: .direct(framebuffer), buffer: front) else { return false }
-        framebuffer.released = released
-        return true
-    }
-}
-
 /// The cursor plane, when the configuration asks for it and the CRTC has one: an image turned for
 /// the panel, moved without a frame.
-extension KMSOutput: HardwareCursorOutput {
-    public func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool {
+extension KMSOutput {
+    /// Shows `image` on the cursor plane when it fits and the driver takes it (nil hides the
+    /// cursor); false leaves the plane empty.
+    private func setCursor(_ image: Image?, hotspotX: Int, hotspotY: Int) -> Bool {
         guard let cursorPlane else { return false }
         guard let image else {
             cursorPlane.show(nil, hotspotX: 0, hotspotY: 0)
@@ -699,24 +652,20 @@ extension KMSOutput: HardwareCursorOutput {
         return true
     }
 
-    public func moveCursor(to point: Point) {
-        guard let cursorPlane else { return }
-        cursorPlane.move(to: point)
-        commitCursorIfIdle()
-    }
-
     /// Commits a cursor change on its own when no commit is in flight or coming: one commit at a
     /// time per CRTC (a second nonblocking one is refused with EBUSY), so a change made meanwhile
     /// rides along with the next frame's flip, or follows once the flip is done.
     private func commitCursorIfIdle() {
-        guard let cursorPlane, cursorPlane.needsCommit, !isSuspended, isPoweredOn, case .idle = phase,
+        guard let cursorPlane, cursorPlane.needsCommit, !isSuspended, isPoweredOn, frameScheduler.isIdle, inFlight == nil,
+              retryPending == nil,
               let request = try? AtomicRequest(), let change = try? cursorPlane.addChanges(to: request, crtc: crtc) else { return }
         let flags = UInt32(DRM_MODE_ATOMIC_NONBLOCK) | UInt32(DRM_MODE_PAGE_FLIP_EVENT)
         // A refused commit leaves the change for the next frame's flip.
         guard request.commit(on: device, flags: flags, userData: eventTarget) == nil else { return }
         cursorPlane.committed(change)
         cursorImageInFlight = change.changesImage
-        phase = .cursorPending
+        inFlight = .cursor
+        frameScheduler.displayCommitted()
     }
 
     /// Whether the cursor is on the cursor plane now (it shows an image there).

@@ -3,6 +3,7 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import HeadlessBackend
 import SystemCalls
 import Synchronization
 import WaylandServer

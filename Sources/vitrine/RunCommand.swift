@@ -7,15 +7,16 @@ import DisplayBackend
 import FaultInjection
 import Foundation
 import Glibc
+import HeadlessBackend
 import Input
 import KMSBackend
+import KioskShell
+import Logging
+import Renderer
 import Seat
 import Signals
 import SystemCalls
 import WaylandServer
-import KioskShell
-import Logging
-import Renderer
 import WindowPolicy
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
@@ -410,7 +411,7 @@ struct Run: ParsableCommand {
             }
             if let log {
                 let latency = output.lastCommitToFlipNanoseconds.map(String.init) ?? "-"
-                let pacing = output.lastFramePacing.map {
+                let pacing = output.frameScheduler.lastFramePacing.map {
                     " requested \($0.requestedNanoseconds) lead \($0.leadNanoseconds) target \($0.target.nanoseconds)"
                         + " target-sequence \($0.target.sequence) started \($0.startedNanoseconds) committed \($0.committedNanoseconds)"
                 } ?? ""

@@ -2,6 +2,7 @@ import DisplayBackend
 import Foundation
 import Glibc
 import Graphics
+import HeadlessBackend
 import LayerKit
 import Testing
 import Views

@@ -4,6 +4,7 @@ import DisplayBackend
 import Foundation
 import Glibc
 import Graphics
+import HeadlessBackend
 import WaylandServer
 import WaylandTestClient
 import WindowPolicy

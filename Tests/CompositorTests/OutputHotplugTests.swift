@@ -1,6 +1,7 @@
 import Compositor
 import DisplayBackend
 import Graphics
+import HeadlessBackend
 import Testing
 import WaylandTestClient
 

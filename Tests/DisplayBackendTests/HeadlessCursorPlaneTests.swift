@@ -1,6 +1,7 @@
 import DisplayBackend
 import Glibc
 import Graphics
+import HeadlessBackend
 import SystemCalls
 import Testing
 
@@ -31,8 +32,8 @@ import Testing
         var presentations: [PresentationTiming] = []
         output.onCursorPresented = { presentations.append($0) }
         let image = try CursorPlaneGeometryTests.numbered(width: 2, height: 3)
-        #expect(output.setCursor(image, hotspotX: 1, hotspotY: 1))
-        output.moveCursor(to: Point(x: 10, y: 5))
+        #expect(try output.commit(OutputState(cursor: .image(image, hotspotX: 1, hotspotY: 1))))
+        try output.commit(OutputState(cursor: .position(Point(x: 10, y: 5))))
         // Nothing shows before the refresh.
         #expect(output.shownCursor == nil)
         #expect(Self.run(backend) { !presentations.isEmpty })
@@ -48,17 +49,17 @@ import Testing
         #expect(presentations[0].refreshNanoseconds == 16_666_666)
 
         // A move is no new image: it shows at the next refresh, and no presentation is reported.
-        output.moveCursor(to: Point(x: 20, y: 5))
+        try output.commit(OutputState(cursor: .position(Point(x: 20, y: 5))))
         #expect(Self.run(backend) { output.shownCursor?.y == 459 })
         #expect(presentations.count == 1)
 
         // The same image again is presented again (a client cursor's frame callback waits on it).
-        #expect(output.setCursor(image, hotspotX: 1, hotspotY: 1))
+        #expect(try output.commit(OutputState(cursor: .image(image, hotspotX: 1, hotspotY: 1))))
         #expect(Self.run(backend) { presentations.count == 2 })
         #expect(presentations[1].sequence > presentations[0].sequence)
 
         // Hidden: the plane shows nothing from the next refresh.
-        #expect(output.setCursor(nil, hotspotX: 0, hotspotY: 0))
+        #expect(try output.commit(OutputState(cursor: .image(nil, hotspotX: 0, hotspotY: 0))))
         #expect(Self.run(backend) { presentations.count == 3 })
         #expect(output.shownCursor == nil)
     }
@@ -67,20 +68,20 @@ import Testing
         let (backend, output) = try Self.turnedOutput()
         // 30×60 upright is 60×30 on the turned panel: inside the 64×32 plane.
         let tall = Image(width: 30, height: 60, fill: PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
-        #expect(output.setCursor(tall, hotspotX: 0, hotspotY: 0))
+        #expect(try output.commit(OutputState(cursor: .image(tall, hotspotX: 0, hotspotY: 0))))
         #expect(Self.run(backend) { output.shownCursor != nil })
         #expect(output.shownCursor?.image.width == 60 && output.shownCursor?.image.height == 30)
         // 60×30 upright is 30×60 turned: taller than the plane. Refused, and the cursor is hidden.
         let wide = Image(width: 60, height: 30, fill: PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
-        #expect(!output.setCursor(wide, hotspotX: 0, hotspotY: 0))
+        #expect(try !output.commit(OutputState(cursor: .image(wide, hotspotX: 0, hotspotY: 0))))
         #expect(Self.run(backend) { output.shownCursor == nil })
     }
 
     @Test func anOutputWithoutACursorPlaneRefusesEveryImage() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(mode: OutputMode(width: 64, height: 64, refreshMillihertz: 60_000))])
         let output = backend.headlessOutput(0)
-        #expect(!output.setCursor(Image(width: 1, height: 1, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)), hotspotX: 0, hotspotY: 0))
-        #expect(!output.setCursor(nil, hotspotX: 0, hotspotY: 0))
+        #expect(try !output.commit(OutputState(cursor: .image(Image(width: 1, height: 1, fill: PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)), hotspotX: 0, hotspotY: 0))))
+        #expect(try !output.commit(OutputState(cursor: .image(nil, hotspotX: 0, hotspotY: 0))))
         #expect(output.shownCursor == nil)
     }
 }

@@ -3,6 +3,7 @@ import Compositor
 import DisplayBackend
 import Foundation
 import Glibc
+import HeadlessBackend
 import Input
 import KioskShell
 import LayerKit

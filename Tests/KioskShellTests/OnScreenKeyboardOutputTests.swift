@@ -2,6 +2,7 @@ import BoardConfig
 import Compositor
 import DisplayBackend
 import Graphics
+import HeadlessBackend
 import KioskShell
 import LayerKit
 import OnScreenKeyboard

@@ -1,16 +1,17 @@
 import BoardConfig
 import Compositor
 import DisplayBackend
-@testable import FaultInjection
 import Foundation
 import Glibc
 import Graphics
+import HeadlessBackend
 import KioskShell
 import LayerKit
 import Logging
-@testable import Renderer
 import Testing
 import WindowPolicy
+@testable import FaultInjection
+@testable import Renderer
 
 /// The board's `animation = "pattern"`: the animated pattern moves behind the splash while the
 /// app starts or restarts, and is stopped and released once the app's first frame hides the overlay.

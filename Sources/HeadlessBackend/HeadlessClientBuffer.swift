@@ -17,15 +17,18 @@ final class HeadlessClientBuffer: PixelBuffer {
     var kind: BufferKind { .clientDmabuf }
     var dmabuf: DmabufLayout? { buffer }
 
-    /// Nil for a buffer the output cannot read: another format or modifier, rows outside it, or
-    /// a descriptor that cannot be mapped.
+    /// Whether the output can read `buffer`: linear XRGB8888 rows inside the dma-buf.
+    static func canRead(_ buffer: DmabufLayout) -> Bool {
+        buffer.format == .xrgb8888 && buffer.modifier == FormatModifier.linear && buffer.stride >= buffer.width * 4
+            && buffer.offset >= 0
+            && buffer.offset + buffer.stride * (buffer.height - 1) + buffer.width * 4 <= Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
+    }
+
+    /// Nil for a buffer the output cannot read (`canRead`) or a descriptor that cannot be mapped.
     init?(_ buffer: DmabufLayout) {
-        guard buffer.format == .xrgb8888, buffer.modifier == FormatModifier.linear, buffer.stride >= buffer.width * 4,
-            buffer.offset >= 0
-        else { return nil }
+        guard Self.canRead(buffer) else { return nil }
         let length = Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
-        guard buffer.offset + buffer.stride * (buffer.height - 1) + buffer.width * 4 <= length,
-            let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, buffer.fileDescriptor, 0), mapping != MAP_FAILED
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, buffer.fileDescriptor, 0), mapping != MAP_FAILED
         else { return nil }
         self.mapping = mapping
         self.length = length

@@ -1,18 +1,22 @@
 import DisplayBackend
 import Glibc
 import Graphics
+import HeadlessBackend
+import SystemCalls
 import Testing
 
 /// The headless output's frame clock: frames are requested just in time for a refresh and shown
-/// at the first refresh after they are presented.
+/// at the first refresh after they are committed.
 @Suite struct HeadlessFrameClockTests {
-    /// Runs the output's timer until `done`, for at most `seconds`.
+    /// Runs the output's timers (its frame timer and its refreshes) until `done`, for at most `seconds`.
     func pump(_ backend: HeadlessBackend, seconds: Double, until done: () -> Bool) {
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-        let fd = backend.fileDescriptors[0]
         while !done(), monotonicNanoseconds() < deadline {
-            var entry = pollfd(fd: fd.rawValue, events: Int16(POLLIN), revents: 0)
-            if poll(&entry, 1, 50) > 0 { backend.dispatch(fileDescriptor: fd) }
+            var entries = backend.fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&entries, nfds_t(entries.count), 50)
+            for entry in entries where entry.revents & Int16(POLLIN) != 0 {
+                backend.dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd))
+            }
         }
     }
 
@@ -20,14 +24,13 @@ import Testing
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
         let output = backend.outputs[0]
         let period = output.mode.refreshNanoseconds
-        let image = Image(width: 64, height: 48, fill: .clear)
         var checked = 0
         var request: FrameRequest?
         var presentedAt: UInt64 = 0
-        output.onFrame = { frame in
+        output.frameScheduler.onFrame = { frame in
             request = frame
             presentedAt = monotonicNanoseconds()
-            try? output.present(image, for: frame)
+            _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
         }
         let presented = output.presented.listen { timing in
             guard let frame = request else { return }
@@ -51,13 +54,12 @@ import Testing
     @Test func slowFramesAreRequestedEarlierAndAFrameSlowerThanAPeriodStartsAtOnce() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@100")])
         let output = backend.headlessOutput(0)
-        let image = Image(width: 64, height: 48, fill: .clear)
-        #expect(output.renderMarginNanoseconds == 1_000_000)
+        #expect(output.frameScheduler.leadNanoseconds == 1_000_000)
         var renderMilliseconds: UInt32 = 4
         var frames = 0
-        output.onFrame = { frame in
+        output.frameScheduler.onFrame = { _ in
             usleep(renderMilliseconds * 1000)
-            try? output.present(image, for: frame)
+            _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
         }
         let presented = output.presented.listen { _ in
             frames += 1
@@ -67,11 +69,11 @@ import Testing
         output.scheduleFrame()
         pump(backend, seconds: 10) { frames == 2 }
         // At least 4 ms a frame, plus a quarter and a millisecond.
-        #expect(output.renderMarginNanoseconds >= 6_000_000)
+        #expect(output.frameScheduler.leadNanoseconds >= 6_000_000)
 
         renderMilliseconds = 15
         output.scheduleFrame()
         pump(backend, seconds: 10) { frames == 3 }
-        #expect(output.renderMarginNanoseconds == 10_000_000)  // capped at the 10 ms period
+        #expect(output.frameScheduler.leadNanoseconds == 10_000_000)  // capped at the 10 ms period
     }
 }

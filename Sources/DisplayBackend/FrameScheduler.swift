@@ -1,0 +1,242 @@
+public import Signals
+public import SystemCalls
+
+/// One output's frame cycle, the same for every backend: a frame asked for starts just in time for
+/// the first refresh it can make (`RenderTimePredictor`'s lead before it, on `RefreshClock`'s
+/// refreshes), one frame at a time, and a frame asked for while one is on its way follows it.
+/// Backends differ only in what a refresh is (a page-flip event, a timer) and what holds frames
+/// back (a session switched away, a display powered down): they tell the scheduler when a frame
+/// was committed and when it was presented, and it asks the compositor for the next.
+///
+/// Frames sample their animations at their target, so targets advance from frame to frame even
+/// where a frame completes long before its own (see `RefreshClock.schedule`).
+public final class FrameScheduler {
+    /// Starts frames: armed for a frame's start while one is scheduled. The event loop watches its
+    /// descriptor (`DisplayBackend.fileDescriptors`) and calls `timerExpired()`.
+    public let timer: MonotonicTimer
+    /// The display's refreshes, set by its presentations; nil until the first, or after the mode
+    /// changed.
+    public private(set) var clock: RefreshClock?
+    public private(set) var period: UInt64
+    /// How long frames take from their start to their commit.
+    public private(set) var renderTimes = RenderTimePredictor()
+    /// At most this lead before a refresh (nil: no limit). A display that shows a late frame at the
+    /// first refresh after its commit (headless) starts a slow frame within a period instead of
+    /// waiting for a refresh it would make, so that a loaded machine keeps its frame rate.
+    private let maximumLead: UInt64?
+    /// The latest refresh of a display that counts them, read when a frame is asked for after an
+    /// idle spell (the last presentation may be long past, and the display's clock drifts from the
+    /// CPU's); nil where it cannot tell.
+    public var latestRefresh: (() -> Refresh?)?
+
+    /// The compositor's renderer: called when it is time to draw a frame, which it then commits
+    /// through its output (`frameCommitted()` follows) or skips (`frameSkipped()`).
+    public var onFrame: ((FrameRequest) -> Void)?
+    /// Emitted when a committed frame reached the screen, with the display's own timing.
+    public let presented = Signal<PresentationTiming>()
+    /// Called whenever no frame is on its way any more (presented, skipped, or given up): the
+    /// moment a backend may commit what it holds back meanwhile (a cursor plane's move).
+    public var becameIdle: (() -> Void)?
+
+    private enum Phase {
+        case idle
+        /// Waiting for the timer, then `onFrame` is called.
+        case waiting(FrameRequest)
+        /// `onFrame` ran; the compositor has not committed or skipped yet.
+        case drawing(FrameRequest)
+        /// A commit is on its way to the screen (a frame, or a backend's own: a cursor move).
+        case committed
+    }
+    private var phase = Phase.idle
+    private var wantsAnotherFrame = false
+    /// Set while the display takes no frames (session away, powered down): asked-for frames wait.
+    private var isHeld = false
+    /// How the frame now in the works was planned, and how the last presented one was.
+    private var pacing: FramePacing?
+    public private(set) var lastFramePacing: FramePacing?
+
+    public init(period: UInt64, clock: RefreshClock? = nil, maximumLead: UInt64? = nil) throws(SystemCallError) {
+        timer = try MonotonicTimer()
+        self.period = period
+        self.clock = clock
+        self.maximumLead = maximumLead
+    }
+
+    /// How long before its refresh the next frame starts.
+    public var leadNanoseconds: UInt64 {
+        let lead = renderTimes.leadNanoseconds
+        return maximumLead.map { min($0, lead) } ?? lead
+    }
+
+    /// Whether nothing is asked for, drawn or on its way: a backend may commit on its own.
+    public var isIdle: Bool {
+        if case .idle = phase { true } else { false }
+    }
+
+    /// Whether a commit is on its way to the screen.
+    public var hasCommitInFlight: Bool {
+        if case .committed = phase { true } else { false }
+    }
+
+    /// Asks for one frame: `onFrame` is called once, in time for a coming refresh. Asking again
+    /// before it ran does nothing more; asking while a frame is drawn or on its way gets one more
+    /// after it.
+    public func scheduleFrame() {
+        guard !isHeld else {
+            wantsAnotherFrame = true
+            return
+        }
+        switch phase {
+        case .idle:
+            let now = monotonicNanoseconds()
+            if let latest = latestRefresh?() {
+                clock = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: period)
+            }
+            let lead = leadNanoseconds
+            let refreshes = clock ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: period)
+            let schedule = refreshes.schedule(now: now, lead: lead, after: lastFramePacing?.target)
+            let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
+            phase = .waiting(request)
+            pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target)
+            timer.arm(at: schedule.startNanoseconds)
+        case .waiting:
+            break
+        case .drawing, .committed:
+            wantsAnotherFrame = true
+        }
+    }
+
+    /// The timer expired: the frame waiting for it is drawn now.
+    public func timerExpired() {
+        guard timer.acknowledgeExpiration(), case .waiting(let request) = phase else { return }
+        phase = .drawing(request)
+        pacing?.startedNanoseconds = monotonicNanoseconds()
+        onFrame?(request)
+    }
+
+    /// The frame being drawn was committed to the display. `measured`: false for a commit that
+    /// waited on purpose (made again after a refusal), which says nothing of drawing's cost.
+    public func frameCommitted(measured: Bool = true) {
+        let now = monotonicNanoseconds()
+        if measured, let started = pacing?.startedNanoseconds, started > 0 {
+            renderTimes.record(now - started)
+        }
+        pacing?.committedNanoseconds = now
+        phase = .committed
+    }
+
+    /// The backend committed something of its own (a cursor plane's move) while no frame was
+    /// asked for: frames asked for meanwhile wait for its `presentationCompleted()`.
+    public func displayCommitted() {
+        precondition(isIdle, "a display commit while a frame is in the works")
+        phase = .committed
+    }
+
+    /// The frame drawn now will not be committed (nothing changed, or drawing failed, or the
+    /// display refused it for good): no presentation follows.
+    public func frameSkipped() {
+        phase = .idle
+        pacing = nil
+        finish()
+    }
+
+    /// The frame on its way reached the screen at `timing`'s refresh: the clock follows it
+    /// (`vblankCounted`: the display numbers its refreshes, so the time and sequence are a real
+    /// refresh), `presented` is emitted, and a frame asked for meanwhile is scheduled.
+    public func framePresented(_ timing: PresentationTiming, vblankCounted: Bool) {
+        if clock != nil {
+            clock?.flipCompleted(at: timing.nanoseconds, sequence: vblankCounted ? timing.sequence : nil, aimedAt: pacing?.target)
+        } else {
+            clock = RefreshClock(anchorNanoseconds: timing.nanoseconds, anchorSequence: timing.sequence, period: period)
+        }
+        phase = .idle
+        lastFramePacing = pacing
+        pacing = nil
+        presented.emit(timing)
+        finish()
+    }
+
+    /// What the backend committed on its own, or a modeset's first frame, reached the screen at
+    /// the refresh `nanoseconds` numbered `sequence`: no frame's presentation. A display without
+    /// a clock yet takes its refreshes from it.
+    public func presentationCompleted(at nanoseconds: UInt64, sequence: UInt64) {
+        if clock == nil {
+            clock = RefreshClock(anchorNanoseconds: nanoseconds, anchorSequence: sequence, period: period)
+        }
+        phase = .idle
+        finish()
+    }
+
+    /// Holds frames back (the session went away, the display was powered down): a frame waiting
+    /// to start, and those asked for meanwhile, are made once `resume()` is called. A commit on
+    /// its way stays so (`abandonCommit()` where it will never report back).
+    public func hold() {
+        isHeld = true
+        guard case .waiting = phase else { return }
+        timer.disarm()
+        phase = .idle
+        pacing = nil
+        wantsAnotherFrame = true
+    }
+
+    /// The commit on its way will never report back (a session switched away meanwhile): the
+    /// cycle starts afresh, with one more frame.
+    public func abandonCommit() {
+        guard hasCommitInFlight else { return }
+        phase = .idle
+        pacing = nil
+        wantsAnotherFrame = true
+    }
+
+    /// Takes frames again after `hold()`, drawing one when any was asked for (`another`: one is
+    /// drawn in any case, to show what changed meanwhile).
+    public func resume(drawing another: Bool = false) {
+        isHeld = false
+        if another { wantsAnotherFrame = true }
+        scheduleAnotherIfWanted()
+    }
+
+    /// The display's mode changed: its refreshes are the new mode's, from the next presentation
+    /// on; a frame asked for or in flight is dropped, and one is drawn at the new size.
+    public func restart(period: UInt64, clock: RefreshClock? = nil) {
+        self.period = period
+        self.clock = clock
+        timer.disarm()
+        phase = .idle
+        pacing = nil
+        lastFramePacing = nil
+        wantsAnotherFrame = true
+        scheduleAnotherIfWanted()
+    }
+
+    private func finish() {
+        scheduleAnotherIfWanted()
+        if isIdle { becameIdle?() }
+    }
+
+    private func scheduleAnotherIfWanted() {
+        guard wantsAnotherFrame, !isHeld, isIdle else { return }
+        wantsAnotherFrame = false
+        scheduleFrame()
+    }
+}
+
+/// How one frame was paced (CLOCK_MONOTONIC nanoseconds): for presentation logs and the rig's
+/// checks that frames start just in time.
+public struct FramePacing: Sendable, Equatable {
+    /// When the frame was asked for (or, when one was on its way then, when that one was presented).
+    public let requestedNanoseconds: UInt64
+    /// The predicted time from start to commit, including the margin.
+    public let leadNanoseconds: UInt64
+    /// The refresh the frame was aimed at.
+    public let target: Refresh
+    /// When drawing started and when the frame was committed.
+    public internal(set) var startedNanoseconds: UInt64 = 0
+    public internal(set) var committedNanoseconds: UInt64 = 0
+
+    public init(requestedNanoseconds: UInt64, leadNanoseconds: UInt64, target: Refresh) {
+        self.requestedNanoseconds = requestedNanoseconds
+        self.leadNanoseconds = leadNanoseconds
+        self.target = target
+    }
+}

@@ -1,0 +1,44 @@
+public import Buffers
+public import Graphics
+
+/// What an output is to show, tested and committed as one value (the role of wlroots'
+/// `wlr_output_state`): every part left nil stays as it is. A backend applies a state whole or not
+/// at all.
+public struct OutputState {
+    /// What the primary plane scans out from the next refresh on: the frame.
+    public var buffer: OutputBuffer?
+    /// Whether the display is lit (false: DPMS off, on KMS the CRTC inactive; frames asked for
+    /// meanwhile wait).
+    public var isActive: Bool?
+    /// A mode the display offers (the backend's outputs change it when their display does).
+    public var mode: OutputMode?
+    /// What the cursor plane shows (on outputs that have one, `HardwareCursorOutput`).
+    public var cursor: CursorPlaneState?
+
+    public init(buffer: OutputBuffer? = nil, isActive: Bool? = nil, mode: OutputMode? = nil, cursor: CursorPlaneState? = nil) {
+        self.buffer = buffer
+        self.isActive = isActive
+        self.mode = mode
+        self.cursor = cursor
+    }
+}
+
+/// The buffer a frame shows, by where it comes from: each kind reaches the screen its own way.
+public enum OutputBuffer {
+    /// A buffer of the output's own swapchain (`BackendOutput.nextBuffer()`) that the frame was
+    /// drawn into.
+    case swapchain(any MappedPixelBuffer)
+    /// A client's dma-buf shown as it is (direct scanout); `released` is called once the output no
+    /// longer reads it (a later frame replaced it, or the output stopped showing it). Until then
+    /// the client must not write into it.
+    case client(DmabufLayout, released: () -> Void)
+}
+
+/// A change of the cursor plane: a new image (nil hides the cursor), or the hotspot moved.
+public enum CursorPlaneState {
+    /// Shows `image` (premultiplied, upright as in the logical output, in hardware pixels) with its
+    /// hotspot at (`hotspotX`, `hotspotY`) of its pixels; nil hides the cursor.
+    case image(Image?, hotspotX: Int, hotspotY: Int)
+    /// Puts the hotspot at `point`, in the output's logical points.
+    case position(Point)
+}

@@ -1,0 +1,262 @@
+public import Buffers
+public import DisplayBackend
+import Glibc
+public import Graphics
+public import SystemCalls
+
+/// A display that exists only in memory, refreshed by a timer as a panel is by its vblank.
+///
+/// Its refreshes are a clock from CLOCK_MONOTONIC (refresh k at start + k·period). Frames are
+/// paced by the shared `FrameScheduler`; a committed frame is shown at the first refresh after
+/// its commit (as a display scanning out with vsync would), and `presented` is emitted at that
+/// refresh with its time and number. Frames are drawn in place into a ring of two buffers of host
+/// memory, as into a KMS output's swapchain; the shown frame is read back only when captured. A
+/// client's XRGB8888 buffer of the mode's size can be shown as the frame (direct scanout), and a
+/// configured cursor plane shows its image from the refresh after each change.
+public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
+    public let name: String
+    public var description: String { "Vitrine headless output \(index) (\(mode))" }
+    public private(set) var mode: OutputMode
+    private let index: Int
+    public let scaleFactor: Double
+    public let transform: OutputTransform
+    public let layout: OutputLayout
+    public let frameScheduler: FrameScheduler
+    /// The simulated vblank: armed for the next refresh while a frame or a cursor change waits to
+    /// be shown.
+    let refreshTimer: MonotonicTimer
+    private var refreshes: RefreshClock
+    /// The refresh `refreshTimer` is armed for.
+    private var armedRefresh: Refresh?
+
+    /// What a committed frame shows: a buffer of the ring, or a client's buffer.
+    private enum ShownFrame {
+        case buffer(Int)
+        case client(HeadlessClientBuffer)
+    }
+    /// The frame committed and waiting for its refresh.
+    private var pendingFrame: ShownFrame?
+    /// The frame buffers written in place, and the one shown now (the other is written next).
+    private var buffers: [HostMemoryBuffer]
+    private var front = 1
+    private var shownFrame: ShownFrame?
+    /// The shown frame as an image, once asked for.
+    private var shownImage: Image?
+
+    /// The last frame shown: the shown buffer's pixels, a frame drawn in place or a client's
+    /// buffer scanned out (copied once, when first asked for).
+    public var lastShownImage: Image? {
+        if shownImage == nil {
+            switch shownFrame {
+            case .buffer(let index): shownImage = try? buffers[index].withPixels(Image.init(copying:))
+            case .client(let buffer): shownImage = try? buffer.withPixels(Image.init(copying:))
+            case nil: break
+            }
+        }
+        return shownImage
+    }
+    /// How many frames were shown.
+    public private(set) var presentedFrameCount = 0
+    /// Whether a committed frame waits for its refresh, so `lastShownImage` is not the latest yet.
+    public var hasFrameWaitingToShow: Bool { pendingFrame != nil }
+    public private(set) var isPoweredOn = true
+    private var isUnplugged = false
+
+    private let cursorPlaneSize: CursorPlaneSize?
+    private var cursorGeometry: CursorPlaneGeometry
+    private var wantedCursor: (image: Image, hotspotX: Int, hotspotY: Int)?
+    private var cursorPointer = Point.zero
+    /// Whether the cursor's image changed since the cursor plane last showed it.
+    private var cursorImageIsNew = false
+    private var cursorRefreshPending = false
+    public var onCursorPresented: ((PresentationTiming) -> Void)?
+    /// Never called: a headless cursor plane is not refused.
+    public var onCursorPlaneLost: (() -> Void)?
+    /// What the cursor plane shows: the image turned for the panel, and the panel pixel of its
+    /// top-left corner (it may hang over the panel's edges).
+    public private(set) var shownCursor: (image: Image, x: Int, y: Int)?
+
+    init(index: Int, configuration: HeadlessOutputConfiguration) throws(BackendError) {
+        name = configuration.name ?? "HEADLESS-\(index)"
+        self.index = index
+        mode = configuration.mode
+        scaleFactor = configuration.scaleFactor
+        transform = configuration.transform
+        layout = configuration.layout
+        cursorPlaneSize = configuration.cursorPlane
+        cursorGeometry = CursorPlaneGeometry(mode: mode, scaleFactor: scaleFactor, transform: transform)
+        let period = configuration.mode.refreshNanoseconds
+        refreshes = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: period)
+        do throws(SystemCallError) {
+            frameScheduler = try FrameScheduler(period: period, clock: refreshes, maximumLead: period)
+            refreshTimer = try MonotonicTimer()
+        } catch {
+            throw .system(error)
+        }
+        buffers = try Self.frameBuffers(for: configuration.mode)
+    }
+
+    /// The two frame buffers of `mode`, in host memory: premultiplied ARGB8888, as the renderer writes.
+    private static func frameBuffers(for mode: OutputMode) throws(BackendError) -> [HostMemoryBuffer] {
+        try (0..<2).map { _ throws(BackendError) in
+            guard let buffer = HostMemoryBuffer(width: mode.width, height: mode.height, format: .argb8888) else {
+                throw BackendError.system(.current("mmap of a \(mode.width)×\(mode.height) frame buffer"))
+            }
+            return buffer
+        }
+    }
+
+    private var period: UInt64 { mode.refreshNanoseconds }
+
+    /// The buffer that is not shown: nothing reads it until it is committed.
+    public func nextBuffer() -> (any MappedPixelBuffer)? {
+        buffers[(front + 1) % buffers.count]
+    }
+
+    public func test(_ state: OutputState) -> Bool {
+        switch state.buffer {
+        case .swapchain(let buffer): guard buffer === buffers[(front + 1) % buffers.count] else { return false }
+        case .client(let layout, _): guard layout.width == mode.width, layout.height == mode.height, HeadlessClientBuffer.canRead(layout) else { return false }
+        case nil: break
+        }
+        if case .image(let image?, _, _) = state.cursor, !cursorFits(image) { return false }
+        return true
+    }
+
+    /// Applies `state`: a new mode (with new frame buffers and a refresh clock from now; a frame on
+    /// its way in the old size is dropped), the display lit or not, the cursor plane, and the
+    /// frame, shown at the first refresh from now. False for a state the output cannot show: a
+    /// client's buffer it cannot read (nothing changes), a cursor image larger than its plane
+    /// (the plane is left empty).
+    public func commit(_ state: OutputState) throws -> Bool {
+        guard !isUnplugged else { return false }
+        guard test(state) else {
+            if case .swapchain(let buffer) = state.buffer, buffer !== buffers[(front + 1) % buffers.count] {
+                throw BackendError.notTheBackBuffer(output: name)
+            }
+            // A refused image leaves the plane empty, as KMS's does; no presentation is promised for it.
+            if case .image(_?, _, _) = state.cursor, cursorPlaneSize != nil {
+                wantedCursor = nil
+                if shownCursor != nil { scheduleRefresh(forCursor: true) }
+            }
+            return false
+        }
+        if let newMode = state.mode, newMode != mode { try changeMode(to: newMode) }
+        if let active = state.isActive { setPowered(active) }
+        switch state.cursor {
+        case .image(let image, let hotspotX, let hotspotY):
+            guard cursorPlaneSize != nil else { return false }
+            wantedCursor = image.map { ($0, hotspotX, hotspotY) }
+            cursorImageIsNew = true
+            scheduleRefresh(forCursor: true)
+        case .position(let point):
+            guard cursorPlaneSize != nil else { return false }
+            cursorPointer = point
+            if wantedCursor != nil { scheduleRefresh(forCursor: true) }
+        case nil:
+            break
+        }
+        switch state.buffer {
+        case .swapchain:
+            show(.buffer((front + 1) % buffers.count))
+        case .client(let layout, let released):
+            guard let client = HeadlessClientBuffer(layout) else { return false }
+            client.released = released
+            show(.client(client))
+        case nil:
+            break
+        }
+        return true
+    }
+
+    /// Shows `frame` at the first refresh from now.
+    private func show(_ frame: ShownFrame) {
+        pendingFrame = frame
+        frameScheduler.frameCommitted()
+        scheduleRefresh(forCursor: false)
+    }
+
+    private func setPowered(_ on: Bool) {
+        guard on != isPoweredOn else { return }
+        isPoweredOn = on
+        if on { frameScheduler.resume() } else { frameScheduler.hold() }
+    }
+
+    /// A new mode with new frame buffers of its size and a refresh clock from now: a frame on its
+    /// way in the old size is dropped (never presented), and a frame follows.
+    func changeMode(to newMode: OutputMode) throws(BackendError) {
+        buffers = try Self.frameBuffers(for: newMode)
+        mode = newMode
+        cursorGeometry = CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform)
+        refreshes = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: newMode.refreshNanoseconds)
+        front = 1
+        shownFrame = nil
+        shownImage = nil
+        pendingFrame = nil
+        refreshTimer.disarm()
+        armedRefresh = nil
+        if cursorRefreshPending { scheduleRefresh(forCursor: true) }
+        frameScheduler.restart(period: newMode.refreshNanoseconds, clock: refreshes)
+    }
+
+    /// Unplugged: no frame or cursor update is asked for or shown any more.
+    func stop() {
+        isUnplugged = true
+        frameScheduler.hold()
+        pendingFrame = nil
+        cursorRefreshPending = false
+        refreshTimer.disarm()
+    }
+
+    /// Arms the refresh timer for the next refresh, when it is not armed for one already.
+    private func scheduleRefresh(forCursor cursor: Bool) {
+        if cursor { cursorRefreshPending = true }
+        guard armedRefresh == nil else { return }
+        let next = refreshes.refresh(after: monotonicNanoseconds())
+        armedRefresh = next
+        refreshTimer.arm(at: next.nanoseconds)
+    }
+
+    /// A refresh: the frame committed before it is shown, and the cursor plane's change.
+    func refreshTimerExpired() {
+        guard refreshTimer.acknowledgeExpiration(), let refresh = armedRefresh else { return }
+        armedRefresh = nil
+        if cursorRefreshPending { showCursor(at: refresh) }
+        guard let frame = pendingFrame else { return }
+        pendingFrame = nil
+        shownFrame = frame
+        shownImage = nil
+        if case .buffer(let index) = frame { front = index }
+        presentedFrameCount += 1
+        // vsync, and zero-copy for a client's own buffer.
+        let flags: UInt32 = if case .client = frame { 0x9 } else { 0x1 }
+        frameScheduler.framePresented(
+            PresentationTiming(nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: flags),
+            vblankCounted: true)
+    }
+
+    private func cursorFits(_ image: Image) -> Bool {
+        guard let size = cursorPlaneSize else { return false }
+        let turned = cursorGeometry.turnedSize(width: image.width, height: image.height)
+        return turned.width <= size.width && turned.height <= size.height
+    }
+
+    /// The cursor plane takes what was last set, turned for the panel, at `refresh`.
+    private func showCursor(at refresh: Refresh) {
+        cursorRefreshPending = false
+        shownCursor = wantedCursor.flatMap { wanted in
+            let turned = cursorGeometry.turnedSize(width: wanted.image.width, height: wanted.image.height)
+            var pixels = [UInt8](repeating: 0, count: turned.width * turned.height * 4)
+            pixels.withUnsafeMutableBytes { cursorGeometry.turn(wanted.image, into: $0.baseAddress!, bytesPerRow: turned.width * 4) }
+            guard let image = try? pixels.withUnsafeBytes({
+                try Image(width: turned.width, height: turned.height, pixelFormat: .argb8888, bytesPerRow: turned.width * 4, bytes: $0)
+            }) else { return nil }
+            let origin = cursorGeometry.origin(pointer: cursorPointer, hotspotX: wanted.hotspotX, hotspotY: wanted.hotspotY,
+                                               imageWidth: wanted.image.width, imageHeight: wanted.image.height)
+            return (image, origin.x, origin.y)
+        }
+        guard cursorImageIsNew else { return }
+        cursorImageIsNew = false
+        onCursorPresented?(PresentationTiming(nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: 0x1))
+    }
+}
