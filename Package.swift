@@ -202,7 +202,10 @@ let package = Package(
         .target(name: "VitrineWLCS", dependencies: ["CVitrineWLCS", "Compositor", "DisplayBackend", "HeadlessBackend", "WaylandServer", "WindowPolicy", "CLinux", "SystemCalls"]),
 
         // A client that speaks any protocol by name, for tests that drive the server request by request.
-        .target(name: "WaylandTestClient", dependencies: ["CWaylandClient", "CVitrineWayland", "CLinux", "SystemCalls"]),
+        .target(
+            name: "WaylandTestClient", dependencies: ["CWaylandClient", "CLinux", "SystemCalls", "WaylandProtocols"],
+            plugins: ["WaylandBindingsPlugin"]
+        ),
 
         // The protocol fuzzer: clients drawn from the protocol XML, run against `vitrine` as a process.
         .target(name: "ProtocolFuzzer", dependencies: ["WaylandProtocolModel", "CLinux", "SystemCalls"]),

@@ -4,8 +4,8 @@ import WaylandProtocolModel
 // Generates Vitrine's typed Wayland bindings from protocol XML; WaylandBindingsPlugin runs it at
 // build time. Usage:
 //   WaylandBindingsGenerator protocols|server|client --output DIR [--classes FILE] XML...
-// It writes DIR/<xml stem>-<mode>.swift for every XML file, and DIR/all-<mode>.swift with what
-// spans them (protocols and client modes).
+// It writes DIR/<xml stem>-<mode>.swift for every XML file, and for the protocols mode
+// DIR/all-protocols.swift with what spans them.
 
 struct Usage: Error, CustomStringConvertible {
     let description: String
@@ -47,7 +47,6 @@ func run(_ arguments: [String]) throws {
         for file in files { generated[file.stem + "-server.swift"] = ServerEmitter(model: model, classes: mapping).file(file) }
     case "client":
         for file in files { generated[file.stem + "-client.swift"] = ClientEmitter(model: model).file(file) }
-        generated["all-client.swift"] = ClientEmitter.all(files)
     default:
         throw Usage(description: "unknown mode \(mode) (protocols, server or client)")
     }

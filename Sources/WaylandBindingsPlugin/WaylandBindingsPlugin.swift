@@ -4,8 +4,8 @@ import PackagePlugin
 /// Generates the typed Wayland bindings of the target it is applied to from the protocol XML that
 /// `Sources/WaylandProtocols/protocols.txt` lists, with `WaylandBindingsGenerator`, at build time:
 /// the interface tables and enums in `WaylandProtocols`, Vitrine's request decoding and event
-/// sending in `WaylandServer` (for the classes its `resource-classes.txt` names), typed proxies in
-/// `WaylandTestClient`. One Swift file per XML file, named after it.
+/// sending in `WaylandServer` (for the classes its `resource-classes.txt` names), typed proxies and
+/// events in `WaylandTestClient`. One Swift file per XML file, named after it.
 @main
 struct WaylandBindingsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -29,7 +29,7 @@ struct WaylandBindingsPlugin: BuildToolPlugin {
             .map { URL(filePath: $0) }
         let output = context.pluginWorkDirectoryURL
         var outputs = protocols.map { output.appending(path: $0.deletingPathExtension().lastPathComponent + "-\(mode).swift") }
-        if mode != "server" { outputs.append(output.appending(path: "all-\(mode).swift")) }
+        if mode == "protocols" { outputs.append(output.appending(path: "all-protocols.swift")) }
         return [
             .buildCommand(
                 displayName: "Generating Wayland \(mode) bindings for \(target.name)",

@@ -1,15 +1,18 @@
 internal import CLinux
 internal import CWaylandClient
-internal import CVitrineWayland
 import Glibc
-public import SystemCalls
+// The proxies' requests and events take the protocols' enums and swift-system's descriptors.
+@_exported public import SystemCalls
+@_exported public import WaylandProtocols
 
-/// A Wayland client for tests that speaks any protocol by interface name and records every event,
-/// so that a test can drive the compositor request by request and assert exact replies. It runs
-/// on the same thread as an in-process server: `pump` moves messages both ways.
+/// A Wayland client for tests that speaks every protocol Vitrine serves through the proxies the
+/// bindings generate (`WlSurfaceProxy.attach(buffer:x:y:)`, `XdgToplevelProxy.events`), so that a
+/// test can drive the compositor request by request and assert exact replies. It runs on the same
+/// thread as an in-process server: `pump` moves messages both ways.
 public final class TestClient {
     let display: OpaquePointer
-    private let registry: TestProxy
+    private let displayProxy: WlDisplayProxy
+    private var registry: WlRegistryProxy?
     /// Globals seen in the registry: name → (interface, version).
     public private(set) var globals: [UInt32: (interface: String, version: UInt32)] = [:]
     private var proxies: [UInt32: TestProxy] = [:]
@@ -21,46 +24,39 @@ public final class TestClient {
         guard let display = wl_display_connect_to_fd(socket.rawValue) else { throw TestClientError.connectFailed }
         self.display = display
         self.server = server
-        registry = TestProxy(raw: display, interfaceName: "wl_display", owned: false)
-        let registryProxy = try registry.sendRaw(1, [.newID], interface: vitrine_interface_named("wl_registry"), version: 1)
-        let wrapped = TestProxy(raw: registryProxy, interfaceName: "wl_registry", owned: true)
-        track(wrapped)
-        wrapped.onEvent = { [unowned self] event in
-            if event.opcode == 0, case .uint(let name) = event.arguments[0], case .string(let interface?) = event.arguments[1],
-               case .uint(let version) = event.arguments[2] {
-                globals[name] = (interface, version)
-            } else if event.opcode == 1, case .uint(let name) = event.arguments[0] {
-                globals[name] = nil
+        // libwayland dispatches wl_display's own events (error, delete_id).
+        displayProxy = WlDisplayProxy(raw: display, owned: false)
+        displayProxy.client = self
+        let registry = try displayProxy.getRegistry()
+        registry.onEvent = { [unowned self] event in
+            switch event as? WlRegistryProxy.Event {
+            case .global(let name, let interface, let version)?: globals[name] = (interface, version)
+            case .globalRemove(let name)?: globals[name] = nil
+            case nil: break
             }
         }
-        registryObject = wrapped
+        self.registry = registry
         try roundtrip()
     }
-
-    private var registryObject: TestProxy?
 
     deinit {
         for proxy in proxies.values where proxy.owned { proxy.destroyProxy() }
         wl_display_disconnect(display)
     }
 
-    /// Binds the global of `interface` at `version` (the first one when there are several).
-    public func bind(_ interface: String, version: UInt32) throws(TestClientError) -> TestProxy {
+    /// Binds the global of `type`'s interface at `version` (the first one when there are several).
+    public func bind<Proxy: TestProxy>(_ type: Proxy.Type, version: UInt32) throws(TestClientError) -> Proxy {
+        let interface = Proxy.interface.name
         guard let (name, _) = globals.sorted(by: { $0.key < $1.key }).first(where: { $0.value.interface == interface }) else {
             throw TestClientError.noGlobal(interface)
         }
-        return try bind(name: name, interface: interface, version: version)
+        return try bind(type, name: name, version: version)
     }
 
     /// Binds the global the registry announced as `name` (one of several of an interface).
-    public func bind(name: UInt32, interface: String, version: UInt32) throws(TestClientError) -> TestProxy {
-        guard let registryObject, let target = vitrine_interface_named(interface) else { throw TestClientError.noGlobal(interface) }
-        // wl_registry.bind's new_id is untyped: it travels as interface name, version, id.
-        let raw = try registryObject.sendRaw(0, [.uint(name), .string(interface), .uint(version), .newID],
-                                             interface: target, version: version)
-        let proxy = TestProxy(raw: raw, interfaceName: interface, owned: true)
-        track(proxy)
-        return proxy
+    public func bind<Proxy: TestProxy>(_ type: Proxy.Type, name: UInt32, version: UInt32) throws(TestClientError) -> Proxy {
+        guard let registry else { throw TestClientError.noGlobal(Proxy.interface.name) }
+        return try registry.bind(name: name, interface: type, version: version)
     }
 
     func track(_ proxy: TestProxy) {
@@ -81,7 +77,7 @@ public final class TestClient {
     /// wl_display.sync and pump until its callback is done: everything sent before was handled.
     public func roundtrip() throws(TestClientError) {
         var done = false
-        let callback = try registry.send(0, [.newID], interface: "wl_callback", version: 1)
+        let callback = try displayProxy.sync()
         callback.onEvent = { _ in done = true }
         for _ in 0..<1000 where !done {
             wl_display_flush(display)
@@ -92,6 +88,7 @@ public final class TestClient {
         }
         if !done { throw TestClientError.timedOut }
         proxies[callback.id] = nil
+        callback.destroyProxy()
     }
 
     private func readAvailable() throws(TestClientError) {
@@ -119,18 +116,24 @@ public final class TestClient {
     /// Whether the connection failed (error or disconnection by the server).
     public var connectionError: Int32 { wl_display_get_error(display) }
 
-    /// The proxy of an object the server created (from an event's new_id), once seen.
-    public func proxy(withID id: UInt32) -> TestProxy? { proxies[id] }
+    /// The proxy of the object `id`, while the client knows it.
+    func proxy(withID id: UInt32) -> TestProxy? { proxies[id] }
 }
 
 public struct ProtocolErrorReport: Equatable, Sendable, CustomStringConvertible {
     public let interface: String
     public let objectID: UInt32
     public let code: UInt32
+
     public init(interface: String, objectID: UInt32, code: UInt32) {
         self.interface = interface
         self.objectID = objectID
         self.code = code
+    }
+
+    /// The error `code` of an interface's error enum, posted on `proxy`.
+    public init(_ code: some WaylandEnumeration, on proxy: TestProxy) {
+        self.init(interface: proxy.interfaceName, objectID: proxy.id, code: code.rawValue)
     }
 
     public var description: String { "\(interface)@\(objectID) error \(code)" }
@@ -139,7 +142,6 @@ public struct ProtocolErrorReport: Equatable, Sendable, CustomStringConvertible 
 public enum TestClientError: Error, Equatable {
     case connectFailed
     case noGlobal(String)
-    case unknownInterface(String)
     case marshalFailed
     case timedOut
     case protocolError(ProtocolErrorReport)
@@ -161,174 +163,126 @@ public func anonymousFile(size: Int, sealedAgainstShrinking: Bool = false) -> In
     return fd
 }
 
-/// An argument of a request a test sends.
-public enum TestArgument {
-    case int(Int32)
-    case uint(UInt32)
-    case fixed(Double)
-    case string(String?)
-    case object(TestProxy?)
-    /// The new object of the request (its interface is given to `send`).
-    case newID
-    case fileDescriptor(Int32)
-    case bytes([UInt8])
+/// An event of a proxy's interface: the generated `Event` enum of its proxy class.
+public protocol ProxyEvent {
+    /// The event's name in the protocol XML ("configure").
+    var name: String { get }
 }
 
-/// A decoded event argument.
-public enum TestValue: Equatable {
-    case int(Int32)
-    case uint(UInt32)
-    case fixed(Double)
-    case string(String?)
-    /// An object by id (0 for null); a new object's proxy is tracked by the client.
-    case object(UInt32)
-    case fileDescriptor(Int32)
-    case bytes([UInt8])
-}
-
-public struct TestEvent {
-    public let opcode: UInt32
-    public let name: String
-    public let arguments: [TestValue]
-}
-
-/// One client-side object; records its events in order.
-public final class TestProxy {
+/// One client-side object; the generated subclass of its interface sends its requests and
+/// records its events. Two proxies are equal when they are the same object.
+public class TestProxy: Equatable {
     let raw: OpaquePointer
-    public let interfaceName: String
     let owned: Bool
     weak var client: TestClient?
-    public private(set) var events: [TestEvent] = []
-    /// Called for each event as it arrives (after it is recorded).
-    public var onEvent: ((TestEvent) -> Void)?
-    private var destroyed = false
+    /// Called for each event as it arrives (after the proxy recorded it).
+    public var onEvent: ((any ProxyEvent) -> Void)?
+    /// The descriptors events brought: the proxy owns them, so they close when it goes.
+    private var receivedDescriptors: [OwnedFileDescriptor] = []
 
-    init(raw: OpaquePointer, interfaceName: String, owned: Bool) {
+    /// The interface of the proxy class (each generated class names its own).
+    class var interface: Interface {
+        preconditionFailure("\(Self.self) names no interface: proxies are of the generated classes")
+    }
+
+    required init(raw: OpaquePointer, owned: Bool) {
         self.raw = raw
-        self.interfaceName = interfaceName
         self.owned = owned
         if owned {
             wl_proxy_add_dispatcher(raw, testDispatcher, nil, Unmanaged.passUnretained(self).toOpaque())
         }
     }
 
+    public static func == (lhs: TestProxy, rhs: TestProxy) -> Bool {
+        lhs === rhs
+    }
+
     public var id: UInt32 { wl_proxy_get_id(raw) }
     public var version: UInt32 { wl_proxy_get_version(raw) }
+    public var interfaceName: String { Self.interface.name }
 
-    /// The recorded events named `name`.
-    public func events(named name: String) -> [TestEvent] { events.filter { $0.name == name } }
+    /// Forgets the events recorded so far.
+    public func clearEvents() {}
 
-    public func clearEvents() { events = [] }
+    /// Decodes and records event `opcode` (the generated subclasses do).
+    func decodeEvent(_ opcode: UInt32, _ arguments: MessageReader) -> (any ProxyEvent)? {
+        nil
+    }
 
-    /// Sends request `opcode`; when it creates an object, `interface` names it and its proxy is returned.
-    @discardableResult
-    public func send(_ opcode: UInt32, _ arguments: [TestArgument] = [], interface: String? = nil,
-                     version: UInt32? = nil) throws(TestClientError) -> TestProxy {
-        var target: UnsafePointer<wl_interface>?
-        if let interface {
-            guard let known = vitrine_interface_named(interface) else { throw TestClientError.unknownInterface(interface) }
-            target = known
+    func destroyProxy() {
+        wl_proxy_destroy(raw)
+    }
+
+    /// Sends request `opcode`.
+    func marshal(_ opcode: UInt32, _ arguments: [WireArgument]) throws(TestClientError) {
+        _ = try marshal(opcode, arguments, interface: nil, version: version)
+    }
+
+    /// Sends destructor request `opcode`. The wl_proxy stays until the client goes, so that a
+    /// protocol error the request causes still names the object (libwayland-client frees it once
+    /// the server's delete_id came and the proxy is destroyed).
+    func marshalDestructor(_ opcode: UInt32, _ arguments: [WireArgument]) throws(TestClientError) {
+        try marshal(opcode, arguments)
+    }
+
+    /// Sends request `opcode`, which creates an object of `type`'s interface (at this proxy's
+    /// version, or `version` for wl_registry.bind), and returns its proxy.
+    func marshal<Proxy: TestProxy>(
+        _ opcode: UInt32, _ arguments: [WireArgument], creating type: Proxy.Type, version: UInt32? = nil
+    ) throws(TestClientError) -> Proxy {
+        guard let created = try marshal(opcode, arguments, interface: Proxy.interface, version: version ?? self.version) else {
+            throw TestClientError.marshalFailed
         }
-        let created = try sendRaw(opcode, arguments, interface: target, version: version ?? self.version)
-        guard let interface, created != raw else { return self }
-        let proxy = TestProxy(raw: created, interfaceName: interface, owned: true)
+        let proxy = Proxy(raw: created, owned: true)
         client?.track(proxy)
         return proxy
     }
 
-    /// Sends a destructor request and forgets the proxy.
-    public func sendDestructor(_ opcode: UInt32, _ arguments: [TestArgument] = []) throws(TestClientError) {
-        _ = try sendRaw(opcode, arguments, interface: nil, version: version)
-        destroyProxy()
+    private func marshal(
+        _ opcode: UInt32, _ arguments: [WireArgument], interface: Interface?, version: UInt32
+    ) throws(TestClientError) -> OpaquePointer? {
+        let created = WireArgument.withMarshalled(arguments) {
+            wl_proxy_marshal_array_flags(raw, opcode, interface?.raw, version, 0, $0)
+        }
+        if interface != nil, created == nil { throw TestClientError.marshalFailed }
+        return created
     }
 
-    func destroyProxy() {
-        guard !destroyed else { return }
-        destroyed = true
-        wl_proxy_destroy(raw)
+    /// A descriptor an event brought, owned by the proxy from now on.
+    func received(_ descriptor: Int32) -> FileDescriptor {
+        let owned = OwnedFileDescriptor(rawValue: descriptor)
+        receivedDescriptors.append(owned)
+        return owned.fileDescriptor
     }
 
-    func sendRaw(_ opcode: UInt32, _ arguments: [TestArgument], interface: UnsafePointer<wl_interface>?,
-                 version: UInt32) throws(TestClientError) -> OpaquePointer {
-        var storage: [UnsafeMutableRawPointer] = []
-        defer { storage.forEach { $0.deallocate() } }
-        var values = arguments.map { argument -> wl_argument in
-            var value = wl_argument()
-            switch argument {
-            case .int(let v): value.i = v
-            case .uint(let v): value.u = v
-            case .fixed(let v): value.f = wl_fixed_from_double(v)
-            case .string(let text):
-                if let text {
-                    let bytes = Array(text.utf8CString)
-                    let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
-                    bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-                    storage.append(copy)
-                    value.s = UnsafePointer(copy.assumingMemoryBound(to: CChar.self))
-                }
-            case .object(let proxy): value.o = proxy?.raw
-            case .newID: value.n = 0
-            case .fileDescriptor(let fd): value.h = fd
-            case .bytes(let bytes):
-                let array = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<wl_array>.size + max(1, bytes.count), alignment: 16)
-                storage.append(array)
-                let data = array + MemoryLayout<wl_array>.size
-                bytes.withUnsafeBytes { if let base = $0.baseAddress { data.copyMemory(from: base, byteCount: bytes.count) } }
-                array.assumingMemoryBound(to: wl_array.self).initialize(to: wl_array(size: bytes.count, alloc: bytes.count, data: data))
-                value.a = array.assumingMemoryBound(to: wl_array.self)
-            }
-            return value
-        }
-        let created = values.withUnsafeMutableBufferPointer {
-            wl_proxy_marshal_array_flags(raw, opcode, interface, version, 0, $0.baseAddress)
-        }
-        if interface != nil {
-            guard let created else { throw TestClientError.marshalFailed }
-            return created
-        }
-        return raw
+    /// Closes the descriptors events brought so far, before the proxy goes (a pipe's write end
+    /// the test is done with).
+    public func closeReceivedDescriptors() {
+        for descriptor in receivedDescriptors { descriptor.close() }
+        receivedDescriptors = []
     }
 
-    fileprivate func record(opcode: UInt32, message: UnsafePointer<wl_message>, arguments: UnsafeMutablePointer<wl_argument>?) {
-        var values: [TestValue] = []
-        var index = 0
-        for character in String(cString: message.pointee.signature) where character.isLetter {
-            let argument = arguments![index]
-            switch character {
-            case "i": values.append(.int(argument.i))
-            case "u": values.append(.uint(argument.u))
-            case "f": values.append(.fixed(wl_fixed_to_double(argument.f)))
-            case "s": values.append(.string(argument.s.map { String(cString: $0) }))
-            case "o":
-                values.append(.object(argument.o.map { wl_proxy_get_id($0) } ?? 0))
-            case "n":
-                // A server-created object: libwayland made its proxy; track it so its events are recorded.
-                if let created = argument.o, let type = message.pointee.types[index] {
-                    let proxy = TestProxy(raw: created, interfaceName: String(cString: type.pointee.name), owned: true)
-                    client?.track(proxy)
-                    values.append(.object(proxy.id))
-                } else {
-                    values.append(.object(0))
-                }
-            case "h": values.append(.fileDescriptor(argument.h))
-            case "a":
-                if let array = argument.a, let data = array.pointee.data {
-                    values.append(.bytes(Array(UnsafeRawBufferPointer(start: data, count: array.pointee.size))))
-                } else {
-                    values.append(.bytes([]))
-                }
-            default: break
-            }
-            index += 1
-        }
-        let event = TestEvent(opcode: opcode, name: String(cString: message.pointee.name), arguments: values)
-        events.append(event)
+    /// The proxy of an event's object argument (nil when null or no longer the client's).
+    func proxy<Proxy: TestProxy>(_ object: OpaquePointer?, as type: Proxy.Type) -> Proxy? {
+        object.flatMap { client?.proxy(withID: wl_proxy_get_id($0)) as? Proxy }
+    }
+
+    /// The proxy of an object the server created with an event (libwayland made its wl_proxy).
+    func adopt<Proxy: TestProxy>(_ object: OpaquePointer?, as type: Proxy.Type) -> Proxy {
+        guard let object else { preconditionFailure("libwayland delivered a new object without its proxy") }
+        let proxy = Proxy(raw: object, owned: true)
+        client?.track(proxy)
+        return proxy
+    }
+
+    fileprivate func receive(_ opcode: UInt32, _ arguments: UnsafeMutablePointer<wl_argument>?) {
+        guard let event = decodeEvent(opcode, MessageReader(arguments)) else { return }
         onEvent?(event)
     }
 }
 
-private let testDispatcher: wl_dispatcher_func_t = { _, target, opcode, message, arguments in
-    guard let target, let message, let data = wl_proxy_get_user_data(OpaquePointer(target)) else { return 0 }
-    Unmanaged<TestProxy>.fromOpaque(data).takeUnretainedValue().record(opcode: opcode, message: message, arguments: arguments)
+private let testDispatcher: wl_dispatcher_func_t = { _, target, opcode, _, arguments in
+    guard let target, let data = wl_proxy_get_user_data(OpaquePointer(target)) else { return 0 }
+    Unmanaged<TestProxy>.fromOpaque(data).takeUnretainedValue().receive(opcode, arguments)
     return 0
 }

@@ -43,7 +43,7 @@ import WaylandTestClient
         let (flooderOnServer, socket) = try session.compositor.display.createClientSocket()
         let flooderSocket = dup(socket.rawValue)
         let flooder = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        let surface = try flooder.bind("wl_compositor", version: 5).send(0, [.newID], interface: "wl_surface")
+        let surface = try flooder.bind(WlCompositorProxy.self, version: 5).createSurface()
         try flooder.roundtrip()
         let other = try SessionClient(session)
 

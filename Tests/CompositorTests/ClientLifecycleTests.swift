@@ -28,14 +28,13 @@ import WaylandTestClient
     /// maps dma-bufs), which the compositor imports into the device and copies at commit.
     func dmabufCycle(_ session: HeadlessSession) throws {
         let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         let (surface, _) = try client.makeToplevel()
         let fd = anonymousFile(size: 64 * 64 * 4, sealedAgainstShrinking: true)
         defer { close(fd) }
-        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-        try params.send(1, [.fileDescriptor(fd), .uint(0), .uint(0), .uint(256), .uint(0), .uint(0)])
-        let buffer = try params.send(
-            3, [.newID, .int(64), .int(64), .uint(0x3432_5241), .uint(0)], interface: "wl_buffer")
+        let params = try dmabuf.createParams()
+        try params.add(fd: FileDescriptor(rawValue: fd), planeIdx: 0, offset: 0, stride: 256, modifierHi: 0, modifierLo: 0)
+        let buffer = try params.createImmed(width: 64, height: 64, format: 0x3432_5241, flags: [])
         try client.show(buffer, on: surface)
         try client.client.roundtrip()
     }

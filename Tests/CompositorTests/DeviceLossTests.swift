@@ -30,7 +30,7 @@ import WaylandTestClient
         let session = try HeadlessSession(width: 640, height: 480)
         // A 200×100 dma-buf window (imported and copied on the device), centred: 220…420 × 190…290.
         let dmabufClient = try SessionClient(session)
-        let dmabuf = try dmabufClient.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let dmabuf = try dmabufClient.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         let (dmabufSurface, _) = try dmabufClient.makeToplevel()
         let pixels = LinearDmabuf(width: 200, height: 100, pixel: [0, 0, 255, 255])
         let dmabufBuffer = try pixels.buffer(dmabuf, format: argb8888)

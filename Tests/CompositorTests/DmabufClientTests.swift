@@ -39,24 +39,24 @@ struct LinearDmabuf {
     }
 
     /// zwp_linux_buffer_params_v1 with this buffer as plane 0, linear (libwayland sends a duplicate).
-    func params(_ dmabuf: TestProxy) throws -> TestProxy {
-        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
-        try params.send(1, [.fileDescriptor(fd), .uint(0), .uint(UInt32(offset)), .uint(UInt32(stride)), .uint(0), .uint(0)])
+    func params(_ dmabuf: ZwpLinuxDmabufV1Proxy) throws -> ZwpLinuxBufferParamsV1Proxy {
+        let params = try dmabuf.createParams()
+        try params.add(
+            fd: FileDescriptor(rawValue: fd), planeIdx: 0, offset: UInt32(offset), stride: UInt32(stride), modifierHi: 0, modifierLo: 0)
         return params
     }
 
     /// A wl_buffer of it through create_immed.
-    func buffer(_ dmabuf: TestProxy, format: UInt32, flags: UInt32 = 0) throws -> TestProxy {
-        try params(dmabuf).send(
-            3, [.newID, .int(Int32(width)), .int(Int32(height)), .uint(format), .uint(flags)], interface: "wl_buffer")
+    func buffer(_ dmabuf: ZwpLinuxDmabufV1Proxy, format: UInt32, flags: ZwpLinuxBufferParamsV1Flags = []) throws -> WlBufferProxy {
+        try params(dmabuf).createImmed(width: Int32(width), height: Int32(height), format: format, flags: flags)
     }
 }
 
 /// A 640×480 session, and a client with zwp_linux_dmabuf_v1 (version 3) and a configured toplevel.
-private func dmabufWindow() throws -> (session: HeadlessSession, client: SessionClient, dmabuf: TestProxy, surface: TestProxy) {
+private func dmabufWindow() throws -> (session: HeadlessSession, client: SessionClient, dmabuf: ZwpLinuxDmabufV1Proxy, surface: WlSurfaceProxy) {
     let session = try HeadlessSession(width: 640, height: 480)
     let client = try SessionClient(session)
-    let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+    let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
     let (surface, _) = try client.makeToplevel()
     return (session, client, dmabuf, surface)
 }
@@ -68,12 +68,10 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     @Test func lavapipeAdvertisesVersion3WithTheFourLinearFormats() throws {
         let session = try HeadlessSession()
         let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         try client.client.roundtrip()
-        let formats = dmabuf.events(named: "format").map(\.arguments)
-        #expect(formats == [argb8888, xrgb8888, abgr8888, xbgr8888].map { [TestValue.uint($0)] })
-        let modifiers = dmabuf.events(named: "modifier").map(\.arguments)
-        #expect(modifiers == [argb8888, xrgb8888, abgr8888, xbgr8888].map { [.uint($0), .uint(0), .uint(0)] })
+        let formats = [argb8888, xrgb8888, abgr8888, xbgr8888]
+        #expect(dmabuf.events == formats.map { .format(format: $0) } + formats.map { .modifier(format: $0, modifierHi: 0, modifierLo: 0) })
         #expect(client.client.globals.values.filter { $0.interface == "zwp_linux_dmabuf_v1" }.map(\.version) == [3])
     }
 
@@ -90,23 +88,23 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         try client.client.roundtrip()
-        #expect(buffer.events(named: "release").isEmpty)
+        #expect(!buffer.events.contains(.release))
 
         let blue = LinearDmabuf(width: 64, height: 64, pixel: [0xFF, 0x00, 0x00, 0x00])
         defer { close(blue.fd) }
         let next = try blue.buffer(dmabuf, format: xrgb8888)
         try client.show(next, on: surface)
         try client.client.roundtrip()
-        #expect(buffer.events(named: "release").count == 1)
-        #expect(next.events(named: "release").isEmpty)
+        #expect(buffer.events == [.release])
+        #expect(!next.events.contains(.release))
         #expect(try session.run(seconds: 30) {
             session.screen?.pixel(x: 320, y: 240) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
         })
         // Unmapping gives the last one back.
-        try surface.send(1, [.object(nil), .int(0), .int(0)])
-        try surface.send(6)
+        try surface.attach(buffer: nil, x: 0, y: 0)
+        try surface.commit()
         try client.client.roundtrip()
-        #expect(next.events(named: "release").count == 1)
+        #expect(next.events == [.release])
     }
 
     /// A memfd that is not sealed against shrinking could be truncated while lavapipe copies from
@@ -119,7 +117,7 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         let hostile = LinearDmabuf(width: 91, height: 842, stride: 364, pixel: [0, 0, 0xFF, 0], canShrink: true)
         defer { close(hostile.fd) }
         let params = try hostile.params(dmabuf)
-        try params.send(2, [.int(91), .int(842), .uint(xrgb8888), .uint(0)])
+        try params.create(width: 91, height: 842, format: xrgb8888, flags: [])
         try client.client.roundtrip()
         #expect(params.events.map(\.name) == ["failed"])
         #expect(ftruncate(hostile.fd, 1) == 0)
@@ -140,19 +138,19 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     @Test func aDestroyedSurfaceReleasesItsDmabuf() throws {
         let session = try HeadlessSession()
         let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         let (surface, xdgSurface, toplevel) = try toplevel(client)
         let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x10, 0x80, 0xFF, 0xFF])
         defer { close(pixels.fd) }
         let buffer = try pixels.buffer(dmabuf, format: argb8888)
         try client.show(buffer, on: surface)
         try client.client.roundtrip()
-        #expect(buffer.events(named: "release").isEmpty)
-        try toplevel.sendDestructor(0)
-        try xdgSurface.sendDestructor(0)
-        try surface.sendDestructor(0)
+        #expect(!buffer.events.contains(.release))
+        try toplevel.destroy()
+        try xdgSurface.destroy()
+        try surface.destroy()
         try client.client.roundtrip()
-        #expect(buffer.events(named: "release").count == 1)
+        #expect(buffer.events == [.release])
         #expect(client.client.protocolError == nil)
     }
 
@@ -171,9 +169,9 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
 
         // The window is centred: rows 208…271. Repaint all of it blue, damage the top half.
         pixels.paint(rows: 0..<64, [0xFF, 0x00, 0x00, 0x00])
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(9, [.int(0), .int(0), .int(64), .int(32)])
-        try surface.send(6)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.damageBuffer(x: 0, y: 0, width: 64, height: 32)
+        try surface.commit()
         try client.client.roundtrip()
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 215) == blue })
         #expect(session.screen?.pixel(x: 320, y: 265) == red)
@@ -279,10 +277,10 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         #expect(!output.isScanningOutDirectly)
 
-        let region = try client.compositor.send(1, [.newID], interface: "wl_region")
-        try region.send(1, [.int(0), .int(0), .int(640), .int(480)])
-        try surface.send(4, [.object(region)])
-        try surface.send(6)
+        let region = try client.compositor.createRegion()
+        try region.add(x: 0, y: 0, width: 640, height: 480)
+        try surface.setOpaqueRegion(region: region)
+        try surface.commit()
         try client.client.roundtrip()
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly })
 
@@ -310,10 +308,10 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         try client.show(try second.buffer(dmabuf, format: xrgb8888), on: surface)
         try client.client.roundtrip()
         // Released only once the second buffer is on screen (the frame may have come meanwhile).
-        #expect(firstBuffer.events(named: "release").isEmpty || session.screen?.pixel(x: 320, y: 240) == blue)
+        #expect(!firstBuffer.events.contains { $0.name == "release" } || session.screen?.pixel(x: 320, y: 240) == blue)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
         try client.client.roundtrip()
-        #expect(firstBuffer.events(named: "release").count == 1)
+        #expect(firstBuffer.events.filter { $0.name == "release" }.count == 1)
         #expect(output.isScanningOutDirectly)
     }
 
@@ -322,21 +320,21 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     @Test func layoutsTheCopyCannotReadFail() throws {
         let session = try HeadlessSession()
         let client = try SessionClient(session)
-        let dmabuf = try client.client.bind("zwp_linux_dmabuf_v1", version: 3)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         let odd = LinearDmabuf(width: 16, height: 16, stride: 66, pixel: [0, 0, 0, 0xFF])
         defer { close(odd.fd) }
         let params = try odd.params(dmabuf)
-        try params.send(2, [.int(16), .int(16), .uint(argb8888), .uint(0)])
+        try params.create(width: 16, height: 16, format: argb8888, flags: [])
         try client.client.roundtrip()
-        #expect(params.events(named: "failed").count == 1)
-        #expect(params.events(named: "created").isEmpty)
+        #expect(params.events.filter { $0.name == "failed" }.count == 1)
+        #expect(!params.events.contains { $0.name == "created" })
 
         let inverted = LinearDmabuf(width: 16, height: 16, pixel: [0, 0, 0, 0xFF])
         defer { close(inverted.fd) }
         let immediate = try inverted.params(dmabuf)
-        _ = try immediate.send(3, [.newID, .int(16), .int(16), .uint(argb8888), .uint(1)], interface: "wl_buffer")
+        try immediate.createImmed(width: 16, height: 16, format: argb8888, flags: .yInvert)
         #expect(throws: TestClientError.protocolError(
-            ProtocolErrorReport(interface: "zwp_linux_buffer_params_v1", objectID: immediate.id, code: 7))) {
+            ProtocolErrorReport(ZwpLinuxBufferParamsV1Error.invalidWlBuffer, on: immediate))) {
             try client.client.roundtrip()
         }
         // The compositor goes on serving others.

@@ -14,10 +14,10 @@ import WaylandTestClient
         let client = sessionClient.client
         let (surface, _) = try sessionClient.makeToplevel()
         let buffer = try sessionClient.makeBuffer(width: 32, height: 32)
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        let callback = try surface.send(3, [.newID], interface: "wl_callback")
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        let callback = try surface.frame()
         let presentedBefore = output.presentedFrameCount
-        try surface.send(6)
+        try surface.commit()
         try client.roundtrip()
         // Committed, but no refresh has shown it yet.
         #expect(callback.events.isEmpty)

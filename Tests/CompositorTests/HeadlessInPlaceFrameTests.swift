@@ -15,8 +15,8 @@ import WaylandTestClient
     /// 640×480 output: its pixel (x, y) is the screen's (288 + x, 208 + y)).
     private final class Window {
         let client: SessionClient
-        let surface: TestProxy
-        let buffer: TestProxy
+        let surface: WlSurfaceProxy
+        let buffer: WlBufferProxy
         let memory: UnsafeMutableRawPointer
 
         init(_ session: HeadlessSession, pixel: UInt32) throws {
@@ -25,9 +25,9 @@ import WaylandTestClient
             let fd = anonymousFile(size: 64 * 64 * 4)
             memory = mmap(nil, 64 * 64 * 4, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
             memory.initializeMemory(as: UInt32.self, repeating: pixel, count: 64 * 64)
-            let pool = try client.shm.send(0, [.newID, .fileDescriptor(fd), .int(64 * 64 * 4)], interface: "wl_shm_pool")
+            let pool = try client.shm.createPool(fd: FileDescriptor(rawValue: fd), size: 64 * 64 * 4)
             close(fd)
-            buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(1)], interface: "wl_buffer")
+            buffer = try pool.createBuffer(offset: 0, width: 64, height: 64, stride: 256, format: .xrgb8888)
             try client.show(buffer, on: surface)
             try client.client.roundtrip()
         }
@@ -39,9 +39,9 @@ import WaylandTestClient
         /// Paints the buffer's 16×16 square at (8, 8) with `pixel`, damages only it and commits.
         func paintSquare(_ pixel: UInt32) throws {
             for row in 8..<24 { (memory + (row * 64 + 8) * 4).initializeMemory(as: UInt32.self, repeating: pixel, count: 16) }
-            try surface.send(1, [.object(buffer), .int(0), .int(0)])
-            try surface.send(9, [.int(8), .int(8), .int(16), .int(16)])
-            try surface.send(6)
+            try surface.attach(buffer: buffer, x: 0, y: 0)
+            try surface.damageBuffer(x: 8, y: 8, width: 16, height: 16)
+            try surface.commit()
             try client.client.roundtrip()
         }
     }

@@ -90,60 +90,57 @@ final class HeadlessSession {
 struct SessionClient {
     let server: Client
     let client: TestClient
-    let compositor: TestProxy
-    let shell: TestProxy
-    let shm: TestProxy
+    let compositor: WlCompositorProxy
+    let shell: XdgWmBaseProxy
+    let shm: WlShmProxy
 
     init(_ session: HeadlessSession) throws {
         let (server, socket) = try session.compositor.display.createClientSocket()
         self.server = server
         client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        compositor = try client.bind("wl_compositor", version: 5)
-        shell = try client.bind("xdg_wm_base", version: 4)
-        shm = try client.bind("wl_shm", version: 1)
+        compositor = try client.bind(WlCompositorProxy.self, version: 5)
+        shell = try client.bind(XdgWmBaseProxy.self, version: 4)
+        shm = try client.bind(WlShmProxy.self, version: 1)
     }
 
     /// A toplevel whose first configure is acknowledged, not mapped yet.
-    func makeToplevel() throws -> (surface: TestProxy, xdgSurface: TestProxy) {
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
+    func makeToplevel() throws -> (surface: WlSurfaceProxy, xdgSurface: XdgSurfaceProxy) {
+        let surface = try compositor.createSurface()
+        let xdgSurface = try shell.getXdgSurface(surface: surface)
+        try xdgSurface.getToplevel()
+        try surface.commit()
         try client.roundtrip()
         try acknowledgeConfigure(of: xdgSurface)
         return (surface, xdgSurface)
     }
 
     /// Acks the last configure `xdgSurface` received.
-    func acknowledgeConfigure(of xdgSurface: TestProxy) throws {
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
+    func acknowledgeConfigure(of xdgSurface: XdgSurfaceProxy) throws {
+        guard case .configure(let serial)? = xdgSurface.events.last else { throw TestClientError.timedOut }
+        try xdgSurface.ackConfigure(serial: serial)
     }
 
-    /// A wl_buffer of `width`×`height` pixels in `format` (a wl_shm code), rows `bytesPerPixel` ×
-    /// width apart, in a pool of its own whose memory `fill` writes first.
+    /// A wl_buffer of `width`×`height` pixels in `format`, rows `bytesPerPixel` × width apart, in a
+    /// pool of its own whose memory `fill` writes first.
     func makeBuffer(
-        width: Int, height: Int, format: UInt32 = 0, bytesPerPixel: Int = 4,
+        width: Int, height: Int, format: WlShmFormat = .argb8888, bytesPerPixel: Int = 4,
         fill: (UnsafeMutableRawPointer) -> Void = { _ in }
-    ) throws -> TestProxy {
+    ) throws -> WlBufferProxy {
         let size = width * height * bytesPerPixel
         let fd = anonymousFile(size: size)
         let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
         fill(memory)
         munmap(memory, size)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: fd), size: Int32(size))
         close(fd)
-        return try pool.send(
-            0, [.newID, .int(0), .int(Int32(width)), .int(Int32(height)), .int(Int32(width * bytesPerPixel)), .uint(format)],
-            interface: "wl_buffer")
+        return try pool.createBuffer(
+            offset: 0, width: Int32(width), height: Int32(height), stride: Int32(width * bytesPerPixel), format: format)
     }
 
     /// Attaches `buffer` to `surface` and commits.
-    func show(_ buffer: TestProxy, on surface: TestProxy) throws {
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
+    func show(_ buffer: WlBufferProxy, on surface: WlSurfaceProxy) throws {
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.commit()
     }
 }
 
@@ -151,17 +148,17 @@ struct SessionClient {
 /// the seat's pointer, keyboard and touch (wl_seat v8).
 struct InputWindow {
     let client: SessionClient
-    let pointer: TestProxy
-    let keyboard: TestProxy
-    let touch: TestProxy
-    let surface: TestProxy
+    let pointer: WlPointerProxy
+    let keyboard: WlKeyboardProxy
+    let touch: WlTouchProxy
+    let surface: WlSurfaceProxy
 
     init(_ session: HeadlessSession) throws {
         client = try SessionClient(session)
-        let seat = try client.client.bind("wl_seat", version: 8)
-        pointer = try seat.send(0, [.newID], interface: "wl_pointer")
-        keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
-        touch = try seat.send(2, [.newID], interface: "wl_touch")
+        let seat = try client.client.bind(WlSeatProxy.self, version: 8)
+        pointer = try seat.getPointer()
+        keyboard = try seat.getKeyboard()
+        touch = try seat.getTouch()
         (surface, _) = try client.makeToplevel()
         try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
         try client.client.roundtrip()
@@ -185,17 +182,40 @@ let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
 let white = PremultipliedPixel(red: 255, green: 255, blue: 255, alpha: 255)
 
 /// A fullscreen toplevel of `client` with its first configure acknowledged (not mapped).
-func toplevel(_ client: SessionClient) throws -> (surface: TestProxy, xdgSurface: TestProxy, toplevel: TestProxy) {
-    let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-    let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-    let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-    try surface.send(6)
+func toplevel(_ client: SessionClient) throws -> (surface: WlSurfaceProxy, xdgSurface: XdgSurfaceProxy, toplevel: XdgToplevelProxy) {
+    let surface = try client.compositor.createSurface()
+    let xdgSurface = try client.shell.getXdgSurface(surface: surface)
+    let toplevel = try xdgSurface.getToplevel()
+    try surface.commit()
     try client.client.roundtrip()
     try client.acknowledgeConfigure(of: xdgSurface)
     return (surface, xdgSurface, toplevel)
 }
 
 /// The width and height of the toplevel's latest configure.
-func configuredSize(_ toplevel: TestProxy) -> [TestValue]? {
-    toplevel.events(named: "configure").last.map { Array($0.arguments.prefix(2)) }
+func configuredSize(_ toplevel: XdgToplevelProxy) -> [Int32]? {
+    toplevel.events.reversed().lazy.compactMap { event -> [Int32]? in
+        guard case .configure(let width, let height, _) = event else { return nil }
+        return [width, height]
+    }.first
+}
+
+extension WlPointerProxy {
+    /// The serial, surface and surface-local position of the last enter.
+    var lastEnter: (serial: UInt32, surface: WlSurfaceProxy?, x: Double, y: Double)? {
+        events.reversed().lazy.compactMap { event in
+            guard case .enter(let serial, let surface, let x, let y) = event else { return nil }
+            return (serial, surface, x, y)
+        }.first
+    }
+}
+
+extension WlTouchProxy {
+    /// Each down's touch point id and surface-local position, in order.
+    var downs: [(id: Int32, x: Double, y: Double)] {
+        events.compactMap { event in
+            guard case .down(_, _, _, let id, let x, let y) = event else { return nil }
+            return (id, x, y)
+        }
+    }
 }

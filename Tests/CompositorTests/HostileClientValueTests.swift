@@ -10,16 +10,16 @@ import WaylandTestClient
     /// A 20×20 popup of `parent` centred on the anchor point (5, 5) of a 10×10 anchor rectangle,
     /// moved by (`offsetX`, 0), with no constraint adjustment; mapped once configured.
     private func popup(
-        _ client: SessionClient, parent: TestProxy, offsetX: Int32 = 0
-    ) throws -> (popup: TestProxy, xdgSurface: TestProxy) {
-        let positioner = try client.shell.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(1, [.int(20), .int(20)])
-        try positioner.send(2, [.int(0), .int(0), .int(10), .int(10)])
-        try positioner.send(6, [.int(offsetX), .int(0)])
-        let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let popup = try xdgSurface.send(2, [.newID, .object(parent), .object(positioner)], interface: "xdg_popup")
-        try surface.send(6)
+        _ client: SessionClient, parent: XdgSurfaceProxy, offsetX: Int32 = 0
+    ) throws -> (popup: XdgPopupProxy, xdgSurface: XdgSurfaceProxy) {
+        let positioner = try client.shell.createPositioner()
+        try positioner.setSize(width: 20, height: 20)
+        try positioner.setAnchorRect(x: 0, y: 0, width: 10, height: 10)
+        try positioner.setOffset(x: offsetX, y: 0)
+        let surface = try client.compositor.createSurface()
+        let xdgSurface = try client.shell.getXdgSurface(surface: surface)
+        let popup = try xdgSurface.getPopup(parent: parent, positioner: positioner)
+        try surface.commit()
         try client.client.roundtrip()
         try client.acknowledgeConfigure(of: xdgSurface)
         try client.show(client.makeBuffer(width: 20, height: 20), on: surface)
@@ -27,8 +27,12 @@ import WaylandTestClient
         return (popup, xdgSurface)
     }
 
-    private func configures(of popup: TestProxy) -> [[TestValue]] {
-        popup.events(named: "configure").map(\.arguments)
+    /// The x, y, width and height of each configure `popup` received.
+    private func configures(of popup: XdgPopupProxy) -> [[Int32]] {
+        popup.events.compactMap { event in
+            guard case .configure(let x, let y, let width, let height) = event else { return nil }
+            return [x, y, width, height]
+        }
     }
 
     /// A 16384×16384 buffer (a 1 GiB pool, never touched) is refused at attach with
@@ -40,9 +44,9 @@ import WaylandTestClient
         #expect(try session.run(seconds: 20) { session.screen?.pixel(x: 320, y: 240) == white })
         let client = try SessionClient(session)
         let (surface, _) = try client.makeToplevel()
-        try surface.send(1, [.object(try client.makeBuffer(width: 16384, height: 16384)), .int(0), .int(0)])
-        try surface.send(6)
-        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_surface", objectID: surface.id, code: 2))) {
+        try surface.attach(buffer: try client.makeBuffer(width: 16384, height: 16384), x: 0, y: 0)
+        try surface.commit()
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(WlSurfaceError.invalidSize, on: surface))) {
             try client.client.roundtrip()
         }
         try shown.client.client.roundtrip()
@@ -55,10 +59,10 @@ import WaylandTestClient
         let session = try HeadlessSession()
         let client = try SessionClient(session)
         let (surface, xdgSurface) = try client.makeToplevel()
-        try xdgSurface.send(3, [.int(Int32.min), .int(0), .int(64), .int(64)])
+        try xdgSurface.setWindowGeometry(x: Int32.min, y: 0, width: 64, height: 64)
         try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
         let (popup, _) = try popup(client, parent: xdgSurface)
-        #expect(configures(of: popup) == [[.int(-5), .int(-5), .int(20), .int(20)]])
+        #expect(configures(of: popup) == [[-5, -5, 20, 20]])
         #expect(client.client.protocolError == nil)
         try SessionClient(session).client.roundtrip()
     }
@@ -71,9 +75,9 @@ import WaylandTestClient
         let (surface, xdgSurface) = try client.makeToplevel()
         try client.show(client.makeBuffer(width: 64, height: 64), on: surface)
         let (far, farXdgSurface) = try popup(client, parent: xdgSurface, offsetX: 2_147_483_646)
-        #expect(configures(of: far) == [[.int(-5 + (1 << 24)), .int(-5), .int(20), .int(20)]])
+        #expect(configures(of: far) == [[-5 + (1 << 24), -5, 20, 20]])
         let (nested, _) = try popup(client, parent: farXdgSurface)
-        #expect(configures(of: nested) == [[.int(-5), .int(-5), .int(20), .int(20)]])
+        #expect(configures(of: nested) == [[-5, -5, 20, 20]])
         try SessionClient(session).client.roundtrip()
     }
 
@@ -104,7 +108,7 @@ import WaylandTestClient
         var parent = xdgSurface
         for _ in 0..<130 {
             let (next, nextXdgSurface) = try popup(client, parent: parent, offsetX: Int32.max)
-            #expect(configures(of: next) == [[.int(-5 + (1 << 24)), .int(-5), .int(20), .int(20)]])
+            #expect(configures(of: next) == [[-5 + (1 << 24), -5, 20, 20]])
             parent = nextXdgSurface
         }
         #expect(client.client.protocolError == nil)

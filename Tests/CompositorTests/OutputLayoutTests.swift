@@ -20,17 +20,24 @@ import WaylandTestClient
 
     /// Every wl_output global bound, with its zxdg_output_v1: name → (geometry x, y; logical x, y; logical width, height).
     private func layouts(_ client: TestClient) throws -> [String: [Int32]] {
-        let manager = try client.bind("zxdg_output_manager_v1", version: 3)
+        let manager = try client.bind(ZxdgOutputManagerV1Proxy.self, version: 3)
         var result: [String: [Int32]] = [:]
         for name in client.globals.filter({ $0.value.interface == "wl_output" }).keys.sorted() {
-            let output = try client.bind(name: name, interface: "wl_output", version: 4)
-            let xdgOutput = try manager.send(1, [.newID, .object(output)], interface: "zxdg_output_v1")
+            let output = try client.bind(WlOutputProxy.self, name: name, version: 4)
+            let xdgOutput = try manager.getXdgOutput(output: output)
             try client.roundtrip()
-            guard case .string(let outputName?) = output.events(named: "name").last?.arguments.first else { continue }
-            let values = (output.events(named: "geometry").last.map { Array($0.arguments.prefix(2)) } ?? [])
-                + (xdgOutput.events(named: "logical_position").last?.arguments ?? [])
-                + (xdgOutput.events(named: "logical_size").last?.arguments ?? [])
-            result[outputName] = values.compactMap { if case .int(let value) = $0 { value } else { nil } }
+            var outputName: String?
+            var geometry: [Int32] = [], position: [Int32] = [], size: [Int32] = []
+            for event in output.events {
+                if case .name(let name) = event { outputName = name }
+                if case .geometry(let x, let y, _, _, _, _, _, _) = event { geometry = [x, y] }
+            }
+            for event in xdgOutput.events {
+                if case .logicalPosition(let x, let y) = event { position = [x, y] }
+                if case .logicalSize(let width, let height) = event { size = [width, height] }
+            }
+            guard let outputName else { continue }
+            result[outputName] = geometry + position + size
         }
         return result
     }
@@ -318,11 +325,6 @@ import WaylandTestClient
         #expect(mirrored.presentedFrameCount == mirroredFrames)
         #expect(window.client.protocolError == nil)
     }
-    private func fixed(_ value: TestValue?) -> Double? {
-        if case .fixed(let number) = value { return number }
-        return nil
-    }
-
     /// Touches `points` (mirror panel pixels) on a touchscreen mapped to the mirror of a 640×480
     /// source, and returns the (x, y) of every wl_touch down the 64×64 window at source
     /// (288, 208)…(352, 272) got.
@@ -340,7 +342,7 @@ import WaylandTestClient
         }
         try window.client.client.roundtrip()
         #expect(window.client.client.protocolError == nil)
-        return try window.touch.events(named: "down").map { (try #require(fixed($0.arguments[4])), try #require(fixed($0.arguments[5]))) }
+        return window.touch.downs.map { ($0.x, $0.y) }
     }
 
     @Test func aTouchOnAMirrorLandsOnWhatItShowsAndNotOnItsBars() throws {

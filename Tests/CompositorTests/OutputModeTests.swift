@@ -15,30 +15,30 @@ import WaylandTestClient
     @Test func aResizedOutputSendsItsNewModeAndLogicalSizeInOneBurstAndItsWindowFillsTheNewSize() throws {
         let session = try HeadlessSession(width: 640, height: 480)
         let client = try SessionClient(session)
-        let output = try client.client.bind("wl_output", version: 4)
-        let manager = try client.client.bind("zxdg_output_manager_v1", version: 3)
-        let xdgOutput = try manager.send(1, [.newID, .object(output)], interface: "zxdg_output_v1")
+        let output = try client.client.bind(WlOutputProxy.self, version: 4)
+        let manager = try client.client.bind(ZxdgOutputManagerV1Proxy.self, version: 3)
+        let xdgOutput = try manager.getXdgOutput(output: output)
         let (surface, xdgSurface, toplevel) = try toplevel(client)
-        #expect(configuredSize(toplevel) == [.int(640), .int(480)])
+        #expect(configuredSize(toplevel) == [640, 480])
         try client.show(client.makeBuffer(width: 640, height: 480, fill: fillPixels(0xffff_ffff, count: 640 * 480)), on: surface)
         try client.client.roundtrip()
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 639, y: 479) == white })
         output.clearEvents()
         xdgOutput.clearEvents()
-        let configures = toplevel.events(named: "configure").count
+        let configures = toplevel.events.filter { $0.name == "configure" }.count
 
         try session.backend.changeMode(of: session.backend.headlessOutput(0), to: mode(1024, 768))
         try client.client.roundtrip()
         #expect(output.events.map(\.name) == ["geometry", "mode", "scale", "name", "description", "done"])
         // Current and preferred (0x1 | 0x2), 1024×768 at 60 Hz.
-        #expect(output.events(named: "mode").first?.arguments == [.uint(3), .int(1024), .int(768), .int(60000)])
-        #expect(xdgOutput.events.map(\.name) == ["logical_size", "description"])
-        #expect(xdgOutput.events(named: "logical_size").first?.arguments == [.int(1024), .int(768)])
-        #expect(xdgOutput.events(named: "description").first?.arguments == [.string("Vitrine headless output 1 (1024x768@60.0)")])
+        #expect(output.events[1] == .mode(flags: [.current, .preferred], width: 1024, height: 768, refresh: 60000))
+        #expect(xdgOutput.events == [
+            .logicalSize(width: 1024, height: 768), .description(description: "Vitrine headless output 1 (1024x768@60.0)"),
+        ])
         #expect(session.compositor.outputStatuses.map { [$0.width, $0.height] } == [[1024, 768]])
-        #expect(configuredSize(toplevel) == [.int(1024), .int(768)])
+        #expect(configuredSize(toplevel) == [1024, 768])
         // One configure, at the new size.
-        #expect(toplevel.events(named: "configure").count == configures + 1)
+        #expect(toplevel.events.filter { $0.name == "configure" }.count == configures + 1)
 
         try client.acknowledgeConfigure(of: xdgSurface)
         try client.show(client.makeBuffer(width: 1024, height: 768, fill: fillPixels(0xffff_ffff, count: 1024 * 768)), on: surface)
@@ -55,11 +55,11 @@ import WaylandTestClient
         let session = try HeadlessSession(width: 640, height: 480, transform: .rotated90)
         let client = try SessionClient(session)
         let (_, _, toplevel) = try toplevel(client)
-        #expect(configuredSize(toplevel) == [.int(480), .int(640)])
+        #expect(configuredSize(toplevel) == [480, 640])
 
         try session.backend.changeMode(of: session.backend.headlessOutput(0), to: mode(1024, 768))
         try client.client.roundtrip()
-        #expect(configuredSize(toplevel) == [.int(768), .int(1024)])
+        #expect(configuredSize(toplevel) == [768, 1024])
         // The scanout is the new mode: a frame of 1024×768 pixels, black where no window draws.
         #expect(try session.run(seconds: 30) { session.screen?.width == 1024 })
         #expect(session.screen?.height == 768)

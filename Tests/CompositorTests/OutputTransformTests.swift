@@ -30,13 +30,13 @@ import WaylandTestClient
     @Test func aQuarterTurnLaysWindowsOutOnThePortraitOutputAndTurnsThemCounterClockwise() throws {
         let session = try HeadlessSession(width: 640, height: 480, transform: .rotated90)
         let client = try SessionClient(session)
-        let surface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try client.shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
+        let surface = try client.compositor.createSurface()
+        let xdgSurface = try client.shell.getXdgSurface(surface: surface)
+        let toplevel = try xdgSurface.getToplevel()
+        try surface.commit()
         try client.client.roundtrip()
         // Fullscreen on the logical output: 480 wide, 640 high.
-        #expect(toplevel.events(named: "configure").last.map { Array($0.arguments.prefix(2)) } == [.int(480), .int(640)])
+        #expect(configuredSize(toplevel) == [480, 640])
 
         // The marked window is centred on the logical output at (208, 288); logical (x, y) is
         // scanout (y, 480 − x): its blue corner covers scanout 288…296 × 264…272.

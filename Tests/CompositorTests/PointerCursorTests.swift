@@ -8,10 +8,10 @@ import WaylandTestClient
 /// and a client's own cursor surface with its hotspot on the pointer.
 @Suite(.serialized) struct PointerCursorTests {
     /// A 64×64 white window centred on the 640×480 output (288…352 × 208…272), and the client's pointer.
-    private func whiteWindow(_ session: HeadlessSession) throws -> (SessionClient, pointer: TestProxy) {
+    private func whiteWindow(_ session: HeadlessSession) throws -> (SessionClient, pointer: WlPointerProxy) {
         let client = try SessionClient(session)
-        let seat = try client.client.bind("wl_seat", version: 7)
-        let pointer = try seat.send(0, [.newID], interface: "wl_pointer")
+        let seat = try client.client.bind(WlSeatProxy.self, version: 7)
+        let pointer = try seat.getPointer()
         let (surface, _) = try client.makeToplevel()
         try client.show(client.makeBuffer(width: 64, height: 64, fill: fillPixels(0xffff_ffff, count: 64 * 64)), on: surface)
         try client.client.roundtrip()
@@ -49,7 +49,7 @@ import WaylandTestClient
         session.compositor.pointerMoved(toX: 300, y: 220)
         try client.client.roundtrip()
         #expect(!session.compositor.isCursorShown)
-        #expect(pointer.events(named: "enter").count == 1)
+        #expect(pointer.events.filter { $0.name == "enter" }.count == 1)
         try session.run(seconds: 0.5)
         let body = arrowBody(atPointer: 300, 220)
         #expect(session.screen?.pixel(x: body.x, y: body.y) == white)
@@ -60,14 +60,14 @@ import WaylandTestClient
         let (client, pointer) = try whiteWindow(session)
         session.compositor.pointerMoved(toX: 300, y: 220)
         try client.client.roundtrip()
-        guard case .uint(let serial) = pointer.events(named: "enter").last?.arguments.first else {
+        guard let serial = pointer.lastEnter?.serial else {
             Issue.record("no wl_pointer.enter")
             return
         }
         // An 8×8 green cursor with its hotspot at (2, 3): drawn over 298…306 × 217…225.
-        let cursorSurface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-        try pointer.send(0, [.uint(serial), .object(cursorSurface), .int(2), .int(3)])
-        let callback = try cursorSurface.send(3, [.newID], interface: "wl_callback")
+        let cursorSurface = try client.compositor.createSurface()
+        try pointer.setCursor(serial: serial, surface: cursorSurface, hotspotX: 2, hotspotY: 3)
+        let callback = try cursorSurface.frame()
         try client.show(client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_ff00, count: 64)), on: cursorSurface)
         try client.client.roundtrip()
         let green = PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255)
@@ -80,7 +80,7 @@ import WaylandTestClient
         #expect(session.screen?.pixel(x: body.x, y: body.y) == white)
         #expect(try session.run(seconds: 30) {
             try? client.client.roundtrip()
-            return !callback.events(named: "done").isEmpty
+            return callback.events.contains { $0.name == "done" }
         })
 
         // Off the client's window the arrow is back.
@@ -110,35 +110,33 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: probe.x, y: probe.y) == white })
         session.compositor.pointerMoved(toX: pointer.x, y: pointer.y)
         try window.client.client.roundtrip()
-        guard case .uint(let serial) = window.pointer.events(named: "enter").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
+        guard let serial = window.pointer.lastEnter?.serial else { throw TestClientError.timedOut }
         return (window, serial)
     }
 
     /// Commits `buffer` on `surface` with a frame callback; returns the callback.
-    private func commit(_ buffer: TestProxy, on surface: TestProxy, scale: Int32 = 1) throws -> TestProxy {
-        let callback = try surface.send(3, [.newID], interface: "wl_callback")
-        if scale != 1 { try surface.send(8, [.int(scale)]) }
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
+    private func commit(_ buffer: WlBufferProxy, on surface: WlSurfaceProxy, scale: Int32 = 1) throws -> WlCallbackProxy {
+        let callback = try surface.frame()
+        if scale != 1 { try surface.setBufferScale(scale: scale) }
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.commit()
         return callback
     }
 
     /// A new cursor surface set with the hotspot (`x`, `y`), showing a `width`×`height` buffer of `pixel`.
     private func setCursor(_ window: InputWindow, serial: UInt32, width: Int, height: Int, pixel: UInt32,
-                           hotspot: (x: Int32, y: Int32), scale: Int32 = 1) throws -> (surface: TestProxy, callback: TestProxy) {
-        let surface = try window.client.compositor.send(0, [.newID], interface: "wl_surface")
-        try window.pointer.send(0, [.uint(serial), .object(surface), .int(hotspot.x), .int(hotspot.y)])
+                           hotspot: (x: Int32, y: Int32), scale: Int32 = 1) throws -> (surface: WlSurfaceProxy, callback: WlCallbackProxy) {
+        let surface = try window.client.compositor.createSurface()
+        try window.pointer.setCursor(serial: serial, surface: surface, hotspotX: hotspot.x, hotspotY: hotspot.y)
         let buffer = try window.client.makeBuffer(width: width, height: height, fill: fillPixels(pixel, count: width * height))
         let callback = try commit(buffer, on: surface, scale: scale)
         try window.client.client.roundtrip()
         return (surface, callback)
     }
 
-    private func isDone(_ callback: TestProxy, _ client: SessionClient) -> Bool {
+    private func isDone(_ callback: WlCallbackProxy, _ client: SessionClient) -> Bool {
         try? client.client.roundtrip()
-        return !callback.events(named: "done").isEmpty
+        return callback.events.contains { $0.name == "done" }
     }
 
     @Test func aClientCursorThatFitsIsOnTheCursorPlaneWithItsHotspotOnThePointerAndDrawsNoFrame() throws {
@@ -174,7 +172,7 @@ import WaylandTestClient
         let (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
         // wl_surface.offset (1, 1) with a blue image: the hotspot becomes (1, 2), the corner (299, 218).
-        try surface.send(10, [.int(1), .int(1)])
+        try surface.offset(x: 1, y: 1)
         let moved = try commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 5) { isDone(moved, window.client) })
@@ -201,8 +199,8 @@ import WaylandTestClient
             #expect(output.shownCursor?.image.pixel(x: 4, y: 4) == pixel)
         }
         // A commit with no new buffer still gets its callback from the plane.
-        callback = try surface.send(3, [.newID], interface: "wl_callback")
-        try surface.send(6)
+        callback = try surface.frame()
+        try surface.commit()
         #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
         #expect(output.presentedFrameCount == frames)
         _ = surface
@@ -234,11 +232,11 @@ import WaylandTestClient
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
         let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
-        let subcompositor = try window.client.client.bind("wl_subcompositor", version: 1)
-        let surface = try window.client.compositor.send(0, [.newID], interface: "wl_surface")
-        let child = try window.client.compositor.send(0, [.newID], interface: "wl_surface")
-        _ = try subcompositor.send(1, [.newID, .object(child), .object(surface)], interface: "wl_subsurface")
-        try window.pointer.send(0, [.uint(serial), .object(surface), .int(0), .int(0)])
+        let subcompositor = try window.client.client.bind(WlSubcompositorProxy.self, version: 1)
+        let surface = try window.client.compositor.createSurface()
+        let child = try window.client.compositor.createSurface()
+        _ = try subcompositor.getSubsurface(surface: child, parent: surface)
+        try window.pointer.setCursor(serial: serial, surface: surface, hotspotX: 0, hotspotY: 0)
         try window.client.show(window.client.makeBuffer(width: 4, height: 4, fill: fillPixels(0xff00_00ff, count: 16)), on: child)
         try window.client.show(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_ff00, count: 64)), on: surface)
         try window.client.client.roundtrip()
@@ -298,7 +296,7 @@ import WaylandTestClient
         #expect(output.shownCursor?.x == 300 && output.shownCursor?.y == 219)
 
         // set_cursor with no surface: nothing on the plane, nothing in the frames.
-        try window.pointer.send(0, [.uint(serial), .object(nil), .int(0), .int(0)])
+        try window.pointer.setCursor(serial: serial, surface: nil, hotspotX: 0, hotspotY: 0)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 5) { output.shownCursor == nil })
         #expect(!session.compositor.isCursorShown)

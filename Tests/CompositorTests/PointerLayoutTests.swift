@@ -41,7 +41,7 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == white })
         session.compositor.pointerMoved(toX: 300, y: 220)
         try window.client.client.roundtrip()
-        #expect(window.pointer.events(named: "enter").count == 1)
+        #expect(window.pointer.events.filter { $0.name == "enter" }.count == 1)
         #expect(try session.run(seconds: 5) { shows(first, width: 13, at: 299, 219) })
         #expect(second.shownCursor == nil)
 
@@ -51,15 +51,15 @@ import WaylandTestClient
         #expect(session.compositor.isCursorShown)
         // Nothing of the client's is on output 1: the window's surface was left.
         try window.client.client.roundtrip()
-        #expect(window.pointer.events(named: "leave").count == 1)
+        #expect(window.pointer.events.filter { $0.name == "leave" }.count == 1)
 
         // Back across the edge: (700, 300) − (390, 70) is output 0's (310, 230), on the window at (22, 22).
         move(session, by: -390, -70)
         #expect(try session.run(seconds: 5) { shows(first, width: 13, at: 309, 229) && second.shownCursor == nil })
         try window.client.client.roundtrip()
-        let enter = try #require(window.pointer.events(named: "enter").last)
-        #expect(window.pointer.events(named: "enter").count == 2)
-        #expect(enter.arguments[2] == .fixed(22) && enter.arguments[3] == .fixed(22))
+        let enter = try #require(window.pointer.lastEnter)
+        #expect(window.pointer.events.filter { $0.name == "enter" }.count == 2)
+        #expect(enter.x == 22 && enter.y == 22)
         #expect(window.client.client.protocolError == nil)
     }
 
@@ -90,13 +90,13 @@ import WaylandTestClient
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == white })
         session.compositor.pointerMoved(toX: 300, y: 220)
         try window.client.client.roundtrip()
-        guard case .uint(let serial) = window.pointer.events(named: "enter").last?.arguments.first else {
+        guard let serial = window.pointer.lastEnter?.serial else {
             Issue.record("no wl_pointer.enter")
             return
         }
         // An 8×8 green cursor with its hotspot at (2, 3).
-        let cursor = try window.client.compositor.send(0, [.newID], interface: "wl_surface")
-        try window.pointer.send(0, [.uint(serial), .object(cursor), .int(2), .int(3)])
+        let cursor = try window.client.compositor.createSurface()
+        try window.pointer.setCursor(serial: serial, surface: cursor, hotspotX: 2, hotspotY: 3)
         try window.client.show(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_ff00, count: 64)), on: cursor)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 5) { shows(first, width: 8, at: 298, 217) })
@@ -108,12 +108,12 @@ import WaylandTestClient
         #expect(try session.run(seconds: 5) { shows(second, width: 8, at: 58, 297) && first.shownCursor == nil })
         #expect(second.shownCursor?.image.pixel(x: 4, y: 4) == Self.green)
         try window.client.client.roundtrip()
-        #expect(window.pointer.events(named: "leave").isEmpty)
+        #expect(!window.pointer.events.contains { $0.name == "leave" })
 
         // Released off the window: the pointer leaves it, and Vitrine's arrow shows there.
         session.compositor.pointerButton(0x110, pressed: false)
         try window.client.client.roundtrip()
-        #expect(window.pointer.events(named: "leave").count == 1)
+        #expect(window.pointer.events.filter { $0.name == "leave" }.count == 1)
         #expect(try session.run(seconds: 5) { shows(second, width: 13, at: 59, 299) })
         #expect(first.shownCursor == nil)
     }

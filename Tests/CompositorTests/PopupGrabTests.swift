@@ -6,31 +6,30 @@ import WaylandTestClient
 @Suite(.serialized) struct PopupGrabTests {
     struct Window {
         let client: TestClient
-        let pointer: TestProxy
-        let popup: TestProxy
+        let pointer: WlPointerProxy
+        let popup: XdgPopupProxy
     }
 
     /// A mapped 64×64 toplevel (centred on the 640×480 output: 288…352 × 208…272) with a mapped
     /// 20×20 popup that holds a grab.
     func windowWithGrabbingPopup(_ session: HeadlessSession) throws -> Window {
         let client = try SessionClient(session)
-        let seat = try client.client.bind("wl_seat", version: 7)
-        let pointer = try seat.send(0, [.newID], interface: "wl_pointer")
+        let seat = try client.client.bind(WlSeatProxy.self, version: 7)
+        let pointer = try seat.getPointer()
         let (surface, xdgSurface) = try client.makeToplevel()
-        try client.show(client.makeBuffer(width: 64, height: 64, format: 1), on: surface)
+        try client.show(client.makeBuffer(width: 64, height: 64, format: .xrgb8888), on: surface)
 
-        let positioner = try client.shell.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(1, [.int(20), .int(20)])
-        try positioner.send(2, [.int(0), .int(0), .int(10), .int(10)])
-        let popupSurface = try client.compositor.send(0, [.newID], interface: "wl_surface")
-        let popupXdgSurface = try client.shell.send(2, [.newID, .object(popupSurface)], interface: "xdg_surface")
-        let popup = try popupXdgSurface.send(
-            2, [.newID, .object(xdgSurface), .object(positioner)], interface: "xdg_popup")
-        try popup.send(1, [.object(seat), .uint(1)])
-        try popupSurface.send(6)
+        let positioner = try client.shell.createPositioner()
+        try positioner.setSize(width: 20, height: 20)
+        try positioner.setAnchorRect(x: 0, y: 0, width: 10, height: 10)
+        let popupSurface = try client.compositor.createSurface()
+        let popupXdgSurface = try client.shell.getXdgSurface(surface: popupSurface)
+        let popup = try popupXdgSurface.getPopup(parent: xdgSurface, positioner: positioner)
+        try popup.grab(seat: seat, serial: 1)
+        try popupSurface.commit()
         try client.client.roundtrip()
         try client.acknowledgeConfigure(of: popupXdgSurface)
-        try client.show(client.makeBuffer(width: 20, height: 20, format: 1), on: popupSurface)
+        try client.show(client.makeBuffer(width: 20, height: 20, format: .xrgb8888), on: popupSurface)
         try client.client.roundtrip()
         return Window(client: client.client, pointer: pointer, popup: popup)
     }
@@ -42,15 +41,15 @@ import WaylandTestClient
         session.compositor.pointerButton(0x110, pressed: true)
         session.compositor.pointerButton(0x110, pressed: false)
         try window.client.roundtrip()
-        #expect(window.popup.events(named: "popup_done").count == 1)
-        #expect(window.pointer.events(named: "button").isEmpty)
+        #expect(window.popup.events.filter { $0 == .popupDone }.count == 1)
+        #expect(!window.pointer.events.contains { $0.name == "button" })
 
         // With the grab over, clicks reach the window again.
         session.compositor.pointerMoved(toX: 320, y: 240)
         session.compositor.pointerButton(0x110, pressed: true)
         session.compositor.pointerButton(0x110, pressed: false)
         try window.client.roundtrip()
-        #expect(window.pointer.events(named: "button").count == 2)
+        #expect(window.pointer.events.filter { $0.name == "button" }.count == 2)
     }
 
     @Test func aClickOnTheGrabbingClientsOwnWindowKeepsThePopup() throws {
@@ -60,8 +59,8 @@ import WaylandTestClient
         session.compositor.pointerButton(0x110, pressed: true)
         session.compositor.pointerButton(0x110, pressed: false)
         try window.client.roundtrip()
-        #expect(window.popup.events(named: "popup_done").isEmpty)
-        #expect(window.pointer.events(named: "button").count == 2)
+        #expect(!window.popup.events.contains(.popupDone))
+        #expect(window.pointer.events.filter { $0.name == "button" }.count == 2)
     }
 
     @Test func aTouchOutsideTheClientDismissesItsPopups() throws {
@@ -70,6 +69,6 @@ import WaylandTestClient
         session.compositor.touchDown(id: 0, x: 600, y: 400)
         session.compositor.touchUp(id: 0)
         try window.client.roundtrip()
-        #expect(window.popup.events(named: "popup_done").count == 1)
+        #expect(window.popup.events.filter { $0 == .popupDone }.count == 1)
     }
 }

@@ -2,6 +2,7 @@ import Buffers
 import Graphics
 import Testing
 @testable import Compositor
+import WaylandTestClient
 
 /// wl_shm formats beyond ARGB8888 and XRGB8888: advertised, and shown as the same pixels.
 @Suite struct ShmFormatAdvertisementTests {
@@ -9,16 +10,17 @@ import Testing
         let session = try HeadlessSession()
         let client = try SessionClient(session)
         try client.client.roundtrip()
-        let advertised = client.shm.events(named: "format").compactMap { event -> UInt32? in
-            if case .uint(let code) = event.arguments.first { return code }
-            return nil
+        let advertised = client.shm.events.map { event in
+            switch event {
+            case .format(let format): format.rawValue
+            }
         }
         #expect(Set(advertised) == Set(PixelFormat.readable.map(\.shmCode)))
 
         // A 64×64 toplevel in ABGR8888 (memory order R, G, B, A), opaque orange.
         let (surface, _) = try client.makeToplevel()
         let buffer = try client.makeBuffer(
-            width: 64, height: 64, format: PixelFormat.abgr8888.shmCode,
+            width: 64, height: 64, format: WlShmFormat(rawValue: PixelFormat.abgr8888.shmCode),
             fill: fillPixels(UInt32(0xFF10_80FF).littleEndian, count: 64 * 64))
         try client.show(buffer, on: surface)
         try client.client.roundtrip()

@@ -11,7 +11,7 @@ import WaylandTestClient
         let session = try HeadlessSession(width: 640, height: 480)
         let client = try SessionClient(session)
         let (surface, _) = try client.makeToplevel()
-        let subcompositor = try client.client.bind("wl_subcompositor", version: 1)
+        let subcompositor = try client.client.bind(WlSubcompositorProxy.self, version: 1)
         let blue = try client.makeBuffer(width: 640, height: 480) { memory in
             memory.initializeMemory(as: UInt32.self, repeating: 0xFF00_00FF, count: 640 * 480)
         }
@@ -21,14 +21,14 @@ import WaylandTestClient
         try client.show(blue, on: surface)
         // 80 across, 25 down: the top 200 rows of the window.
         for index in 0..<2000 {
-            let child = try client.compositor.send(0, [.newID], interface: "wl_surface")
-            let subsurface = try subcompositor.send(1, [.newID, .object(child), .object(surface)], interface: "wl_subsurface")
-            try subsurface.send(1, [.int(Int32(index % 80) * 8), .int(Int32(index / 80) * 8)])
-            try subsurface.send(4)
+            let child = try client.compositor.createSurface()
+            let subsurface = try subcompositor.getSubsurface(surface: child, parent: surface)
+            try subsurface.setPosition(x: Int32(index % 80) * 8, y: Int32(index / 80) * 8)
+            try subsurface.setSync()
             try client.show(red, on: child)
             if index % 500 == 499 { try client.client.roundtrip() }
         }
-        try surface.send(6)
+        try surface.commit()
         try client.client.roundtrip()
         let redPixel = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
         let bluePixel = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)

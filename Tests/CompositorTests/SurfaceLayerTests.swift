@@ -32,12 +32,12 @@ import WaylandTestClient
             for row in y { for column in x { memory.storeBytes(of: pixel, toByteOffset: (row * 64 + column) * 4, as: UInt32.self) } }
         }
         fill(0xffff_0000, x: 0..<64, y: 0..<64)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: fd), size: Int32(size))
         close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(1)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(9, [.int(0), .int(0), .int(Int32.max), .int(Int32.max)])  // damage_buffer: everything
-        try surface.send(6)
+        let buffer = try pool.createBuffer(offset: 0, width: 64, height: 64, stride: 256, format: .xrgb8888)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.damageBuffer(x: 0, y: 0, width: Int32.max, height: Int32.max)  // damage_buffer: everything
+        try surface.commit()
         try client.roundtrip()
         let serverSurface = try #require(sessionClient.server.resource(withID: surface.id) as? Surface)
         let content = try #require(session.compositor.layer(for: serverSurface)?.sublayers.first)
@@ -45,9 +45,9 @@ import WaylandTestClient
 
         // The client paints a blue block but damages only part of it: only the damaged part is read.
         fill(0xff00_00ff, x: 8..<24, y: 8..<24)
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(9, [.int(8), .int(8), .int(8), .int(16)])
-        try surface.send(6)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.damageBuffer(x: 8, y: 8, width: 8, height: 16)
+        try surface.commit()
         try client.roundtrip()
         let second = try #require(content.contents)
         #expect(second.changedRect(since: first) == ImageRect(x: 8, y: 8, width: 8, height: 16))

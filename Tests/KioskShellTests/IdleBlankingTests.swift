@@ -114,34 +114,34 @@ import WindowPolicy
             try? kiosk.compositor.dispatch(timeoutMilliseconds: 0)
             kiosk.session.tick(now: monotonicNanoseconds())
         }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let shm = try client.bind("wl_shm", version: 1)
-        let inhibitManager = try client.bind("zwp_idle_inhibit_manager_v1", version: 1)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
+        let compositor = try client.bind(WlCompositorProxy.self, version: 5)
+        let shell = try client.bind(XdgWmBaseProxy.self, version: 4)
+        let shm = try client.bind(WlShmProxy.self, version: 1)
+        let inhibitManager = try client.bind(ZwpIdleInhibitManagerV1Proxy.self, version: 1)
+        let surface = try compositor.createSurface()
+        let xdgSurface = try shell.getXdgSurface(surface: surface)
+        try xdgSurface.getToplevel()
+        try surface.commit()
         try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
+        guard case .configure(let serial)? = xdgSurface.events.last else {
             Issue.record("no configure")
             return
         }
-        try xdgSurface.send(4, [.uint(serial)])
+        try xdgSurface.ackConfigure(serial: serial)
         let fd = anonymousFile(size: 64 * 64 * 4)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(64 * 64 * 4)], interface: "wl_shm_pool")
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: fd), size: 64 * 64 * 4)
         close(fd)
-        let buffer = try pool.send(0, [.newID, .int(0), .int(64), .int(64), .int(256), .uint(1)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
-        let inhibitor = try inhibitManager.send(1, [.newID, .object(surface)], interface: "zwp_idle_inhibitor_v1")
+        let buffer = try pool.createBuffer(offset: 0, width: 64, height: 64, stride: 256, format: .xrgb8888)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.commit()
+        let inhibitor = try inhibitManager.createInhibitor(surface: surface)
         try client.roundtrip()
         // Well past the blank-after of one second, the window still shows (black buffer, XRGB,
         // over the splash that gave way): not blanked.
         _ = try kiosk.run(seconds: 2.5) { false }
         #expect(!kiosk.session.isBlanked)
         // Without the inhibitor, the idle time runs out.
-        try inhibitor.send(0)
+        try inhibitor.destroy()
         try client.roundtrip()
         #expect(try kiosk.run(seconds: 10) { kiosk.session.isBlanked })
     }

@@ -10,12 +10,17 @@ import WaylandTestClient
 /// brings it up and takes it down, taps on it (touch events through the compositor's input path)
 /// type into the field, and the window moves up when the field's cursor would be under it.
 @Suite(.serialized) struct OnScreenKeyboardControllerTests {
+    /// The surface-local y of the first touch down `touch` received.
+    private static func firstDownY(_ touch: WlTouchProxy) -> Double? {
+        touch.events.lazy.compactMap { if case .down(_, _, _, _, _, let y) = $0 { y } else { nil } }.first
+    }
+
     @Test func enablingATextInputShowsTheKeyboardForItsPurposeAndDisablingHidesIt() throws {
         let kiosk = try OnScreenKeyboardKiosk()
         let app = try TextFieldApp(kiosk)
         #expect(!kiosk.keyboard.view.isShown)
         // content type: hints hidden_text (0x40), purpose pin (9).
-        try app.enable([(.setContentType, [.uint(0x40), .uint(9)])])
+        try app.enable { try $0.setContentType(hint: .hiddenText, purpose: .pin) }
         #expect(kiosk.keyboard.view.isShown)
         #expect(kiosk.keyboard.view.purpose == .pin)
         #expect(kiosk.keyboard.view.hidesText)
@@ -29,7 +34,7 @@ import WaylandTestClient
         // Where the keyboard was, the app is touched again.
         kiosk.tap(Point(x: 320, y: 400))
         try app.client.roundtrip()
-        #expect(app.touch.events(named: "down").first?.arguments[5] == .fixed(400))
+        #expect(Self.firstDownY(app.touch) == 400)
     }
 
     @Test func theKeyboardIsAboveTheWindowsAndUnderTheKioskOverlay() throws {
@@ -48,35 +53,35 @@ import WaylandTestClient
         try kiosk.tap(key: "i")
         try app.client.roundtrip()
         // done carries the client's commit count: one commit (the enable) so far.
-        #expect(app.textInputEvents == ["commit_string \"h\"", "done 1", "commit_string \"i\"", "done 1"])
-        #expect(app.touch.events(named: "down").isEmpty)
+        #expect(app.textInput.events == [.commitString(text: "h"), .done(serial: 1), .commitString(text: "i"), .done(serial: 1)])
+        #expect(!app.touch.events.contains { $0.name == "down" })
         // Above the keyboard, the window gets the touch.
         kiosk.tap(Point(x: 320, y: 100), slot: 1)
         try app.client.roundtrip()
-        #expect(app.touch.events(named: "down").count == 1)
+        #expect(app.touch.events.filter { $0.name == "down" }.count == 1)
     }
 
     @Test func backspaceDeletesThePreviousCharacterOfTheSurroundingTextOrPressesTheKey() throws {
         let kiosk = try OnScreenKeyboardKiosk()
         let app = try TextFieldApp(kiosk)
         // "hé": the cursor after é, which is two bytes of UTF-8.
-        try app.enable([(.setSurroundingText, [.string("hé"), .int(3), .int(3)])])
+        try app.enable { try $0.setSurroundingText(text: "hé", cursor: 3, anchor: 3) }
         #expect(try kiosk.run(seconds: 10) { kiosk.keyboardIsUp })
         app.textInput.clearEvents()
         try kiosk.tap(key: "⌫")
         try app.client.roundtrip()
-        #expect(app.textInputEvents == ["delete_surrounding_text 2 0", "done 1"])
+        #expect(app.textInput.events == [.deleteSurroundingText(beforeLength: 2, afterLength: 0), .done(serial: 1)])
         #expect(app.keys.isEmpty)
         // A field that does not report its text gets KEY_BACKSPACE (14), pressed and released.
-        try app.commit([(.setSurroundingText, [.string(""), .int(0), .int(0)])])
+        try app.commit { try $0.setSurroundingText(text: "", cursor: 0, anchor: 0) }
         try app.disable()
         try app.enable()
         #expect(try kiosk.run(seconds: 10) { kiosk.keyboardIsUp })
         app.textInput.clearEvents()
         try kiosk.tap(key: "⌫")
         try app.client.roundtrip()
-        #expect(app.keys == [[.uint(14), .uint(1)], [.uint(14), .uint(0)]])
-        #expect(app.textInputEvents.isEmpty)
+        #expect(app.keys == [[14, 1], [14, 0]])
+        #expect(app.textInput.events.isEmpty)
     }
 
     @Test func returnIsAnEnterKeyEvent() throws {
@@ -87,25 +92,25 @@ import WaylandTestClient
         app.textInput.clearEvents()
         try kiosk.tap(key: "⏎")
         try app.client.roundtrip()
-        #expect(app.keys == [[.uint(28), .uint(1)], [.uint(28), .uint(0)]])
-        #expect(app.textInputEvents.isEmpty)
+        #expect(app.keys == [[28, 1], [28, 0]])
+        #expect(app.textInput.events.isEmpty)
     }
 
     @Test func aCursorUnderTheKeyboardMovesTheWindowUpJustEnoughAndBackWhenHidden() throws {
         let kiosk = try OnScreenKeyboardKiosk()
         let app = try TextFieldApp(kiosk)
         // A cursor at 400…420 in the full-output window; the keyboard's top is at 288.
-        try app.enable([(.setCursorRectangle, [.int(100), .int(400), .int(2), .int(20)])])
+        try app.enable { try $0.setCursorRectangle(x: 100, y: 400, width: 2, height: 20) }
         #expect(kiosk.compositor.windowShift() == 132)
         #expect(try kiosk.run(seconds: 10) { kiosk.keyboardIsUp })
         // The window is seen moved: a touch at 100 output points lands at 232 in the window.
         kiosk.tap(Point(x: 320, y: 100))
         try app.client.roundtrip()
-        #expect(app.touch.events(named: "down").first?.arguments[5] == .fixed(232))
+        #expect(Self.firstDownY(app.touch) == 232)
         // The cursor moves up out of the keyboard's way: the window goes back.
-        try app.commit([(.setCursorRectangle, [.int(100), .int(40), .int(2), .int(20)])])
+        try app.commit { try $0.setCursorRectangle(x: 100, y: 40, width: 2, height: 20) }
         #expect(kiosk.compositor.windowShift() == 0)
-        try app.commit([(.setCursorRectangle, [.int(100), .int(300), .int(2), .int(20)])])
+        try app.commit { try $0.setCursorRectangle(x: 100, y: 300, width: 2, height: 20) }
         #expect(kiosk.compositor.windowShift() == 32)
         try app.disable()
         #expect(kiosk.compositor.windowShift() == 0)

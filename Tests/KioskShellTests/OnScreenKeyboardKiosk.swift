@@ -124,88 +124,70 @@ enum KioskTestError: Error {
     case noSuchKey(String)
 }
 
-/// zwp_text_input_v3 request opcodes, in the XML's order.
-enum TextInputRequest: UInt32 {
-    case destroy = 0, enable, disable, setSurroundingText, setTextChangeCause, setContentType, setCursorRectangle, commit
-}
-
 /// An app of the kiosk: one toplevel as large as the compositor configures it (the whole output)
 /// whose client bound the seat's keyboard and touch and a text input.
 struct TextFieldApp {
     let client: TestClient
-    let surface: TestProxy
-    let keyboard: TestProxy
-    let touch: TestProxy
-    let textInput: TestProxy
+    let surface: WlSurfaceProxy
+    let keyboard: WlKeyboardProxy
+    let touch: WlTouchProxy
+    let textInput: ZwpTextInputV3Proxy
 
     init(_ kiosk: OnScreenKeyboardKiosk) throws {
         let (_, socket) = try kiosk.compositor.display.createClientSocket()
         client = try TestClient(socket: socket) { try? kiosk.compositor.dispatch(timeoutMilliseconds: 0) }
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let shell = try client.bind("xdg_wm_base", version: 4)
-        let shm = try client.bind("wl_shm", version: 1)
-        let seat = try client.bind("wl_seat", version: 8)
-        keyboard = try seat.send(1, [.newID], interface: "wl_keyboard")
-        touch = try seat.send(2, [.newID], interface: "wl_touch")
-        let manager = try client.bind("zwp_text_input_manager_v3", version: 1)
-        textInput = try manager.send(1, [.newID, .object(seat)], interface: "zwp_text_input_v3")
-        surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let xdgSurface = try shell.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        try surface.send(6)
+        let compositor = try client.bind(WlCompositorProxy.self, version: 5)
+        let shell = try client.bind(XdgWmBaseProxy.self, version: 4)
+        let shm = try client.bind(WlShmProxy.self, version: 1)
+        let seat = try client.bind(WlSeatProxy.self, version: 8)
+        keyboard = try seat.getKeyboard()
+        touch = try seat.getTouch()
+        let manager = try client.bind(ZwpTextInputManagerV3Proxy.self, version: 1)
+        textInput = try manager.getTextInput(seat: seat)
+        surface = try compositor.createSurface()
+        let xdgSurface = try shell.getXdgSurface(surface: surface)
+        let toplevel = try xdgSurface.getToplevel()
+        try surface.commit()
         try client.roundtrip()
-        guard case .uint(let serial) = xdgSurface.events(named: "configure").last?.arguments.first else {
-            throw TestClientError.timedOut
-        }
-        try xdgSurface.send(4, [.uint(serial)])
+        guard case .configure(let serial)? = xdgSurface.events.last else { throw TestClientError.timedOut }
+        try xdgSurface.ackConfigure(serial: serial)
         var (width, height): (Int32, Int32) = (640, 480)
-        if case .int(let w) = toplevel.events(named: "configure").last?.arguments[0],
-           case .int(let h) = toplevel.events(named: "configure").last?.arguments[1], w > 0, h > 0 {
+        if case .configure(let w, let h, _)? = toplevel.events.last(where: { $0.name == "configure" }), w > 0, h > 0 {
             (width, height) = (w, h)
         }
         let size = Int(width * height * 4)
         let fd = anonymousFile(size: size)
-        let pool = try shm.send(0, [.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: fd), size: Int32(size))
         close(fd)
-        let buffer = try pool.send(
-            0, [.newID, .int(0), .int(width), .int(height), .int(width * 4), .uint(0)], interface: "wl_buffer")
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(6)
+        let buffer = try pool.createBuffer(offset: 0, width: width, height: height, stride: width * 4, format: .argb8888)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.commit()
         try client.roundtrip()
     }
 
-    /// enable, the given state requests, commit.
-    func enable(_ state: [(TextInputRequest, [TestArgument])] = []) throws {
-        _ = try textInput.send(TextInputRequest.enable.rawValue)
+    /// enable, the state requests `state` sends, commit.
+    func enable(_ state: (ZwpTextInputV3Proxy) throws -> Void = { _ in }) throws {
+        try textInput.enable()
         try commit(state)
     }
 
-    /// The given state requests, then commit.
-    func commit(_ state: [(TextInputRequest, [TestArgument])] = []) throws {
-        for (request, arguments) in state { _ = try textInput.send(request.rawValue, arguments) }
-        _ = try textInput.send(TextInputRequest.commit.rawValue)
+    /// The state requests `state` sends, then commit.
+    func commit(_ state: (ZwpTextInputV3Proxy) throws -> Void = { _ in }) throws {
+        try state(textInput)
+        try textInput.commit()
         try client.roundtrip()
     }
 
     func disable() throws {
-        _ = try textInput.send(TextInputRequest.disable.rawValue)
+        try textInput.disable()
         try commit()
     }
 
-    /// The text input's events since the last `clearEvents`, each as "name arguments".
-    var textInputEvents: [String] {
-        textInput.events.map { event in
-            ([event.name] + event.arguments.map { argument in
-                switch argument {
-                case .string(let text): "\"\(text ?? "")\""
-                case .uint(let value): "\(value)"
-                case .int(let value): "\(value)"
-                default: "\(argument)"
-                }
-            }).joined(separator: " ")
+    /// wl_keyboard key events as (key, state).
+    var keys: [[UInt32]] {
+        keyboard.events.compactMap { event in
+            guard case .key(_, _, let key, let state) = event else { return nil }
+            return [key, state.rawValue]
         }
     }
-
-    /// wl_keyboard key events as (key, state).
-    var keys: [[TestValue]] { keyboard.events(named: "key").map { Array($0.arguments[2...3]) } }
 }

@@ -137,7 +137,7 @@ import Testing
         app.textInput.clearEvents()
         try kiosk.tap(key: "h")
         try app.client.roundtrip()
-        #expect(app.textInputEvents == ["commit_string \"h\"", "done 1"])
-        #expect(app.touch.events(named: "down").isEmpty)
+        #expect(app.textInput.events == [.commitString(text: "h"), .done(serial: 1)])
+        #expect(!app.touch.events.contains { $0.name == "down" })
     }
 }

@@ -8,31 +8,31 @@ import WaylandTestClient
 @Suite struct ClientLimitTests {
     @Test func aBufferWiderThanTheLimitIsInvalidSizeAtAttach() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
         let limit = Surface.maximumBufferDimension
-        try surface.send(1, [.object(try harness.shmBuffer(harness.client, width: limit, height: 1, pixel: 0)), .int(0), .int(0)])
-        try surface.send(6)
+        try surface.attach(buffer: try harness.shmBuffer(harness.client, width: limit, height: 1, pixel: 0), x: 0, y: 0)
+        try surface.commit()
         try harness.client.roundtrip()
         #expect(harness.commits.last?.state.buffer?.width == limit)
 
-        try surface.send(1, [.object(try harness.shmBuffer(harness.client, width: 1, height: limit + 1, pixel: 0)), .int(0), .int(0)])
-        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_surface", objectID: surface.id, code: 2))) {
+        try surface.attach(buffer: try harness.shmBuffer(harness.client, width: 1, height: limit + 1, pixel: 0), x: 0, y: 0)
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(WlSurfaceError.invalidSize, on: surface))) {
             try harness.client.roundtrip()
         }
     }
 
     @Test func damageBeyondTheLimitBecomesItsBoundingBox() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        for i in 0..<Int32(64) { try surface.send(2, [.int(i), .int(0), .int(1), .int(1)]) }
-        try surface.send(6)
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        for i in 0..<Int32(64) { try surface.damage(x: i, y: 0, width: 1, height: 1) }
+        try surface.commit()
         try harness.client.roundtrip()
         #expect(harness.commits.last?.state.surfaceDamage.count == 64)
 
-        for i in 0..<Int32(65) { try surface.send(9, [.int(2 * i), .int(-i), .int(1), .int(1)]) }
-        try surface.send(6)
+        for i in 0..<Int32(65) { try surface.damageBuffer(x: 2 * i, y: -i, width: 1, height: 1) }
+        try surface.commit()
         try harness.client.roundtrip()
         #expect(harness.commits.last?.state.bufferDamage == [IntRect(x: 0, y: -64, width: 129, height: 65)])
     }
@@ -42,10 +42,10 @@ import WaylandTestClient
     @Test func aClientHoldingMoreThanTheMaximumObjectsIsDisconnected() throws {
         let harness = try Harness()
         let other = try harness.connect()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
         func makeRegions(_ count: Int) throws {
             for index in 0..<count {
-                _ = try compositor.send(1, [.newID], interface: "wl_region")
+                try compositor.createRegion()
                 if index % 1000 == 999 { try harness.client.roundtrip() }
             }
             try harness.client.roundtrip()

@@ -15,24 +15,24 @@ import WaylandTestClient
 
     @Test func outputSendsGeometryModeScaleNameDescriptionThenDone() throws {
         let harness = try Harness()
-        let output = try harness.client.bind("wl_output", version: 4)
+        let output = try harness.client.bind(WlOutputProxy.self, version: 4)
         try harness.client.roundtrip()
         #expect(output.events.map(\.name) == ["geometry", "mode", "scale", "name", "description", "done"])
-        #expect(output.events(named: "mode")[0].arguments == [.uint(3), .int(640), .int(480), .int(60000)])
-        #expect(output.events(named: "scale")[0].arguments == [.int(2)])
-        #expect(output.events(named: "name")[0].arguments == [.string("HEADLESS-1")])
+        #expect(output.events[1] == .mode(flags: [.current, .preferred], width: 640, height: 480, refresh: 60000))
+        #expect(output.events[2] == .scale(factor: 2))
+        #expect(output.events[3] == .name(name: "HEADLESS-1"))
     }
 
     @Test func committedShmBufferBecomesCurrentStateWithItsDamage() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
         let buffer = try harness.shmBuffer(harness.client, width: 64, height: 32, pixel: 0xff00_ff00)
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(9, [.int(1), .int(2), .int(3), .int(4)])
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.damageBuffer(x: 1, y: 2, width: 3, height: 4)
         try harness.client.roundtrip()
         #expect(harness.commits.isEmpty)
-        try surface.send(6)
+        try surface.commit()
         try harness.client.roundtrip()
         #expect(harness.commits.count == 1)
         let state = try #require(harness.commits.first?.state)
@@ -49,27 +49,27 @@ import WaylandTestClient
 
     @Test func bufferScaleDividesTheSurfaceSizeAndMustDivideTheBuffer() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
         let buffer = try harness.shmBuffer(harness.client, width: 64, height: 32, pixel: 0)
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
-        try surface.send(8, [.int(2)])
-        try surface.send(6)
+        try surface.attach(buffer: buffer, x: 0, y: 0)
+        try surface.setBufferScale(scale: 2)
+        try surface.commit()
         try harness.client.roundtrip()
         #expect(harness.commits.last?.state.size == SurfaceSize(width: 32, height: 16))
-        try surface.send(8, [.int(3)])
-        try surface.send(6)
-        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_surface", objectID: surface.id, code: 2))) {
+        try surface.setBufferScale(scale: 3)
+        try surface.commit()
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(WlSurfaceError.invalidSize, on: surface))) {
             try harness.client.roundtrip()
         }
     }
 
     @Test func nonPositiveBufferScaleIsAnInvalidScaleError() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        try surface.send(8, [.int(0)])
-        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_surface", objectID: surface.id, code: 0))) {
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        try surface.setBufferScale(scale: 0)
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(WlSurfaceError.invalidScale, on: surface))) {
             try harness.client.roundtrip()
         }
     }
@@ -77,26 +77,26 @@ import WaylandTestClient
     @Test func aProtocolErrorDisconnectsOnlyTheClientThatCausedIt() throws {
         let harness = try Harness()
         let other = try harness.connect()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        try surface.send(7, [.int(9)])
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        try surface.setBufferTransform(transform: WlOutputTransform(rawValue: 9))
         #expect(throws: TestClientError.self) { try harness.client.roundtrip() }
-        let otherCompositor = try other.bind("wl_compositor", version: 5)
-        _ = try otherCompositor.send(0, [.newID], interface: "wl_surface")
+        let otherCompositor = try other.bind(WlCompositorProxy.self, version: 5)
+        _ = try otherCompositor.createSurface()
         try other.roundtrip()
         #expect(harness.surfaces.count == 1)
     }
 
     @Test func opaqueAndInputRegionsFollowAddAndSubtract() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let region = try compositor.send(1, [.newID], interface: "wl_region")
-        try region.send(1, [.int(0), .int(0), .int(100), .int(100)])
-        try region.send(2, [.int(50), .int(50), .int(100), .int(100)])
-        try surface.send(4, [.object(region)])
-        try surface.send(5, [.object(region)])
-        try surface.send(6)
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        let region = try compositor.createRegion()
+        try region.add(x: 0, y: 0, width: 100, height: 100)
+        try region.subtract(x: 50, y: 50, width: 100, height: 100)
+        try surface.setOpaqueRegion(region: region)
+        try surface.setInputRegion(region: region)
+        try surface.commit()
         try harness.client.roundtrip()
         let state = try #require(harness.commits.last?.state)
         #expect(state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: 100, height: 50)))
@@ -107,12 +107,12 @@ import WaylandTestClient
 }
 
 @Suite struct SubsurfaceTests {
-    private func makeTree(_ harness: Harness) throws -> (parent: TestProxy, child: TestProxy, subsurface: TestProxy) {
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let subcompositor = try harness.client.bind("wl_subcompositor", version: 1)
-        let parent = try compositor.send(0, [.newID], interface: "wl_surface")
-        let child = try compositor.send(0, [.newID], interface: "wl_surface")
-        let subsurface = try subcompositor.send(1, [.newID, .object(child), .object(parent)], interface: "wl_subsurface")
+    private func makeTree(_ harness: Harness) throws -> (parent: WlSurfaceProxy, child: WlSurfaceProxy, subsurface: WlSubsurfaceProxy) {
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let subcompositor = try harness.client.bind(WlSubcompositorProxy.self, version: 1)
+        let parent = try compositor.createSurface()
+        let child = try compositor.createSurface()
+        let subsurface = try subcompositor.getSubsurface(surface: child, parent: parent)
         return (parent, child, subsurface)
     }
 
@@ -120,13 +120,13 @@ import WaylandTestClient
         let harness = try Harness()
         let (parent, child, subsurface) = try makeTree(harness)
         let buffer = try harness.shmBuffer(harness.client, width: 10, height: 10, pixel: 0)
-        try child.send(1, [.object(buffer), .int(0), .int(0)])
-        try child.send(6)
-        try subsurface.send(1, [.int(5), .int(7)])
+        try child.attach(buffer: buffer, x: 0, y: 0)
+        try child.commit()
+        try subsurface.setPosition(x: 5, y: 7)
         try harness.client.roundtrip()
         let childSurface = try #require(harness.surfaces.first { $0.id == child.id })
         #expect(childSurface.current.buffer == nil)
-        try parent.send(6)
+        try parent.commit()
         try harness.client.roundtrip()
         #expect(childSurface.current.buffer?.width == 10)
         #expect(childSurface.subsurface?.position.x == 5 && childSurface.subsurface?.position.y == 7)
@@ -138,16 +138,16 @@ import WaylandTestClient
         let harness = try Harness()
         let (_, child, subsurface) = try makeTree(harness)
         let buffer = try harness.shmBuffer(harness.client, width: 10, height: 10, pixel: 0)
-        try child.send(1, [.object(buffer), .int(0), .int(0)])
-        try child.send(6)
+        try child.attach(buffer: buffer, x: 0, y: 0)
+        try child.commit()
         try harness.client.roundtrip()
         let childSurface = try #require(harness.surfaces.first { $0.id == child.id })
         #expect(childSurface.current.buffer == nil)
-        try subsurface.send(5)
+        try subsurface.setDesync()
         try harness.client.roundtrip()
         #expect(childSurface.current.buffer?.width == 10)
-        try child.send(8, [.int(2)])
-        try child.send(6)
+        try child.setBufferScale(scale: 2)
+        try child.commit()
         try harness.client.roundtrip()
         #expect(childSurface.current.size == SurfaceSize(width: 5, height: 5))
     }
@@ -155,8 +155,8 @@ import WaylandTestClient
     @Test func placeBelowTheParentReordersOnTheParentCommit() throws {
         let harness = try Harness()
         let (parent, child, subsurface) = try makeTree(harness)
-        try subsurface.send(3, [.object(parent)])
-        try parent.send(6)
+        try subsurface.placeBelow(sibling: parent)
+        try parent.commit()
         try harness.client.roundtrip()
         let parentSurface = try #require(harness.surfaces.first { $0.id == parent.id })
         #expect(parentSurface.stack.map(\.id) == [child.id, parent.id])
@@ -165,10 +165,9 @@ import WaylandTestClient
     @Test func aSurfaceCannotBecomeASubsurfaceOfItsOwnDescendant() throws {
         let harness = try Harness()
         let (parent, child, _) = try makeTree(harness)
-        let subcompositor = try harness.client.bind("wl_subcompositor", version: 1)
-        let loop = try subcompositor.send(1, [.newID, .object(parent), .object(child)], interface: "wl_subsurface")
-        _ = loop
-        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_subcompositor", objectID: subcompositor.id, code: 0))) {
+        let subcompositor = try harness.client.bind(WlSubcompositorProxy.self, version: 1)
+        try subcompositor.getSubsurface(surface: parent, parent: child)
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(WlSubcompositorError.badSurface, on: subcompositor))) {
             try harness.client.roundtrip()
         }
     }
@@ -179,12 +178,12 @@ import WaylandTestClient
 @Suite struct ClientCoordinateTests {
     @Test func accumulatedOffsetsSaturateAtTheCoordinateLimit() throws {
         let harness = try Harness()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        try surface.send(10, [.int(Int32.max), .int(Int32.min)])
-        try surface.send(10, [.int(Int32.max), .int(Int32.min)])
-        try surface.send(2, [.int(Int32.min), .int(0), .int(Int32.max), .int(Int32.max)])
-        try surface.send(6)
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        try surface.offset(x: Int32.max, y: Int32.min)
+        try surface.offset(x: Int32.max, y: Int32.min)
+        try surface.damage(x: Int32.min, y: 0, width: Int32.max, height: Int32.max)
+        try surface.commit()
         try harness.client.roundtrip()
         let state = try #require(harness.commits.last?.state)
         #expect(state.offsetX == 1 << 24 && state.offsetY == -(1 << 24))

@@ -7,14 +7,14 @@ import WaylandTestClient
 private struct DragScene {
     let harness: SeatHarness
     let other: TestClient
-    let managerA: TestProxy
-    let deviceA: TestProxy
-    let pointerA: TestProxy
-    let proxyA: TestProxy
+    let managerA: WlDataDeviceManagerProxy
+    let deviceA: WlDataDeviceProxy
+    let pointerA: WlPointerProxy
+    let proxyA: WlSurfaceProxy
     let surfaceA: Surface
-    let deviceB: TestProxy
-    let pointerB: TestProxy
-    let proxyB: TestProxy
+    let deviceB: WlDataDeviceProxy
+    let pointerB: WlPointerProxy
+    let proxyB: WlSurfaceProxy
     let surfaceB: Surface
     let press: UInt32
 
@@ -36,18 +36,18 @@ private struct DragScene {
     }
 
     /// Starts dragging `source` (and `icon`) with the button press's serial.
-    func startDrag(_ source: TestProxy?, icon: TestProxy? = nil) throws {
-        try deviceA.send(0, [.object(source), .object(proxyA), .object(icon), .uint(press)])
+    func startDrag(_ source: WlDataSourceProxy?, icon: WlSurfaceProxy? = nil) throws {
+        try deviceA.startDrag(source: source, origin: proxyA, icon: icon, serial: press)
         try harness.client.roundtrip()
     }
 
     /// Moves the drag onto B's surface and returns B's offer.
-    func enterB() throws -> TestProxy {
+    @discardableResult
+    func enterB() throws -> WlDataOfferProxy {
         harness.seat.pointerEnter(surfaceB, x: 1, y: 2)
         try other.roundtrip()
         try harness.client.roundtrip()
-        let id = try #require(deviceB.arguments(of: "data_offer")?.first?.objectID)
-        return try #require(other.proxy(withID: id))
+        return try #require(deviceB.offers.first)
     }
 
     func roundtrip() throws {
@@ -61,7 +61,7 @@ private struct DragScene {
         let scene = try DragScene()
         let harness = scene.harness
         let (iconProxy, icon) = try harness.makeSurface(harness.client)
-        let source = try harness.dataSource(harness.client, manager: scene.managerA, mimeTypes: ["text/uri-list"], actions: 1 | 2)
+        let source = try harness.dataSource(harness.client, manager: scene.managerA, mimeTypes: ["text/uri-list"], actions: [.copy, .move])
         try scene.startDrag(source, icon: iconProxy)
 
         #expect(harness.seat.isDragging)
@@ -72,7 +72,10 @@ private struct DragScene {
         #expect(harness.seat.pointerFocus == nil)
         // The drag first enters the surface it started on, at the pointer.
         #expect(scene.deviceA.events.map(\.name) == ["data_offer", "enter"])
-        #expect(scene.deviceA.arguments(of: "enter")?[1...3] == [.object(scene.proxyA.id), .fixed(5), .fixed(5)])
+        guard case .enter(_, let entered, 5, 5, _)? = scene.deviceA.events.last, entered == scene.proxyA else {
+            Issue.record("the drag did not enter A's surface at the pointer: \(scene.deviceA.events)")
+            return
+        }
 
         let offer = try scene.enterB()
         let enterSerial = harness.base.display.currentSerial
@@ -80,22 +83,17 @@ private struct DragScene {
         harness.seat.pointerFrame()
         try scene.roundtrip()
         #expect(scene.deviceA.events.map(\.name) == ["data_offer", "enter", "leave"])
-        #expect(scene.deviceB.events.map(\.name) == ["data_offer", "enter", "motion"])
-        #expect(scene.deviceB.arguments(of: "enter") == [.uint(enterSerial), .object(scene.proxyB.id), .fixed(1), .fixed(2), .object(offer.id)])
-        #expect(scene.deviceB.arguments(of: "motion") == [.uint(2), .fixed(3), .fixed(4)])
-        #expect(offer.events.map(\.name) == ["offer", "source_actions"])
-        #expect(offer.arguments(of: "offer") == [.string("text/uri-list")])
-        #expect(offer.arguments(of: "source_actions") == [.uint(3)])
+        #expect(scene.deviceB.events == [
+            .dataOffer(id: offer), .enter(serial: enterSerial, surface: scene.proxyB, x: 1, y: 2, id: offer), .motion(time: 2, x: 3, y: 4),
+        ])
+        #expect(offer.events == [.offer(mimeType: "text/uri-list"), .sourceActions(sourceActions: [.copy, .move])])
         #expect(scene.pointerB.events.isEmpty)
 
-        try offer.send(0, [.uint(enterSerial), .string("text/uri-list")])
-        try offer.send(4, [.uint(1 | 2), .uint(2)])
+        try offer.accept(serial: enterSerial, mimeType: "text/uri-list")
+        try offer.setActions(dndActions: [.copy, .move], preferredAction: .move)
         try scene.roundtrip()
-        #expect(offer.events.map(\.name) == ["offer", "source_actions", "action"])
-        #expect(offer.arguments(of: "action") == [.uint(2)])
-        #expect(source.events.map(\.name) == ["target", "action"])
-        #expect(source.arguments(of: "target") == [.string("text/uri-list")])
-        #expect(source.arguments(of: "action") == [.uint(2)])
+        #expect(offer.events.last == .action(dndAction: .move))
+        #expect(source.events == [.target(mimeType: "text/uri-list"), .action(dndAction: .move)])
 
         harness.seat.pointerButton(time: 3, button: DragScene.leftButton, pressed: false)
         try scene.roundtrip()
@@ -107,21 +105,20 @@ private struct DragScene {
 
         var pipeEnds: [Int32] = [-1, -1]
         #expect(pipe(&pipeEnds) == 0)
-        try offer.send(1, [.string("text/uri-list"), .fileDescriptor(pipeEnds[1])])
+        try offer.receive(mimeType: "text/uri-list", fd: FileDescriptor(rawValue: pipeEnds[1]))
         close(pipeEnds[1])
         close(pipeEnds[0])
-        try offer.send(3)
+        try offer.finish()
         try scene.roundtrip()
         #expect(source.events.map(\.name) == ["target", "action", "dnd_drop_performed", "send", "dnd_finished"])
-        if let fd = source.arguments(of: "send")?.last?.descriptor { close(fd) }
     }
 
     @Test func aDropWithoutAnAcceptedMimeTypeCancelsTheSource() throws {
         let scene = try DragScene()
-        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 1)
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)
         try scene.startDrag(source)
         let offer = try scene.enterB()
-        try offer.send(4, [.uint(1), .uint(1)])
+        try offer.setActions(dndActions: .copy, preferredAction: .copy)
         try scene.roundtrip()
         scene.harness.seat.pointerButton(time: 3, button: DragScene.leftButton, pressed: false)
         try scene.roundtrip()
@@ -132,8 +129,8 @@ private struct DragScene {
 
     @Test func aDragStartedWithoutTheGrabsSerialDoesNotStart() throws {
         let scene = try DragScene()
-        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 1)
-        try scene.deviceA.send(0, [.object(source), .object(scene.proxyA), .object(nil), .uint(scene.press &- 1)])
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)
+        try scene.deviceA.startDrag(source: source, origin: scene.proxyA, icon: nil, serial: scene.press &- 1)
         try scene.harness.client.roundtrip()
         #expect(!scene.harness.seat.isDragging)
         #expect(source.events.map(\.name) == ["cancelled"])
@@ -148,7 +145,7 @@ private struct DragScene {
         scene.harness.seat.pointerButton(time: 3, button: DragScene.leftButton, pressed: false)
         try scene.roundtrip()
         #expect(scene.deviceA.events.map(\.name) == ["enter", "leave", "enter", "drop", "leave"])
-        #expect(scene.deviceA.arguments(of: "enter")?.last == .object(0))
+        #expect(scene.deviceA.events.allSatisfy { if case .enter(_, _, _, _, let offer) = $0 { offer == nil } else { true } })
         #expect(scene.deviceB.events.isEmpty)
     }
 
@@ -163,17 +160,16 @@ private struct DragScene {
         let down = harness.seat.touchDown(surfaceA, id: 3, x: 4, y: 4, time: 1)
         harness.seat.touchFrame()
         try harness.client.roundtrip()
-        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: ["text/plain"], actions: 1)
-        try deviceA.send(0, [.object(source), .object(proxyA), .object(nil), .uint(down)])
+        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: ["text/plain"], actions: .copy)
+        try deviceA.startDrag(source: source, origin: proxyA, icon: nil, serial: down)
         try harness.client.roundtrip()
         #expect(harness.seat.isDragging)
         harness.seat.dragEnter(surfaceB, x: 1, y: 1)
         harness.seat.touchMotion(id: 3, x: 2, y: 2, time: 2)
         try other.roundtrip()
-        let offerID = try #require(deviceB.arguments(of: "data_offer")?.first?.objectID)
-        let offer = try #require(other.proxy(withID: offerID))
-        try offer.send(0, [.uint(0), .string("text/plain")])
-        try offer.send(4, [.uint(1), .uint(1)])
+        let offer = try #require(deviceB.offers.first)
+        try offer.accept(serial: 0, mimeType: "text/plain")
+        try offer.setActions(dndActions: .copy, preferredAction: .copy)
         try other.roundtrip()
         harness.seat.touchUp(id: 3, time: 3)
         try other.roundtrip()
@@ -186,10 +182,10 @@ private struct DragScene {
 
     @Test func destroyingTheSourceCancelsTheDrag() throws {
         let scene = try DragScene()
-        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 1)
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)
         try scene.startDrag(source)
-        _ = try scene.enterB()
-        try source.sendDestructor(1)
+        try scene.enterB()
+        try source.destroy()
         try scene.harness.client.roundtrip()
         try scene.other.roundtrip()
         #expect(!scene.harness.seat.isDragging)
@@ -200,66 +196,66 @@ private struct DragScene {
     @Test func anIconWithAnotherRoleIsARoleError() throws {
         let scene = try DragScene()
         let (iconProxy, _) = try scene.harness.makeSurface(scene.harness.client)
-        try scene.pointerA.send(0, [.uint(scene.harness.base.display.currentSerial), .object(iconProxy), .int(0), .int(0)])
-        try scene.deviceA.send(0, [.object(nil), .object(scene.proxyA), .object(iconProxy), .uint(scene.press)])
-        #expect(throws: SeatHarness.error("wl_data_device", scene.deviceA, code: 0)) { try scene.harness.client.roundtrip() }
+        try scene.pointerA.setCursor(serial: scene.harness.base.display.currentSerial, surface: iconProxy, hotspotX: 0, hotspotY: 0)
+        try scene.deviceA.startDrag(source: nil, origin: scene.proxyA, icon: iconProxy, serial: scene.press)
+        #expect(throws: SeatHarness.error(WlDataDeviceError.role, on: scene.deviceA)) { try scene.harness.client.roundtrip() }
     }
 
     @Test func offerSetActionsWithUnknownBitsIsAnInvalidActionMaskError() throws {
         let scene = try DragScene()
-        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 1)
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)
         try scene.startDrag(source)
         let offer = try scene.enterB()
-        try offer.send(4, [.uint(8 | 1), .uint(1)])
-        #expect(throws: SeatHarness.error("wl_data_offer", offer, code: 1)) { try scene.other.roundtrip() }
+        try offer.setActions(dndActions: WlDataDeviceManagerDndAction(rawValue: 8 | 1), preferredAction: .copy)
+        #expect(throws: SeatHarness.error(WlDataOfferError.invalidActionMask, on: offer)) { try scene.other.roundtrip() }
     }
 
     @Test func aPreferredActionThatIsNotOneActionOfTheMaskIsAnInvalidActionError() throws {
-        for preferred: UInt32 in [2, 1 | 2, 8] {
+        for preferred in [WlDataDeviceManagerDndAction.move, [.copy, .move], WlDataDeviceManagerDndAction(rawValue: 8)] {
             let scene = try DragScene()
-            let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 3)
+            let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: [.copy, .move])
             try scene.startDrag(source)
             let offer = try scene.enterB()
-            try offer.send(4, [.uint(preferred == 2 ? 1 : 3), .uint(preferred)])
-            #expect(throws: SeatHarness.error("wl_data_offer", offer, code: 2)) { try scene.other.roundtrip() }
+            try offer.setActions(dndActions: preferred == .move ? .copy : [.copy, .move], preferredAction: preferred)
+            #expect(throws: SeatHarness.error(WlDataOfferError.invalidAction, on: offer)) { try scene.other.roundtrip() }
         }
     }
 
     @Test func finishBeforeTheDropOrWithAskIsAnInvalidFinishError() throws {
         let scene = try DragScene()
-        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: 1)
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)
         try scene.startDrag(source)
         let offer = try scene.enterB()
-        try offer.send(0, [.uint(0), .string("text/plain")])
-        try offer.send(4, [.uint(1), .uint(1)])
-        try offer.send(3)
-        #expect(throws: SeatHarness.error("wl_data_offer", offer, code: 0)) { try scene.other.roundtrip() }
+        try offer.accept(serial: 0, mimeType: "text/plain")
+        try offer.setActions(dndActions: .copy, preferredAction: .copy)
+        try offer.finish()
+        #expect(throws: SeatHarness.error(WlDataOfferError.invalidFinish, on: offer)) { try scene.other.roundtrip() }
 
         let askScene = try DragScene()
-        let askSource = try askScene.harness.dataSource(askScene.harness.client, manager: askScene.managerA, mimeTypes: ["text/plain"], actions: 4)
+        let askSource = try askScene.harness.dataSource(askScene.harness.client, manager: askScene.managerA, mimeTypes: ["text/plain"], actions: .ask)
         try askScene.startDrag(askSource)
         let askOffer = try askScene.enterB()
-        try askOffer.send(0, [.uint(0), .string("text/plain")])
-        try askOffer.send(4, [.uint(4), .uint(4)])
+        try askOffer.accept(serial: 0, mimeType: "text/plain")
+        try askOffer.setActions(dndActions: .ask, preferredAction: .ask)
         try askScene.roundtrip()
         askScene.harness.seat.pointerButton(time: 3, button: DragScene.leftButton, pressed: false)
         try askScene.roundtrip()
-        #expect(askScene.deviceB.events(named: "drop").count == 1)
-        try askOffer.send(3)
-        #expect(throws: SeatHarness.error("wl_data_offer", askOffer, code: 0)) { try askScene.other.roundtrip() }
+        #expect(askScene.deviceB.events.filter { $0 == .drop }.count == 1)
+        try askOffer.finish()
+        #expect(throws: SeatHarness.error(WlDataOfferError.invalidFinish, on: askOffer)) { try askScene.other.roundtrip() }
     }
 
     @Test func sourceSetActionsWithUnknownBitsOrTwiceIsAnError() throws {
         let harness = try SeatHarness()
-        let manager = try harness.client.bind("wl_data_device_manager", version: 3)
-        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: [], actions: 16)
-        #expect(throws: SeatHarness.error("wl_data_source", source, code: 0)) { try harness.client.roundtrip() }
+        let manager = try harness.client.bind(WlDataDeviceManagerProxy.self, version: 3)
+        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: [], actions: WlDataDeviceManagerDndAction(rawValue: 16))
+        #expect(throws: SeatHarness.error(WlDataSourceError.invalidActionMask, on: source)) { try harness.client.roundtrip() }
 
         let second = try SeatHarness()
-        let secondManager = try second.client.bind("wl_data_device_manager", version: 3)
-        let twice = try second.dataSource(second.client, manager: secondManager, mimeTypes: [], actions: 1)
-        try twice.send(2, [.uint(2)])
-        #expect(throws: SeatHarness.error("wl_data_source", twice, code: 1)) { try second.client.roundtrip() }
+        let secondManager = try second.client.bind(WlDataDeviceManagerProxy.self, version: 3)
+        let twice = try second.dataSource(second.client, manager: secondManager, mimeTypes: [], actions: .copy)
+        try twice.setActions(dndActions: .move)
+        #expect(throws: SeatHarness.error(WlDataSourceError.invalidSource, on: twice)) { try second.client.roundtrip() }
     }
 
     @Test func aDroppedVersion2OfferFinishesWhenDestroyed() throws {
@@ -273,21 +269,19 @@ private struct DragScene {
         harness.seat.pointerEnter(surfaceA, x: 0, y: 0)
         let press = harness.seat.pointerButton(time: 1, button: DragScene.leftButton, pressed: true)
         try harness.client.roundtrip()
-        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: ["text/plain"], actions: 1 | 2)
-        try deviceA.send(0, [.object(source), .object(proxyA), .object(nil), .uint(press)])
+        let source = try harness.dataSource(harness.client, manager: manager, mimeTypes: ["text/plain"], actions: [.copy, .move])
+        try deviceA.startDrag(source: source, origin: proxyA, icon: nil, serial: press)
         try harness.client.roundtrip()
         harness.seat.pointerEnter(surfaceB, x: 0, y: 0)
         try other.roundtrip()
-        let offerID = try #require(deviceB.arguments(of: "data_offer")?.first?.objectID)
-        let offer = try #require(other.proxy(withID: offerID))
-        #expect(offer.events.map(\.name) == ["offer"])
+        let offer = try #require(deviceB.offers.first)
+        #expect(offer.events == [.offer(mimeType: "text/plain")])
         harness.seat.pointerButton(time: 2, button: DragScene.leftButton, pressed: false)
         try other.roundtrip()
         #expect(deviceB.events.map(\.name) == ["data_offer", "enter", "drop", "leave"])
-        try offer.sendDestructor(2)
+        try offer.destroy()
         try other.roundtrip()
         try harness.client.roundtrip()
-        #expect(source.events.map(\.name) == ["action", "dnd_drop_performed", "dnd_finished"])
-        #expect(source.arguments(of: "action") == [.uint(1)])
+        #expect(source.events == [.action(dndAction: .copy), .dndDropPerformed, .dndFinished])
     }
 }

@@ -12,7 +12,7 @@ final class ExtensionHarness {
     let fractionalScale: FractionalScaleManagerGlobal
     let xdgOutputs: XdgOutputManagerGlobal
     let idleInhibit: IdleInhibitManagerGlobal
-    private var compositor: TestProxy?
+    private var compositor: WlCompositorProxy?
 
     var client: TestClient { core.client }
     var output: Output { core.output }
@@ -30,9 +30,9 @@ final class ExtensionHarness {
     }
 
     /// A new wl_surface of the harness's client: its proxy and the server's `Surface`.
-    func makeSurface() throws -> (proxy: TestProxy, surface: Surface) {
-        if compositor == nil { compositor = try client.bind("wl_compositor", version: 5) }
-        let proxy = try compositor!.send(0, [.newID], interface: "wl_surface")
+    func makeSurface() throws -> (proxy: WlSurfaceProxy, surface: Surface) {
+        if compositor == nil { compositor = try client.bind(WlCompositorProxy.self, version: 5) }
+        let proxy = try compositor!.createSurface()
         try client.roundtrip()
         let surface = try #require(core.surfaces.last)
         #expect(surface.id == proxy.id)
@@ -40,29 +40,29 @@ final class ExtensionHarness {
     }
 
     /// `child` made a subsurface of `parent` (synchronized, as wl_subsurface starts).
-    func makeSubsurface(_ child: TestProxy, of parent: TestProxy) throws -> TestProxy {
-        let subcompositor = try client.bind("wl_subcompositor", version: 1)
-        return try subcompositor.send(1, [.newID, .object(child), .object(parent)], interface: "wl_subsurface")
+    @discardableResult
+    func makeSubsurface(_ child: WlSurfaceProxy, of parent: WlSurfaceProxy) throws -> WlSubsurfaceProxy {
+        let subcompositor = try client.bind(WlSubcompositorProxy.self, version: 1)
+        return try subcompositor.getSubsurface(surface: child, parent: parent)
     }
 
     /// Attaches `buffer` to `surface` (wl_surface.attach at 0, 0).
-    func attach(_ buffer: TestProxy?, to surface: TestProxy) throws {
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+    func attach(_ buffer: WlBufferProxy?, to surface: WlSurfaceProxy) throws {
+        try surface.attach(buffer: buffer, x: 0, y: 0)
     }
 
-    func commit(_ surface: TestProxy) throws {
-        try surface.send(6)
+    func commit(_ surface: WlSurfaceProxy) throws {
+        try surface.commit()
     }
 
     /// A wl_shm buffer of the harness's client.
-    func shmBuffer(width: Int32, height: Int32) throws -> TestProxy {
+    func shmBuffer(width: Int32, height: Int32) throws -> WlBufferProxy {
         try core.shmBuffer(client, width: width, height: height, pixel: 0)
     }
 
     /// Expects the next roundtrip to end with protocol error `code` posted on `object`.
-    func expectProtocolError(on object: TestProxy, code: UInt32, sourceLocation: SourceLocation = #_sourceLocation) {
-        let expected = ProtocolErrorReport(interface: object.interfaceName, objectID: object.id, code: code)
-        #expect(throws: TestClientError.protocolError(expected), sourceLocation: sourceLocation) {
+    func expectProtocolError(_ code: some WaylandEnumeration, on object: TestProxy, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(code, on: object)), sourceLocation: sourceLocation) {
             try client.roundtrip()
         }
     }

@@ -44,19 +44,19 @@ final class Harness: SurfaceObserver {
     }
 
     /// A wl_shm buffer of `width`×`height` ARGB8888 pixels, every pixel `pixel`.
-    func shmBuffer(_ client: TestClient, width: Int32, height: Int32, pixel: UInt32) throws -> TestProxy {
-        let shm = try client.bind("wl_shm", version: 1)
+    func shmBuffer(_ client: TestClient, width: Int32, height: Int32, pixel: UInt32) throws -> WlBufferProxy {
+        let shm = try client.bind(WlShmProxy.self, version: 1)
         let stride = width * 4
         let size = Int(stride * height)
         let fd = anonymousFile(size: size)
+        defer { close(fd) }
         let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)!
         let pixels = memory.assumingMemoryBound(to: UInt32.self)
         for index in 0..<(size / 4) { pixels[index] = pixel }
         munmap(memory, size)
-        let pool = try shm.send(0, [TestArgument.newID, .fileDescriptor(fd), .int(Int32(size))], interface: "wl_shm_pool")
-        close(fd)
-        let buffer = try pool.send(0, [TestArgument.newID, .int(0), .int(width), .int(height), .int(stride), .uint(0)], interface: "wl_buffer")
-        try pool.sendDestructor(1)
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: fd), size: Int32(size))
+        let buffer = try pool.createBuffer(offset: 0, width: width, height: height, stride: stride, format: .argb8888)
+        try pool.destroy()
         return buffer
     }
 }

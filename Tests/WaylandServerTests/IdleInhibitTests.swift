@@ -16,9 +16,10 @@ private final class InhibitorLog: IdleInhibitHandler {
 }
 
 @Suite struct IdleInhibitTests {
-    private func inhibitor(_ harness: ExtensionHarness, on surface: TestProxy) throws -> TestProxy {
-        let manager = try harness.client.bind("zwp_idle_inhibit_manager_v1", version: 1)
-        return try manager.send(1, [.newID, .object(surface)], interface: "zwp_idle_inhibitor_v1")
+    @discardableResult
+    private func inhibitor(_ harness: ExtensionHarness, on surface: WlSurfaceProxy) throws -> ZwpIdleInhibitorV1Proxy {
+        let manager = try harness.client.bind(ZwpIdleInhibitManagerV1Proxy.self, version: 1)
+        return try manager.createInhibitor(surface: surface)
     }
 
     @Test func creatingAndDestroyingAnInhibitorIsReported() throws {
@@ -29,7 +30,7 @@ private final class InhibitorLog: IdleInhibitHandler {
         let request = try inhibitor(harness, on: proxy)
         try harness.client.roundtrip()
         #expect(log.entries == ["created \(surface.id)"])
-        try request.sendDestructor(0)
+        try request.destroy()
         try harness.client.roundtrip()
         #expect(log.entries == ["created \(surface.id)", "destroyed \(surface.id)"])
     }
@@ -42,11 +43,11 @@ private final class InhibitorLog: IdleInhibitHandler {
         let id = surface.id
         let first = try inhibitor(harness, on: proxy)
         let second = try inhibitor(harness, on: proxy)
-        try proxy.sendDestructor(0)
+        try proxy.destroy()
         try harness.client.roundtrip()
         #expect(log.entries == ["created \(id)", "created \(id)", "destroyed \(id)", "destroyed \(id)"])
-        try first.sendDestructor(0)
-        try second.sendDestructor(0)
+        try first.destroy()
+        try second.destroy()
         try harness.client.roundtrip()
         #expect(log.entries.count == 4)
     }
@@ -57,7 +58,7 @@ private final class InhibitorLog: IdleInhibitHandler {
         harness.idleInhibit.handler = log
         let (proxy, surface) = try harness.makeSurface()
         let id = surface.id
-        _ = try inhibitor(harness, on: proxy)
+        try inhibitor(harness, on: proxy)
         try harness.client.roundtrip()
         surface.client.disconnect()
         #expect(log.entries == ["created \(id)", "destroyed \(id)"])
@@ -69,9 +70,9 @@ private final class InhibitorLog: IdleInhibitHandler {
         harness.idleInhibit.handler = log
         let (firstProxy, first) = try harness.makeSurface()
         let (secondProxy, second) = try harness.makeSurface()
-        _ = try inhibitor(harness, on: firstProxy)
-        _ = try inhibitor(harness, on: secondProxy)
-        try firstProxy.sendDestructor(0)
+        try inhibitor(harness, on: firstProxy)
+        try inhibitor(harness, on: secondProxy)
+        try firstProxy.destroy()
         try harness.client.roundtrip()
         #expect(log.entries == ["created \(first.id)", "created \(second.id)", "destroyed \(first.id)"])
     }

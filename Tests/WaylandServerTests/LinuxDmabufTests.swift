@@ -43,7 +43,7 @@ private final class DmabufHarness {
     let core: Harness
     let importer = RecordingImporter()
     let global: LinuxDmabufGlobal
-    private var compositor: TestProxy?
+    private var compositor: WlCompositorProxy?
 
     var client: TestClient { core.client }
 
@@ -53,42 +53,46 @@ private final class DmabufHarness {
         try core.client.roundtrip()
     }
 
-    func bind(version: UInt32 = 4) throws -> TestProxy {
-        try client.bind("zwp_linux_dmabuf_v1", version: version)
+    func bind(version: UInt32 = 4) throws -> ZwpLinuxDmabufV1Proxy {
+        try client.bind(ZwpLinuxDmabufV1Proxy.self, version: version)
     }
 
-    func makeSurface() throws -> (proxy: TestProxy, surface: Surface) {
-        if compositor == nil { compositor = try client.bind("wl_compositor", version: 5) }
-        let proxy = try compositor!.send(0, [.newID], interface: "wl_surface")
+    func makeSurface() throws -> (proxy: WlSurfaceProxy, surface: Surface) {
+        if compositor == nil { compositor = try client.bind(WlCompositorProxy.self, version: 5) }
+        let proxy = try compositor!.createSurface()
         try client.roundtrip()
         return (proxy, try #require(core.surfaces.last))
     }
 
     /// A new zwp_linux_buffer_params_v1 with `plane` added as plane 0 (a 64-pixel-wide ARGB row).
-    func makeParams(_ dmabuf: TestProxy, plane fd: Int32) throws -> TestProxy {
-        let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+    func makeParams(_ dmabuf: ZwpLinuxDmabufV1Proxy, plane fd: Int32) throws -> ZwpLinuxBufferParamsV1Proxy {
+        let params = try dmabuf.createParams()
         try add(params, fd: fd, stride: 256)
         return params
     }
 
     /// zwp_linux_buffer_params_v1.add of `fd` as plane `index` (libwayland sends a duplicate).
-    func add(_ params: TestProxy, fd: Int32, index: UInt32 = 0, offset: UInt32 = 0, stride: UInt32, modifier: UInt64 = 0) throws {
-        try params.send(1, [.fileDescriptor(fd), .uint(index), .uint(offset), .uint(stride),
-                            .uint(UInt32(modifier >> 32)), .uint(UInt32(truncatingIfNeeded: modifier))])
+    func add(_ params: ZwpLinuxBufferParamsV1Proxy, fd: Int32, index: UInt32 = 0, offset: UInt32 = 0, stride: UInt32,
+             modifier: UInt64 = 0) throws {
+        try params.add(fd: FileDescriptor(rawValue: fd), planeIdx: index, offset: offset, stride: stride,
+                       modifierHi: UInt32(modifier >> 32), modifierLo: UInt32(truncatingIfNeeded: modifier))
     }
 
-    func create(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = PixelFormat.argb8888.rawValue, flags: UInt32 = 0) throws {
-        try params.send(2, [.int(width), .int(height), .uint(format), .uint(flags)])
+    func create(_ params: ZwpLinuxBufferParamsV1Proxy, width: Int32, height: Int32, format: UInt32 = PixelFormat.argb8888.rawValue,
+                flags: ZwpLinuxBufferParamsV1Flags = []) throws {
+        try params.create(width: width, height: height, format: format, flags: flags)
     }
 
-    func createImmediately(_ params: TestProxy, width: Int32, height: Int32, format: UInt32 = PixelFormat.argb8888.rawValue,
-                           flags: UInt32 = 0) throws -> TestProxy {
-        try params.send(3, [.newID, .int(width), .int(height), .uint(format), .uint(flags)], interface: "wl_buffer")
+    @discardableResult
+    func createImmediately(_ params: ZwpLinuxBufferParamsV1Proxy, width: Int32, height: Int32,
+                           format: UInt32 = PixelFormat.argb8888.rawValue, flags: ZwpLinuxBufferParamsV1Flags = []) throws -> WlBufferProxy {
+        try params.createImmed(width: width, height: height, format: format, flags: flags)
     }
 
     /// Expects the next roundtrip to end with zwp_linux_buffer_params_v1 error `code` on `params`.
-    func expectParamsError(_ params: TestProxy, code: UInt32, sourceLocation: SourceLocation = #_sourceLocation) {
-        let expected = ProtocolErrorReport(interface: "zwp_linux_buffer_params_v1", objectID: params.id, code: code)
+    func expectParamsError(_ params: ZwpLinuxBufferParamsV1Proxy, _ code: ZwpLinuxBufferParamsV1Error,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        let expected = ProtocolErrorReport(code, on: params)
         #expect(throws: TestClientError.protocolError(expected), sourceLocation: sourceLocation) {
             try client.roundtrip()
         }
@@ -112,11 +116,8 @@ private func openDescriptors(sharingFileWith fd: Int32) -> Int {
 }
 
 /// The (format, modifier) entries of a format table event's file, read through a private mapping.
-private func formatTable(_ event: TestEvent) throws -> [DmabufFormat] {
-    guard case .fileDescriptor(let fd) = event.arguments[0], case .uint(let size) = event.arguments[1] else {
-        throw TestClientError.marshalFailed
-    }
-    defer { close(fd) }
+private func formatTable(_ descriptor: FileDescriptor, size: UInt32) throws -> [DmabufFormat] {
+    let fd = descriptor.rawValue
     let memory = try #require(mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0))
     try #require(memory != MAP_FAILED)
     defer { munmap(memory, Int(size)) }
@@ -137,7 +138,7 @@ private func bytes<T>(_ values: [T]) -> [UInt8] {
 private struct ReceivedFeedback: Equatable {
     var table: [DmabufFormat] = []
     var mainDevice: [UInt8] = []
-    var tranches: [(device: [UInt8], flags: UInt32, indices: [UInt8])] = []
+    var tranches: [(device: [UInt8], flags: ZwpLinuxDmabufFeedbackV1TrancheFlags, indices: [UInt8])] = []
 
     static func == (lhs: ReceivedFeedback, rhs: ReceivedFeedback) -> Bool {
         lhs.table == rhs.table && lhs.mainDevice == rhs.mainDevice
@@ -146,15 +147,15 @@ private struct ReceivedFeedback: Equatable {
             && lhs.tranches.map(\.indices) == rhs.tranches.map(\.indices)
     }
 
-    init(_ events: [TestEvent]) throws {
+    init(_ events: [ZwpLinuxDmabufFeedbackV1Proxy.Event]) throws {
         for event in events {
-            switch (event.name, event.arguments.first) {
-            case ("format_table", _): table = try formatTable(event)
-            case ("main_device", .bytes(let value)?): mainDevice = value
-            case ("tranche_target_device", .bytes(let value)?): tranches.append((value, 0, []))
-            case ("tranche_flags", .uint(let value)?): tranches[tranches.count - 1].flags = value
-            case ("tranche_formats", .bytes(let value)?): tranches[tranches.count - 1].indices = value
-            default: break
+            switch event {
+            case .formatTable(let fd, let size): table = try formatTable(fd, size: size)
+            case .mainDevice(let value): mainDevice = value
+            case .trancheTargetDevice(let value): tranches.append((value, [], []))
+            case .trancheFlags(let value): tranches[tranches.count - 1].flags = value
+            case .trancheFormats(let value): tranches[tranches.count - 1].indices = value
+            case .trancheDone, .done: break
             }
         }
     }
@@ -175,7 +176,7 @@ extension LinuxDmabufTests {
         @Test func defaultFeedbackSendsTheTableTheDevicesAndTheTranchesInOrder() throws {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind()
-            let feedback = try dmabuf.send(2, [.newID], interface: "zwp_linux_dmabuf_feedback_v1")
+            let feedback = try dmabuf.getDefaultFeedback()
             try harness.client.roundtrip()
             #expect(dmabuf.events.isEmpty, "version 4 must not send format or modifier events")
             #expect(feedback.events.map(\.name) == oneFeedbackSend)
@@ -187,7 +188,7 @@ extension LinuxDmabufTests {
             // dev_t 226:128 is (226 << 8) | 128 in glibc's encoding.
             #expect(received.mainDevice == bytes([UInt64(0xe280)]))
             #expect(received.tranches.map(\.device) == [bytes([UInt64(0xe280)]), bytes([UInt64(0xe200)])])
-            #expect(received.tranches.map(\.flags) == [0, 1])
+            #expect(received.tranches.map(\.flags) == [[], .scanout])
             #expect(received.tranches.map(\.indices) == [bytes([UInt16(0), 1, 2]), bytes([UInt16(1)])])
         }
 
@@ -209,10 +210,11 @@ extension LinuxDmabufTests {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind(version: 3)
             try harness.client.roundtrip()
-            #expect(dmabuf.events(named: "format").map(\.arguments) == [[.uint(PixelFormat.argb8888.rawValue)], [.uint(PixelFormat.xrgb8888.rawValue)]])
-            #expect(dmabuf.events(named: "modifier").map(\.arguments) == [
-                [.uint(PixelFormat.argb8888.rawValue), .uint(0), .uint(0)], [.uint(PixelFormat.xrgb8888.rawValue), .uint(0), .uint(0)],
-                [.uint(PixelFormat.argb8888.rawValue), .uint(0x0100_0000), .uint(1)],
+            let (argb8888, xrgb8888) = (PixelFormat.argb8888.rawValue, PixelFormat.xrgb8888.rawValue)
+            #expect(dmabuf.events == [
+                .format(format: argb8888), .format(format: xrgb8888),
+                .modifier(format: argb8888, modifierHi: 0, modifierLo: 0), .modifier(format: xrgb8888, modifierHi: 0, modifierLo: 0),
+                .modifier(format: argb8888, modifierHi: 0x0100_0000, modifierLo: 1),
             ])
         }
 
@@ -227,16 +229,15 @@ extension LinuxDmabufTests {
             let harness = try DmabufHarness(feedback: tiledOnly)
             let dmabuf = try harness.bind(version: 2)
             try harness.client.roundtrip()
-            #expect(dmabuf.events.map(\.name) == ["format", "format"])
-            #expect(dmabuf.events.map(\.arguments) == [[.uint(PixelFormat.xrgb8888.rawValue)], [.uint(PixelFormat.argb8888.rawValue)]])
+            #expect(dmabuf.events == [.format(format: PixelFormat.xrgb8888.rawValue), .format(format: PixelFormat.argb8888.rawValue)])
         }
 
         @Test func surfaceFeedbackFollowsTheSurfacesOwnFeedbackAndBecomesInertWithIt() throws {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind()
             let (proxy, surface) = try harness.makeSurface()
-            let defaultObject = try dmabuf.send(2, [.newID], interface: "zwp_linux_dmabuf_feedback_v1")
-            let surfaceObject = try dmabuf.send(3, [.newID, .object(proxy)], interface: "zwp_linux_dmabuf_feedback_v1")
+            let defaultObject = try dmabuf.getDefaultFeedback()
+            let surfaceObject = try dmabuf.getSurfaceFeedback(surface: proxy)
             try harness.client.roundtrip()
             #expect(try ReceivedFeedback(surfaceObject.events) == ReceivedFeedback(defaultObject.events))
             defaultObject.clearEvents()
@@ -253,7 +254,7 @@ extension LinuxDmabufTests {
             #expect(surfaceObject.events.map(\.name) == oneFeedbackSend, "sent once: the same feedback is never repeated")
             let received = try ReceivedFeedback(surfaceObject.events)
             #expect(received.table == [DmabufFormat(.xrgb8888, modifier: 0), DmabufFormat(.argb8888, modifier: 0)])
-            #expect(received.tranches.map(\.flags) == [1, 0])
+            #expect(received.tranches.map(\.flags) == [.scanout, []])
             #expect(received.tranches.map(\.indices) == [bytes([UInt16(0)]), bytes([UInt16(1)])])
             surfaceObject.clearEvents()
 
@@ -262,7 +263,7 @@ extension LinuxDmabufTests {
             #expect(try ReceivedFeedback(surfaceObject.events).table.count == 3, "back to the default table")
             surfaceObject.clearEvents()
 
-            try proxy.sendDestructor(0)
+            try proxy.destroy()
             try harness.client.roundtrip()
             var changed = defaultFeedback
             changed.tranches.removeLast()
@@ -286,7 +287,7 @@ extension LinuxDmabufTests {
                 DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(.xrgb8888, modifier: 0)]),
             ])
             try harness.global.setFeedback(own, for: surface)
-            let surfaceObject = try dmabuf.send(3, [.newID, .object(proxy)], interface: "zwp_linux_dmabuf_feedback_v1")
+            let surfaceObject = try dmabuf.getSurfaceFeedback(surface: proxy)
             try harness.client.roundtrip()
             let received = try ReceivedFeedback(surfaceObject.events)
             #expect(received.table == [DmabufFormat(.xrgb8888, modifier: 0)])
@@ -301,15 +302,13 @@ extension LinuxDmabufTests {
             let fd = anonymousFile(size: 256 * 16)
             defer { close(fd) }
             let params = try harness.makeParams(dmabuf, plane: fd)
-            try harness.create(params, width: 64, height: 16, flags: 1)
+            try harness.create(params, width: 64, height: 16, flags: .yInvert)
             try harness.client.roundtrip()
             #expect(params.events.map(\.name) == ["created"])
-            guard case .object(let id) = params.events.first?.arguments.first else {
+            guard case .created(let buffer)? = params.events.first else {
                 Issue.record("created carries no buffer")
                 return
             }
-            let buffer = try #require(harness.client.proxy(withID: id))
-            #expect(buffer.interfaceName == "wl_buffer")
 
             let attributes = try #require(harness.importer.imported.first)
             #expect(harness.importer.imported.count == 1)
@@ -320,8 +319,8 @@ extension LinuxDmabufTests {
             #expect(openDescriptors(sharingFileWith: fd) == 2, "the server keeps the plane while the buffer lives")
 
             let (surfaceProxy, surface) = try harness.makeSurface()
-            try surfaceProxy.send(1, [.object(buffer), .int(0), .int(0)])
-            try surfaceProxy.send(6)
+            try surfaceProxy.attach(buffer: buffer, x: 0, y: 0)
+            try surfaceProxy.commit()
             try harness.client.roundtrip()
             let shown = try #require(surface.current.buffer)
             #expect(shown.storage == .dmabuf(attributes))
@@ -329,7 +328,7 @@ extension LinuxDmabufTests {
             #expect(surface.current.size == SurfaceSize(width: 64, height: 16))
             #expect(shown.withShmContents { _ in true } == nil)
 
-            try buffer.sendDestructor(0)
+            try buffer.destroy()
             try harness.client.roundtrip()
             #expect(harness.importer.destroyed == [attributes])
             #expect(!shown.isAlive)
@@ -341,12 +340,12 @@ extension LinuxDmabufTests {
             let dmabuf = try harness.bind()
             let luma = anonymousFile(size: 4096), chroma = anonymousFile(size: 4096)
             defer { close(luma); close(chroma) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            let params = try dmabuf.createParams()
             // Planes may come in any order; both carry the same (tiled) modifier.
             try harness.add(params, fd: chroma, index: 1, offset: 0, stride: 128, modifier: xTiled)
             try harness.add(params, fd: luma, index: 0, offset: 64, stride: 128, modifier: xTiled)
             let buffer = try harness.createImmediately(params, width: 32, height: 16)
-            try params.sendDestructor(0)
+            try params.destroy()
             try harness.client.roundtrip()
             #expect(params.events.isEmpty)
             let attributes = try #require(harness.importer.imported.first)
@@ -355,11 +354,11 @@ extension LinuxDmabufTests {
             #expect(openDescriptors(sharingFileWith: luma) == 2 && openDescriptors(sharingFileWith: chroma) == 2)
 
             let (surfaceProxy, surface) = try harness.makeSurface()
-            try surfaceProxy.send(1, [.object(buffer), .int(0), .int(0)])
-            try surfaceProxy.send(6)
+            try surfaceProxy.attach(buffer: buffer, x: 0, y: 0)
+            try surfaceProxy.commit()
             try harness.client.roundtrip()
             #expect(surface.current.buffer?.storage == .dmabuf(attributes))
-            try buffer.sendDestructor(0)
+            try buffer.destroy()
             try harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: luma) == 1 && openDescriptors(sharingFileWith: chroma) == 1)
         }
@@ -386,7 +385,7 @@ extension LinuxDmabufTests {
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
             let params = try harness.makeParams(dmabuf, plane: fd)
-            try harness.create(params, width: 64, height: 16, flags: 8)
+            try harness.create(params, width: 64, height: 16, flags: ZwpLinuxBufferParamsV1Flags(rawValue: 8))
             try harness.client.roundtrip()
             #expect(params.events.map(\.name) == ["failed"])
             #expect(harness.importer.imported.isEmpty)
@@ -399,7 +398,7 @@ extension LinuxDmabufTests {
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
             let params = try harness.makeParams(dmabuf, plane: fd)
-            try harness.create(params, width: 64, height: 16, flags: 2 | 4)
+            try harness.create(params, width: 64, height: 16, flags: [.interlaced, .bottomFirst])
             try harness.client.roundtrip()
             #expect(harness.importer.imported.map(\.flags) == [[.interlaced, .bottomFieldFirst]])
         }
@@ -411,8 +410,8 @@ extension LinuxDmabufTests {
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
             let params = try harness.makeParams(dmabuf, plane: fd)
-            _ = try harness.createImmediately(params, width: 64, height: 16)
-            harness.expectParamsError(params, code: 7)
+            try harness.createImmediately(params, width: 64, height: 16)
+            harness.expectParamsError(params, .invalidWlBuffer)
             #expect(openDescriptors(sharingFileWith: fd) == 1)
         }
 
@@ -424,7 +423,7 @@ extension LinuxDmabufTests {
             let params = try harness.makeParams(dmabuf, plane: fd)
             try harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: fd) == 2)
-            try params.sendDestructor(0)
+            try params.destroy()
             try harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: fd) == 1)
             #expect(harness.importer.imported.isEmpty)
@@ -433,32 +432,32 @@ extension LinuxDmabufTests {
         /// Sends `requests` on fresh params with one 4 KiB memfd plane at hand, expects protocol error
         /// `code` on the params, and that no descriptor of the plane stays open in the server.
         private func expectError(
-            code: UInt32, sourceLocation: SourceLocation = #_sourceLocation,
-            _ requests: (DmabufHarness, TestProxy, Int32) throws -> Void
+            _ code: ZwpLinuxBufferParamsV1Error, sourceLocation: SourceLocation = #_sourceLocation,
+            _ requests: (DmabufHarness, ZwpLinuxBufferParamsV1Proxy, Int32) throws -> Void
         ) throws {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind()
             let fd = anonymousFile(size: 4096)
             defer { close(fd) }
-            let params = try dmabuf.send(1, [.newID], interface: "zwp_linux_buffer_params_v1")
+            let params = try dmabuf.createParams()
             try requests(harness, params, fd)
-            harness.expectParamsError(params, code: code, sourceLocation: sourceLocation)
+            harness.expectParamsError(params, code, sourceLocation: sourceLocation)
             #expect(openDescriptors(sharingFileWith: fd) == 1, "plane descriptors closed", sourceLocation: sourceLocation)
         }
 
         @Test func planeIndexBeyondTheFourthIsPlaneIdx() throws {
-            try expectError(code: 1) { harness, params, fd in try harness.add(params, fd: fd, index: 4, stride: 256) }
+            try expectError(.planeIdx) { harness, params, fd in try harness.add(params, fd: fd, index: 4, stride: 256) }
         }
 
         @Test func settingAPlaneTwiceIsPlaneSet() throws {
-            try expectError(code: 2) { harness, params, fd in
+            try expectError(.planeSet) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.add(params, fd: fd, stride: 256)
             }
         }
 
         @Test func addAfterCreateIsAlreadyUsed() throws {
-            try expectError(code: 0) { harness, params, fd in
+            try expectError(.alreadyUsed) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.create(params, width: 64, height: 16)
                 try harness.add(params, fd: fd, index: 1, stride: 256)
@@ -466,7 +465,7 @@ extension LinuxDmabufTests {
         }
 
         @Test func createTwiceIsAlreadyUsed() throws {
-            try expectError(code: 0) { harness, params, fd in
+            try expectError(.alreadyUsed) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.create(params, width: 64, height: 16)
                 try harness.create(params, width: 64, height: 16)
@@ -474,11 +473,11 @@ extension LinuxDmabufTests {
         }
 
         @Test func createWithoutPlanesIsIncomplete() throws {
-            try expectError(code: 3) { harness, params, _ in try harness.create(params, width: 64, height: 16) }
+            try expectError(.incomplete) { harness, params, _ in try harness.create(params, width: 64, height: 16) }
         }
 
         @Test func aGapBetweenPlanesIsIncomplete() throws {
-            try expectError(code: 3) { harness, params, fd in
+            try expectError(.incomplete) { harness, params, fd in
                 try harness.add(params, fd: fd, index: 0, stride: 256)
                 try harness.add(params, fd: fd, index: 2, stride: 256)
                 try harness.create(params, width: 64, height: 16)
@@ -486,57 +485,57 @@ extension LinuxDmabufTests {
         }
 
         @Test func aFormatThatWasNotAdvertisedIsInvalidFormat() throws {
-            try expectError(code: 4) { harness, params, fd in
+            try expectError(.invalidFormat) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.create(params, width: 64, height: 16, format: PixelFormat.abgr8888.rawValue)
             }
         }
 
         @Test func aModifierThatWasNotAdvertisedForTheFormatIsInvalidFormat() throws {
-            try expectError(code: 4) { harness, params, fd in
+            try expectError(.invalidFormat) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256, modifier: xTiled)
                 try harness.create(params, width: 64, height: 16, format: PixelFormat.xrgb8888.rawValue)
             }
         }
 
         @Test func planesWithDifferentModifiersAreInvalidFormat() throws {
-            try expectError(code: 4) { harness, params, fd in
+            try expectError(.invalidFormat) { harness, params, fd in
                 try harness.add(params, fd: fd, index: 0, stride: 256, modifier: xTiled)
                 try harness.add(params, fd: fd, index: 1, stride: 256, modifier: FormatModifier.linear)
             }
         }
 
         @Test func zeroWidthIsInvalidDimensions() throws {
-            try expectError(code: 5) { harness, params, fd in
+            try expectError(.invalidDimensions) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.create(params, width: 0, height: 16)
             }
         }
 
         @Test func negativeHeightIsInvalidDimensions() throws {
-            try expectError(code: 5) { harness, params, fd in
+            try expectError(.invalidDimensions) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
-                _ = try harness.createImmediately(params, width: 64, height: -1)
+                try harness.createImmediately(params, width: 64, height: -1)
             }
         }
 
         @Test func rowsBeyondTheEndOfTheDmabufAreOutOfBounds() throws {
             // 256 bytes × 17 rows = 4352 > the 4096-byte memfd.
-            try expectError(code: 6) { harness, params, fd in
+            try expectError(.outOfBounds) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 256)
                 try harness.create(params, width: 64, height: 17)
             }
         }
 
         @Test func anOffsetAtTheEndOfTheDmabufIsOutOfBounds() throws {
-            try expectError(code: 6) { harness, params, fd in
+            try expectError(.outOfBounds) { harness, params, fd in
                 try harness.add(params, fd: fd, offset: 4096, stride: 4)
                 try harness.create(params, width: 1, height: 1)
             }
         }
 
         @Test func aPlaneSizeBeyond32BitsIsOutOfBounds() throws {
-            try expectError(code: 6) { harness, params, fd in
+            try expectError(.outOfBounds) { harness, params, fd in
                 try harness.add(params, fd: fd, stride: 0x1000_0000)
                 try harness.create(params, width: 64, height: 16)
             }
@@ -553,9 +552,9 @@ extension LinuxDmabufTests {
         /// A surface with a 64×16 dmabuf whose one plane is the read end of a new pipe.
         private struct FencedWindow {
             let harness: DmabufHarness
-            let surfaceProxy: TestProxy
+            let surfaceProxy: WlSurfaceProxy
             let surface: Surface
-            let buffer: TestProxy
+            let buffer: WlBufferProxy
             let readEnd: Int32
             let writeEnd: Int32
 
@@ -566,7 +565,7 @@ extension LinuxDmabufTests {
                 (readEnd, writeEnd) = (ends[0], ends[1])
                 let params = try harness.makeParams(try harness.bind(), plane: readEnd)
                 buffer = try harness.createImmediately(params, width: 64, height: 16)
-                try params.sendDestructor(0)
+                try params.destroy()
                 (surfaceProxy, surface) = try harness.makeSurface()
             }
 
@@ -586,11 +585,11 @@ extension LinuxDmabufTests {
         @Test func commitsWaitUntilTheirDmabufIsWrittenThenApplyInOrder() throws {
             let window = try FencedWindow()
             defer { window.close() }
-            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
-            try window.surfaceProxy.send(6)
+            try window.surfaceProxy.attach(buffer: window.buffer, x: 0, y: 0)
+            try window.surfaceProxy.commit()
             // A later commit without a buffer waits behind the first.
-            try window.surfaceProxy.send(2, [.int(1), .int(2), .int(3), .int(4)])
-            try window.surfaceProxy.send(6)
+            try window.surfaceProxy.damage(x: 1, y: 2, width: 3, height: 4)
+            try window.surfaceProxy.commit()
             try window.harness.client.roundtrip()
             #expect(window.commits.isEmpty)
             #expect(window.surface.current.buffer == nil)
@@ -607,8 +606,8 @@ extension LinuxDmabufTests {
             #expect(openDescriptors(sharingFileWith: window.readEnd) == 3, "the watch was removed")
 
             // Written buffers apply at once.
-            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
-            try window.surfaceProxy.send(6)
+            try window.surfaceProxy.attach(buffer: window.buffer, x: 0, y: 0)
+            try window.surfaceProxy.commit()
             try window.harness.client.roundtrip()
             #expect(window.commits.count == 3)
         }
@@ -618,23 +617,23 @@ extension LinuxDmabufTests {
         @Test func commitsWaitingPastTheLimitDisconnectTheClient() throws {
             let window = try FencedWindow()
             defer { window.close() }
-            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
-            for _ in 0..<32 { try window.surfaceProxy.send(6) }
+            try window.surfaceProxy.attach(buffer: window.buffer, x: 0, y: 0)
+            for _ in 0..<32 { try window.surfaceProxy.commit() }
             try window.harness.client.roundtrip()
             #expect(window.commits.isEmpty)
-            try window.surfaceProxy.send(6)
+            try window.surfaceProxy.commit()
             #expect(throws: TestClientError.disconnected(errno: ENOMEM)) { try window.harness.client.roundtrip() }
         }
 
         @Test func aSurfaceDestroyedWhileItsCommitWaitsStopsWatchingItsBuffer() throws {
             let window = try FencedWindow()
             defer { window.close() }
-            try window.surfaceProxy.send(1, [.object(window.buffer), .int(0), .int(0)])
-            try window.surfaceProxy.send(6)
+            try window.surfaceProxy.attach(buffer: window.buffer, x: 0, y: 0)
+            try window.surfaceProxy.commit()
             try window.harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: window.readEnd) == 4)
 
-            try window.surfaceProxy.sendDestructor(0)
+            try window.surfaceProxy.destroy()
             try window.harness.client.roundtrip()
             #expect(openDescriptors(sharingFileWith: window.readEnd) == 3)
             window.finishWrites()

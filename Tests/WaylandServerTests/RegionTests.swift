@@ -64,16 +64,16 @@ import WaylandTestClient
     @Test func aClientBuildingARegionOfTooManyRectanglesIsDisconnected() throws {
         let harness = try Harness()
         let other = try harness.connect()
-        let compositor = try harness.client.bind("wl_compositor", version: 5)
-        let region = try compositor.send(1, [.newID], interface: "wl_region")
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let region = try compositor.createRegion()
         // 129 rows minus 128 columns: 129 × 129 rectangles, just over the limit.
         let n: Int32 = 129
-        for i in 0..<n { try region.send(1, [.int(0), .int(2 * i), .int(2 * n), .int(1)]) }
-        for i in 0..<(n - 1) { try region.send(2, [.int(2 * i), .int(0), .int(1), .int(2 * n)]) }
+        for i in 0..<n { try region.add(x: 0, y: 2 * i, width: 2 * n, height: 1) }
+        for i in 0..<(n - 1) { try region.subtract(x: 2 * i, y: 0, width: 1, height: 2 * n) }
         // wl_display.error no_memory, which libwayland's client reports as ENOMEM.
         #expect(throws: TestClientError.disconnected(errno: ENOMEM)) { try harness.client.roundtrip() }
-        let otherCompositor = try other.bind("wl_compositor", version: 5)
-        _ = try otherCompositor.send(0, [.newID], interface: "wl_surface")
+        let otherCompositor = try other.bind(WlCompositorProxy.self, version: 5)
+        try otherCompositor.createSurface()
         try other.roundtrip()
         #expect(other.protocolError == nil)
     }

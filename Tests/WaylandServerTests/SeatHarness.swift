@@ -29,57 +29,58 @@ final class SeatHarness: SeatHandler {
     }
 
     /// A new wl_surface of `client` and the server's Surface for it.
-    func makeSurface(_ client: TestClient) throws -> (proxy: TestProxy, surface: Surface) {
-        let compositor = try client.bind("wl_compositor", version: 5)
-        let proxy = try compositor.send(0, [.newID], interface: "wl_surface")
+    func makeSurface(_ client: TestClient) throws -> (proxy: WlSurfaceProxy, surface: Surface) {
+        let compositor = try client.bind(WlCompositorProxy.self, version: 5)
+        let proxy = try compositor.createSurface()
         try client.roundtrip()
         let surface = try #require(base.surfaces.last)
         #expect(surface.id == proxy.id)
         return (proxy, surface)
     }
 
-    func bindSeat(_ client: TestClient, version: UInt32 = 8) throws -> TestProxy {
-        try client.bind("wl_seat", version: version)
+    func bindSeat(_ client: TestClient, version: UInt32 = 8) throws -> WlSeatProxy {
+        try client.bind(WlSeatProxy.self, version: version)
     }
 
-    func pointer(_ client: TestClient, version: UInt32 = 8) throws -> TestProxy {
-        let pointer = try bindSeat(client, version: version).send(0, [.newID], interface: "wl_pointer")
+    func pointer(_ client: TestClient, version: UInt32 = 8) throws -> WlPointerProxy {
+        let pointer = try bindSeat(client, version: version).getPointer()
         try client.roundtrip()
         return pointer
     }
 
-    func keyboard(_ client: TestClient, version: UInt32 = 8) throws -> TestProxy {
-        let keyboard = try bindSeat(client, version: version).send(1, [.newID], interface: "wl_keyboard")
+    func keyboard(_ client: TestClient, version: UInt32 = 8) throws -> WlKeyboardProxy {
+        let keyboard = try bindSeat(client, version: version).getKeyboard()
         try client.roundtrip()
         return keyboard
     }
 
-    func touch(_ client: TestClient, version: UInt32 = 8) throws -> TestProxy {
-        let touch = try bindSeat(client, version: version).send(2, [.newID], interface: "wl_touch")
+    func touch(_ client: TestClient, version: UInt32 = 8) throws -> WlTouchProxy {
+        let touch = try bindSeat(client, version: version).getTouch()
         try client.roundtrip()
         return touch
     }
 
     /// A wl_data_device of `client` for the seat (manager and seat bound at `version` and 8).
-    func dataDevice(_ client: TestClient, version: UInt32 = 3) throws -> (manager: TestProxy, device: TestProxy) {
-        let manager = try client.bind("wl_data_device_manager", version: version)
+    func dataDevice(_ client: TestClient, version: UInt32 = 3) throws -> (manager: WlDataDeviceManagerProxy, device: WlDataDeviceProxy) {
+        let manager = try client.bind(WlDataDeviceManagerProxy.self, version: version)
         let seatProxy = try bindSeat(client)
-        let device = try manager.send(1, [.newID, .object(seatProxy)], interface: "wl_data_device")
+        let device = try manager.getDataDevice(seat: seatProxy)
         try client.roundtrip()
         return (manager, device)
     }
 
     /// A wl_data_source offering `mimeTypes`, with `actions` set when given.
-    func dataSource(_ client: TestClient, manager: TestProxy, mimeTypes: [String], actions: UInt32? = nil) throws -> TestProxy {
-        let source = try manager.send(0, [.newID], interface: "wl_data_source")
-        for mimeType in mimeTypes { try source.send(0, [.string(mimeType)]) }
-        if let actions { try source.send(2, [.uint(actions)]) }
+    func dataSource(_ client: TestClient, manager: WlDataDeviceManagerProxy, mimeTypes: [String],
+                    actions: WlDataDeviceManagerDndAction? = nil) throws -> WlDataSourceProxy {
+        let source = try manager.createDataSource()
+        for mimeType in mimeTypes { try source.offer(mimeType: mimeType) }
+        if let actions { try source.setActions(dndActions: actions) }
         return source
     }
 
     /// What a client's roundtrip throws after the server posted error `code` on `object`.
-    static func error(_ interface: String, _ object: TestProxy, code: UInt32) -> TestClientError {
-        .protocolError(ProtocolErrorReport(interface: interface, objectID: object.id, code: code))
+    static func error(_ code: some WaylandEnumeration, on object: TestProxy) -> TestClientError {
+        .protocolError(ProtocolErrorReport(code, on: object))
     }
 
     func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32) {
@@ -99,27 +100,9 @@ final class SeatHarness: SeatHandler {
     }
 }
 
-/// An event's arguments as a test compares them.
-extension TestProxy {
-    func arguments(of name: String, at index: Int = 0) -> [TestValue]? {
-        let matching = events(named: name)
-        return index < matching.count ? matching[index].arguments : nil
-    }
-}
-
-extension TestValue {
-    var uintValue: UInt32? {
-        if case .uint(let value) = self { return value }
-        return nil
-    }
-
-    var objectID: UInt32? {
-        if case .object(let id) = self { return id }
-        return nil
-    }
-
-    var descriptor: Int32? {
-        if case .fileDescriptor(let fd) = self { return fd }
-        return nil
+extension WlDataDeviceProxy {
+    /// The offers the device introduced with data_offer, in order.
+    var offers: [WlDataOfferProxy] {
+        events.compactMap { if case .dataOffer(let offer) = $0 { offer } else { nil } }
     }
 }

@@ -9,18 +9,26 @@ import WaylandTestClient
     private let keyA: UInt32 = 30
 
     /// The keymap text a keymap event carries, read through a private read-only mapping.
-    private func keymapText(_ keyboard: TestProxy, at index: Int = 0) throws -> String {
-        let arguments = try #require(keyboard.arguments(of: "keymap", at: index))
-        #expect(arguments[0] == .uint(1))
-        let fd = try #require(arguments[1].descriptor)
-        defer { close(fd) }
-        let size = Int(try #require(arguments[2].uintValue))
-        let memory = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0))
+    private func keymapText(_ keyboard: WlKeyboardProxy, at index: Int = 0) throws -> String {
+        let keymaps = keyboard.events.compactMap { event -> (format: WlKeyboardKeymapFormat, fd: FileDescriptor, size: UInt32)? in
+            guard case .keymap(let format, let fd, let size) = event else { return nil }
+            return (format, fd, size)
+        }
+        let keymap = try #require(index < keymaps.count ? keymaps[index] : nil)
+        #expect(keymap.format == .xkbV1)
+        let size = Int(keymap.size)
+        let memory = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE, keymap.fd.rawValue, 0))
         #expect(memory != MAP_FAILED)
         defer { munmap(memory, size) }
         // Sealed against writing: a writable shared mapping is refused.
-        #expect(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) == MAP_FAILED)
+        #expect(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, keymap.fd.rawValue, 0) == MAP_FAILED)
         return String(cString: memory.assumingMemoryBound(to: CChar.self))
+    }
+
+    /// A modifiers event's depressed, latched and locked modifiers and group.
+    private static func modifiers(_ event: WlKeyboardProxy.Event) -> [UInt32]? {
+        guard case .modifiers(_, let depressed, let latched, let locked, let group) = event else { return nil }
+        return [depressed, latched, locked, group]
     }
 
     /// The symbols of `key` ("AD06") in a keymap's text: the list in the last brackets of its line.
@@ -71,8 +79,10 @@ import WaylandTestClient
         try harness.client.roundtrip()
         #expect(keyboard.events.map(\.name) == ["keymap", "repeat_info", "enter", "modifiers"])
         let keys = withUnsafeBytes(of: keyA) { Array($0) }
-        #expect(keyboard.arguments(of: "enter") == [.uint(modifiersSerial - 1), .object(proxy.id), .bytes(keys)])
-        #expect(keyboard.arguments(of: "modifiers") == [.uint(modifiersSerial), .uint(0), .uint(0), .uint(0), .uint(0)])
+        #expect(keyboard.events.dropFirst(2) == [
+            .enter(serial: modifiersSerial - 1, surface: proxy, keys: keys),
+            .modifiers(serial: modifiersSerial, modsDepressed: 0, modsLatched: 0, modsLocked: 0, group: 0),
+        ])
         #expect(harness.seat.keyboardFocus === surface)
     }
 
@@ -86,9 +96,10 @@ import WaylandTestClient
         let shift = harness.seat.keyboardKey(time: 7, key: leftShift, pressed: true)
         try harness.client.roundtrip()
 
-        #expect(keyboard.events.map(\.name) == ["key", "modifiers"])
-        #expect(keyboard.arguments(of: "key") == [.uint(shift), .uint(7), .uint(leftShift), .uint(1)])
-        #expect(keyboard.arguments(of: "modifiers") == [.uint(shift + 1), .uint(1), .uint(0), .uint(0), .uint(0)])
+        #expect(keyboard.events == [
+            .key(serial: shift, time: 7, key: leftShift, state: .pressed),
+            .modifiers(serial: shift + 1, modsDepressed: 1, modsLatched: 0, modsLocked: 0, group: 0),
+        ])
         #expect(harness.seat.keyboardModifiers == KeyboardModifiers(depressed: 1))
         #expect(harness.seat.isModifierActive(.shift) && !harness.seat.isModifierActive(.control))
         #expect(harness.seat.keysyms(forKey: keyA) == [Keysym(named: "A")])
@@ -99,7 +110,7 @@ import WaylandTestClient
         harness.seat.keyboardKey(time: 10, key: leftShift, pressed: false)
         try harness.client.roundtrip()
         #expect(keyboard.events.map(\.name) == ["key", "modifiers", "key", "key", "key", "modifiers"])
-        #expect(keyboard.arguments(of: "modifiers", at: 1)?.dropFirst() == [.uint(0), .uint(0), .uint(0), .uint(0)])
+        #expect(Self.modifiers(keyboard.events[5]) == [0, 0, 0, 0])
         #expect(harness.seat.keysyms(forKey: keyA) == [Keysym(named: "a")])
         #expect(harness.seat.pressedKeys.isEmpty)
     }
@@ -115,7 +126,7 @@ import WaylandTestClient
         harness.seat.keyboardKey(time: 2, key: capsLock, pressed: false)
         try harness.client.roundtrip()
         #expect(keyboard.events.map(\.name) == ["key", "modifiers", "key", "modifiers"])
-        #expect(keyboard.arguments(of: "modifiers", at: 1)?.dropFirst() == [.uint(0), .uint(0), .uint(2), .uint(0)])
+        #expect(Self.modifiers(keyboard.events[3]) == [0, 0, 2, 0])
         #expect(harness.seat.isModifierActive(.capsLock))
     }
 
@@ -132,19 +143,20 @@ import WaylandTestClient
         try harness.client.roundtrip()
         try other.roundtrip()
         #expect(keyboardA.events.map(\.name) == ["keymap", "repeat_info", "enter", "modifiers", "leave"])
-        #expect(keyboardA.arguments(of: "leave")?.last == .object(proxyA.id))
+        let left = try #require(keyboardA.events.last.flatMap { if case .leave(_, let surface) = $0 { surface } else { nil } })
+        #expect(left == proxyA)
         #expect(keyboardB.events.map(\.name) == ["keymap", "repeat_info", "enter", "modifiers", "key"])
-        #expect(keyboardB.arguments(of: "key")?.first == .uint(key))
+        #expect(keyboardB.events.last == .key(serial: key, time: 3, key: keyA, state: .pressed))
     }
 
     @Test func repeatInfoGoesToVersion4AndLaterKeyboards() throws {
         let harness = try SeatHarness()
         let current = try harness.keyboard(harness.client, version: 4)
         let older = try harness.keyboard(harness.client, version: 3)
-        #expect(current.arguments(of: "repeat_info") == [.int(25), .int(600)])
+        #expect(current.events[1] == .repeatInfo(rate: 25, delay: 600))
         harness.seat.setKeyRepeat(rate: 40, delay: 200)
         try harness.client.roundtrip()
-        #expect(current.arguments(of: "repeat_info", at: 1) == [.int(40), .int(200)])
+        #expect(current.events.dropFirst(2) == [.repeatInfo(rate: 40, delay: 200)])
         #expect(older.events.map(\.name) == ["keymap"])
         #expect(harness.seat.keyRepeatRate == 40 && harness.seat.keyRepeatDelay == 200)
     }

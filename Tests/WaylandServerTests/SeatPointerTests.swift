@@ -18,11 +18,12 @@ import WaylandTestClient
         harness.seat.pointerFrame()
         try harness.client.roundtrip()
 
-        #expect(pointer.events.map(\.name) == ["enter", "frame", "motion", "button", "frame", "button", "frame"])
-        #expect(pointer.arguments(of: "enter") == [.uint(enterSerial), .object(proxy.id), .fixed(10.5), .fixed(20.25)])
-        #expect(pointer.arguments(of: "motion") == [.uint(100), .fixed(11), .fixed(21.5)])
-        #expect(pointer.arguments(of: "button", at: 0) == [.uint(press), .uint(101), .uint(leftButton), .uint(1)])
-        #expect(pointer.arguments(of: "button", at: 1) == [.uint(release), .uint(102), .uint(leftButton), .uint(0)])
+        #expect(pointer.events == [
+            .enter(serial: enterSerial, surface: proxy, surfaceX: 10.5, surfaceY: 20.25), .frame,
+            .motion(time: 100, surfaceX: 11, surfaceY: 21.5),
+            .button(serial: press, time: 101, button: leftButton, state: .pressed), .frame,
+            .button(serial: release, time: 102, button: leftButton, state: .released), .frame,
+        ])
         #expect(enterSerial < press && press < release)
         #expect(harness.seat.pointerFocus === surface)
     }
@@ -43,9 +44,10 @@ import WaylandTestClient
         try other.roundtrip()
 
         #expect(pointerA.events.map(\.name) == ["enter", "frame", "leave", "frame"])
-        #expect(pointerA.arguments(of: "leave") == [.uint(enterB - 1), .object(proxyA.id)])
-        #expect(pointerB.events.map(\.name) == ["enter", "frame", "motion", "frame"])
-        #expect(pointerB.arguments(of: "enter") == [.uint(enterB), .object(proxyB.id), .fixed(2), .fixed(3)])
+        #expect(pointerA.events[2] == .leave(serial: enterB - 1, surface: proxyA))
+        #expect(pointerB.events == [
+            .enter(serial: enterB, surface: proxyB, surfaceX: 2, surfaceY: 3), .frame, .motion(time: 5, surfaceX: 4, surfaceY: 4), .frame,
+        ])
     }
 
     @Test func focusMovingWithinOneClientGroupsLeaveAndEnterInOneFrame() throws {
@@ -67,8 +69,7 @@ import WaylandTestClient
         harness.seat.pointerEnter(surface, x: 7, y: 8)
         let serial = harness.base.display.currentSerial
         let pointer = try harness.pointer(harness.client)
-        #expect(pointer.events.map(\.name) == ["enter", "frame"])
-        #expect(pointer.arguments(of: "enter") == [.uint(serial), .object(proxy.id), .fixed(7), .fixed(8)])
+        #expect(pointer.events == [.enter(serial: serial, surface: proxy, surfaceX: 7, surfaceY: 8), .frame])
     }
 
     @Test func aVersion4PointerGetsNeitherFramesNorAxisSources() throws {
@@ -80,7 +81,7 @@ import WaylandTestClient
         harness.seat.pointerFrame()
         try harness.client.roundtrip()
         #expect(pointer.events.map(\.name) == ["enter", "axis"])
-        #expect(pointer.arguments(of: "axis") == [.uint(9), .uint(0), .fixed(15)])
+        #expect(pointer.events[1] == .axis(time: 9, axis: .verticalScroll, value: 15))
     }
 
     @Test func version8GetsValue120WhileVersions5To7GetWholeDiscreteSteps() throws {
@@ -102,23 +103,21 @@ import WaylandTestClient
         harness.seat.pointerFrame()
         try harness.client.roundtrip()
 
-        #expect(current.events.map(\.name) == [
-            "axis_source", "axis_value120", "axis", "frame",
-            "axis_source", "axis_value120", "axis", "frame",
-            "axis_source", "axis_value120", "axis", "axis_stop", "frame",
+        #expect(current.events == [
+            .axisSource(axisSource: .wheel), .axisValue120(axis: .verticalScroll, value120: 120),
+            .axis(time: 1, axis: .verticalScroll, value: 15), .frame,
+            .axisSource(axisSource: .wheel), .axisValue120(axis: .horizontalScroll, value120: -60),
+            .axis(time: 2, axis: .horizontalScroll, value: -7.5), .frame,
+            .axisSource(axisSource: .wheel), .axisValue120(axis: .horizontalScroll, value120: -60),
+            .axis(time: 3, axis: .horizontalScroll, value: -7.5), .axisStop(time: 4, axis: .verticalScroll), .frame,
         ])
-        #expect(current.arguments(of: "axis_value120", at: 0) == [.uint(0), .int(120)])
-        #expect(current.arguments(of: "axis_value120", at: 2) == [.uint(1), .int(-60)])
-        #expect(current.arguments(of: "axis_source") == [.uint(0)])
-        #expect(older.events.map(\.name) == [
-            "axis_source", "axis_discrete", "axis", "frame",
-            "axis_source", "axis", "frame",
-            "axis_source", "axis_discrete", "axis", "axis_stop", "frame",
+        #expect(older.events == [
+            .axisSource(axisSource: .wheel), .axisDiscrete(axis: .verticalScroll, discrete: 1),
+            .axis(time: 1, axis: .verticalScroll, value: 15), .frame,
+            .axisSource(axisSource: .wheel), .axis(time: 2, axis: .horizontalScroll, value: -7.5), .frame,
+            .axisSource(axisSource: .wheel), .axisDiscrete(axis: .horizontalScroll, discrete: -1),
+            .axis(time: 3, axis: .horizontalScroll, value: -7.5), .axisStop(time: 4, axis: .verticalScroll), .frame,
         ])
-        #expect(older.arguments(of: "axis_discrete", at: 0) == [.uint(0), .int(1)])
-        #expect(older.arguments(of: "axis_discrete", at: 1) == [.uint(1), .int(-1)])
-        #expect(older.arguments(of: "axis", at: 1) == [.uint(2), .uint(1), .fixed(-7.5)])
-        #expect(older.arguments(of: "axis_stop") == [.uint(4), .uint(0)])
     }
 
     @Test func onlyOneAxisSourceGoesOutPerFrame() throws {
@@ -132,8 +131,10 @@ import WaylandTestClient
         harness.seat.pointerAxis(time: 1, axis: .horizontal, value: 4, source: .finger)
         harness.seat.pointerFrame()
         try harness.client.roundtrip()
-        #expect(pointer.events.map(\.name) == ["axis_source", "axis", "axis", "frame"])
-        #expect(pointer.arguments(of: "axis_source") == [.uint(1)])
+        #expect(pointer.events == [
+            .axisSource(axisSource: .finger), .axis(time: 1, axis: .verticalScroll, value: 3),
+            .axis(time: 1, axis: .horizontalScroll, value: 4), .frame,
+        ])
     }
 
     @Test func setCursorGivesTheCursorRoleAndACommitOffsetMovesTheHotspot() throws {
@@ -143,20 +144,20 @@ import WaylandTestClient
         let (cursorProxy, cursor) = try harness.makeSurface(harness.client)
         harness.seat.pointerEnter(surface, x: 1, y: 1)
         let serial = harness.base.display.currentSerial
-        try pointer.send(0, [.uint(serial), .object(cursorProxy), .int(3), .int(4)])
+        try pointer.setCursor(serial: serial, surface: cursorProxy, hotspotX: 3, hotspotY: 4)
         try harness.client.roundtrip()
         #expect(cursor.roleName == "wl_pointer-cursor")
         #expect(harness.cursorRequests.count == 1)
         #expect(harness.cursorRequests.last?.surface === cursor)
         #expect(harness.cursorRequests.last.map { [$0.hotspotX, $0.hotspotY] } == [3, 4])
 
-        try cursorProxy.send(10, [.int(1), .int(-2)])
-        try cursorProxy.send(6)
+        try cursorProxy.offset(x: 1, y: -2)
+        try cursorProxy.commit()
         try harness.client.roundtrip()
         #expect(harness.cursorRequests.count == 2)
         #expect(harness.cursorRequests.last.map { [$0.hotspotX, $0.hotspotY] } == [2, 6])
 
-        try pointer.send(0, [.uint(serial), .object(nil), .int(0), .int(0)])
+        try pointer.setCursor(serial: serial, surface: nil, hotspotX: 0, hotspotY: 0)
         try harness.client.roundtrip()
         #expect(harness.cursorRequests.count == 3)
         #expect(harness.cursorRequests.last?.surface == nil)
@@ -169,11 +170,11 @@ import WaylandTestClient
         let (cursorProxy, _) = try harness.makeSurface(harness.client)
         harness.seat.pointerEnter(surface, x: 1, y: 1)
         let serial = harness.base.display.currentSerial
-        try pointer.send(0, [.uint(serial &- 1), .object(cursorProxy), .int(0), .int(0)])
+        try pointer.setCursor(serial: serial &- 1, surface: cursorProxy, hotspotX: 0, hotspotY: 0)
         try harness.client.roundtrip()
         #expect(harness.cursorRequests.isEmpty)
         harness.seat.pointerLeave()
-        try pointer.send(0, [.uint(serial), .object(cursorProxy), .int(0), .int(0)])
+        try pointer.setCursor(serial: serial, surface: cursorProxy, hotspotX: 0, hotspotY: 0)
         try harness.client.roundtrip()
         #expect(harness.cursorRequests.isEmpty)
     }
@@ -183,11 +184,11 @@ import WaylandTestClient
         let pointer = try harness.pointer(harness.client)
         let (parentProxy, surface) = try harness.makeSurface(harness.client)
         let (childProxy, _) = try harness.makeSurface(harness.client)
-        let subcompositor = try harness.client.bind("wl_subcompositor", version: 1)
-        _ = try subcompositor.send(1, [.newID, .object(childProxy), .object(parentProxy)], interface: "wl_subsurface")
+        let subcompositor = try harness.client.bind(WlSubcompositorProxy.self, version: 1)
+        try subcompositor.getSubsurface(surface: childProxy, parent: parentProxy)
         harness.seat.pointerEnter(surface, x: 1, y: 1)
         try harness.client.roundtrip()
-        try pointer.send(0, [.uint(harness.base.display.currentSerial), .object(childProxy), .int(0), .int(0)])
-        #expect(throws: SeatHarness.error("wl_pointer", pointer, code: 0)) { try harness.client.roundtrip() }
+        try pointer.setCursor(serial: harness.base.display.currentSerial, surface: childProxy, hotspotX: 0, hotspotY: 0)
+        #expect(throws: SeatHarness.error(WlPointerError.role, on: pointer)) { try harness.client.roundtrip() }
     }
 }

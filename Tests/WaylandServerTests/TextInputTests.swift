@@ -22,11 +22,6 @@ private final class InputMethodLog: TextInputHandler {
     }
 }
 
-/// zwp_text_input_v3 request opcodes, in the XML's order.
-enum TextInputRequest: UInt32 {
-    case destroy = 0, enable, disable, setSurroundingText, setTextChangeCause, setContentType, setCursorRectangle, commit
-}
-
 /// The seat harness plus zwp_text_input_manager_v3 with a recording input method.
 private final class TextInputHarness {
     let seats: SeatHarness
@@ -44,29 +39,26 @@ private final class TextInputHarness {
     var seat: SeatGlobal { seats.seat }
 
     /// A zwp_text_input_v3 of `client` for the seat.
-    func textInput(_ client: TestClient) throws -> TestProxy {
-        let manager = try client.bind("zwp_text_input_manager_v3", version: 1)
-        let input = try manager.send(1, [.newID, .object(try seats.bindSeat(client))], interface: "zwp_text_input_v3")
+    @discardableResult
+    func textInput(_ client: TestClient) throws -> ZwpTextInputV3Proxy {
+        let manager = try client.bind(ZwpTextInputManagerV3Proxy.self, version: 1)
+        let input = try manager.getTextInput(seat: try seats.bindSeat(client))
         try client.roundtrip()
         return input
     }
 
     /// The server's object for a text input proxy of `surface`'s client.
-    func serverObject(_ input: TestProxy, of surface: Surface) throws -> TextInput {
+    func serverObject(_ input: ZwpTextInputV3Proxy, of surface: Surface) throws -> TextInput {
         try #require(surface.client.resource(withID: input.id) as? TextInput)
     }
 }
 
-private extension TestProxy {
-    func send(_ request: TextInputRequest, _ arguments: [TestArgument] = []) throws {
-        _ = try send(request.rawValue, arguments)
-    }
-
-    /// enable, the given state requests, commit.
-    func enable(_ state: [(TextInputRequest, [TestArgument])] = []) throws {
-        try send(.enable)
-        for (request, arguments) in state { try send(request, arguments) }
-        try send(.commit)
+private extension ZwpTextInputV3Proxy {
+    /// enable, the state requests `state` sends, commit.
+    func enableAndCommit(_ state: (ZwpTextInputV3Proxy) throws -> Void = { _ in }) throws {
+        try enable()
+        try state(self)
+        try commit()
     }
 }
 
@@ -85,16 +77,14 @@ private extension TestProxy {
         harness.seat.keyboardEnter(otherSurface)
         try harness.client.roundtrip()
         try other.roundtrip()
-        #expect(input.events.map(\.name) == ["enter", "leave", "enter", "leave"])
-        #expect(input.events.map(\.arguments) == [[.object(firstProxy.id)], [.object(firstProxy.id)],
-                                                  [.object(secondProxy.id)], [.object(secondProxy.id)]])
-        #expect(otherInput.events.map(\.name) == ["enter"])
-        #expect(otherInput.arguments(of: "enter") == [.object(otherProxy.id)])
+        #expect(input.events == [
+            .enter(surface: firstProxy), .leave(surface: firstProxy), .enter(surface: secondProxy), .leave(surface: secondProxy),
+        ])
+        #expect(otherInput.events == [.enter(surface: otherProxy)])
 
         harness.seat.keyboardLeave()
         try other.roundtrip()
-        #expect(otherInput.events.map(\.name) == ["enter", "leave"])
-        #expect(otherInput.arguments(of: "leave") == [.object(otherProxy.id)])
+        #expect(otherInput.events == [.enter(surface: otherProxy), .leave(surface: otherProxy)])
         #expect(try harness.serverObject(otherInput, of: otherSurface).surface == nil)
     }
 
@@ -105,8 +95,8 @@ private extension TestProxy {
         harness.seat.keyboardEnter(surface)
         let late = try harness.textInput(harness.client)
         try harness.client.roundtrip()
-        #expect(early.events.map(\.arguments) == [[.object(proxy.id)]])
-        #expect(late.events.map(\.arguments) == [[.object(proxy.id)]])
+        #expect(early.events == [.enter(surface: proxy)])
+        #expect(late.events == [.enter(surface: proxy)])
         #expect(try harness.serverObject(late, of: surface).surface === surface)
         #expect(try harness.serverObject(late, of: surface).seat === harness.seat)
     }
@@ -117,12 +107,12 @@ private extension TestProxy {
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
         // "Grüße, Welt": ü and ß take two bytes each; the selection runs from ß (byte 4) to W (byte 9).
-        try input.enable([
-            (.setSurroundingText, [.string("Grüße, Welt"), .int(9), .int(4)]),
-            (.setTextChangeCause, [.uint(1)]),
-            (.setContentType, [.uint(0x2 | 0x80), .uint(9)]),
-            (.setCursorRectangle, [.int(40), .int(12), .int(2), .int(18)]),
-        ])
+        try input.enableAndCommit {
+            try $0.setSurroundingText(text: "Grüße, Welt", cursor: 9, anchor: 4)
+            try $0.setTextChangeCause(cause: .other)
+            try $0.setContentType(hint: [.spellcheck, .sensitiveData], purpose: .pin)
+            try $0.setCursorRectangle(x: 40, y: 12, width: 2, height: 18)
+        }
         try harness.client.roundtrip()
 
         let server = try harness.serverObject(input, of: surface)
@@ -139,7 +129,7 @@ private extension TestProxy {
         #expect(harness.seat.activeTextInput === server)
 
         // The change cause lasts one commit; the rest stays until the next enable or disable.
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         expected.changeCause = .inputMethod
         #expect(harness.log.entries == ["enabled \(input.id) on \(surface.id)", "changed \(input.id)"])
@@ -151,25 +141,25 @@ private extension TestProxy {
         let input = try harness.textInput(harness.client)
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
-        try input.send(.enable)
-        try input.send(.setContentType, [.uint(0x200), .uint(6)])
+        try input.enable()
+        try input.setContentType(hint: .multiline, purpose: .email)
         try harness.client.roundtrip()
         let server = try harness.serverObject(input, of: surface)
         #expect(harness.log.entries.isEmpty)
         #expect(!server.isEnabled && harness.seat.activeTextInput == nil)
         #expect(server.state == TextInputState())
 
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(server.state.contentPurpose == .email && server.state.contentHints == .multiline)
 
-        try input.send(.setSurroundingText, [.string("a@b"), .int(3), .int(3)])
-        try input.send(.setCursorRectangle, [.int(1), .int(2), .int(3), .int(4)])
+        try input.setSurroundingText(text: "a@b", cursor: 3, anchor: 3)
+        try input.setCursorRectangle(x: 1, y: 2, width: 3, height: 4)
         try harness.client.roundtrip()
         #expect(server.state.surroundingText == nil && server.state.cursorRectangle == nil)
         #expect(harness.log.entries.count == 1)
 
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(server.state.surroundingText == SurroundingText(text: "a@b", cursor: 3, anchor: 3))
         #expect(server.state.cursorRectangle == IntRect(x: 1, y: 2, width: 3, height: 4))
@@ -182,10 +172,13 @@ private extension TestProxy {
         let input = try harness.textInput(harness.client)
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
-        try input.enable([(.setContentType, [.uint(0), .uint(2)]), (.setSurroundingText, [.string("42"), .int(2), .int(2)])])
+        try input.enableAndCommit {
+            try $0.setContentType(hint: [], purpose: .digits)
+            try $0.setSurroundingText(text: "42", cursor: 2, anchor: 2)
+        }
         // State sent before the new enable belongs to the old field and is dropped with it.
-        try input.send(.setCursorRectangle, [.int(5), .int(5), .int(1), .int(10)])
-        try input.enable([(.setContentType, [.uint(0x4), .uint(7)])])
+        try input.setCursorRectangle(x: 5, y: 5, width: 1, height: 10)
+        try input.enableAndCommit { try $0.setContentType(hint: .autoCapitalization, purpose: .name) }
         try harness.client.roundtrip()
         var expected = TextInputState()
         expected.contentHints = .autoCapitalization
@@ -199,11 +192,11 @@ private extension TestProxy {
         let input = try harness.textInput(harness.client)
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         // A commit before focus is ignored but still counted.
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         harness.seat.keyboardEnter(surface)
-        try input.enable()
-        try input.send(.commit)
+        try input.enableAndCommit()
+        try input.commit()
         try harness.client.roundtrip()
         input.clearEvents()
 
@@ -213,19 +206,19 @@ private extension TestProxy {
                                commitString: "Grüße", deleteBefore: 2, deleteAfter: 1)
         #expect(sent)
         try harness.client.roundtrip()
-        #expect(input.events.map(\.name) == ["preedit_string", "commit_string", "delete_surrounding_text", "done"])
-        #expect(input.events.map(\.arguments) == [[.string("schö"), .int(5), .int(5)], [.string("Grüße")],
-                                                  [.uint(2), .uint(1)], [.uint(3)]])
+        #expect(input.events == [
+            .preeditString(text: "schö", cursorBegin: 5, cursorEnd: 5), .commitString(text: "Grüße"),
+            .deleteSurroundingText(beforeLength: 2, afterLength: 1), .done(serial: 3),
+        ])
 
         // Only what is given is sent; done always ends it, with the count at the time.
         input.clearEvents()
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(server.send(commitString: "!"))
         #expect(server.send())
         try harness.client.roundtrip()
-        #expect(input.events.map(\.name) == ["commit_string", "done", "done"])
-        #expect(input.events.map(\.arguments).last == [.uint(4)])
+        #expect(input.events == [.commitString(text: "!"), .done(serial: 4), .done(serial: 4)])
     }
 
     @Test func disableEndsTheFieldAndTheInputMethodCanNoLongerSend() throws {
@@ -233,14 +226,14 @@ private extension TestProxy {
         let input = try harness.textInput(harness.client)
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
-        try input.enable([(.setContentType, [.uint(0), .uint(8)])])
+        try input.enableAndCommit { try $0.setContentType(hint: [], purpose: .password) }
         try harness.client.roundtrip()
         let server = try #require(harness.seat.activeTextInput)
 
-        try input.send(.disable)
+        try input.disable()
         try harness.client.roundtrip()
         #expect(server.isEnabled, "disable is double-buffered")
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(harness.log.entries == ["enabled \(input.id) on \(surface.id)", "disabled \(input.id)"])
         #expect(!server.isEnabled && harness.seat.activeTextInput == nil)
@@ -258,7 +251,7 @@ private extension TestProxy {
         let (_, first) = try harness.seats.makeSurface(harness.client)
         let (_, second) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(first)
-        try input.enable([(.setContentType, [.uint(0), .uint(3)])])
+        try input.enableAndCommit { try $0.setContentType(hint: [], purpose: .number) }
         try harness.client.roundtrip()
         let server = try #require(harness.seat.activeTextInput)
 
@@ -266,10 +259,10 @@ private extension TestProxy {
         #expect(harness.log.entries == ["enabled \(input.id) on \(first.id)", "disabled \(input.id)"])
         #expect(server.surface === second && !server.isEnabled)
         // The enter invalidated everything: a commit without enable enables nothing.
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(harness.log.entries.count == 2)
-        try input.enable()
+        try input.enableAndCommit()
         try harness.client.roundtrip()
         #expect(harness.log.entries.last == "enabled \(input.id) on \(second.id)")
         #expect(harness.log.states.last == TextInputState())
@@ -282,13 +275,13 @@ private extension TestProxy {
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         let (_, otherSurface) = try harness.seats.makeSurface(other)
         harness.seat.keyboardEnter(otherSurface)
-        try input.enable([(.setSurroundingText, [.string("x"), .int(1), .int(1)])])
+        try input.enableAndCommit { try $0.setSurroundingText(text: "x", cursor: 1, anchor: 1) }
         try harness.client.roundtrip()
         #expect(harness.log.entries.isEmpty)
 
         // The enter does not bring the ignored enable back.
         harness.seat.keyboardEnter(surface)
-        try input.send(.commit)
+        try input.commit()
         try harness.client.roundtrip()
         #expect(harness.log.entries.isEmpty)
         #expect(try harness.serverObject(input, of: surface).commitCount == 2)
@@ -300,20 +293,20 @@ private extension TestProxy {
         let second = try harness.textInput(harness.client)
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
-        try first.enable()
-        try second.enable([(.setContentType, [.uint(0), .uint(2)])])
+        try first.enableAndCommit()
+        try second.enableAndCommit { try $0.setContentType(hint: [], purpose: .digits) }
         try harness.client.roundtrip()
         #expect(harness.log.entries == ["enabled \(first.id) on \(surface.id)"])
         #expect(harness.seat.activeTextInput?.id == first.id)
         #expect(!(try harness.serverObject(second, of: surface).send(commitString: "no")))
 
         // The ignored enable does not linger: the second one needs a new enable once the first is done.
-        try first.send(.disable)
-        try first.send(.commit)
-        try second.send(.commit)
+        try first.disable()
+        try first.commit()
+        try second.commit()
         try harness.client.roundtrip()
         #expect(harness.log.entries == ["enabled \(first.id) on \(surface.id)", "disabled \(first.id)"])
-        try second.enable()
+        try second.enableAndCommit()
         try harness.client.roundtrip()
         #expect(harness.log.entries.last == "enabled \(second.id) on \(surface.id)")
     }
@@ -324,11 +317,11 @@ private extension TestProxy {
         let (proxy, surface) = try harness.seats.makeSurface(harness.client)
         let (nextProxy, next) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
-        try input.enable()
+        try input.enableAndCommit()
         try harness.client.roundtrip()
         let server = try #require(harness.seat.activeTextInput)
 
-        try proxy.sendDestructor(0)
+        try proxy.destroy()
         try harness.client.roundtrip()
         #expect(harness.log.entries == ["enabled \(input.id) on \(surface.id)", "disabled \(input.id)"])
         #expect(server.surface == nil && harness.seat.activeTextInput == nil)
@@ -337,7 +330,7 @@ private extension TestProxy {
         harness.seat.keyboardEnter(next)
         try harness.client.roundtrip()
         #expect(input.events.map(\.name) == ["enter", "enter"])
-        #expect(input.arguments(of: "enter", at: 1) == [.object(nextProxy.id)])
+        #expect(input.events.last == .enter(surface: nextProxy))
     }
 
     @Test func destroyingTheTextInputOrDisconnectingDisablesIt() throws {
@@ -348,16 +341,16 @@ private extension TestProxy {
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         let (_, otherSurface) = try harness.seats.makeSurface(other)
         harness.seat.keyboardEnter(surface)
-        try input.enable()
+        try input.enableAndCommit()
         try harness.client.roundtrip()
         let inputID = input.id
-        try input.sendDestructor(TextInputRequest.destroy.rawValue)
+        try input.destroy()
         try harness.client.roundtrip()
         #expect(harness.log.entries == ["enabled \(inputID) on \(surface.id)", "disabled \(inputID)"])
         #expect(harness.seat.activeTextInput == nil)
 
         harness.seat.keyboardEnter(otherSurface)
-        try otherInput.enable()
+        try otherInput.enableAndCommit()
         try other.roundtrip()
         let server = try #require(harness.seat.activeTextInput)
         otherSurface.client.disconnect()
@@ -372,22 +365,22 @@ private extension TestProxy {
         manager.handler = log
         var seat: SeatGlobal? = try SeatGlobal(display: base.display, name: "seat1", capabilities: [.keyboard])
         try base.client.roundtrip()
-        let seatProxy = try base.client.bind("wl_seat", version: 8)
-        let input = try base.client.bind("zwp_text_input_manager_v3", version: 1)
-            .send(1, [.newID, .object(seatProxy)], interface: "zwp_text_input_v3")
-        let compositor = try base.client.bind("wl_compositor", version: 5)
-        _ = try compositor.send(0, [.newID], interface: "wl_surface")
+        let seatProxy = try base.client.bind(WlSeatProxy.self, version: 8)
+        let input = try base.client.bind(ZwpTextInputManagerV3Proxy.self, version: 1)
+            .getTextInput(seat: seatProxy)
+        let compositor = try base.client.bind(WlCompositorProxy.self, version: 5)
+        try compositor.createSurface()
         try base.client.roundtrip()
         let surface = try #require(base.surfaces.last)
         seat?.keyboardEnter(surface)
-        try input.enable()
+        try input.enableAndCommit()
         try base.client.roundtrip()
         let server = try #require(seat?.activeTextInput)
 
         seat = nil
         #expect(log.entries == ["enabled \(input.id) on \(surface.id)", "disabled \(input.id)"])
         #expect(server.seat == nil && server.surface == nil && !server.isEnabled)
-        try input.enable()
+        try input.enableAndCommit()
         try base.client.roundtrip()
         #expect(log.entries.count == 2)
         #expect(server.commitCount == 2)
@@ -399,7 +392,7 @@ private extension TestProxy {
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
         let text = String(repeating: "ä", count: 2000)
-        try input.enable([(.setSurroundingText, [.string(text), .int(4000), .int(0)])])
+        try input.enableAndCommit { try $0.setSurroundingText(text: text, cursor: 4000, anchor: 0) }
         try harness.client.roundtrip()
         #expect(harness.log.states.last?.surroundingText == SurroundingText(text: text, cursor: 4000, anchor: 0))
     }
@@ -410,16 +403,16 @@ private extension TestProxy {
         case textOver4000Bytes, cursorInsideACodePoint, anchorInsideACodePoint, negativeCursor, anchorPastTheEnd
         case unknownChangeCause, unknownPurpose, unknownHintBit
 
-        var request: (TextInputRequest, [TestArgument]) {
+        func send(on input: ZwpTextInputV3Proxy) throws {
             switch self {
-            case .textOver4000Bytes: (.setSurroundingText, [.string(String(repeating: "a", count: 4001)), .int(0), .int(0)])
-            case .cursorInsideACodePoint: (.setSurroundingText, [.string("Grüße"), .int(3), .int(0)])
-            case .anchorInsideACodePoint: (.setSurroundingText, [.string("Grüße"), .int(0), .int(5)])
-            case .negativeCursor: (.setSurroundingText, [.string("abc"), .int(-1), .int(0)])
-            case .anchorPastTheEnd: (.setSurroundingText, [.string("abc"), .int(3), .int(4)])
-            case .unknownChangeCause: (.setTextChangeCause, [.uint(2)])
-            case .unknownPurpose: (.setContentType, [.uint(0), .uint(14)])
-            case .unknownHintBit: (.setContentType, [.uint(0x400), .uint(0)])
+            case .textOver4000Bytes: try input.setSurroundingText(text: String(repeating: "a", count: 4001), cursor: 0, anchor: 0)
+            case .cursorInsideACodePoint: try input.setSurroundingText(text: "Grüße", cursor: 3, anchor: 0)
+            case .anchorInsideACodePoint: try input.setSurroundingText(text: "Grüße", cursor: 0, anchor: 5)
+            case .negativeCursor: try input.setSurroundingText(text: "abc", cursor: -1, anchor: 0)
+            case .anchorPastTheEnd: try input.setSurroundingText(text: "abc", cursor: 3, anchor: 4)
+            case .unknownChangeCause: try input.setTextChangeCause(cause: ZwpTextInputV3ChangeCause(rawValue: 2))
+            case .unknownPurpose: try input.setContentType(hint: [], purpose: ZwpTextInputV3ContentPurpose(rawValue: 14))
+            case .unknownHintBit: try input.setContentType(hint: ZwpTextInputV3ContentHint(rawValue: 0x400), purpose: .normal)
             }
         }
     }
@@ -431,13 +424,13 @@ private extension TestProxy {
         let (_, surface) = try harness.seats.makeSurface(harness.client)
         harness.seat.keyboardEnter(surface)
         try harness.client.roundtrip()
-        try input.send(.enable)
-        let (request, arguments) = bad.request
-        try input.send(request, arguments)
-        #expect(throws: SeatHarness.error("zwp_text_input_v3", input, code: 0)) { try harness.client.roundtrip() }
+        try input.enable()
+        try bad.send(on: input)
+        let expected = ProtocolErrorReport(interface: "zwp_text_input_v3", objectID: input.id, code: 0)
+        #expect(throws: TestClientError.protocolError(expected)) { try harness.client.roundtrip() }
         #expect(harness.log.entries.isEmpty)
         // The compositor goes on serving other clients.
         let other = try harness.seats.connect()
-        _ = try harness.textInput(other)
+        try harness.textInput(other)
     }
 }

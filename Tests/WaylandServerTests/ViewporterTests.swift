@@ -4,21 +4,21 @@ import WaylandTestClient
 
 @Suite struct ViewporterTests {
     /// A surface showing a 64×32 buffer at scale 2 (32×16 in surface coordinates), with a viewport.
-    private func scaledSurface(_ harness: ExtensionHarness) throws -> (proxy: TestProxy, surface: Surface, viewport: TestProxy) {
+    private func scaledSurface(_ harness: ExtensionHarness) throws -> (proxy: WlSurfaceProxy, surface: Surface, viewport: WpViewportProxy) {
         let (proxy, surface) = try harness.makeSurface()
-        let viewporter = try harness.client.bind("wp_viewporter", version: 1)
-        let viewport = try viewporter.send(1, [.newID, .object(proxy)], interface: "wp_viewport")
+        let viewporter = try harness.client.bind(WpViewporterProxy.self, version: 1)
+        let viewport = try viewporter.getViewport(surface: proxy)
         try harness.attach(try harness.shmBuffer(width: 64, height: 32), to: proxy)
-        try proxy.send(8, [.int(2)])
+        try proxy.setBufferScale(scale: 2)
         return (proxy, surface, viewport)
     }
 
-    private func setSource(_ viewport: TestProxy, _ x: Double, _ y: Double, _ width: Double, _ height: Double) throws {
-        try viewport.send(1, [.fixed(x), .fixed(y), .fixed(width), .fixed(height)])
+    private func setSource(_ viewport: WpViewportProxy, _ x: Double, _ y: Double, _ width: Double, _ height: Double) throws {
+        try viewport.setSource(x: x, y: y, width: width, height: height)
     }
 
-    private func setDestination(_ viewport: TestProxy, _ width: Int32, _ height: Int32) throws {
-        try viewport.send(2, [.int(width), .int(height)])
+    private func setDestination(_ viewport: WpViewportProxy, _ width: Int32, _ height: Int32) throws {
+        try viewport.setDestination(width: width, height: height)
     }
 
     @Test func destinationSetsTheSurfaceSizeAndASourceAloneCropsToItsSize() throws {
@@ -64,7 +64,7 @@ import WaylandTestClient
         try setSource(viewport, 8, 4, 16, 8)
         try setDestination(viewport, 100, 50)
         try harness.commit(proxy)
-        try viewport.sendDestructor(0)
+        try viewport.destroy()
         try harness.client.roundtrip()
         #expect(surface.current.size == SurfaceSize(width: 100, height: 50))
         try harness.commit(proxy)
@@ -77,7 +77,7 @@ import WaylandTestClient
         let harness = try ExtensionHarness()
         let (parent, _) = try harness.makeSurface()
         let (child, childSurface, viewport) = try scaledSurface(harness)
-        _ = try harness.makeSubsurface(child, of: parent)
+        try harness.makeSubsurface(child, of: parent)
         try setDestination(viewport, 100, 50)
         try harness.commit(child)
         try setSource(viewport, 8, 4, 16, 8)
@@ -94,7 +94,7 @@ import WaylandTestClient
         let harness = try ExtensionHarness()
         let (_, _, viewport) = try scaledSurface(harness)
         try setSource(viewport, rectangle.0, rectangle.1, rectangle.2, rectangle.3)
-        harness.expectProtocolError(on: viewport, code: 0)
+        harness.expectProtocolError(WpViewportError.badValue, on: viewport)
     }
 
     @Test(arguments: [(Int32(0), Int32(5)), (5, -1), (-1, 5), (-2, -2)])
@@ -102,7 +102,7 @@ import WaylandTestClient
         let harness = try ExtensionHarness()
         let (_, _, viewport) = try scaledSurface(harness)
         try setDestination(viewport, size.0, size.1)
-        harness.expectProtocolError(on: viewport, code: 0)
+        harness.expectProtocolError(WpViewportError.badValue, on: viewport)
     }
 
     @Test func fractionalSourceSizeWithoutDestinationIsABadSizeAtCommit() throws {
@@ -116,7 +116,7 @@ import WaylandTestClient
         try setDestination(viewport, -1, -1)
         try harness.client.roundtrip()
         try harness.commit(proxy)
-        harness.expectProtocolError(on: viewport, code: 1)
+        harness.expectProtocolError(WpViewportError.badSize, on: viewport)
     }
 
     @Test func sourceOutsideTheScaledBufferIsOutOfBufferAtCommit() throws {
@@ -129,21 +129,21 @@ import WaylandTestClient
         try setDestination(viewport, 10, 10)
         try harness.client.roundtrip()
         try harness.commit(proxy)
-        harness.expectProtocolError(on: viewport, code: 2)
+        harness.expectProtocolError(WpViewportError.outOfBuffer, on: viewport)
     }
 
     @Test func sourceRectangleIsCheckedAfterTheBufferTransform() throws {
         let harness = try ExtensionHarness()
         let (proxy, surface, viewport) = try scaledSurface(harness)
         // Rotated by 90°, the 64×32 buffer at scale 2 is 16×32 in surface coordinates.
-        try proxy.send(7, [.int(1)])
+        try proxy.setBufferTransform(transform: .transform90)
         try setSource(viewport, 0, 0, 16, 32)
         try harness.commit(proxy)
         try harness.client.roundtrip()
         #expect(surface.current.size == SurfaceSize(width: 16, height: 32))
         try setSource(viewport, 0, 0, 32, 16)
         try harness.commit(proxy)
-        harness.expectProtocolError(on: viewport, code: 2)
+        harness.expectProtocolError(WpViewportError.outOfBuffer, on: viewport)
     }
 
     @Test func aSurfaceWithoutBufferIsNeverOutOfBuffer() throws {
@@ -160,29 +160,29 @@ import WaylandTestClient
     @Test func aSecondViewportForTheSameSurfaceIsViewportExists() throws {
         let harness = try ExtensionHarness()
         let (proxy, _) = try harness.makeSurface()
-        let viewporter = try harness.client.bind("wp_viewporter", version: 1)
-        let first = try viewporter.send(1, [.newID, .object(proxy)], interface: "wp_viewport")
-        try first.sendDestructor(0)
-        _ = try viewporter.send(1, [.newID, .object(proxy)], interface: "wp_viewport")
+        let viewporter = try harness.client.bind(WpViewporterProxy.self, version: 1)
+        let first = try viewporter.getViewport(surface: proxy)
+        try first.destroy()
+        try viewporter.getViewport(surface: proxy)
         try harness.client.roundtrip()
-        _ = try viewporter.send(1, [.newID, .object(proxy)], interface: "wp_viewport")
-        harness.expectProtocolError(on: viewporter, code: 0)
+        try viewporter.getViewport(surface: proxy)
+        harness.expectProtocolError(WpViewporterError.viewportExists, on: viewporter)
     }
 
     @Test func requestsAfterTheSurfaceIsDestroyedAreNoSurface() throws {
         let harness = try ExtensionHarness()
         let (proxy, _, viewport) = try scaledSurface(harness)
-        try proxy.sendDestructor(0)
+        try proxy.destroy()
         try harness.client.roundtrip()
         try setDestination(viewport, 10, 10)
-        harness.expectProtocolError(on: viewport, code: 3)
+        harness.expectProtocolError(WpViewportError.noSurface, on: viewport)
     }
 
     @Test func destroyingTheViewportAfterItsSurfaceIsAllowed() throws {
         let harness = try ExtensionHarness()
         let (proxy, _, viewport) = try scaledSurface(harness)
-        try proxy.sendDestructor(0)
-        try viewport.sendDestructor(0)
+        try proxy.destroy()
+        try viewport.destroy()
         try harness.client.roundtrip()
         #expect(harness.client.protocolError == nil)
     }

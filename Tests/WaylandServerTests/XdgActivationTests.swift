@@ -5,15 +5,15 @@ import WaylandTestClient
 
 @Suite struct XdgActivationTests {
     /// A committed token of the harness's client, with an app id and its requesting surface.
-    private func requestToken(_ harness: XdgHarness, appID: String = "org.example.Maps") throws -> (token: String, surface: TestProxy) {
-        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
+    private func requestToken(_ harness: XdgHarness, appID: String = "org.example.Maps") throws -> (token: String, surface: WlSurfaceProxy) {
+        let activation = try harness.client.bind(XdgActivationV1Proxy.self, version: 1)
         let surface = try harness.makeSurface()
-        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
-        try request.send(1, [.string(appID)])
-        try request.send(2, [.object(surface)])
-        try request.send(3)
+        let request = try activation.getActivationToken()
+        try request.setAppID(appID: appID)
+        try request.setSurface(surface: surface)
+        try request.commit()
         try harness.client.roundtrip()
-        guard case .string(let token?)? = request.events(named: "done").first?.arguments.first else {
+        guard case .done(let token)? = request.events.first else {
             Issue.record("no done event")
             return ("", surface)
         }
@@ -23,10 +23,10 @@ import WaylandTestClient
     /// Activates a new surface of another client with `token`.
     private func activate(_ harness: XdgHarness, token: String) throws {
         let other = try harness.core.connect()
-        let compositor = try other.bind("wl_compositor", version: 5)
-        let surface = try compositor.send(0, [.newID], interface: "wl_surface")
-        let activation = try other.bind("xdg_activation_v1", version: 1)
-        try activation.send(2, [.string(token), .object(surface)])
+        let compositor = try other.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        let activation = try other.bind(XdgActivationV1Proxy.self, version: 1)
+        try activation.activate(token: token, surface: surface)
         try other.roundtrip()
     }
 
@@ -95,13 +95,13 @@ import WaylandTestClient
 
     @Test func theSerialAndSeatTravelWithTheToken() throws {
         let harness = try XdgHarness()
-        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
-        let seat = try harness.client.bind("wl_seat", version: 1)
-        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
-        try request.send(0, [.uint(99), .object(seat)])
-        try request.send(3)
+        let activation = try harness.client.bind(XdgActivationV1Proxy.self, version: 1)
+        let seat = try harness.client.bind(WlSeatProxy.self, version: 1)
+        let request = try activation.getActivationToken()
+        try request.setSerial(serial: 99, seat: seat)
+        try request.commit()
         try harness.client.roundtrip()
-        guard case .string(let token?)? = request.events(named: "done").first?.arguments.first else {
+        guard case .done(let token)? = request.events.first else {
             Issue.record("no done event")
             return
         }
@@ -111,14 +111,13 @@ import WaylandTestClient
     }
 
     /// set_app_id, then commit, after the commit.
-    @Test(arguments: [UInt32(1), 3])
-    func requestsAfterCommitAreAlreadyUsed(opcode: UInt32) throws {
-        let arguments: [TestArgument] = opcode == 1 ? [.string("again")] : []
+    @Test(arguments: ["set_app_id", "commit"])
+    func requestsAfterCommitAreAlreadyUsed(request name: String) throws {
         let harness = try XdgHarness()
-        let activation = try harness.client.bind("xdg_activation_v1", version: 1)
-        let request = try activation.send(1, [.newID], interface: "xdg_activation_token_v1")
-        try request.send(3)
-        try request.send(opcode, arguments)
-        harness.expectError("xdg_activation_token_v1", request.id, code: 0)
+        let activation = try harness.client.bind(XdgActivationV1Proxy.self, version: 1)
+        let request = try activation.getActivationToken()
+        try request.commit()
+        if name == "set_app_id" { try request.setAppID(appID: "again") } else { try request.commit() }
+        harness.expectError(XdgActivationTokenV1Error.alreadyUsed, on: request)
     }
 }

@@ -95,17 +95,17 @@ final class XdgTestShell: XdgShellHandler, XdgActivationHandler {
 final class XdgHarness {
     /// A toplevel as both sides see it.
     struct Window {
-        let surface: TestProxy
-        let xdgSurface: TestProxy
-        let toplevel: TestProxy
+        let surface: WlSurfaceProxy
+        let xdgSurface: XdgSurfaceProxy
+        let toplevel: XdgToplevelProxy
         let server: XdgToplevel
     }
 
     /// A popup as both sides see it.
     struct Popup {
-        let surface: TestProxy
-        let xdgSurface: TestProxy
-        let popup: TestProxy
+        let surface: WlSurfaceProxy
+        let xdgSurface: XdgSurfaceProxy
+        let popup: XdgPopupProxy
         let server: XdgPopup
     }
 
@@ -115,12 +115,12 @@ final class XdgHarness {
     let decorations: XdgDecorationGlobal
     let activation: XdgActivationGlobal
     let seat: SeatGlobal
-    let wmBase: TestProxy
+    let wmBase: XdgWmBaseProxy
     /// The server's side of the harness's client.
     let serverClient: Client
     /// Events of the objects passed to `track`, in arrival order, as "interface.event".
     private(set) var events: [String] = []
-    private var compositor: TestProxy?
+    private var compositor: WlCompositorProxy?
 
     var client: TestClient { core.client }
     var display: Display { core.display }
@@ -136,7 +136,7 @@ final class XdgHarness {
         serverClient = try #require(core.display.connectedClients.first)
         // The client connected before these globals existed: let it hear about them.
         try core.client.roundtrip()
-        wmBase = try core.client.bind("xdg_wm_base", version: wmBaseVersion)
+        wmBase = try core.client.bind(XdgWmBaseProxy.self, version: wmBaseVersion)
         try core.client.roundtrip()
     }
 
@@ -153,16 +153,16 @@ final class XdgHarness {
         events = []
     }
 
-    func makeSurface() throws -> TestProxy {
-        if compositor == nil { compositor = try client.bind("wl_compositor", version: 5) }
-        return try compositor!.send(0, [.newID], interface: "wl_surface")
+    func makeSurface() throws -> WlSurfaceProxy {
+        if compositor == nil { compositor = try client.bind(WlCompositorProxy.self, version: 5) }
+        return try compositor!.createSurface()
     }
 
     /// wl_surface, xdg_surface and xdg_toplevel, tracked, before the initial commit.
     func makeToplevel() throws -> Window {
         let surface = try makeSurface()
-        let xdgSurface = try wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let toplevel = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        let xdgSurface = try wmBase.getXdgSurface(surface: surface)
+        let toplevel = try xdgSurface.getToplevel()
         track(xdgSurface, toplevel)
         try client.roundtrip()
         let server = try #require(policy.toplevels.last)
@@ -183,23 +183,24 @@ final class XdgHarness {
 
     /// A positioner with the given rules (size and anchor rectangle always set).
     func makePositioner(width: Int32 = 60, height: Int32 = 40, anchorRect: IntRect = IntRect(x: 0, y: 0, width: 320, height: 240),
-                        anchor: UInt32? = nil, gravity: UInt32? = nil, constraintAdjustment: UInt32? = nil) throws -> TestProxy {
-        let positioner = try wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(1, [.int(width), .int(height)])
-        try positioner.send(2, [.int(anchorRect.x), .int(anchorRect.y), .int(anchorRect.width), .int(anchorRect.height)])
-        if let anchor { try positioner.send(3, [.uint(anchor)]) }
-        if let gravity { try positioner.send(4, [.uint(gravity)]) }
-        if let constraintAdjustment { try positioner.send(5, [.uint(constraintAdjustment)]) }
+                        anchor: XdgPositionerAnchor? = nil, gravity: XdgPositionerGravity? = nil,
+                        constraintAdjustment: UInt32? = nil) throws -> XdgPositionerProxy {
+        let positioner = try wmBase.createPositioner()
+        try positioner.setSize(width: width, height: height)
+        try positioner.setAnchorRect(x: anchorRect.x, y: anchorRect.y, width: anchorRect.width, height: anchorRect.height)
+        if let anchor { try positioner.setAnchor(anchor: anchor) }
+        if let gravity { try positioner.setGravity(gravity: gravity) }
+        if let constraintAdjustment { try positioner.setConstraintAdjustment(constraintAdjustment: constraintAdjustment) }
         return positioner
     }
 
     /// wl_surface, xdg_surface and xdg_popup of `parent` (an xdg_surface proxy), tracked, before
     /// the initial commit.
-    func makePopup(parent: TestProxy, positioner: TestProxy? = nil) throws -> Popup {
+    func makePopup(parent: XdgSurfaceProxy, positioner: XdgPositionerProxy? = nil) throws -> Popup {
         let rules = try positioner ?? makePositioner()
         let surface = try makeSurface()
-        let xdgSurface = try wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        let popup = try xdgSurface.send(2, [.newID, .object(parent), .object(rules)], interface: "xdg_popup")
+        let xdgSurface = try wmBase.getXdgSurface(surface: surface)
+        let popup = try xdgSurface.getPopup(parent: parent, positioner: rules)
         track(xdgSurface, popup)
         try client.roundtrip()
         let server = try #require(policy.popups.last)
@@ -208,7 +209,7 @@ final class XdgHarness {
     }
 
     /// A popup through the whole handshake, optionally grabbing before its initial commit.
-    func makeMappedPopup(parent: TestProxy, positioner: TestProxy? = nil, grab: Bool = false) throws -> Popup {
+    func makeMappedPopup(parent: XdgSurfaceProxy, positioner: XdgPositionerProxy? = nil, grab: Bool = false) throws -> Popup {
         let popup = try makePopup(parent: parent, positioner: positioner)
         if grab { try self.grab(popup) }
         try commit(popup.surface)
@@ -220,35 +221,35 @@ final class XdgHarness {
     }
 
     func grab(_ popup: Popup, serial: UInt32 = 7) throws {
-        let seatProxy = try client.bind("wl_seat", version: 1)
-        try popup.popup.send(1, [.object(seatProxy), .uint(serial)])
+        let seatProxy = try client.bind(WlSeatProxy.self, version: 1)
+        try popup.popup.grab(seat: seatProxy, serial: serial)
     }
 
-    func commit(_ surface: TestProxy) throws {
-        try surface.send(6)
+    func commit(_ surface: WlSurfaceProxy) throws {
+        try surface.commit()
         try client.roundtrip()
     }
 
-    func attachBuffer(to surface: TestProxy, width: Int32, height: Int32) throws {
+    func attachBuffer(to surface: WlSurfaceProxy, width: Int32, height: Int32) throws {
         let buffer = try core.shmBuffer(client, width: width, height: height, pixel: 0xff80_8080)
-        try surface.send(1, [.object(buffer), .int(0), .int(0)])
+        try surface.attach(buffer: buffer, x: 0, y: 0)
     }
 
-    func attachNull(to surface: TestProxy) throws {
-        try surface.send(1, [.object(nil), .int(0), .int(0)])
+    func attachNull(to surface: WlSurfaceProxy) throws {
+        try surface.attach(buffer: nil, x: 0, y: 0)
     }
 
     /// The serial of the last xdg_surface.configure the proxy received.
-    func lastConfigureSerial(_ xdgSurface: TestProxy) -> UInt32 {
-        guard case .uint(let serial)? = xdgSurface.events(named: "configure").last?.arguments.first else {
+    func lastConfigureSerial(_ xdgSurface: XdgSurfaceProxy) -> UInt32 {
+        guard case .configure(let serial)? = xdgSurface.events.last(where: { $0.name == "configure" }) else {
             Issue.record("xdg_surface@\(xdgSurface.id) received no configure")
             return 0
         }
         return serial
     }
 
-    func acknowledgeLastConfigure(_ xdgSurface: TestProxy) throws {
-        try xdgSurface.send(4, [.uint(lastConfigureSerial(xdgSurface))])
+    func acknowledgeLastConfigure(_ xdgSurface: XdgSurfaceProxy) throws {
+        try xdgSurface.ackConfigure(serial: lastConfigureSerial(xdgSurface))
     }
 
     /// Runs the server's loop until `condition` holds (at most about `milliseconds`).
@@ -259,17 +260,16 @@ final class XdgHarness {
         }
     }
 
-    /// The next roundtrip of `client` fails with this protocol error.
-    func expectError(_ interface: String, _ objectID: UInt32, code: UInt32, client: TestClient? = nil,
+    /// The next roundtrip of `client` fails with protocol error `code` on `object`.
+    func expectError(_ code: some WaylandEnumeration, on object: TestProxy, client: TestClient? = nil,
                      sourceLocation: SourceLocation = #_sourceLocation) {
-        let report = ProtocolErrorReport(interface: interface, objectID: objectID, code: code)
-        #expect(throws: TestClientError.protocolError(report), sourceLocation: sourceLocation) {
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(code, on: object)), sourceLocation: sourceLocation) {
             try (client ?? self.client).roundtrip()
         }
     }
 }
 
 /// A uint32 array argument (toplevel states, capabilities) as the bytes the protocol carries.
-func uint32Array(_ values: [UInt32]) -> TestValue {
-    .bytes(values.flatMap { value in withUnsafeBytes(of: value) { Array($0) } })
+func uint32Array(_ values: [UInt32]) -> [UInt8] {
+    values.flatMap { value in withUnsafeBytes(of: value) { Array($0) } }
 }

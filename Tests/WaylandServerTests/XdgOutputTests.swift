@@ -4,12 +4,12 @@ import WaylandTestClient
 
 /// The harness's output is 640×480 at scale 2, named HEADLESS-1: 320×240 in the logical space.
 @Suite struct XdgOutputTests {
-    private func xdgOutput(_ harness: ExtensionHarness, version: UInt32) throws -> (output: TestProxy, xdgOutput: TestProxy) {
-        let output = try harness.client.bind("wl_output", version: 4)
+    private func xdgOutput(_ harness: ExtensionHarness, version: UInt32) throws -> (output: WlOutputProxy, xdgOutput: ZxdgOutputV1Proxy) {
+        let output = try harness.client.bind(WlOutputProxy.self, version: 4)
         try harness.client.roundtrip()
         output.clearEvents()
-        let manager = try harness.client.bind("zxdg_output_manager_v1", version: version)
-        let xdgOutput = try manager.send(1, [.newID, .object(output)], interface: "zxdg_output_v1")
+        let manager = try harness.client.bind(ZxdgOutputManagerV1Proxy.self, version: version)
+        let xdgOutput = try manager.getXdgOutput(output: output)
         try harness.client.roundtrip()
         return (output, xdgOutput)
     }
@@ -22,9 +22,9 @@ import WaylandTestClient
     @Test func version3SendsGeometryNameAndDescriptionThenWlOutputDone() throws {
         let harness = try ExtensionHarness()
         let (output, xdgOutput) = try xdgOutput(harness, version: 3)
-        #expect(xdgOutput.events.map(\.name) == ["logical_position", "logical_size", "name", "description"])
-        #expect(xdgOutput.events.map(\.arguments) == [
-            [.int(0), .int(0)], [.int(320), .int(240)], [.string("HEADLESS-1")], [.string("Vitrine test output")],
+        #expect(xdgOutput.events == [
+            .logicalPosition(x: 0, y: 0), .logicalSize(width: 320, height: 240),
+            .name(name: "HEADLESS-1"), .description(description: "Vitrine test output"),
         ])
         #expect(output.events.map(\.name) == ["done"])
     }
@@ -39,8 +39,7 @@ import WaylandTestClient
     @Test func version1SendsNeitherNameNorDescription() throws {
         let harness = try ExtensionHarness()
         let (output, xdgOutput) = try xdgOutput(harness, version: 1)
-        #expect(xdgOutput.events.map(\.name) == ["logical_position", "logical_size", "done"])
-        #expect(xdgOutput.events[1].arguments == [.int(320), .int(240)])
+        #expect(xdgOutput.events == [.logicalPosition(x: 0, y: 0), .logicalSize(width: 320, height: 240), .done])
         #expect(output.events.isEmpty)
     }
 
@@ -54,8 +53,7 @@ import WaylandTestClient
         description.description = "Lobby screen"
         harness.output.update(description)
         try harness.client.roundtrip()
-        #expect(xdgOutput.events.map(\.name) == ["logical_position", "description"])
-        #expect(xdgOutput.events.map(\.arguments) == [[.int(640), .int(0)], [.string("Lobby screen")]])
+        #expect(xdgOutput.events == [.logicalPosition(x: 640, y: 0), .description(description: "Lobby screen")])
         // One burst: wl_output's events and the xdg_output's, closed by a single wl_output.done.
         #expect(output.events.map(\.name) == ["geometry", "mode", "scale", "name", "description", "done"])
     }
@@ -69,8 +67,7 @@ import WaylandTestClient
         description.description = "Lobby screen"
         harness.output.update(description)
         try harness.client.roundtrip()
-        #expect(xdgOutput.events.map(\.name) == ["logical_size", "done"])
-        #expect(xdgOutput.events[0].arguments == [.int(640), .int(480)])
+        #expect(xdgOutput.events == [.logicalSize(width: 640, height: 480), .done])
     }
 
     @Test func anUpdateThatLeavesTheLogicalGeometryAloneSendsNothing() throws {
@@ -92,17 +89,17 @@ import WaylandTestClient
         description.transform = .rotated90
         harness.output.update(description)
         try harness.client.roundtrip()
-        #expect(xdgOutput.events.map(\.arguments) == [[.int(240), .int(320)]])
+        #expect(xdgOutput.events == [.logicalSize(width: 240, height: 320)])
     }
 
     @Test func xdgOutputsLeftAfterAnotherWasDestroyedStillHearUpdates() throws {
         let harness = try ExtensionHarness()
         let (output, first) = try xdgOutput(harness, version: 2)
-        let manager = try harness.client.bind("zxdg_output_manager_v1", version: 2)
-        let second = try manager.send(1, [.newID, .object(output)], interface: "zxdg_output_v1")
+        let manager = try harness.client.bind(ZxdgOutputManagerV1Proxy.self, version: 2)
+        let second = try manager.getXdgOutput(output: output)
         try harness.client.roundtrip()
         second.clearEvents()
-        try first.sendDestructor(0)
+        try first.destroy()
         var description = harness.output.state
         description.y = 100
         harness.output.update(description)

@@ -6,13 +6,14 @@ import WaylandTestClient
     @Test func theInitialCommitIsAnsweredWithTheGeometryTheCompositorChose() throws {
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
-        let positioner = try harness.makePositioner(anchorRect: IntRect(x: 10, y: 20, width: 30, height: 10), anchor: 6, gravity: 8)
+        let positioner = try harness.makePositioner(
+            anchorRect: IntRect(x: 10, y: 20, width: 30, height: 10), anchor: .bottomLeft, gravity: .bottomRight)
         let popup = try harness.makePopup(parent: parent.xdgSurface, positioner: positioner)
         harness.clearEvents()
         #expect(popup.server.parent === parent.server.xdgSurface)
         try harness.commit(popup.surface)
         #expect(harness.events == ["xdg_popup.configure", "xdg_surface.configure"])
-        #expect(popup.popup.events(named: "configure").first?.arguments == [.int(10), .int(30), .int(60), .int(40)])
+        #expect(popup.popup.events == [.configure(x: 10, y: 30, width: 60, height: 40)])
         #expect(harness.policy.calls.suffix(2) == ["popupCreated", "popupNeedsConfigure"])
         try harness.acknowledgeLastConfigure(popup.xdgSurface)
         try harness.attachBuffer(to: popup.surface, width: 60, height: 40)
@@ -26,8 +27,8 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         // Below a button at the bottom of the 320×240 output, allowed to flip up.
-        let positioner = try harness.makePositioner(anchorRect: IntRect(x: 10, y: 220, width: 30, height: 20), anchor: 6, gravity: 8,
-                                                    constraintAdjustment: 8)
+        let positioner = try harness.makePositioner(
+            anchorRect: IntRect(x: 10, y: 220, width: 30, height: 20), anchor: .bottomLeft, gravity: .bottomRight, constraintAdjustment: 8)
         let popup = try harness.makeMappedPopup(parent: parent.xdgSurface, positioner: positioner)
         #expect(popup.server.geometry == IntRect(x: 10, y: 180, width: 60, height: 40))
     }
@@ -36,12 +37,12 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let menu = try harness.makeMappedPopup(parent: parent.xdgSurface,
-                                               positioner: harness.makePositioner(anchorRect: IntRect(x: 0, y: 0, width: 10, height: 10), anchor: 5, gravity: 8))
+                                               positioner: harness.makePositioner(anchorRect: IntRect(x: 0, y: 0, width: 10, height: 10), anchor: .topLeft, gravity: .bottomRight))
         // The submenu would leave the output on the right: flipped to the menu's left... which
         // does not fit either, so it slides back in.
         let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface,
                                                   positioner: harness.makePositioner(width: 300, height: 40, anchorRect: IntRect(x: 60, y: 0, width: 0, height: 10),
-                                                                                     anchor: 5, gravity: 8, constraintAdjustment: 5))
+                                                                                     anchor: .topLeft, gravity: .bottomRight, constraintAdjustment: 5))
         #expect(submenu.server.parent === menu.server.xdgSurface)
         #expect(submenu.server.geometry == IntRect(x: 20, y: 0, width: 300, height: 40))
     }
@@ -50,20 +51,20 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let positioner = try harness.makePositioner()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(2, [.newID, .object(nil), .object(positioner)], interface: "xdg_popup")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        _ = try xdgSurface.getPopup(parent: nil, positioner: positioner)
+        harness.expectError(XdgWmBaseError.invalidPopupParent, on: harness.wmBase)
     }
 
     @Test func aParentWithoutARoleIsInvalidPopupParent() throws {
         let harness = try XdgHarness()
         let parentSurface = try harness.makeSurface()
-        let parent = try harness.wmBase.send(2, [.newID, .object(parentSurface)], interface: "xdg_surface")
+        let parent = try harness.wmBase.getXdgSurface(surface: parentSurface)
         let positioner = try harness.makePositioner()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(2, [.newID, .object(parent), .object(positioner)], interface: "xdg_popup")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        _ = try xdgSurface.getPopup(parent: parent, positioner: positioner)
+        harness.expectError(XdgWmBaseError.invalidPopupParent, on: harness.wmBase)
     }
 
     @Test func mappingBeforeTheParentIsInvalidPopupParent() throws {
@@ -74,8 +75,8 @@ import WaylandTestClient
         try harness.commit(popup.surface)
         try harness.acknowledgeLastConfigure(popup.xdgSurface)
         try harness.attachBuffer(to: popup.surface, width: 60, height: 40)
-        try popup.surface.send(6)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 3)
+        try popup.surface.commit()
+        harness.expectError(XdgWmBaseError.invalidPopupParent, on: harness.wmBase)
     }
 
     @Test func aGrabOnAToplevelIsReportedWithItsSeatAndSerial() throws {
@@ -95,7 +96,7 @@ import WaylandTestClient
         let popup = try harness.makePopup(parent: parent.xdgSurface)
         try harness.commit(popup.surface)
         try harness.grab(popup)
-        harness.expectError("xdg_popup", popup.popup.id, code: 0)
+        harness.expectError(XdgPopupError.invalidGrab, on: popup.popup)
     }
 
     @Test func aGrabOnTheTopmostGrabbingPopupNestsTheChain() throws {
@@ -113,7 +114,7 @@ import WaylandTestClient
         let tooltip = try harness.makeMappedPopup(parent: parent.xdgSurface)
         let popup = try harness.makePopup(parent: tooltip.xdgSurface)
         try harness.grab(popup)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+        harness.expectError(XdgWmBaseError.notTheTopmostPopup, on: harness.wmBase)
     }
 
     @Test func aSecondGrabChainWhileOneIsShownIsNotTheTopmostPopup() throws {
@@ -122,7 +123,7 @@ import WaylandTestClient
         _ = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
         let popup = try harness.makePopup(parent: parent.xdgSurface)
         try harness.grab(popup)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+        harness.expectError(XdgWmBaseError.notTheTopmostPopup, on: harness.wmBase)
     }
 
     @Test func popupsOnADismissedPopupAreDismissedAndTheirGrabsIgnored() throws {
@@ -149,8 +150,8 @@ import WaylandTestClient
         let parent = try harness.makeMappedToplevel()
         let menu = try harness.makeMappedPopup(parent: parent.xdgSurface)
         _ = try harness.makeMappedPopup(parent: menu.xdgSurface)
-        try menu.popup.send(0)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 2)
+        try menu.popup.destroy()
+        harness.expectError(XdgWmBaseError.notTheTopmostPopup, on: harness.wmBase)
     }
 
     @Test func popupsDestroyedTopmostFirstAreUnmappedAndDestroyed() throws {
@@ -158,8 +159,8 @@ import WaylandTestClient
         let parent = try harness.makeMappedToplevel()
         let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
         let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface, grab: true)
-        try submenu.popup.sendDestructor(0)
-        try menu.popup.sendDestructor(0)
+        try submenu.popup.destroy()
+        try menu.popup.destroy()
         try harness.client.roundtrip()
         #expect(harness.policy.calls.suffix(4) == ["popupUnmapped", "popupDestroyed", "popupUnmapped", "popupDestroyed"])
         // The chain is empty again: a new grab on the toplevel is fine.
@@ -214,12 +215,11 @@ import WaylandTestClient
         let popup = try harness.makeMappedPopup(parent: parent.xdgSurface)
         harness.clearEvents()
         let positioner = try harness.makePositioner(width: 20, height: 20, anchorRect: IntRect(x: 100, y: 100, width: 10, height: 10),
-                                                    anchor: 8, gravity: 8)
-        try popup.popup.send(2, [.object(positioner), .uint(42)])
+                                                    anchor: .bottomRight, gravity: .bottomRight)
+        try popup.popup.reposition(positioner: positioner, token: 42)
         try harness.client.roundtrip()
         #expect(harness.events == ["xdg_popup.repositioned", "xdg_popup.configure", "xdg_surface.configure"])
-        #expect(popup.popup.events(named: "repositioned").first?.arguments == [.uint(42)])
-        #expect(popup.popup.events(named: "configure").last?.arguments == [.int(110), .int(110), .int(20), .int(20)])
+        #expect(popup.popup.events.suffix(2) == [.repositioned(token: 42), .configure(x: 110, y: 110, width: 20, height: 20)])
         #expect(popup.server.positioner.anchorRect == IntRect(x: 100, y: 100, width: 10, height: 10))
         // The new geometry takes effect once acknowledged and committed.
         #expect(popup.server.geometry == IntRect(x: 130, y: 100, width: 60, height: 40))
@@ -232,19 +232,19 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let popup = try harness.makeMappedPopup(parent: parent.xdgSurface)
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try popup.popup.send(2, [.object(positioner), .uint(1)])
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 5)
+        let positioner = try harness.wmBase.createPositioner()
+        try popup.popup.reposition(positioner: positioner, token: 1)
+        harness.expectError(XdgWmBaseError.invalidPositioner, on: harness.wmBase)
     }
 
     @Test func destroyingTheParentToplevelDismissesItsPopups() throws {
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let menu = try harness.makeMappedPopup(parent: parent.xdgSurface, grab: true)
-        try parent.toplevel.sendDestructor(0)
+        try parent.toplevel.destroy()
         try harness.client.roundtrip()
         #expect(menu.server.isDismissed)
-        #expect(menu.popup.events(named: "popup_done").count == 1)
+        #expect(menu.popup.events.filter { $0 == .popupDone }.count == 1)
         #expect(harness.policy.calls.suffix(3) == ["popupUnmapped", "toplevelUnmapped", "toplevelDestroyed"])
     }
 }

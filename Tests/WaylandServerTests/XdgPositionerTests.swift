@@ -175,13 +175,13 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let positioner = try harness.makePositioner(width: 30, height: 20, anchorRect: IntRect(x: 5, y: 6, width: 7, height: 8),
-                                                    anchor: 8, gravity: 2, constraintAdjustment: 9)
-        try positioner.send(6, [.int(-3), .int(4)])
-        try positioner.send(7)
-        try positioner.send(8, [.int(640), .int(480)])
-        try positioner.send(9, [.uint(77)])
+                                                    anchor: .bottomRight, gravity: .bottom, constraintAdjustment: 9)
+        try positioner.setOffset(x: -3, y: 4)
+        try positioner.setReactive()
+        try positioner.setParentSize(parentWidth: 640, parentHeight: 480)
+        try positioner.setParentConfigure(serial: 77)
         let popup = try harness.makePopup(parent: parent.xdgSurface, positioner: positioner)
-        try positioner.send(1, [.int(99), .int(99)])
+        try positioner.setSize(width: 99, height: 99)
         try harness.client.roundtrip()
         #expect(popup.server.positioner == XdgPositionerRules(
             size: SurfaceSize(width: 30, height: 20), anchorRect: IntRect(x: 5, y: 6, width: 7, height: 8),
@@ -192,16 +192,16 @@ import WaylandTestClient
     @Test(arguments: [(Int32(0), Int32(10)), (10, 0), (-1, 10)])
     func aNonPositiveSizeIsInvalidInput(width: Int32, height: Int32) throws {
         let harness = try XdgHarness()
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(1, [.int(width), .int(height)])
-        harness.expectError("xdg_positioner", positioner.id, code: 0)
+        let positioner = try harness.wmBase.createPositioner()
+        try positioner.setSize(width: width, height: height)
+        harness.expectError(XdgPositionerError.invalidInput, on: positioner)
     }
 
     @Test func aNegativeAnchorRectangleSizeIsInvalidInput() throws {
         let harness = try XdgHarness()
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(2, [.int(0), .int(0), .int(10), .int(-1)])
-        harness.expectError("xdg_positioner", positioner.id, code: 0)
+        let positioner = try harness.wmBase.createPositioner()
+        try positioner.setAnchorRect(x: 0, y: 0, width: 10, height: -1)
+        harness.expectError(XdgPositionerError.invalidInput, on: positioner)
     }
 
     @Test func aZeroSizedAnchorRectangleIsAccepted() throws {
@@ -209,37 +209,41 @@ import WaylandTestClient
         let parent = try harness.makeMappedToplevel()
         let positioner = try harness.makePositioner(anchorRect: IntRect(x: 50, y: 50, width: 0, height: 0))
         let popup = try harness.makeMappedPopup(parent: parent.xdgSurface, positioner: positioner)
-        #expect(popup.popup.events(named: "configure").first?.arguments == [.int(20), .int(30), .int(60), .int(40)])
+        #expect(popup.popup.events.first == .configure(x: 20, y: 30, width: 60, height: 40))
     }
 
-    @Test(arguments: [UInt32(3), 4])
-    func anUnknownAnchorOrGravityIsInvalidInput(opcode: UInt32) throws {
+    @Test(arguments: ["anchor", "gravity"])
+    func anUnknownAnchorOrGravityIsInvalidInput(rule: String) throws {
         let harness = try XdgHarness()
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(opcode, [.uint(9)])
-        harness.expectError("xdg_positioner", positioner.id, code: 0)
+        let positioner = try harness.wmBase.createPositioner()
+        if rule == "anchor" {
+            try positioner.setAnchor(anchor: XdgPositionerAnchor(rawValue: 9))
+        } else {
+            try positioner.setGravity(gravity: XdgPositionerGravity(rawValue: 9))
+        }
+        harness.expectError(XdgPositionerError.invalidInput, on: positioner)
     }
 
     @Test func unknownConstraintAdjustmentBitsAreInvalidInput() throws {
         let harness = try XdgHarness()
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
-        try positioner.send(5, [.uint(64)])
-        harness.expectError("xdg_positioner", positioner.id, code: 0)
+        let positioner = try harness.wmBase.createPositioner()
+        try positioner.setConstraintAdjustment(constraintAdjustment: 64)
+        harness.expectError(XdgPositionerError.invalidInput, on: positioner)
     }
 
     @Test(arguments: [false, true])
     func anIncompletePositionerIsInvalidPositioner(hasSize: Bool) throws {
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
-        let positioner = try harness.wmBase.send(1, [.newID], interface: "xdg_positioner")
+        let positioner = try harness.wmBase.createPositioner()
         if hasSize {
-            try positioner.send(1, [.int(10), .int(10)])
+            try positioner.setSize(width: 10, height: 10)
         } else {
-            try positioner.send(2, [.int(0), .int(0), .int(10), .int(10)])
+            try positioner.setAnchorRect(x: 0, y: 0, width: 10, height: 10)
         }
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(2, [.newID, .object(parent.xdgSurface), .object(positioner)], interface: "xdg_popup")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 5)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        try xdgSurface.getPopup(parent: parent.xdgSurface, positioner: positioner)
+        harness.expectError(XdgWmBaseError.invalidPositioner, on: harness.wmBase)
     }
 }

@@ -13,8 +13,9 @@ import WaylandTestClient
         try harness.commit(window.surface)
         #expect(harness.policy.calls == ["toplevelCreated", "toplevelNeedsInitialConfigure"])
         #expect(harness.events == ["xdg_toplevel.wm_capabilities", "xdg_toplevel.configure", "xdg_surface.configure"])
-        #expect(window.toplevel.events(named: "wm_capabilities").first?.arguments == [uint32Array([])])
-        #expect(window.toplevel.events(named: "configure").first?.arguments == [.int(320), .int(240), fullscreenActivated])
+        #expect(window.toplevel.events == [
+            .wmCapabilities(capabilities: uint32Array([])), .configure(width: 320, height: 240, states: fullscreenActivated),
+        ])
         let serial = harness.lastConfigureSerial(window.xdgSurface)
         #expect(serial == harness.display.currentSerial)
         #expect(!window.server.isConfigured)
@@ -90,9 +91,9 @@ import WaylandTestClient
     @Test func attachingABufferBeforeTheFirstConfigureIsAnErrorWithoutACommit() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
         try harness.attachBuffer(to: surface, width: 320, height: 240)
-        harness.expectError("xdg_surface", xdgSurface.id, code: 3)
+        harness.expectError(XdgSurfaceError.unconfiguredBuffer, on: xdgSurface)
     }
 
     @Test func aToplevelConfiguredBeforeItsInitialCommitMayMapWithIt() throws {
@@ -111,8 +112,8 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
         try harness.attachBuffer(to: window.surface, width: 320, height: 240)
-        try window.surface.send(6)
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 3)
+        try window.surface.commit()
+        harness.expectError(XdgSurfaceError.unconfiguredBuffer, on: window.xdgSurface)
     }
 
     @Test func ackingAnUnknownSerialIsInvalidSerial() throws {
@@ -120,8 +121,8 @@ import WaylandTestClient
         let window = try harness.makeToplevel()
         try harness.commit(window.surface)
         let serial = harness.lastConfigureSerial(window.xdgSurface)
-        try window.xdgSurface.send(4, [.uint(serial &+ 100)])
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 4)
+        try window.xdgSurface.ackConfigure(serial: serial &+ 100)
+        harness.expectError(XdgSurfaceError.invalidSerial, on: window.xdgSurface)
     }
 
     @Test func ackingTheSameSerialTwiceIsInvalidSerial() throws {
@@ -131,7 +132,7 @@ import WaylandTestClient
         try harness.acknowledgeLastConfigure(window.xdgSurface)
         try harness.client.roundtrip()
         try harness.acknowledgeLastConfigure(window.xdgSurface)
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 4)
+        harness.expectError(XdgSurfaceError.invalidSerial, on: window.xdgSurface)
     }
 
     @Test func ackingALaterConfigureConsumesTheEarlierOnes() throws {
@@ -142,13 +143,13 @@ import WaylandTestClient
         let second = window.server.configure(width: 100, height: 50, states: [.maximized])
         try harness.client.roundtrip()
         #expect(harness.lastConfigureSerial(window.xdgSurface) == second)
-        try window.xdgSurface.send(4, [.uint(second)])
+        try window.xdgSurface.ackConfigure(serial: second)
         try harness.attachBuffer(to: window.surface, width: 100, height: 50)
         try harness.commit(window.surface)
         #expect(window.server.lastAckedSerial == second)
         #expect(window.server.currentConfiguration == XdgToplevel.Configuration(width: 100, height: 50, states: [.maximized]))
-        try window.xdgSurface.send(4, [.uint(first)])
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 4)
+        try window.xdgSurface.ackConfigure(serial: first)
+        harness.expectError(XdgSurfaceError.invalidSerial, on: window.xdgSurface)
     }
 
     @Test func theAcknowledgedConfigurationBecomesCurrentOnlyWithTheNextCommit() throws {
@@ -156,7 +157,7 @@ import WaylandTestClient
         let window = try harness.makeMappedToplevel()
         let serial = window.server.configure(width: 200, height: 100, states: [])
         try harness.client.roundtrip()
-        try window.xdgSurface.send(4, [.uint(serial)])
+        try window.xdgSurface.ackConfigure(serial: serial)
         try harness.client.roundtrip()
         #expect(window.server.lastAckedSerial == serial)
         #expect(window.server.currentConfiguration?.width == 320)
@@ -167,68 +168,68 @@ import WaylandTestClient
     @Test func setWindowGeometryBeforeARoleIsNotConstructed() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        try xdgSurface.send(3, [.int(0), .int(0), .int(10), .int(10)])
-        harness.expectError("xdg_surface", xdgSurface.id, code: 1)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        try xdgSurface.setWindowGeometry(x: 0, y: 0, width: 10, height: 10)
+        harness.expectError(XdgSurfaceError.notConstructed, on: xdgSurface)
     }
 
     @Test func ackBeforeARoleIsNotConstructed() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        try xdgSurface.send(4, [.uint(1)])
-        harness.expectError("xdg_surface", xdgSurface.id, code: 1)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        try xdgSurface.ackConfigure(serial: 1)
+        harness.expectError(XdgSurfaceError.notConstructed, on: xdgSurface)
     }
 
     @Test func aCommitBeforeARoleIsNotConstructed() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        try surface.send(6)
-        harness.expectError("xdg_surface", xdgSurface.id, code: 1)
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
+        try surface.commit()
+        harness.expectError(XdgSurfaceError.notConstructed, on: xdgSurface)
     }
 
     @Test func aSecondRoleObjectIsAlreadyConstructed() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        _ = try window.xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 2)
+        _ = try window.xdgSurface.getToplevel()
+        harness.expectError(XdgSurfaceError.alreadyConstructed, on: window.xdgSurface)
     }
 
     @Test func aPopupRoleOnAFormerToplevelIsARoleError() throws {
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let window = try harness.makeToplevel()
-        try window.toplevel.sendDestructor(0)
+        try window.toplevel.destroy()
         let positioner = try harness.makePositioner()
-        _ = try window.xdgSurface.send(2, [.newID, .object(parent.xdgSurface), .object(positioner)], interface: "xdg_popup")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 0)
+        _ = try window.xdgSurface.getPopup(parent: parent.xdgSurface, positioner: positioner)
+        harness.expectError(XdgWmBaseError.role, on: harness.wmBase)
     }
 
     @Test func destroyingTheXdgSurfaceBeforeItsToplevelIsDefunctRoleObject() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.xdgSurface.send(0)
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 6)
+        try window.xdgSurface.destroy()
+        harness.expectError(XdgSurfaceError.defunctRoleObject, on: window.xdgSurface)
     }
 
     @Test func nonPositiveWindowGeometryIsInvalidSize() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.xdgSurface.send(3, [.int(0), .int(0), .int(0), .int(10)])
-        harness.expectError("xdg_surface", window.xdgSurface.id, code: 5)
+        try window.xdgSurface.setWindowGeometry(x: 0, y: 0, width: 0, height: 10)
+        harness.expectError(XdgSurfaceError.invalidSize, on: window.xdgSurface)
     }
 
     @Test func windowGeometryIsDoubleBufferedAndClampedToTheSurface() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel(width: 64, height: 32)
         #expect(window.server.windowGeometry == IntRect(x: 0, y: 0, width: 64, height: 32))
-        try window.xdgSurface.send(3, [.int(5), .int(6), .int(100), .int(100)])
+        try window.xdgSurface.setWindowGeometry(x: 5, y: 6, width: 100, height: 100)
         try harness.client.roundtrip()
         #expect(window.server.windowGeometry == IntRect(x: 0, y: 0, width: 64, height: 32))
         try harness.commit(window.surface)
         #expect(window.server.windowGeometry == IntRect(x: 5, y: 6, width: 59, height: 26))
-        try window.xdgSurface.send(3, [.int(2), .int(2), .int(10), .int(10)])
+        try window.xdgSurface.setWindowGeometry(x: 2, y: 2, width: 10, height: 10)
         try harness.commit(window.surface)
         #expect(window.server.windowGeometry == IntRect(x: 2, y: 2, width: 10, height: 10))
     }
@@ -236,7 +237,7 @@ import WaylandTestClient
     @Test func windowGeometryIsTheSetOneBeforeAnythingIsDrawn() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.xdgSurface.send(3, [.int(5), .int(6), .int(100), .int(100)])
+        try window.xdgSurface.setWindowGeometry(x: 5, y: 6, width: 100, height: 100)
         try harness.commit(window.surface)
         #expect(window.server.windowGeometry == IntRect(x: 5, y: 6, width: 100, height: 100))
     }
@@ -245,9 +246,9 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel(width: 64, height: 32)
         let child = try harness.makeSurface()
-        let subcompositor = try harness.client.bind("wl_subcompositor", version: 1)
-        let subsurface = try subcompositor.send(1, [.newID, .object(child), .object(window.surface)], interface: "wl_subsurface")
-        try subsurface.send(1, [.int(-10), .int(-4)])
+        let subcompositor = try harness.client.bind(WlSubcompositorProxy.self, version: 1)
+        let subsurface = try subcompositor.getSubsurface(surface: child, parent: window.surface)
+        try subsurface.setPosition(x: -10, y: -4)
         try harness.attachBuffer(to: child, width: 20, height: 10)
         try harness.commit(child)
         try harness.commit(window.surface)

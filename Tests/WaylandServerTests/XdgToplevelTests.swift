@@ -6,8 +6,8 @@ import WaylandTestClient
     @Test func titleAndAppIDApplyAtOnceAndAreReported() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(2, [.string("Tickets")])
-        try window.toplevel.send(3, [.string("org.example.Tickets")])
+        try window.toplevel.setTitle(title: "Tickets")
+        try window.toplevel.setAppID(appID: "org.example.Tickets")
         try harness.client.roundtrip()
         #expect(window.server.title == "Tickets")
         #expect(window.server.appID == "org.example.Tickets")
@@ -22,12 +22,12 @@ import WaylandTestClient
     @Test func fullscreenAndMaximizeRequestsAreReportedAndAnsweredWithAConfigure() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()
-        let output = try harness.client.bind("wl_output", version: 4)
+        let output = try harness.client.bind(WlOutputProxy.self, version: 4)
         harness.clearEvents()
-        try window.toplevel.send(11, [.object(output)])
-        try window.toplevel.send(9)
-        try window.toplevel.send(12)
-        try window.toplevel.send(10)
+        try window.toplevel.setFullscreen(output: output)
+        try window.toplevel.setMaximized()
+        try window.toplevel.unsetFullscreen()
+        try window.toplevel.unsetMaximized()
         try harness.client.roundtrip()
         #expect(harness.events == Array(repeating: ["xdg_toplevel.configure", "xdg_surface.configure"], count: 4).flatMap { $0 })
         guard harness.policy.requests.count == 4,
@@ -44,7 +44,7 @@ import WaylandTestClient
     @Test func fullscreenWithoutAnOutputLeavesTheChoiceToTheCompositor() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(11, [.object(nil)])
+        try window.toplevel.setFullscreen(output: nil)
         try harness.client.roundtrip()
         guard case .setFullscreen(nil)? = harness.policy.requests.first else {
             Issue.record("unexpected requests \(harness.policy.requests)")
@@ -55,11 +55,11 @@ import WaylandTestClient
     @Test func interactiveRequestsAreReportedWithTheirSeatAndSerial() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()
-        let seat = try harness.client.bind("wl_seat", version: 1)
-        try window.toplevel.send(4, [.object(seat), .uint(11), .int(3), .int(4)])
-        try window.toplevel.send(5, [.object(seat), .uint(12)])
-        try window.toplevel.send(6, [.object(seat), .uint(13), .uint(10)])
-        try window.toplevel.send(13)
+        let seat = try harness.client.bind(WlSeatProxy.self, version: 1)
+        try window.toplevel.showWindowMenu(seat: seat, serial: 11, x: 3, y: 4)
+        try window.toplevel.move(seat: seat, serial: 12)
+        try window.toplevel.resize(seat: seat, serial: 13, edges: .bottomRight)
+        try window.toplevel.setMinimized()
         try harness.client.roundtrip()
         guard harness.policy.requests.count == 4,
               case .showWindowMenu(let menuSeat, 11, 3, 4) = harness.policy.requests[0],
@@ -75,9 +75,9 @@ import WaylandTestClient
     @Test func anUnknownResizeEdgeIsInvalidResizeEdge() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()
-        let seat = try harness.client.bind("wl_seat", version: 1)
-        try window.toplevel.send(6, [.object(seat), .uint(1), .uint(3)])
-        harness.expectError("xdg_toplevel", window.toplevel.id, code: 0)
+        let seat = try harness.client.bind(WlSeatProxy.self, version: 1)
+        try window.toplevel.resize(seat: seat, serial: 1, edges: XdgToplevelResizeEdge(rawValue: 3))
+        harness.expectError(XdgToplevelError.invalidResizeEdge, on: window.toplevel)
     }
 
     @Test func aParentMustBeMappedAndNotADescendant() throws {
@@ -85,10 +85,10 @@ import WaylandTestClient
         let parent = try harness.makeMappedToplevel()
         let child = try harness.makeMappedToplevel()
         let unmapped = try harness.makeToplevel()
-        try child.toplevel.send(1, [.object(unmapped.toplevel)])
+        try child.toplevel.setParent(parent: unmapped.toplevel)
         try harness.client.roundtrip()
         #expect(child.server.parent == nil)
-        try child.toplevel.send(1, [.object(parent.toplevel)])
+        try child.toplevel.setParent(parent: parent.toplevel)
         try harness.client.roundtrip()
         #expect(child.server.parent === parent.server)
         guard case .setParent(let reported)? = harness.policy.requests.last else {
@@ -96,15 +96,15 @@ import WaylandTestClient
             return
         }
         #expect(reported === parent.server)
-        try parent.toplevel.send(1, [.object(child.toplevel)])
-        harness.expectError("xdg_toplevel", parent.toplevel.id, code: 1)
+        try parent.toplevel.setParent(parent: child.toplevel)
+        harness.expectError(XdgToplevelError.invalidParent, on: parent.toplevel)
     }
 
     @Test func aToplevelCannotBeItsOwnParent() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(1, [.object(window.toplevel)])
-        harness.expectError("xdg_toplevel", window.toplevel.id, code: 1)
+        try window.toplevel.setParent(parent: window.toplevel)
+        harness.expectError(XdgToplevelError.invalidParent, on: window.toplevel)
     }
 
     @Test func childrenOfAnUnmappedToplevelTakeItsParent() throws {
@@ -112,8 +112,8 @@ import WaylandTestClient
         let grandparent = try harness.makeMappedToplevel()
         let parent = try harness.makeMappedToplevel()
         let child = try harness.makeMappedToplevel()
-        try parent.toplevel.send(1, [.object(grandparent.toplevel)])
-        try child.toplevel.send(1, [.object(parent.toplevel)])
+        try parent.toplevel.setParent(parent: grandparent.toplevel)
+        try child.toplevel.setParent(parent: parent.toplevel)
         try harness.client.roundtrip()
         try harness.attachNull(to: parent.surface)
         try harness.commit(parent.surface)
@@ -124,8 +124,8 @@ import WaylandTestClient
     @Test func minAndMaxSizesApplyWithTheNextCommit() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(8, [.int(100), .int(50)])
-        try window.toplevel.send(7, [.int(800), .int(600)])
+        try window.toplevel.setMinSize(width: 100, height: 50)
+        try window.toplevel.setMaxSize(width: 800, height: 600)
         try harness.client.roundtrip()
         #expect(window.server.minSize == SurfaceSize(width: 0, height: 0))
         #expect(window.server.maxSize == SurfaceSize(width: 0, height: 0))
@@ -137,18 +137,18 @@ import WaylandTestClient
     @Test func aMinimumLargerThanTheMaximumIsInvalidSizeAtCommit() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(7, [.int(100), .int(100)])
-        try window.toplevel.send(8, [.int(200), .int(50)])
+        try window.toplevel.setMaxSize(width: 100, height: 100)
+        try window.toplevel.setMinSize(width: 200, height: 50)
         try harness.client.roundtrip()
-        try window.surface.send(6)
-        harness.expectError("xdg_toplevel", window.toplevel.id, code: 2)
+        try window.surface.commit()
+        harness.expectError(XdgToplevelError.invalidSize, on: window.toplevel)
     }
 
     @Test func aZeroMaximumMeansNoLimit() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(7, [.int(0), .int(100)])
-        try window.toplevel.send(8, [.int(500), .int(50)])
+        try window.toplevel.setMaxSize(width: 0, height: 100)
+        try window.toplevel.setMinSize(width: 500, height: 50)
         try harness.commit(window.surface)
         #expect(window.server.maxSize == SurfaceSize(width: 0, height: 100))
     }
@@ -156,8 +156,8 @@ import WaylandTestClient
     @Test func aNegativeSizeLimitIsInvalidSize() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.send(8, [.int(-1), .int(10)])
-        harness.expectError("xdg_toplevel", window.toplevel.id, code: 2)
+        try window.toplevel.setMinSize(width: -1, height: 10)
+        harness.expectError(XdgToplevelError.invalidSize, on: window.toplevel)
     }
 
     @Test func configureSendsTheStatesInProtocolOrderAndBoundsBeforeIt() throws {
@@ -172,12 +172,13 @@ import WaylandTestClient
         try harness.client.roundtrip()
         #expect(harness.events == ["xdg_toplevel.wm_capabilities", "xdg_toplevel.configure_bounds",
                                    "xdg_toplevel.configure", "xdg_surface.configure"])
-        #expect(window.toplevel.events(named: "wm_capabilities").first?.arguments == [uint32Array([3, 4])])
-        #expect(window.toplevel.events(named: "configure_bounds").first?.arguments == [.int(320), .int(200)])
-        #expect(window.toplevel.events(named: "configure").first?.arguments == [.int(0), .int(0), uint32Array([1, 3, 4, 8])])
+        #expect(window.toplevel.events == [
+            .wmCapabilities(capabilities: uint32Array([3, 4])), .configureBounds(width: 320, height: 200),
+            .configure(width: 0, height: 0, states: uint32Array([1, 3, 4, 8])),
+        ])
         window.server.configure(width: 10, height: 10, states: [])
         try harness.client.roundtrip()
-        #expect(window.toplevel.events(named: "wm_capabilities").count == 1)
+        #expect(window.toplevel.events.filter { $0.name == "wm_capabilities" }.count == 1)
     }
 
     @Test func changedCapabilitiesGoOutWithANewConfigureSequence() throws {
@@ -188,8 +189,9 @@ import WaylandTestClient
         harness.shell.toplevelCapabilities = [.windowMenu]
         try harness.client.roundtrip()
         #expect(harness.events == ["xdg_toplevel.wm_capabilities", "xdg_toplevel.configure", "xdg_surface.configure"])
-        #expect(window.toplevel.events(named: "wm_capabilities").last?.arguments == [uint32Array([1])])
-        #expect(window.toplevel.events(named: "configure").last?.arguments == [.int(320), .int(240), uint32Array([2, 4])])
+        #expect(window.toplevel.events.suffix(2) == [
+            .wmCapabilities(capabilities: uint32Array([1])), .configure(width: 320, height: 240, states: uint32Array([2, 4])),
+        ])
         #expect(unconfigured.toplevel.events.isEmpty)
     }
 
@@ -199,7 +201,7 @@ import WaylandTestClient
         window.server.configure(width: 5, height: 6, states: [.tiledLeft, .fullscreen], bounds: SurfaceSize(width: 1, height: 1))
         try harness.client.roundtrip()
         #expect(harness.events == ["xdg_toplevel.configure", "xdg_surface.configure"])
-        #expect(window.toplevel.events(named: "configure").first?.arguments == [.int(5), .int(6), uint32Array([2])])
+        #expect(window.toplevel.events == [.configure(width: 5, height: 6, states: uint32Array([2]))])
     }
 
     @Test func sendCloseSendsClose() throws {
@@ -215,10 +217,10 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeMappedToplevel()
         let window = try harness.makeMappedToplevel()
-        try window.toplevel.send(2, [.string("Map")])
-        try window.toplevel.send(3, [.string("org.example.Map")])
-        try window.toplevel.send(1, [.object(parent.toplevel)])
-        try window.toplevel.send(8, [.int(10), .int(10)])
+        try window.toplevel.setTitle(title: "Map")
+        try window.toplevel.setAppID(appID: "org.example.Map")
+        try window.toplevel.setParent(parent: parent.toplevel)
+        try window.toplevel.setMinSize(width: 10, height: 10)
         try harness.commit(window.surface)
         try harness.attachNull(to: window.surface)
         try harness.commit(window.surface)
@@ -233,7 +235,7 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()
         #expect(harness.shell.toplevels.map(\.id) == [window.toplevel.id])
-        try window.toplevel.sendDestructor(0)
+        try window.toplevel.destroy()
         try harness.client.roundtrip()
         #expect(harness.policy.calls.suffix(2) == ["toplevelUnmapped", "toplevelDestroyed"])
         #expect(harness.shell.toplevels.isEmpty)

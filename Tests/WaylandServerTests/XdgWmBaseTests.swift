@@ -17,14 +17,13 @@ import WaylandTestClient
         let client = harness.serverClient
         #expect(try harness.shell.ping(client))
         try harness.client.roundtrip()
-        let pings = harness.wmBase.events(named: "ping")
-        #expect(pings.count == 1)
-        guard case .uint(let serial)? = pings.first?.arguments.first else {
+        #expect(harness.wmBase.events.count == 1)
+        guard case .ping(let serial)? = harness.wmBase.events.first else {
             Issue.record("no ping")
             return
         }
         #expect(harness.shell.isAwaitingPong(from: client))
-        try harness.wmBase.send(3, [.uint(serial)])
+        try harness.wmBase.pong(serial: serial)
         try harness.client.roundtrip()
         #expect(!harness.shell.isAwaitingPong(from: client))
         try harness.pump(forMilliseconds: 60)
@@ -52,11 +51,11 @@ import WaylandTestClient
         let client = harness.serverClient
         try harness.shell.ping(client)
         try harness.client.roundtrip()
-        guard case .uint(let serial)? = harness.wmBase.events(named: "ping").first?.arguments.first else {
+        guard case .ping(let serial)? = harness.wmBase.events.first else {
             Issue.record("no ping")
             return
         }
-        try harness.wmBase.send(3, [.uint(serial &+ 1)])
+        try harness.wmBase.pong(serial: serial &+ 1)
         try harness.client.roundtrip()
         #expect(harness.shell.isAwaitingPong(from: client))
         try harness.pump(forMilliseconds: 1000) { !harness.policy.unansweredPings.isEmpty }
@@ -69,7 +68,7 @@ import WaylandTestClient
         try harness.shell.ping(client)
         try harness.shell.ping(client)
         try harness.client.roundtrip()
-        #expect(harness.wmBase.events(named: "ping").count == 1)
+        #expect(harness.wmBase.events.count == 1)
     }
 
     @Test func pingingAClientWithoutXdgWmBaseReturnsFalse() throws {
@@ -82,22 +81,22 @@ import WaylandTestClient
     @Test func anUnresponsiveClientCanBeDisconnectedWithTheUnresponsiveError() throws {
         let harness = try XdgHarness()
         harness.shell.postUnresponsiveError(harness.serverClient)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 6)
+        harness.expectError(XdgWmBaseError.unresponsive, on: harness.wmBase)
     }
 
     @Test func destroyingXdgWmBaseWhileItsSurfacesExistIsDefunctSurfaces() throws {
         let harness = try XdgHarness()
         _ = try harness.makeToplevel()
-        try harness.wmBase.send(0)
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 1)
+        try harness.wmBase.destroy()
+        harness.expectError(XdgWmBaseError.defunctSurfaces, on: harness.wmBase)
     }
 
     @Test func destroyingXdgWmBaseAfterItsSurfacesIsAllowed() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.sendDestructor(0)
-        try window.xdgSurface.sendDestructor(0)
-        try harness.wmBase.sendDestructor(0)
+        try window.toplevel.destroy()
+        try window.xdgSurface.destroy()
+        try harness.wmBase.destroy()
         try harness.client.roundtrip()
         #expect(harness.policy.calls.suffix(1) == ["toplevelDestroyed"])
     }
@@ -106,18 +105,18 @@ import WaylandTestClient
         let harness = try XdgHarness()
         let parent = try harness.makeSurface()
         let child = try harness.makeSurface()
-        let subcompositor = try harness.client.bind("wl_subcompositor", version: 1)
-        _ = try subcompositor.send(1, [.newID, .object(child), .object(parent)], interface: "wl_subsurface")
-        _ = try harness.wmBase.send(2, [.newID, .object(child)], interface: "xdg_surface")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 0)
+        let subcompositor = try harness.client.bind(WlSubcompositorProxy.self, version: 1)
+        try subcompositor.getSubsurface(surface: child, parent: parent)
+        try harness.wmBase.getXdgSurface(surface: child)
+        harness.expectError(XdgWmBaseError.role, on: harness.wmBase)
     }
 
     @Test func aSecondXdgSurfaceForOneSurfaceIsARoleError() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
-        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 0)
+        try harness.wmBase.getXdgSurface(surface: surface)
+        try harness.wmBase.getXdgSurface(surface: surface)
+        harness.expectError(XdgWmBaseError.role, on: harness.wmBase)
     }
 
     @Test func anXdgSurfaceForASurfaceWithACommittedBufferIsInvalidSurfaceState() throws {
@@ -125,25 +124,25 @@ import WaylandTestClient
         let surface = try harness.makeSurface()
         try harness.attachBuffer(to: surface, width: 10, height: 10)
         try harness.commit(surface)
-        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 4)
+        try harness.wmBase.getXdgSurface(surface: surface)
+        harness.expectError(XdgWmBaseError.invalidSurfaceState, on: harness.wmBase)
     }
 
     @Test func anXdgSurfaceForASurfaceWithAnAttachedBufferIsInvalidSurfaceState() throws {
         let harness = try XdgHarness()
         let surface = try harness.makeSurface()
         try harness.attachBuffer(to: surface, width: 10, height: 10)
-        _ = try harness.wmBase.send(2, [.newID, .object(surface)], interface: "xdg_surface")
-        harness.expectError("xdg_wm_base", harness.wmBase.id, code: 4)
+        try harness.wmBase.getXdgSurface(surface: surface)
+        harness.expectError(XdgWmBaseError.invalidSurfaceState, on: harness.wmBase)
     }
 
     @Test func aSurfaceGetsANewXdgSurfaceAndToplevelAfterTheOldOnesAreDestroyed() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()
-        try window.toplevel.sendDestructor(0)
-        try window.xdgSurface.sendDestructor(0)
-        let xdgSurface = try harness.wmBase.send(2, [.newID, .object(window.surface)], interface: "xdg_surface")
-        _ = try xdgSurface.send(1, [.newID], interface: "xdg_toplevel")
+        try window.toplevel.destroy()
+        try window.xdgSurface.destroy()
+        let xdgSurface = try harness.wmBase.getXdgSurface(surface: window.surface)
+        try xdgSurface.getToplevel()
         try harness.client.roundtrip()
         #expect(harness.policy.toplevels.count == 2)
         #expect(harness.shell.toplevels.count == 1)
