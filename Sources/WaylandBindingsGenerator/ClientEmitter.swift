@@ -89,32 +89,25 @@ struct ClientEmitter {
     /// An object argument is the client's proxy of it: nil when null, or when the client already
     /// destroyed its proxy (libwayland passes such objects as null).
     private func eventType(of argument: Argument, in interface: Interface) -> String {
-        switch argument.kind {
-        case .int, .uint: return model.enumerationType(of: argument, in: interface) ?? (argument.kind == .int ? "Int32" : "UInt32")
-        case .fixed: return "Double"
-        case .string: return argument.allowNull ? "String?" : "String"
-        case .object: return (argument.interface.map(Self.proxyName) ?? "TestProxy") + "?"
-        case .newID: return argument.interface.map(Self.proxyName) ?? "TestProxy"
-        case .array: return "[UInt8]"
-        case .fd: return "FileDescriptor"
+        model.type(of: argument, in: interface) { argument in
+            switch argument.kind {
+            case .object: (argument.interface.map(Self.proxyName) ?? "TestProxy") + "?"
+            case .newID: argument.interface.map(Self.proxyName) ?? "TestProxy"
+            default: "FileDescriptor"
+            }
         }
     }
 
+    /// An event's new_id is the proxy libwayland made for the server's new object; a descriptor is
+    /// the proxy's from then on.
     private func decoding(_ argument: Argument, at index: Int, in interface: Interface) -> String {
-        switch argument.kind {
-        case .int:
-            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.int(\(index))" }
-            return "\(type)(rawValue: UInt32(bitPattern: arguments.int(\(index))))"
-        case .uint:
-            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.uint(\(index))" }
-            return "\(type)(rawValue: arguments.uint(\(index)))"
-        case .fixed: return "arguments.fixed(\(index))"
-        case .string: return argument.allowNull ? "arguments.string(\(index))" : "arguments.string(\(index)) ?? \"\""
-        case .object:
-            return "proxy(arguments.object(\(index)), as: \(argument.interface.map(Self.proxyName) ?? "TestProxy").self)"
-        case .newID: return "adopt(arguments.object(\(index)), as: \(argument.interface.map(Self.proxyName) ?? "TestProxy").self)"
-        case .array: return "arguments.array(\(index))"
-        case .fd: return "received(arguments.fileDescriptor(\(index)))"
+        model.decoding(of: argument, at: index, in: interface) { argument in
+            let proxy = argument.interface.map(Self.proxyName) ?? "TestProxy"
+            switch argument.kind {
+            case .object: return "proxy(arguments.object(\(index)), as: \(proxy).self)"
+            case .newID: return "adopt(arguments.object(\(index)), as: \(proxy).self)"
+            default: return "received(arguments.fileDescriptor(\(index)))"
+            }
         }
     }
 
@@ -126,26 +119,7 @@ struct ClientEmitter {
         var created: Argument?
         for argument in request.arguments {
             let name = Naming.member(argument.name)
-            let optional = argument.allowNull ? "?" : ""
             switch argument.kind {
-            case .int, .uint:
-                let type = model.enumerationType(of: argument, in: interface)
-                parameters.append("\(name): \(type ?? (argument.kind == .int ? "Int32" : "UInt32"))")
-                switch (argument.kind, type) {
-                case (.int, nil): encoded.append(".int(\(name))")
-                case (.int, _): encoded.append(".int(Int32(bitPattern: \(name).rawValue))")
-                case (_, nil): encoded.append(".uint(\(name))")
-                default: encoded.append(".uint(\(name).rawValue)")
-                }
-            case .fixed:
-                parameters.append("\(name): Double")
-                encoded.append(".fixed(\(name))")
-            case .string:
-                parameters.append("\(name): String\(optional)")
-                encoded.append(".string(\(name))")
-            case .object:
-                parameters.append("\(name): \(argument.interface.map(Self.proxyName) ?? "TestProxy")\(optional)")
-                encoded.append(argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)")
             case .newID:
                 created = argument
                 if argument.interface == nil {
@@ -154,12 +128,14 @@ struct ClientEmitter {
                     encoded += [".string(interface.interface.name)", ".uint(version)"]
                 }
                 encoded.append(".newID")
-            case .array:
-                parameters.append("\(name): [UInt8]")
-                encoded.append(".array(\(name))")
-            case .fd:
-                parameters.append("\(name): FileDescriptor")
-                encoded.append(".fileDescriptor(\(name).rawValue)")
+            default:
+                parameters.append("\(name): \(requestType(of: argument, in: interface))")
+                encoded.append(model.encoding(of: argument, named: name, in: interface) { argument in
+                    switch argument.kind {
+                    case .object: argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)"
+                    default: ".fileDescriptor(\(name).rawValue)"
+                    }
+                })
             }
         }
         let name = Naming.member(request.name)
@@ -186,6 +162,17 @@ struct ClientEmitter {
         }
         lines.append("    }")
         return lines
+    }
+
+    /// An object argument is the proxy of an object of the client's; a descriptor stays the
+    /// caller's (libwayland sends a duplicate).
+    private func requestType(of argument: Argument, in interface: Interface) -> String {
+        model.type(of: argument, in: interface) { argument in
+            switch argument.kind {
+            case .object: (argument.interface.map(Self.proxyName) ?? "TestProxy") + (argument.allowNull ? "?" : "")
+            default: "FileDescriptor"
+            }
+        }
     }
 
     private func notes(_ message: Message) -> String {

@@ -134,55 +134,40 @@ struct ServerEmitter {
     /// A request's new_id is the id to create the resource with, an event's the resource created;
     /// a request's descriptor is the handler's to close, an event's stays the caller's.
     private func type(of argument: Argument, in interface: Interface, isEvent: Bool) -> String {
-        let optional = argument.allowNull ? "?" : ""
-        switch argument.kind {
-        case .int, .uint: return model.enumerationType(of: argument, in: interface) ?? (argument.kind == .int ? "Int32" : "UInt32")
-        case .fixed: return "Double"
-        case .string: return "String" + optional
-        case .object: return (classes.single(argument.interface) ?? (isEvent ? "Resource" : "ForeignObject")) + optional
-        case .newID: return isEvent ? classes.single(argument.interface) ?? "Resource" : "UInt32"
-        case .array: return "[UInt8]"
-        case .fd: return isEvent ? "FileDescriptor" : "OwnedFileDescriptor"
+        model.type(of: argument, in: interface) { argument in
+            switch argument.kind {
+            case .object: (classes.single(argument.interface) ?? (isEvent ? "Resource" : "ForeignObject")) + (argument.allowNull ? "?" : "")
+            case .newID: isEvent ? classes.single(argument.interface) ?? "Resource" : "UInt32"
+            default: isEvent ? "FileDescriptor" : "OwnedFileDescriptor"
+            }
         }
     }
 
     /// A request argument's value read from `arguments` (requests have no untyped new_id: only
     /// wl_registry.bind, which libwayland dispatches, has one).
     private func decoding(_ argument: Argument, at index: Int, in interface: Interface) -> String {
-        switch argument.kind {
-        case .int:
-            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.int(\(index))" }
-            return "\(type)(rawValue: UInt32(bitPattern: arguments.int(\(index))))"
-        case .uint:
-            guard let type = model.enumerationType(of: argument, in: interface) else { return "arguments.uint(\(index))" }
-            return "\(type)(rawValue: arguments.uint(\(index)))"
-        case .fixed: return "arguments.fixed(\(index))"
-        case .string: return argument.allowNull ? "arguments.string(\(index))" : "arguments.string(\(index)) ?? \"\""
-        case .object:
-            let required = argument.allowNull ? "" : "required"
-            guard let type = classes.single(argument.interface) else {
-                return required.isEmpty ? "arguments.foreignObject(\(index))" : "try arguments.requiredForeignObject(\(index))"
+        model.decoding(of: argument, at: index, in: interface) { argument in
+            switch argument.kind {
+            case .object:
+                let required = argument.allowNull ? "" : "required"
+                guard let type = classes.single(argument.interface) else {
+                    return required.isEmpty ? "arguments.foreignObject(\(index))" : "try arguments.requiredForeignObject(\(index))"
+                }
+                return "try arguments.\(required.isEmpty ? "resource" : "requiredResource")(\(index), as: \(type).self)"
+            case .newID: return "arguments.newID(\(index))"
+            default: return "OwnedFileDescriptor(rawValue: arguments.fileDescriptor(\(index)))"
             }
-            return "try arguments.\(required.isEmpty ? "resource" : "requiredResource")(\(index), as: \(type).self)"
-        case .newID: return "arguments.newID(\(index))"
-        case .array: return "arguments.array(\(index))"
-        case .fd: return "OwnedFileDescriptor(rawValue: arguments.fileDescriptor(\(index)))"
         }
     }
 
     /// An event argument as a `WireArgument` (a new_id in an event is the new object's resource).
     private func encoding(_ argument: Argument, named name: String, in interface: Interface) -> String {
-        switch argument.kind {
-        case .int:
-            return model.enumerationType(of: argument, in: interface) == nil ? ".int(\(name))" : ".int(Int32(bitPattern: \(name).rawValue))"
-        case .uint:
-            return model.enumerationType(of: argument, in: interface) == nil ? ".uint(\(name))" : ".uint(\(name).rawValue)"
-        case .fixed: return ".fixed(\(name))"
-        case .string: return ".string(\(name))"
-        case .object: return argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)"
-        case .newID: return ".object(\(name).raw)"
-        case .array: return ".array(\(name))"
-        case .fd: return ".fileDescriptor(\(name).rawValue)"
+        model.encoding(of: argument, named: name, in: interface) { argument in
+            switch argument.kind {
+            case .object: argument.allowNull ? ".object(\(name)?.raw)" : ".object(\(name).raw)"
+            case .newID: ".object(\(name).raw)"
+            default: ".fileDescriptor(\(name).rawValue)"
+            }
         }
     }
 }
