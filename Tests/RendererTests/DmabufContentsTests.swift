@@ -150,6 +150,21 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
         #expect(renderer.takeValidationMessages() == [])
     }
 
+    /// A descriptor the device cannot map (a pipe) is refused, and the caller's stays open.
+    @Test func aDescriptorTheDeviceCannotMapIsRefusedAndTheCallersStaysOpen() throws {
+        let renderer = try validatingRenderer.get()
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        #expect(throws: VulkanError.result("VK_ERROR_INVALID_EXTERNAL_HANDLE", while: "vkAllocateMemory (dma-buf)")) {
+            try renderer.importDmabuf(
+                DmabufLayout(fileDescriptor: ends[0], width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8))
+        }
+        #expect(fcntl(ends[0], F_GETFD) != -1)
+        // The layer reports the refusal; nothing else is wrong.
+        #expect(renderer.takeValidationMessages() == ["[WARNING] VK_ERROR_INVALID_EXTERNAL_HANDLE"])
+    }
+
     /// The import holds a descriptor of its own: the caller's may close at once, and the pixels
     /// still copy.
     @Test func theImportKeepsItsOwnDescriptor() throws {

@@ -117,17 +117,20 @@ extension VulkanContext {
     /// Memory of type `memoryTypeIndex` holding the dma-buf behind a duplicate of `fileDescriptor`,
     /// counted with the other allocations (`freeMemory` releases it).
     func importDmabufMemory(_ fileDescriptor: Int32, size: Int, memoryTypeIndex: UInt32) throws -> VkDeviceMemory {
-        let duplicate = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
-        guard duplicate >= 0 else { throw VulkanError.descriptor(.current("fcntl(F_DUPFD_CLOEXEC)")) }
+        let fd = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw VulkanError.descriptor(.current("fcntl(F_DUPFD_CLOEXEC)")) }
+        let duplicate = OwnedFileDescriptor(rawValue: fd)
         var importInfo = VkImportMemoryFdInfoKHR()
         importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR
         importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
-        importInfo.fd = duplicate
+        importInfo.fd = duplicate.rawValue
         do {
-            return try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "dma-buf")
+            let memory = try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "dma-buf")
+            // The memory owns the descriptor from now on.
+            _ = duplicate.take()
+            return memory
         } catch {
-            // A failed import leaves the descriptor with the caller, here the duplicate.
-            close(duplicate)
+            releaseAfterFailedImport(duplicate, of: fileDescriptor)
             throw error
         }
     }
@@ -149,4 +152,23 @@ extension VulkanContext {
         countAllocation()
         return memory!
     }
+}
+
+/// Closes the duplicate a failed dma-buf import was given, unless the driver already has. The
+/// specification leaves it with the caller, but lavapipe (Mesa 25.0) closes it on failure, and
+/// by then its number may name another descriptor of this process (another test's socket, another
+/// client's connection), which must stay open. So the duplicate is closed only while it still
+/// names the caller's file; imports run on one thread, so no other descriptor of that file can
+/// take the number meanwhile.
+func releaseAfterFailedImport(_ duplicate: OwnedFileDescriptor, of original: Int32) {
+    var imported = stat()
+    var caller = stat()
+    guard fstat(duplicate.rawValue, &imported) == 0, fstat(original, &caller) == 0,
+        imported.st_dev == caller.st_dev, imported.st_ino == caller.st_ino
+    else {
+        // The driver closed it: the number is no longer this import's to close.
+        _ = duplicate.take()
+        return
+    }
+    duplicate.close()
 }
