@@ -1,5 +1,6 @@
 // Helpers for what Swift cannot express against libwayland-server: variadic error posting,
-// wl_listener's container_of, and the va_list log handler.
+// wl_listener's container_of, and the va_list log handler. The protocols' interface tables are
+// WaylandProtocols', built from the XML at build time.
 #ifndef VITRINE_WAYLAND_H
 #define VITRINE_WAYLAND_H
 
@@ -9,7 +10,6 @@
 
 #include <wayland-server-core.h>
 #include <wayland-server-protocol.h>
-#include "vitrine-interfaces.h"
 
 /// A wl_listener that calls back with a context pointer instead of relying on container_of.
 struct vitrine_listener;
