@@ -58,13 +58,7 @@ extension Compositor {
         let imported = dmabuf?.imports.replaceDevice(with: new) ?? 0
         Transaction.begin()
         Transaction.disableActions = true
-        for node in nodes.values {
-            node.dmabufDeviceReplaced()
-            // A window scanned out directly needs no copy until a frame is composed again.
-            if !outputs.contains(where: { $0.isScanningOutDirectly && $0.directScanoutCandidate() === node }) {
-                node.copyPendingDmabuf()
-            }
-        }
+        for node in nodes.values { node.deviceReplaced(dmabufs: dmabuf?.imports) }
         Transaction.commit()
         deviceReplaced.emit()
         if failures.isEmpty {

@@ -115,7 +115,6 @@ public final class Compositor: SurfaceObserver {
         device = try Renderer(options: rendererOptions)
         device.prepareWindowPipeline()
         dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
-        dmabuf?.imports.onDeviceLost = { [unowned self] error in deviceWasLost(error) }
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {
                 addMirror(output, of: source)
@@ -272,11 +271,6 @@ public final class Compositor: SurfaceObserver {
         }
         windowPolicy?.surfaceCommitted(surface)
         for output in outputs { output.cursor.surfaceCommitted(node) }
-        // A window scanned out directly that stays so needs no copy of its dma-buf until a frame
-        // is composed again (CompositorOutput.drawFrame makes it then).
-        if node.hasPendingDmabufCopy, !outputs.contains(where: { $0.isScanningOutDirectly && $0.directScanoutCandidate() === node }) {
-            node.copyPendingDmabuf()
-        }
         Transaction.commit()
         // A new size, input region or subsurface may change what is under the pointer.
         pointerNeedsRefocus = true

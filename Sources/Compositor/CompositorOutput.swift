@@ -41,6 +41,11 @@ final class CompositorOutput {
     /// Frame callbacks of the surfaces drawn into the frame on its way to the screen.
     private var callbacksInFlight: [Callback] = []
     private var lastTree: RenderTree?
+    /// The surfaces the last frame showed.
+    private var lastShown: [WeakSurface] = []
+    private struct WeakSurface {
+        weak var surface: Surface?
+    }
     /// Errors while drawing (shown once in the log, the frame is skipped).
     var onRenderError: ((Error) -> Void)?
     /// A layer drawn without its contents, whose texture could not be made (once per image).
@@ -241,7 +246,7 @@ final class CompositorOutput {
         // A link invalidated by an earlier one's callback is skipped.
         for link in displayLinks { link.fire(targetNanoseconds: request.targetPresentationNanoseconds) }
         isRunningDisplayLinks = false
-        guard var tree = context.renderTree else {
+        guard let tree = context.renderTree else {
             backend.frameScheduler.frameSkipped()
             return
         }
@@ -252,17 +257,8 @@ final class CompositorOutput {
                 onDirectScanoutChanged?(direct)
             }
             if direct {
-                frameWillShow(tree)
+                frameWillShow(tree, showing: windows.last.map { [$0.surface] } ?? [])
                 return
-            }
-            // The window scanned out until now may have commits not copied for composing yet.
-            if let window = windows.last, window.hasPendingDmabufCopy {
-                Transaction.begin()
-                Transaction.disableActions = true
-                window.copyPendingDmabuf()
-                Transaction.commit()
-                Transaction.flush()
-                tree = context.renderTree ?? tree
             }
             let target = Double(request.targetPresentationNanoseconds) / 1e9
             // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
@@ -271,7 +267,7 @@ final class CompositorOutput {
                 backend.frameScheduler.frameSkipped()
                 return
             }
-            frameWillShow(tree)
+            frameWillShow(tree, showing: sampledSurfaces())
             try backend.commit(frame)
             onFrameDrawn?(frameTree)
         } catch {
@@ -280,18 +276,27 @@ final class CompositorOutput {
         }
     }
 
-    /// The frame of `tree` goes to the display: the surfaces it shows hear of it, and their frame
-    /// callbacks and presentation feedback wait for it to be presented. Added to what waits
-    /// already: a frame that was drawn but not shown (a session switched away) leaves its callbacks
-    /// for the next one that is.
-    private func frameWillShow(_ tree: RenderTree) {
-        let shown = visibleSurfaces()
+    /// The surfaces whose buffers the renderer's last frame showed, in the order it drew them.
+    private func sampledSurfaces() -> [Surface] {
+        var seen = Set<ObjectIdentifier>()
+        return renderer.sampledClientContents.compactMap { contents -> Surface? in
+            guard let node = contents.surface.owner as? SurfaceNode, seen.insert(ObjectIdentifier(node)).inserted else { return nil }
+            return node.surface
+        }
+    }
+
+    /// The frame of `tree` goes to the display showing the buffers of `shown`: those surfaces hear
+    /// of it, and their frame callbacks and presentation feedback wait for it to be presented.
+    /// Added to what waits already: a frame that was drawn but not shown (a session switched away)
+    /// leaves its callbacks for the next one that is.
+    private func frameWillShow(_ tree: RenderTree, showing shown: [Surface]) {
         onSurfacesShown?(shown)
         callbacksInFlight += shown.flatMap { $0.takeFrameCallbacks() }
         feedbacksInFlight += shown.flatMap { surface in
             surface.discardSupersededPresentationFeedbacks()
             return surface.takePresentationFeedbacks()
         }
+        lastShown = shown.map { WeakSurface(surface: $0) }
         lastTree = tree
     }
 
@@ -322,7 +327,7 @@ final class CompositorOutput {
             backend.scheduleFrame()
         } else if let tree = context.renderTree, tree.hasVisibleAnimations || tree.generation != lastTree?.generation {
             backend.scheduleFrame()
-        } else if visibleSurfaces().contains(where: \.hasPendingFrameCallbacks) {
+        } else if lastShown.contains(where: { $0.surface?.hasPendingFrameCallbacks == true }) {
             backend.scheduleFrame()
         }
     }

@@ -5,8 +5,9 @@ import Logging
 import Renderer
 import WaylandServer
 
-/// The compositor's side of zwp_linux_dmabuf_v1: client dma-bufs imported into the device that
-/// every output's renderer shares, and copied into a texture each time a surface commits one.
+/// The compositor's side of zwp_linux_dmabuf_v1: client dma-bufs imported once, when the client
+/// makes the wl_buffer, into the device that every output's renderer shares; the frames that draw
+/// a surface's commit copy its damage from there (`ClientBufferContents`).
 ///
 /// Imports are single-plane and linear (what `Renderer.dmabufSupport()` offers); buffers with
 /// other layouts or flags, and planes a client could shrink under the mapping, are refused, so
@@ -14,12 +15,8 @@ import WaylandServer
 final class DmabufImports: DmabufImporter {
     private var device: Renderer
     private let logger: Logger
-    /// Told when a copy finds the device lost (the compositor replaces it).
-    var onDeviceLost: ((Error) -> Void)?
     /// The imported buffers, by the attributes of the wl_buffer that owns their descriptors.
     private var imports: [DmabufAttributes: DmabufImport] = [:]
-    /// How many copies into textures were made (a buffer scanned out directly needs none).
-    private(set) var copyCount = 0
 
     private init(device: Renderer, logger: Logger) {
         self.device = device
@@ -46,7 +43,7 @@ final class DmabufImports: DmabufImporter {
                 } else {
                     global = try LinuxDmabufGlobal(display: display, formats: supported, importer: imports)
                 }
-                logger.info("zwp_linux_dmabuf_v1 advertised: \(supported.count) linear formats, copied at commit (\(device.deviceName))")
+                logger.info("zwp_linux_dmabuf_v1 advertised: \(supported.count) linear formats, copied when drawn (\(device.deviceName))")
                 return (global, imports)
             }
         } catch {
@@ -79,21 +76,10 @@ final class DmabufImports: DmabufImporter {
         imports[attributes] = nil
     }
 
-    /// What the buffer holds now, as contents (the damaged part copied over `previous` where it can
-    /// be); nil when the buffer is unknown or the copy failed, which the log says.
-    func contents(
-        of attributes: DmabufAttributes, updating previous: (any ExternalContents)?, damage: ImageRect?
-    ) -> (any ExternalContents)? {
-        guard let source = imports[attributes] else { return nil }
-        do {
-            let contents = try device.contents(copying: source, updating: previous as? DmabufContents, damage: damage)
-            copyCount += 1
-            return contents
-        } catch {
-            logger.error("copying a \(attributes.width)×\(attributes.height) dma-buf failed: \(error)")
-            if case VulkanError.deviceLost = error { onDeviceLost?(error) }
-            return nil
-        }
+    /// The import of the buffer with `attributes`, for the frames that draw its commits to copy
+    /// from; nil when it is unknown (its import was dropped on a new device).
+    func imported(_ attributes: DmabufAttributes) -> DmabufImport? {
+        imports[attributes]
     }
 
     /// Imports every buffer again on `device`, which replaces the lost one; a buffer that fails

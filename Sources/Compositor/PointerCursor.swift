@@ -273,7 +273,7 @@ final class PointerCursor {
               state.viewportSource == nil, state.viewportDestination == nil else { return nil }
         let hotspotX = Int((hotspot.x * scale).rounded()), hotspotY = Int((hotspot.y * scale).rounded())
         guard state.buffer != nil else { return (nil, hotspotX, hotspotY) }
-        guard let contents = node.content.contents else { return nil }
+        guard let contents = node.bufferImage() else { return nil }
         if Double(state.bufferScale) == scale { return (contents, hotspotX, hotspotY) }
         // Another scale than the output's: drawn again at the output's pixels, as a frame would.
         let size = state.size

@@ -1,5 +1,6 @@
 import Graphics
 import LayerKit
+import Renderer
 import WaylandServer
 
 /// The layers that show one client surface: a container placed in its parent's coordinates (the
@@ -11,7 +12,8 @@ import WaylandServer
 final class SurfaceNode {
     unowned let surface: Surface
     let container = Layer()
-    /// Shows a shm buffer's copy as `contents`, a dma-buf's as `externalContents`.
+    /// Shows the client's buffer as `externalContents` (`ClientBufferContents`), read by the
+    /// renderer where it lies.
     let content = ExternalContentsLayer()
     /// Popups of this surface, above its content and subsurfaces, newest on top.
     private(set) var popups: [SurfaceNode] = []
@@ -22,11 +24,10 @@ final class SurfaceNode {
     private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
     /// How many displays scan out each replaced or current dma-buf now.
     private var scanouts: [ObjectIdentifier: Int] = [:]
-    /// A dma-buf commit whose copy into the layer's texture waits (`copyPendingDmabuf`): the
-    /// surface is scanned out directly, which needs none, until a composed frame does. The damage
-    /// is nil (all of it) when an earlier commit was not copied either.
-    private var pendingCopy: (attributes: DmabufAttributes, damage: ImageRect?)?
-    private weak var dmabufs: DmabufImports?
+    /// The contents of the last commit with a buffer, and that buffer as the renderer reads it.
+    private var shown: (contents: ClientBufferContents, pixels: ClientPixelBuffer)?
+    /// The texture the renderer keeps this surface's buffers in, from commit to commit.
+    private(set) lazy var surfaceTexture = ClientSurfaceTexture(owner: self)
 
     init(surface: Surface) {
         self.surface = surface
@@ -50,37 +51,19 @@ final class SurfaceNode {
         container.isHidden = state.buffer == nil && surface.subsurface != nil
         guard let buffer = state.buffer else {
             content.isHidden = true
-            content.contents = nil
             content.externalContents = nil
-            keepDmabuf(nil)
+            dropContents()
             return
         }
         content.isHidden = false
         if state.bufferWasAttached {
-            switch buffer.storage {
-            case .shm:
-                content.backgroundColor = nil
-                content.externalContents = nil
-                content.contents = ShmImporter.image(
-                    of: buffer, updating: content.contents, damage: Self.bufferDamage(of: state, buffer: buffer))
-            case .singlePixel(let red, let green, let blue, let alpha):
-                content.contents = nil
-                content.externalContents = nil
-                content.backgroundColor = ShmImporter.color(red: red, green: green, blue: blue, alpha: alpha)
-            case .dmabuf(let attributes):
-                content.backgroundColor = nil
-                content.contents = nil
-                // The compositor copies it at once unless the surface is scanned out directly.
-                self.dmabufs = dmabufs
-                pendingCopy = (attributes, pendingCopy == nil ? Self.bufferDamage(of: state, buffer: buffer) : nil)
-            }
+            let pixels = shown.flatMap { $0.pixels.buffer === buffer ? $0.pixels : nil } ?? ClientPixelBuffer(buffer)
             if case .dmabuf(let attributes) = buffer.storage {
                 keepDmabuf((buffer, attributes))
             } else {
                 keepDmabuf(nil)
-                // Vitrine keeps its own copy of the pixels, so the client may reuse the buffer at once.
-                buffer.release()
             }
+            show(pixels, damage: Self.bufferDamage(of: state, buffer: buffer), dmabufs: dmabufs)
         }
         content.contentsScale = Double(state.bufferScale)
         content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
@@ -88,29 +71,50 @@ final class SurfaceNode {
         content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
     }
 
-    /// Whether a dma-buf commit was not copied into the layer's texture yet.
-    var hasPendingDmabufCopy: Bool { pendingCopy != nil }
-
-    /// Copies the dma-buf commit that waits into the layer's texture (what a composed frame shows).
-    func copyPendingDmabuf() {
-        guard let (attributes, damage) = pendingCopy else { return }
-        pendingCopy = nil
-        content.externalContents = dmabufs?.contents(of: attributes, updating: content.externalContents, damage: damage)
+    /// The device was replaced: the buffer the surface shows is read again, whole, on the new one
+    /// (a dma-buf through its new import) by the next frame that draws it; a shm buffer already
+    /// read is read again while its client keeps it.
+    func deviceReplaced(dmabufs: DmabufImports?) {
+        guard let pixels = shown?.pixels else { return }
+        show(pixels, damage: nil, dmabufs: dmabufs)
     }
 
-    /// The device was replaced: the dma-buf the surface shows is copied again, whole, on the new
-    /// one (at once, or when a composed frame needs it, as after a commit); the copy made on the
-    /// lost device goes.
-    func dmabufDeviceReplaced() {
-        guard let (_, attributes) = shownDmabuf else { return }
-        content.externalContents = nil
-        pendingCopy = (attributes, nil)
+    /// Makes `pixels` the layer's contents, differing from the last contents in `damage`. A
+    /// dma-buf stays with the compositor until a commit replaces it (a display may scan it out),
+    /// and is read through its import; a shm or single-pixel buffer goes back to its client once
+    /// a frame has read it.
+    private func show(_ pixels: ClientPixelBuffer, damage: ImageRect?, dmabufs: DmabufImports?) {
+        var dmabufImport: DmabufImport?
+        var read: () -> Void = { [weak buffer = pixels.buffer] in buffer?.release() }
+        if case .dmabuf(let attributes) = pixels.buffer.storage {
+            dmabufImport = dmabufs?.imported(attributes)
+            read = {}
+        }
+        let contents = ClientBufferContents(
+            buffer: pixels, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents, read: read)
+        shown = (contents, pixels)
+        content.externalContents = contents
+    }
+
+    /// A copy of the shown buffer's pixels, for a plane that scans out an image of its own (the
+    /// cursor plane); nil when the buffer cannot be read by the CPU (a dma-buf) or is gone. The
+    /// buffer stays with the compositor until a frame draws it or a commit replaces it.
+    func bufferImage() -> Image? {
+        guard let pixels = shown?.pixels else { return nil }
+        return try? pixels.withPixels(Image.init(copying:))
+    }
+
+    /// Lets go of the shown buffer: a dma-buf once no display scans it out, a buffer no frame read
+    /// at once.
+    private func dropContents() {
+        shown?.contents.abandon()
+        shown = nil
+        keepDmabuf(nil)
     }
 
     /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
     /// still scans it out (then when the last one stops).
     private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {
-        if new == nil { pendingCopy = nil }
         guard let old = shownDmabuf?.buffer, old !== new?.buffer else {
             shownDmabuf = new
             return
@@ -122,7 +126,7 @@ final class SurfaceNode {
     /// The surface is gone: the dma-buf it showed goes back to its client (once no display scans
     /// it out), which may use it for another surface.
     func surfaceDestroyed() {
-        keepDmabuf(nil)
+        dropContents()
     }
 
     /// Records that a display scans out the surface's dma-buf; the closure it calls when it stops.

@@ -456,9 +456,28 @@ public struct ImageRect: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension Image {
-    /// A copy of a buffer's pixels (a capture of what an output shows), which must be ARGB8888 or
-    /// XRGB8888.
+    /// A copy of a buffer's pixels (a capture of what an output shows, a cursor plane's image): rows
+    /// in ARGB8888 or XRGB8888 as they are, those of other readable formats converted (to
+    /// XRGB8888 where the format has no alpha).
     public convenience init(copying rows: PixelRows) throws {
-        try self.init(width: rows.width, height: rows.height, pixelFormat: rows.format, bytesPerRow: rows.bytesPerRow, bytes: rows.bytes)
+        if rows.format.isNativeWord || rows.format.bytesPerPixel == nil {
+            try self.init(width: rows.width, height: rows.height, pixelFormat: rows.format, bytesPerRow: rows.bytesPerRow, bytes: rows.bytes)
+            return
+        }
+        try checkImageSize(width: rows.width, height: rows.height)
+        guard let source = rows.bytes.baseAddress else { throw GraphicsError.bufferTooSmall(byteCount: 0, required: 1) }
+        self.init(validWidth: rows.width, height: rows.height, pixelFormat: rows.format.hasAlpha ? .argb8888 : .xrgb8888) {
+            destination, bytesPerRow in
+            rows.format.convert(
+                width: rows.width, height: rows.height, stride: rows.bytesPerRow, from: source,
+                into: destination.assumingMemoryBound(to: UInt32.self), destinationStride: bytesPerRow / 4)
+        }
+    }
+
+    /// Calls `body` with the image's pixels as rows (valid only during the call).
+    public func withRows<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes { bytes in
+            try body(PixelRows(bytes: bytes, width: width, height: height, bytesPerRow: bytesPerRow, format: pixelFormat))
+        }
     }
 }

@@ -8,6 +8,14 @@ public protocol ExternalContents: AnyObject, Sendable {
     /// The size in pixels of what the contents show now, for `contentsGravity` (an image's width
     /// and height), or nil while they show nothing.
     var pixelSize: (width: Int, height: Int)? { get }
+    /// What the contents show now as an image, for drawing them outside the renderer
+    /// (`render(in:)`: printing, export, captures at another scale); nil where only the renderer
+    /// can read them, and then nothing is drawn there.
+    func snapshot() -> Image?
+}
+
+extension ExternalContents {
+    public func snapshot() -> Image? { nil }
 }
 
 /// A layer whose contents are `ExternalContents`: the base of a renderer's drawable layers (see

@@ -226,9 +226,9 @@ struct LayerTreeDrawer {
             }
             if redrawn { return }
         }
-        guard let contents = p.contents, let frame = p.contentsFrame(contentsAreFlipped: flipped), frame.width > 0, frame.height > 0 else {
-            return
-        }
+        guard let contents = p.contents ?? p.externalContents?.snapshot(), let frame = p.contentsFrame(contentsAreFlipped: flipped),
+            frame.width > 0, frame.height > 0
+        else { return }
         let image = isTinted ? contents.multiplyingColors(by: tint) : contents
         let rect = p.contentsRect
         let source = Rect(

@@ -96,8 +96,7 @@ struct DamageTracker {
     static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
         guard let before = old[id], let after = new[id], before.revisionExceptContents == after.revisionExceptContents,
             !old.animatedLayerIDs.contains(id), !new.animatedLayerIDs.contains(id),
-            let oldImage = before.properties.contents, let image = after.properties.contents,
-            let changed = image === oldImage ? nil : image.changedRect(since: oldImage)
+            let (changed, width, height) = contentsChange(from: before.properties, to: after.properties)
         else { return nil }
         let p = after.properties
         guard p.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1), let toRoot = new.transformToRoot(of: id) else {
@@ -113,7 +112,7 @@ struct DamageTracker {
         }
         guard let frame = p.contentsFrame(contentsAreFlipped: flipped) else { return nil }
         // A texel more on each side: filtering blends neighbours into the pixels around a change.
-        let w = Double(image.width), h = Double(image.height), source = p.contentsRect
+        let w = Double(width), h = Double(height), source = p.contentsRect
         guard source.width > 0, source.height > 0 else { return .null }
         func unit(_ v: Double, _ origin: Double, _ length: Double) -> Double { min(1, max(0, (v - origin) / length)) }
         let u0 = unit(Double(changed.x - 1) / w, source.minX, source.width)
@@ -129,6 +128,21 @@ struct DamageTracker {
         let corners = rect.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
         // A corner behind the eye: the box is unknown, so the whole layer is redrawn.
         return corners.count == 4 ? Rect(boundingPoints: corners) : nil
+    }
+
+    /// The pixels of a layer's contents that may differ between two states, and the contents'
+    /// size: an image made from the old one by updates, or a client's buffer committed over the
+    /// old one with damage; nil when that is not known.
+    private static func contentsChange(from old: LayerProperties, to new: LayerProperties) -> (ImageRect, Int, Int)? {
+        if let client = new.externalContents as? ClientBufferContents, let oldClient = old.externalContents as? ClientBufferContents,
+            client !== oldClient, let changed = client.changedRect(since: oldClient)
+        {
+            return (changed, client.buffer.width, client.buffer.height)
+        }
+        if let image = new.contents, let oldImage = old.contents, image !== oldImage, let changed = image.changedRect(since: oldImage) {
+            return (changed, image.width, image.height)
+        }
+        return nil
     }
 
     /// The replicators above `id` in `tree`, nearest first.

@@ -153,6 +153,7 @@ extension Renderer {
             let (drawCount, encoded) = try draw(
                 tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
             try image.lastSubmission?.wait()
+            finishClientReads()
             if hostCopy == nil { copyReadback(of: image, region: region ?? full, into: target) }
             host.frameCount += 1
             host.history.append((host.frameCount, redrawn.map { $0 == full ? nil : $0 } ?? nil))

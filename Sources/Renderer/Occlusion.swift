@@ -18,9 +18,14 @@ extension SceneEncoder {
         else { return nil }
         var covered = Rect.null
         if let background = p.backgroundColor, background.alpha >= 1 { covered = p.bounds }
-        if let image = p.contents, p.externalContents?.pixelSize == nil, let contentsFrame, p.contentsCrossFade == nil,
+        let contentsAreOpaque: Bool = if let client = p.externalContents as? ClientBufferContents {
+            p.isOpaque || client.isOpaque
+        } else if let image = p.contents, p.externalContents?.pixelSize == nil {
             p.isOpaque || image.pixelFormat == .xrgb8888
-        {
+        } else {
+            false
+        }
+        if contentsAreOpaque, let contentsFrame, p.contentsCrossFade == nil {
             let frame = p.masksToBounds ? contentsFrame.intersection(p.bounds) : contentsFrame
             // Two opaque rectangles cover their union only when one holds the other.
             if covered.isNull || frame.contains(covered) {
@@ -103,6 +108,7 @@ extension SceneEncoder {
     mutating func takeBottomFill(within region: PixelRect?) -> (Double, Double, Double, Double)? {
         guard var pass = passes.last, pass.intermediate == nil, let bottom = pass.draws.first,
             bottom.kind == .body, bottom.flags == [.hasBackground], bottom.contents == nil, bottom.externalTexture == nil,
+            bottom.clientContents == nil,
             bottom.previousContents == nil, bottom.intermediate == nil, bottom.intermediate2 == nil, let box = bottom.opaqueBox
         else { return nil }
         let area = region.map { PixelBox($0) } ?? PixelBox(x: 0, y: 0, width: targetSize.width, height: targetSize.height)

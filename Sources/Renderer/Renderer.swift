@@ -23,6 +23,13 @@ public final class Renderer {
     var host = HostFrameState()
     private var lastClearColor: Color?
     private var lastImage: Image?
+    /// What client buffers the frame being drawn copies on the GPU have to hear once it is done.
+    private var readsAfterFrame: [() -> Void] = []
+
+    /// The client buffers the last frame drawn showed (a frame where nothing changed shows what
+    /// the one before it did): whose surfaces' frame callbacks and presentation feedback it
+    /// answers.
+    public internal(set) var sampledClientContents: [ClientBufferContents] = []
 
     /// Called after a `VulkanLayer` of this renderer presents outside transactions: no commit
     /// announces such a present, so whoever schedules frames (the compositor's output) asks for
@@ -111,6 +118,7 @@ public final class Renderer {
             let (drawCount, encoded) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
             // Only the redrawn region is read back: the rest of the frame is the last one's.
             let image = try target.readback(updating: region == nil ? nil : lastImage, region: region)
+            finishClientReads()
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
@@ -136,6 +144,29 @@ public final class Renderer {
             }
             return nil
         }
+    }
+
+    /// The texture of a client's buffer, brought up to date from the buffer, or nil when it cannot
+    /// be (reported once per buffer, as an image's); a lost device is thrown.
+    private func clientTexture(for client: ClientBufferContents) throws -> Texture? {
+        do {
+            guard let (texture, readAfterFrame) = try client.texture(on: context, pool: textures.stagingBuffers) else { return nil }
+            if let readAfterFrame { readsAfterFrame.append(readAfterFrame) }
+            return texture
+        } catch VulkanError.deviceLost(let function) {
+            throw VulkanError.deviceLost(while: function)
+        } catch {
+            onContentsUnavailable?(ContentsFailure(width: client.buffer.width, height: client.buffer.height, reason: "\(error)"))
+            return nil
+        }
+    }
+
+    /// Tells the client buffers the last frame copied on the GPU that they were read: called once
+    /// that frame is done.
+    func finishClientReads() {
+        let reads = readsAfterFrame
+        readsAfterFrame = []
+        for read in reads { read() }
     }
 
     /// Redraws `contents`' layer whenever it presents (its presents change no render tree).
@@ -205,6 +236,8 @@ public final class Renderer {
         shapes.endFrame()
         texts.endFrame()
         shadowMasks.endFrame()
+        // Every client buffer the frame shows, drawn again or not: what its surfaces hear of.
+        sampledClientContents = encoder.passes.flatMap { $0.draws.compactMap(\.clientContents) }
         let fill = encoder.takeBottomFill(within: region)
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
@@ -231,6 +264,8 @@ public final class Renderer {
                         texture.image.context === context || texture.image.context.isLost,
                         "external contents are composited by renderers of the device that made them")
                     contents = texture.image.context === context ? texture : nil
+                } else if let client = draw.clientContents {
+                    contents = try clientTexture(for: client)
                 } else if let image = draw.contents {
                     contents = try contentsTexture(for: image)
                 }
@@ -317,6 +352,7 @@ extension EncodedDraw {
         var draw = self
         draw.flags.subtract([.hasContents, .crossFade, .ninePart, .flipContents, .contentsRounded, .tint])
         draw.contents = nil
+        draw.clientContents = nil
         draw.previousContents = nil
         return draw
     }

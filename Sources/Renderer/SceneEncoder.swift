@@ -16,6 +16,9 @@ struct EncodedDraw: Equatable {
     /// A texture the renderer made, sampled instead of `contents`: a `VulkanLayer`'s presented
     /// drawable or a client dma-buf's copy (see `Texture.showing`).
     var externalTexture: Texture?
+    /// A client's buffer, sampled through its surface's texture once the frame brought that up to
+    /// date (`ClientBufferContents`).
+    var clientContents: ClientBufferContents?
     var previousContents: Image?
     var filter: ContentsFilter
     /// In the pixels of the draw's pass (the target's, or its intermediate's); nil for all of them.
@@ -286,6 +289,7 @@ struct SceneEncoder {
 
         let contentsFrame = p.contentsFrame(contentsAreFlipped: flipped)
         let externalTexture = Texture.showing(p.externalContents)
+        let clientContents = p.externalContents as? ClientBufferContents
         let hasBackground = (p.backgroundColor?.alpha ?? 0) > 0
         let gradient = p.gradient.flatMap(gradientBlock)
         if hasBackground || contentsFrame != nil || gradient != nil {
@@ -293,7 +297,7 @@ struct SceneEncoder {
             if hasBackground { flags.insert(.hasBackground) }
             if gradient != nil { flags.insert(.gradient) }
             var quad = p.bounds
-            if let contentsFrame, p.contents != nil || externalTexture != nil {
+            if let contentsFrame, p.contents != nil || externalTexture != nil || clientContents != nil {
                 flags.insert(.hasContents)
                 if p.masksToBounds { flags.insert(.contentsRounded) } else { quad = quad.union(contentsFrame) }
                 if p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1) {
@@ -311,8 +315,8 @@ struct SceneEncoder {
                 flags: flags, crossFadeProgress: p.contentsCrossFade?.progress ?? 1, contentsScale: p.contentsScale)
             body.gradient = gradient
             append(
-                body, kind: .body, scissor: scissor, contents: externalTexture == nil ? p.contents : nil,
-                externalTexture: externalTexture,
+                body, kind: .body, scissor: scissor, contents: externalTexture == nil && clientContents == nil ? p.contents : nil,
+                externalTexture: externalTexture, clientContents: clientContents,
                 previous: p.contentsCrossFade?.from,
                 filter: p.magnificationFilter,
                 opaqueBox: openPasses.count == 1 ? opaqueBox(of: p, instance: body, contentsFrame: contentsFrame) : nil)
@@ -561,8 +565,8 @@ struct SceneEncoder {
     /// Records `instance` and its draw into the current pass; `scissor` is in target pixels.
     mutating func append(
         _ instance: Instance, kind: EncodedDraw.Kind, scissor: PixelRect?, contents: Image? = nil,
-        externalTexture: Texture? = nil, previous: Image? = nil, filter: ContentsFilter = .linear,
-        intermediate: Int? = nil, intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
+        externalTexture: Texture? = nil, clientContents: ClientBufferContents? = nil, previous: Image? = nil,
+        filter: ContentsFilter = .linear, intermediate: Int? = nil, intermediate2: Int? = nil, opaqueBox: PixelBox? = nil
     ) {
         var instance = instance
         instance.tint = tint
@@ -572,7 +576,7 @@ struct SceneEncoder {
         let reach = reach(of: instance, scissor)
         let draw = EncodedDraw(
             instance: UInt32(instances.count - 1), kind: kind, flags: flags, contents: contents, externalTexture: externalTexture,
-            previousContents: previous, filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
+            clientContents: clientContents, previousContents: previous, filter: filter, scissor: scissor, intermediate: intermediate, intermediate2: intermediate2, reach: reach,
             opaqueBox: opaqueBox)
         openPasses[openPasses.count - 1].draws.append(draw)
         openPasses[openPasses.count - 1].reach = openPasses[openPasses.count - 1].reach.union(reach)

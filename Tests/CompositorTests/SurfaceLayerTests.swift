@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Graphics
 import LayerKit
+import Renderer
 import Testing
 import WaylandServer
 import WaylandTestClient
@@ -40,8 +41,9 @@ import WaylandTestClient
         try surface.commit()
         try client.roundtrip()
         let serverSurface = try #require(sessionClient.server.resource(withID: surface.id) as? Surface)
-        let content = try #require(session.compositor.layer(for: serverSurface)?.sublayers.first)
-        let first = try #require(content.contents)
+        let content = try #require(session.compositor.layer(for: serverSurface)?.sublayers.first as? ExternalContentsLayer)
+        let first = try #require(content.externalContents as? ClientBufferContents)
+        #expect(try session.run(seconds: 30) { first.isUploaded })
 
         // The client paints a blue block but damages only part of it: only the damaged part is read.
         fill(0xff00_00ff, x: 8..<24, y: 8..<24)
@@ -49,15 +51,15 @@ import WaylandTestClient
         try surface.damageBuffer(x: 8, y: 8, width: 8, height: 16)
         try surface.commit()
         try client.roundtrip()
-        let second = try #require(content.contents)
+        let second = try #require(content.externalContents as? ClientBufferContents)
         #expect(second.changedRect(since: first) == ImageRect(x: 8, y: 8, width: 8, height: 16))
-        #expect(second.pixel(x: 10, y: 10) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
-        #expect(second.pixel(x: 20, y: 10) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        let uploaded = second.surface.uploadedBytes
         // Centred on the 640×480 output, the window starts at (288, 208).
         #expect(try session.run(seconds: 30) {
             session.screen?.pixel(x: 288 + 10, y: 208 + 10) == PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
         })
         #expect(session.screen?.pixel(x: 288 + 20, y: 208 + 10) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        #expect(second.surface.uploadedBytes == uploaded + 8 * 16 * 4)
     }
 
     @Test func opacityOnASurfaceLayerBlendsItOverTheWindowBelow() throws {

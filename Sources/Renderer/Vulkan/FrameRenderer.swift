@@ -162,7 +162,7 @@ final class FrameRenderer {
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
         try check(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
 
-        Texture.recordUploads(textures, into: commandBuffer)
+        Texture.recordUploads(textures, into: commandBuffer, queueFamily: context.queueFamilyIndex)
 
         let load = loadPrevious && target.image.layout != VK_IMAGE_LAYOUT_UNDEFINED
         for pass in passes {
@@ -226,7 +226,7 @@ final class FrameRenderer {
 
         var keptAlive: [AnyObject] = [target, pipeline]
         keptAlive.append(contentsOf: textures)
-        keptAlive.append(contentsOf: textures.compactMap(\.staging))
+        keptAlive.append(contentsOf: textures.compactMap(\.pending?.resource))
         keptAlive.append(contentsOf: images)
         // Drawables' rendering must finish before this frame samples them.
         let point = try ring.submit(slot, keepingAlive: keptAlive, waitingFor: textures.compactMap(\.readyPoint))

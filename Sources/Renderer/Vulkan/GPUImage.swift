@@ -14,6 +14,8 @@ final class GPUImage {
     let width: Int
     let height: Int
     let format: VkFormat
+    /// Whether the view reads alpha as 1.
+    let isOpaque: Bool
     /// The layout the image is in once every recorded command has run; whoever records a
     /// transition updates it (after the submission succeeds).
     var layout = VK_IMAGE_LAYOUT_UNDEFINED
@@ -29,6 +31,7 @@ final class GPUImage {
         guard (1...maximum).contains(width), (1...maximum).contains(height) else {
             throw VulkanError.imageTooLarge(width: width, height: height, maximum: maximum)
         }
+        isOpaque = opaque
         var info = VkImageCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
         info.imageType = VK_IMAGE_TYPE_2D

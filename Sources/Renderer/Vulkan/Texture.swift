@@ -1,17 +1,47 @@
+import Buffers
 internal import CVulkan
 import LayerKit
 
-/// An `Image` on the GPU, sampled by layer draws.
+/// An `Image` or a client's buffer on the GPU, sampled by layer draws.
 ///
-/// Creating a texture copies the pixels into a staging buffer only; the first frame that draws the
-/// texture records the copy into the image ahead of its draws, so uploads ride along with frames
-/// instead of each waiting for a submission of its own.
+/// Pixels to upload are staged (or, for a client's dma-buf, found where they lie) when the
+/// texture is made or updated; the first frame that draws the texture records the copy into the
+/// image ahead of its draws, so uploads ride along with frames instead of each waiting for a
+/// submission of its own.
 final class Texture {
     let image: GPUImage
     /// The pixels still to be copied into `image`; nil once a submitted frame has copied them.
-    private(set) var staging: StagingBuffer?
-    /// Where in `image` the staged pixels go: all of it, or the changed part of an update.
-    private var stagedRegion: VkBufferImageCopy
+    private(set) var pending: PendingUpload?
+
+    /// Where pixels still to be copied into a texture's image are, and which part of it they go to.
+    enum PendingUpload {
+        /// In a staging buffer of host memory.
+        case staged(StagingBuffer, VkBufferImageCopy)
+        /// In a client's dma-buf, read by the GPU where it lies: the memory is acquired from the
+        /// external queue family for the copy and handed back after it.
+        case dmabuf(DmabufImport, VkBufferImageCopy)
+
+        var region: VkBufferImageCopy {
+            switch self {
+            case .staged(_, let region), .dmabuf(_, let region): region
+            }
+        }
+
+        /// What the copy reads: kept alive by the frame that records it.
+        var resource: AnyObject {
+            switch self {
+            case .staged(let staging, _): staging
+            case .dmabuf(let source, _): source
+            }
+        }
+
+        var buffer: VkBuffer {
+            switch self {
+            case .staged(let staging, _): staging.buffer.handle
+            case .dmabuf(let source, _): source.memory.handle
+            }
+        }
+    }
 
     var width: Int { image.width }
     var height: Int { image.height }
@@ -26,8 +56,7 @@ final class Texture {
     /// whoever renders it leaves it in `SHADER_READ_ONLY_OPTIMAL` and sets `readyPoint`.
     init(rendered image: GPUImage) {
         self.image = image
-        staging = nil
-        stagedRegion = image.bufferCopyRegion
+        pending = nil
     }
 
     /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte
@@ -37,57 +66,89 @@ final class Texture {
             context: pool.context, width: source.width, height: source.height,
             usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
             opaque: source.pixelFormat == .xrgb8888)
-        staging = try Self.stage(source, pool: pool)
-        stagedRegion = image.bufferCopyRegion
+        pending = .staged(try source.withRows { try Self.stage($0, in: nil, pool: pool) }, image.bufferCopyRegion)
     }
 
-    /// A staging buffer holding all of `source`'s pixels.
-    private static func stage(_ source: Image, pool: StagingBufferPool) throws -> StagingBuffer {
-        // Image rows are tightly packed (bytesPerRow == width * 4), as the copy region assumes.
-        try source.withUnsafeBytes { pixels in
-            let staging = try pool.take(size: pixels.count)
-            staging.buffer.contents.copyMemory(from: pixels.baseAddress!, byteCount: pixels.count)
-            return staging
+    /// An empty texture of `width`×`height` pixels in `format` (opaque: alpha reads as one), for
+    /// a client's buffers to be uploaded into.
+    init(width: Int, height: Int, format: VkFormat, opaque: Bool, context: VulkanContext) throws {
+        image = try GPUImage(
+            context: context, width: width, height: height,
+            usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
+            opaque: opaque, format: format)
+        pending = nil
+    }
+
+    /// A staging buffer holding `rect` of `source` (all of it when nil) as packed 0xAARRGGBB
+    /// words: rows copied as they are, or converted from the source's format while staged.
+    private static func stage(_ source: PixelRows, in rect: ImageRect?, pool: StagingBufferPool) throws -> StagingBuffer {
+        let rect = rect ?? ImageRect(x: 0, y: 0, width: source.width, height: source.height)
+        guard let bytesPerPixel = source.format.bytesPerPixel else { preconditionFailure("\(source.format) cannot be uploaded") }
+        let rowBytes = rect.width * 4
+        let buffer = try pool.take(size: rowBytes * rect.height)
+        let start = source.bytes.baseAddress! + rect.y * source.bytesPerRow + rect.x * bytesPerPixel
+        if source.format.isNativeWord {
+            for row in 0..<rect.height {
+                (buffer.buffer.contents + row * rowBytes).copyMemory(from: start + row * source.bytesPerRow, byteCount: rowBytes)
+            }
+        } else {
+            source.format.convert(
+                width: rect.width, height: rect.height, stride: source.bytesPerRow, from: start,
+                into: buffer.buffer.contents.assumingMemoryBound(to: UInt32.self))
         }
+        return buffer
+    }
+
+    /// The copy region of `rect` of the image (all of it when nil), from packed rows at offset 0.
+    private func region(_ rect: ImageRect?) -> VkBufferImageCopy {
+        var region = image.bufferCopyRegion
+        if let rect {
+            region.imageOffset = VkOffset3D(x: Int32(rect.x), y: Int32(rect.y), z: 0)
+            region.imageExtent = VkExtent3D(width: UInt32(rect.width), height: UInt32(rect.height), depth: 1)
+        }
+        return region
     }
 
     /// Stages the pixels of `rect` from `source` (the same size and format as the texture) to be
     /// copied over what the texture holds; the rest of it keeps its pixels. Frames already
     /// submitted still read the old pixels: the copy waits for their fragment shaders.
     func update(from source: Image, in rect: ImageRect, pool: StagingBufferPool) throws {
-        precondition(source.width == width && source.height == height, "an update keeps the texture's size")
-        guard staging == nil else {
-            // Pixels staged earlier were never copied (their frame was not submitted): stage all.
-            staging = try Self.stage(source, pool: pool)
-            stagedRegion = image.bufferCopyRegion
-            return
-        }
-        let rowBytes = rect.width * 4
-        let buffer = try pool.take(size: rowBytes * rect.height)
-        source.withUnsafeBytes { pixels in
-            for row in 0..<rect.height {
-                (buffer.buffer.contents + row * rowBytes).copyMemory(
-                    from: pixels.baseAddress! + (rect.y + row) * source.bytesPerRow + rect.x * 4, byteCount: rowBytes)
-            }
-        }
-        staging = buffer
-        stagedRegion = image.bufferCopyRegion
-        stagedRegion.imageOffset = VkOffset3D(x: Int32(rect.x), y: Int32(rect.y), z: 0)
-        stagedRegion.imageExtent = VkExtent3D(width: UInt32(rect.width), height: UInt32(rect.height), depth: 1)
+        try source.withRows { try update(from: $0, in: rect, pool: pool) }
     }
 
-    /// Records the pending copies of `textures` (those with staging buffers) into `commandBuffer`,
-    /// leaving them in `SHADER_READ_ONLY_OPTIMAL` for fragment shaders. Their state changes only in
-    /// `uploadSubmitted()`, once the submission is accepted.
-    static func recordUploads(_ textures: [Texture], into commandBuffer: VkCommandBuffer) {
-        let pending = textures.filter { $0.staging != nil }
+    /// Stages `rect` of `source` (all of it when nil), rows in any readable format of the
+    /// texture's size, to be copied over what the texture holds, as `update(from:in:pool:)` does.
+    func update(from source: PixelRows, in rect: ImageRect?, pool: StagingBufferPool) throws {
+        precondition(source.width == width && source.height == height, "an update keeps the texture's size")
+        // Pixels staged earlier and never copied (their frame was not submitted): stage all.
+        let rect = pending == nil ? rect : nil
+        pending = .staged(try Self.stage(source, in: rect, pool: pool), region(rect))
+    }
+
+    /// Records that `rect` of `source` (all of it when nil; a client's dma-buf of the texture's
+    /// size) is to be copied over what the texture holds by the next frame that draws it.
+    func update(from source: DmabufImport, in rect: ImageRect?) {
+        precondition(source.width == width && source.height == height, "an update keeps the texture's size")
+        let rect = pending == nil ? rect : nil
+        pending = .dmabuf(source, source.copyRegion(of: rect ?? ImageRect(x: 0, y: 0, width: width, height: height)))
+    }
+
+    /// Records the pending copies of `textures` (those with pixels to upload) into
+    /// `commandBuffer`, leaving them in `SHADER_READ_ONLY_OPTIMAL` for fragment shaders. Their
+    /// state changes only in `uploadSubmitted()`, once the submission is accepted.
+    static func recordUploads(_ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32) {
+        let pending = textures.filter { $0.pending != nil }
         guard !pending.isEmpty else { return }
+        // Client dma-bufs are acquired from outside Vulkan for the copy, and handed back after it.
+        let external = pending.compactMap { texture -> VkBuffer? in
+            if case .dmabuf = texture.pending { texture.pending!.buffer } else { nil }
+        }
         pipelineBarrier(
             commandBuffer,
             images: pending.map {
                 // A whole image's old pixels are not needed; an update keeps them, after earlier
                 // frames' shaders have read them.
-                $0.isWhollyStaged
+                $0.isWhollyPending
                     ? $0.image.barrier(
                         to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, discardContents: true,
                         from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
@@ -96,12 +157,19 @@ final class Texture {
                         to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                         from: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE),
                         to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+            },
+            buffers: external.map { buffer in
+                var acquire = bufferBarrier(
+                    buffer, from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
+                    to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
+                acquire.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL
+                acquire.dstQueueFamilyIndex = queueFamily
+                return acquire
             })
         for texture in pending {
-            var region = texture.stagedRegion
+            var region = texture.pending!.region
             vkCmdCopyBufferToImage(
-                commandBuffer, texture.staging!.buffer.handle, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                &region)
+                commandBuffer, texture.pending!.buffer, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
         }
         pipelineBarrier(
             commandBuffer,
@@ -112,19 +180,28 @@ final class Texture {
                     to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
                 barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
                 return barrier
+            },
+            buffers: external.map { buffer in
+                var release = bufferBarrier(
+                    buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT),
+                    to: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE))
+                release.srcQueueFamilyIndex = queueFamily
+                release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL
+                return release
             })
     }
 
-    private var isWhollyStaged: Bool {
-        image.layout == VK_IMAGE_LAYOUT_UNDEFINED
-            || stagedRegion.imageExtent.width == UInt32(width) && stagedRegion.imageExtent.height == UInt32(height)
+    private var isWhollyPending: Bool {
+        guard let region = pending?.region else { return false }
+        return image.layout == VK_IMAGE_LAYOUT_UNDEFINED
+            || region.imageExtent.width == UInt32(width) && region.imageExtent.height == UInt32(height)
     }
 
-    /// Marks the upload as done by a submitted frame, which keeps the staging buffer alive itself
+    /// Marks the upload as done by a submitted frame, which keeps what it reads alive itself
     /// until it finishes.
     func uploadSubmitted() {
-        guard staging != nil else { return }
-        staging = nil
+        guard pending != nil else { return }
+        pending = nil
         image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
     }
 

@@ -195,12 +195,11 @@ extension Texture: Equatable {
     static func == (a: Texture, b: Texture) -> Bool { a === b }
 
     /// The texture external contents show now, when this module made them: a `VulkanLayer`'s
-    /// presented drawable, or a client dma-buf's copy.
+    /// presented drawable. (A client's buffer is brought up to date when a frame draws it.)
     static func showing(_ contents: (any ExternalContents)?) -> Texture? {
         switch contents {
         case let frame as PresentedFrame: frame.slot.texture
         case let live as LiveDrawableContents: live.frame?.slot.texture
-        case let dmabuf as DmabufContents: dmabuf.texture
         default: nil
         }
     }

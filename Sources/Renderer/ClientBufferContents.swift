@@ -1,0 +1,181 @@
+import Buffers
+import Graphics
+import LayerKit
+
+/// A client's buffer as a layer's contents, read where it lies when a frame draws it: nothing is
+/// copied when the client commits. The first frame that draws the contents brings its surface's
+/// texture up to date — a shm buffer's damaged rows staged straight from the client's memory, a
+/// dma-buf's damaged rectangle copied by the GPU from its import — and then `read` is called: the
+/// buffer may go back to its client. Contents replaced before any frame drew them pass their
+/// damage on to their successor and are read no more.
+///
+/// One object per commit, compared by identity like an image; the contents of one surface share
+/// one texture (`ClientSurfaceTexture`), which each commit's damage updates.
+public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
+    public let buffer: any PixelBuffer
+    /// The buffer's import, for a dma-buf (nil: its pixels are read through `buffer.withPixels`).
+    let dmabuf: DmabufImport?
+    public let surface: ClientSurfaceTexture
+    /// The pixels that differ from what the texture holds before this commit is uploaded (nil:
+    /// all of them).
+    private(set) var damage: ImageRect?
+    /// The contents this commit replaced and the buffer pixels it changed from them (nil: all),
+    /// for damage tracking (`changedRect(since:)`); weak, as provenance.
+    private weak var predecessor: ClientBufferContents?
+    private let changedFromPredecessor: ImageRect?
+    /// Called once, when the buffer is no longer read: after its upload, or when replaced unread.
+    private var read: (() -> Void)?
+    /// Whether the texture holds this commit's pixels (its upload is staged or recorded).
+    public private(set) var isUploaded = false
+
+    /// Contents of `surface` showing `buffer`, whose pixels differ from `previous`'s (the
+    /// surface's last contents, nil for its first buffer) in `damage` (all of them when nil).
+    /// `dmabuf`: the buffer's import, for a client's dma-buf.
+    public init(
+        buffer: any PixelBuffer, dmabuf: DmabufImport?, damage: ImageRect?, surface: ClientSurfaceTexture,
+        replacing previous: ClientBufferContents?, read: @escaping () -> Void
+    ) {
+        self.buffer = buffer
+        self.dmabuf = dmabuf
+        self.read = read
+        self.surface = surface
+        predecessor = previous
+        changedFromPredecessor = damage
+        self.damage = damage
+        if let previous, !previous.isUploaded {
+            // Its damage is still to be uploaded, from this buffer now.
+            self.damage = damage.flatMap { mine in previous.damage.map { mine.union($0) } }
+            previous.isUploaded = true
+            // The same buffer committed again stays with the client's new commit, unreleased.
+            if previous.buffer === buffer { previous.read = nil } else { previous.finishReading() }
+        }
+    }
+
+    public var pixelSize: (width: Int, height: Int)? { (buffer.width, buffer.height) }
+
+    /// The buffer's pixels as they are in the client's memory now (a buffer already released may
+    /// hold a newer frame); nil for a buffer the CPU cannot read (a dma-buf) or one that is gone.
+    public func snapshot() -> Image? {
+        try? buffer.withPixels(Image.init(copying:))
+    }
+
+    /// Whether the buffer's pixels are opaque whatever their alpha bits hold.
+    var isOpaque: Bool { !buffer.format.hasAlpha }
+
+    /// The buffer pixels that may differ from `ancestor`'s, when these contents replaced it
+    /// through at most `maximumSteps` commits whose contents still exist; nil otherwise.
+    public func changedRect(since ancestor: ClientBufferContents, maximumSteps: Int = 8) -> ImageRect? {
+        var contents = self
+        var changed: ImageRect?
+        for _ in 0..<maximumSteps {
+            guard let rect = contents.changedFromPredecessor, let previous = contents.predecessor else { return nil }
+            changed = changed.map { $0.union(rect) } ?? rect
+            if previous === ancestor { return changed }
+            contents = previous
+        }
+        return nil
+    }
+
+    /// The texture showing these contents on `context`'s device, brought up to date first: the
+    /// damaged pixels staged from a shm buffer (`read` follows at once, the client's memory being
+    /// read) or recorded as a copy from a dma-buf (whose `read` the caller calls once the frame
+    /// that copies is done: it is returned). Nil when the buffer cannot be read now (gone, or in
+    /// a format without a texture): the layer is drawn without contents.
+    func texture(on context: VulkanContext, pool: StagingBufferPool) throws -> (texture: Texture, readAfterFrame: (() -> Void)?)? {
+        if surface.texture?.image.context !== context {
+            // A new device (the old one was lost): everything is uploaded again.
+            surface.texture = nil
+            isUploaded = false
+            damage = nil
+        }
+        if isUploaded, let texture = surface.texture { return (texture, nil) }
+        if let dmabuf, dmabuf.memory.context !== context { return nil }
+        // A shm buffer's rows are staged as 0xAARRGGBB words; a dma-buf is copied as it is.
+        let format = dmabuf?.vulkanFormat ?? GPUImage.format
+        let opaque = isOpaque
+        if let texture = surface.texture,
+            texture.width != buffer.width || texture.height != buffer.height || texture.image.format != format
+                || texture.image.isOpaque != opaque
+        {
+            surface.texture = nil
+        }
+        if surface.texture == nil {
+            surface.texture = try Texture(width: buffer.width, height: buffer.height, format: format, opaque: opaque, context: context)
+            damage = nil
+        }
+        let texture = surface.texture!
+        var rect: ImageRect?
+        if let damage {
+            guard let inside = damage.clipped(toWidth: buffer.width, height: buffer.height) else {
+                // Nothing of the texture changes.
+                isUploaded = true
+                finishReading()
+                return (texture, nil)
+            }
+            rect = inside
+        }
+        let bytes = (rect?.width ?? buffer.width) * (rect?.height ?? buffer.height) * 4
+        if let dmabuf {
+            texture.update(from: dmabuf, in: rect)
+            isUploaded = true
+            surface.uploadedBytes += bytes
+            return (texture, { [self] in finishReading() })
+        }
+        let staged = try buffer.withPixels { rows -> Bool in
+            guard rows.format.bytesPerPixel != nil, rows.width == texture.width, rows.height == texture.height else { return false }
+            try texture.update(from: rows, in: rect, pool: pool)
+            return true
+        }
+        guard staged == true else { return nil }
+        isUploaded = true
+        surface.uploadedBytes += bytes
+        finishReading()
+        return (texture, nil)
+    }
+
+    /// The surface stopped showing the buffer (unmapped, or gone): a buffer no frame read is no
+    /// longer waited for.
+    public func abandon() {
+        guard !isUploaded else { return }
+        isUploaded = true
+        finishReading()
+    }
+
+    private func finishReading() {
+        let done = read
+        read = nil
+        done?()
+    }
+
+    deinit {
+        // Contents no frame drew and no commit replaced (the surface went away): the buffer is free.
+        read?()
+    }
+}
+
+/// The texture that shows one surface's buffers, kept from commit to commit so that each commit's
+/// damage updates it, on the device of the renderers that draw it.
+public final class ClientSurfaceTexture: @unchecked Sendable {
+    var texture: Texture?
+    /// Bytes of client pixels uploaded into the texture so far: the measure of what a commit costs.
+    public internal(set) var uploadedBytes = 0
+    /// Whose surface this is (the compositor's object), for the frames that show it to name it.
+    public private(set) weak var owner: AnyObject?
+
+    public init(owner: AnyObject) {
+        self.owner = owner
+    }
+}
+
+extension ImageRect {
+    /// The part of the rectangle inside a `width`×`height` image; nil when nothing is.
+    func clipped(toWidth width: Int, height: Int) -> ImageRect? {
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(width, x + self.width), y1 = min(height, y + self.height)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return ImageRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+extension ClientBufferContents: Equatable {
+    public static func == (a: ClientBufferContents, b: ClientBufferContents) -> Bool { a === b }
+}

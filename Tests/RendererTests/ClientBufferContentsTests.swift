@@ -1,0 +1,269 @@
+import Buffers
+import Glibc
+import Graphics
+import LayerKit
+import Testing
+@testable import Renderer
+
+/// A file of `rows` rows of `stride` bytes after `offset` bytes, each row `width` copies of the
+/// 4-byte `pixel` then 0xEE padding, as a client lays out a linear dma-buf.
+///
+/// lavapipe maps the descriptor it imports, so an unlinked temporary file stands in for a dma-buf
+/// here (these machines have no /dev/udmabuf); the QEMU rig shows buffers of a real DRM driver.
+func linearBufferFile(width: Int, rows: Int, stride: Int, offset: Int, pixel: [UInt8]) -> Int32 {
+    // tmpfile() is already unlinked; the descriptor outlives the stream through dup().
+    let stream = tmpfile()
+    precondition(stream != nil, "tmpfile failed")
+    let fd = dup(fileno(stream))
+    fclose(stream)
+    precondition(fd >= 0, "dup failed")
+    var bytes = [UInt8](repeating: 0xEE, count: offset + stride * rows)
+    for row in 0..<rows {
+        for x in 0..<width {
+            bytes.replaceSubrange((offset + row * stride + x * 4)..<(offset + row * stride + x * 4 + 4), with: pixel)
+        }
+    }
+    bytes.withUnsafeBytes { precondition(write(fd, $0.baseAddress, $0.count) == $0.count) }
+    return fd
+}
+
+/// Overwrites rows `rows` of the file with `pixel` (the whole row, padding aside).
+func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int, pixel: [UInt8]) {
+    let row = (0..<width).flatMap { _ in pixel }
+    for y in rows {
+        row.withUnsafeBytes { precondition(pwrite(fd, $0.baseAddress, $0.count, off_t(offset + y * stride)) == $0.count) }
+    }
+}
+
+/// A client's dma-buf as the renderer reads it: through its import, never mapped by the CPU.
+final class ClientDmabuf: PixelBuffer {
+    let layout: DmabufLayout
+
+    init(_ layout: DmabufLayout) {
+        self.layout = layout
+    }
+
+    var width: Int { layout.width }
+    var height: Int { layout.height }
+    var format: PixelFormat { layout.format }
+    var kind: BufferKind { .clientDmabuf }
+    var dmabuf: DmabufLayout? { layout }
+    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? { nil }
+}
+
+/// Client buffers as layers' contents, read when a frame draws them: a shm-like buffer in host
+/// memory (staged from where it lies, then released), and dma-bufs (copied by the GPU from their
+/// import, at their stride and offset).
+@MainActor
+@Suite(.serialized, .enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment)) struct ClientBufferContentsTests {
+    func layer(showing contents: ClientBufferContents, in root: Layer, frame: Rect) -> ExternalContentsLayer {
+        let layer = ExternalContentsLayer()
+        change {
+            layer.frame = frame
+            layer.externalContents = contents
+            root.addSublayer(layer)
+        }
+        return layer
+    }
+
+    /// Contents of `source`'s dma-buf `layout`, the first of their surface.
+    func contents(_ layout: DmabufLayout, import source: DmabufImport, damage: ImageRect? = nil,
+                  replacing previous: ClientBufferContents? = nil) -> ClientBufferContents {
+        ClientBufferContents(
+            buffer: ClientDmabuf(layout), dmabuf: source, damage: damage, surface: previous?.surface ?? ClientSurfaceTexture(owner: self as AnyObject),
+            replacing: previous, read: {})
+    }
+
+    /// Host memory filled with `pixel` (0xAARRGGBB), as a client's shm buffer.
+    func memory(width: Int, height: Int, pixel: UInt32) throws -> HostMemoryBuffer {
+        let buffer = try #require(HostMemoryBuffer(width: width, height: height, format: .argb8888))
+        for row in 0..<height {
+            (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: width)
+        }
+        return buffer
+    }
+
+    /// Nothing is read when the contents are made; the frame that draws them stages the buffer's
+    /// damage from where it lies and only then says it was read; a later frame reads nothing.
+    @Test func aBufferIsReadByTheFrameThatDrawsItAndThenReleased() throws {
+        let renderer = try validatingRenderer.get()
+        let owner = Layer()
+        let surface = ClientSurfaceTexture(owner: owner)
+        var reads: [String] = []
+        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000)
+        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { reads.append("red") }
+        #expect(reads == [] && surface.uploadedBytes == 0 && !first.isUploaded)
+        let root = makeRoot(4, 4)
+        let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        #expect(reads == [])
+        #expect(pixel(try render(root), 1, 1) == [255, 0, 0, 255])
+        #expect(reads == ["red"] && surface.uploadedBytes == 64)
+        #expect(renderer.sampledClientContents.map(ObjectIdentifier.init) == [ObjectIdentifier(first)])
+        #expect(surface.owner === owner)
+
+        // The next buffer differs in its top two rows: only they are staged.
+        let blue = try memory(width: 4, height: 4, pixel: 0xFF00_00FF)
+        let second = ClientBufferContents(
+            buffer: blue, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 4, height: 2), surface: surface, replacing: first
+        ) { reads.append("blue") }
+        change { shown.externalContents = second }
+        let image = try render(root)
+        #expect(pixel(image, 1, 1) == [0, 0, 255, 255])
+        #expect(pixel(image, 1, 2) == [255, 0, 0, 255])
+        #expect(reads == ["red", "blue"] && surface.uploadedBytes == 64 + 32)
+    }
+
+    /// Contents replaced before any frame read them are released at once, and their damage is
+    /// read from the buffer that replaced them; the same buffer committed again is released once.
+    @Test func contentsReplacedUnreadPassTheirDamageOn() throws {
+        let owner = Layer()
+        let surface = ClientSurfaceTexture(owner: owner)
+        var reads: [String] = []
+        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000)
+        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { reads.append("first") }
+        let root = makeRoot(4, 4)
+        let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        _ = try render(root)
+        let green = try memory(width: 4, height: 4, pixel: 0xFF00_FF00)
+        let second = ClientBufferContents(
+            buffer: green, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), surface: surface, replacing: first
+        ) { reads.append("second") }
+        let third = ClientBufferContents(
+            buffer: green, dmabuf: nil, damage: ImageRect(x: 3, y: 3, width: 1, height: 1), surface: surface, replacing: second
+        ) { reads.append("third") }
+        // The same buffer again: the second commit's read is the third's now.
+        #expect(reads == ["first"])
+        change { shown.externalContents = third }
+        let image = try render(root)
+        #expect(reads == ["first", "third"])
+        // Both damaged pixels, as their bounding box of the green buffer.
+        #expect(pixel(image, 0, 0) == [0, 255, 0, 255] && pixel(image, 3, 3) == [0, 255, 0, 255])
+        #expect(surface.uploadedBytes == 64 + 64)
+    }
+
+    /// Rows read at the client's stride from its offset; ABGR8888's bytes are R, G, B, A.
+    @Test func aLinearBufferShowsItsPixelsAtItsStrideAndOffset() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 8, rows: 4, stride: 48, offset: 64, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        defer { close(fd) }
+        let layout = DmabufLayout(fileDescriptor: fd, width: 8, height: 4, format: .abgr8888, modifier: 0, offset: 64, stride: 48)
+        let shown = contents(layout, import: try renderer.importDmabuf(layout))
+        #expect(shown.pixelSize! == (8, 4))
+        let root = makeRoot(16, 8)
+        _ = layer(showing: shown, in: root, frame: Rect(x: 0, y: 0, width: 8, height: 4))
+        let image = try render(root)
+        #expect(pixel(image, 0, 0) == [0xFF, 0x80, 0x10, 0xFF])
+        #expect(pixel(image, 7, 3) == [0xFF, 0x80, 0x10, 0xFF])
+        // Beside and below the layer, the root's white.
+        #expect(pixel(image, 8, 0) == [255, 255, 255, 255])
+        #expect(pixel(image, 0, 4) == [255, 255, 255, 255])
+    }
+
+    /// XRGB8888's top byte is padding: zero there still shows an opaque pixel.
+    @Test func xrgbPaddingReadsAsOpaque() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(fd) }
+        let layout = DmabufLayout(fileDescriptor: fd, width: 4, height: 4, format: .xrgb8888, modifier: 0, offset: 0, stride: 16)
+        let root = makeRoot(4, 4)
+        _ = layer(showing: contents(layout, import: try renderer.importDmabuf(layout)), in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        #expect(pixel(try render(root), 2, 2) == [0xFF, 0x80, 0x10, 0xFF])
+    }
+
+    /// An update copies only the damaged rows into the surface's texture: rows the client
+    /// repainted outside the damage keep the old pixels until damaged.
+    @Test func anUpdateCopiesOnlyItsDamageIntoTheSameTexture() throws {
+        let renderer = try validatingRenderer.get()
+        let red: [UInt8] = [0x00, 0x00, 0xFF, 0xFF], blue: [UInt8] = [0xFF, 0x00, 0x00, 0xFF]
+        let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: red)
+        defer { close(fd) }
+        let layout = DmabufLayout(fileDescriptor: fd, width: 4, height: 4, format: .argb8888, modifier: 0, offset: 0, stride: 16)
+        let source = try renderer.importDmabuf(layout)
+        let first = contents(layout, import: source)
+        let root = makeRoot(4, 4)
+        let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        _ = try render(root)
+
+        repaint(fd, rows: 0..<4, width: 4, stride: 16, offset: 0, pixel: blue)
+        let second = contents(layout, import: source, damage: ImageRect(x: 0, y: 0, width: 4, height: 2), replacing: first)
+        #expect(second.surface === first.surface)
+        change { shown.externalContents = second }
+        let image = try render(root)
+        #expect(pixel(image, 1, 1) == [0, 0, 255, 255])
+        #expect(pixel(image, 1, 2) == [255, 0, 0, 255])
+        #expect(first.surface.uploadedBytes == 64 + 32)
+    }
+
+    /// A buffer of another size gets a new texture, copied whole.
+    @Test func contentsOfAnotherSizeGetANewTextureCopiedWhole() throws {
+        let renderer = try validatingRenderer.get()
+        let small = linearBufferFile(width: 2, rows: 2, stride: 8, offset: 0, pixel: [0, 0, 0xFF, 0xFF])
+        let large = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: [0, 0xFF, 0, 0xFF])
+        defer { close(small); close(large) }
+        let smallLayout = DmabufLayout(fileDescriptor: small, width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8)
+        let largeLayout = DmabufLayout(fileDescriptor: large, width: 4, height: 4, format: .argb8888, modifier: 0, offset: 0, stride: 16)
+        let first = contents(smallLayout, import: try renderer.importDmabuf(smallLayout))
+        let root = makeRoot(4, 4)
+        let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        _ = try render(root)
+        let second = contents(
+            largeLayout, import: try renderer.importDmabuf(largeLayout), damage: ImageRect(x: 0, y: 0, width: 1, height: 1), replacing: first)
+        change { shown.externalContents = second }
+        #expect(pixel(try render(root), 3, 3) == [0, 255, 0, 255])
+        #expect(first.surface.uploadedBytes == 16 + 64)
+    }
+
+    /// Layouts the copy cannot read are refused before the device sees them, each with its reason.
+    @Test func unreadableLayoutsAreRefusedWithTheirReason() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 4, rows: 4, stride: 16, offset: 0, pixel: [0, 0, 0, 0xFF])
+        defer { close(fd) }
+        func layout(format: PixelFormat = .argb8888, modifier: UInt64 = 0, offset: Int = 0, stride: Int = 16, height: Int = 4)
+            -> DmabufLayout
+        {
+            DmabufLayout(fileDescriptor: fd, width: 4, height: height, format: format, modifier: modifier, offset: offset, stride: stride)
+        }
+        #expect(throws: DmabufImportError.unsupportedFormat(DmabufFormat(PixelFormat(rawValue: 0x3231_564E), modifier: 0))) {
+            try renderer.importDmabuf(layout(format: PixelFormat(rawValue: 0x3231_564E)))  // NV12
+        }
+        #expect(throws: DmabufImportError.unsupportedFormat(DmabufFormat(.argb8888, modifier: 0x0100_0000_0000_0001))) {
+            try renderer.importDmabuf(layout(modifier: 0x0100_0000_0000_0001))
+        }
+        #expect(throws: DmabufImportError.badLayout(
+            "offset 0 and stride 14 must be multiples of 4, the stride at least 16")) {
+            try renderer.importDmabuf(layout(stride: 14))
+        }
+        #expect(throws: DmabufImportError.badLayout("its rows need 80 bytes but the dma-buf has 64")) {
+            try renderer.importDmabuf(layout(height: 5))
+        }
+        #expect(renderer.takeValidationMessages() == [])
+    }
+
+    /// A descriptor the device cannot map (a pipe) is refused, and the caller's stays open.
+    @Test func aDescriptorTheDeviceCannotMapIsRefusedAndTheCallersStaysOpen() throws {
+        let renderer = try validatingRenderer.get()
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        #expect(throws: VulkanError.result("VK_ERROR_INVALID_EXTERNAL_HANDLE", while: "vkAllocateMemory (dma-buf)")) {
+            try renderer.importDmabuf(
+                DmabufLayout(fileDescriptor: ends[0], width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8))
+        }
+        #expect(fcntl(ends[0], F_GETFD) != -1)
+        // The layer reports the refusal; nothing else is wrong.
+        #expect(renderer.takeValidationMessages() == ["[WARNING] VK_ERROR_INVALID_EXTERNAL_HANDLE"])
+    }
+
+    /// The import holds a descriptor of its own: the caller's may close at once, and the pixels
+    /// still copy.
+    @Test func theImportKeepsItsOwnDescriptor() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 2, rows: 2, stride: 8, offset: 0, pixel: [0xFF, 0, 0, 0xFF])
+        let layout = DmabufLayout(fileDescriptor: fd, width: 2, height: 2, format: .argb8888, modifier: 0, offset: 0, stride: 8)
+        let source = try renderer.importDmabuf(layout)
+        close(fd)
+        let root = makeRoot(2, 2)
+        _ = layer(showing: contents(layout, import: source), in: root, frame: Rect(x: 0, y: 0, width: 2, height: 2))
+        #expect(pixel(try render(root), 1, 1) == [0, 0, 255, 255])
+    }
+}
