@@ -190,7 +190,7 @@ final class XdgHarness {
         try positioner.setAnchorRect(x: anchorRect.x, y: anchorRect.y, width: anchorRect.width, height: anchorRect.height)
         if let anchor { try positioner.setAnchor(anchor: anchor) }
         if let gravity { try positioner.setGravity(gravity: gravity) }
-        if let constraintAdjustment { try positioner.setConstraintAdjustment(constraintAdjustment: constraintAdjustment) }
+        if let constraintAdjustment { try positioner.setConstraintAdjustment(constraintAdjustment: constraintAdjustmentArgument(constraintAdjustment)) }
         return positioner
     }
 
@@ -273,3 +273,10 @@ final class XdgHarness {
 func uint32Array(_ values: [UInt32]) -> [UInt8] {
     values.flatMap { value in withUnsafeBytes(of: value) { Array($0) } }
 }
+
+/// set_constraint_adjustment's argument from its bits, whichever xdg-shell.xml generated the
+/// proxy: a plain number from Debian 12's wayland-protocols (1.31), the bitfield once the XML ties the
+/// argument to its enum.
+func constraintAdjustmentArgument(_ bits: UInt32) -> UInt32 { bits }
+
+func constraintAdjustmentArgument(_ bits: UInt32) -> XdgPositionerConstraintAdjustment { .init(rawValue: bits) }

@@ -227,7 +227,7 @@ import WaylandTestClient
     @Test func unknownConstraintAdjustmentBitsAreInvalidInput() throws {
         let harness = try XdgHarness()
         let positioner = try harness.wmBase.createPositioner()
-        try positioner.setConstraintAdjustment(constraintAdjustment: 64)
+        try positioner.setConstraintAdjustment(constraintAdjustment: constraintAdjustmentArgument(64))
         harness.expectError(XdgPositionerError.invalidInput, on: positioner)
     }
 

@@ -219,7 +219,7 @@ final class XdgPositioner: Resource, RequestHandler {
             }
             rules.gravity = gravity
         case .setConstraintAdjustment(let value):
-            let adjustment = XdgPositionerRules.ConstraintAdjustment(rawValue: value)
+            let adjustment = XdgPositionerRules.ConstraintAdjustment(requestArgument: value)
             guard XdgPositionerRules.ConstraintAdjustment.all.isSuperset(of: adjustment) else {
                 throw ProtocolError(invalidInput, "constraint adjustment \(adjustment.rawValue) has unknown bits")
             }
@@ -233,4 +233,13 @@ final class XdgPositioner: Resource, RequestHandler {
         case .setParentConfigure(let serial): rules.parentConfigureSerial = serial
         }
     }
+}
+
+extension XdgPositionerRules.ConstraintAdjustment {
+    /// From set_constraint_adjustment's argument: a plain number where the installed xdg-shell.xml
+    /// does not tie the argument to the enum (Debian 12's wayland-protocols, 1.31), the generated
+    /// bitfield where it does.
+    init(requestArgument value: UInt32) { self.init(rawValue: value) }
+
+    init(requestArgument value: XdgPositionerConstraintAdjustment) { self.init(rawValue: value.rawValue) }
 }
