@@ -131,7 +131,13 @@ let package = Package(
 
         // Level 3: draws committed render trees with Vulkan (Vulkan stays private to it); its
         // shaders are compiled to SPIR-V at build time.
-        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "CVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
+        // Level 3: what the compositor asks of a renderer, whichever draws (LayerTreeRenderer), and
+        // what both renderers share: damage tracking and client buffers as contents.
+        .target(name: "RendererContract", dependencies: ["Buffers", "LayerKit"]),
+        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
+        // Level 3: draws the same render trees on the CPU with pixman (cairo for paths), for boards
+        // without a hardware Vulkan device; no Vulkan.
+        .target(name: "CPURenderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CPixman", "CCairo"]),
         // Runs glslc on Shaders/ for the Renderer.
         .plugin(name: "ShaderLibraryPlugin", capability: .buildTool(), path: "Sources/ShaderLibraryPlugin"),
 
@@ -275,7 +281,7 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "FaultInjection", "GoldenImages", "SystemCalls"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls"], exclude: ["Golden"]),
         // Golden-image comparison shared by the test targets that render.
         .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
     ],

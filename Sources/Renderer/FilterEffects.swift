@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 /// Layer filters (seed ch. 2, "Filters Add Visual Effects"; the kinds and their parameters are
 /// documented on `Filter`), built from intermediates as group opacity and masks are

@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 /// Host memory that a renderer writes frames straight into: `height` rows of `width`
 /// premultiplied ARGB8888 pixels (native-endian 0xAARRGGBB, the byte order of Wayland's and

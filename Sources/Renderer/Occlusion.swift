@@ -1,5 +1,6 @@
 import Graphics
 import LayerKit
+import RendererContract
 
 /// Occlusion culling on the target: pixels an opaque layer covers need nothing drawn under them.
 ///

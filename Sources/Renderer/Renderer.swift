@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 /// Draws committed layer trees with Vulkan: the only module that talks to the GPU.
 ///
@@ -329,18 +330,6 @@ public final class Renderer {
                 readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, hostCopy: hostCopy)
         }
         return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
-    }
-}
-
-/// A contents image that could not become a texture (`Renderer.onContentsUnavailable`).
-public struct ContentsFailure: Sendable, Equatable, CustomStringConvertible {
-    public let width: Int
-    public let height: Int
-    /// The error, as its description says it.
-    public let reason: String
-
-    public var description: String {
-        "a \(width)×\(height) contents image cannot be made a texture (\(reason)): its layer is drawn without it"
     }
 }
 

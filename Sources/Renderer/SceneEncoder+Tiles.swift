@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 extension SceneEncoder {
     /// A tiled layer's tiles, between its background and its sublayers: the encoder is where the

@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 /// Transitions (`Transition`, and the fade LayerKit runs for `isHidden`): LayerKit decides what a
 /// frame shows (`TransitionState.parts(in:)`), and the encoder draws each state of the layer, with

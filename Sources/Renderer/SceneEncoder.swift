@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 /// One draw of the layer shader: which instance, which part of the layer, and its textures.
 struct EncodedDraw: Equatable {
@@ -44,11 +45,6 @@ struct EncodedPass: Equatable {
     /// Whether the intermediate starts as the frame's clear colour (what is behind a layer on the
     /// target, drawn there instead: FilterEffects.swift) rather than transparent.
     var clearsToTargetColor = false
-}
-
-/// A rectangle of whole output pixels.
-struct PixelRect: Equatable {
-    var x: Int32, y: Int32, width: UInt32, height: UInt32
 }
 
 /// Turns a (sampled) render tree into the layer shader's instances and draws, in Core Animation's
@@ -228,9 +224,9 @@ struct SceneEncoder {
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
         // An odd number of geometry flips above mirrors the layer without turning it round.
-        if !p.isDoubleSided && showsBack(p.bounds, transform) != flipped { return }
+        if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
-        let group = p.opacity < 1 && p.allowsGroupOpacity && hasVisibleSublayers(layer)
+        let group = p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
         if hasFilterEffects(layer) {
             encodeFiltered(
                 layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
@@ -263,7 +259,7 @@ struct SceneEncoder {
 
         if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor {
             if p.shadowPath != nil || p.contentsLogicalSize != nil || p.shape != nil || p.text != nil
-                || hasVisibleSublayers(layer)
+                || tree.hasVisibleSublayers(layer)
             {
                 encodeOffscreenShadow(
                     layer, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor, flipped: flipped)
@@ -479,32 +475,6 @@ struct SceneEncoder {
         return (Clip(bounds: p.bounds, radii: radii, inverse: inverse, pixelBox: box), intersect(inner, pixelRect(box)))
     }
 
-    /// Whether the rectangle's image winds the other way round than the rectangle: its back faces
-    /// the viewer (y grows downwards on both sides, so a front keeps a positive signed area).
-    func showsBack(_ rect: Rect, _ t: Transform3D) -> Bool {
-        let corners = rect.corners.compactMap { c in t.apply(x: c.x, y: c.y) }
-        guard corners.count == 4 else { return false }
-        var area = 0.0
-        for i in 0..<4 {
-            let (a, b) = (corners[i], corners[(i + 1) % 4])
-            area += a.x * b.y - b.x * a.y
-        }
-        let own = rect.corners
-        var ownArea = 0.0
-        for i in 0..<4 {
-            let (a, b) = (own[i], own[(i + 1) % 4])
-            ownArea += a.x * b.y - b.x * a.y
-        }
-        return area * ownArea < 0
-    }
-
-    /// Whether any sublayer can draw something (hidden and fully transparent ones cannot).
-    func hasVisibleSublayers(_ layer: RenderLayer) -> Bool {
-        layer.sublayerIDs.contains { id in
-            tree[id].map { !$0.properties.isHidden && $0.properties.opacity > 0 } ?? false
-        }
-    }
-
     /// One output pixel in the layer's units (at least), so quads reach the anti-aliased fringe.
     func antialiasingMargin(_ t: Transform3D) -> Double {
         let sx = (t.m11 * t.m11 + t.m12 * t.m12).squareRoot()
@@ -534,9 +504,7 @@ struct SceneEncoder {
     }
 
     func premultiplied(_ c: Color, times alpha: Double) -> (Double, Double, Double, Double) {
-        let s = c.converted(to: .sRGB)
-        let a = s.alpha * alpha
-        return (s.red * a, s.green * a, s.blue * a, a)
+        c.premultipliedSRGB(times: alpha)
     }
 
     /// A gradient's block for the shader: geometry, type and count, premultiplied colours, then

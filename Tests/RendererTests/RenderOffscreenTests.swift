@@ -20,7 +20,7 @@ import Testing
     /// Two overlapping opaque squares in a 50%-opacity parent: as a group (left) the overlap is the
     /// top square's colour at 50%, like the rest of it; with allowsGroupOpacity off (right) the
     /// bottom square shows through the top one.
-    @Test func groupOpacity() throws {
+    @Test(arguments: SceneRenderer.allCases) func groupOpacity(_ renderer: SceneRenderer) throws {
         let root = makeRoot(200, 100)
         for (i, grouped) in [true, false].enumerated() {
             let parent = sublayer(root, frame: Rect(x: 10 + Double(i) * 100, y: 10, width: 90, height: 80))
@@ -29,7 +29,7 @@ import Testing
             _ = sublayer(parent, frame: Rect(x: 0, y: 0, width: 50, height: 50), background: .red)
             _ = sublayer(parent, frame: Rect(x: 30, y: 20, width: 50, height: 50), background: .blue)
         }
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         // Group: red alone, blue alone and the overlap, each at 50% over white.
         #expect(isNear(pixel(image, 20, 20), [255, 128, 128, 255]))
         #expect(isNear(pixel(image, 80, 70), [128, 128, 255, 255]))
@@ -37,12 +37,12 @@ import Testing
         // Per layer: the overlap is blue at 50% over red at 50% over white.
         #expect(isNear(pixel(image, 180, 70), [128, 128, 255, 255]))
         #expect(isNear(pixel(image, 150, 45), [128, 64, 191, 255]))
-        try golden.check(image, named: "offscreen-group-opacity")
+        try renderer.check(image, named: "offscreen-group-opacity", cpu: (2, 0.002))
     }
 
     /// At scale 2, a group reaching past a rounded masksToBounds parent: the group's image is
     /// clipped by the parent's rounded bounds when composited, and still hides the overlap.
-    @Test func groupInsideARoundedClipAtScaleTwo() throws {
+    @Test(arguments: SceneRenderer.allCases) func groupInsideARoundedClipAtScaleTwo(_ renderer: SceneRenderer) throws {
         let root = makeRoot(100, 100)
         let parent = sublayer(root, frame: Rect(x: 10, y: 10, width: 80, height: 80), background: Color(white: 0.6))
         parent.cornerRadius = 20
@@ -51,7 +51,7 @@ import Testing
         group.opacity = 0.5
         _ = sublayer(group, frame: Rect(x: 0, y: 0, width: 60, height: 100), background: .red)
         _ = sublayer(group, frame: Rect(x: 40, y: 0, width: 60, height: 100), background: .blue)
-        let image = try render(root, scale: 2)
+        let image = try render(root, scale: 2, with: renderer)
         #expect(isNear(pixel(image, 24, 24), [255, 255, 255, 255]))   // outside the rounded corner
         #expect(isNear(pixel(image, 100, 100), [77, 77, 204, 255]))   // the overlap: blue at 50% over grey
         #expect(isNear(pixel(image, 160, 120), [77, 77, 204, 255]))   // blue alone
@@ -61,7 +61,7 @@ import Testing
 
     /// A 50% group inside a 50% group: the inner greens overlap each other without showing it,
     /// then fade with the outer group's red as one image.
-    @Test func nestedGroups() throws {
+    @Test(arguments: SceneRenderer.allCases) func nestedGroups(_ renderer: SceneRenderer) throws {
         let root = makeRoot(200, 120)
         let outer = sublayer(root, frame: Rect(x: 10, y: 10, width: 180, height: 100))
         outer.opacity = 0.5
@@ -70,7 +70,7 @@ import Testing
         inner.opacity = 0.5
         _ = sublayer(inner, frame: Rect(x: 0, y: 0, width: 70, height: 80), background: .green)
         _ = sublayer(inner, frame: Rect(x: 50, y: 0, width: 70, height: 80), background: .green)
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         // Outer group at opacity 1: green at 50% over red is (128, 128, 0); halved over white.
         #expect(isNear(pixel(image, 70, 60), [191, 191, 128, 255]))
         // Green at 50% over nothing is (0, 128, 0, 128); halved over white, overlapping or not.
@@ -78,7 +78,7 @@ import Testing
         #expect(isNear(pixel(image, 150, 60), [191, 255, 191, 255]))
         #expect(isNear(pixel(image, 30, 60), [255, 128, 128, 255]))   // red alone at 50%
         #expect(isNear(pixel(image, 180, 15), [255, 255, 255, 255]))   // nothing drawn there
-        try golden.check(image, named: "offscreen-nested-groups")
+        try renderer.check(image, named: "offscreen-nested-groups", cpu: (2, 0.002))
     }
 
     /// A striped layer masked by a round layer (cornerRadius half its side): stripes inside the

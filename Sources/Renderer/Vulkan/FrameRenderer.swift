@@ -1,5 +1,6 @@
 internal import CVulkan
 import Dispatch
+import RendererContract
 
 /// One layer draw: a quad (or whatever the vertex shader makes of `vertexCount` vertices) with its
 /// push constants, two textures and a sampler for both.

@@ -1,5 +1,6 @@
 internal import CVulkan
 import LayerKit
+import RendererContract
 
 /// A color image to render into, with a buffer that each frame copies it to for the CPU to read:
 /// the target for tests, screenshots and frames checked against what was meant.

@@ -1,5 +1,6 @@
 internal import CVulkan
 import LayerKit
+import RendererContract
 
 /// One image of a `VulkanLayer`'s pool and the command buffer its rendering is recorded into.
 ///

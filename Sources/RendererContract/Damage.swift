@@ -1,8 +1,8 @@
 import LayerKit
 
 /// What of a target must be redrawn for a new frame.
-enum Damage: Equatable {
-    /// Nothing changed: the previous frame stands and no GPU work is needed.
+public enum Damage: Equatable, Sendable {
+    /// Nothing changed: the previous frame stands and no drawing is needed.
     case none
     /// Redraw everything (the first frame, a new size or scale, or changes not known in detail).
     case full
@@ -19,15 +19,17 @@ enum Damage: Equatable {
 /// contents included. Commits skipped since the last frame add their changed layers (up to
 /// `RenderContext.changeHistoryLength` of them); a longer gap, or a change of size or scale,
 /// redraws all.
-struct DamageTracker {
+public struct DamageTracker {
     private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
     /// Each tiled layer's `TileCache.revision` when the last frame was drawn.
     private var tileRevisions: [LayerID: UInt64] = [:]
 
     /// Forgets the last frame, so that the next one is drawn in full.
-    mutating func reset() { last = nil }
+    public init() {}
 
-    mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
+    public mutating func reset() { last = nil }
+
+    public mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
         let time = tree.sampleTime
         let changedTiles = changedTiledLayers(in: tree, lastTime: last?.time, time: time)
         defer { last = (tree, time, scale, width, height) }
@@ -93,7 +95,7 @@ struct DamageTracker {
     /// updates (`Image.changedRect(since:)`, a client's damaged shm buffer say), the output-pixel
     /// box of the changed contents pixels (null when none of them shows); nil otherwise, and for
     /// animated layers and nine-part stretching, where the simple mapping does not hold.
-    static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
+    public static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
         guard let before = old[id], let after = new[id], before.revisionExceptContents == after.revisionExceptContents,
             !old.animatedLayerIDs.contains(id), !new.animatedLayerIDs.contains(id),
             let (changed, width, height) = contentsChange(from: before.properties, to: after.properties)
@@ -134,8 +136,8 @@ struct DamageTracker {
     /// size: an image made from the old one by updates, or a client's buffer committed over the
     /// old one with damage; nil when that is not known.
     private static func contentsChange(from old: LayerProperties, to new: LayerProperties) -> (ImageRect, Int, Int)? {
-        if let client = new.externalContents as? ClientBufferContents, let oldClient = old.externalContents as? ClientBufferContents,
-            client !== oldClient, let changed = client.changedRect(since: oldClient)
+        if let client = new.externalContents as? any ClientContents, let oldClient = old.externalContents as? any ClientContents,
+            client !== oldClient, let changed = client.changedRect(sinceContents: oldClient)
         {
             return (changed, client.buffer.width, client.buffer.height)
         }
@@ -146,7 +148,7 @@ struct DamageTracker {
     }
 
     /// The replicators above `id` in `tree`, nearest first.
-    static func replicators(above id: LayerID, in tree: RenderTree) -> [RenderLayer] {
+    public static func replicators(above id: LayerID, in tree: RenderTree) -> [RenderLayer] {
         var found: [RenderLayer] = []
         var parent = tree[id]?.parentID.flatMap { tree[$0] }
         while let layer = parent {
@@ -158,7 +160,7 @@ struct DamageTracker {
 
     /// The output-pixel bounding box of everything a layer and its sublayers may draw; null when
     /// the layer is not in the tree. A layer in a transition draws each of its parts, moved.
-    static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
+    public static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
         guard let layer = tree[id], let toRoot = tree.transformToRoot(of: id) else { return .null }
         var box = Rect.null
         func visit(_ layer: RenderLayer, in tree: RenderTree, _ transform: Transform3D, asIs: Bool = false) {
@@ -213,13 +215,13 @@ struct DamageTracker {
     }
 
     /// The pixels a layer's `filters` spread its image by (three σ per blur, and a pixel).
-    static func filterReach(of p: LayerProperties, scale: Double) -> Double {
+    public static func filterReach(of p: LayerProperties, scale: Double) -> Double {
         let sigmas = p.filters.compactMap(\.blurSigma)
         return sigmas.isEmpty ? 0 : sigmas.reduce(1) { $0 + 3 * $1 * scale }
     }
 
     /// How far the blurring `filters` of the layers above `id` spread a change in it.
-    static func filterReach(above id: LayerID, in tree: RenderTree, scale: Double) -> Double {
+    public static func filterReach(above id: LayerID, in tree: RenderTree, scale: Double) -> Double {
         var reach = 0.0
         var parent = tree[id]?.parentID.flatMap { tree[$0] }
         while let layer = parent {
@@ -232,7 +234,7 @@ struct DamageTracker {
     /// `box` with the bounds of every layer with `backgroundFilters` whose filtered backdrop it
     /// reaches (its pixels and their blur's reach): such a layer shows what is behind it, blurred
     /// over its whole shape. Repeated while a layer added reaches another.
-    static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
+    public static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
         var backdrops: [(shape: Rect, reach: Double)] = []
         func collect(_ layer: RenderLayer) {
             let p = layer.properties
@@ -261,5 +263,14 @@ struct DamageTracker {
             }
         }
         return result
+    }
+}
+
+/// A rectangle of whole output pixels.
+public struct PixelRect: Equatable, Sendable {
+    public var x: Int32, y: Int32, width: UInt32, height: UInt32
+
+    public init(x: Int32, y: Int32, width: UInt32, height: UInt32) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 }

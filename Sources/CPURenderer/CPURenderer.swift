@@ -1,0 +1,156 @@
+import Buffers
+internal import CPixman
+import LayerKit
+import RendererContract
+
+/// Draws committed layer trees on the CPU with pixman (cairo rasterising shapes), for machines
+/// without a hardware Vulkan device: the same trees as the Vulkan `Renderer`, the same damage
+/// tracking (`DamageTracker`), frames written in place into host memory, client buffers sampled
+/// straight from the client's memory.
+///
+/// A client's shm buffer is read by every frame that draws it, so it stays the client's only
+/// once the surface commits another (the compositor releases it then), as weston's and
+/// wlroots' pixman renderers do.
+public final class CPURenderer: LayerTreeRenderer {
+    private var damage = DamageTracker()
+    private var lastClearColor: Color?
+    /// Every target made, for each to learn what later frames changed while it was not drawn.
+    private var targets: [WeakTarget] = []
+    /// The memory `render(_:width:height:scale:clearColor:)` draws into, and the image it last made.
+    private var imageFrame: (target: CPUFrameTarget, memory: HostMemoryBuffer, image: Image?)?
+    /// Client buffers already reported as unreadable.
+    private var reportedClients: [ObjectIdentifier] = []
+
+    public private(set) var sampledSurfaceOwners: [AnyObject] = []
+    public var onContentsUnavailable: ((ContentsFailure) -> Void)?
+    public private(set) var lastFrameStatistics = FrameStatistics()
+
+    private struct WeakTarget {
+        weak var target: CPUFrameTarget?
+    }
+
+    public init() {}
+
+    public var deviceName: String { "CPU (pixman \(String(cString: pixman_version_string())))" }
+
+    public func makeHostFrameTarget(
+        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
+    ) throws -> any HostFrameTarget {
+        let target = CPUFrameTarget(
+            memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, renderer: ObjectIdentifier(self))
+        targets.removeAll { $0.target == nil }
+        targets.append(WeakTarget(target: target))
+        return target
+    }
+
+    public func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws {
+        guard let target = target as? CPUFrameTarget, target.renderer == ObjectIdentifier(self) else {
+            preconditionFailure("a host frame target of another renderer")
+        }
+        draw(tree, into: target, scale: scale, clearColor: clearColor)
+    }
+
+    public func render(_ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear) throws -> Image {
+        if imageFrame?.target.width != width || imageFrame?.target.height != height {
+            guard let memory = HostMemoryBuffer(width: width, height: height, format: .argb8888) else {
+                throw CPURendererError.outOfMemory(width: width, height: height)
+            }
+            let target = try makeHostFrameTarget(
+                memory: memory.mapping, width: width, height: height, bytesPerRow: memory.bytesPerRow, owner: memory)
+            imageFrame = (target as! CPUFrameTarget, memory, nil)
+        }
+        let (target, memory, last) = imageFrame!
+        guard let drawn = draw(tree, into: target, scale: scale, clearColor: clearColor) else {
+            if let last { return last }
+            return try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: memory.bytesPerRow, bytes: UnsafeRawBufferPointer(memory.mapping))
+        }
+        let image: Image
+        if let last, drawn != PixelBox(x: 0, y: 0, width: width, height: height) {
+            // Only the redrawn pixels are copied: the rest of the frame is the last one's.
+            image = try Image(updating: last, in: ImageRect(x: drawn.minX, y: drawn.minY, width: drawn.width, height: drawn.height)) { origin, bytesPerRow in
+                for row in 0..<drawn.height {
+                    (origin + row * bytesPerRow).copyMemory(
+                        from: memory.mapping.baseAddress! + (drawn.minY + row) * memory.bytesPerRow + drawn.minX * 4,
+                        byteCount: drawn.width * 4)
+                }
+            }
+        } else {
+            image = try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: memory.bytesPerRow, bytes: UnsafeRawBufferPointer(memory.mapping))
+        }
+        imageFrame!.image = image
+        return image
+    }
+
+    public func invalidatePreviousFrame() {
+        damage.reset()
+        for case let target? in targets.map(\.target) { target.stale.add(PixelBox(x: 0, y: 0, width: target.width, height: target.height)) }
+        imageFrame?.image = nil
+    }
+
+    /// Nothing is kept between frames but the targets' pixels.
+    public func purgeCaches() {}
+
+    /// Draws the frame's changes, and what `target` missed of earlier frames, into `target`;
+    /// returns the box of the pixels written, or nil when none were.
+    @discardableResult
+    func draw(_ tree: RenderTree, into target: CPUFrameTarget, scale: Double, clearColor: Color) -> PixelBox? {
+        let start = ContinuousClock.now
+        let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
+        if clearColor != lastClearColor {
+            damage.reset()
+            lastClearColor = clearColor
+        }
+        let changed: PixelBox = switch damage.damage(for: tree, scale: scale, width: target.width, height: target.height) {
+        case .none: .empty
+        case .full: full
+        case .region(let r): PixelBox(r)
+        }
+        for entry in targets { entry.target?.stale.add(changed) }
+        guard !target.stale.isEmpty else {
+            lastFrameStatistics = FrameStatistics(damage: .none)
+            return nil
+        }
+        let region = target.stale
+        let box = region.extents.intersection(full)
+        pixman_image_set_clip_region32(target.image.handle, region.region)
+        defer { pixman_image_set_clip_region32(target.image.handle, nil) }
+        let canvas = Canvas(image: target.image, origin: (0, 0), box: box)
+        canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
+        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas)
+        let encoded = ContinuousClock.now
+        painter.paintTree()
+        region.removeAll()
+        sampledSurfaceOwners = painter.sampledClients.compactMap(\.surfaceOwner)
+        report(painter.unreadableClients)
+        lastFrameStatistics = FrameStatistics(
+            damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
+            drawCount: painter.composites + 1, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+        return box
+    }
+
+    private func report(_ clients: [any ClientContents]) {
+        for client in clients where !reportedClients.contains(ObjectIdentifier(client)) {
+            reportedClients.append(ObjectIdentifier(client))
+            if reportedClients.count > 64 { reportedClients.removeFirst() }
+            onContentsUnavailable?(ContentsFailure(
+                width: client.buffer.width, height: client.buffer.height,
+                reason: "pixman cannot read \(client.buffer.format) \(client.buffer.kind)s"))
+        }
+    }
+
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+/// Why the CPU renderer could not draw.
+public enum CPURendererError: Error, Equatable, CustomStringConvertible {
+    /// No memory for a frame of this size.
+    case outOfMemory(width: Int, height: Int)
+
+    public var description: String {
+        switch self {
+        case let .outOfMemory(width, height): "no memory for a \(width)×\(height) frame"
+        }
+    }
+}

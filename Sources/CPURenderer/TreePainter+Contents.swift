@@ -1,0 +1,146 @@
+internal import CPixman
+import Buffers
+import LayerKit
+import RendererContract
+
+/// Contents: an image, or a client's buffer read where it lies, placed in `frame` (gravity,
+/// contentsScale and contentsRect already applied by `LayerProperties.contentsFrame`), stretched
+/// in nine parts by contentsCenter, sampled through pixman's projective transform from canvas
+/// pixels to source pixels, with edges extended (ca-semantics C3). As the Vulkan renderer draws
+/// them, contents cover the pixels whose centres lie in their frame, and are cut to the rounded
+/// bounds only with masksToBounds (A1).
+extension TreePainter {
+    mutating func drawContents(
+        of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?, upright: Bool
+    ) {
+        if let client = p.externalContents as? any ClientContents {
+            sampledClients.append(client)
+            let drawn = client.buffer.withPixels { rows in
+                drawContents(rows, of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: upright)
+            }
+            if drawn != true { unreadableClients.append(client) }
+        } else if p.externalContents == nil, let image = p.contents {
+            image.withRows { rows in
+                _ = drawContents(rows, of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: upright)
+            }
+        }
+    }
+
+    /// Draws `rows` as the layer's contents; false when pixman cannot read their format.
+    private mutating func drawContents(
+        _ rows: PixelRows, of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?,
+        upright: Bool
+    ) -> Bool {
+        guard let source = PixmanImage.viewing(rows) else { return false }
+        guard let toLayer = transform.planeInverse else { return true }
+        let filter = p.magnificationFilter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
+        pixman_image_set_filter(source.handle, filter, nil, 0)
+        pixman_image_set_repeat(source.handle, PIXMAN_REPEAT_PAD)
+        let rect = p.contentsRect
+        let region = Rect(
+            x: rect.minX * Double(rows.width), y: rect.minY * Double(rows.height), width: rect.width * Double(rows.width),
+            height: rect.height * Double(rows.height))
+        let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
+        let ninePart = p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1)
+        let scale = max(p.contentsScale, 1e-4)
+        let xs = ninePart
+            ? Self.nineParts(destination: frame.width * scale, source: region.width, centre: p.contentsCenter.minX, length: p.contentsCenter.width)
+            : [(0.0, 1.0, 0.0, 1.0)]
+        let ys = ninePart
+            ? Self.nineParts(destination: frame.height * scale, source: region.height, centre: p.contentsCenter.minY, length: p.contentsCenter.height)
+            : [(0.0, 1.0, 0.0, 1.0)]
+        // Canvas pixels to the layer's plane.
+        let canvasToLayer = Matrix3(planeInverse: toLayer).times(Matrix3(translationX: Double(canvas.origin.x), y: Double(canvas.origin.y)))
+        for (tx0, tx1, ux0, ux1) in xs {
+            for (ty0, ty1, uy0, uy1) in ys {
+                let cell = Rect(
+                    x: frame.minX + tx0 * frame.width, y: frame.minY + ty0 * frame.height,
+                    width: (tx1 - tx0) * frame.width, height: (ty1 - ty0) * frame.height)
+                guard cell.width > 0, cell.height > 0 else { continue }
+                // Source pixels along each axis; upright turns the rows over within the region.
+                let (v0, v1) = upright ? (1 - uy0, 1 - uy1) : (uy0, uy1)
+                let sx0 = region.minX + ux0 * region.width, sx1 = region.minX + ux1 * region.width
+                let sy0 = region.minY + v0 * region.height, sy1 = region.minY + v1 * region.height
+                let ax = (sx1 - sx0) / cell.width, ay = (sy1 - sy0) / cell.height
+                let layerToSource = Matrix3(
+                    ax, 0, sx0 - ax * cell.minX,
+                    0, ay, sy0 - ay * cell.minY,
+                    0, 0, 1)
+                guard var pixman = layerToSource.times(canvasToLayer).pixmanTransform else { continue }
+                pixman_image_set_transform(source.handle, &pixman)
+                drawCell(cell, source: source, bounds: p.masksToBounds ? bounds : nil, transform: transform, opacity: opacity, clip: clip)
+            }
+        }
+        return true
+    }
+
+    /// One cell of contents: the pixels whose centres lie in `cell`, cut to `bounds` (rounded,
+    /// anti-aliased) when given, and to the clip.
+    private mutating func drawCell(
+        _ cell: Rect, source: PixmanImage, bounds: RoundedRect?, transform: Transform3D, opacity: Double, clip: Coverage?
+    ) {
+        let box = pixelBox(of: cell, transform)
+        guard !box.isEmpty else { return }
+        let coverage = Coverage(box: box)
+        if let bounds { guard coverage.clip(to: bounds, transform: transform, antialias: true) else { return } }
+        guard coverage.fill([RoundedRect(rect: cell)], transform: transform, alpha: opacity, antialias: false) else { return }
+        if let clip { coverage.intersect(with: clip) }
+        canvas.composite(source, mask: coverage, box: box)
+        composites += 1
+    }
+
+    /// Core Animation's nine-part stretching along one axis (as the Vulkan renderer's shader does
+    /// it): the parts before and after the centre keep their source size (scaled down together
+    /// when the destination is shorter), the centre stretches. Each part as its range in the
+    /// destination and in the source region, both as fractions.
+    static func nineParts(destination: Double, source: Double, centre: Double, length: Double) -> [(Double, Double, Double, Double)] {
+        guard destination > 0, source > 0 else { return [] }
+        let before = centre * source, after = (1 - centre - length) * source
+        let k = before + after > destination ? destination / max(before + after, 1e-4) : 1
+        let t0 = before * k / destination, t1 = 1 - after * k / destination
+        return [(0, t0, 0, centre), (t0, t1, centre, centre + length), (t1, 1, centre + length, 1)].filter { $0.1 > $0.0 }
+    }
+}
+
+/// A 3×3 matrix acting on column vectors (x, y, w): the plane maps pixman's transforms are made of.
+struct Matrix3 {
+    var m: [Double]
+
+    init(_ values: Double...) { m = values }
+
+    init(translationX x: Double, y: Double) { self.init(1, 0, x, 0, 1, y, 0, 0, 1) }
+
+    /// A flattened layer transform's inverse (`Transform3D.planeInverse`, row vectors) as a map
+    /// of the plane.
+    init(planeInverse t: Transform3D) {
+        self.init(t.m11, t.m21, t.m41, t.m12, t.m22, t.m42, t.m14, t.m24, t.m44)
+    }
+
+    func times(_ b: Matrix3) -> Matrix3 {
+        var r = [Double](repeating: 0, count: 9)
+        for i in 0..<3 {
+            for j in 0..<3 { r[i * 3 + j] = (0..<3).reduce(0) { $0 + m[i * 3 + $1] * b.m[$1 * 3 + j] } }
+        }
+        var out = self
+        out.m = r
+        return out
+    }
+
+    /// In pixman's 16.16 fixed point; nil when it does not fit. Scaling a projective map changes
+    /// nothing, so an affine one is kept with w = 1 (pixman's fast paths want exactly that) and a
+    /// perspective one scaled so its largest entry is 1024, which keeps the small perspective
+    /// terms precise.
+    var pixmanTransform: pixman_transform_t? {
+        let largest = m.map(abs).max() ?? 0
+        guard largest > 0, largest.isFinite else { return nil }
+        let divisor = m[6] == 0 && m[7] == 0 && m[8] != 0 ? m[8] : largest / 1024
+        var f = pixman_f_transform()
+        withUnsafeMutableBytes(of: &f.m) { bytes in
+            let values = bytes.bindMemory(to: Double.self)
+            for i in 0..<9 { values[i] = m[i] / divisor }
+        }
+        var t = pixman_transform_t()
+        guard pixman_transform_from_pixman_f_transform(&t, &f) != 0 else { return nil }
+        return t
+    }
+}

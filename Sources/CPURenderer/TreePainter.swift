@@ -1,0 +1,172 @@
+internal import CPixman
+import LayerKit
+import RendererContract
+
+/// Draws a (sampled) render tree onto a canvas in Core Animation's per-layer order, as the Vulkan
+/// renderer's `SceneEncoder` encodes it: background and contents, sublayers in drawing order,
+/// border. Geometry is flattened per layer as CALayer does, then scaled to output pixels; shapes
+/// are rasterised by cairo into coverage masks and composited by pixman, images sampled through
+/// pixman's projective transforms. A `masksToBounds` layer's rounded bounds become a coverage mask
+/// that its sublayers' draws are multiplied by; nested clips multiply.
+struct TreePainter {
+    let tree: RenderTree
+    let scale: Double
+    let canvas: Canvas
+    /// Composite operations done.
+    var composites = 0
+    /// The client buffers drawn, in drawing order.
+    var sampledClients: [any ClientContents] = []
+    /// Client buffers pixman cannot read (their format), drawn without their contents.
+    var unreadableClients: [any ClientContents] = []
+
+    init(tree: RenderTree, scale: Double, canvas: Canvas) {
+        self.tree = tree
+        self.scale = scale
+        self.canvas = canvas
+    }
+
+    /// Draws the whole tree at the output's scale.
+    mutating func paintTree() {
+        guard let root = tree.root else { return }
+        visit(root, parentSpace: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1, clip: nil, flipped: false)
+    }
+
+    mutating func visit(
+        _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
+        clip: Coverage?, flipped: Bool
+    ) {
+        let p = layer.properties
+        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+        if p.isTransformLayer {
+            let transform = p.transformToSuperlayer(parentSpace)
+            for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
+                place(
+                    plane.layer, transform: plane.transform.flattened.concatenating(parentTransform),
+                    opacity: parentOpacity * p.opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
+            }
+        } else {
+            place(
+                layer, transform: p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform),
+                opacity: parentOpacity, clip: clip, flipped: flipped)
+        }
+    }
+
+    /// Draws a layer that `transform` maps to target pixels, with its subtree, at its own opacity
+    /// times `parentOpacity`; as one image first when it has group opacity.
+    mutating func place(_ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Coverage?, flipped: Bool) {
+        let p = layer.properties
+        let opacity = parentOpacity * p.opacity
+        guard opacity > 0 else { return }
+        if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
+        if p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer) {
+            drawGroup(layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
+        } else {
+            drawLayer(layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
+        }
+    }
+
+    /// Group opacity (ca-semantics A6): the layer and its subtree into an image of the pixels they
+    /// can reach, composited at `opacity` within the enclosing clip.
+    mutating func drawGroup(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
+        let reach = DamageTracker.pixelBounds(ofSubtree: layer.id, in: tree, scale: scale)
+        var box = canvas.box
+        if !reach.isNull { box = box.intersection(PixelBox(covering: reach.insetBy(dx: -1, dy: -1))) }
+        guard !box.isEmpty else { return }
+        let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
+        var group = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
+        group.drawLayer(layer, transform: transform, opacity: 1, clip: nil, flipped: flipped)
+        composites += group.composites + 1
+        sampledClients += group.sampledClients
+        unreadableClients += group.unreadableClients
+        let mask = Coverage(box: box)
+        mask.paint(alpha: opacity)
+        if let clip { mask.intersect(with: clip) }
+        canvas.composite(image, at: (box.minX, box.minY), mask: mask, box: box)
+    }
+
+    /// The layer's own parts and its sublayers onto the canvas, at `opacity`.
+    mutating func drawLayer(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
+        let p = layer.properties
+        let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
+        if let background = p.backgroundColor, background.alpha > 0 {
+            fill([bounds], color: background.premultipliedSRGB(times: opacity), transform: transform, clip: clip)
+        }
+        // Contents orientation does not follow a flipped superlayer (ca-semantics G10): an odd
+        // number of flips above the layer turns them back upright.
+        if let frame = p.contentsFrame(contentsAreFlipped: flipped) {
+            drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+        }
+        var innerClip = clip
+        if p.masksToBounds {
+            // An empty or edge-on clip shows nothing of the sublayers.
+            innerClip = clipCoverage(bounds, transform: transform, within: clip)
+        }
+        if !p.masksToBounds || innerClip != nil {
+            let childFlipped = flipped != p.isGeometryFlipped
+            for sublayer in tree.sortedSublayers(of: layer) {
+                visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+            }
+        }
+        if p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
+            fill(
+                [bounds, bounds.insetBy(p.borderWidth)], color: borderColor.premultipliedSRGB(times: opacity),
+                transform: transform, clip: clip, evenOdd: true)
+        }
+    }
+
+    /// The target pixels `rect` (layer units) can touch through `transform`, a pixel more for
+    /// anti-aliasing, within the canvas; the canvas's box where part of it lies behind the eye.
+    func pixelBox(of rect: Rect, _ transform: Transform3D) -> PixelBox {
+        let corners = rect.corners.compactMap { c in transform.apply(x: c.x, y: c.y) }
+        guard corners.count == 4 else { return canvas.box }
+        let box = Rect(boundingPoints: corners.map { Point(x: $0.x, y: $0.y) })
+        return canvas.box.intersection(PixelBox(covering: box.insetBy(dx: -1, dy: -1)))
+    }
+
+    /// Fills `shapes` (their union, or the ring between two with `evenOdd`) with a premultiplied
+    /// colour, anti-aliased, within `clip`.
+    mutating func fill(
+        _ shapes: [RoundedRect], color: (Double, Double, Double, Double), transform: Transform3D, clip: Coverage?,
+        evenOdd: Bool = false
+    ) {
+        let box = pixelBox(of: shapes[0].rect, transform)
+        guard !box.isEmpty else { return }
+        let solid = PixmanImage(solid: color)
+        if clip == nil, shapes.count == 1, let exact = alignedBox(of: shapes[0], transform) {
+            // Whole pixels: no coverage to compute.
+            guard !exact.isEmpty else { return }
+            canvas.composite(solid, mask: nil, box: exact)
+        } else {
+            let coverage = Coverage(box: box)
+            guard coverage.fill(shapes, transform: transform, evenOdd: evenOdd) else { return }
+            if let clip { coverage.intersect(with: clip) }
+            canvas.composite(solid, mask: coverage, box: box)
+        }
+        composites += 1
+    }
+
+    /// The whole pixels a square-cornered rectangle covers exactly, when `transform` only scales
+    /// and translates it onto pixel edges; nil otherwise.
+    func alignedBox(of shape: RoundedRect, _ t: Transform3D) -> PixelBox? {
+        let r = shape.radii
+        guard r.0 == 0, r.1 == 0, r.2 == 0, r.3 == 0, t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1,
+            let a = t.apply(x: shape.rect.minX, y: shape.rect.minY), let b = t.apply(x: shape.rect.maxX, y: shape.rect.maxY)
+        else { return nil }
+        let edges = [min(a.x, b.x), min(a.y, b.y), max(a.x, b.x), max(a.y, b.y)]
+        guard edges.allSatisfy({ abs($0 - $0.rounded()) < 1e-9 && abs($0) < 16_777_216 }) else { return nil }
+        let box = PixelBox(minX: Int(edges[0].rounded()), minY: Int(edges[1].rounded()), maxX: Int(edges[2].rounded()), maxY: Int(edges[3].rounded()))
+        return canvas.box.intersection(box)
+    }
+
+    /// The coverage of a masksToBounds layer's rounded bounds within the enclosing clip; nil when
+    /// nothing of it shows.
+    func clipCoverage(_ bounds: RoundedRect, transform: Transform3D, within outer: Coverage?) -> Coverage? {
+        var box = pixelBox(of: bounds.rect, transform)
+        if let outer { box = box.intersection(outer.box) }
+        guard !box.isEmpty else { return nil }
+        let coverage = Coverage(box: box)
+        guard coverage.fill([bounds], transform: transform) else { return nil }
+        if let outer { coverage.intersect(with: outer) }
+        return coverage
+    }
+}

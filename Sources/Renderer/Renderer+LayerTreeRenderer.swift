@@ -1,0 +1,31 @@
+// The contract's types (ContentsFailure, FrameStatistics, …) are part of this renderer's API.
+@_exported import RendererContract
+import LayerKit
+
+extension Renderer: LayerTreeRenderer {
+    public func makeHostFrameTarget(
+        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
+    ) throws -> any HostFrameTarget {
+        try makeHostBufferTarget(memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner)
+    }
+
+    public func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws {
+        guard let target = target as? HostBufferTarget else {
+            preconditionFailure("a host frame target of another renderer")
+        }
+        try render(tree, into: target, scale: scale, clearColor: clearColor)
+    }
+
+    public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }
+}
+
+extension HostBufferTarget: HostFrameTarget {}
+
+extension ClientBufferContents: ClientContents {
+    public var surfaceOwner: AnyObject? { surface.owner }
+
+    public func changedRect(sinceContents ancestor: any ClientContents) -> ImageRect? {
+        guard let ancestor = ancestor as? ClientBufferContents else { return nil }
+        return changedRect(since: ancestor)
+    }
+}

@@ -1,0 +1,107 @@
+import Buffers
+import CPURenderer
+import Graphics
+import LayerKit
+import Testing
+@testable import Renderer
+
+/// The CPU renderer's frames: written in place into host memory, a ring of targets each getting
+/// what changed since its own last frame, and client buffers read where they lie.
+@MainActor
+@Suite(.serialized) struct CPURendererTests {
+    static let (width, height, bytesPerRow) = (200, 120, 1024)
+
+    func damagedRect(_ renderer: CPURenderer) -> ImageRect? {
+        guard case .region(let x, let y, let width, let height) = renderer.lastFrameStatistics.damage else { return nil }
+        return ImageRect(x: x, y: y, width: width, height: height)
+    }
+
+    /// Two buffers in turn: the first frame writes each whole, a change afterwards is written
+    /// into the next buffer together with what it missed, and no byte past the pixels (row
+    /// padding) is touched; the pixels are the image path's.
+    @Test func aRingOfTargetsGetsTheChangesEachMissedAndNothingElse() throws {
+        let root = makeRoot(200, 120)
+        let square = sublayer(root, frame: Rect(x: 20, y: 30, width: 30, height: 30), background: .blue)
+        let other = sublayer(root, frame: Rect(x: 120, y: 30, width: 30, height: 30), background: .red)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let renderer = CPURenderer()
+        let mappings = try (0..<2).map { _ in try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height) }
+        let targets = try mappings.map { mapping in
+            mapping.fill(0xAB)
+            return try renderer.makeHostFrameTarget(
+                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+        }
+        func frame(into index: Int) throws -> Image {
+            let tree = try #require(context.renderTree)
+            try renderer.render(tree, into: targets[index], scale: 1, clearColor: .clear)
+            return try Image(
+                width: Self.width, height: Self.height, pixelFormat: .argb8888, bytesPerRow: Self.bytesPerRow,
+                bytes: UnsafeRawBufferPointer(mappings[index].bytes))
+        }
+        func reference() throws -> Image {
+            try CPURenderer().render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        }
+        func padding(_ index: Int) -> Set<UInt8> {
+            Set((0..<Self.height).flatMap { y in (Self.width * 4..<Self.bytesPerRow).map { mappings[index].bytes[y * Self.bytesPerRow + $0] } })
+        }
+        #expect(try frame(into: 0).maximumChannelDifference(from: reference()) == 0)
+        #expect(renderer.lastFrameStatistics.damage == .full)
+        #expect(try frame(into: 1).maximumChannelDifference(from: reference()) == 0)
+        #expect(renderer.lastFrameStatistics.damage == .full)
+
+        change { square.backgroundColor = .green }
+        // The square's 30×30 points and a pixel of anti-aliasing around them.
+        #expect(try frame(into: 0).maximumChannelDifference(from: reference()) == 0)
+        #expect(damagedRect(renderer) == ImageRect(x: 19, y: 29, width: 32, height: 32))
+        change { other.backgroundColor = .green }
+        // Buffer 1 missed the square's change: both are written into it.
+        #expect(try frame(into: 1).maximumChannelDifference(from: reference()) == 0)
+        #expect(damagedRect(renderer) == ImageRect(x: 19, y: 29, width: 132, height: 32))
+        #expect(pixel(try frame(into: 1), 30, 40) == [0, 255, 0, 255])
+        #expect(renderer.lastFrameStatistics.damage == .none)
+        #expect(padding(0) == [0xAB] && padding(1) == [0xAB])
+    }
+
+    /// A shm-like buffer is drawn from where it lies, frame after frame (a later frame reads the
+    /// client's memory again), and its surface is named as shown; a commit damaging part of
+    /// the buffer redraws only that part of the output.
+    @Test func aClientBufferIsSampledWhereItLies() throws {
+        let root = makeRoot(40, 40)
+        let owner = Layer()
+        let surface = ClientSurfaceTexture(owner: owner)
+        let buffer = try #require(HostMemoryBuffer(width: 8, height: 8, format: .xrgb8888))
+        func paint(rows: Range<Int>, _ pixel: UInt32) {
+            for row in rows {
+                (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: 8)
+            }
+        }
+        paint(rows: 0..<8, 0x00FF_0000)  // red; the X byte is ignored
+        var released = 0
+        let first = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { released += 1 }
+        let layer = ExternalContentsLayer()
+        change {
+            layer.frame = Rect(x: 10, y: 10, width: 16, height: 16)
+            layer.externalContents = first
+            root.addSublayer(layer)
+        }
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let renderer = CPURenderer()
+        var image = try renderer.render(try #require(context.renderTree), width: 40, height: 40)
+        #expect(pixel(image, 12, 12) == [255, 0, 0, 255])
+        #expect(renderer.sampledSurfaceOwners.map(ObjectIdentifier.init) == [ObjectIdentifier(owner)])
+        // Read at every frame, so held until the surface commits another buffer.
+        #expect(released == 0)
+
+        paint(rows: 4..<8, 0x0000_FF00)
+        let second = ClientBufferContents(
+            buffer: buffer, dmabuf: nil, damage: ImageRect(x: 0, y: 4, width: 8, height: 4), surface: surface, replacing: first
+        ) {}
+        change { layer.externalContents = second }
+        image = try renderer.render(try #require(context.renderTree), width: 40, height: 40)
+        #expect(pixel(image, 12, 12) == [255, 0, 0, 255] && pixel(image, 12, 24) == [0, 255, 0, 255])
+        // Rows 4…7 of the buffer are points 18…26, with a texel and a pixel to spare.
+        #expect(damagedRect(renderer) == ImageRect(x: 9, y: 15, width: 18, height: 12))
+    }
+}
