@@ -72,6 +72,8 @@ public final class Compositor: SurfaceObserver {
     /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
     /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
     public var clientUnresponsive: ((Int32) -> Void)?
+    /// Who may bind the privileged globals (Compositor+Privileges.swift); none by default.
+    public var privilegeRules: [PrivilegeRule] = []
     /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
     var lastNewBuffer: [Int32: UInt64] = [:]
 
@@ -127,6 +129,7 @@ public final class Compositor: SurfaceObserver {
         }
         seat.handler = self
         idleInhibitManager.handler = self
+        filterPrivilegedGlobals()
         try watchBackend()
         backendListeners = [
             backend.outputAdded.listen { [unowned self] output in outputAppeared(output) },

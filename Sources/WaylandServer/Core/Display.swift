@@ -29,6 +29,10 @@ public final class Display {
     /// (EMFILE, ENFILE: each is accepted and closed at once, and connected clients are served as
     /// before), and when they accept clients again: once each, not per connection.
     public var clientRefusal: ((ClientRefusal) -> Void)?
+    /// Decides whether `client` sees `global` in its registry and may bind it (nil: every client
+    /// sees every global). A client that binds a global it was not shown gets libwayland's
+    /// invalid-object error.
+    public var globalFilter: ((_ client: Client, _ global: Global) -> Bool)?
     private var sockets: [ListeningSocket] = []
 
     /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (formats
@@ -55,6 +59,14 @@ public final class Display {
         }
         vitrine_display_add_client_created_listener(display, listener)
         clientCreated = listener
+        wl_display_set_global_filter(display, { rawClient, rawGlobal, context in
+            guard let rawClient, let rawGlobal, let context, let data = wl_global_get_user_data(rawGlobal) else { return true }
+            let display = Unmanaged<Display>.fromOpaque(context).takeUnretainedValue()
+            guard let filter = display.globalFilter, let global = Unmanaged<Global.Binder>.fromOpaque(data).takeUnretainedValue().global else {
+                return true
+            }
+            return filter(display.client(for: rawClient), global)
+        }, Unmanaged.passUnretained(self).toOpaque())
         strideCheck = vitrine_display_add_shm_stride_check(display, Unmanaged.passUnretained(self).toOpaque()) { context, format in
             guard let context else { return 0 }
             return Int32(Unmanaged<Display>.fromOpaque(context).takeUnretainedValue().shmBytesPerPixel[format] ?? 0)

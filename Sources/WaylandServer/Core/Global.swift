@@ -2,11 +2,14 @@ internal import CWaylandServer
 import WaylandProtocols
 
 /// An advertised global (wl_registry): binding it calls `bind` with the client, the version the
-/// client asked for and the new object's id.
+/// client asked for and the new object's id. The display's `globalFilter` decides which clients
+/// see it.
 public final class Global {
-    private final class Binder {
+    final class Binder {
         let display: Display
         let bind: (Client, UInt32, UInt32) -> Void
+        /// The global, for the display's filter (which libwayland hands only this binder).
+        weak var global: Global?
         init(display: Display, bind: @escaping (Client, UInt32, UInt32) -> Void) {
             self.display = display
             self.bind = bind
@@ -16,11 +19,14 @@ public final class Global {
     private var raw: OpaquePointer?
     private let binder: Unmanaged<Binder>
     public let version: UInt32
+    /// The name of the interface it offers ("zwlr_screencopy_manager_v1").
+    public let interfaceName: String
 
     /// A global of `interface` (`XdgWmBase.interface`: the one of the class its clients' objects are).
     init(display: Display, interface: Interface, version: UInt32,
          bind: @escaping (_ client: Client, _ version: UInt32, _ id: UInt32) -> Void) {
         self.version = version
+        interfaceName = interface.name
         let binder = Unmanaged.passRetained(Binder(display: display, bind: bind))
         self.binder = binder
         raw = wl_global_create(display.raw, interface.raw, Int32(version), binder.toOpaque()) { rawClient, data, version, id in
@@ -28,6 +34,7 @@ public final class Global {
             let binder = Unmanaged<Binder>.fromOpaque(data).takeUnretainedValue()
             binder.bind(binder.display.client(for: rawClient), version, id)
         }
+        binder.takeUnretainedValue().global = self
     }
 
     /// Withdraws the global from the registry and destroys it; bound objects stay valid.
