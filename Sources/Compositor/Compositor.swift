@@ -246,7 +246,7 @@ public final class Compositor: SurfaceObserver {
 
     /// The protocols (and versions) Vitrine advertises, as WLCS's integration descriptor lists them.
     public static let advertisedProtocols: [(name: String, version: UInt32)] = [
-        ("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("wl_output", 4), ("wl_seat", 8),
+        ("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 2), ("wl_output", 4), ("wl_seat", 8),
         ("wl_data_device_manager", 3), ("xdg_wm_base", 4), ("wp_viewporter", 1), ("wp_presentation", 1),
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),

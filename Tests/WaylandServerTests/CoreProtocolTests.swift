@@ -1,4 +1,5 @@
 import Buffers
+import Glibc
 import Testing
 import WaylandServer
 import WaylandTestClient
@@ -9,8 +10,20 @@ import WaylandTestClient
         let globals = Dictionary(harness.client.globals.values.map { ($0.interface, $0.version) }, uniquingKeysWith: max)
         #expect(globals["wl_compositor"] == 5)
         #expect(globals["wl_subcompositor"] == 1)
-        #expect(globals["wl_shm"] == 1)
+        #expect(globals["wl_shm"] == 2)
         #expect(globals["wl_output"] == 4)
+    }
+
+    @Test func wlShmVersion2IsReleasedWhileItsPoolsAndBuffersStay() throws {
+        let harness = try Harness()
+        let shm = try harness.client.bind(WlShmProxy.self, version: 2)
+        let fd = anonymousFile(size: 4 * 4 * 4)
+        defer { close(fd) }
+        let pool = try shm.createPool(fd: FileDescriptor(rawValue: dup(fd)), size: 64)
+        try shm.release()
+        _ = try pool.createBuffer(offset: 0, width: 4, height: 4, stride: 16, format: .argb8888)
+        try harness.client.roundtrip()
+        #expect(harness.client.protocolError == nil)
     }
 
     @Test func outputSendsGeometryModeScaleNameDescriptionThenDone() throws {
