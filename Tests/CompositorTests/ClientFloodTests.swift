@@ -6,9 +6,9 @@ import Testing
 import WaylandTestClient
 
 /// A client that writes requests as fast as it can does not starve the others (libwayland reads
-/// at most one buffer, 4 KiB, of a client's requests per wakeup), and one that never reads its
-/// socket while the compositor sends it events is disconnected once its buffer fills (libwayland
-/// 1.21 gives up on a client whose socket and buffer are full rather than wait), the compositor
+/// at most one buffer of a client's requests per wakeup), and one that never reads its socket
+/// while the compositor sends it events is disconnected once its buffer fills (libwayland gives
+/// up on a client whose socket and buffer are full rather than wait), the compositor
 /// never waiting for either.
 @Suite(.serialized) struct ClientFloodTests {
     /// Writes wl_surface.damage requests of `surface` into `fd` from another thread until told to

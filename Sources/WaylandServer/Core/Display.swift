@@ -9,6 +9,11 @@ public import SystemCalls
 public final class Display {
     /// The version of libwayland-server this module was built against, e.g. "1.21.0".
     public static let libwaylandVersion = WAYLAND_VERSION
+    /// The most bytes libwayland buffers each way for one client. Its default (4 KiB) disconnects
+    /// a client that is briefly slow to read a burst of input events, and libwayland 1.23 stalls
+    /// a connection whose single message fills it (a 4 KiB title), leaving the client unanswered;
+    /// 1 MiB, as sway and cage use, holds any message and a second of bursts.
+    public static let maximumClientBufferSize = 1 << 20
 
     let raw: OpaquePointer
     public let eventLoop: EventLoop
@@ -47,6 +52,7 @@ public final class Display {
         let served = Set(shmFormats + [.argb8888, .xrgb8888]).compactMap { format in format.bytesPerPixel.map { (format.shmCode, $0) } }
         shmBytesPerPixel = Dictionary(uniqueKeysWithValues: served)
         eventLoop = EventLoop(raw: wl_display_get_event_loop(display))
+        wl_display_set_default_max_buffer_size(display, Self.maximumClientBufferSize)
         guard wl_display_init_shm(display) == 0 else {
             wl_display_destroy(display)
             throw SystemCallError.current("wl_display_init_shm")
