@@ -52,7 +52,7 @@ extension Compositor {
     /// Drives `backendOutput` as a mirror of the output named `source`, which it shows as soon
     /// as that output is lit.
     func addMirror(_ backendOutput: any BackendOutput, of source: String) {
-        let mirror = MirrorOutput(backend: backendOutput, source: source)
+        let mirror = MirrorOutput(backend: backendOutput, source: source, eventLoop: display.eventLoop)
         mirror.onRenderError = { [unowned self] error in
             logger.error("frame failed on \(backendOutput.name) (mirror of \(source)): \(error)")
             if case VulkanError.deviceLost = error { deviceWasLost(error) }

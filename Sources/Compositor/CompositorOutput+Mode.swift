@@ -4,7 +4,8 @@ import LayerKit
 extension CompositorOutput {
     /// The backend's display has a new mode: clients hear it (wl_output's mode, zxdg_output's
     /// logical size, one done), the scanout and the logical output take the new size, and the
-    /// renderer's targets of the old buffers go, so the next frame is drawn whole. Call inside a
+    /// renderer's targets of the old buffers go, so the next frame is drawn whole; a frame on the
+    /// GPU for the old mode is not committed (the backend dropped it from its schedule). Call inside a
     /// transaction; the windows are configured again by the window policy.
     func followMode() {
         let mode = backend.mode
@@ -21,5 +22,6 @@ extension CompositorOutput {
         rootView.frame = root.bounds
         windowsView.frame = rootView.bounds
         scanoutTargets.removeAll()
+        cancelFrameInFlight()
     }
 }

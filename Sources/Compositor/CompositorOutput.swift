@@ -41,6 +41,12 @@ final class CompositorOutput {
     /// Frame callbacks of the surfaces drawn into the frame on its way to the screen.
     private var callbacksInFlight: [Callback] = []
     private var lastTree: RenderTree?
+    /// The frame drawn last, until the GPU is done with it and it is committed.
+    private var frameInFlight: FrameInFlight?
+    /// Whether a frame is on the GPU, to be committed once it is done.
+    var hasFrameInFlight: Bool { frameInFlight?.isWaiting ?? false }
+    /// Where the frames' completions are watched.
+    private let eventLoop: EventLoop
     /// The surfaces the last frame showed.
     private var lastShown: [WeakSurface] = []
     private struct WeakSurface {
@@ -70,6 +76,7 @@ final class CompositorOutput {
     ) {
         self.backend = backend
         self.renderer = renderer
+        eventLoop = display.eventLoop
         self.nodeLookup = nodeLookup
         global = Output(display: display, description: OutputDescription(
             name: backend.name, description: backend.description, x: x, y: y,
@@ -135,6 +142,7 @@ final class CompositorOutput {
     /// windows); presentation feedback waiting for it is discarded.
     func stop() {
         backend.frameScheduler.onFrame = nil
+        cancelFrameInFlight()
         presentedListener = nil
         onFrameDrawn = nil
         context.onCommit = nil
@@ -147,6 +155,12 @@ final class CompositorOutput {
         let feedbacks = feedbacksInFlight
         feedbacksInFlight = []
         for feedback in feedbacks { feedback.discarded() }
+    }
+
+    /// The frame on the GPU, if any, is not to be committed.
+    func cancelFrameInFlight() {
+        frameInFlight?.cancel()
+        frameInFlight = nil
     }
 
     func addDisplayLink(_ callback: @escaping (DisplayLink) -> Void) -> DisplayLink {
@@ -221,6 +235,7 @@ final class CompositorOutput {
     /// Whether the output shows the latest commit and nothing animates on it: the moment a black
     /// screen can be powered down without losing a frame.
     var isSettled: Bool {
+        guard !hasFrameInFlight else { return false }
         guard let tree = context.renderTree else { return true }
         return tree.generation == lastTree?.generation && !tree.hasVisibleAnimations && displayLinks.isEmpty
     }
@@ -263,13 +278,16 @@ final class CompositorOutput {
             let target = Double(request.targetPresentationNanoseconds) / 1e9
             // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
             let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
-            guard let frame = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor) else {
+            guard let (state, completion) = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor)
+            else {
                 backend.frameScheduler.frameSkipped()
                 return
             }
             frameWillShow(tree, showing: sampledSurfaces())
-            try backend.commit(frame)
             onFrameDrawn?(frameTree)
+            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] error in
+                self?.onRenderError?(error)
+            }
         } catch {
             onRenderError?(error)
             backend.frameScheduler.frameSkipped()

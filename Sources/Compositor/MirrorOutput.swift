@@ -2,6 +2,7 @@ import DisplayBackend
 import Graphics
 import LayerKit
 import Renderer
+import WaylandServer
 
 /// A display that shows another output's picture (a board's `mirror`): the source's logical
 /// output, scaled to fit the mirror's panel turned by its own transform, aspect kept, centred
@@ -25,9 +26,13 @@ final class MirrorOutput {
     private var frame: (tree: RenderTree, source: SourceGeometry)?
     /// Errors while drawing (the frame is skipped).
     var onRenderError: ((Error) -> Void)?
+    /// The frame drawn last, until the GPU is done with it and it is committed.
+    private var frameInFlight: FrameInFlight?
+    private let eventLoop: EventLoop
 
-    init(backend: any BackendOutput, source: String) {
+    init(backend: any BackendOutput, source: String, eventLoop: EventLoop) {
         self.backend = backend
+        self.eventLoop = eventLoop
         sourceName = source
         backend.frameScheduler.onFrame = { [unowned self] _ in drawFrame() }
         backend.scheduleFrame()
@@ -52,6 +57,8 @@ final class MirrorOutput {
 
     /// The mirror's display changed its mode: the source's picture is fitted to the new size.
     func followMode() {
+        // The backend dropped a frame drawn for the old mode from its schedule.
+        frameInFlight?.cancel()
         scanoutTargets = ScanoutTargets()
         backend.scheduleFrame()
     }
@@ -59,6 +66,7 @@ final class MirrorOutput {
     /// The mirror's display went away: its frame cycle ends.
     func stop() {
         backend.frameScheduler.onFrame = nil
+        frameInFlight?.cancel()
         source = nil
     }
 
@@ -110,13 +118,15 @@ final class MirrorOutput {
             // them would not hold, so every frame is drawn whole.
             renderer.invalidatePreviousFrame()
             let fit = fit(showing: frame.source)
-            guard let state = try scanoutTargets.draw(
+            guard let (state, completion) = try scanoutTargets.draw(
                 frame.tree.placingRoot(by: Transform3D(fit.transform)), for: backend, renderer: renderer, scale: fit.scale)
             else {
                 backend.frameScheduler.frameSkipped()
                 return
             }
-            try backend.commit(state)
+            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] error in
+                self?.onRenderError?(error)
+            }
         } catch {
             onRenderError?(error)
             backend.frameScheduler.frameSkipped()

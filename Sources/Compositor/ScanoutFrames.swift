@@ -2,6 +2,7 @@ import Buffers
 import DisplayBackend
 import LayerKit
 import Renderer
+import WaylandServer
 
 /// The renderer's targets for an output's swapchain buffers, one per buffer and made when first
 /// drawn into, so that each keeps its own buffer age; they go with the output.
@@ -23,10 +24,75 @@ final class ScanoutTargets {
     }
 
     /// Draws `tree` at `scale` into `backend`'s next swapchain buffer and returns the state that
-    /// shows it; nil when no buffer is free.
-    func draw(_ tree: RenderTree, for backend: any BackendOutput, renderer: Renderer, scale: Double) throws -> OutputState? {
+    /// shows it, with the frame's completion on the GPU; nil when no buffer is free.
+    func draw(
+        _ tree: RenderTree, for backend: any BackendOutput, renderer: Renderer, scale: Double
+    ) throws -> (state: OutputState, completion: FrameCompletion)? {
         guard let buffer = backend.nextBuffer() else { return nil }
-        try renderer.render(tree, into: target(for: buffer, renderer: renderer), scale: scale, clearColor: Color(white: 0))
-        return OutputState(buffer: .swapchain(buffer))
+        let completion = try renderer.render(tree, into: target(for: buffer, renderer: renderer), scale: scale, clearColor: Color(white: 0))
+        return (OutputState(buffer: .swapchain(buffer)), completion)
+    }
+}
+
+/// A frame drawn into a swapchain buffer, on its way through the GPU: committed to its display
+/// once the GPU is done, when the event loop sees the frame's completion descriptor readable, so
+/// that the compositor's thread goes on meanwhile (input, clients) and waits for nothing. The
+/// event loop's source keeps it until then.
+final class FrameInFlight {
+    private let state: OutputState
+    /// Let go once finished, with its descriptor.
+    private var completion: FrameCompletion?
+    private var backend: (any BackendOutput)?
+    private var failed: ((Error) -> Void)?
+    private var source: FileDescriptorSource?
+
+    /// Commits `state` to `backend` once `completion` is done (at once when it is); `failed` hears
+    /// of a frame that could not be finished or committed, which the backend's scheduler skips.
+    init(
+        _ state: OutputState, completion: FrameCompletion, on backend: any BackendOutput, loop: EventLoop,
+        failed: @escaping (Error) -> Void
+    ) {
+        self.state = state
+        self.completion = completion
+        self.backend = backend
+        self.failed = failed
+        guard !completion.isComplete else {
+            done()
+            return
+        }
+        do {
+            // The closure holds the frame (a cycle the removal in `done()` breaks): a cancelled
+            // frame is still finished, so that the client buffers it read are released.
+            source = try loop.addFileDescriptor(completion.fileDescriptor, events: .readable) { _ in self.done() }
+        } catch {
+            cancel()
+            failed(error)
+            backend.frameScheduler.frameSkipped()
+        }
+    }
+
+    /// Whether the frame is on the GPU, its commit waiting for the event loop.
+    var isWaiting: Bool { source != nil && backend != nil }
+
+    /// The frame is not to be committed (its display changed mode or went away); it is still
+    /// finished when the GPU is done with it.
+    func cancel() {
+        backend = nil
+        failed = nil
+    }
+
+    private func done() {
+        source?.remove()
+        source = nil
+        let finished = completion
+        completion = nil
+        do {
+            try finished?.finish()
+            try backend?.commit(state)
+        } catch {
+            failed?(error)
+            backend?.frameScheduler.frameSkipped()
+        }
+        cancel()
     }
 }

@@ -98,17 +98,22 @@ extension Renderer {
             renderer: ObjectIdentifier(self))
     }
 
-    /// Renders `tree` into `target`'s memory at `scale` pixels per point over `clearColor`, and
-    /// returns once the pixels are there. Only what changed since the target's own last frame is
-    /// written (bytes outside that rectangle keep whatever they held), and only what changed since
-    /// the renderer's last frame is redrawn; a frame that changes nothing the target lacks does no
-    /// GPU work.
-    public func render(_ tree: RenderTree, into target: HostBufferTarget, scale: Double = 1, clearColor: Color = .clear) throws {
+    /// Renders `tree` into `target`'s memory at `scale` pixels per point over `clearColor`, without
+    /// waiting for the GPU: the pixels are there once the returned completion's descriptor turns
+    /// readable and it is finished (`FrameCompletion`). Only what changed since the target's own
+    /// last frame is written (bytes outside that rectangle keep whatever they held), and only what
+    /// changed since the renderer's last frame is redrawn; a frame that changes nothing the target
+    /// lacks does no GPU work. One frame of a renderer at a time: the next is rendered once this
+    /// one is finished.
+    @discardableResult
+    public func render(_ tree: RenderTree, into target: HostBufferTarget, scale: Double = 1, clearColor: Color = .clear) throws
+        -> FrameCompletion
+    {
         precondition(target.renderer == ObjectIdentifier(self), "a host buffer target of another renderer")
-        try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
+        return try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
     }
 
-    private func renderFrame(_ tree: RenderTree, into target: HostBufferTarget, scale: Double, clearColor: Color) throws {
+    private func renderFrame(_ tree: RenderTree, into target: HostBufferTarget, scale: Double, clearColor: Color) throws -> FrameCompletion {
         let start = ContinuousClock.now
         let image = try hostImage(width: target.width, height: target.height)
         if clearColor != host.lastClearColor {
@@ -138,7 +143,7 @@ extension Renderer {
             host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
             target.lastFrame = host.frameCount
             lastFrameStatistics = FrameStatistics(damage: .none)
-            return
+            return try FrameCompletion(point: nil)
         }
         let region = copied.map { $0 == full ? nil : $0 } ?? nil
         // An imported target that lacks more than the scene changed (a buffer drawn into for the
@@ -153,9 +158,6 @@ extension Renderer {
             let hostCopy = target.imported.map { HostCopy(buffer: $0, bytesPerRow: target.bytesPerRow, region: region ?? full) }
             let (drawCount, encoded) = try draw(
                 tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
-            try image.lastSubmission?.wait()
-            finishClientReads()
-            if hostCopy == nil { copyReadback(of: image, region: region ?? full, into: target) }
             host.frameCount += 1
             host.history.append((host.frameCount, redrawn.map { $0 == full ? nil : $0 } ?? nil))
             host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
@@ -163,6 +165,9 @@ extension Renderer {
             lastFrameStatistics = FrameStatistics(
                 damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
                 drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+            // Without an import the frame comes through the readback buffer, copied by the CPU.
+            let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
+            return try FrameCompletion(point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy)
         } catch {
             // A frame that failed leaves the image's and the memory's pixels unknown.
             host.reset()

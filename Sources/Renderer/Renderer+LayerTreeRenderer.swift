@@ -13,7 +13,9 @@ extension Renderer: LayerTreeRenderer {
         guard let target = target as? HostBufferTarget else {
             preconditionFailure("a host frame target of another renderer")
         }
-        try render(tree, into: target, scale: scale, clearColor: clearColor)
+        // The contract returns once the pixels are there; the compositor's outputs use the
+        // completion instead (`render(_:into:scale:clearColor:)` of a `HostBufferTarget`).
+        try render(tree, into: target, scale: scale, clearColor: clearColor).finish()
     }
 
     public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }

@@ -119,7 +119,7 @@ public final class Renderer {
             let (drawCount, encoded) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
             // Only the redrawn region is read back: the rest of the frame is the last one's.
             let image = try target.readback(updating: region == nil ? nil : lastImage, region: region)
-            finishClientReads()
+            for read in takeClientReads() { read() }
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
@@ -162,12 +162,11 @@ public final class Renderer {
         }
     }
 
-    /// Tells the client buffers the last frame copied on the GPU that they were read: called once
-    /// that frame is done.
-    func finishClientReads() {
-        let reads = readsAfterFrame
-        readsAfterFrame = []
-        for read in reads { read() }
+    /// What the client buffers the frame just submitted copies on the GPU are to hear once it is
+    /// done.
+    func takeClientReads() -> [() -> Void] {
+        defer { readsAfterFrame = [] }
+        return readsAfterFrame
     }
 
     /// Redraws `contents`' layer whenever it presents (its presents change no render tree).

@@ -82,7 +82,7 @@ final class AnonymousMapping {
             memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         #expect(target.importsMemory)
         let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target)
+        try renderer.render(try #require(context.renderTree), into: target).finish()
         #expect(renderer.lastFrameStatistics.damage == .full)
         let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
         expectBytes(mapping.bytes, equal: first, elsewhere: Self.sentinel)
@@ -90,7 +90,7 @@ final class AnonymousMapping {
         // A changed square: only its pixels (and a pixel around, for anti-aliasing) are written.
         mapping.fill(0xCD)
         change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target)
+        try renderer.render(try #require(context.renderTree), into: target).finish()
         let rect = try #require(damagedRect(renderer))
         #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32))
         let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
@@ -109,7 +109,7 @@ final class AnonymousMapping {
         /// Renders into buffer `index`, returning the frame's damage there and the readback
         /// path's image of the same tree.
         func frame(into index: Int) throws -> (damage: FrameStatistics.Damage, image: Image) {
-            try renderer.render(try #require(context.renderTree), into: targets[index])
+            try renderer.render(try #require(context.renderTree), into: targets[index]).finish()
             let damage = renderer.lastFrameStatistics.damage
             return (damage, try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height))
         }
@@ -136,7 +136,7 @@ final class AnonymousMapping {
         #expect(try frame(into: 1).damage == .region(x: lacked.x, y: lacked.y, width: lacked.width, height: lacked.height))
         expectBytes(mappings[1].bytes, equal: third.image, within: lacked, elsewhere: 0xEE)
         // Now both have everything: no GPU work.
-        try renderer.render(try #require(context.renderTree), into: targets[0])
+        try renderer.render(try #require(context.renderTree), into: targets[0]).finish()
         #expect(renderer.lastFrameStatistics.damage == .none)
         #expect(renderer.takeValidationMessages() == [])
     }
@@ -152,12 +152,12 @@ final class AnonymousMapping {
             memory: memory, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         #expect(!target.importsMemory)
         let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target)
+        try renderer.render(try #require(context.renderTree), into: target).finish()
         let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
         expectBytes(memory, equal: first, elsewhere: Self.sentinel)
         memory.initializeMemory(as: UInt8.self, repeating: 0xCD)
         change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target)
+        try renderer.render(try #require(context.renderTree), into: target).finish()
         let rect = try #require(damagedRect(renderer))
         let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
         expectBytes(memory, equal: second, within: rect, elsewhere: 0xCD)
@@ -174,7 +174,7 @@ final class AnonymousMapping {
             released = mapping
             let target = try renderer.makeHostBufferTarget(
                 memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
-            try renderer.render(try #require(context.renderTree), into: target)
+            try renderer.render(try #require(context.renderTree), into: target).finish()
             // The import, and the renderer's image and readback buffer for host frames.
             #expect(renderer.context.liveMemoryAllocations == before + 3)
         }()

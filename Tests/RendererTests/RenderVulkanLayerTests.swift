@@ -97,12 +97,10 @@ import Testing
         #expect(shown.shownBy != nil)
 
         // Stand in for a frame still sampling the free image: until its timeline value is reached,
-        // nextDrawable waits (a second, then nil), and hands the image out once it is.
+        // nextDrawable gives nil at once, and hands the image out once it is.
         let inFlight = try TimelineSemaphore(context: renderer.context)
         next.slot.texture.lastReadPoint = TimelinePoint(timeline: inFlight, value: 1)
-        let start = ContinuousClock.now
         #expect(try layer.nextDrawable() == nil)
-        #expect(ContinuousClock.now - start >= .milliseconds(900))
         try inFlight.signalFromHost(1)
         let recycled = try #require(try layer.nextDrawable())
         #expect(recycled.slot === next.slot)

@@ -1,4 +1,5 @@
 internal import CVulkan
+import Dispatch
 
 /// A timeline semaphore whose value counts finished submissions: submission `n` signals `n`, so
 /// waiting for one frame is waiting for one value, and a later value implies every earlier one.
@@ -7,6 +8,8 @@ final class TimelineSemaphore {
     let handle: VkSemaphore
     /// The value the most recent successful submission signals (0 before any).
     private(set) var lastSubmittedValue: UInt64 = 0
+    /// Waits for this semaphore on other threads (`CompletionWaiter`), which must end before it goes.
+    let hostWaits = DispatchGroup()
 
     init(context: VulkanContext) throws {
         var type = VkSemaphoreTypeCreateInfo()
@@ -25,9 +28,10 @@ final class TimelineSemaphore {
     }
 
     deinit {
-        // Destroying a semaphore that a pending submission will signal is invalid; this waits only
-        // for this timeline's own submissions.
+        // Destroying a semaphore that a pending submission will signal, or that a thread waits on,
+        // is invalid; this waits only for this timeline's own submissions and their waiters.
         try? wait(for: lastSubmittedValue)
+        hostWaits.wait()
         vkDestroySemaphore(context.device, handle, nil)
     }
 

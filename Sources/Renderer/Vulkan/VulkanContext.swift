@@ -72,6 +72,8 @@ final class VulkanContext {
     /// by renderers on the device that replaces it.
     private(set) var lostWhile: String?
     var isLost: Bool { lostWhile != nil }
+    /// Tells the compositor's event loop when frames are done, from a thread of its own.
+    private(set) lazy var completionWaiter = CompletionWaiter(device: device)
     /// How many `VkDeviceMemory` allocations are alive: devices allow only `maxMemoryAllocationCount`
     /// (often 4096), so this is the figure to watch for leaks.
     private(set) var liveMemoryAllocations = 0

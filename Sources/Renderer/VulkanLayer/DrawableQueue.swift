@@ -102,9 +102,6 @@ final class DrawableQueue {
     var pixelFormat = VulkanDrawablePixelFormat.bgra8Unorm
     var framebufferOnly = true
     var maximumDrawableCount = 3
-    var allowsTimeout = true
-    /// How long `acquire` waits for a frame to finish sampling an image, when it may time out.
-    static let timeoutNanoseconds: UInt64 = 1_000_000_000
     private(set) var slots: [DrawableSlot] = []
 
     init(context: VulkanContext) throws {
@@ -119,7 +116,9 @@ final class DrawableQueue {
             queue: context.queue, queueFamilyIndex: context.queueFamilyIndex)
     }
 
-    /// A free image of this size and format, made or remade as needed; nil when none comes free.
+    /// A free image of this size and format, made or remade as needed; nil when none is free now:
+    /// an image a frame still samples is not waited for (the compositor's thread never waits for
+    /// the GPU), and the layer's next display link callback asks again.
     func acquire(width: Int, height: Int) throws -> DrawableSlot? {
         func fits(_ slot: DrawableSlot) -> Bool {
             slot.texture.width == width && slot.texture.height == height && slot.pixelFormat == pixelFormat
@@ -134,20 +133,6 @@ final class DrawableQueue {
                 context: context, width: width, height: height, pixelFormat: pixelFormat, framebufferOnly: framebufferOnly)
             slots.append(made)
             slot = made
-        }
-        if slot == nil, let waiting = free.min(by: { $0.texture.lastReadPoint!.value < $1.texture.lastReadPoint!.value }) {
-            // Only the GPU holds it: block until the frame that sampled it is done.
-            let point = waiting.texture.lastReadPoint!
-            let timeout = allowsTimeout ? Self.timeoutNanoseconds : .max
-            guard try point.timeline.wait(for: point.value, timeoutNanoseconds: timeout) else { return nil }
-            slot = waiting
-            if !fits(waiting) {
-                slots.removeAll { $0 === waiting }
-                let made = try DrawableSlot(
-                context: context, width: width, height: height, pixelFormat: pixelFormat, framebufferOnly: framebufferOnly)
-                slots.append(made)
-                slot = made
-            }
         }
         slot?.isAcquired = true
         return slot
@@ -172,24 +157,6 @@ extension TimelineSemaphore {
         try check(vkSignalSemaphore(context.device, &info), "vkSignalSemaphore")
     }
 
-    /// Blocks until the semaphore reaches `value` or `timeoutNanoseconds` pass; false on timeout.
-    func wait(for value: UInt64, timeoutNanoseconds: UInt64) throws -> Bool {
-        var value = value
-        var semaphore: VkSemaphore? = handle
-        var info = VkSemaphoreWaitInfo()
-        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO
-        info.semaphoreCount = 1
-        return try withUnsafePointer(to: &semaphore) { semaphore in
-            try withUnsafePointer(to: &value) { value in
-                info.pSemaphores = semaphore
-                info.pValues = value
-                let result = vkWaitSemaphores(context.device, &info, timeoutNanoseconds)
-                if result == VK_TIMEOUT { return false }
-                try check(result, "vkWaitSemaphores")
-                return true
-            }
-        }
-    }
 }
 
 extension Texture: Equatable {

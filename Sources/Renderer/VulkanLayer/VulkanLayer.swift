@@ -136,13 +136,6 @@ open class VulkanLayer: ExternalContentsLayer {
         }
     }
 
-    /// Whether `nextDrawable()` gives up after one second when no drawable comes free (returning
-    /// nil), as CAMetalLayer's `allowsNextDrawableTimeout`; otherwise it waits as long as it takes.
-    public var allowsNextDrawableTimeout: Bool {
-        get { queue.allowsTimeout }
-        set { queue.allowsTimeout = newValue }
-    }
-
     /// When false (the default), a presented drawable shows at the next frame the renderer draws,
     /// whatever the transactions do; when true, `present()` sets the layer's contents in the
     /// current transaction, so the drawable shows with that transaction's other changes.
@@ -156,9 +149,10 @@ open class VulkanLayer: ExternalContentsLayer {
         return (Int((bounds.width * scale).rounded()), Int((bounds.height * scale).rounded()))
     }
 
-    /// A drawable to render the next frame into, or nil: when the drawable size is empty, when
-    /// every drawable is in use and none comes free within the timeout, or at once when all are
-    /// held by their renderer or shown (waiting on this thread could not free them).
+    /// A drawable to render the next frame into, or nil at once: when the drawable size is empty,
+    /// or when every drawable is held, shown or still sampled by a frame on the GPU. Unlike
+    /// CAMetalLayer's, it never waits: it is called on the compositor's thread, which waits for
+    /// no GPU work.
     public func nextDrawable() throws -> VulkanDrawable? {
         let size = effectiveDrawableSize
         guard size.width > 0, size.height > 0 else { return nil }
