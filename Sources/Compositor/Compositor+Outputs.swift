@@ -28,6 +28,7 @@ extension Compositor {
         }
         managed.onSurfacesShown = { [unowned self, unowned managed] surfaces in surfacesShown(surfaces, on: managed) }
         managed.onFramePresented = { [unowned self, unowned managed] in
+            screenCapture.framePresented()
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented.emit(index) }
         }
         managed.onFrameDrawn = { [unowned self, unowned managed] tree in

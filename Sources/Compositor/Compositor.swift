@@ -28,6 +28,9 @@ public final class Compositor: SurfaceObserver {
     /// zwp_text_input_manager_v3: the built-in input method (the on-screen keyboard) is its handler.
     public let textInputManager: TextInputManagerGlobal
     private let extensionGlobals: [AnyObject]
+    /// zwlr_screencopy_manager_v1, for the clients allowed screen capture, and its handler.
+    private let screencopyManager: ScreencopyManagerGlobal
+    private(set) lazy var screenCapture = ScreenCapture(compositor: self)
     /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
     /// becomes xdg-shell's handler. Without one, no window is shown.
     public var windowPolicy: (any WindowManagementPolicy)? {
@@ -113,6 +116,7 @@ public final class Compositor: SurfaceObserver {
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
+        screencopyManager = ScreencopyManagerGlobal(display: display)
         self.rendererOptions = rendererOptions
         device = try Renderer(options: rendererOptions)
         device.prepareWindowPipeline()
@@ -130,6 +134,7 @@ public final class Compositor: SurfaceObserver {
         seat.handler = self
         idleInhibitManager.handler = self
         filterPrivilegedGlobals()
+        screencopyManager.handler = screenCapture
         try watchBackend()
         backendListeners = [
             backend.outputAdded.listen { [unowned self] output in outputAppeared(output) },

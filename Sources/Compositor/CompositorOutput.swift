@@ -63,6 +63,8 @@ final class CompositorOutput {
     private var presentedListener: SignalListener?
     /// Called after each frame reached the screen, its callbacks and feedback sent.
     var onFramePresented: (() -> Void)?
+    /// When the last frame reached the screen (CLOCK_MONOTONIC), or 0 before the first.
+    private(set) var lastPresentationNanoseconds: UInt64 = 0
     /// Called with the tree of each frame drawn and handed to the display (what mirrors show).
     var onFrameDrawn: ((RenderTree) -> Void)?
     /// Whether the last frame was a client's buffer scanned out directly (DirectScanout.swift).
@@ -327,6 +329,7 @@ final class CompositorOutput {
     }
 
     private func framePresented(_ timing: PresentationTiming) {
+        lastPresentationNanoseconds = timing.nanoseconds
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
         let callbacks = callbacksInFlight + cursor.takeCallbacks(cursorPlane: false)
         callbacksInFlight = []

@@ -26,7 +26,8 @@ struct WaylandBindingsPlugin: BuildToolPlugin {
         let protocols = try String(contentsOf: list, encoding: .utf8).split(separator: "\n")
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            .map { URL(filePath: $0) }
+            // A relative path names a file of Vitrine's own (a protocol Debian does not package).
+            .map { URL(filePath: $0, relativeTo: list.deletingLastPathComponent()).absoluteURL }
         let output = context.pluginWorkDirectoryURL
         var outputs = protocols.map { output.appending(path: $0.deletingPathExtension().lastPathComponent + "-\(mode).swift") }
         if mode == "protocols" { outputs.append(output.appending(path: "all-protocols.swift")) }

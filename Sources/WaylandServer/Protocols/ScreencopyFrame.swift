@@ -1,0 +1,115 @@
+import Buffers
+import WaylandProtocols
+
+/// zwlr_screencopy_frame_v1: one copy of an output's picture into a client's wl_shm buffer. It
+/// offers one buffer (XRGB8888, the size of its rectangle, rows 4 × width bytes apart), takes one
+/// copy request whose buffer must match the offer exactly, and ends with ready or failed.
+public final class ScreencopyFrame: Resource, RequestHandler {
+    /// The wl_shm format of the offered buffer.
+    public static let format = PixelFormat.xrgb8888
+
+    private weak var handler: ScreencopyHandler?
+    /// The manager that made the frame: damage is what changed since its previous copy.
+    public let session: ObjectIdentifier
+    /// Whether the client asked for the pointer cursor in the copy.
+    public let includesCursor: Bool
+    /// The output captured; nil when it was gone or showed nothing (the frame failed).
+    public private(set) weak var output: Output?
+    /// The rectangle copied, in the pixels of what the output shows.
+    public private(set) var rect = IntRect(x: 0, y: 0, width: 0, height: 0)
+    /// Whether the copy waits for a frame that differs from the session's last copy (copy_with_damage).
+    public private(set) var waitsForDamage = false
+    /// The buffer to copy into, once the client sent it.
+    public private(set) var buffer: Buffer?
+    private enum Phase { case offered, copying, finished }
+    private var phase = Phase.offered
+
+    init(client: Client, version: UInt32, id: UInt32, handler: ScreencopyHandler?, session: ObjectIdentifier, includesCursor: Bool) {
+        self.handler = handler
+        self.session = session
+        self.includesCursor = includesCursor
+        super.init(client: client, version: version, id: id)
+    }
+
+    /// Describes the buffer for `rect` of `output`, or fails at once where there is nothing to copy.
+    func offer(output: Output?, rect: IntRect?) {
+        guard let output, let rect, !rect.isEmpty else {
+            fail()
+            return
+        }
+        self.output = output
+        self.rect = rect
+        send(.buffer(format: WlShmFormat(rawValue: Self.format.shmCode), width: UInt32(rect.width), height: UInt32(rect.height),
+                     stride: UInt32(rect.width) * 4))
+        send(.bufferDone)
+    }
+
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .copy(let buffer): try copy(into: buffer, waitingForDamage: false)
+        case .copyWithDamage(let buffer): try copy(into: buffer, waitingForDamage: true)
+        case .destroy: destroy()
+        }
+    }
+
+    private func copy(into object: ForeignObject, waitingForDamage: Bool) throws(ProtocolError) {
+        guard phase == .offered else {
+            throw ProtocolError(ZwlrScreencopyFrameV1Error.alreadyUsed, "the frame was already copied")
+        }
+        guard let display = client.display, let buffer = Buffer.from(object.raw, display: display),
+              let stride = buffer.withShmContents(\.stride), case .shm(let format) = buffer.storage else {
+            throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer, "wl_buffer@\(object.id) is not a wl_shm buffer")
+        }
+        guard format == Self.format, buffer.width == rect.width, buffer.height == rect.height, stride == Int(rect.width) * 4 else {
+            throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer,
+                                "wl_buffer@\(object.id) is \(buffer.width)×\(buffer.height) \(format) with rows \(stride) bytes apart; "
+                                    + "the frame offered \(rect.width)×\(rect.height) \(Self.format) with rows \(rect.width * 4) apart")
+        }
+        phase = .copying
+        self.buffer = buffer
+        waitsForDamage = waitingForDamage
+        guard output != nil, let handler else { return fail() }
+        handler.copyRequested(self)
+    }
+
+    /// Writes into the buffer's memory: `body` gets the address of its first pixel and the bytes
+    /// between rows. False when the buffer is gone (the caller fails the frame). A pool whose file
+    /// was truncated under the buffer gets its client a wl_shm error (libwayland's guard).
+    public func writePixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool {
+        guard let buffer, buffer.isAlive else { return false }
+        return buffer.withShmContents { contents in
+            guard let base = contents.bytes.baseAddress else { return false }
+            // wl_shm pools are mapped writable; the client handed this buffer over for writing.
+            body(UnsafeMutableRawPointer(mutating: base), contents.stride)
+            return true
+        } ?? false
+    }
+
+    /// The copy is in the buffer: tells the client what changed (for copy_with_damage, rectangles
+    /// in the frame's own pixels) and when the copied picture was shown (CLOCK_MONOTONIC).
+    public func ready(damage: [IntRect], presentedNanoseconds: UInt64) {
+        guard phase == .copying else { return }
+        phase = .finished
+        send(.flags(flags: []))
+        if waitsForDamage {
+            for rect in damage {
+                send(.damage(x: UInt32(rect.x), y: UInt32(rect.y), width: UInt32(rect.width), height: UInt32(rect.height)))
+            }
+        }
+        let seconds = presentedNanoseconds / 1_000_000_000
+        send(.ready(tvSecHi: UInt32(seconds >> 32), tvSecLo: UInt32(truncatingIfNeeded: seconds),
+                    tvNsec: UInt32(presentedNanoseconds % 1_000_000_000)))
+    }
+
+    /// The copy cannot be made (the output or the buffer went away).
+    public func fail() {
+        guard phase != .finished else { return }
+        phase = .finished
+        send(.failed)
+    }
+
+    override func destroyed() {
+        if phase == .copying { handler?.copyAbandoned(self) }
+        phase = .finished
+    }
+}

@@ -1,0 +1,66 @@
+import WaylandProtocols
+
+/// What the compositor does for wlroots' screencopy: it knows what each output shows and copies it
+/// into the frames' buffers (`ScreencopyFrame`).
+public protocol ScreencopyHandler: AnyObject {
+    /// The rectangle, in the pixels of what `output` shows, that a capture of `region` (in the
+    /// output's logical coordinates; nil: all of it) copies, clipped to the output; nil when the
+    /// output shows nothing to copy (the frame fails).
+    func captureRect(of output: Output, region: IntRect?) -> IntRect?
+    /// `frame` has its buffer: copy into it and call `ready` (at once, or once the output shows a
+    /// change when `frame.waitsForDamage`), or `fail`.
+    func copyRequested(_ frame: ScreencopyFrame)
+    /// `frame` went away before it was ready or failed.
+    func copyAbandoned(_ frame: ScreencopyFrame)
+    /// The manager `session` (`ScreencopyFrame.session`) was destroyed: what its copies showed can
+    /// be forgotten.
+    func sessionEnded(_ session: ObjectIdentifier)
+}
+
+/// The zwlr_screencopy_manager_v1 global (version 3). Frames are offered as XRGB8888 wl_shm
+/// buffers only.
+public final class ScreencopyManagerGlobal {
+    private var global: Global?
+    /// The compositor's handler (held weakly); without one every frame fails.
+    public weak var handler: ScreencopyHandler?
+
+    public init(display: Display) {
+        global = Global(display: display, interface: ScreencopyManager.interface, version: 3) { [weak self] client, version, id in
+            _ = ScreencopyManager(client: client, version: version, id: id, owner: self)
+        }
+    }
+}
+
+/// zwlr_screencopy_manager_v1: makes frames; damage is reported relative to its own last copy.
+final class ScreencopyManager: Resource, RequestHandler {
+    private weak var owner: ScreencopyManagerGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: ScreencopyManagerGlobal?) {
+        self.owner = owner
+        super.init(client: client, version: version, id: id)
+    }
+
+    func handle(_ request: Request) {
+        switch request {
+        case .captureOutput(let frame, let overlayCursor, let output):
+            capture(frame, overlayCursor: overlayCursor, output: output, region: nil)
+        case .captureOutputRegion(let frame, let overlayCursor, let output, let x, let y, let width, let height):
+            capture(frame, overlayCursor: overlayCursor, output: output,
+                    region: ClientCoordinate.rectangle(x: x, y: y, width: width, height: height))
+        case .destroy:
+            destroy()
+        }
+    }
+
+    private func capture(_ id: UInt32, overlayCursor: Int32, output: OutputResource, region: IntRect?) {
+        let frame = ScreencopyFrame(
+            client: client, version: version, id: id, handler: owner?.handler, session: ObjectIdentifier(self),
+            includesCursor: overlayCursor != 0)
+        let rect = output.owner.flatMap { output in owner?.handler?.captureRect(of: output, region: region).map { (output, $0) } }
+        frame.offer(output: rect?.0, rect: rect?.1)
+    }
+
+    override func destroyed() {
+        owner?.handler?.sessionEnded(ObjectIdentifier(self))
+    }
+}
