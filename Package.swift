@@ -133,11 +133,11 @@ let package = Package(
         // shaders are compiled to SPIR-V at build time.
         // Level 3: what the compositor asks of a renderer, whichever draws (LayerTreeRenderer), and
         // what both renderers share: damage tracking and client buffers as contents.
-        .target(name: "RendererContract", dependencies: ["Buffers", "LayerKit"]),
+        .target(name: "RendererContract", dependencies: ["Buffers", "LayerKit", "SystemCalls"]),
         .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
         // Level 3: draws the same render trees on the CPU with pixman (cairo for paths), for boards
         // without a hardware Vulkan device; no Vulkan.
-        .target(name: "CPURenderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CPixman", "CCairo"]),
+        .target(name: "CPURenderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CPixman", "CCairo", "SystemCalls"]),
         // Runs glslc on Shaders/ for the Renderer.
         .plugin(name: "ShaderLibraryPlugin", capability: .buildTool(), path: "Sources/ShaderLibraryPlugin"),
 
@@ -176,7 +176,7 @@ let package = Package(
         .target(
             name: "Compositor",
             dependencies: [
-                "Buffers", "LayerKit", "Renderer", "WaylandServer", "DisplayBackend", "Input", "Views", "Signals", "SystemCalls",
+                "Buffers", "CPURenderer", "LayerKit", "Renderer", "RendererContract", "WaylandServer", "DisplayBackend", "Input", "Views", "Signals", "SystemCalls",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -278,7 +278,7 @@ let package = Package(
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
+        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "CPURenderer", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls"], exclude: ["Golden"]),

@@ -54,6 +54,7 @@ extension BoardConfiguration {
                     + (onScreenKeyboard.heightShare.map { ", \(formatNumber($0 * 100))% of the output's height" } ?? "")
                     + (onScreenKeyboard.hidesWhenKeyboardAttached ? ", hidden while a keyboard is attached" : ""))
         }
+        if renderer != .auto { lines.append("renderer \(renderer)") }
         return lines
     }
 }

@@ -6,6 +6,8 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var name: String
     /// A line for people: which board and display this file is for.
     public var summary: String?
+    /// Which renderer draws the frames.
+    public var renderer: RendererSelection
     /// In the order the file lists them; the first one is the primary output.
     public var outputs: [OutputConfiguration]
     public var input: InputConfiguration
@@ -18,13 +20,15 @@ public struct BoardConfiguration: Sendable, Equatable {
     public var onScreenKeyboard: OnScreenKeyboardSettings
 
     public init(
-        name: String, summary: String? = nil, outputs: [OutputConfiguration], input: InputConfiguration = .init(),
+        name: String, summary: String? = nil, renderer: RendererSelection = .auto, outputs: [OutputConfiguration],
+        input: InputConfiguration = .init(),
         app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
         splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil,
         onScreenKeyboard: OnScreenKeyboardSettings = .init()
     ) {
         self.name = name
         self.summary = summary
+        self.renderer = renderer
         self.outputs = outputs
         self.input = input
         self.app = app
@@ -34,6 +38,19 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.printer = printer
         self.onScreenKeyboard = onScreenKeyboard
     }
+}
+
+/// Which renderer draws the frames (`renderer` in `[board]`, `--renderer` on `vitrine run`).
+public enum RendererSelection: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// Vulkan when the machine has a hardware Vulkan device, the CPU renderer otherwise; decided
+    /// without loading a software Vulkan driver.
+    case auto
+    /// Vulkan, on the first device (lavapipe where there is no other).
+    case vulkan
+    /// The CPU renderer (pixman), without Vulkan.
+    case cpu
+
+    public var description: String { rawValue }
 }
 
 // MARK: - Outputs

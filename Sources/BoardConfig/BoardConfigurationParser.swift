@@ -239,6 +239,7 @@ private struct ConfigurationDecoder {
 
         var name = defaultName
         var summary: String?
+        var renderer = RendererSelection.auto
         if let board = subtables("board", in: top, section: Schema.board, asArray: false).first {
             checkKeys(board)
             if let value = string("name", in: board) {
@@ -252,6 +253,16 @@ private struct ConfigurationDecoder {
                 }
             }
             summary = string("description", in: board)
+            if let value = string("renderer", in: board) {
+                if let selection = RendererSelection(rawValue: value) {
+                    renderer = selection
+                } else {
+                    report(
+                        "renderer '\(value)' is not one of \(RendererSelection.allCases.map { "'\($0)'" }.joined(separator: ", "))",
+                        fix: "use renderer = \"auto\" (Vulkan on a hardware GPU, the CPU renderer otherwise), \"vulkan\" or \"cpu\"",
+                        atValue: board.path(of: "renderer"))
+                }
+            }
         }
 
         let outputs = decodeOutputs(in: top)
@@ -306,7 +317,7 @@ private struct ConfigurationDecoder {
         }
 
         return BoardConfiguration(
-            name: name, summary: summary, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
+            name: name, summary: summary, renderer: renderer, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
             splash: splash, printer: printer, onScreenKeyboard: keyboard)
     }
 

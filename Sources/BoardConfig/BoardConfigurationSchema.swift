@@ -65,6 +65,7 @@ public enum BoardConfigurationSchema {
         keys: [
             Key(name: "name", kind: .string, example: #"name = "rpi5-dsi""#),
             Key(name: "description", kind: .string, example: #"description = "Raspberry Pi 5 with the 7-inch DSI display""#),
+            Key(name: "renderer", kind: .string, example: #"renderer = "auto""#),
         ])
 
     public static let output = Section(

@@ -2,6 +2,7 @@ import Buffers
 internal import CPixman
 import LayerKit
 import RendererContract
+import SystemCalls
 
 /// Draws committed layer trees on the CPU with pixman (cairo rasterising shapes), for machines
 /// without a hardware Vulkan device: the same trees as the Vulkan `Renderer`, the same damage
@@ -43,11 +44,15 @@ public final class CPURenderer: LayerTreeRenderer {
         return target
     }
 
-    public func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws {
+    /// Draws in place before it returns: the completion is done at once.
+    public func render(
+        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
+    ) throws -> any RenderCompletion {
         guard let target = target as? CPUFrameTarget, target.renderer == ObjectIdentifier(self) else {
             preconditionFailure("a host frame target of another renderer")
         }
         draw(tree, into: target, scale: scale, clearColor: clearColor)
+        return FinishedFrame()
     }
 
     public func render(_ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear) throws -> Image {
@@ -153,4 +158,11 @@ public enum CPURendererError: Error, Equatable, CustomStringConvertible {
         case let .outOfMemory(width, height): "no memory for a \(width)×\(height) frame"
         }
     }
+}
+
+/// A frame the CPU renderer drew before returning it: done, with nothing left to finish.
+final class FinishedFrame: RenderCompletion {
+    var completionDescriptor: FileDescriptor? { nil }
+    var isComplete: Bool { true }
+    func finish() {}
 }

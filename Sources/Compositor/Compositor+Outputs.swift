@@ -12,7 +12,7 @@ extension Compositor {
     /// Gives `backendOutput` its layer tree, frame cycle and wl_output global, at its configured
     /// origin or right of the outputs there are; mirrors waiting for it start showing it.
     @discardableResult
-    func attach(_ backendOutput: any BackendOutput, renderer: Renderer, at position: Int? = nil) -> CompositorOutput {
+    func attach(_ backendOutput: any BackendOutput, renderer: any LayerTreeRenderer, at position: Int? = nil) -> CompositorOutput {
         let (x, y) = origin(for: backendOutput.layout)
         let managed = CompositorOutput(backend: backendOutput, display: display, renderer: renderer, x: x, y: y) { [unowned self] surface in
             node(for: surface)

@@ -1,4 +1,5 @@
 import Buffers
+import CPURenderer
 import DisplayBackend
 import Glibc
 import LayerKit
@@ -41,11 +42,13 @@ public final class Compositor: SurfaceObserver {
     var idle = IdleState()
     /// The backend's descriptors being watched (they change as outputs come and go).
     private var backendSources: [FileDescriptor: EventSource] = [:]
+    /// Which renderer draws the outputs.
+    public let rendererKind: RendererKind
     /// The renderer whose Vulkan device every output's renderer shares (the first output's own
     /// while it has one), so that textures made for one output, dma-buf copies and VulkanLayers,
     /// show on any; replaced, with every renderer on its device, only when the device is lost
-    /// (Compositor+DeviceLoss.swift).
-    internal(set) var device: Renderer
+    /// (Compositor+DeviceLoss.swift). Nil when the CPU renderer draws.
+    internal(set) var device: Renderer?
     /// How renderers set Vulkan up (a replacement device is made the same way).
     let rendererOptions: VulkanOptions
     /// A lost device waiting to be replaced, and the observers of its replacement.
@@ -83,8 +86,11 @@ public final class Compositor: SurfaceObserver {
     let logger: Logger
 
     /// Creates the display and globals and takes over `backend`'s outputs, each with its own
-    /// renderer on one shared device.
-    public init(backend: any DisplayBackend, rendererOptions: VulkanOptions = VulkanOptions(), logger: Logger = Logger(label: "vitrine")) throws {
+    /// renderer of `renderer`'s kind (for Vulkan, on one shared device made with `rendererOptions`).
+    public init(
+        backend: any DisplayBackend, renderer: RendererKind = .vulkan, rendererOptions: VulkanOptions = VulkanOptions(),
+        logger: Logger = Logger(label: "vitrine")
+    ) throws {
         self.backend = backend
         self.logger = logger
         display = try Display(shmFormats: PixelFormat.readable)
@@ -118,9 +124,13 @@ public final class Compositor: SurfaceObserver {
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
         self.rendererOptions = rendererOptions
-        device = try Renderer(options: rendererOptions)
-        device.prepareWindowPipeline()
-        dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
+        rendererKind = renderer
+        if renderer == .vulkan {
+            let device = try Renderer(options: rendererOptions)
+            device.prepareWindowPipeline()
+            self.device = device
+            dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
+        }
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {
                 addMirror(output, of: source)
@@ -236,10 +246,11 @@ public final class Compositor: SurfaceObserver {
         nodes[ObjectIdentifier(surface)]
     }
 
-    /// A renderer for a new output, on the shared device: the device's own renderer when no
-    /// output draws with it.
-    func makeOutputRenderer() throws -> Renderer {
-        outputs.contains { $0.renderer === device } ? try Renderer(sharingDeviceOf: device) : device
+    /// A renderer for a new output: with Vulkan, on the shared device (the device's own renderer
+    /// when no output draws with it).
+    func makeOutputRenderer() throws -> any LayerTreeRenderer {
+        guard let device else { return CPURenderer() }
+        return outputs.contains { $0.renderer === device } ? try Renderer(sharingDeviceOf: device) : device
     }
 
     func makeNode(for surface: Surface) -> SurfaceNode {

@@ -29,7 +29,7 @@ final class CompositorOutput {
     let context: RenderContext
     /// Draws the output; `VulkanLayer`s shown on it render through its device. Replaced only
     /// when the device is lost (`replaceRenderer`).
-    private(set) var renderer: Renderer
+    private(set) var renderer: any LayerTreeRenderer
     /// Where frames drawn in place into the backend's scanout buffers go (ScanoutFrames.swift).
     let scanoutTargets = ScanoutTargets()
     /// Valid display links, called before each frame is drawn.
@@ -74,7 +74,7 @@ final class CompositorOutput {
     private var nodeLookup: (Surface) -> SurfaceNode?
 
     init(
-        backend: any BackendOutput, display: Display, renderer: Renderer, x: Int32, y: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?
+        backend: any BackendOutput, display: Display, renderer: any LayerTreeRenderer, x: Int32, y: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?
     ) {
         self.backend = backend
         self.renderer = renderer
@@ -121,8 +121,8 @@ final class CompositorOutput {
         observe(renderer)
     }
 
-    private func observe(_ renderer: Renderer) {
-        renderer.onDrawablePresented = { [unowned self] in
+    private func observe(_ renderer: any LayerTreeRenderer) {
+        (renderer as? Renderer)?.onDrawablePresented = { [unowned self] in
             if !isRunningDisplayLinks { backend.scheduleFrame() }
         }
         renderer.onContentsUnavailable = { [unowned self] failure in onContentsUnavailable?(failure) }
@@ -130,8 +130,8 @@ final class CompositorOutput {
 
     /// Draws with `new` from now on (the old one's device was lost): the scanout buffers' targets
     /// go with the old renderer, and the next frame is drawn whole.
-    func replaceRenderer(with new: Renderer) {
-        renderer.onDrawablePresented = nil
+    func replaceRenderer(with new: any LayerTreeRenderer) {
+        (renderer as? Renderer)?.onDrawablePresented = nil
         renderer.onContentsUnavailable = nil
         renderer = new
         observe(new)
@@ -148,7 +148,7 @@ final class CompositorOutput {
         presentedListener = nil
         onFrameDrawn = nil
         context.onCommit = nil
-        renderer.onDrawablePresented = nil
+        (renderer as? Renderer)?.onDrawablePresented = nil
         displayLinks = []
         let callbacks = callbacksInFlight + visibleSurfaces().flatMap { $0.takeFrameCallbacks() }
         callbacksInFlight = []
@@ -299,8 +299,8 @@ final class CompositorOutput {
     /// The surfaces whose buffers the renderer's last frame showed, in the order it drew them.
     private func sampledSurfaces() -> [Surface] {
         var seen = Set<ObjectIdentifier>()
-        return renderer.sampledClientContents.compactMap { contents -> Surface? in
-            guard let node = contents.surface.owner as? SurfaceNode, seen.insert(ObjectIdentifier(node)).inserted else { return nil }
+        return renderer.sampledSurfaceOwners.compactMap { owner -> Surface? in
+            guard let node = owner as? SurfaceNode, seen.insert(ObjectIdentifier(node)).inserted else { return nil }
             return node.surface
         }
     }

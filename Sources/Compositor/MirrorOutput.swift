@@ -1,4 +1,5 @@
 import DisplayBackend
+import CPURenderer
 import Graphics
 import LayerKit
 import Renderer
@@ -20,7 +21,7 @@ final class MirrorOutput {
     /// The output it mirrors now, while that is lit.
     private(set) weak var source: CompositorOutput?
     /// Draws on the source's device, so that the source's `VulkanLayer`s show here too.
-    private var renderer: Renderer?
+    private var renderer: (any LayerTreeRenderer)?
     private var scanoutTargets = ScanoutTargets()
     /// The source's latest frame as it sampled it, with the source's geometry then; nil: black.
     private var frame: (tree: RenderTree, source: SourceGeometry)?
@@ -40,7 +41,7 @@ final class MirrorOutput {
 
     /// Mirrors `output` from its next frame on (asked for now, so that an idle source shows at once).
     func follow(_ output: CompositorOutput) throws {
-        renderer = try Renderer(sharingDeviceOf: output.renderer)
+        renderer = try (output.renderer as? Renderer).map { try Renderer(sharingDeviceOf: $0) } ?? CPURenderer()
         scanoutTargets = ScanoutTargets()
         source = output
         output.scheduleFrame()

@@ -1,4 +1,5 @@
 import Buffers
+import RendererContract
 import DisplayBackend
 import LayerKit
 import Renderer
@@ -7,12 +8,12 @@ import WaylandServer
 /// The renderer's targets for an output's swapchain buffers, one per buffer and made when first
 /// drawn into, so that each keeps its own buffer age; they go with the output.
 final class ScanoutTargets {
-    private var targets: [ObjectIdentifier: HostBufferTarget] = [:]
+    private var targets: [ObjectIdentifier: any HostFrameTarget] = [:]
 
     /// The target for `buffer`; the target holds the buffer, so the identifier stays its.
-    func target(for buffer: any MappedPixelBuffer, renderer: Renderer) throws -> HostBufferTarget {
+    func target(for buffer: any MappedPixelBuffer, renderer: any LayerTreeRenderer) throws -> any HostFrameTarget {
         if let target = targets[ObjectIdentifier(buffer)] { return target }
-        let made = try renderer.makeHostBufferTarget(
+        let made = try renderer.makeHostFrameTarget(
             memory: buffer.mapping, width: buffer.width, height: buffer.height, bytesPerRow: buffer.bytesPerRow, owner: buffer)
         targets[ObjectIdentifier(buffer)] = made
         return made
@@ -24,10 +25,11 @@ final class ScanoutTargets {
     }
 
     /// Draws `tree` at `scale` into `backend`'s next swapchain buffer and returns the state that
-    /// shows it, with the frame's completion on the GPU; nil when no buffer is free.
+    /// shows it, with the frame's completion (at once for the CPU renderer, on the GPU for
+    /// Vulkan); nil when no buffer is free.
     func draw(
-        _ tree: RenderTree, for backend: any BackendOutput, renderer: Renderer, scale: Double
-    ) throws -> (state: OutputState, completion: FrameCompletion)? {
+        _ tree: RenderTree, for backend: any BackendOutput, renderer: any LayerTreeRenderer, scale: Double
+    ) throws -> (state: OutputState, completion: any RenderCompletion)? {
         guard let buffer = backend.nextBuffer() else { return nil }
         let completion = try renderer.render(tree, into: target(for: buffer, renderer: renderer), scale: scale, clearColor: Color(white: 0))
         return (OutputState(buffer: .swapchain(buffer)), completion)
@@ -41,7 +43,7 @@ final class ScanoutTargets {
 final class FrameInFlight {
     private let state: OutputState
     /// Let go once finished, with its descriptor.
-    private var completion: FrameCompletion?
+    private var completion: (any RenderCompletion)?
     private var backend: (any BackendOutput)?
     private var failed: ((Error) -> Void)?
     private var source: FileDescriptorSource?
@@ -49,21 +51,21 @@ final class FrameInFlight {
     /// Commits `state` to `backend` once `completion` is done (at once when it is); `failed` hears
     /// of a frame that could not be finished or committed, which the backend's scheduler skips.
     init(
-        _ state: OutputState, completion: FrameCompletion, on backend: any BackendOutput, loop: EventLoop,
+        _ state: OutputState, completion: any RenderCompletion, on backend: any BackendOutput, loop: EventLoop,
         failed: @escaping (Error) -> Void
     ) {
         self.state = state
         self.completion = completion
         self.backend = backend
         self.failed = failed
-        guard !completion.isComplete else {
+        guard !completion.isComplete, let descriptor = completion.completionDescriptor else {
             done()
             return
         }
         do {
             // The closure holds the frame (a cycle the removal in `done()` breaks): a cancelled
             // frame is still finished, so that the client buffers it read are released.
-            source = try loop.addFileDescriptor(completion.fileDescriptor, events: .readable) { _ in self.done() }
+            source = try loop.addFileDescriptor(descriptor, events: .readable) { _ in self.done() }
         } catch {
             cancel()
             failed(error)

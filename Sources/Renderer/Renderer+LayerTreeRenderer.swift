@@ -1,6 +1,7 @@
 // The contract's types (ContentsFailure, FrameStatistics, …) are part of this renderer's API.
 @_exported import RendererContract
 import LayerKit
+import SystemCalls
 
 extension Renderer: LayerTreeRenderer {
     public func makeHostFrameTarget(
@@ -9,19 +10,23 @@ extension Renderer: LayerTreeRenderer {
         try makeHostBufferTarget(memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner)
     }
 
-    public func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws {
+    public func render(
+        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
+    ) throws -> any RenderCompletion {
         guard let target = target as? HostBufferTarget else {
             preconditionFailure("a host frame target of another renderer")
         }
-        // The contract returns once the pixels are there; the compositor's outputs use the
-        // completion instead (`render(_:into:scale:clearColor:)` of a `HostBufferTarget`).
-        try render(tree, into: target, scale: scale, clearColor: clearColor).finish()
+        return try render(tree, into: target, scale: scale, clearColor: clearColor)
     }
 
     public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }
 }
 
 extension HostBufferTarget: HostFrameTarget {}
+
+extension FrameCompletion: RenderCompletion {
+    public var completionDescriptor: FileDescriptor? { fileDescriptor }
+}
 
 extension ClientBufferContents: ClientContents {
     public var surfaceOwner: AnyObject? { surface.owner }

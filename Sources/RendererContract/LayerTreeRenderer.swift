@@ -19,9 +19,10 @@ public protocol LayerTreeRenderer: AnyObject {
         memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
     ) throws -> any HostFrameTarget
 
-    /// Renders `tree` into `target` (one this renderer made) and returns once the pixels are
-    /// there. Only what changed since the target's own last frame is written.
-    func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws
+    /// Renders `tree` into `target` (one this renderer made); the pixels are there once the
+    /// returned completion is done and finished. Only what changed since the target's own last
+    /// frame is written.
+    func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws -> any RenderCompletion
 
     /// The owners of the client surfaces (`ClientContents.surfaceOwner`) whose buffers the last
     /// frame showed, in drawing order: whose frame callbacks and presentation feedback it answers.

@@ -69,6 +69,9 @@ struct Run: ParsableCommand {
     @Option(help: "On exit, write each input batch's time from libinput read to client flush (ns, one per line) to this file.")
     var inputLatencyLog: String?
 
+    @Option(help: "What draws the frames: auto (Vulkan where the machine has a hardware Vulkan device, the CPU renderer otherwise), vulkan or cpu (default: the board's renderer, or auto).")
+    var renderer: RendererSelection?
+
     @Option(help: "The output's scale factor (1, 1.5, 2…; default: the board's, or 1).")
     var scale: Double?
 
@@ -202,7 +205,10 @@ struct Run: ParsableCommand {
             outputsDescription = "a headless \(configuration.mode) output"
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
-        let compositor = try Compositor(backend: backend, logger: logger)
+        let rendererChoice = renderer.map { RendererChoice.choose($0, namedBy: "--renderer", in: .current()) }
+            ?? RendererChoice.choose(board?.renderer ?? .auto, namedBy: "the board's renderer", in: .current())
+        logger.info("drawing with \(rendererChoice)")
+        let compositor = try Compositor(backend: backend, renderer: rendererChoice.kind, logger: logger)
         compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
         // Each KMS output logs its first frame and feeds the presentation log, those lit later (a
         // display plugged in) too; by connector, so that a display plugged in again replaces its
@@ -490,3 +496,5 @@ extension Run {
         logger.warning("injecting faults (VITRINE_FAULTS): \(plan)")
     }
 }
+
+extension RendererSelection: ExpressibleByArgument {}

@@ -771,3 +771,25 @@ private func withApp(_ outputs: String) -> String {
         #expect(editDistance("", "abc") == 3)
     }
 }
+
+@Suite struct RendererKey {
+    let outputs = "[[output]]\nconnector = \"HDMI-A-1\"\n"
+
+    @Test func theRendererIsAutoUnlessTheBoardNamesVulkanOrCPU() throws {
+        #expect(try BoardConfiguration.parse(withApp(outputs), file: "board.toml").get().renderer == .auto)
+        for selection in [RendererSelection.vulkan, .cpu, .auto] {
+            let board = try BoardConfiguration.parse(
+                "[board]\nrenderer = \"\(selection)\"\n\n" + withApp(outputs), file: "board.toml").get()
+            #expect(board.renderer == selection)
+            // check-config names a renderer the board chose; auto is the default and goes unsaid.
+            #expect(board.outline().filter { $0.hasPrefix("renderer") } == (selection == .auto ? [] : ["renderer \(selection)"]))
+        }
+    }
+
+    @Test func anUnknownRendererIsReportedWithTheAllowedValues() {
+        #expect(
+            problems("[board]\nrenderer = \"gles\"\n\n" + withApp(outputs)) == [
+                "board.toml:2:12: error: renderer 'gles' is not one of 'auto', 'vulkan', 'cpu' (fix: use renderer = \"auto\" (Vulkan on a hardware GPU, the CPU renderer otherwise), \"vulkan\" or \"cpu\")"
+            ])
+    }
+}

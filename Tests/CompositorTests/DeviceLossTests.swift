@@ -44,7 +44,7 @@ import WaylandTestClient
         try shmClient.client.roundtrip()
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 230, y: 200) == red && session.screen?.pixel(x: 320, y: 240) == blue })
         let before = try #require(session.screen)
-        let lostDevice = session.compositor.device
+        let lostDevice = try #require(session.compositor.device)
 
         let plan = try FaultPlan("vkQueueSubmit2@1=VK_ERROR_DEVICE_LOST")
         // The shm window's next commit needs a frame, whose submission is the first one made.

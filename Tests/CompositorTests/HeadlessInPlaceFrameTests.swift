@@ -1,4 +1,5 @@
 @testable import Compositor
+import CPURenderer
 import DisplayBackend
 import Foundation
 import Glibc
@@ -64,8 +65,9 @@ import WaylandTestClient
         }
     }
 
-    @Test func aFrameAfterASmallDamageWritesOnlyThatRectangleOfTheBackBuffer() throws {
-        let session = try HeadlessSession()
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func aFrameAfterASmallDamageWritesOnlyThatRectangleOfTheBackBuffer(renderer: RendererKind) throws {
+        let session = try HeadlessSession(renderer: renderer)
         let window = try Window(session, pixel: 0xffff_0000)
         #expect(try runUntilShown(session))
         // One small damage per buffer of the ring: afterwards each lacks only that square.
@@ -91,8 +93,9 @@ import WaylandTestClient
         #expect(written.allSatisfy { screen[$0] == (square.contains($0) ? 0xffff_ffff : 0xffff_0000) })
     }
 
-    @Test func theCaptureOfFramesWrittenInPlaceEqualsAFullRender() throws {
-        let session = try HeadlessSession()
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func theCaptureOfFramesWrittenInPlaceEqualsAFullRender(renderer: RendererKind) throws {
+        let session = try HeadlessSession(renderer: renderer)
         let window = try Window(session, pixel: 0xffff_0000)
         #expect(try runUntilShown(session))
         for pixel: UInt32 in [0xff00_ff00, 0xff00_00ff, 0x8000_0080] {
@@ -101,7 +104,8 @@ import WaylandTestClient
         }
         let output = session.compositor.outputs[0]
         let tree = try #require(output.context.renderTree)
-        let full = try Renderer().render(tree, width: 640, height: 480, clearColor: Color(white: 0))
+        let fresh: any LayerTreeRenderer = renderer == .cpu ? CPURenderer() : try Renderer()
+        let full = try fresh.render(tree, width: 640, height: 480, scale: 1, clearColor: Color(white: 0))
         let screen = try #require(session.screen)
         #expect(pixels(of: screen) == pixels(of: full))
         // The window's last square, over the red beneath it: exact ARGB8888 as the client wrote it.

@@ -28,8 +28,8 @@ final class HeadlessSession {
     }()
 
     convenience init(width: Int = 640, height: Int = 480, scale: Double = 1, transform: OutputTransform = .normal,
-         cursorPlane: CursorPlaneSize? = nil) throws {
-        try self.init(outputs: [
+         cursorPlane: CursorPlaneSize? = nil, renderer: RendererKind = .vulkan) throws {
+        try self.init(renderer: renderer, outputs: [
             HeadlessOutputConfiguration(
                 mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), scaleFactor: scale,
                 transform: transform, cursorPlane: cursorPlane)
@@ -38,9 +38,9 @@ final class HeadlessSession {
 
     /// The compositor on these outputs from the start (none: no display yet, as a kiosk booted
     /// before its screen).
-    init(outputs: [HeadlessOutputConfiguration]) throws {
+    init(renderer: RendererKind = .vulkan, outputs: [HeadlessOutputConfiguration]) throws {
         backend = try HeadlessBackend(outputs: outputs)
-        compositor = try Compositor(backend: backend)
+        compositor = try Compositor(backend: backend, renderer: renderer)
         windowPolicy = KioskWindowPolicy(compositor: compositor)
         compositor.windowPolicy = windowPolicy
         // Suites run in parallel: every session gets a socket name of its own.

@@ -34,7 +34,7 @@ import Testing
         }
         func frame(into index: Int) throws -> Image {
             let tree = try #require(context.renderTree)
-            try renderer.render(tree, into: targets[index], scale: 1, clearColor: .clear)
+            try renderer.render(tree, into: targets[index], scale: 1, clearColor: .clear).finish()
             return try Image(
                 width: Self.width, height: Self.height, pixelFormat: .argb8888, bytesPerRow: Self.bytesPerRow,
                 bytes: UnsafeRawBufferPointer(mappings[index].bytes))
