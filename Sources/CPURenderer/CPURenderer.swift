@@ -120,8 +120,13 @@ public final class CPURenderer: LayerTreeRenderer {
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
         let canvas = Canvas(image: target.image, origin: (0, 0), box: box)
-        canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
-        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas)
+        var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas)
+        measure.paintTree()
+        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, startingAt: measure.occluder)
+        if measure.occluder == nil {
+            canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
+            painter.composites += 1
+        }
         let encoded = ContinuousClock.now
         painter.paintTree()
         region.removeAll()
@@ -129,7 +134,7 @@ public final class CPURenderer: LayerTreeRenderer {
         report(painter.unreadableClients)
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
-            drawCount: painter.composites + 1, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+            drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
         return box
     }
 

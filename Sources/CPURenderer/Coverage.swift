@@ -10,6 +10,9 @@ struct RoundedRect {
     var rect: Rect
     var radii: (Double, Double, Double, Double) = (0, 0, 0, 0)
 
+    /// Whether no corner is rounded.
+    var isSquare: Bool { radii == (0, 0, 0, 0) }
+
     /// The shape inset by `width` on every side, its radii shrunk by as much (a border's inside).
     func insetBy(_ width: Double) -> RoundedRect {
         let r = radii

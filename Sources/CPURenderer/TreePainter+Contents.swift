@@ -66,12 +66,48 @@ extension TreePainter {
                     ax, 0, sx0 - ax * cell.minX,
                     0, ay, sy0 - ay * cell.minY,
                     0, 0, 1)
-                guard var pixman = layerToSource.times(canvasToLayer).pixmanTransform else { continue }
+                let canvasToSource = layerToSource.times(canvasToLayer)
+                let rounded = p.masksToBounds && !bounds.isSquare
+                if !rounded, let offset = canvasToSource.integerTranslation, let box = centresBox(of: cell, transform) {
+                    // Texel for pixel: copied, without a transform or a mask of its own.
+                    pixman_image_set_transform(source.handle, nil)
+                    drawAligned(
+                        source, at: (canvas.origin.x - offset.x, canvas.origin.y - offset.y), box: box, opacity: opacity, clip: clip)
+                    continue
+                }
+                guard var pixman = canvasToSource.pixmanTransform else { continue }
                 pixman_image_set_transform(source.handle, &pixman)
-                drawCell(cell, source: source, bounds: p.masksToBounds ? bounds : nil, transform: transform, opacity: opacity, clip: clip)
+                drawCell(cell, source: source, bounds: rounded ? bounds : nil, transform: transform, opacity: opacity, clip: clip)
             }
         }
         return true
+    }
+
+    /// Contents mapped texel for pixel onto `box`: copied through the clip at `opacity`, pixman's
+    /// plain blit where neither cuts them (a fullscreen window's frame).
+    private mutating func drawAligned(_ source: PixmanImage, at origin: (x: Int, y: Int), box: PixelBox, opacity: Double, clip: Coverage?) {
+        guard !box.isEmpty else { return }
+        var mask: Coverage?
+        if opacity < 1 || clip != nil {
+            let coverage = Coverage(box: box)
+            coverage.paint(alpha: opacity)
+            if let clip { coverage.intersect(with: clip) }
+            mask = coverage
+        }
+        canvas.composite(source, at: origin, mask: mask, box: box)
+        composites += 1
+    }
+
+    /// The target pixels whose centres lie in `rect` when `transform` only scales and translates
+    /// it (within the canvas); nil otherwise.
+    func centresBox(of rect: Rect, _ t: Transform3D) -> PixelBox? {
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1,
+            let a = t.apply(x: rect.minX, y: rect.minY), let b = t.apply(x: rect.maxX, y: rect.maxY)
+        else { return nil }
+        let edges = [min(a.x, b.x), min(a.y, b.y), max(a.x, b.x), max(a.y, b.y)].map { ($0 - 0.5).rounded(.up) }
+        guard edges.allSatisfy({ abs($0) < 16_777_216 }) else { return nil }
+        return canvas.box.intersection(
+            PixelBox(minX: Int(edges[0]), minY: Int(edges[1]), maxX: Int(edges[2]), maxY: Int(edges[3])))
     }
 
     /// One cell of contents: the pixels whose centres lie in `cell`, cut to `bounds` (rounded,
@@ -124,6 +160,15 @@ struct Matrix3 {
         var out = self
         out.m = r
         return out
+    }
+
+    /// The whole-pixel offset when the matrix only moves by one; nil otherwise.
+    var integerTranslation: (x: Int, y: Int)? {
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-9 }
+        guard near(m[0], 1), near(m[1], 0), near(m[3], 0), near(m[4], 1), near(m[6], 0), near(m[7], 0), near(m[8], 1),
+            near(m[2], m[2].rounded()), near(m[5], m[5].rounded()), abs(m[2]) < 16_777_216, abs(m[5]) < 16_777_216
+        else { return nil }
+        return (Int(m[2].rounded()), Int(m[5].rounded()))
     }
 
     /// In pixman's 16.16 fixed point; nil when it does not fit. Scaling a projective map changes

@@ -18,11 +18,26 @@ struct TreePainter {
     var sampledClients: [any ClientContents] = []
     /// Client buffers pixman cannot read (their format), drawn without their contents.
     var unreadableClients: [any ClientContents] = []
+    /// Measuring: the last layer found whose background or contents hide the whole canvas box.
+    /// Drawing: that layer, where drawing starts (TreePainter+Occlusion.swift).
+    var occluder: Occluder?
+    let isMeasuring: Bool
+    /// While drawing, whether the occluder is still ahead: nothing is drawn until it is reached.
+    var isSkipping: Bool
 
-    init(tree: RenderTree, scale: Double, canvas: Canvas) {
-        self.tree = tree
-        self.scale = scale
-        self.canvas = canvas
+    /// A painter that draws the tree onto `canvas`, starting at `occluder` (found by a measuring
+    /// painter) when given.
+    init(tree: RenderTree, scale: Double, canvas: Canvas, startingAt occluder: Occluder? = nil) {
+        (self.tree, self.scale, self.canvas, self.occluder) = (tree, scale, canvas, occluder)
+        isMeasuring = false
+        isSkipping = occluder != nil
+    }
+
+    /// A painter that draws nothing and finds the occluder.
+    init(measuring tree: RenderTree, scale: Double, canvas: Canvas) {
+        (self.tree, self.scale, self.canvas) = (tree, scale, canvas)
+        isMeasuring = true
+        isSkipping = false
     }
 
     /// Draws the whole tree at the output's scale.
@@ -68,6 +83,8 @@ struct TreePainter {
     /// Group opacity (ca-semantics A6): the layer and its subtree into an image of the pixels they
     /// can reach, composited at `opacity` within the enclosing clip.
     mutating func drawGroup(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
+        // No group hides what is behind it, and while skipping, all of it lies beneath the occluder.
+        guard !isMeasuring, !isSkipping else { return }
         let reach = DamageTracker.pixelBounds(ofSubtree: layer.id, in: tree, scale: scale)
         var box = canvas.box
         if !reach.isNull { box = box.intersection(PixelBox(covering: reach.insetBy(dx: -1, dy: -1))) }
@@ -88,14 +105,24 @@ struct TreePainter {
     mutating func drawLayer(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
         let p = layer.properties
         let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
-        if let background = p.backgroundColor, background.alpha > 0 {
-            fill([bounds], color: background.premultipliedSRGB(times: opacity), transform: transform, clip: clip)
-        }
         // Contents orientation does not follow a flipped superlayer (ca-semantics G10): an odd
         // number of flips above the layer turns them back upright.
-        if let frame = p.contentsFrame(contentsAreFlipped: flipped) {
-            drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+        let frame = p.contentsFrame(contentsAreFlipped: flipped)
+        if isMeasuring {
+            measureOcclusion(by: layer, bounds: bounds, contentsFrame: frame, transform: transform, opacity: opacity)
         }
+        if isSkipping, layer.id == occluder?.id { isSkipping = false }
+        if !isMeasuring, !isSkipping {
+            if let background = p.backgroundColor, background.alpha > 0, occluder != Occluder(id: layer.id, part: .contents) {
+                fill([bounds], color: background.premultipliedSRGB(times: opacity), transform: transform, clip: clip)
+            }
+            if let frame {
+                drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+            }
+        }
+        // Nothing inside a clip is an occluder: a measuring painter does not look there, and one
+        // still before the occluder has nothing to draw there.
+        if p.masksToBounds && (isMeasuring || isSkipping) { return }
         var innerClip = clip
         if p.masksToBounds {
             // An empty or edge-on clip shows nothing of the sublayers.
@@ -107,7 +134,7 @@ struct TreePainter {
                 visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
             }
         }
-        if p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
+        if !isMeasuring, !isSkipping, p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
             fill(
                 [bounds, bounds.insetBy(p.borderWidth)], color: borderColor.premultipliedSRGB(times: opacity),
                 transform: transform, clip: clip, evenOdd: true)

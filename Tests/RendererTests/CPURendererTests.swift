@@ -104,4 +104,53 @@ import Testing
         // Rows 4…7 of the buffer are points 18…26, with a texel and a pixel to spare.
         #expect(damagedRect(renderer) == ImageRect(x: 9, y: 15, width: 18, height: 12))
     }
+
+    /// The kiosk's common frame: an opaque client buffer covering the output texel for pixel,
+    /// nothing above it. A commit damaging some rows costs one composite, those rows copied from
+    /// the client's memory (no clear, no background beneath); a layer above the damaged rows
+    /// brings the usual drawing back.
+    @Test func aFullscreenOpaqueBufferIsCopiedRowsOnly() throws {
+        let root = makeRoot(64, 48)
+        root.backgroundColor = .black
+        let buffer = try #require(HostMemoryBuffer(width: 64, height: 48, format: .xrgb8888))
+        func paint(rows: Range<Int>, _ pixel: UInt32) {
+            for row in rows {
+                (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: 64)
+            }
+        }
+        paint(rows: 0..<48, 0x00FF_0000)
+        let surface = ClientSurfaceTexture(owner: root)
+        var contents = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil) {}
+        let window = ExternalContentsLayer()
+        change {
+            window.frame = root.bounds
+            window.externalContents = contents
+            root.addSublayer(window)
+        }
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let renderer = CPURenderer()
+        func commit(rows: Range<Int>, _ pixel: UInt32) throws -> Image {
+            paint(rows: rows, pixel)
+            contents = ClientBufferContents(
+                buffer: buffer, dmabuf: nil, damage: ImageRect(x: 0, y: rows.lowerBound, width: 64, height: rows.count),
+                surface: surface, replacing: contents) {}
+            change { window.externalContents = contents }
+            return try renderer.render(try #require(context.renderTree), width: 64, height: 48)
+        }
+        var image = try renderer.render(try #require(context.renderTree), width: 64, height: 48)
+        #expect(renderer.lastFrameStatistics.drawCount == 1)
+        #expect(pixel(image, 10, 10) == [255, 0, 0, 255])
+        image = try commit(rows: 20..<30, 0x0000_FF00)
+        // The damaged rows with a texel each side (filtering would blend them) and a pixel to spare.
+        #expect(renderer.lastFrameStatistics.damage == .region(x: 0, y: 18, width: 64, height: 14))
+        #expect(renderer.lastFrameStatistics.drawCount == 1)
+        #expect(pixel(image, 10, 25) == [0, 255, 0, 255] && pixel(image, 10, 10) == [255, 0, 0, 255])
+
+        let badge = sublayer(root, frame: Rect(x: 4, y: 22, width: 8, height: 4), background: .blue)
+        image = try commit(rows: 20..<30, 0x0000_00FF)
+        #expect(pixel(image, 6, 23) == [0, 0, 255, 255] && pixel(image, 20, 25) == [0, 0, 255, 255])
+        #expect(renderer.lastFrameStatistics.drawCount == 2)
+        change { badge.removeFromSuperlayer() }
+    }
 }
