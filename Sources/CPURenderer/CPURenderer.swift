@@ -19,6 +19,8 @@ public final class CPURenderer: LayerTreeRenderer {
     private var targets: [WeakTarget] = []
     /// The memory `render(_:width:height:scale:clearColor:)` draws into, and the image it last made.
     private var imageFrame: (target: CPUFrameTarget, memory: HostMemoryBuffer, image: Image?)?
+    /// Shape and text layers' images, redrawn only when a shape, its text or its scale changes.
+    private let rasters = TreePainter.Rasters()
     /// Client buffers already reported as unreadable.
     private var reportedClients: [ObjectIdentifier] = []
 
@@ -92,8 +94,11 @@ public final class CPURenderer: LayerTreeRenderer {
         imageFrame?.image = nil
     }
 
-    /// Nothing is kept between frames but the targets' pixels.
-    public func purgeCaches() {}
+    /// Drops the images kept for shape and text layers, which later frames draw again.
+    public func purgeCaches() {
+        rasters.shapes.removeAll()
+        rasters.texts.removeAll()
+    }
 
     /// Draws the frame's changes, and what `target` missed of earlier frames, into `target`;
     /// returns the box of the pixels written, or nil when none were.
@@ -123,12 +128,15 @@ public final class CPURenderer: LayerTreeRenderer {
         var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas)
         measure.paintTree()
         var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, startingAt: measure.occluder)
+        painter.rasters = rasters
         if measure.occluder == nil {
             canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
             painter.composites += 1
         }
         let encoded = ContinuousClock.now
         painter.paintTree()
+        rasters.shapes.endFrame()
+        rasters.texts.endFrame()
         region.removeAll()
         sampledSurfaceOwners = painter.sampledClients.compactMap(\.surfaceOwner)
         report(painter.unreadableClients)

@@ -10,45 +10,76 @@ import RendererContract
 /// them, contents cover the pixels whose centres lie in their frame, and are cut to the rounded
 /// bounds only with masksToBounds (A1).
 extension TreePainter {
-    mutating func drawContents(
-        of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?, upright: Bool
-    ) {
-        if let client = p.externalContents as? any ClientContents {
-            sampledClients.append(client)
-            let drawn = client.buffer.withPixels { rows in
-                drawContents(rows, of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: upright)
-            }
-            if drawn != true { unreadableClients.append(client) }
-        } else if p.externalContents == nil, let image = p.contents {
-            image.withRows { rows in
-                _ = drawContents(rows, of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: upright)
-            }
+    /// How an image lands in a layer: where, which part of it, stretched how, cut to what.
+    struct ContentsPlacement {
+        var frame: Rect
+        var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
+        /// contentsCenter, for nine-part stretching; nil: the whole image scales.
+        var center: Rect?
+        var contentsScale = 1.0
+        var filter = ContentsFilter.linear
+        /// The rounded bounds that cut the image (masksToBounds); nil: only its frame does.
+        var roundedClip: RoundedRect?
+        /// Turns the rows over within the frame (contents under an odd number of flips).
+        var upright = false
+
+        /// A layer's `contents` (or client buffer) in `frame`, as its properties place them.
+        init(of p: LayerProperties, in frame: Rect, upright: Bool) {
+            self.frame = frame
+            contentsRect = p.contentsRect
+            if p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1) { center = p.contentsCenter }
+            contentsScale = p.contentsScale
+            filter = p.magnificationFilter
+            roundedClip = p.masksToBounds ? RoundedRect(rect: p.bounds, radii: p.cornerRadii) : nil
+            self.upright = upright
+        }
+
+        /// A rasterised shape or text filling `frame`.
+        init(raster frame: Rect, roundedClip: RoundedRect?, upright: Bool) {
+            (self.frame, self.roundedClip, self.upright) = (frame, roundedClip, upright)
         }
     }
 
-    /// Draws `rows` as the layer's contents; false when pixman cannot read their format.
-    private mutating func drawContents(
-        _ rows: PixelRows, of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?,
-        upright: Bool
+    mutating func drawContents(
+        of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?, upright: Bool
+    ) {
+        let placement = ContentsPlacement(of: p, in: frame, upright: upright)
+        if let client = p.externalContents as? any ClientContents {
+            sampledClients.append(client)
+            let drawn = client.buffer.withPixels { rows in
+                draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip)
+            }
+            if drawn != true { unreadableClients.append(client) }
+        } else if p.externalContents == nil, let image = p.contents {
+            draw(image, placed: placement, transform: transform, opacity: opacity, clip: clip)
+        }
+    }
+
+    mutating func draw(_ image: Image, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?) {
+        image.withRows { rows in _ = draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip) }
+    }
+
+    /// Draws `rows` as `placement` says; false when pixman cannot read their format.
+    private mutating func draw(
+        _ rows: PixelRows, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?
     ) -> Bool {
         guard let source = PixmanImage.viewing(rows) else { return false }
         guard let toLayer = transform.planeInverse else { return true }
-        let filter = p.magnificationFilter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
+        let frame = placement.frame
+        let filter = placement.filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
         pixman_image_set_filter(source.handle, filter, nil, 0)
         pixman_image_set_repeat(source.handle, PIXMAN_REPEAT_PAD)
-        let rect = p.contentsRect
+        let rect = placement.contentsRect
         let region = Rect(
             x: rect.minX * Double(rows.width), y: rect.minY * Double(rows.height), width: rect.width * Double(rows.width),
             height: rect.height * Double(rows.height))
-        let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
-        let ninePart = p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1)
-        let scale = max(p.contentsScale, 1e-4)
-        let xs = ninePart
-            ? Self.nineParts(destination: frame.width * scale, source: region.width, centre: p.contentsCenter.minX, length: p.contentsCenter.width)
-            : [(0.0, 1.0, 0.0, 1.0)]
-        let ys = ninePart
-            ? Self.nineParts(destination: frame.height * scale, source: region.height, centre: p.contentsCenter.minY, length: p.contentsCenter.height)
-            : [(0.0, 1.0, 0.0, 1.0)]
+        let scale = max(placement.contentsScale, 1e-4)
+        let xs = placement.center.map { c in
+            Self.nineParts(destination: frame.width * scale, source: region.width, centre: c.minX, length: c.width)
+        } ?? [(0.0, 1.0, 0.0, 1.0)]
+        let ys = placement.center.map { c in
+            Self.nineParts(destination: frame.height * scale, source: region.height, centre: c.minY, length: c.height)
+        } ?? [(0.0, 1.0, 0.0, 1.0)]
         // Canvas pixels to the layer's plane.
         let canvasToLayer = Matrix3(planeInverse: toLayer).times(Matrix3(translationX: Double(canvas.origin.x), y: Double(canvas.origin.y)))
         for (tx0, tx1, ux0, ux1) in xs {
@@ -58,7 +89,7 @@ extension TreePainter {
                     width: (tx1 - tx0) * frame.width, height: (ty1 - ty0) * frame.height)
                 guard cell.width > 0, cell.height > 0 else { continue }
                 // Source pixels along each axis; upright turns the rows over within the region.
-                let (v0, v1) = upright ? (1 - uy0, 1 - uy1) : (uy0, uy1)
+                let (v0, v1) = placement.upright ? (1 - uy0, 1 - uy1) : (uy0, uy1)
                 let sx0 = region.minX + ux0 * region.width, sx1 = region.minX + ux1 * region.width
                 let sy0 = region.minY + v0 * region.height, sy1 = region.minY + v1 * region.height
                 let ax = (sx1 - sx0) / cell.width, ay = (sy1 - sy0) / cell.height
@@ -67,9 +98,11 @@ extension TreePainter {
                     0, ay, sy0 - ay * cell.minY,
                     0, 0, 1)
                 let canvasToSource = layerToSource.times(canvasToLayer)
-                let rounded = p.masksToBounds && !bounds.isSquare
-                if !rounded, let offset = canvasToSource.integerTranslation, let box = centresBox(of: cell, transform) {
-                    // Texel for pixel: copied, without a transform or a mask of its own.
+                // Texel for pixel within whole pixels (and a square clip on whole pixels): copied,
+                // without a transform or a mask of its own.
+                let limit: PixelBox? = if let clip = placement.roundedClip { alignedBox(of: clip, transform) } else { canvas.box }
+                if let offset = canvasToSource.integerTranslation, var box = centresBox(of: cell, transform), let limit {
+                    box = box.intersection(limit)
                     pixman_image_set_transform(source.handle, nil)
                     drawAligned(
                         source, at: (canvas.origin.x - offset.x, canvas.origin.y - offset.y), box: box, opacity: opacity, clip: clip)
@@ -77,7 +110,7 @@ extension TreePainter {
                 }
                 guard var pixman = canvasToSource.pixmanTransform else { continue }
                 pixman_image_set_transform(source.handle, &pixman)
-                drawCell(cell, source: source, bounds: rounded ? bounds : nil, transform: transform, opacity: opacity, clip: clip)
+                drawCell(cell, source: source, bounds: placement.roundedClip, transform: transform, opacity: opacity, clip: clip)
             }
         }
         return true

@@ -9,9 +9,15 @@ import RendererContract
 /// pixman's projective transforms. A `masksToBounds` layer's rounded bounds become a coverage mask
 /// that its sublayers' draws are multiplied by; nested clips multiply.
 struct TreePainter {
-    let tree: RenderTree
+    /// The tree being drawn: the sample given, or while a replicator's delayed instance is drawn,
+    /// that sample with the instance's sublayers sampled earlier.
+    var tree: RenderTree
     let scale: Double
     let canvas: Canvas
+    /// Shape and text layers' images, kept between frames by the renderer.
+    var rasters = Rasters()
+    /// Multiplies the red, green and blue of the colours drawn now (replicator instances').
+    var tint = (1.0, 1.0, 1.0)
     /// Composite operations done.
     var composites = 0
     /// The client buffers drawn, in drawing order.
@@ -91,6 +97,7 @@ struct TreePainter {
         guard !box.isEmpty else { return }
         let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
         var group = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
+        (group.rasters, group.tint) = (rasters, tint)
         group.drawLayer(layer, transform: transform, opacity: 1, clip: nil, flipped: flipped)
         composites += group.composites + 1
         sampledClients += group.sampledClients
@@ -114,15 +121,17 @@ struct TreePainter {
         if isSkipping, layer.id == occluder?.id { isSkipping = false }
         if !isMeasuring, !isSkipping {
             if let background = p.backgroundColor, background.alpha > 0, occluder != Occluder(id: layer.id, part: .contents) {
-                fill([bounds], color: background.premultipliedSRGB(times: opacity), transform: transform, clip: clip)
+                fill([bounds], color: tinted(background.premultipliedSRGB(times: opacity)), transform: transform, clip: clip)
             }
             if let frame {
                 drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
             }
+            drawRasters(of: layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
         }
-        // Nothing inside a clip is an occluder: a measuring painter does not look there, and one
-        // still before the occluder has nothing to draw there.
-        if p.masksToBounds && (isMeasuring || isSkipping) { return }
+        // Nothing inside a clip or a replicator (whose layers show once per instance) is an
+        // occluder: a measuring painter does not look there, and one still before the occluder
+        // has nothing to draw there.
+        if (p.masksToBounds || p.replicator != nil) && (isMeasuring || isSkipping) { return }
         var innerClip = clip
         if p.masksToBounds {
             // An empty or edge-on clip shows nothing of the sublayers.
@@ -130,13 +139,17 @@ struct TreePainter {
         }
         if !p.masksToBounds || innerClip != nil {
             let childFlipped = flipped != p.isGeometryFlipped
-            for sublayer in tree.sortedSublayers(of: layer) {
-                visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+            if p.replicator != nil {
+                drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+            } else {
+                for sublayer in tree.sortedSublayers(of: layer) {
+                    visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                }
             }
         }
         if !isMeasuring, !isSkipping, p.borderWidth > 0, let borderColor = p.borderColor, borderColor.alpha > 0 {
             fill(
-                [bounds, bounds.insetBy(p.borderWidth)], color: borderColor.premultipliedSRGB(times: opacity),
+                [bounds, bounds.insetBy(p.borderWidth)], color: tinted(borderColor.premultipliedSRGB(times: opacity)),
                 transform: transform, clip: clip, evenOdd: true)
         }
     }

@@ -344,10 +344,9 @@ struct SceneEncoder {
             drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor)
         }
         let childFlipped = flipped != p.isGeometryFlipped
-        if let replicator = p.replicator {
+        if p.replicator != nil {
             drawInstances(
-                of: layer, replicator, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor,
-                flipped: childFlipped)
+                of: layer, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor, flipped: childFlipped)
         } else {
             for sublayer in tree.sortedSublayers(of: layer) {
                 visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity,
@@ -395,35 +394,23 @@ struct SceneEncoder {
     /// earlier. With preservesDepth, all instances' planes are drawn back to front by depth, as a
     /// transform layer's are.
     mutating func drawInstances(
-        of layer: RenderLayer, _ replicator: ReplicatorProperties, transform: Transform3D, opacity: Double,
-        clip: Clip?, scissor: PixelRect?, flipped: Bool
+        of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
-        let p = layer.properties
         let (outerTint, sample) = (tint, tree)
-        if replicator.preservesDepth {
-            for item in sample.depthSortedInstances(of: layer) {
-                let color = replicator.color(ofInstance: item.instance)
-                tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
-                tree = item.tree
+        for instance in sample.replicatorInstances(of: layer) {
+            (tint, tree) = (instance.tint(within: outerTint), instance.tree)
+            let alpha = instance.color.alpha
+            switch instance.part {
+            case .plane(let plane):
                 place(
-                    item.plane.layer, transform: item.plane.transform.flattened.concatenating(transform),
-                    opacity: opacity * color.alpha * item.plane.opacity, clip: clip, scissor: scissor,
-                    flipped: flipped != item.plane.isFlipped)
+                    plane.layer, transform: plane.transform.flattened.concatenating(transform),
+                    opacity: opacity * alpha * plane.opacity, clip: clip, scissor: scissor, flipped: flipped != plane.isFlipped)
+            case .sublayers(let sublayers, let space):
+                for sublayer in sublayers {
+                    visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity * alpha,
+                          clip: clip, scissor: scissor, flipped: flipped)
+                }
             }
-            (tint, tree) = (outerTint, sample)
-            return
-        }
-        var instanceTransform = Transform3D.identity
-        for k in 0..<max(0, replicator.instanceCount) {
-            let color = replicator.color(ofInstance: k)
-            tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
-            if k > 0 { tree = sample.sampled(sublayersOf: layer.id, delayedBy: Double(k) * replicator.instanceDelay) }
-            let space = p.sublayerSpace(instanceTransform: instanceTransform)
-            for sublayer in tree.sortedSublayers(of: layer) {
-                visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity * color.alpha,
-                      clip: clip, scissor: scissor, flipped: flipped)
-            }
-            instanceTransform = instanceTransform.concatenating(replicator.instanceTransform)
         }
         (tint, tree) = (outerTint, sample)
     }

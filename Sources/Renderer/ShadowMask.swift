@@ -1,4 +1,5 @@
 import LayerKit
+import RendererContract
 
 extension ShadowMaskSource {
     /// The path filled (non-zero winding, ca-semantics A5) by cairo at `scale` pixels per layer

@@ -26,7 +26,7 @@ import Testing
         return layer
     }
 
-    @Test func fillsStrokesDashesAndPartialStrokes() throws {
+    @Test(arguments: SceneRenderer.allCases) func fillsStrokesDashesAndPartialStrokes(_ renderer: SceneRenderer) throws {
         let root = makeRoot(240, 120)
         var triangle = Path()
         triangle.move(to: Point(x: 50, y: 10))
@@ -49,7 +49,7 @@ import Testing
         partial.strokeStart = 0.25
         partial.strokeEnd = 0.75
         partial.lineCap = .round
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 50, 60), [255, 128, 0, 255]))   // inside the triangle: the fill
         #expect(isNear(pixel(image, 50, 90), [0, 0, 0, 255]))       // its bottom edge: the stroke
         #expect(isNear(pixel(image, 10, 110), [255, 0, 0, 255]))    // the first dash…
@@ -58,7 +58,7 @@ import Testing
         // The ring from a quarter (the bottom) to three quarters (the top) of its length: its left half.
         #expect(isNear(pixel(image, 130, 50), [0, 0, 255, 255]))
         #expect(isNear(pixel(image, 209, 50), [255, 255, 255, 255]))
-        try golden.check(image, named: "shape-layer-fill-stroke-dash")
+        try renderer.check(image, named: "shape-layer-fill-stroke-dash", cpu: (2, 0.002))
     }
 
     @Test func strokeEndAnimatedHalfwayDrawsHalfTheRing() throws {
@@ -84,7 +84,7 @@ import Testing
         try golden.check(image, named: "shape-layer-stroke-end-halfway")
     }
 
-    @Test func theShapeIsRasterisedAtItsContentsScale() throws {
+    @Test(arguments: SceneRenderer.allCases) func theShapeIsRasterisedAtItsContentsScale(_ renderer: SceneRenderer) throws {
         let root = makeRoot(100, 100)
         let layer = ring(root, at: .zero)
         layer.contentsScale = 2
@@ -102,12 +102,12 @@ import Testing
         #expect(isNear(pixel(rendered, 190, 100), [255, 255, 255, 255], 4))
     }
 
-    @Test func masksToBoundsClipsTheShapeToTheRoundedBounds() throws {
+    @Test(arguments: SceneRenderer.allCases) func masksToBoundsClipsTheShapeToTheRoundedBounds(_ renderer: SceneRenderer) throws {
         let root = makeRoot(40, 40)
         let layer = shape(root, frame: Rect(x: 10, y: 10, width: 20, height: 20), path: Path(rect: Rect(x: -10, y: -10, width: 40, height: 40)))
         layer.masksToBounds = true
         layer.cornerRadius = 10
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 5, 5), [255, 255, 255, 255]))    // outside the bounds
         #expect(isNear(pixel(image, 11, 11), [255, 255, 255, 255]))  // in the rounded corner
         #expect(isNear(pixel(image, 20, 20), [0, 0, 0, 255]))

@@ -26,7 +26,7 @@ import Testing
         return count
     }
 
-    @Test func mixedScriptsAreShapedOrderedAndFallBackToFontsThatHaveThem() throws {
+    @Test(arguments: SceneRenderer.allCases) func mixedScriptsAreShapedOrderedAndFallBackToFontsThatHaveThem(_ renderer: SceneRenderer) throws {
         let root = makeRoot(320, 190)
         var text = AttributedText("Vitrine ", attributes: TextAttributes(color: Color(red: 0, green: 0.3, blue: 0.8)))
         text.append("Latin", attributes: TextAttributes(fontWeight: .bold))
@@ -34,7 +34,7 @@ import Testing
         let layer = textLayer(root, frame: Rect(x: 10, y: 10, width: 300, height: 170), text)
         let lines = try #require(layer.properties.text?.layout(in: layer.bounds.size)).lines
         #expect(lines.map(\.isRightToLeft) == [false, true, true, false, false])
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         // Lines as the layout placed them (the layer's top left is at 10, 10).
         func rows(_ line: Int) -> (Int, Int) { (10 + Int(lines[line].frame.minY), 10 + Int(lines[line].frame.maxY)) }
         // The Arabic and Hebrew paragraphs start at the right: ink in the right half, none at the left.
@@ -52,21 +52,21 @@ import Testing
         // The first run is blue.
         let (latin0, latin1) = rows(0)
         #expect(inked(image, x0: 10, x1: 90, y0: latin0, y1: latin1, where: { $0[2] - $0[0] > 100 }) > 30)
-        try golden.check(image, named: "text-layer-mixed-scripts")
+        try renderer.check(image, named: "text-layer-mixed-scripts", cpu: (2, 0.002))
     }
 
-    @Test func textIsRasterisedAtTheContentsScaleAndIsSharperForIt() throws {
+    @Test(arguments: SceneRenderer.allCases) func textIsRasterisedAtTheContentsScaleAndIsSharperForIt(_ renderer: SceneRenderer) throws {
         let root = makeRoot(120, 40)
         let layer = textLayer(root, frame: Rect(x: 0, y: 0, width: 120, height: 40), "Sharp")
         let tree = try commit(root)
         let atOne = try #require(SceneEncoder(tree: tree, scale: 2, targetSize: (240, 80)).draws.compactMap(\.contents).first)
         #expect((atOne.width, atOne.height) == (120, 40))
-        let blurred = try render(root, scale: 2)
+        let blurred = try render(root, scale: 2, with: renderer)
         layer.contentsScale = 2
         let tree2 = try commit(root)
         let atTwo = try #require(SceneEncoder(tree: tree2, scale: 2, targetSize: (240, 80)).draws.compactMap(\.contents).first)
         #expect((atTwo.width, atTwo.height) == (240, 80))
-        let sharp = try render(root, scale: 2)
+        let sharp = try render(root, scale: 2, with: renderer)
         #expect((sharp.width, sharp.height) == (240, 80))
         // Sharper: of the pixels the text touches, more are fully inked and fewer are half-tones.
         func halfTones(_ image: Image) -> Int { inked(image, x0: 0, x1: 240, y0: 0, y1: 80, where: { $0[0] > 40 && $0[0] < 215 }) }
@@ -108,7 +108,7 @@ import Testing
         #expect(renderer.takeValidationMessages() == [])
     }
 
-    @Test func foregroundColorAnimatedHalfwayDrawsTheMix() throws {
+    @Test(arguments: SceneRenderer.allCases) func foregroundColorAnimatedHalfwayDrawsTheMix(_ renderer: SceneRenderer) throws {
         MediaTime.clock = ManualMediaClock(startingAt: 100)
         let root = makeRoot(60, 60)
         let layer = textLayer(root, frame: Rect(x: 0, y: 0, width: 60, height: 60), "█", fontSize: 40)
@@ -126,20 +126,20 @@ import Testing
         #expect(isNear(middle, [128, 0, 128, 255], 2))
     }
 
-    @Test func textUnderAFlippedSuperlayerStaysUprightAtTheVisualTop() throws {
+    @Test(arguments: SceneRenderer.allCases) func textUnderAFlippedSuperlayerStaysUprightAtTheVisualTop(_ renderer: SceneRenderer) throws {
         let plain = makeRoot(100, 50)
         _ = textLayer(plain, frame: Rect(x: 0, y: 0, width: 100, height: 50), "Up")
-        let expected = try render(plain)
+        let expected = try render(plain, with: renderer)
         let flippedRoot = makeRoot(100, 50)
         let container = sublayer(flippedRoot, frame: Rect(x: 0, y: 0, width: 100, height: 50))
         container.isGeometryFlipped = true
         _ = textLayer(container, frame: Rect(x: 0, y: 0, width: 100, height: 50), "Up")
-        let image = try render(flippedRoot)
+        let image = try render(flippedRoot, with: renderer)
         #expect(inked(expected, x0: 0, x1: 100, y0: 0, y1: 50) > 50)
         #expect(image.countOfPixelsDiffering(from: expected, byMoreThan: 1) == 0)
     }
 
-    @Test func wrappingTruncationAndAlignmentInTheBounds() throws {
+    @Test(arguments: SceneRenderer.allCases) func wrappingTruncationAndAlignmentInTheBounds(_ renderer: SceneRenderer) throws {
         let root = makeRoot(240, 200)
         let sentence: AttributedText = "The quick brown fox jumps over the lazy dog"
         let wrapped = textLayer(root, frame: Rect(x: 10, y: 10, width: 110, height: 120), sentence, fontSize: 16)
@@ -153,7 +153,7 @@ import Testing
         right.alignmentMode = .right
         let clipped = textLayer(root, frame: Rect(x: 10, y: 150, width: 120, height: 40), "Unwrapped text runs past the bounds", fontSize: 16)
         clipped.backgroundColor = Color(white: 0.9)
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         let lines = try #require(wrapped.properties.text?.layout(in: wrapped.bounds.size)).lines
         #expect(lines.count > 2)
         // Justified lines reach both sides of the bounds but the last.
@@ -172,6 +172,6 @@ import Testing
         // Nothing is drawn past the clipped layer's bounds (it ends at x = 130).
         #expect(inked(image, x0: 131, x1: 240, y0: 150, y1: 190) == 0)
         #expect(inked(image, x0: 10, x1: 130, y0: 150, y1: 190) > 100)
-        try golden.check(image, named: "text-layer-wrap-truncate-align")
+        try renderer.check(image, named: "text-layer-wrap-truncate-align", cpu: (2, 0.002))
     }
 }

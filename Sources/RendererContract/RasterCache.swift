@@ -5,8 +5,8 @@ import LayerKit
 /// unchanged layer costs no drawing and, since its image is the same object, no upload. Entries of
 /// layers that a frame no longer draws are dropped at the end of that frame, and so are the
 /// largest entries while the kept images exceed `budgetBytes`.
-final class RasterCache<Source: Equatable> {
-    typealias Raster = (image: Image, frame: Rect)
+public final class RasterCache<Source: Equatable> {
+    public typealias Raster = (image: Image, frame: Rect)
 
     private struct Entry {
         var source: Source
@@ -19,22 +19,22 @@ final class RasterCache<Source: Equatable> {
 
     private var entries: [LayerID: Entry] = [:]
     /// The most bytes of images kept from one frame to the next.
-    let budgetBytes: Int
+    public let budgetBytes: Int
     /// How many images have been drawn since the cache was made (the misses).
-    private(set) var rasterizationCount = 0
+    public private(set) var rasterizationCount = 0
     /// How many times a kept image served a draw since the cache was made.
-    private(set) var hitCount = 0
+    public private(set) var hitCount = 0
 
-    init(budgetBytes: Int = .max) {
+    public init(budgetBytes: Int = .max) {
         self.budgetBytes = budgetBytes
     }
 
     /// The bytes of the images kept now.
-    var keptBytes: Int { entries.values.reduce(0) { $0 + $1.bytes } }
+    public var keptBytes: Int { entries.values.reduce(0) { $0 + $1.bytes } }
 
     /// The image of layer `id` drawn from `source` at `scale` pixels per point; `draw` runs only
     /// when the source or scale differ from the kept image's.
-    func raster(for id: LayerID, source: Source, scale: Double, draw: (Source, Double) -> Raster?) -> Raster? {
+    public func raster(for id: LayerID, source: Source, scale: Double, draw: (Source, Double) -> Raster?) -> Raster? {
         if var entry = entries[id], entry.source == source, entry.scale == scale {
             entry.used = true
             entries[id] = entry
@@ -48,13 +48,13 @@ final class RasterCache<Source: Equatable> {
     }
 
     /// Drops every kept image.
-    func removeAll() {
+    public func removeAll() {
         entries = [:]
     }
 
     /// Drops the entries the frame did not use, then the largest ones while over budget, and
     /// starts counting use for the next frame.
-    func endFrame() {
+    public func endFrame() {
         entries = entries.filter(\.value.used)
         var bytes = keptBytes
         if bytes > budgetBytes {
@@ -69,14 +69,22 @@ final class RasterCache<Source: Equatable> {
 }
 
 /// What a text layer's image is drawn from: its text values and the bounds they are laid out in.
-struct TextRasterSource: Equatable {
-    var text: TextProperties
-    var bounds: Rect
+public struct TextRasterSource: Equatable {
+    public var text: TextProperties
+    public var bounds: Rect
+
+    public init(text: TextProperties, bounds: Rect) {
+        (self.text, self.bounds) = (text, bounds)
+    }
 }
 
 /// What a shadow path's blurred mask is drawn from (with the scale, in mask pixels per layer
 /// unit): the path and the blur's σ in layer units (shadowRadius).
-struct ShadowMaskSource: Equatable {
-    var path: Path
-    var radius: Double
+public struct ShadowMaskSource: Equatable {
+    public var path: Path
+    public var radius: Double
+
+    public init(path: Path, radius: Double) {
+        (self.path, self.radius) = (path, radius)
+    }
 }
