@@ -24,7 +24,12 @@ public final class CPURenderer: LayerTreeRenderer {
     /// Client buffers already reported as unreadable.
     private var reportedClients: [ObjectIdentifier] = []
 
-    public private(set) var sampledSurfaceOwners: [AnyObject] = []
+    /// The client buffers the last frame showed: every one in a visible layer, drawn again or
+    /// not (a frame where nothing changed shows what the one before it did). Their surfaces'
+    /// owners are held weakly, as the contents hold them, so a surface gone is no longer named.
+    private var sampledClients: [any ClientContents] = []
+
+    public var sampledSurfaceOwners: [AnyObject] { sampledClients.compactMap(\.surfaceOwner) }
     public var onContentsUnavailable: ((ContentsFailure) -> Void)?
     public private(set) var lastFrameStatistics = FrameStatistics()
 
@@ -98,6 +103,7 @@ public final class CPURenderer: LayerTreeRenderer {
     public func purgeCaches() {
         rasters.shapes.removeAll()
         rasters.texts.removeAll()
+        rasters.shadowMasks.removeAll()
     }
 
     /// Draws the frame's changes, and what `target` missed of earlier frames, into `target`;
@@ -137,13 +143,37 @@ public final class CPURenderer: LayerTreeRenderer {
         painter.paintTree()
         rasters.shapes.endFrame()
         rasters.texts.endFrame()
+        rasters.shadowMasks.endFrame()
         region.removeAll()
-        sampledSurfaceOwners = painter.sampledClients.compactMap(\.surfaceOwner)
+        sampledClients = Self.clientContents(in: tree)
         report(painter.unreadableClients)
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
             drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
         return box
+    }
+
+    /// Every client buffer in a layer the tree shows, in drawing order (a replicated one once per
+    /// instance), whether or not the frame redraws its pixels.
+    static func clientContents(in tree: RenderTree) -> [any ClientContents] {
+        var found: [any ClientContents] = []
+        func collect(_ layer: RenderLayer, in tree: RenderTree) {
+            let p = layer.properties
+            guard !p.isHidden, p.opacity > 0 else { return }
+            if let client = p.externalContents as? any ClientContents { found.append(client) }
+            if p.replicator != nil {
+                for instance in tree.replicatorInstances(of: layer) {
+                    switch instance.part {
+                    case .plane(let plane): collect(plane.layer, in: instance.tree)
+                    case .sublayers(let sublayers, _): for sublayer in sublayers { collect(sublayer, in: instance.tree) }
+                    }
+                }
+            } else {
+                for sublayer in tree.sortedSublayers(of: layer) { collect(sublayer, in: tree) }
+            }
+        }
+        if let root = tree.root { collect(root, in: tree) }
+        return found
     }
 
     private func report(_ clients: [any ClientContents]) {

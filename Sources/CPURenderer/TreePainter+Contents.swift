@@ -45,7 +45,6 @@ extension TreePainter {
     ) {
         let placement = ContentsPlacement(of: p, in: frame, upright: upright)
         if let client = p.externalContents as? any ClientContents {
-            sampledClients.append(client)
             let drawn = client.buffer.withPixels { rows in
                 draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip)
             }

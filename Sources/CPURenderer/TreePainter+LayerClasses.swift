@@ -9,6 +9,8 @@ extension TreePainter {
     struct Rasters {
         var shapes = RasterCache<ShapeProperties>()
         var texts = RasterCache<TextRasterSource>()
+        /// Shadow paths' blurred masks; 64 MiB at most kept from one frame to the next.
+        var shadowMasks = RasterCache<ShadowMaskSource>(budgetBytes: 64 << 20)
     }
 
     /// A colour multiplied by the replicator instance's tint (red, green and blue).

@@ -20,8 +20,6 @@ struct TreePainter {
     var tint = (1.0, 1.0, 1.0)
     /// Composite operations done.
     var composites = 0
-    /// The client buffers drawn, in drawing order.
-    var sampledClients: [any ClientContents] = []
     /// Client buffers pixman cannot read (their format), drawn without their contents.
     var unreadableClients: [any ClientContents] = []
     /// Measuring: the last layer found whose background or contents hide the whole canvas box.
@@ -79,37 +77,56 @@ struct TreePainter {
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
         if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
-        if p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer) {
-            drawGroup(layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
+        let mask = layer.maskID.flatMap { tree[$0] }
+        let group = p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
+        if mask != nil || group {
+            drawOffscreen(layer, mask: mask, group: group, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
         } else {
             drawLayer(layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
         }
     }
 
-    /// Group opacity (ca-semantics A6): the layer and its subtree into an image of the pixels they
-    /// can reach, composited at `opacity` within the enclosing clip.
-    mutating func drawGroup(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
-        // No group hides what is behind it, and while skipping, all of it lies beneath the occluder.
+    /// Group opacity (ca-semantics A6) and masks (A3): the layer and its subtree into an image of
+    /// the pixels they can reach (as a group at full opacity, fading as a whole; otherwise each
+    /// layer at its own), composited within the enclosing clip through the mask's alpha, which
+    /// is drawn in the masked layer's bounds space.
+    mutating func drawOffscreen(
+        _ layer: RenderLayer, mask: RenderLayer?, group grouped: Bool, transform: Transform3D, opacity: Double, clip: Coverage?,
+        flipped: Bool
+    ) {
+        // Nothing offscreen hides what is behind it, and while skipping, all of it lies beneath
+        // the occluder.
         guard !isMeasuring, !isSkipping else { return }
         let reach = DamageTracker.pixelBounds(ofSubtree: layer.id, in: tree, scale: scale)
         var box = canvas.box
         if !reach.isNull { box = box.intersection(PixelBox(covering: reach.insetBy(dx: -1, dy: -1))) }
         guard !box.isEmpty else { return }
         let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
-        var group = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
-        (group.rasters, group.tint) = (rasters, tint)
-        group.drawLayer(layer, transform: transform, opacity: 1, clip: nil, flipped: flipped)
-        composites += group.composites + 1
-        sampledClients += group.sampledClients
-        unreadableClients += group.unreadableClients
-        let mask = Coverage(box: box)
-        mask.paint(alpha: opacity)
-        if let clip { mask.intersect(with: clip) }
-        canvas.composite(image, at: (box.minX, box.minY), mask: mask, box: box)
+        var content = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
+        (content.rasters, content.tint) = (rasters, tint)
+        content.drawLayer(layer, transform: transform, opacity: grouped ? 1 : opacity, clip: nil, flipped: flipped)
+        composites += content.composites + 1
+        unreadableClients += content.unreadableClients
+        let coverage = Coverage(box: box)
+        coverage.paint(alpha: grouped ? opacity : 1)
+        if let mask {
+            // The mask lives in the masked layer's bounds space, with no sublayerTransform between.
+            let alpha = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
+            var masking = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box))
+            masking.rasters = rasters
+            masking.visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, flipped: flipped)
+            composites += masking.composites
+            pixman_image_composite32(
+                PIXMAN_OP_IN, alpha.handle, nil, coverage.image.handle, 0, 0, 0, 0, 0, 0, Int32(box.width), Int32(box.height))
+        }
+        if let clip { coverage.intersect(with: clip) }
+        canvas.composite(image, at: (box.minX, box.minY), mask: coverage, box: box)
     }
 
     /// The layer's own parts and its sublayers onto the canvas, at `opacity`.
-    mutating func drawLayer(_ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
+    mutating func drawLayer(
+        _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool, shadow drawsShadow: Bool = true
+    ) {
         let p = layer.properties
         let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
         // Contents orientation does not follow a flipped superlayer (ca-semantics G10): an odd
@@ -119,7 +136,19 @@ struct TreePainter {
             measureOcclusion(by: layer, bounds: bounds, contentsFrame: frame, transform: transform, opacity: opacity)
         }
         if isSkipping, layer.id == occluder?.id { isSkipping = false }
+        // What masksToBounds clips: the sublayers, and the layer's own shadow (seed ch. 2, "Adding
+        // Shadows to Layers"): made when first needed.
+        var innerClip = clip
+        var innerClipIsMade = !p.masksToBounds
         if !isMeasuring, !isSkipping {
+            if drawsShadow, p.shadowOpacity > 0, let shadowColor = p.shadowColor {
+                // An empty or edge-on clip shows nothing of the shadow and the sublayers.
+                innerClip = p.masksToBounds ? clipCoverage(bounds, transform: transform, within: clip) : clip
+                innerClipIsMade = true
+                if !p.masksToBounds || innerClip != nil {
+                    drawShadow(of: layer, color: shadowColor, transform: transform, opacity: opacity, clip: innerClip, flipped: flipped)
+                }
+            }
             if let background = p.backgroundColor, background.alpha > 0, occluder != Occluder(id: layer.id, part: .contents) {
                 fill([bounds], color: tinted(background.premultipliedSRGB(times: opacity)), transform: transform, clip: clip)
             }
@@ -132,11 +161,7 @@ struct TreePainter {
         // occluder: a measuring painter does not look there, and one still before the occluder
         // has nothing to draw there.
         if (p.masksToBounds || p.replicator != nil) && (isMeasuring || isSkipping) { return }
-        var innerClip = clip
-        if p.masksToBounds {
-            // An empty or edge-on clip shows nothing of the sublayers.
-            innerClip = clipCoverage(bounds, transform: transform, within: clip)
-        }
+        if !innerClipIsMade { innerClip = clipCoverage(bounds, transform: transform, within: clip) }
         if !p.masksToBounds || innerClip != nil {
             let childFlipped = flipped != p.isGeometryFlipped
             if p.replicator != nil {

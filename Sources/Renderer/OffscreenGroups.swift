@@ -112,7 +112,7 @@ extension SceneEncoder {
         }
         // σ is shadowRadius layer units (Vitrine's decision), in the target pixels a unit covers,
         // as for a shadow path; three of them hold all but 0.3% of the Gaussian.
-        let sigma = max(0, p.shadowRadius) * pixelsPerUnit(transform)
+        let sigma = max(0, p.shadowRadius) * transform.pixelsPerUnit
         let radius = Int((3 * sigma).rounded(.up))
         // The shape is alpha only: a replicator instance's colour tints the shadow's composite.
         let outerTint = tint
@@ -140,12 +140,6 @@ extension SceneEncoder {
 
     /// The target pixels one layer unit covers along its longer axis (the transform's scale, not
     /// its translation or turn).
-    private func pixelsPerUnit(_ t: Transform3D) -> Double {
-        let sx = (t.m11 * t.m11 + t.m12 * t.m12).squareRoot()
-        let sy = (t.m21 * t.m21 + t.m22 * t.m22).squareRoot()
-        return max(max(sx, sy), 1e-3)
-    }
-
     /// One direction of the Gaussian: every pixel of `box` sums `source`'s alpha along `direction`
     /// around itself (target pixels).
     private mutating func appendBlur(
@@ -168,14 +162,10 @@ extension SceneEncoder {
     ) {
         let box = path.boundingBox
         guard !path.isEmpty, !box.isNull, box.width.isFinite, box.height.isFinite else { return }
-        let radius = max(0, layer.properties.shadowRadius)
-        let largest = 4096.0
-        var k = pixelsPerUnit(transform)
-        k = min(k, (largest - 8) / max(box.width + 6 * radius, 1e-9), (largest - 8) / max(box.height + 6 * radius, 1e-9))
+        let source = ShadowMaskSource(path: path, radius: max(0, layer.properties.shadowRadius))
         guard
             let mask = shadowMasks.raster(
-                for: layer.id, source: ShadowMaskSource(path: path, radius: radius), scale: k,
-                draw: { $0.rasterized(scale: $1) })
+                for: layer.id, source: source, scale: source.scale(under: transform), draw: { $0.rasterized(scale: $1) })
         else { return }
         let margin = antialiasingMargin(transform)
         append(

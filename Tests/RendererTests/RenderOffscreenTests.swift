@@ -83,7 +83,7 @@ import Testing
 
     /// A striped layer masked by a round layer (cornerRadius half its side): stripes inside the
     /// circle, the root's white outside it.
-    @Test func maskLayer() throws {
+    @Test(arguments: SceneRenderer.allCases) func maskLayer(_ renderer: SceneRenderer) throws {
         let root = makeRoot(200, 200)
         let striped = sublayer(root, frame: Rect(x: 40, y: 40, width: 120, height: 120))
         addStripes(to: striped)
@@ -92,18 +92,18 @@ import Testing
         mask.cornerRadius = 60
         mask.backgroundColor = .black
         striped.mask = mask
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 100, 100), [0, 0, 255, 255]))     // the centre: stripe 3, blue
         #expect(isNear(pixel(image, 100, 43), [0, 0, 255, 255]))      // near the top of the circle
         #expect(isNear(pixel(image, 43, 100), [255, 0, 0, 255]))      // near its left: stripe 0, red
         #expect(isNear(pixel(image, 45, 45), [255, 255, 255, 255]))   // a corner of the bounds: masked
         #expect(isNear(pixel(image, 155, 155), [255, 255, 255, 255]))
-        try golden.check(image, named: "offscreen-mask-layer")
+        try renderer.check(image, named: "offscreen-mask-layer", cpu: (32, 0.002))
     }
 
     /// A mask (the left half, opaque, the rest at 50%) on a masksToBounds layer with rounded
     /// corners: both apply, multiplied, to the contents and to a sublayer reaching past the bounds.
-    @Test func maskAndMasksToBounds() throws {
+    @Test(arguments: SceneRenderer.allCases) func maskAndMasksToBounds(_ renderer: SceneRenderer) throws {
         let root = makeRoot(200, 200)
         let layer = sublayer(root, frame: Rect(x: 40, y: 40, width: 120, height: 120), background: .blue)
         layer.cornerRadius = 30
@@ -117,7 +117,7 @@ import Testing
         left.backgroundColor = .black
         mask.addSublayer(left)
         layer.mask = mask
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 70, 130), [0, 0, 255, 255]))       // left half: all of it
         #expect(isNear(pixel(image, 130, 130), [128, 128, 255, 255]))  // right half: half of it
         #expect(isNear(pixel(image, 43, 43), [255, 255, 255, 255]))    // outside the rounded corner
@@ -125,11 +125,11 @@ import Testing
         #expect(isNear(pixel(image, 140, 100), [255, 255, 128, 255]))  // the sublayer inside, right
         #expect(isNear(pixel(image, 30, 100), [255, 255, 255, 255]))   // the sublayer past the bounds
         #expect(isNear(pixel(image, 170, 100), [255, 255, 255, 255]))
-        try golden.check(image, named: "offscreen-mask-and-masks-to-bounds")
+        try renderer.check(image, named: "offscreen-mask-and-masks-to-bounds", cpu: (16, 0.002))
     }
 
     /// A round contents image casts a round shadow, not its square bounds'.
-    @Test func shadowOfContentsAlpha() throws {
+    @Test(arguments: SceneRenderer.allCases) func shadowOfContentsAlpha(_ renderer: SceneRenderer) throws {
         let root = makeRoot(200, 200)
         let drawing = try GraphicsContext(width: 80, height: 80)
         drawing.setFillColor(.blue)
@@ -139,7 +139,7 @@ import Testing
         layer.shadowOpacity = 1
         layer.shadowOffset = Size(width: 10, height: 10)
         layer.shadowRadius = 4
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 100, 100), [0, 0, 255, 255]))      // the circle covers its shadow
         // 4.6 pixels (1.15σ) inside the offset circle, outside the circle itself: mostly dark.
         let inside = pixel(image, 135, 135)
@@ -147,24 +147,24 @@ import Testing
         // In the offset bounds but 9.5 pixels outside the offset circle: no shadow to speak of.
         #expect(pixel(image, 145, 75)[0] > 245)
         #expect(isNear(pixel(image, 63, 63), [255, 255, 255, 255]))   // a corner of the bounds: no circle
-        try golden.check(image, named: "offscreen-shadow-of-contents")
+        try renderer.check(image, named: "offscreen-shadow-of-contents", cpu: (2, 0.002))
     }
 
     /// An explicit shadowPath (a flat ellipse reaching past the bounds) is the shadow's shape.
-    @Test func shadowPath() throws {
+    @Test(arguments: SceneRenderer.allCases) func shadowPath(_ renderer: SceneRenderer) throws {
         let root = makeRoot(250, 200)
         let layer = sublayer(root, frame: Rect(x: 50, y: 50, width: 100, height: 60), background: Color(red: 1, green: 0.6, blue: 0))
         layer.shadowPath = Path(ellipseIn: Rect(x: -20, y: 40, width: 140, height: 40))
         layer.shadowOpacity = 1
         layer.shadowOffset = Size(width: 0, height: 0)
         layer.shadowRadius = 3
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         #expect(isNear(pixel(image, 100, 80), [255, 153, 0, 255]))     // the layer over its shadow
         #expect(pixel(image, 100, 125)[0] < 80)    // 5 pixels inside the ellipse, below the layer
         #expect(pixel(image, 40, 110)[0] < 60)     // 10 pixels inside, left of the bounds: not clipped
         #expect(pixel(image, 100, 140)[0] > 245)   // 10 pixels below the ellipse
         #expect(isNear(pixel(image, 160, 60), [255, 255, 255, 255]))   // beside the layer, above the ellipse
-        try golden.check(image, named: "offscreen-shadow-path")
+        try renderer.check(image, named: "offscreen-shadow-path", cpu: (2, 0.002))
     }
 
     /// Intermediates are handed out distinct within a frame, reused by later frames of the same

@@ -143,16 +143,16 @@ func render(
     /// the shadow's coverage at distance d inside its edge x = 160 is Φ(d/σ): pixel 155's centre
     /// (d = 4.5) has Φ(0.9) = 0.8159, alpha 0.6527 over white = 88.6; pixel 164's (d = −4.5)
     /// Φ(−0.9) = 0.1841, 217.4. A σ 4% off moves either by more than the tolerance.
-    @Test func shadow() throws {
+    @Test(arguments: SceneRenderer.allCases) func shadow(_ renderer: SceneRenderer) throws {
         let root = try SeedScene.shadow.make()
-        let rendered = try render(root)
+        let rendered = try render(root, with: renderer)
         #expect(isNear(pixel(rendered, 100, 100), [255, 153, 0, 255]))  // the layer covers its shadow
         #expect(isNear(pixel(rendered, 155, 100), [89, 89, 89, 255], 2))
         #expect(isNear(pixel(rendered, 164, 100), [217, 217, 217, 255], 2))
         #expect(isNear(pixel(rendered, 100, 155), [89, 89, 89, 255], 2))  // the same below
         #expect(isNear(pixel(rendered, 100, 164), [217, 217, 217, 255], 2))
         #expect(isNear(pixel(rendered, 176, 100), [255, 255, 255, 255]))  // 3σ past the edge: nothing
-        try golden.check(rendered, named: "figure-2-5-shadow")
+        try renderer.check(rendered, named: "figure-2-5-shadow", cpu: (16, 0.002))
     }
 
     /// Seed ch. 2, "Adding Shadows to Layers": with masksToBounds the shadow is clipped at the
@@ -160,9 +160,9 @@ func render(
     /// part outside does not. The blue half (0…40 × 0…80) casts (20…60 × 20…100) with σ 0: beneath
     /// the transparent right half that is 40…60 × 20…80, black; below the layer nothing. Inside an
     /// equal layer that casts the shadow, the clipping layer's shadow shows outside too.
-    @Test func masksToBoundsClipsTheShadowAtTheLayersEdges() throws {
+    @Test(arguments: SceneRenderer.allCases) func masksToBoundsClipsTheShadowAtTheLayersEdges(_ renderer: SceneRenderer) throws {
         let root = try SeedScene.shadowUnderMasksToBounds.make()
-        let rendered = try render(root)
+        let rendered = try render(root, with: renderer)
         let (white, black, blue) = ([255, 255, 255, 255], [0, 0, 0, 255], [0, 0, 255, 255])
         // The clipping layer at (20, 20).
         #expect(isNear(pixel(rendered, 20 + 10, 20 + 30), blue))
@@ -182,7 +182,7 @@ func render(
         #expect(isNear(pixel(rendered, 260 + 50, 20 + 90), white))
         #expect(isNear(pixel(rendered, 260 + 90, 20 + 50), white))
         #expect(pixel(rendered, 260 + 50, 20 + 50)[0] < 140)
-        try golden.check(rendered, named: "figure-2-5-shadow-under-masks-to-bounds")
+        try renderer.check(rendered, named: "figure-2-5-shadow-under-masks-to-bounds", cpu: (2, 0.002))
     }
 
     /// contentsRect (ca-semantics C3) picks a unit subrectangle of the 24×16 quadrant image:

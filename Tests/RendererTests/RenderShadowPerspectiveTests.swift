@@ -40,22 +40,22 @@ import Testing
         #expect(isNear(pixel(image, 126, 100), [0, 0, 255, 255]), sourceLocation: sourceLocation)
     }
 
-    @Test func aShadowPathsOffsetIsProjectedWithTheLayer() throws {
+    @Test(arguments: SceneRenderer.allCases) func aShadowPathsOffsetIsProjectedWithTheLayer(_ renderer: SceneRenderer) throws {
         let root = makeRoot(300, 200)
         let layer = card(in: root)
         layer.backgroundColor = .blue
         layer.shadowPath = Path(rect: Rect(x: 0, y: 0, width: 100, height: 100))
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         expectProjectedShadow(image)
     }
 
-    @Test func aShadowOfContentsAlphaIsOffsetInTheLayersPlane() throws {
+    @Test(arguments: SceneRenderer.allCases) func aShadowOfContentsAlphaIsOffsetInTheLayersPlane(_ renderer: SceneRenderer) throws {
         let root = makeRoot(300, 200)
         let layer = card(in: root)
         layer.contents = Image(width: 10, height: 10, fill: PremultipliedPixel(.blue))
         layer.contentsGravity = .resize
-        let image = try render(root)
+        let image = try render(root, with: renderer)
         expectProjectedShadow(image)
-        try golden.check(image, named: "shadow-offset-under-perspective")
+        try renderer.check(image, named: "shadow-offset-under-perspective", cpu: (2, 0.002))
     }
 }

@@ -1,5 +1,4 @@
 import LayerKit
-import RendererContract
 
 extension ShadowMaskSource {
     /// The path filled (non-zero winding, ca-semantics A5) by cairo at `scale` pixels per layer
@@ -7,7 +6,7 @@ extension ShadowMaskSource {
     /// premultiplied by the blurred coverage, with its frame in layer units. Blurring where the
     /// path lives, not on the target, is what lets the mask outlive the frame: moving, turning or
     /// tilting the layer only changes how the one image is projected.
-    func rasterized(scale k: Double) -> (image: Image, frame: Rect)? {
+    public func rasterized(scale k: Double) -> (image: Image, frame: Rect)? {
         let box = path.boundingBox
         guard !path.isEmpty, !box.isNull, box.width.isFinite, box.height.isFinite, k > 0 else { return nil }
         let sigma = ShadowBlur.sigma(pixels: max(0, radius) * k)
@@ -33,8 +32,29 @@ extension ShadowMaskSource {
 /// The shadow's Gaussian, with the shader's kernel (Shaders/layer.frag, KIND_BLUR): σ of at least
 /// 0.01 pixels, taps out to ⌈3σ⌉, weights normalised by their sum, as Graphics'
 /// `gaussianBlurredMask` blurs on the CPU.
-enum ShadowBlur {
-    static func sigma(pixels: Double) -> Double { max(pixels, 0.01) }
+public enum ShadowBlur {
+    public static func sigma(pixels: Double) -> Double { max(pixels, 0.01) }
 
-    static func reach(sigma: Double) -> Int { Int((3 * sigma).rounded(.up)) }
+    public static func reach(sigma: Double) -> Int { Int((3 * sigma).rounded(.up)) }
+}
+
+extension ShadowMaskSource {
+    /// The mask's resolution for a layer that `transform` maps to target pixels: how many target
+    /// pixels a layer unit covers (its scale, not its translation or turn), capped so that a huge
+    /// path cannot ask for an image past 4096 pixels.
+    public func scale(under transform: Transform3D) -> Double {
+        let box = path.boundingBox
+        let largest = 4096.0, r = max(0, radius)
+        let k = transform.pixelsPerUnit
+        return min(k, (largest - 8) / max(box.width + 6 * r, 1e-9), (largest - 8) / max(box.height + 6 * r, 1e-9))
+    }
+}
+
+extension Transform3D {
+    /// How many target pixels a unit of the plane covers along its longer axis (at least 0.001).
+    public var pixelsPerUnit: Double {
+        let sx = (m11 * m11 + m12 * m12).squareRoot()
+        let sy = (m21 * m21 + m22 * m22).squareRoot()
+        return max(max(sx, sy), 1e-3)
+    }
 }
