@@ -74,7 +74,7 @@ final class SessionDescriptors {
         ftruncate(open[chosen].descriptor.rawValue, off_t(new))
         open[chosen].kind = .memory(size: new, sealed: false)
         memory -= old - new
-        return "shrink fd \(open[chosen].descriptor.rawValue) from \(old) to \(new) bytes"
+        return "shrink fd #\(chosen) from \(old) to \(new) bytes"
     }
 
     func closeAll() {

@@ -11,6 +11,9 @@ final class FuzzSession {
     let iteration: UInt64
     let socket: WaylandSocket
     var random: FuzzRandom
+    /// Captures draw from a stream of their own: whether one may start depends on when the last
+    /// one's reply came, and that timing must not change the Wayland requests drawn after it.
+    private var captureRandom: FuzzRandom
     let model: ProtocolModel
     let profile: Profile
     private let trace: ((String) -> Void)?
@@ -155,6 +158,7 @@ final class FuzzSession {
             ending: [.close, .close, .close, .abrupt, .midMessage][random.below(5)],
             goals: random.pick([0, 0, 0, 1, 1, 2, 3]))
         self.random = random
+        captureRandom = FuzzRandom(seed: ~seed, iteration: iteration)
         remaining = profile.length
         goalsLeft = profile.goals
         phase = .ready
@@ -190,8 +194,8 @@ final class FuzzSession {
             }
         }
         // Now and then, while one of its surfaces is shown, a capture.
-        if let controlPath, capture == nil, surfaces.keys.contains(where: { isShown($0) }), random.chance(0.1) {
-            let request = ControlCapture.request(&random)
+        if let controlPath, capture == nil, surfaces.keys.contains(where: { isShown($0) }), captureRandom.chance(0.1) {
+            let request = ControlCapture.request(&captureRandom)
             capture = ControlCapture(path: controlPath, request: request, now: now)
             if capture != nil { captures += 1 }
             note("(control: \(request))")
@@ -398,7 +402,14 @@ final class FuzzSession {
         case .newID(let id): "new \(objects[id]?.interface.name ?? "")@\(id)"
         case .untypedNewID(let interface, let version, let id): "new \(interface) v\(version) @\(id)"
         case .array(let bytes): "array(\(bytes.count) bytes)"
-        case .fd(let fd): "fd \(fd): \(descriptors.open.first { $0.descriptor.rawValue == fd }?.kind.description ?? "?")"
+        // By the session's own count, not the process's number, which depends on what else the
+        // process has open: a replay describes the same requests the same way.
+        case .fd(let fd):
+            if let index = descriptors.open.firstIndex(where: { $0.descriptor.rawValue == fd }) {
+                "fd #\(index): \(descriptors.open[index].kind)"
+            } else {
+                "fd \(fd)"
+            }
         }
     }
 }
