@@ -161,6 +161,9 @@ public final class RenderContext {
             animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges)
         changedLayerIDs = []
         renderTree = tree
+        // The copies show the last snapshot, and their models may have left the tree since: kept,
+        // they would hold removed layers (and their contents) until the next hit test.
+        presentationCache = nil
         onCommit?(tree)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LayerKit
 import Graphics
 import Renderer
 import Testing
@@ -127,6 +128,49 @@ import WaylandTestClient
                 print("resident memory grew by \(grown) bytes")
                 exit(5)
             }
+        }
+    }
+
+    /// The fuzzer's seed 23, iteration 999: one dma-buf shown on a window and on its subsurface,
+    /// the client then killed by a protocol error. Once it is gone the process has the descriptors
+    /// it had before the client came, and the window's layers and contents are freed, though
+    /// nothing on screen changes after the frame that removed the window.
+    @Test func aDmabufOnAWindowAndItsSubsurfaceLeavesNoDescriptorOnceItsClientIsKilled() async {
+        await #expect(processExitsWith: .success) {
+            let session = try HeadlessSession(width: 640, height: 480)
+            try session.run(seconds: 0.3)
+            let descriptors = openDescriptorCount()
+            weak var contents: ClientBufferContents?
+            weak var container: Layer?
+            do {
+                let client = try SessionClient(session)
+                let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
+                let subcompositor = try client.client.bind(WlSubcompositorProxy.self, version: 1)
+                let (surface, _) = try client.makeToplevel()
+                let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0xFF, 0, 0, 0xFF])
+                let params = try pixels.params(dmabuf)
+                let buffer = try params.createImmed(width: 64, height: 64, format: 0x3432_5258, flags: [])
+                close(pixels.fd)
+                try client.show(buffer, on: surface)
+                try client.client.roundtrip()
+                guard try session.run(seconds: 30, until: { session.screen?.pixel(x: 320, y: 240) == blue }) else { exit(3) }
+                let node = session.compositor.nodes.values.first
+                contents = node?.content.externalContents as? ClientBufferContents
+                container = node?.container
+                let child = try client.compositor.createSurface()
+                _ = try subcompositor.getSubsurface(surface: child, parent: surface)
+                try client.show(buffer, on: child)
+                try surface.commit()
+                try client.client.roundtrip()
+                try session.run(seconds: 0.3)
+                // params was used: the client is disconnected with an error.
+                try params.create(width: 64, height: 64, format: 0x3432_5258, flags: [])
+                _ = try? client.client.roundtrip()
+            }
+            guard try session.run(seconds: 30, until: { session.compositor.nodes.isEmpty && session.screen?.pixel(x: 320, y: 240) != blue }) else { exit(5) }
+            try session.run(seconds: 0.3)
+            guard contents == nil, container == nil else { exit(6) }
+            guard openDescriptorCount() == descriptors else { exit(4) }
         }
     }
 }

@@ -300,7 +300,9 @@ struct VulkanTests {
             }
             #expect(firstTexture == nil, "the first frame's texture outlived its frame")
             #expect(cache.count == 1)
-            #expect(context.liveMemoryAllocations == allocationsAfterWarmUp)
+            // No more than after the warm-up: what finished frames kept alive is released as soon
+            // as a later frame is submitted, so how many are still held depends on the GPU's pace.
+            #expect(context.liveMemoryAllocations <= allocationsAfterWarmUp)
         }
     }
 }

@@ -13,7 +13,7 @@ final class FrameRing {
         /// The timeline value of the slot's last submission; its resources are free once reached.
         fileprivate(set) var submittedValue: UInt64 = 0
         /// Objects the submitted commands use (textures, staging buffers, targets), released once
-        /// the slot is next acquired, which is after the frame finished.
+        /// a later frame is submitted after this one finished, or when the slot is next acquired.
         fileprivate var keptAlive: [AnyObject] = []
 
         fileprivate init(commandBuffer: VkCommandBuffer, storage: GPUBuffer) {
@@ -96,6 +96,11 @@ final class FrameRing {
         let point = try submitCommands(slot.commandBuffer, on: context, signalling: timeline, waitingFor: waits)
         slot.submittedValue = point.value
         slot.keptAlive = objects
+        // What finished frames kept alive goes now, not when their slot comes round again: an
+        // output with nothing new to show draws no next frame, and the buffers of a client that
+        // left (its dma-bufs' descriptors) would stay with the compositor meanwhile.
+        let reached = try timeline.reachedValue()
+        for other in slots where other !== slot && other.submittedValue <= reached { other.keptAlive = [] }
         return point
     }
 }

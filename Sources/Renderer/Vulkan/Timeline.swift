@@ -44,6 +44,13 @@ final class TimelineSemaphore {
         return TimelinePoint(timeline: self, value: lastSubmittedValue)
     }
 
+    /// The value the GPU has reached: every submission up to it is done.
+    func reachedValue() throws -> UInt64 {
+        var value: UInt64 = 0
+        try check(vkGetSemaphoreCounterValue(context.device, handle, &value), "vkGetSemaphoreCounterValue")
+        return value
+    }
+
     /// Blocks until the semaphore reaches `value`.
     func wait(for value: UInt64) throws {
         guard value > 0 else { return }
