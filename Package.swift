@@ -281,7 +281,7 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "CPURenderer", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls", "SeedExamples"], exclude: ["Golden"]),
         // Golden-image comparison shared by the test targets that render.
         .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
     ],

@@ -273,6 +273,33 @@ void main() {
         vec4 b = textureLod(previousContents, uv, 0.0);
         vec3 mixed = clamp(blend(int(layer.params2.z), unpremultiplied(b), unpremultiplied(s)), 0.0, 1.0);
         color = vec4((1.0 - b.a) * s.rgb + s.a * b.a * mixed, s.a);
+    } else if (KIND == KIND_DISTORTION) {
+        uint base = uint(layer.tint.w);
+        mat4 toPixels = mat4(words[base], words[base + 1u], words[base + 2u], words[base + 3u]);
+        mat4 toLayer = mat4(words[base + 4u], words[base + 5u], words[base + 6u], words[base + 7u]);
+        vec4 circle = words[base + 8u];
+        float kind = words[base + 9u].x;
+        vec4 q = toLayer * vec4(p, 0.0, 1.0);
+        vec2 d = q.xy / q.w - circle.xy;
+        float r = length(d);
+        vec2 source = d;
+        if (r < circle.z) {
+            float u = r / circle.z;
+            float k = 1.0 - u * u;
+            if (kind < 0.5) {
+                source = d * pow(1.0 + circle.w, k * k * k);
+            } else if (kind < 1.5) {
+                source = d * (1.0 - circle.w * k * k);
+            } else {
+                float angle = -circle.w * (1.0 - u) * (1.0 - u);
+                float c = cos(angle), s = sin(angle);
+                source = vec2(c * d.x - s * d.y, s * d.x + c * d.y);
+            }
+        }
+        vec4 pixel = toPixels * vec4(circle.xy + source, 0.0, 1.0);
+        vec2 uv = (pixel.xy / pixel.w - layer.contentsRect.xy) / layer.contentsRect.zw;
+        bool inside = all(greaterThanEqual(uv, vec2(0.0))) && all(lessThanEqual(uv, vec2(1.0)));
+        color = inside ? textureLod(contents, uv, 0.0) : vec4(0.0);
     } else if (KIND == KIND_BORDER) {
         float outer = coverage(roundedRectDistance(p, layer.bounds, layer.radii));
         float w = layer.params.y;

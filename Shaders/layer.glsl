@@ -56,6 +56,11 @@ const uint KIND_COLOR_MATRIX = 5u;
 // KIND_BLEND: texture 1 (the layer) blended with texture 2 (what is behind it, the same box) by
 // the W3C blend mode numbered params2.z (Filter.Kind.blendModeIndex); drawn "over" the backdrop.
 const uint KIND_BLEND = 6u;
+// KIND_DISTORTION: a pinch, bump or twirl of texture 1 (LayerKit's Distortion.sourcePoint). Its
+// block (after the instances, at tint.w): the layer's map to target pixels as four row vectors,
+// the plane inverse back as four more, then (centre.xy, radius, amount) in the layer's bounds
+// space and (kind: 0 pinch, 1 bump, 2 twirl). Outside its box the source is transparent.
+const uint KIND_DISTORTION = 7u;
 
 layout(std430, set = 0, binding = 0) readonly buffer Instances {
     LayerInstance instances[];

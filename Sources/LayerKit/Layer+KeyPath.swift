@@ -2,21 +2,22 @@ extension Layer {
     /// Writes the value at a key path: a key, a part of an animatable property (`position.x`,
     /// `transform.rotation.z`), or a filter's parameter by the filter's name
     /// (`filters.blur.inputRadius`, `backgroundFilters.frost.inputRadius`; seed ch. 2, "Filters
-    /// Add Visual Effects"). The property the path starts with changes as a whole, with its actions.
+    /// Add Visual Effects"). The property the path starts with changes as a whole, with its
+    /// actions; a filter parameter's change runs the action for its own key path, whose built-in
+    /// animation (for a number or point parameter) goes from the value on screen to the new one.
     public func setValue(_ value: (any Sendable)?, forKeyPath keyPath: String) {
         let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return setValue(value, forKey: keyPath) }
-        if parts.count == 3, parts[0] == "filters" || parts[0] == "backgroundFilters" {
-            var list = parts[0] == "filters" ? filters : backgroundFilters
-            guard let index = list.firstIndex(where: { $0.name == parts[1] }) else {
+        if let list = Layer.filterList(parts) {
+            var filters = properties[keyPath: list]
+            guard let index = filters.firstIndex(where: { $0.name == parts[1] }) else {
                 preconditionFailure("setValue(_:forKeyPath:): no filter named \(parts[1]) in \(parts[0])")
             }
-            guard let parameter = Layer.filterValue(value) else {
+            guard let parameter = value.flatMap(Filter.Value.init) else {
                 preconditionFailure("setValue(_:forKeyPath:): \(keyPath) takes a number, Point, Color or [Double]")
             }
-            list[index].setValue(parameter, forKey: parts[2])
-            if parts[0] == "filters" { filters = list } else { backgroundFilters = list }
-            return
+            filters[index].setValue(parameter, forKey: parts[2])
+            return setProperty(list, filters, key: keyPath)
         }
         guard let property = AnimatableProperty.resolve(keyPath, valueFunction: nil),
             let entry = type(of: self).propertyEntry(forKey: parts[0])
@@ -31,28 +32,18 @@ extension Layer {
     public func value(forKeyPath keyPath: String) -> (any Sendable)? {
         let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count > 1 else { return value(forKey: keyPath) }
-        if parts.count == 3, parts[0] == "filters" || parts[0] == "backgroundFilters" {
-            let list = parts[0] == "filters" ? filters : backgroundFilters
-            switch list.first(where: { $0.name == parts[1] })?.value(forKey: parts[2]) {
-            case let .number(v)?: return v
-            case let .point(v)?: return v
-            case let .color(v)?: return v
-            case let .vector(v)?: return v
-            case nil: return nil
-            }
+        if let list = Layer.filterList(parts) {
+            return properties[keyPath: list].first { $0.name == parts[1] }?.value(forKey: parts[2])?.unwrapped
         }
         return AnimatableProperty.resolve(keyPath, valueFunction: nil)?.read(properties)
     }
 
-    private static func filterValue(_ value: (any Sendable)?) -> Filter.Value? {
-        switch value {
-        case let v as Filter.Value: return v
-        case let v as Double: return .number(v)
-        case let v as Int: return .number(Double(v))
-        case let v as Float: return .number(Double(v))
-        case let v as Point: return .point(v)
-        case let v as Color: return .color(v)
-        case let v as [Double]: return .vector(v)
+    /// The filter list a `filters.<name>.<key>` or `backgroundFilters.<name>.<key>` path names.
+    static func filterList(_ parts: [String]) -> (WritableKeyPath<LayerProperties, [Filter]> & Sendable)? {
+        guard parts.count == 3 else { return nil }
+        switch parts[0] {
+        case "filters": return \LayerProperties.filters
+        case "backgroundFilters": return \LayerProperties.backgroundFilters
         default: return nil
         }
     }

@@ -6,8 +6,11 @@ import RendererContract
 /// (OffscreenGroups.swift):
 ///
 /// - `filters`: the layer and its subtree render into an intermediate enlarged by the blurs'
-///   reach, each filter then makes a new intermediate from the last (a blur two, along x then y,
-///   a colour filter one), and the result is composited at the layer's superlayer's opacity.
+///   reach and the distortions' circles, each filter then makes a new intermediate from the last
+///   (a blur two, along x then y, a colour filter or a distortion one), and the result is
+///   composited at the layer's superlayer's opacity. A distortion maps each pixel into the layer's
+///   plane, finds its source there (`Distortion.sourcePoint(for:)`) and samples that point's
+///   pixel bilinearly.
 /// - `backgroundFilters`: what is already drawn behind the layer in the same image (the target,
 ///   or the enclosing group's intermediate) is drawn into an intermediate covering the layer's
 ///   pixels and the blurs' reach, filtered, and composited within the layer's rounded bounds
@@ -43,6 +46,14 @@ extension SceneEncoder {
         filters.reduce(0) { $0 + Int((3 * ($1.blurSigma ?? 0) * scale).rounded(.up)) }
     }
 
+    /// The pixels the distortions among `filters` may draw on: their circles' boxes, for a layer
+    /// that `transform` maps to pixels.
+    func distortionBox(_ filters: [Filter], transform: Transform3D) -> PixelBox {
+        filters.compactMap(\.distortion).filter { $0.radius > 0 }.reduce(PixelBox.empty) {
+            $0.union(PixelBox(covering: pixelBox(of: $1.bounds, transform)))
+        }
+    }
+
     /// A layer with `filters` or a blending `compositingFilter` (and perhaps a mask or group
     /// opacity as well, applied before the filters).
     mutating func encodeFiltered(
@@ -59,6 +70,7 @@ extension SceneEncoder {
         }
         let chain = p.filters.filter { !$0.kind.isBlendMode }
         let reach = blurReach(chain)
+        let circles = distortionBox(chain, transform: transform)
         let outerTint = tint
         tint = (1, 1, 1)
         defer { tint = outerTint }
@@ -73,12 +85,15 @@ extension SceneEncoder {
         }
         // A transparent pixel more than the blur's reach around what was drawn, so that the blur
         // clamped at the box's edge reads transparency beyond it. Content off the target still
-        // blurs onto it from up to the reach away.
+        // blurs onto it from up to the reach away, and a distortion draws on its whole circle
+        // from anywhere in it (up to a target's size around the target).
         let drawn = openPasses[openPasses.count - 1].reach
         let margin = reach > 0 ? reach + 1 : 0
+        let near = circles.intersection(targetBox.insetBy(dx: -targetSize.width, dy: -targetSize.height))
         guard let content = endPass(
-            box: drawn.insetBy(dx: -margin, dy: -margin), limit: targetBox.insetBy(dx: -reach, dy: -reach)),
-            let filtered = applyFilters(chain, to: content)
+            box: drawn.insetBy(dx: -margin, dy: -margin).union(near),
+            limit: targetBox.insetBy(dx: -reach, dy: -reach).union(near)),
+            let filtered = applyFilters(chain, to: content, transform: transform)
         else { return }
 
         if layer.maskedLayerID == nil, let mode = p.compositingFilter?.kind.blendModeIndex {
@@ -187,7 +202,7 @@ extension SceneEncoder {
             guard let blurred = blur(backdrop, sigma: firstSigma, reducedBy: factor, into: box) else { return nil }
             (backdrop, rest) = (blurred, chain.dropFirst())
         }
-        guard let filtered = applyFilters(Array(rest), to: backdrop) else { return nil }
+        guard let filtered = applyFilters(Array(rest), to: backdrop, transform: transform) else { return nil }
         // The rounded bounds clip through the shader; an enclosing clip through the scissor.
         var compositeScissor = scissor
         if let outer = clip { compositeScissor = intersect(scissor, pixelRect(outer.pixelBox)) }
@@ -252,8 +267,9 @@ extension SceneEncoder {
 
     /// `filters` applied in order to intermediate `source`, each into a new intermediate of the
     /// same box; filters that change nothing (a zero radius, a kind not drawn here) are skipped.
+    /// `transform` maps the layer's bounds space, where distortions lie, to target pixels.
     private mutating func applyFilters(
-        _ filters: [Filter], to source: (index: Int, box: PixelBox)
+        _ filters: [Filter], to source: (index: Int, box: PixelBox), transform: Transform3D
     ) -> (index: Int, box: PixelBox)? {
         var current = source
         let rect = source.box.rect
@@ -269,6 +285,17 @@ extension SceneEncoder {
                     + (0..<4).map { Float(m[$0 * 5 + 4]) }
                 beginPass()
                 append(instance, kind: .colorMatrix, scissor: nil, filter: .nearest, intermediate: current.index)
+                guard let next = endPass(box: source.box, limit: source.box) else { return nil }
+                current = next
+            } else if let d = filter.distortion, d.radius > 0, let inverse = transform.planeInverse {
+                var instance = Instance(
+                    transform: .identity, clip: nil, quad: rect, bounds: rect, contentsFrame: rect, opacity: 1, flags: [])
+                // Both maps between target pixels and the layer's plane, then the circle and the
+                // kind (Shaders/layer.glsl, KIND_DISTORTION).
+                instance.gradient = (transform.rows + inverse.rows).joined().map { Float($0) }
+                    + [d.center.x, d.center.y, d.radius, d.amount, Double(d.kind.rawValue), 0, 0, 0].map { Float($0) }
+                beginPass()
+                append(instance, kind: .distortion, scissor: nil, filter: .linear, intermediate: current.index)
                 guard let next = endPass(box: source.box, limit: source.box) else { return nil }
                 current = next
             }

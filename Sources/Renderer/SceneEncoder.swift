@@ -5,8 +5,8 @@ import RendererContract
 struct EncodedDraw: Equatable {
     enum Kind: UInt32 {
         /// `blur` is one direction of a separable Gaussian over an earlier pass's alpha (shadows);
-        /// the last three are layer filters (FilterEffects.swift).
-        case body = 0, border = 1, shadow = 2, blur = 3, filterBlur = 4, colorMatrix = 5, blend = 6
+        /// the last four are layer filters (FilterEffects.swift).
+        case body = 0, border = 1, shadow = 2, blur = 3, filterBlur = 4, colorMatrix = 5, blend = 6, distortion = 7
     }
 
     var instance: UInt32

@@ -63,7 +63,12 @@ public struct DamageTracker {
                 changedBox = DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale)
                     .union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
             }
-            if !changedBox.isNull { box = box.union(changedBox.insetBy(dx: -spread, dy: -spread)) }
+            if !changedBox.isNull {
+                box = box.union(changedBox.insetBy(dx: -spread, dy: -spread))
+                // A distorting ancestor may show the change anywhere in its circles.
+                box = box.union(DamageTracker.distortedBounds(above: id, in: last.tree, scale: scale))
+                    .union(DamageTracker.distortedBounds(above: id, in: tree, scale: scale))
+            }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
         box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale)
@@ -208,6 +213,7 @@ public struct DamageTracker {
             }
             let spread = p.isTransformLayer ? 0 : filterReach(of: p, scale: scale)
             if spread > 0, !box.isNull { box = box.insetBy(dx: -spread, dy: -spread) }
+            if !p.isTransformLayer { box = box.union(distortedBounds(of: p, transform)) }
             box = outer.union(box)
         }
         visit(layer, in: tree, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
@@ -218,6 +224,29 @@ public struct DamageTracker {
     public static func filterReach(of p: LayerProperties, scale: Double) -> Double {
         let sigmas = p.filters.compactMap(\.blurSigma)
         return sigmas.isEmpty ? 0 : sigmas.reduce(1) { $0 + 3 * $1 * scale }
+    }
+
+    /// The pixels a layer's distortion `filters` may draw on (their circles), for a layer that
+    /// `transform` maps to output pixels; null when it has none.
+    static func distortedBounds(of p: LayerProperties, _ transform: Transform3D) -> Rect {
+        p.filters.compactMap(\.distortion).filter { $0.radius > 0 }.reduce(Rect.null) { box, d in
+            let corners = d.bounds.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
+            return corners.count == 4 ? box.union(Rect(boundingPoints: corners)) : box
+        }
+    }
+
+    /// The circles of the distortions above `id`, in output pixels: a change in it may show
+    /// anywhere in them.
+    static func distortedBounds(above id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
+        var box = Rect.null
+        var parent = tree[id]?.parentID.flatMap { tree[$0] }
+        while let layer = parent {
+            if let toRoot = tree.transformToRoot(of: layer.id) {
+                box = box.union(distortedBounds(of: layer.properties, toRoot.concatenating(Transform3D(scaleX: scale, y: scale))))
+            }
+            parent = layer.parentID.flatMap { tree[$0] }
+        }
+        return box
     }
 
     /// How far the blurring `filters` of the layers above `id` spread a change in it.

@@ -22,6 +22,16 @@ public enum SeedExamples {
         }
     }
 
+    /// Listing 2-6: adds a pinch distortion filter to `myLayer`, configured before it is added
+    /// (radius 500, scale 1.25, centre (250, 150)); the layer's image is its input.
+    public static func applyListing26Filter(to myLayer: Layer) {
+        var aFilter = Filter(name: "CIPinchDistortion")!
+        aFilter.setValue(500.0, forKey: "inputRadius")
+        aFilter.setValue(1.25, forKey: "inputScale")
+        aFilter.setValue(Point(x: 250, y: 150), forKey: "inputCenter")
+        myLayer.filters = [aFilter]
+    }
+
     /// Listing 4-2: gives `theLayer` a constraint layout manager and adds layerA (100×25, centred)
     /// and layerB (layerA's width and midX, between 10 points from the superlayer's MinY edge
     /// and 10 points short of layerA's MinY edge). layerB's size is never set.

@@ -269,19 +269,33 @@ import Testing
 /// it changes.
 @MainActor
 @Suite struct RenderFilterDamageTests {
-    @Test func aChangeUnderABlurDamagesItsBoxGrownByTheBlursReach() {
+    /// The damage of a 10×10 dot at (40, 40) changing colour in a 100×100 layer at (100, 100)
+    /// with `filters`, on a 400×300 output.
+    func damageOfADotChanging(under filters: [Filter]) -> Damage {
         let root = makeRoot(400, 300)
-        let blurred = sublayer(root, frame: Rect(x: 100, y: 100, width: 100, height: 100))
-        blurred.filters = [.gaussianBlur(radius: 5)]
-        let dot = sublayer(blurred, frame: Rect(x: 40, y: 40, width: 10, height: 10), background: .red)
+        let filtered = sublayer(root, frame: Rect(x: 100, y: 100, width: 100, height: 100))
+        filtered.filters = filters
+        let dot = sublayer(filtered, frame: Rect(x: 40, y: 40, width: 10, height: 10), background: .red)
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
         var tracker = DamageTracker()
         _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
         change { dot.backgroundColor = .blue }
+        return tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+    }
+
+    @Test func aChangeUnderABlurDamagesItsBoxGrownByTheBlursReach() {
         // The dot covers x, y 140…150; the blur reaches 3σ + 1 = 16 further, and a pixel to spare.
-        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        #expect(damageOfADotChanging(under: [.gaussianBlur(radius: 5)])
             == .region(PixelRect(x: 123, y: 123, width: 44, height: 44)))
+    }
+
+    /// A distortion may show a change anywhere in its circle: a dot changing under a bump of
+    /// radius 60 about (50, 50) of a layer at (100, 100) damages the circle's box, 90…210 (and a
+    /// pixel to spare), though the dot covers only 140…150.
+    @Test func aChangeUnderADistortionDamagesItsCircle() {
+        #expect(damageOfADotChanging(under: [.bumpDistortion(center: Point(x: 50, y: 50), radius: 60, scale: 0.5)])
+            == .region(PixelRect(x: 89, y: 89, width: 122, height: 122)))
     }
 
     @Test func aChangeBehindABackdropBlurWithinItsReachRedrawsTheWholeLayer() {

@@ -151,6 +151,20 @@ import Testing
         try expect(scene, [(0, 45, 5, Self.blue), (0, 55, 5, Self.blue), (0, -5, 5, Self.orange), (0, 65, 5, Self.white)])
     }
 
+    /// Damage between two frames of a transition covers every part where it was and is drawn:
+    /// a push from the left on a 40-point-wide cell at x = 10, without masksToBounds, has its
+    /// current state at −20…20 and its previous one at 20…60 (cell space) half-way, and −10…30
+    /// and 30…70 at three quarters: x 10 − 20 … 10 + 70, clamped to the output, rows 10…40, a
+    /// pixel to spare.
+    @Test func damageCoversEachPartWhereItIsDrawn() throws {
+        let scene = Scene(subtypes: [.fromLeft], masksToBounds: false, width: 100) { $0.type = .push }
+        let tree = try #require(scene.context.renderTree)
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: tree.sampled(atMediaTime: 100.5), scale: 1, width: 100, height: 60)
+        #expect(tracker.damage(for: tree.sampled(atMediaTime: 100.75), scale: 1, width: 100, height: 60)
+            == .region(PixelRect(x: 0, y: 9, width: 81, height: 32)))
+    }
+
     /// The built-in action of `isHidden` is a fade (ca-semantics T2), drawn: a red layer hidden
     /// over a one-second linear transaction shows red × (1 − t) over white, then nothing; shown
     /// again, it fades back in.

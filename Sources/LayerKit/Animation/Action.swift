@@ -38,9 +38,11 @@ extension Layer {
     }
 
     /// Core Animation's built-in action: a basic animation from the value on screen to the new
-    /// model value over the transaction's duration, or a fade for `hidden`.
+    /// model value over the transaction's duration, or a fade for `hidden`. A filter's number or
+    /// point parameter (`filters.<name>.<key>`) animates too: the guide's chapter 2 makes them
+    /// animatable through these key paths.
     func builtInAction(forKey key: String) -> (any Action)? {
-        guard type(of: self).implicitlyAnimatedKeys.contains(key) else { return nil }
+        guard type(of: self).implicitlyAnimatedKeys.contains(key) || animatesFilterParameter(key) else { return nil }
         let timingFunction = Transaction.animationTimingFunction ?? .default
         if key == "hidden" {
             let fade = Transition()
@@ -57,8 +59,16 @@ extension Layer {
     /// The value of a declared property on screen now: the last committed value with the running
     /// animations applied.
     func presentationValue(forKey key: String) -> (any Sendable)? {
-        guard let tree = committedContext?.renderTree else { return value(forKey: key) }
+        guard let tree = committedContext?.renderTree else { return value(forKeyPath: key) }
         let shown = tree.presentationProperties(of: id, atMediaTime: MediaTime.now) ?? properties
-        return type(of: self).propertyEntry(forKey: key)?.get(shown)
+        if let entry = type(of: self).propertyEntry(forKey: key) { return entry.get(shown) }
+        return AnimatableProperty.resolve(key, valueFunction: nil)?.read(shown)
+    }
+
+    /// Whether `key` is the path of a filter parameter that animates: a number or a point.
+    private func animatesFilterParameter(_ key: String) -> Bool {
+        guard Layer.filterList(key.split(separator: ".").map(String.init)) != nil else { return false }
+        let value = value(forKeyPath: key)
+        return value is Double || value is Point
     }
 }

@@ -88,12 +88,9 @@ struct AnimatableProperty {
         switch parts[0] {
         case "transform": return transformProperty(\.transform, parts.dropFirst())
         case "sublayerTransform": return transformProperty(\.sublayerTransform, parts.dropFirst())
-        case "filters" where parts.count == 3:
-            return AnimatableProperty(filterParameter(\.filters, name: parts[1], key: parts[2]))
-        case "backgroundFilters" where parts.count == 3:
-            return AnimatableProperty(filterParameter(\.backgroundFilters, name: parts[1], key: parts[2]))
         default: break
         }
+        if let list = Layer.filterList(parts) { return filterParameter(list, name: parts[1], key: parts[2]) }
         if let property = subclassProperty(parts) { return property }
         if let property = scalarProperties[parts[0]], parts.count == 1 { return AnimatableProperty(property) }
         if let property = pointProperties[parts[0]] { return pointProperty(property, parts.dropFirst()) }
@@ -214,17 +211,26 @@ struct AnimatableProperty {
         }
     }
 
-    /// `filters.<name>.<key>`: a number parameter of the filter with that name (its default when
-    /// unset, 0 when the filter is missing; writing to a missing filter changes nothing).
+    /// `filters.<name>.<key>`: a number parameter of the filter with that name, or a point one
+    /// (`inputCenter`): its default when unset, zero when the filter is missing; writing to a
+    /// missing filter changes nothing.
     private static func filterParameter(
         _ list: WritableKeyPath<LayerProperties, [Filter]> & Sendable, name: String, key: String
-    ) -> PropertyBinding<Double> {
-        PropertyBinding(
-            get: { $0[keyPath: list].first { $0.name == name }?.number(forKey: key) ?? 0 },
-            set: { properties, value in
-                guard let index = properties[keyPath: list].firstIndex(where: { $0.name == name }) else { return }
-                properties[keyPath: list][index].setValue(.number(value), forKey: key)
-            })
+    ) -> AnimatableProperty {
+        func binding<Value: Interpolatable>(
+            read: @escaping @Sendable (Filter.Value?) -> Value?, write: @escaping @Sendable (Value) -> Filter.Value, zero: Value
+        ) -> AnimatableProperty {
+            AnimatableProperty(PropertyBinding<Value>(
+                get: { read($0[keyPath: list].first { $0.name == name }?.value(forKey: key)) ?? zero },
+                set: { properties, value in
+                    guard let index = properties[keyPath: list].firstIndex(where: { $0.name == name }) else { return }
+                    properties[keyPath: list][index].setValue(write(value), forKey: key)
+                }))
+        }
+        if Filter.pointParameterKeys.contains(key) {
+            return binding(read: { if case let .point(p)? = $0 { p } else { nil } }, write: { .point($0) }, zero: Point.zero)
+        }
+        return binding(read: { if case let .number(v)? = $0 { v } else { nil } }, write: { .number($0) }, zero: 0.0)
     }
 
     private static func shapeScalar(_ keyPath: WritableKeyPath<ShapeProperties, Double> & Sendable) -> PropertyBinding<Double> {
