@@ -46,6 +46,11 @@ let package = Package(
             pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]
         ),
+        // The X window manager's connection to Xwayland: core protocol, Composite (redirecting the
+        // root's children) and X-Resource (the process behind a window).
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev"])]),
+        .systemLibrary(name: "CXCBComposite", pkgConfig: "xcb-composite", providers: [.apt(["libxcb-composite0-dev"])]),
+        .systemLibrary(name: "CXCBRes", pkgConfig: "xcb-res", providers: [.apt(["libxcb-res0-dev"])]),
         .systemLibrary(
             name: "CXKBCommon",
             pkgConfig: "xkbcommon",
@@ -184,6 +189,19 @@ let package = Package(
         // Level 2: the apps Vitrine starts (posix_spawn, with WAYLAND_DISPLAY), reaps and ends, and
         // the processes they started in turn.
         .target(name: "AppProcesses", dependencies: ["CVitrineProcess", "SystemCalls"]),
+        // Xwayland on demand: the X display's sockets from the start, Xwayland started by the first
+        // X client with a Wayland connection and the window manager's connection of its own.
+        // The X window manager inside Vitrine, on libxcb: X windows paired with Xwayland's surfaces,
+        // map and configure requests answered through a handler (the window policy).
+        .target(
+            name: "XWindowManager",
+            dependencies: [
+                "CXCB", "CXCBComposite", "CXCBRes", "Compositor", "Signals", "SystemCalls", "WaylandServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "Xwayland",
+            dependencies: ["AppProcesses", "Compositor", "SystemCalls", "WaylandServer", "XWindowManager", .product(name: "Logging", package: "swift-log")]),
 
         // Level 4: the control socket (`vitrine capture`, `status`, `print`): a Unix socket served on
         // the compositor's loop without blocking it, its JSON protocol and its client. What each
@@ -193,14 +211,14 @@ let package = Package(
 
         // Level 4: the kiosk's window policy (fullscreen toplevels, centred dialogs, constrained
         // popups, focus), the compositor's windowPolicy in `vitrine run` and under WLCS.
-        .target(name: "WindowPolicy", dependencies: ["Compositor", "LayerKit", "WaylandServer"]),
+        .target(name: "WindowPolicy", dependencies: ["Compositor", "LayerKit", "WaylandServer", "XWindowManager"]),
 
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
             name: "KioskShell",
             dependencies: [
                 "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "Views",
-                "WaylandServer", "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                "WaylandServer", "SystemCalls", "Xwayland", .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -237,6 +255,7 @@ let package = Package(
                 "BoardConfig",
                 "KioskShell",
                 "WindowPolicy",
+                "Xwayland",
                 "Seat",
                 "Signals",
                 "FaultInjection",
@@ -272,7 +291,8 @@ let package = Package(
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "Compositor", "WaylandServer"]),
-        .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses"]),
+        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "Compositor", "DisplayBackend", "Graphics", "HeadlessBackend", "Input", "SystemCalls", "WaylandServer", "WindowPolicy", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses", "SystemCalls"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),

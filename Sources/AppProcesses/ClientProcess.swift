@@ -17,10 +17,13 @@ public final class ClientProcess {
     /// `parentEnvironment` (ours by default), less the variables in `removing`, in
     /// `workingDirectory` (ours when nil). `standardOutput`, when given, receives both standard
     /// output and standard error; `capturingOutput` sends them to `outputDescriptor` instead.
+    /// `passing` descriptors are the child's 3, 4, … in their order (`inheritedDescriptorNumbers`);
+    /// nothing else of ours reaches it.
     public init(
         arguments: [String], environment: [String: String], removing removed: [String] = [],
         parentEnvironment: [String: String] = ProcessInfo.processInfo.environment,
-        workingDirectory: String? = nil, standardOutput: String? = nil, capturingOutput: Bool = false
+        workingDirectory: String? = nil, standardOutput: String? = nil, capturingOutput: Bool = false,
+        passing descriptors: [FileDescriptor] = []
     ) throws {
         var merged = parentEnvironment
         for name in removed { merged[name] = nil }
@@ -58,6 +61,20 @@ public final class ClientProcess {
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
             posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 2)
         }
+        // After the output's dup2s, as a pipe end may have a target's number. The copies lie above
+        // every target, so that no target's dup2 overwrites a descriptor still to be passed; a
+        // dup2 leaves its copy without close-on-exec.
+        var copies: [OwnedFileDescriptor] = []
+        for (descriptor, target) in zip(descriptors, Self.inheritedDescriptorNumbers(count: descriptors.count)) {
+            let copy = fcntl(descriptor.rawValue, F_DUPFD_CLOEXEC, Self.firstInheritedDescriptor + Int32(descriptors.count))
+            guard copy >= 0 else {
+                let error = SystemCallError.current("fcntl(F_DUPFD_CLOEXEC)")
+                if capturingOutput { pipeEnds.forEach { _ = close($0) } }
+                throw AppError.descriptorFailed(error)
+            }
+            copies.append(OwnedFileDescriptor(rawValue: copy))
+            posix_spawn_file_actions_adddup2(&actions, copy, target)
+        }
         var child: pid_t = 0
         let result = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
         if capturingOutput { close(pipeEnds[1]) }
@@ -67,6 +84,14 @@ public final class ClientProcess {
         }
         pid = child
         output = capturingOutput ? OwnedFileDescriptor(rawValue: pipeEnds[0]) : nil
+    }
+
+    private static let firstInheritedDescriptor: Int32 = 3
+
+    /// The numbers `passing` descriptors have in the child: 3, 4, … (after standard input, output
+    /// and error).
+    public static func inheritedDescriptorNumbers(count: Int) -> [Int32] {
+        (0..<Int32(count)).map { firstInheritedDescriptor + $0 }
     }
 
     /// Reaps the process if it exited; returns whether it has.
@@ -151,11 +176,13 @@ public enum ProcessExit: Equatable, Sendable, CustomStringConvertible {
 public enum AppError: Error, CustomStringConvertible {
     case spawnFailed(String, Errno)
     case pipeFailed(SystemCallError)
+    case descriptorFailed(SystemCallError)
 
     public var description: String {
         switch self {
         case .spawnFailed(let program, let errno): "cannot start \(program): \(errno)"
         case .pipeFailed(let error): "cannot make a pipe for the app's output: \(error.errno)"
+        case .descriptorFailed(let error): "cannot pass a descriptor to the app: \(error.errno)"
         }
     }
 }

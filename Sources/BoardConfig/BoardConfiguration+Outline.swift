@@ -38,6 +38,7 @@ extension BoardConfiguration {
         var app = "app " + self.app.command.joined(separator: " ")
         if let user = self.app.user { app += ", as \(user)" }
         if let directory = self.app.workingDirectory { app += ", in \(directory)" }
+        if !self.app.x11 { app += ", no X11" }
         lines.append(app)
         let blank = idle.blankAfter.map { "blank after \($0.components.seconds) s" } ?? "never blank"
         lines.append("idle: \(blank)" + (idle.wakesOnTouch ? ", a touch wakes" : ", a touch does not wake"))

@@ -223,10 +223,13 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The app is killed and restarted when it presents no frame this long; nil never (most apps
     /// stop drawing when nothing changes).
     public var frameTimeout: Duration?
+    /// Whether X11 apps run (`DISPLAY` given to the app, Xwayland started when an X client
+    /// connects).
+    public var x11: Bool
 
     public init(
         command: [String], environment: [String: String] = [:], workingDirectory: String? = nil,
-        user: String? = nil, unresponsiveTimeout: Duration = .seconds(10), frameTimeout: Duration? = nil
+        user: String? = nil, unresponsiveTimeout: Duration = .seconds(10), frameTimeout: Duration? = nil, x11: Bool = true
     ) {
         self.command = command
         self.environment = environment
@@ -234,6 +237,7 @@ public struct AppConfiguration: Sendable, Equatable {
         self.user = user
         self.unresponsiveTimeout = unresponsiveTimeout
         self.frameTimeout = frameTimeout
+        self.x11 = x11
     }
 }
 

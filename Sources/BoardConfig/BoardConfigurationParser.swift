@@ -711,7 +711,7 @@ private struct ConfigurationDecoder {
 
     // MARK: App and splash
 
-    static let variablesVitrineSets = ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XDG_RUNTIME_DIR", "NOTIFY_SOCKET"]
+    static let variablesVitrineSets = ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XDG_RUNTIME_DIR", "DISPLAY", "NOTIFY_SOCKET"]
 
     mutating func decodeApp(_ reader: TableReader) -> AppConfiguration {
         checkKeys(reader)
@@ -745,7 +745,7 @@ private struct ConfigurationDecoder {
                     } else if Self.variablesVitrineSets.contains(name) {
                         report(
                             "environment sets \(name), which Vitrine sets for the app",
-                            fix: "remove it: Vitrine gives the app its own Wayland socket and runtime directory",
+                            fix: "remove it: Vitrine gives the app its own Wayland socket, runtime directory and X display",
                             atKey: variablePath)
                     } else if let text = table[name]?.string {
                         app.environment[name] = text
@@ -808,6 +808,7 @@ private struct ConfigurationDecoder {
                     atValue: reader.path(of: "no-frame-after"))
             }
         }
+        app.x11 = boolean("x11", in: reader) ?? app.x11
         return app
     }
 

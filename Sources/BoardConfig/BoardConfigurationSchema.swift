@@ -114,6 +114,7 @@ public enum BoardConfigurationSchema {
             Key(name: "user", kind: .string, example: #"user = "kiosk""#),
             Key(name: "unresponsive-after", kind: .integer, example: "unresponsive-after = 10"),
             Key(name: "no-frame-after", kind: .integer, example: "no-frame-after = 0"),
+            Key(name: "x11", kind: .boolean, example: "x11 = false"),
         ])
 
     public static let idle = Section(

@@ -65,6 +65,9 @@ public final class Compositor: SurfaceObserver {
     /// made before belong to the lost device and show nothing any more; make them again
     /// (`makeVulkanLayer`).
     public let deviceReplaced = Signal<Void>()
+    /// Emitted for every wl_surface a client creates (the X window manager pairs X windows with
+    /// Xwayland's surfaces as they come).
+    public let surfaceCreated = Signal<Surface>()
     /// The compositor's hold on the backend's outputs coming, going and changing mode.
     private var backendListeners: [SignalListener] = []
     private var isStopped = false
@@ -140,6 +143,7 @@ public final class Compositor: SurfaceObserver {
         }
         compositorGlobal.surfaceCreated = { [unowned self] surface in
             surface.observer = self
+            surfaceCreated.emit(surface)
         }
         seat.handler = self
         idleInhibitManager.handler = self

@@ -219,6 +219,22 @@ public struct ControlStatus: Codable, Equatable, Sendable {
         }
     }
 
+    /// X11 support: the display, and Xwayland while it runs.
+    public struct X11: Codable, Equatable, Sendable {
+        /// `DISPLAY`'s value, ":N".
+        public var display: String
+        /// Xwayland's pid while it runs (it starts with the first X client).
+        public var pid: Int32?
+        /// How many times Xwayland was started.
+        public var starts: Int
+
+        public init(display: String, pid: Int32?, starts: Int) {
+            self.display = display
+            self.pid = pid
+            self.starts = starts
+        }
+    }
+
     public var version: String
     /// The Wayland socket's name (WAYLAND_DISPLAY).
     public var display: String
@@ -228,14 +244,19 @@ public struct ControlStatus: Codable, Equatable, Sendable {
     public var clients: Int
     /// The kiosk app, when one runs.
     public var app: App?
+    /// X11 support, when it is on.
+    public var x11: X11?
 
-    public init(version: String, display: String, outputs: [OutputStatus], mirrors: [MirrorStatus] = [], clients: Int, app: App?) {
+    public init(
+        version: String, display: String, outputs: [OutputStatus], mirrors: [MirrorStatus] = [], clients: Int, app: App?, x11: X11? = nil
+    ) {
         self.version = version
         self.display = display
         self.outputs = outputs
         self.mirrors = mirrors
         self.clients = clients
         self.app = app
+        self.x11 = x11
     }
 }
 

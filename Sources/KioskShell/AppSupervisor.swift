@@ -47,6 +47,7 @@ public final class AppSupervisor {
     public let backoff: Backoff
     private let environment: [String: String]
     private let parentEnvironment: [String: String]
+    private let withheld: [String]
     private var process: ClientProcess?
     /// When the app was last started (monotonic ns).
     public private(set) var startedAt: UInt64 = 0
@@ -58,15 +59,16 @@ public final class AppSupervisor {
 
     /// `environment` (WAYLAND_DISPLAY, XDG_RUNTIME_DIR…), then the app's configured variables, are
     /// added to `parentEnvironment` (Vitrine's own by default); systemd's notification variables
-    /// are removed, so that the app never speaks for Vitrine.
+    /// are removed, so that the app never speaks for Vitrine, and so are those in `withheld`.
     public init(
-        app: AppConfiguration, environment: [String: String],
+        app: AppConfiguration, environment: [String: String], withheld: [String] = [],
         parentEnvironment: [String: String] = ProcessInfo.processInfo.environment, backoff: Backoff = Backoff()
     ) {
         self.app = app
         self.backoff = backoff
         self.environment = environment.merging(app.environment) { _, configured in configured }
         self.parentEnvironment = parentEnvironment
+        self.withheld = withheld
     }
 
     /// The process id of the app as last started (nil before, after `stop()` or a failed start).
@@ -131,7 +133,7 @@ public final class AppSupervisor {
         restartDue = nil
         process = try ClientProcess(
             arguments: try Self.command(for: app), environment: environment,
-            removing: SystemdNotifier.environmentVariables, parentEnvironment: parentEnvironment, workingDirectory: app.workingDirectory,
+            removing: SystemdNotifier.environmentVariables + withheld, parentEnvironment: parentEnvironment, workingDirectory: app.workingDirectory,
             capturingOutput: true)
         startedAt = now
         launchCount += 1

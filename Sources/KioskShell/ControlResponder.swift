@@ -13,6 +13,8 @@ public final class ControlResponder {
     private let display: String
     /// The kiosk app's state now, nil when none runs.
     public var app: () -> ControlStatus.App?
+    /// X11 support's state now, nil when it is off.
+    public var x11: () -> ControlStatus.X11? = { nil }
     /// The board's printer, nil when it has none.
     public var printer: Printer?
 
@@ -37,7 +39,7 @@ public final class ControlResponder {
             return .now(.json(ControlStatus(
                 version: version, display: display, outputs: compositor.outputStatuses,
                 mirrors: compositor.mirrorStatuses,
-                clients: compositor.connectedClientCount, app: app())))
+                clients: compositor.connectedClientCount, app: app(), x11: x11())))
         #if DEBUG
         case .hang:
             // What a stuck main loop looks like from outside: no reply, no frames, no watchdog.

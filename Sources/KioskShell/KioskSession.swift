@@ -8,6 +8,7 @@ import LayerKit
 import Logging
 import Signals
 import Views
+public import Xwayland
 
 /// The kiosk policy around a running compositor: the board's app under supervision, and systemd
 /// told the truth (READY=1 once the first frame is on screen, WATCHDOG=1 from the main loop,
@@ -33,6 +34,10 @@ public final class KioskSession {
     /// The on-screen keyboard, when the board enables it.
     public let onScreenKeyboard: OnScreenKeyboardController?
     private let idle: IdleConfiguration
+    /// The X server of X11 apps, when X11 is on.
+    private let xwayland: XwaylandServer?
+    /// How many times Xwayland was started.
+    private var xwaylandStarts = 0
     /// When the output was blanked (monotonic ns); nil while it is not.
     private var blankedAt: UInt64?
     private let start: UInt64
@@ -43,15 +48,19 @@ public final class KioskSession {
     /// `splash`, the first output shows it until the app's first frame, and while the app restarts.
     /// `idle` blanks the output after its time without input (when a splash overlay exists), unless a
     /// visible client inhibits idling. `onScreenKeyboard`, when enabled, types into the focused
-    /// app's text fields, under the overlay.
+    /// app's text fields, under the overlay. With `xwayland`, the app gets its `DISPLAY` (without,
+    /// Vitrine's own `DISPLAY` is withheld), and Xwayland's starts and ends are reported as the
+    /// app's are.
     public init(
-        compositor: Compositor, socketName: String, runtimeDirectory: String? = nil, app: AppConfiguration?, splash: SplashConfiguration? = nil,
+        compositor: Compositor, socketName: String, runtimeDirectory: String? = nil, app: AppConfiguration?,
+        xwayland: XwaylandServer? = nil, splash: SplashConfiguration? = nil,
         idle: IdleConfiguration = IdleConfiguration(), onScreenKeyboard: OnScreenKeyboardSettings = OnScreenKeyboardSettings(),
         notifier: SystemdNotifier, outputs: String, start: UInt64, logger: Logger
     ) throws {
         self.compositor = compositor
         self.idle = idle
         self.start = start
+        self.xwayland = xwayland
         // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
         self.onScreenKeyboard = onScreenKeyboard.isEnabled
             ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
@@ -63,7 +72,9 @@ public final class KioskSession {
         nextPing = nextWatchdog
         if let app, !app.command.isEmpty {
             let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
-            supervisor = AppSupervisor(app: app, environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime])
+            var environment = ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime]
+            environment["DISPLAY"] = xwayland?.displayName
+            supervisor = AppSupervisor(app: app, environment: environment, withheld: xwayland == nil ? ["DISPLAY"] : [])
         } else {
             supervisor = nil
         }
@@ -100,6 +111,7 @@ public final class KioskSession {
         updateOverlay()
         updateBlanking(now: now)
         onScreenKeyboard?.tick(now: Double(now) / 1e9)
+        if let xwayland { for event in xwayland.poll() { reportX11(event, of: xwayland) } }
         guard let supervisor else { return }
         // How long the app takes to show something, at boot and after every restart.
         if supervisor.launchCount != firstFrameReportedForLaunch, supervisor.isRunning,
@@ -140,6 +152,28 @@ public final class KioskSession {
         case nil:
             break
         }
+    }
+
+    /// Xwayland's start, readiness and end, in the log and systemd's status.
+    private func reportX11(_ event: XwaylandServer.Event, of xwayland: XwaylandServer) {
+        switch event {
+        case .started(let pid):
+            xwaylandStarts += 1
+            report("an X client connected to \(xwayland.displayName): running Xwayland as pid \(pid) (start \(xwaylandStarts))")
+        case .ready(let milliseconds):
+            report("Xwayland on \(xwayland.displayName) ready \(milliseconds) ms after its start")
+        case .exited(let exit):
+            report("Xwayland exited (\(exit)); the next X client starts it again")
+        case .failedToStart(let message):
+            report("cannot start Xwayland: \(message)")
+        case .windowManagerFailed(let message):
+            report("the X window manager cannot run on \(xwayland.displayName): \(message)")
+        }
+    }
+
+    /// X11 as the control socket's `status` shows it; nil when it is off.
+    public var x11Status: ControlStatus.X11? {
+        xwayland.map { ControlStatus.X11(display: $0.displayName, pid: $0.pid, starts: xwaylandStarts) }
     }
 
     /// The supervised app as the control socket's `status` shows it; nil without one.
@@ -201,6 +235,7 @@ public final class KioskSession {
         appOutput?.finish()
         appOutput = nil
         supervisor?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
+        xwayland?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
     }
 
     /// Logs the supervised app's output under the name of its program.

@@ -1,9 +1,12 @@
 import Glibc
 
-/// A filesystem Unix socket address (`sockaddr_un`): the Wayland socket's, the control server's
-/// and its client's.
+/// A Unix socket address (`sockaddr_un`): a file (the Wayland socket's, the control server's and
+/// its client's) or a name in the abstract namespace (the X display's).
 public struct UnixSocketAddress {
     private var storage = sockaddr_un()
+    /// The length `bind` and `connect` are given: all of `sockaddr_un` for a file, the family and
+    /// the name for an abstract address, whose name is every byte of that length.
+    private var length = socklen_t(MemoryLayout<sockaddr_un>.size)
 
     /// Nil when `path` does not fit in `sun_path` with its terminating zero.
     public init?(path: String) {
@@ -16,10 +19,23 @@ public struct UnixSocketAddress {
         }
     }
 
+    /// An address in Linux's abstract namespace: `name` after a zero byte, bound to no file (nil
+    /// when it does not fit).
+    public init?(abstractName name: String) {
+        let bytes = [0] + Array(name.utf8)
+        let capacity = MemoryLayout.size(ofValue: storage.sun_path)
+        guard bytes.count > 1, bytes.count <= capacity else { return nil }
+        storage.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &storage.sun_path) { buffer in
+            buffer.copyBytes(from: bytes)
+        }
+        length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+    }
+
     /// Calls `body` with the address as `bind` and `connect` take it.
     public func withSocketAddress<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         withUnsafePointer(to: storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }
         }
     }
 }

@@ -1,15 +1,17 @@
 import Compositor
 import LayerKit
 import WaylandServer
+import XWindowManager
 
 /// Vitrine's kiosk window policy for xdg-shell: every toplevel is configured fullscreen on the
 /// primary output and shown centred (with black around it when the client draws smaller); a
 /// toplevel with a parent (a dialog) is sized by its client and centred above the parent; popups
 /// follow their positioner, constrained to the output. The newest window is on top and has
 /// keyboard focus; a press focuses the window under it; when the focused window goes, the one on
-/// top takes the focus. The compositor's `windowPolicy`.
+/// top takes the focus. X windows follow the same rules (KioskWindowPolicy+X11.swift). The
+/// compositor's `windowPolicy`.
 public final class KioskWindowPolicy: WindowManagementPolicy {
-    private unowned let compositor: Compositor
+    unowned let compositor: Compositor
     /// Where windows placed explicitly (by a test harness or the shell) have their surface's
     /// origin, in output points. A placed window stays put, as on a desktop: a later change of its
     /// window geometry (a subsurface moving past the surface's edge) does not move the surface
@@ -19,6 +21,8 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// Popups that asked for an explicit grab and were not dismissed, oldest first: the topmost
     /// mapped one has keyboard focus; a new window dismisses them all.
     private var grabbingPopups: [XdgPopup] = []
+    /// The X windows shown, by their surface.
+    var xWindows: [ObjectIdentifier: XWindow] = [:]
 
     public init(compositor: Compositor) {
         self.compositor = compositor
@@ -33,6 +37,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             configure(toplevel)
             if toplevel.isMapped { place(toplevel) }
         }
+        placeXWindowsForNewOutput()
         Transaction.commit()
     }
 
@@ -95,6 +100,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
                 configure(toplevel)
             }
         }
+        focusXWindow(of: next)
         if next == nil, let top = compositor.windowStack.last(where: { $0 !== previous }) {
             compositor.focus(top)
         }
@@ -212,7 +218,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         return true
     }
 
-    private func dismissGrabbingPopups() {
+    func dismissGrabbingPopups() {
         let grabbing = grabbingPopups
         grabbingPopups = []
         for popup in grabbing.reversed() { popup.sendPopupDone() }

@@ -176,6 +176,10 @@ struct Status: ParsableCommand {
         } else {
             lines.append("app: none")
         }
+        if let x11 = status.x11 {
+            let server = x11.pid.map { "Xwayland running as pid \($0)" } ?? "Xwayland not running"
+            lines.append("x11: DISPLAY=\(x11.display), \(server), started \(x11.starts) time\(x11.starts == 1 ? "" : "s")")
+        }
         return lines.joined(separator: "\n")
     }
 }

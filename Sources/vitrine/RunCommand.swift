@@ -18,6 +18,7 @@ import Signals
 import SystemCalls
 import WaylandServer
 import WindowPolicy
+import Xwayland
 
 /// Runs the compositor on the headless backend or on a KMS device, optionally with an app, and
 /// leaves a screenshot.
@@ -86,6 +87,9 @@ struct Run: ParsableCommand {
 
     @Flag(help: "Open no control socket (no `vitrine capture` or `vitrine status` for this instance).")
     var noControlSocket = false
+
+    @Flag(help: "No X11 apps: open no X display and give the app no DISPLAY (by default, and unless the board's [app] says x11 = false, Xwayland starts when the first X client connects).")
+    var noX11 = false
 
     @Option(help: "Write what the output shows to this PNG file (after --after seconds).")
     var screenshot: String?
@@ -209,7 +213,8 @@ struct Run: ParsableCommand {
             ?? RendererChoice.choose(board?.renderer ?? .auto, namedBy: "the board's renderer", in: .current())
         logger.info("drawing with \(rendererChoice)")
         let compositor = try Compositor(backend: backend, renderer: rendererChoice.kind, logger: logger)
-        compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
+        let windowPolicy = KioskWindowPolicy(compositor: compositor)
+        compositor.windowPolicy = windowPolicy
         // Each KMS output logs its first frame and feeds the presentation log, those lit later (a
         // display plugged in) too; by connector, so that a display plugged in again replaces its
         // old output's listener.
@@ -255,6 +260,11 @@ struct Run: ParsableCommand {
         let name = try compositor.listen(socketName: socket)
         logger.info("WAYLAND_DISPLAY=\(name) on \(outputsDescription) at scale \(scale)")
         if let problem = ShaderCache.current.problem() { logger.warning("\(problem)") }
+        // The X display listens from the start; Xwayland runs only once an X client connects.
+        let xwayland = try (noX11 || board?.app.x11 == false)
+            ? nil : XwaylandServer(compositor: compositor, sockets: XDisplaySockets.open(), logger: logger)
+        xwayland?.windowManagerHandler = windowPolicy
+        if let xwayland { logger.info("DISPLAY=\(xwayland.displayName) (Xwayland starts with the first X client)") }
         // Opened before any app starts, so that a path in use stops Vitrine before it launches anything.
         let responder = ControlResponder(
             compositor: compositor, version: Vitrine.version, display: name, printer: board?.printer.map(Printer.init))
@@ -277,7 +287,9 @@ struct Run: ParsableCommand {
         // with no display connected at start they begin once the first one is lit.
         func startApps() throws {
             if !app.isEmpty {
-                let started = try ClientProcess(arguments: app, environment: ["WAYLAND_DISPLAY": name])
+                var environment = ["WAYLAND_DISPLAY": name]
+                environment["DISPLAY"] = xwayland?.displayName
+                let started = try ClientProcess(arguments: app, environment: environment, removing: xwayland == nil ? ["DISPLAY"] : [])
                 process = started
                 logger.info("started \(command) as pid \(started.pid)")
             }
@@ -285,7 +297,7 @@ struct Run: ParsableCommand {
             let shown = kmsBackend.map { $0.kmsOutputs.map(\.description).joined(separator: ", ") } ?? outputsDescription
             // The board's app, supervised, when no app was given after --.
             session = try KioskSession(
-                compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, splash: board?.splash,
+                compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, xwayland: xwayland, splash: board?.splash,
                 idle: board?.idle ?? IdleConfiguration(), onScreenKeyboard: board?.onScreenKeyboard ?? OnScreenKeyboardSettings(),
                 notifier: notifier, outputs: shown, start: startNanoseconds, logger: logger)
         }
@@ -298,6 +310,7 @@ struct Run: ParsableCommand {
         responder.app = { [app] in
             session?.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
         }
+        responder.x11 = { session?.x11Status }
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
         var interrupted = false
         let signalSources = try [SIGINT, SIGTERM].map { signal in
@@ -315,6 +328,7 @@ struct Run: ParsableCommand {
             // socket and fills the log with its errors.
             session?.stop()
             process?.terminate { try? compositor.dispatch(timeoutMilliseconds: 10) }
+            xwayland?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
             compositor.shutdown()
         }
         var startFailure: Error?

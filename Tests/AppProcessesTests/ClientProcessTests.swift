@@ -1,6 +1,7 @@
 import AppProcesses
 import Foundation
 import Glibc
+import SystemCalls
 import Testing
 
 @Suite struct ClientProcessTests {
@@ -32,6 +33,33 @@ import Testing
         #expect(String(decoding: output, as: UTF8.self) == "wayland-7 kept []\nerror\n")
         app.terminate()
         #expect(app.exit == .status(0))
+    }
+
+    @Test func passedDescriptorsArriveAsThreeFourInTheirOrder() throws {
+        var first: [Int32] = [-1, -1]
+        var second: [Int32] = [-1, -1]
+        #expect(pipe(&first) == 0)
+        #expect(pipe(&second) == 0)
+        for end in first + second { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { (first + second).forEach { close($0) } }
+        let app = try ClientProcess(
+            arguments: ["sh", "-c", "echo three >&3; echo four >&4"], environment: [:],
+            passing: [FileDescriptor(rawValue: second[1]), FileDescriptor(rawValue: first[1])])
+        let deadline = Date().addingTimeInterval(10)
+        while !app.poll(), Date() < deadline { usleep(10_000) }
+        close(first[1])
+        close(second[1])
+        first[1] = -1
+        second[1] = -1
+        func readAll(_ descriptor: Int32) -> String {
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            return String(decoding: buffer[..<max(0, count)], as: UTF8.self)
+        }
+        #expect(app.exit == .status(0))
+        #expect(readAll(second[0]) == "three\n")
+        #expect(readAll(first[0]) == "four\n")
+        #expect(ClientProcess.inheritedDescriptorNumbers(count: 2) == [3, 4])
     }
 
     @Test func aProcessOwnsTheProcessesItStartedButNotItsParent() throws {

@@ -273,7 +273,7 @@ private func withApp(_ outputs: String) -> String {
                 "23:15: calibration has 5 numbers, not 6 (3×2) or 9 (3×3) "
                     + "(fix: write the first two rows, e.g. calibration = [1, 0, 0, 0, 1, 0] for no change)",
                 "27:17: environment sets WAYLAND_DISPLAY, which Vitrine sets for the app "
-                    + "(fix: remove it: Vitrine gives the app its own Wayland socket and runtime directory)",
+                    + "(fix: remove it: Vitrine gives the app its own Wayland socket, runtime directory and X display)",
                 "30:14: background 'navy' is not a #RRGGBB colour (fix: write it like background = \"#1D3557\")",
             ])
         #expect(error.diagnostics.allSatisfy { $0.file == path })
@@ -512,6 +512,22 @@ private func withApp(_ outputs: String) -> String {
                     + "(fix: quote the value, e.g. PORT = \"value\")",
                 "board.toml:7:30: error: environment variable name '2X' is not valid "
                     + "(fix: use letters, digits and underscores, not starting with a digit)",
+            ])
+    }
+
+    @Test func x11IsOnUnlessTheAppTurnsItOffAndDisplayIsVitrines() throws {
+        let app = "[[output]]\nconnector = \"DP-1\"\n[app]\ncommand = [\"xterm\"]\n"
+        let board = try BoardConfiguration.parse(app, file: "board.toml").get()
+        #expect(board.app.x11)
+        #expect(board.outline().contains("app xterm"))
+        let off = try BoardConfiguration.parse(app + "x11 = false\n", file: "board.toml").get()
+        #expect(!off.app.x11)
+        #expect(off.outline().contains("app xterm, no X11"))
+        #expect(
+            problems(app + "x11 = \"no\"\nenvironment = { DISPLAY = \":0\" }\n") == [
+                "board.toml:5:7: error: 'x11' in [app] must be true or false, not a string (fix: write it like x11 = false)",
+                "board.toml:6:17: error: environment sets DISPLAY, which Vitrine sets for the app "
+                    + "(fix: remove it: Vitrine gives the app its own Wayland socket, runtime directory and X display)",
             ])
     }
 

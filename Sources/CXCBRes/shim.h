@@ -1,0 +1,1 @@
+#include <xcb/res.h>

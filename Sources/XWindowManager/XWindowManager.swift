@@ -1,0 +1,318 @@
+internal import CXCB
+internal import CXCBComposite
+import Foundation
+import Glibc
+public import Compositor
+public import Logging
+import Signals
+public import SystemCalls
+public import WaylandServer
+
+/// What the window manager leaves to the window policy, as `XdgShellHandler` does for xdg-shell.
+public protocol XWindowManagerHandler: AnyObject {
+    /// A managed (not override-redirect) window is about to be mapped, or asked to be moved or
+    /// resized while mapped: the policy gives it its frame and state now (`configure`,
+    /// `setFullscreen`).
+    func xWindowNeedsPlacement(_ window: XWindow)
+    /// A window is mapped and Xwayland's surface for it is known: show it at its frame.
+    func xWindowMapped(_ window: XWindow)
+    /// A shown window moved or was resized (by its client, for override-redirect windows).
+    func xWindowMoved(_ window: XWindow)
+    /// A shown window was unmapped or destroyed.
+    func xWindowUnmapped(_ window: XWindow)
+}
+
+/// Vitrine's X window manager, on the connection Xwayland made for it (`-wm`): it redirects the
+/// root's children (so that Xwayland gives each a wl_surface, named by `WL_SURFACE_ID`),
+/// answers map and configure requests through its handler (the kiosk policy), keeps each
+/// window's title, class, dialog parent and process, and gives X's input focus to the window
+/// the compositor focuses. Runs on the compositor's loop; every value a client sets (properties,
+/// client messages) is checked before it is used.
+public final class XWindowManager {
+    let connection: XConnection
+    private let logger: Logger
+    /// Xwayland's Wayland client, whose surfaces the windows are.
+    private weak var xwayland: Client?
+    public weak var handler: XWindowManagerHandler?
+    /// Top-level windows by id, in the order X created them (`windows`).
+    private var byID: [UInt32: XWindow] = [:]
+    private var order: [UInt32] = []
+    /// Windows whose surface id Xwayland sent before the surface reached Vitrine.
+    private var unpaired: [UInt32: XWindow] = [:]
+    private let checkWindow: UInt32
+    private var source: FileDescriptorSource?
+    private var surfaceListener: SignalListener?
+    /// Called once if the connection breaks (Xwayland went away).
+    public var disconnected: (() -> Void)?
+
+    /// Becomes the window manager on `descriptor` (Vitrine's end of Xwayland's `-wm` socket,
+    /// taken), for the windows whose surfaces `xwayland` (Xwayland's Wayland client) makes on
+    /// `compositor`.
+    public init(connection descriptor: OwnedFileDescriptor, xwayland: Client, compositor: Compositor, logger: Logger) throws(XWindowManagerError) {
+        connection = try XConnection(taking: descriptor)
+        self.xwayland = xwayland
+        self.logger = logger
+        let raw = connection.raw
+        let root = connection.root
+        // SubstructureRedirect is granted to one client only: it is what makes a window manager.
+        let mask: [UInt32] = [
+            UInt32(XCB_EVENT_MASK_SUBSTRUCTURE_NOTIFY.rawValue | XCB_EVENT_MASK_SUBSTRUCTURE_REDIRECT.rawValue
+                | XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)
+        ]
+        let cookie = xcb_change_window_attributes_checked(raw, root, UInt32(XCB_CW_EVENT_MASK.rawValue), mask)
+        if let error = xcb_request_check(raw, cookie) {
+            free(error)
+            throw .anotherWindowManager
+        }
+        // Rootless Xwayland gives a wl_surface only to windows redirected by hand.
+        xcb_composite_redirect_subwindows(raw, root, UInt8(XCB_COMPOSITE_REDIRECT_MANUAL.rawValue))
+        checkWindow = xcb_generate_id(raw)
+        xcb_create_window(
+            raw, 0, checkWindow, root, 0, 0, 1, 1, 0, UInt16(XCB_WINDOW_CLASS_INPUT_OUTPUT.rawValue), 0, 0, nil)
+        connection.setProperty(connection[.netSupportingWMCheck], of: checkWindow, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [checkWindow])
+        connection.setProperty(connection[.netSupportingWMCheck], of: root, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [checkWindow])
+        connection.setProperty(connection[.netWMName], of: checkWindow, text: "Vitrine")
+        let supported: [AtomName] = [.netWMState, .netWMStateFullscreen, .netActiveWindow, .netWMName, .netSupportingWMCheck]
+        connection.setProperty(connection[.netSupported], of: root, type: UInt32(XCB_ATOM_ATOM.rawValue), words: supported.map { connection[$0] })
+        for selection in [AtomName.wmS0, .netWMCMS0] {
+            xcb_set_selection_owner(raw, checkWindow, connection[selection], UInt32(XCB_CURRENT_TIME))
+        }
+        connection.flush()
+        do {
+            source = try compositor.display.eventLoop.addFileDescriptor(connection.fileDescriptor, events: .readable) { [unowned self] _ in
+                dispatch()
+            }
+        } catch {
+            throw .system(error)
+        }
+        surfaceListener = compositor.surfaceCreated.listen { [unowned self] surface in
+            guard surface.client === self.xwayland, let window = unpaired.removeValue(forKey: surface.id) else { return }
+            pair(window, with: surface)
+        }
+    }
+
+    deinit {
+        source?.remove()
+        surfaceListener?.cancel()
+    }
+
+    /// The top-level windows, in the order X created them.
+    public var windows: [XWindow] { order.compactMap { byID[$0] } }
+
+    /// The window whose surface `surface` is.
+    public func window(for surface: Surface) -> XWindow? {
+        byID.values.first { $0.surface === surface }
+    }
+
+    /// Handles every event X sent, then sends what the handling asked for.
+    func dispatch() {
+        while let event = xcb_poll_for_event(connection.raw) {
+            handle(UnsafeRawPointer(event))
+            free(event)
+        }
+        connection.flush()
+        if connection.error != 0 {
+            source?.remove()
+            source = nil
+            logger.info("the X window manager's connection to Xwayland ended")
+            let disconnected = self.disconnected
+            self.disconnected = nil
+            disconnected?()
+        }
+    }
+
+    private func handle(_ event: UnsafeRawPointer) {
+        let type = Int32(event.load(as: UInt8.self) & 0x7f)
+        switch type {
+        case 0:
+            let error = event.load(as: xcb_generic_error_t.self)
+            logger.debug("X error \(error.error_code) for request \(error.major_code) on resource \(error.resource_id)")
+        case XCB_CREATE_NOTIFY:
+            created(event.load(as: xcb_create_notify_event_t.self))
+        case XCB_DESTROY_NOTIFY:
+            destroyed(event.load(as: xcb_destroy_notify_event_t.self).window)
+        case XCB_MAP_REQUEST:
+            mapRequested(event.load(as: xcb_map_request_event_t.self).window)
+        case XCB_MAP_NOTIFY:
+            mapped(event.load(as: xcb_map_notify_event_t.self).window)
+        case XCB_UNMAP_NOTIFY:
+            unmapped(event.load(as: xcb_unmap_notify_event_t.self).window)
+        case XCB_CONFIGURE_REQUEST:
+            configureRequested(event.load(as: xcb_configure_request_event_t.self))
+        case XCB_CONFIGURE_NOTIFY:
+            configured(event.load(as: xcb_configure_notify_event_t.self))
+        case XCB_PROPERTY_NOTIFY:
+            let notify = event.load(as: xcb_property_notify_event_t.self)
+            if let window = byID[notify.window] { readProperties(of: window, changed: notify.atom) }
+        case XCB_CLIENT_MESSAGE:
+            clientMessage(event.load(as: xcb_client_message_event_t.self))
+        default:
+            break
+        }
+    }
+
+    private func created(_ event: xcb_create_notify_event_t) {
+        guard event.parent == connection.root, event.window != checkWindow, byID[event.window] == nil else { return }
+        let frame = IntRect(x: Int32(event.x), y: Int32(event.y), width: Int32(event.width), height: Int32(event.height))
+        let window = XWindow(id: event.window, frame: frame, isOverrideRedirect: event.override_redirect != 0, manager: self)
+        byID[event.window] = window
+        order.append(event.window)
+        let mask: [UInt32] = [UInt32(XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue | XCB_EVENT_MASK_FOCUS_CHANGE.rawValue)]
+        xcb_change_window_attributes(connection.raw, event.window, UInt32(XCB_CW_EVENT_MASK.rawValue), mask)
+    }
+
+    private func destroyed(_ id: UInt32) {
+        guard let window = byID.removeValue(forKey: id) else { return }
+        order.removeAll { $0 == id }
+        unpaired = unpaired.filter { $0.value !== window }
+        hide(window)
+    }
+
+    private func mapRequested(_ id: UInt32) {
+        guard let window = byID[id] else {
+            xcb_map_window(connection.raw, id)
+            return
+        }
+        readProperties(of: window, changed: nil)
+        window.processID = connection.processID(owning: id)
+        handler?.xWindowNeedsPlacement(window)
+        // ICCCM's NormalState, no icon window.
+        connection.setProperty(connection[.wmState], of: id, type: connection[.wmState], words: [1, 0])
+        xcb_map_window(connection.raw, id)
+    }
+
+    private func mapped(_ id: UInt32) {
+        guard let window = byID[id] else { return }
+        window.isMapped = true
+        if window.isOverrideRedirect {
+            readProperties(of: window, changed: nil)
+            window.processID = connection.processID(owning: id)
+        }
+        showIfReady(window)
+    }
+
+    private func unmapped(_ id: UInt32) {
+        guard let window = byID[id] else { return }
+        window.isMapped = false
+        unpaired = unpaired.filter { $0.value !== window }
+        hide(window)
+        // Xwayland makes a new surface when the window is mapped again.
+        window.surface = nil
+        if !window.isOverrideRedirect {
+            connection.setProperty(connection[.wmState], of: id, type: connection[.wmState], words: [0, 0])
+        }
+    }
+
+    private func configureRequested(_ event: xcb_configure_request_event_t) {
+        guard let window = byID[event.window] else { return }
+        let mask = UInt32(event.value_mask)
+        if mask & UInt32(XCB_CONFIG_WINDOW_WIDTH.rawValue) != 0 { window.requestedSize.width = Int32(event.width) }
+        if mask & UInt32(XCB_CONFIG_WINDOW_HEIGHT.rawValue) != 0 { window.requestedSize.height = Int32(event.height) }
+        if window.isMapped {
+            handler?.xWindowNeedsPlacement(window)
+            return
+        }
+        // Before it is mapped, a window is where and as large as it asks; the policy places it
+        // when it asks to be mapped.
+        var frame = window.frame
+        if mask & UInt32(XCB_CONFIG_WINDOW_X.rawValue) != 0 { frame.x = Int32(event.x) }
+        if mask & UInt32(XCB_CONFIG_WINDOW_Y.rawValue) != 0 { frame.y = Int32(event.y) }
+        frame.width = window.requestedSize.width
+        frame.height = window.requestedSize.height
+        window.configure(frame)
+    }
+
+    private func configured(_ event: xcb_configure_notify_event_t) {
+        guard let window = byID[event.window] else { return }
+        window.frame = IntRect(x: Int32(event.x), y: Int32(event.y), width: Int32(event.width), height: Int32(event.height))
+        if window.isShown { handler?.xWindowMoved(window) }
+    }
+
+    private func clientMessage(_ event: xcb_client_message_event_t) {
+        guard event.format == 32, let window = byID[event.window] else { return }
+        switch connection.name(of: event.type) {
+        case .wlSurfaceID:
+            let surfaceID = event.data.data32.0
+            if let surface = xwayland?.resource(withID: surfaceID) as? Surface {
+                pair(window, with: surface)
+            } else {
+                // Xwayland's Wayland request may not have been read yet: paired when it is.
+                unpaired[surfaceID] = window
+            }
+        default:
+            // _NET_WM_STATE and _NET_ACTIVE_WINDOW requests are not followed: the kiosk decides.
+            break
+        }
+    }
+
+    private func pair(_ window: XWindow, with surface: Surface) {
+        window.surface = surface
+        showIfReady(window)
+    }
+
+    private func showIfReady(_ window: XWindow) {
+        guard window.isMapped, window.surface != nil, !window.isShown else { return }
+        window.isShown = true
+        logger.info("X window \(window.description)\(window.processID.map { " of pid \($0)" } ?? "") mapped at \(window.frame)\(window.isOverrideRedirect ? " (override-redirect)" : "")")
+        handler?.xWindowMapped(window)
+    }
+
+    private func hide(_ window: XWindow) {
+        guard window.isShown else { return }
+        window.isShown = false
+        handler?.xWindowUnmapped(window)
+    }
+
+    /// Reads the properties the window manager keeps (all, or the one that changed).
+    private func readProperties(of window: XWindow, changed atom: UInt32?) {
+        let wanted: (AtomName) -> Bool = { name in atom == nil || self.connection[name] == atom }
+        if wanted(.netWMName) || wanted(.wmName) {
+            let value = connection.property(connection[.netWMName], of: window.id)
+                ?? connection.property(connection[.wmName], of: window.id)
+            if let value, value.format == 8 {
+                // WM_NAME of type STRING is Latin-1; UTF8_STRING and (loosely) COMPOUND_TEXT are read as UTF-8.
+                let isLatin1 = value.type == UInt32(XCB_ATOM_STRING.rawValue)
+                window.title = isLatin1 ? String(value.bytes.map { Character(Unicode.Scalar($0)) }) : String(decoding: value.bytes, as: UTF8.self)
+            } else {
+                window.title = nil
+            }
+        }
+        if wanted(.wmClass), let value = connection.property(connection[.wmClass], of: window.id), value.format == 8 {
+            let parts = value.bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            window.instanceName = parts.first
+            window.className = parts.count > 1 ? parts[1] : nil
+        }
+        if wanted(.wmTransientFor) {
+            let parent = connection.property(connection[.wmTransientFor], of: window.id)?.words.first
+            // A window cannot be its own dialog parent, nor one of a chain back to itself.
+            var candidate = parent.flatMap { byID[$0] }
+            var ancestor = candidate
+            for _ in 0..<32 {
+                guard let current = ancestor else { break }
+                if current === window { candidate = nil; break }
+                ancestor = current.transientFor
+            }
+            window.transientFor = candidate
+        }
+        if wanted(.wmProtocols) {
+            window.protocols = Set(connection.property(connection[.wmProtocols], of: window.id)?.words ?? [])
+        }
+    }
+
+    func focus(_ window: XWindow) {
+        let raw = connection.raw
+        if window.protocols.contains(connection[.wmTakeFocus]) {
+            var message = xcb_client_message_event_t()
+            message.response_type = UInt8(XCB_CLIENT_MESSAGE)
+            message.format = 32
+            message.window = window.id
+            message.type = connection[.wmProtocols]
+            message.data.data32.0 = connection[.wmTakeFocus]
+            message.data.data32.1 = UInt32(XCB_CURRENT_TIME)
+            connection.send(message, to: window.id, mask: 0)
+        }
+        xcb_set_input_focus(raw, UInt8(XCB_INPUT_FOCUS_POINTER_ROOT.rawValue), window.id, UInt32(XCB_CURRENT_TIME))
+        connection.setProperty(connection[.netActiveWindow], of: connection.root, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [window.id])
+        connection.flush()
+    }
+}
