@@ -36,11 +36,18 @@ extension Compositor {
         lastNewBuffer.filter { belongs($0.key) }.values.max()
     }
 
+    /// Counts the new buffers of `surface` as `process`'s (nil: its client's again): an X
+    /// window's surface is Xwayland's, but what it shows is the X client's drawing, and the
+    /// kiosk shell asks whether its app draws.
+    public func countBuffers(of surface: Surface, asProcess process: Int32?) {
+        bufferProcesses[ObjectIdentifier(surface)] = process
+    }
+
     func noteNewBuffer(from process: Int32) {
         lastNewBuffer[process] = monotonicNanoseconds()
         // Processes come and go over months of restarts: keep only those still connected.
         if lastNewBuffer.count > 64 {
-            let connected = Set(display.connectedClients.map(\.processID))
+            let connected = Set(display.connectedClients.map(\.processID) + bufferProcesses.values)
             lastNewBuffer = lastNewBuffer.filter { connected.contains($0.key) }
         }
     }

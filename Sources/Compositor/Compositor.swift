@@ -85,6 +85,8 @@ public final class Compositor: SurfaceObserver {
     public var privilegeRules: [PrivilegeRule] = []
     /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
     var lastNewBuffer: [Int32: UInt64] = [:]
+    /// Surfaces whose buffers count as another process's than their client's (Compositor+ClientHealth.swift).
+    var bufferProcesses: [ObjectIdentifier: Int32] = [:]
 
     let logger: Logger
 
@@ -275,7 +277,7 @@ public final class Compositor: SurfaceObserver {
 
     public func surfaceDidCommit(_ surface: Surface) {
         if surface.current.bufferWasAttached, surface.current.buffer != nil {
-            noteNewBuffer(from: surface.client.processID)
+            noteNewBuffer(from: bufferProcesses[ObjectIdentifier(surface)] ?? surface.client.processID)
         }
         // Client content never animates implicitly: what a client commits is what the next frame shows.
         Transaction.begin()
@@ -301,6 +303,7 @@ public final class Compositor: SurfaceObserver {
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {
+        bufferProcesses[ObjectIdentifier(surface)] = nil
         surfaceLeftTheScreen(surface)
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
         node.surfaceDestroyed()

@@ -227,11 +227,49 @@ public struct ControlStatus: Codable, Equatable, Sendable {
         public var pid: Int32?
         /// How many times Xwayland was started.
         public var starts: Int
+        /// The X windows shown, bottom to top in the order X made them.
+        public var windows: [Window]
 
-        public init(display: String, pid: Int32?, starts: Int) {
+        /// An X window shown, as its client describes it.
+        public struct Window: Codable, Equatable, Sendable {
+            /// The X window's id.
+            public var id: UInt32
+            public var title: String?
+            /// WM_CLASS's class and instance names.
+            public var className: String?
+            public var instanceName: String?
+            /// The X client's process, where X knows it.
+            public var pid: Int32?
+            /// Where X has it, in the output's points.
+            public var x: Int32
+            public var y: Int32
+            public var width: Int32
+            public var height: Int32
+            /// A menu, tooltip or drop-down placed by its client.
+            public var isOverrideRedirect: Bool
+
+            public init(
+                id: UInt32, title: String?, className: String?, instanceName: String?, pid: Int32?, x: Int32, y: Int32, width: Int32,
+                height: Int32, isOverrideRedirect: Bool
+            ) {
+                self.id = id
+                self.title = title
+                self.className = className
+                self.instanceName = instanceName
+                self.pid = pid
+                self.x = x
+                self.y = y
+                self.width = width
+                self.height = height
+                self.isOverrideRedirect = isOverrideRedirect
+            }
+        }
+
+        public init(display: String, pid: Int32?, starts: Int, windows: [Window] = []) {
             self.display = display
             self.pid = pid
             self.starts = starts
+            self.windows = windows
         }
     }
 

@@ -173,7 +173,15 @@ public final class KioskSession {
 
     /// X11 as the control socket's `status` shows it; nil when it is off.
     public var x11Status: ControlStatus.X11? {
-        xwayland.map { ControlStatus.X11(display: $0.displayName, pid: $0.pid, starts: xwaylandStarts) }
+        xwayland.map { xwayland in
+            let windows = (xwayland.windowManager?.windows ?? []).filter { $0.isMapped && $0.surface != nil }.map { window in
+                ControlStatus.X11.Window(
+                    id: window.id, title: window.title, className: window.className, instanceName: window.instanceName,
+                    pid: window.processID, x: window.frame.x, y: window.frame.y, width: window.frame.width, height: window.frame.height,
+                    isOverrideRedirect: window.isOverrideRedirect)
+            }
+            return ControlStatus.X11(display: xwayland.displayName, pid: xwayland.pid, starts: xwaylandStarts, windows: windows)
+        }
     }
 
     /// The supervised app as the control socket's `status` shows it; nil without one.

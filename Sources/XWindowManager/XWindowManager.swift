@@ -30,6 +30,7 @@ public protocol XWindowManagerHandler: AnyObject {
 /// client messages) is checked before it is used.
 public final class XWindowManager {
     let connection: XConnection
+    private unowned let compositor: Compositor
     private let logger: Logger
     /// Xwayland's Wayland client, whose surfaces the windows are.
     private weak var xwayland: Client?
@@ -50,6 +51,7 @@ public final class XWindowManager {
     /// `compositor`.
     public init(connection descriptor: OwnedFileDescriptor, xwayland: Client, compositor: Compositor, logger: Logger) throws(XWindowManagerError) {
         connection = try XConnection(taking: descriptor)
+        self.compositor = compositor
         self.xwayland = xwayland
         self.logger = logger
         let raw = connection.raw
@@ -247,6 +249,8 @@ public final class XWindowManager {
 
     private func pair(_ window: XWindow, with surface: Surface) {
         window.surface = surface
+        // What the surface shows is the X client's drawing: the kiosk shell sees its app draw.
+        compositor.countBuffers(of: surface, asProcess: window.processID)
         showIfReady(window)
     }
 

@@ -179,6 +179,13 @@ struct Status: ParsableCommand {
         if let x11 = status.x11 {
             let server = x11.pid.map { "Xwayland running as pid \($0)" } ?? "Xwayland not running"
             lines.append("x11: DISPLAY=\(x11.display), \(server), started \(x11.starts) time\(x11.starts == 1 ? "" : "s")")
+            for window in x11.windows {
+                let name = window.title.map { " '\($0)'" } ?? ""
+                let kind = [window.instanceName, window.className].compactMap { $0 }.joined(separator: ", ")
+                let owner = window.pid.map { " of pid \($0)" } ?? ""
+                let placed = window.isOverrideRedirect ? " (override-redirect)" : ""
+                lines.append("x11 window 0x\(String(window.id, radix: 16))\(name)\(kind.isEmpty ? "" : " (\(kind))")\(owner) at \(window.x),\(window.y) \(window.width)x\(window.height)\(placed)")
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -350,6 +350,11 @@ struct Run: ParsableCommand {
                 }
             }
             session?.tick(now: monotonicNanoseconds())
+            // An X app connects to Xwayland, not to Vitrine: a window of it shown counts.
+            if !appConnected, let process, let windows = xwayland?.windowManager?.windows,
+               windows.contains(where: { window in window.surface != nil && window.processID.map(process.owns) == true }) {
+                appConnected = true
+            }
             if appExit == nil, let process, process.poll(), let exit = process.exit {
                 appExit = exit
                 if appConnected {

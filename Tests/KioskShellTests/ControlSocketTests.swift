@@ -197,10 +197,13 @@ final class Box<Value>: @unchecked Sendable {
         defer { vitrine.stop() }
         let status = try vitrine.waitUntilShowing(app: true)
         let pid = try #require(status.app?.pid)
+        // X11 is on, but with no X client no Xwayland runs.
+        let x = try #require(status.x11?.display)
         #expect(status == ControlStatus(
             version: "0.1.0", display: vitrine.display,
             outputs: [OutputStatus(name: "HEADLESS-1", width: 320, height: 240, refreshMillihertz: 60000, scale: 1, transform: 0, hasFrame: true)],
-            clients: 1, app: ControlStatus.App(command: ["weston-simple-shm"], pid: pid, starts: 1)))
+            clients: 1, app: ControlStatus.App(command: ["weston-simple-shm"], pid: pid, starts: 1),
+            x11: ControlStatus.X11(display: x, pid: nil, starts: 0)))
         let text = try vitrine.command(["status"])
         #expect(text.status == 0)
         #expect(String(decoding: text.output, as: UTF8.self) == """
@@ -208,10 +211,37 @@ final class Box<Value>: @unchecked Sendable {
             output 0: HEADLESS-1 320x240@60.0 scale 1.0 transform 0 at 0,0
             clients: 1
             app: weston-simple-shm, running as pid \(pid), started 1 time
+            x11: DISPLAY=\(x), Xwayland not running, started 0 times
 
             """)
         let json = try vitrine.command(["status", "--json"])
         #expect(try JSONDecoder().decode(ControlStatus.self, from: json.output) == status)
+    }
+
+    @Test func statusNamesTheXWindowsOfAnX11App() throws {
+        let vitrine = try RunningVitrine(app: ["xterm", "-T", "status-xterm", "-e", "sleep", "60"])
+        defer { vitrine.stop() }
+        let pid = try #require(try vitrine.waitUntilShowing(app: true).app?.pid)
+        var status: ControlStatus?
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let json = try vitrine.command(["status", "--json"])
+            status = try? JSONDecoder().decode(ControlStatus.self, from: json.output)
+            if status?.x11?.windows.isEmpty == false { break }
+            usleep(100_000)
+        }
+        let x11 = try #require(status?.x11)
+        let xwayland = try #require(x11.pid)
+        let window = try #require(x11.windows.first)
+        #expect(x11.windows == [ControlStatus.X11.Window(
+            id: window.id, title: "status-xterm", className: "XTerm", instanceName: "xterm", pid: pid, x: 0, y: 0, width: 320,
+            height: 240, isOverrideRedirect: false)])
+        let text = String(decoding: try vitrine.command(["status"]).output, as: UTF8.self)
+        #expect(text.hasSuffix("""
+            x11: DISPLAY=\(x11.display), Xwayland running as pid \(xwayland), started 1 time
+            x11 window 0x\(String(window.id, radix: 16)) 'status-xterm' (xterm, XTerm) of pid \(pid) at 0,0 320x240
+
+            """))
     }
 
     @Test func twoInstancesEachAnswerOnTheirOwnSocket() throws {

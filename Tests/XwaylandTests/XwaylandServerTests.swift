@@ -38,6 +38,15 @@ final class XwaylandSession {
         try ClientProcess(arguments: arguments, environment: ["DISPLAY": xwayland.displayName], removing: ["WAYLAND_DISPLAY"], standardOutput: output)
     }
 
+    /// What an X client run to its end printed, the compositor serving meanwhile.
+    func output(of arguments: [String]) throws -> String {
+        let path = NSTemporaryDirectory() + "x11-output-\(UUID().uuidString).txt"
+        defer { unlink(path) }
+        let process = try launch(arguments, output: path)
+        try run(seconds: 30) { process.poll() }
+        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+
     /// Runs the compositor and polls Xwayland until `condition` holds or `seconds` pass.
     @discardableResult
     func run(seconds: Double, until condition: () -> Bool = { false }) throws -> Bool {
