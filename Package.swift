@@ -291,7 +291,7 @@ let package = Package(
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "Compositor", "WaylandServer"]),
-        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "Compositor", "DisplayBackend", "Graphics", "HeadlessBackend", "Input", "SystemCalls", "WaylandServer", "WindowPolicy", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "Compositor", "DisplayBackend", "Graphics", "HeadlessBackend", "Input", "SystemCalls", "WaylandServer", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses", "SystemCalls"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),

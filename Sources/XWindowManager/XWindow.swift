@@ -3,12 +3,13 @@ public import WaylandServer
 
 /// A top-level X window (a child of the root) as the window manager knows it: where X has it,
 /// what its client says about it, and its Wayland surface once Xwayland named it.
-public final class XWindow {
+public final class XWindow: CustomStringConvertible {
     /// The X window's id.
     public let id: UInt32
     /// Menus, tooltips and drop-downs place themselves (override-redirect): the window manager
-    /// only shows them where X has them.
-    public let isOverrideRedirect: Bool
+    /// only shows them where X has them. A client may set it after creating the window (Tk's
+    /// menus do), so it is read again when the window is mapped.
+    public internal(set) var isOverrideRedirect: Bool
     /// Where X has the window, in root coordinates (the primary output's points).
     public internal(set) var frame: IntRect
     /// The size the client last asked for (at creation, or in a ConfigureRequest).

@@ -136,7 +136,8 @@ public final class XWindowManager {
         case XCB_MAP_REQUEST:
             mapRequested(event.load(as: xcb_map_request_event_t.self).window)
         case XCB_MAP_NOTIFY:
-            mapped(event.load(as: xcb_map_notify_event_t.self).window)
+            let notify = event.load(as: xcb_map_notify_event_t.self)
+            mapped(notify.window, overrideRedirect: notify.override_redirect != 0)
         case XCB_UNMAP_NOTIFY:
             unmapped(event.load(as: xcb_unmap_notify_event_t.self).window)
         case XCB_CONFIGURE_REQUEST:
@@ -183,9 +184,10 @@ public final class XWindowManager {
         xcb_map_window(connection.raw, id)
     }
 
-    private func mapped(_ id: UInt32) {
+    private func mapped(_ id: UInt32, overrideRedirect: Bool) {
         guard let window = byID[id] else { return }
         window.isMapped = true
+        window.isOverrideRedirect = overrideRedirect
         if window.isOverrideRedirect {
             readProperties(of: window, changed: nil)
             window.processID = connection.processID(owning: id)

@@ -1,0 +1,133 @@
+import AppProcesses
+import Compositor
+import Foundation
+import Glibc
+import Graphics
+import Input
+import Testing
+import WaylandServer
+import XWindowManager
+import Xwayland
+
+extension XwaylandSession {
+    /// Moves the pointer to (`x`, `y`) output points and clicks the left button there, through the
+    /// compositor's input path (an absolute pointer covering the output).
+    func click(x: Double, y: Double, outputSize: (width: Double, height: Double)) throws {
+        let device = InputDeviceID(rawValue: 2)
+        compositor.handle(.pointerMotionAbsolute(time: 0, device: device, x: x / outputSize.width, y: y / outputSize.height))
+        try run(seconds: 0.1)
+        // BTN_LEFT
+        compositor.handle(.pointerButton(time: 0, device: device, code: 272, isPressed: true))
+        try run(seconds: 0.1)
+        compositor.handle(.pointerButton(time: 0, device: device, code: 272, isPressed: false))
+        try run(seconds: 0.1)
+    }
+}
+
+/// Lines "NAME at X Y WIDTH HEIGHT" that the Tk app prints.
+func geometry(named name: String, in output: String) -> IntRect? {
+    for line in output.split(separator: "\n") where line.hasPrefix("\(name) at ") {
+        let numbers = line.dropFirst(name.count + 4).split(separator: " ").compactMap { Int32($0) }
+        if numbers.count == 4 { return IntRect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3]) }
+    }
+    return nil
+}
+
+@Suite(.serialized) struct TkMenuTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/tk_menu.tcl").path
+
+    @Test func aTkDropDownIsShownWhereXPutItAndClicksReachTheApp() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        let outputPath = NSTemporaryDirectory() + "tk-menu-\(getpid()).txt"
+        defer { unlink(outputPath) }
+        let wish = try session.launch(["wish", Self.script], output: outputPath)
+        defer { wish.terminate(graceSeconds: 1) }
+        func printed() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+        #expect(try session.run(seconds: 60) { geometry(named: "press", in: printed()) != nil })
+        let window = try #require(session.shownWindows.first)
+        #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
+        #expect(window.title == "vitrine-tk")
+        // Tk names the class after the script.
+        #expect(window.className == "Tk_menu.tcl")
+
+        // A button: its click arrives.
+        let button = try #require(geometry(named: "press", in: printed()))
+        try session.click(x: Double(button.x + button.width / 2), y: Double(button.y + button.height / 2), outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { printed().contains("pressed\n") })
+
+        // The menu button: Tk posts its drop-down, an override-redirect window, under it.
+        let menuButton = try #require(geometry(named: "file", in: printed()))
+        try session.click(x: Double(menuButton.x + menuButton.width / 2), y: Double(menuButton.y + menuButton.height / 2), outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { geometry(named: "menu", in: printed()) != nil && session.shownWindows.count == 2 })
+        let placed = try #require(geometry(named: "menu", in: printed()))
+        let menu = try #require(session.shownWindows.first { $0.isOverrideRedirect })
+        #expect(menu.className == "Menu")
+        #expect(menu.frame == placed)
+        let surface = try #require(menu.surface)
+        #expect(session.compositor.windowAreaPosition(of: surface) == Point(x: Double(placed.x), y: Double(placed.y)))
+        // What the output shows there is the drop-down: its "Open" entry is lit, Tk's #ececec.
+        try session.run(seconds: 0.5)
+        let screen = try #require(session.compositor.capture())
+        #expect(screen.pixel(x: Int(placed.x) + Int(placed.width) - 8, y: Int(placed.y) + 4) == PremultipliedPixel(red: 0xEC, green: 0xEC, blue: 0xEC, alpha: 255))
+
+        // Its first item, clicked, is chosen; the drop-down goes.
+        try session.click(x: Double(placed.x + placed.width / 2), y: Double(placed.y + placed.height / 4), outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { printed().contains("chose Open\n") && session.shownWindows.count == 1 })
+    }
+}
+
+@Suite(.serialized) struct TkDialogTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/tk_dialog.tcl").path
+
+    @Test func aTransientDialogKeepsItsSizeCentredAboveItsParentAndTakesTheFocus() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        let wish = try session.launch(["wish", Self.script], output: "/dev/null")
+        defer { wish.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 60) { session.shownWindows.count == 2 })
+        let main = try #require(session.shownWindows.first { $0.title == "vitrine-tk-main" })
+        let dialog = try #require(session.shownWindows.first { $0.title == "vitrine-tk-dialog" })
+        #expect(dialog.transientFor === main)
+        #expect(main.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
+        #expect(dialog.frame == IntRect(x: 220, y: 190, width: 200, height: 100))
+        #expect(session.compositor.seat.keyboardFocus === dialog.surface)
+        let state = try session.output(of: ["xprop", "-id", "\(dialog.id)", "_NET_WM_STATE"])
+        #expect(state == "_NET_WM_STATE(ATOM) = \n")
+        try session.run(seconds: 0.5)
+        let screen = try #require(session.compositor.capture())
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        #expect(screen.pixel(x: 220, y: 190) == red)
+        #expect(screen.pixel(x: 419, y: 289) == red)
+        #expect(screen.pixel(x: 219, y: 190) == blue)
+        #expect(screen.pixel(x: 420, y: 289) == blue)
+    }
+}
+
+@Suite(.serialized) struct GTK3X11Tests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/gtk3_x11_form.py").path
+
+    @Test func aGTK3AppOnX11IsFullscreenAndGetsTypingAndClicks() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        let outputPath = NSTemporaryDirectory() + "gtk3-x11-\(getpid()).txt"
+        defer { unlink(outputPath) }
+        let app = try ClientProcess(
+            arguments: ["/usr/bin/python3", Self.script],
+            environment: ["DISPLAY": session.xwayland.displayName, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"],
+            removing: ["WAYLAND_DISPLAY"], standardOutput: outputPath)
+        defer { app.terminate(graceSeconds: 1) }
+        func printed() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+        #expect(try session.run(seconds: 60) { geometry(named: "button", in: printed()) != nil })
+        let window = try #require(session.shownWindows.first)
+        #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
+        #expect(window.title == "vitrine-gtk3")
+        #expect(window.processID == app.pid)
+        try session.type("kiosk")
+        #expect(try session.run(seconds: 10) { printed().contains("text:kiosk\n") })
+        let button = try #require(geometry(named: "button", in: printed()))
+        // 40 points from the left edge, laid out across the whole output.
+        #expect(button.x == 40)
+        #expect(button.width == 560)
+        try session.click(x: Double(button.x + button.width / 2), y: Double(button.y + button.height / 2), outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { printed().contains("clicked\n") })
+    }
+}
