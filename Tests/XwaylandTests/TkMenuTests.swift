@@ -34,15 +34,10 @@ func geometry(named name: String, in output: String) -> IntRect? {
 }
 
 @Suite(.serialized) struct TkMenuTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/tk_menu.tcl").path
-
     @Test func aTkDropDownIsShownWhereXPutItAndClicksReachTheApp() throws {
         let session = try XwaylandSession(width: 640, height: 480)
-        let outputPath = NSTemporaryDirectory() + "tk-menu-\(getpid()).txt"
-        defer { unlink(outputPath) }
-        let wish = try session.launch(["wish", Self.script], output: outputPath)
+        let (wish, printed) = try session.launchPrinting(["wish", XwaylandSession.client("tk_menu.tcl")])
         defer { wish.terminate(graceSeconds: 1) }
-        func printed() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
         #expect(try session.run(seconds: 60) { geometry(named: "press", in: printed()) != nil })
         let window = try #require(session.shownWindows.first)
         #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
@@ -77,11 +72,9 @@ func geometry(named name: String, in output: String) -> IntRect? {
 }
 
 @Suite(.serialized) struct TkDialogTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/tk_dialog.tcl").path
-
     @Test func aTransientDialogKeepsItsSizeCentredAboveItsParentAndTakesTheFocus() throws {
         let session = try XwaylandSession(width: 640, height: 480)
-        let wish = try session.launch(["wish", Self.script], output: "/dev/null")
+        let wish = try session.launch(["wish", XwaylandSession.client("tk_dialog.tcl")], output: "/dev/null")
         defer { wish.terminate(graceSeconds: 1) }
         #expect(try session.run(seconds: 60) { session.shownWindows.count == 2 })
         let main = try #require(session.shownWindows.first { $0.title == "vitrine-tk-main" })
@@ -104,18 +97,11 @@ func geometry(named name: String, in output: String) -> IntRect? {
 }
 
 @Suite(.serialized) struct GTK3X11Tests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/gtk3_x11_form.py").path
-
     @Test func aGTK3AppOnX11IsFullscreenAndGetsTypingAndClicks() throws {
         let session = try XwaylandSession(width: 640, height: 480)
-        let outputPath = NSTemporaryDirectory() + "gtk3-x11-\(getpid()).txt"
-        defer { unlink(outputPath) }
-        let app = try ClientProcess(
-            arguments: ["/usr/bin/python3", Self.script],
-            environment: ["DISPLAY": session.xwayland.displayName, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"],
-            removing: ["WAYLAND_DISPLAY"], standardOutput: outputPath)
+        let (app, printed) = try session.launchPrinting(
+            ["/usr/bin/python3", XwaylandSession.client("gtk3_x11_form.py")], environment: ["GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"])
         defer { app.terminate(graceSeconds: 1) }
-        func printed() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
         #expect(try session.run(seconds: 60) { geometry(named: "button", in: printed()) != nil })
         let window = try #require(session.shownWindows.first)
         #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))

@@ -31,20 +31,38 @@ final class XwaylandSession {
     deinit {
         xwayland.stop()
         compositor.shutdown()
+        outputFiles.forEach { unlink($0) }
     }
 
-    /// Starts an X client on the session's display; its standard output and error go to `output`.
-    func launch(_ arguments: [String], output: String? = nil) throws -> ClientProcess {
-        try ClientProcess(arguments: arguments, environment: ["DISPLAY": xwayland.displayName], removing: ["WAYLAND_DISPLAY"], standardOutput: output)
+    /// Files the session's clients printed to, removed with it.
+    private var outputFiles: [String] = []
+
+    /// Starts an X client on the session's display, with `environment` added; its standard output
+    /// and error go to `output`.
+    func launch(_ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> ClientProcess {
+        try ClientProcess(
+            arguments: arguments, environment: environment.merging(["DISPLAY": xwayland.displayName]) { _, display in display },
+            removing: ["WAYLAND_DISPLAY"], standardOutput: output)
+    }
+
+    /// Starts an X client and returns it with what it printed so far (standard output and error).
+    func launchPrinting(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: ClientProcess, printed: () -> String) {
+        let path = NSTemporaryDirectory() + "x11-client-\(UUID().uuidString).txt"
+        outputFiles.append(path)
+        let process = try launch(arguments, environment: environment, output: path)
+        return (process, { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" })
+    }
+
+    /// The path of a test client in Tests/XwaylandTests/Clients.
+    static func client(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/\(name)").path
     }
 
     /// What an X client run to its end printed, the compositor serving meanwhile.
     func output(of arguments: [String]) throws -> String {
-        let path = NSTemporaryDirectory() + "x11-output-\(UUID().uuidString).txt"
-        defer { unlink(path) }
-        let process = try launch(arguments, output: path)
+        let (process, printed) = try launchPrinting(arguments)
         try run(seconds: 30) { process.poll() }
-        return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return printed()
     }
 
     /// Runs the compositor and polls Xwayland until `condition` holds or `seconds` pass.
