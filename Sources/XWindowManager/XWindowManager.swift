@@ -43,8 +43,6 @@ public final class XWindowManager {
     private let checkWindow: UInt32
     private var source: FileDescriptorSource?
     private var surfaceListener: SignalListener?
-    /// Called once if the connection breaks (Xwayland went away).
-    public var disconnected: (() -> Void)?
 
     /// Becomes the window manager on `descriptor` (Vitrine's end of Xwayland's `-wm` socket,
     /// taken), for the windows whose surfaces `xwayland` (Xwayland's Wayland client) makes on
@@ -116,10 +114,8 @@ public final class XWindowManager {
         if connection.error != 0 {
             source?.remove()
             source = nil
+            // Xwayland went away; XwaylandServer reaps it and drops this window manager.
             logger.info("the X window manager's connection to Xwayland ended")
-            let disconnected = self.disconnected
-            self.disconnected = nil
-            disconnected?()
         }
     }
 

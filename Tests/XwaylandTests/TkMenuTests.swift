@@ -93,6 +93,18 @@ func geometry(named name: String, in output: String) -> IntRect? {
         #expect(screen.pixel(x: 419, y: 289) == red)
         #expect(screen.pixel(x: 219, y: 190) == blue)
         #expect(screen.pixel(x: 420, y: 289) == blue)
+
+        // A client that makes the parent a dialog of its own dialog gets no cycle: the parent
+        // stays a toplevel.
+        let set = try session.output(of: [
+            "xprop", "-id", "\(main.id)", "-f", "WM_TRANSIENT_FOR", "32x", "-set", "WM_TRANSIENT_FOR", "\(dialog.id)",
+        ])
+        #expect(set == "")
+        let readBack = try session.output(of: ["xprop", "-id", "\(main.id)", "WM_TRANSIENT_FOR"])
+        #expect(readBack == "WM_TRANSIENT_FOR(CARDINAL) = \(dialog.id)\n")
+        try session.run(seconds: 0.5)
+        #expect(main.transientFor == nil)
+        #expect(dialog.transientFor === main)
     }
 }
 
