@@ -32,6 +32,8 @@ public final class Compositor: SurfaceObserver {
     /// zwlr_screencopy_manager_v1, for the clients allowed screen capture, and its handler.
     private let screencopyManager: ScreencopyManagerGlobal
     private(set) lazy var screenCapture = ScreenCapture(compositor: self)
+    /// zwlr_virtual_pointer_manager_v1, for the clients allowed virtual input; the compositor is its handler.
+    private let virtualPointerManager: VirtualPointerManagerGlobal
     /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
     /// becomes xdg-shell's handler. Without one, no window is shown.
     public var windowPolicy: (any WindowManagementPolicy)? {
@@ -128,6 +130,7 @@ public final class Compositor: SurfaceObserver {
         textInputManager = TextInputManagerGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
+        virtualPointerManager = VirtualPointerManagerGlobal(display: display)
         self.rendererOptions = rendererOptions
         rendererKind = renderer
         if renderer == .vulkan {
@@ -151,6 +154,7 @@ public final class Compositor: SurfaceObserver {
         idleInhibitManager.handler = self
         filterPrivilegedGlobals()
         screencopyManager.handler = screenCapture
+        virtualPointerManager.handler = self
         try watchBackend()
         backendListeners = [
             backend.outputAdded.listen { [unowned self] output in outputAppeared(output) },
