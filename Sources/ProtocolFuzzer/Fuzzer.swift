@@ -282,9 +282,14 @@ private struct FuzzRun {
         return report
     }
 
-    /// Descriptors with no client connected, after one round trip has shown the compositor serving.
+    /// Descriptors with no client connected, after one round trip has shown the compositor serving
+    /// and one capture has made what captures keep for the next (an event loop's descriptors).
     private mutating func takeBaseline() {
         _ = roundTrip(limit: 60)
+        if let capture = ControlCapture(path: compositor.controlPath, request: #"{"command":"capture"}"#, now: monotonicSeconds()) {
+            while capture.receive() == .pending, monotonicSeconds() - capture.started < 60 { usleep(10_000) }
+            capture.socket.close()
+        }
         usleep(200_000)
         report.descriptorBaseline = compositor.descriptorCount()
         lastProbe = monotonicSeconds()
