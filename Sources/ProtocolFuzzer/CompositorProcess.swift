@@ -38,7 +38,9 @@ final class CompositorProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--control-socket", controlPath]
+        // Without an X display: the fuzzer speaks Wayland only, and an X client of another test
+        // finding this display would start an Xwayland whose descriptors count as leaked.
+        var arguments = [executable, "run", "--headless", output, "--socket", "wayland-fuzz", "--control-socket", controlPath, "--no-x11"]
         // The compositor ends with the fuzzer, however the fuzzer ends (Ctrl-C, a test runner's
         // timeout): util-linux's setpriv sets the parent-death signal and becomes the compositor.
         let setpriv = "/usr/bin/setpriv"

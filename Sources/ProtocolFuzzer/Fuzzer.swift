@@ -286,9 +286,18 @@ private struct FuzzRun {
     /// and one capture has made what captures keep for the next (an event loop's descriptors).
     private mutating func takeBaseline() {
         _ = roundTrip(limit: 60)
-        if let capture = ControlCapture(path: compositor.controlPath, request: #"{"command":"capture"}"#, now: monotonicSeconds()) {
-            while capture.receive() == .pending, monotonicSeconds() - capture.started < 60 { usleep(10_000) }
+        // Refused until the output has shown its first frame: asked again until answered.
+        let deadline = monotonicSeconds() + 60
+        while monotonicSeconds() < deadline,
+              let capture = ControlCapture(path: compositor.controlPath, request: #"{"command":"capture"}"#, now: monotonicSeconds()) {
+            var outcome = capture.receive()
+            while outcome == .pending, monotonicSeconds() < deadline {
+                usleep(10_000)
+                outcome = capture.receive()
+            }
             capture.socket.close()
+            guard case .refused = outcome else { break }
+            usleep(50_000)
         }
         usleep(200_000)
         report.descriptorBaseline = compositor.descriptorCount()
