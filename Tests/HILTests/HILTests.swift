@@ -617,8 +617,9 @@ struct GuestRun: Sendable {
             while [ $n -lt 120 ] && [ "$(cat $OUT/flips-shm.log 2>/dev/null | wc -l)" -lt 40 ]; do sleep 1; n=$((n + 1)); done
             hil_screendump simple-shm
             kill -TERM $pid; wait $pid; echo "vitrine-shm-status $?"
-            # A window of a real dma-buf: a dumb buffer of virtio-gpu exported with PRIME.
-            \(vitrine) run --kms --presentation-log $OUT/flips-dmabuf.log -- $OUT/dmabuf_client > $OUT/vitrine-dmabuf.log 2>&1 &
+            # A window of a real dma-buf: a dumb buffer of virtio-gpu exported with PRIME. dma-bufs
+            # need the Vulkan renderer: on virtio-gpu `auto` takes the CPU one, which offers none.
+            \(vitrine) run --kms --renderer vulkan --presentation-log $OUT/flips-dmabuf.log -- $OUT/dmabuf_client > $OUT/vitrine-dmabuf.log 2>&1 &
             pid=$!
             n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: ' $OUT/vitrine-dmabuf.log; do sleep 1; n=$((n + 1)); done
             settle $OUT/flips-dmabuf.log 1
@@ -626,7 +627,7 @@ struct GuestRun: Sendable {
             kill -TERM $pid; wait $pid; echo "vitrine-dmabuf-status $?"
             # The same client fullscreen: its XRGB8888 buffer fills the panel and is scanned out as it
             # is; on SIGUSR1 it shows a small buffer, which is composed again.
-            \(vitrine) run --kms --presentation-log $OUT/flips-direct.log -- $OUT/dmabuf_client fullscreen > $OUT/vitrine-direct.log 2>&1 &
+            \(vitrine) run --kms --renderer vulkan --presentation-log $OUT/flips-direct.log -- $OUT/dmabuf_client fullscreen > $OUT/vitrine-direct.log 2>&1 &
             pid=$!
             n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: \\(shown\\|failed\\)' $OUT/vitrine-direct.log; do sleep 1; n=$((n + 1)); done
             settle $OUT/flips-direct.log 1
@@ -640,7 +641,7 @@ struct GuestRun: Sendable {
             # Implicit sync: the window's buffer (of vgem) is committed with a write fence pending.
             # It must not show until the client signals the fence (vgem signals it itself after
             # 10 s, so the first capture comes well before).
-            \(vitrine) run --kms --presentation-log $OUT/flips-fenced.log -- $OUT/dmabuf_client fenced > $OUT/vitrine-fenced.log 2>&1 &
+            \(vitrine) run --kms --renderer vulkan --presentation-log $OUT/flips-fenced.log -- $OUT/dmabuf_client fenced > $OUT/vitrine-fenced.log 2>&1 &
             pid=$!
             n=0; while [ $n -lt 120 ] && ! grep -q 'dmabuf-client: \\(committed fenced\\|failed\\)' $OUT/vitrine-fenced.log; do sleep 1; n=$((n + 1)); done
             sleep 2
