@@ -189,8 +189,11 @@ struct SystemdBoot: Sendable {
         // The guest sees the output folder, but not a clone under /tmp (its own /tmp hides it).
         try FileManager.default.copyItem(
             atPath: repository.appendingPathComponent("systemd/vitrine@.service").path, toPath: directory + "/vitrine@.service")
-        try FileManager.default.copyItem(
-            atPath: repository.appendingPathComponent("board-configs/qemu-virtio-gpu.toml").path, toPath: directory + "/qemu-virtio-gpu.toml")
+        // The board as shipped, drawn with Vulkan (lavapipe): on virtio-gpu `auto` takes the CPU
+        // renderer, and the driver's shader cache is part of what this boot checks.
+        let board = try String(contentsOf: repository.appendingPathComponent("board-configs/qemu-virtio-gpu.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "[board]\n", with: "[board]\nrenderer = \"vulkan\"\n")
+        try board.write(toFile: directory + "/qemu-virtio-gpu.toml", atomically: true, encoding: .utf8)
         let setup = """
             # The install note of docs/kiosk-shell.md, with the binary just built.
             install -m 755 \(vitrine) /usr/local/bin/vitrine

@@ -69,6 +69,12 @@ final class FrameRenderer {
         intermediatePool = IntermediatePool(context: context)
     }
 
+    /// Lets go of what finished frames kept alive (their textures, staging buffers, client
+    /// buffers' imports), as the next submission would.
+    func releaseFinishedFrames() throws {
+        try ring.releaseFinishedFrames()
+    }
+
     deinit {
         // The pipeline, samplers and white texture belong to this renderer rather than to the
         // frames, so frames still running must finish before they go.

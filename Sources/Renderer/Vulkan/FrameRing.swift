@@ -99,9 +99,16 @@ final class FrameRing {
         // What finished frames kept alive goes now, not when their slot comes round again: an
         // output with nothing new to show draws no next frame, and the buffers of a client that
         // left (its dma-bufs' descriptors) would stay with the compositor meanwhile.
+        try releaseFinishedFrames(except: slot)
+        return point
+    }
+}
+
+extension FrameRing {
+    /// Lets go of what the frames the GPU has finished kept alive (but `slot`'s).
+    func releaseFinishedFrames(except slot: Slot? = nil) throws {
         let reached = try timeline.reachedValue()
         for other in slots where other !== slot && other.submittedValue <= reached { other.keptAlive = [] }
-        return point
     }
 }
 
