@@ -5,7 +5,7 @@ import WaylandServer
 
 /// How screen capture tells what changed between two pictures of an output.
 @Suite struct ScreenCaptureDamageTests {
-    /// A 64×48 XRGB picture, black except `pixels` (x, y, 0xXXRRGGBB).
+    /// A 64×48 XRGB picture, black except `pixels` (x, y, RGB as 0x00RRGGBB; the top byte is ignored).
     private func picture(_ pixels: [(Int, Int, UInt32)] = []) throws -> Image {
         var words = [UInt32](repeating: 0xff00_0000, count: 64 * 48)
         for (x, y, value) in pixels { words[y * 64 + x] = value }
