@@ -28,6 +28,11 @@ struct TreePainter {
     let isMeasuring: Bool
     /// While drawing, whether the occluder is still ahead: nothing is drawn until it is reached.
     var isSkipping: Bool
+    /// A layer's backdrop made from the canvas it is composited onto, for its offscreen image
+    /// (TreePainter+Filters.swift).
+    var carriedBackdrop: (id: LayerID, backdrop: Backdrop?)?
+    /// The layer in a transition whose current state this painter draws (TreePainter+Transitions.swift).
+    var drawnWithoutTransition: LayerID?
 
     /// A painter that draws the tree onto `canvas`, starting at `occluder` (found by a measuring
     /// painter) when given.
@@ -55,7 +60,8 @@ struct TreePainter {
         clip: Coverage?, flipped: Bool
     ) {
         let p = layer.properties
-        guard !p.isHidden, parentOpacity * p.opacity > 0 else { return }
+        // A layer in a transition shows its previous state too, though hidden or transparent now.
+        guard p.transition != nil ? parentOpacity > 0 : !p.isHidden && parentOpacity * p.opacity > 0 else { return }
         if p.isTransformLayer {
             let transform = p.transformToSuperlayer(parentSpace)
             for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
@@ -74,12 +80,17 @@ struct TreePainter {
     /// times `parentOpacity`; as one image first when it has group opacity.
     mutating func place(_ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Coverage?, flipped: Bool) {
         let p = layer.properties
+        if let transition = p.transition, drawnWithoutTransition != layer.id {
+            return drawTransition(layer, transition, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
+        }
         let opacity = parentOpacity * p.opacity
         guard opacity > 0 else { return }
         if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
-        if mask != nil || group {
+        if layer.hasFilterEffects {
+            drawFiltered(layer, mask: mask, group: group, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
+        } else if mask != nil || group {
             drawOffscreen(layer, mask: mask, group: group, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
         } else {
             drawLayer(layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
@@ -97,13 +108,14 @@ struct TreePainter {
         // Nothing offscreen hides what is behind it, and while skipping, all of it lies beneath
         // the occluder.
         guard !isMeasuring, !isSkipping else { return }
-        let reach = DamageTracker.pixelBounds(ofSubtree: layer.id, in: tree, scale: scale)
+        let reach = DamageTracker.pixelBounds(ofSubtree: layer, in: tree, transform: transform, scale: scale)
         var box = canvas.box
         if !reach.isNull { box = box.intersection(PixelBox(covering: reach.insetBy(dx: -1, dy: -1))) }
         guard !box.isEmpty else { return }
         let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
-        var content = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
-        (content.rasters, content.tint) = (rasters, tint)
+        var content = offscreenPainter(onto: image, box: box)
+        // The layer's backdrop is what is behind it here, though drawn inside the image.
+        content.carriedBackdrop = carriedBackdrop(for: layer, transform: transform, clip: clip)
         content.drawLayer(layer, transform: transform, opacity: grouped ? 1 : opacity, clip: nil, flipped: flipped)
         composites += content.composites + 1
         unreadableClients += content.unreadableClients
@@ -149,6 +161,7 @@ struct TreePainter {
                     drawShadow(of: layer, color: shadowColor, transform: transform, opacity: opacity, clip: innerClip, flipped: flipped)
                 }
             }
+            if drawsShadow, layer.hasBackdrop { drawBackdrop(of: layer, transform: transform, opacity: opacity, clip: clip) }
             if let background = p.backgroundColor, background.alpha > 0, occluder != Occluder(id: layer.id, part: .contents) {
                 fill([bounds], color: tinted(background.premultipliedSRGB(times: opacity)), transform: transform, clip: clip)
             }

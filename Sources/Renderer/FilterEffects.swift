@@ -33,27 +33,6 @@ import RendererContract
 /// rest of the layer. A sublayer's backdrop inside any intermediate is that intermediate's
 /// content only.
 extension SceneEncoder {
-    /// Whether the layer's `filters` or `compositingFilter` make it render offscreen. A mask's
-    /// compositingFilter is ignored (ca-semantics A3).
-    func hasFilterEffects(_ layer: RenderLayer) -> Bool {
-        let p = layer.properties
-        return p.filters.contains { !$0.kind.isBlendMode }
-            || (p.compositingFilter?.kind.isBlendMode == true && layer.maskedLayerID == nil)
-    }
-
-    /// The pixels the blurs among `filters` reach beyond what they blur (three σ each).
-    func blurReach(_ filters: [Filter]) -> Int {
-        filters.reduce(0) { $0 + Int((3 * ($1.blurSigma ?? 0) * scale).rounded(.up)) }
-    }
-
-    /// The pixels the distortions among `filters` may draw on: their circles' boxes, for a layer
-    /// that `transform` maps to pixels.
-    func distortionBox(_ filters: [Filter], transform: Transform3D) -> PixelBox {
-        filters.compactMap(\.distortion).filter { $0.radius > 0 }.reduce(PixelBox.empty) {
-            $0.union(PixelBox(covering: pixelBox(of: $1.bounds, transform)))
-        }
-    }
-
     /// A layer with `filters` or a blending `compositingFilter` (and perhaps a mask or group
     /// opacity as well, applied before the filters).
     mutating func encodeFiltered(
@@ -62,15 +41,15 @@ extension SceneEncoder {
     ) {
         let p = layer.properties
         // The backdrop goes beneath the layer's image here; drawLayer inside skips it.
-        if hasBackdrop(layer) {
+        if layer.hasBackdrop {
             if let backdrop = makeBackdrop(layer, transform: transform, clip: clip, scissor: scissor) {
                 appendBackdrop(backdrop, opacity: parentOpacity * p.opacity)
             }
             carriedBackdrop = (layer.id, nil)
         }
         let chain = p.filters.filter { !$0.kind.isBlendMode }
-        let reach = blurReach(chain)
-        let circles = distortionBox(chain, transform: transform)
+        let reach = FilterBlur.reach(of: chain, scale: scale)
+        let circles = DamageTracker.distortionBox(of: p, transform: transform)
         let outerTint = tint
         tint = (1, 1, 1)
         defer { tint = outerTint }
@@ -129,15 +108,10 @@ extension SceneEncoder {
         var scissor: PixelRect?
     }
 
-    /// Whether the layer shows its `backgroundFilters`; a mask's are ignored (ca-semantics A3).
-    func hasBackdrop(_ layer: RenderLayer) -> Bool {
-        layer.maskedLayerID == nil && layer.properties.backgroundFilters.contains { !$0.kind.isBlendMode }
-    }
-
     /// Makes the backdrop of a layer with a mask or group opacity (and no filters) from the pass
     /// it is composited into, for `encodeBackdrop` to draw inside the layer's intermediate.
     mutating func carryBackdrop(_ layer: RenderLayer, transform: Transform3D, clip: Clip?, scissor: PixelRect?) {
-        guard hasBackdrop(layer), carriedBackdrop?.id != layer.id else { return }
+        guard layer.hasBackdrop, carriedBackdrop?.id != layer.id else { return }
         carriedBackdrop = (layer.id, makeBackdrop(layer, transform: transform, clip: clip, scissor: scissor))
     }
 
@@ -174,7 +148,7 @@ extension SceneEncoder {
         let shapePixels = pixelBox(of: p.bounds, transform)
         let shapeBox = PixelBox(covering: shapePixels).intersection(limit(clip: clip, scissor: scissor))
         guard !shapeBox.isEmpty else { return nil }
-        let reach = blurReach(chain)
+        let reach = FilterBlur.reach(of: chain, scale: scale)
         let outerTint = tint
         tint = (1, 1, 1)
         defer { tint = outerTint }
@@ -182,7 +156,7 @@ extension SceneEncoder {
         // What is behind moves into an intermediate when it all lies within the box; otherwise it
         // is drawn again, at a wide first blur's reduced resolution directly.
         let firstSigma = (chain[0].blurSigma ?? 0) * scale
-        let factor = reduction(forSigma: firstSigma)
+        let factor = FilterBlur.reduction(forSigma: firstSigma)
         var rest = chain[...]
         var backdrop: (index: Int, box: PixelBox)
         var reducedBy = 1
@@ -251,7 +225,7 @@ extension SceneEncoder {
                 if let inverse = instance.clip?.inverse {
                     instance.clip?.inverse = Transform3D(scaleX: k, y: k).concatenating(inverse)
                 }
-                copy.scissor = draw.scissor.map { reduced(PixelBox($0), by: factor).pixelRect }
+                copy.scissor = draw.scissor.map { PixelBox($0).reduced(by: factor).pixelRect }
             }
             instances.append(instance)
             copy.instance = UInt32(instances.count - 1)
@@ -259,7 +233,7 @@ extension SceneEncoder {
             copy.wholeWithin = nil
             openPasses[openPasses.count - 1].draws.append(copy)
         }
-        let reducedBox = reduced(box, by: factor)
+        let reducedBox = box.reduced(by: factor)
         guard let result = endPass(box: reducedBox, limit: reducedBox) else { return nil }
         passes[passes.count - 1].clearsToTargetColor = onTarget
         return result
@@ -316,8 +290,8 @@ extension SceneEncoder {
     ) -> (index: Int, box: PixelBox)? {
         var current = source
         var factor = start
-        while factor < reduction(forSigma: sigma) {
-            let box = reduced(current.box, by: 2)
+        while factor < FilterBlur.reduction(forSigma: sigma) {
+            let box = current.box.reduced(by: 2)
             let from = current.box.rect
             let frame = Rect(x: from.minX / 2, y: from.minY / 2, width: from.width / 2, height: from.height / 2)
             guard let next = resample(current, into: box, frame: frame) else { return nil }
@@ -341,21 +315,6 @@ extension SceneEncoder {
         return resample(current, into: full ?? source.box, frame: frame)
     }
 
-    /// How much a blur of σ `sigma` pixels reduces the resolution: 1, 2 or 4, keeping σ ≥ 4 there.
-    func reduction(forSigma sigma: Double) -> Int {
-        var factor = 1
-        while sigma / Double(factor * 2) >= 4 && factor < 4 { factor *= 2 }
-        return factor
-    }
-
-    /// The box of the grid `factor` times coarser that covers `box`.
-    func reduced(_ box: PixelBox, by factor: Int) -> PixelBox {
-        guard factor > 1 else { return box }
-        return PixelBox(
-            minX: floorDivision(box.minX, factor), minY: floorDivision(box.minY, factor),
-            maxX: -floorDivision(-box.maxX, factor), maxY: -floorDivision(-box.maxY, factor))
-    }
-
     /// Intermediate `source` drawn bilinearly over `frame` into a new intermediate covering `box`.
     private mutating func resample(
         _ source: (index: Int, box: PixelBox), into box: PixelBox, frame: Rect
@@ -367,9 +326,5 @@ extension SceneEncoder {
                 flags: [.hasContents]),
             kind: .body, scissor: nil, intermediate: source.index)
         return endPass(box: box, limit: box)
-    }
-
-    private func floorDivision(_ a: Int, _ b: Int) -> Int {
-        a >= 0 ? a / b : -((-a + b - 1) / b)
     }
 }

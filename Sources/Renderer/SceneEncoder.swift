@@ -227,7 +227,7 @@ struct SceneEncoder {
         if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
         let group = p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
-        if hasFilterEffects(layer) {
+        if layer.hasFilterEffects {
             encodeFiltered(
                 layer, mask: mask, group: group, transform: transform, parentOpacity: parentOpacity, clip: clip,
                 scissor: scissor, flipped: flipped)

@@ -167,6 +167,13 @@ public struct DamageTracker {
     /// the layer is not in the tree. A layer in a transition draws each of its parts, moved.
     public static func pixelBounds(ofSubtree id: LayerID, in tree: RenderTree, scale: Double) -> Rect {
         guard let layer = tree[id], let toRoot = tree.transformToRoot(of: id) else { return .null }
+        return pixelBounds(ofSubtree: layer, in: tree, transform: toRoot.concatenating(Transform3D(scaleX: scale, y: scale)), scale: scale)
+    }
+
+    /// The output-pixel bounding box of everything `layer` and its sublayers may draw where
+    /// `transform` maps the layer to output pixels (a transition's moved part, a replicator's
+    /// instance).
+    public static func pixelBounds(ofSubtree layer: RenderLayer, in tree: RenderTree, transform: Transform3D, scale: Double) -> Rect {
         var box = Rect.null
         func visit(_ layer: RenderLayer, in tree: RenderTree, _ transform: Transform3D, asIs: Bool = false) {
             let p = layer.properties
@@ -216,7 +223,7 @@ public struct DamageTracker {
             if !p.isTransformLayer { box = box.union(distortedBounds(of: p, transform)) }
             box = outer.union(box)
         }
-        visit(layer, in: tree, toRoot.concatenating(Transform3D(scaleX: scale, y: scale)))
+        visit(layer, in: tree, transform)
         return box
     }
 
@@ -260,10 +267,9 @@ public struct DamageTracker {
         return reach
     }
 
-    /// `box` with the bounds of every layer with `backgroundFilters` whose filtered backdrop it
-    /// reaches (its pixels and their blur's reach): such a layer shows what is behind it, blurred
-    /// over its whole shape. Repeated while a layer added reaches another.
-    public static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
+    /// The layers with `backgroundFilters`: each one's shape (its bounds' box in output pixels)
+    /// and how far its blurs read around it (three σ each, and a pixel).
+    public static func backdrops(in tree: RenderTree, scale: Double) -> [(shape: Rect, reach: Double)] {
         var backdrops: [(shape: Rect, reach: Double)] = []
         func collect(_ layer: RenderLayer) {
             let p = layer.properties
@@ -279,6 +285,14 @@ public struct DamageTracker {
             for id in layer.sublayerIDs { if let sublayer = tree[id] { collect(sublayer) } }
         }
         if let root = tree.root { collect(root) }
+        return backdrops
+    }
+
+    /// `box` with the bounds of every layer with `backgroundFilters` whose filtered backdrop it
+    /// reaches (its pixels and their blur's reach): such a layer shows what is behind it, blurred
+    /// over its whole shape. Repeated while a layer added reaches another.
+    public static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
+        let backdrops = backdrops(in: tree, scale: scale)
         var result = box
         var pending = backdrops
         var grew = true

@@ -19,11 +19,13 @@ import Testing
         let clock = ManualMediaClock(startingAt: 100)
         let root: Layer
         let context: RenderContext
+        let renderer: SceneRenderer
 
         init(
-            subtypes: [TransitionSubtype], masksToBounds: Bool = true, width: Double = 60,
+            subtypes: [TransitionSubtype], masksToBounds: Bool = true, width: Double = 60, renderer: SceneRenderer = .vulkan,
             configure: (Transition) -> Void
         ) {
+            self.renderer = renderer
             MediaTime.clock = clock
             root = makeRoot(width, 10 + Double(subtypes.count) * 50)
             var cells: [(Layer, Layer)] = []
@@ -52,11 +54,9 @@ import Testing
 
         /// The frame at media time `t`.
         func frame(at t: Double, sourceLocation: SourceLocation = #_sourceLocation) throws -> Image {
-            let renderer = try validatingRenderer.get()
-            let tree = try #require(context.renderTree).sampled(atMediaTime: t)
-            let image = try renderer.render(tree, width: Int(root.bounds.width), height: Int(root.bounds.height))
-            #expect(renderer.takeValidationMessages() == [], sourceLocation: sourceLocation)
-            return image
+            try render(
+                try #require(context.renderTree).sampled(atMediaTime: t), width: Int(root.bounds.width), height: Int(root.bounds.height),
+                with: renderer, sourceLocation: sourceLocation)
         }
 
         /// The frames at a quarter, half and three quarters of the transition, side by side.
@@ -84,59 +84,59 @@ import Testing
     /// fade: every pixel is previous × 0.5 + current × 0.5 half-way: blue and orange give
     /// (127.5, 64, 127.5); the white marker over orange (255, 191.5, 127.5); the black one over
     /// blue (0, 0, 127.5).
-    @Test func fadeDissolvesThePreviousStateIntoTheCurrentOne() throws {
-        let scene = Scene(subtypes: [.fromLeft]) { $0.type = .fade }
+    @Test(arguments: SceneRenderer.allCases) func fadeDissolvesThePreviousStateIntoTheCurrentOne(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: [.fromLeft], renderer: renderer) { $0.type = .fade }
         try expect(scene, [(0, 20, 5, [128, 64, 128, 255]), (0, 8, 15, [255, 191, 128, 255]), (0, 32, 15, [0, 0, 128, 255])])
         try expect(scene, at: 100.25, [(0, 20, 5, [64, 32, 191, 255])])
-        try golden.check(try scene.sequence(), named: "transition-fade")
+        try renderer.check(try scene.sequence(), named: "transition-fade", cpu: (2, 0.002))
     }
 
     /// moveIn half-way: the current state, moved half its size back towards the side it comes
     /// from, covers that half; the previous state stays where it was. From the left the black
     /// marker is at 8…16 and the blue shows from x = 20 on; from the top the marker shows at
     /// y 0…4 (11 − 15).
-    @Test func moveInSlidesTheCurrentStateOverThePreviousOne() throws {
-        let scene = Scene(subtypes: Self.allSubtypes) { $0.type = .moveIn }
+    @Test(arguments: SceneRenderer.allCases) func moveInSlidesTheCurrentStateOverThePreviousOne(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: Self.allSubtypes, renderer: renderer) { $0.type = .moveIn }
         try expect(scene, [
             (0, 10, 15, Self.black), (0, 6, 15, Self.orange), (0, 30, 15, Self.blue), (0, 22, 5, Self.blue),
             (1, 30, 15, Self.orange), (1, 10, 15, Self.white), (1, 18, 5, Self.blue),
             (2, 30, 2, Self.black), (2, 20, 10, Self.orange), (2, 8, 17, Self.white), (2, 8, 20, Self.blue),
             (3, 30, 27, Self.black), (3, 20, 27, Self.orange), (3, 8, 14, Self.white), (3, 20, 12, Self.blue),
         ])
-        try golden.check(try scene.sequence(), named: "transition-move-in")
+        try renderer.check(try scene.sequence(), named: "transition-move-in", cpu: (2, 0.002))
     }
 
     /// push half-way: the previous state moves on by half its size as the current one enters: from
     /// the left the white marker is at 24…32 and the black one at 8…16.
-    @Test func pushMovesBothStates() throws {
-        let scene = Scene(subtypes: Self.allSubtypes) { $0.type = .push }
+    @Test(arguments: SceneRenderer.allCases) func pushMovesBothStates(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: Self.allSubtypes, renderer: renderer) { $0.type = .push }
         try expect(scene, [
             (0, 10, 15, Self.black), (0, 26, 15, Self.white), (0, 35, 15, Self.blue), (0, 18, 5, Self.orange),
             (1, 10, 15, Self.blue), (1, 30, 15, Self.orange), (1, 22, 15, Self.orange),
             (2, 30, 2, Self.black), (2, 8, 28, Self.white), (2, 20, 20, Self.blue),
             (3, 8, 1, Self.white), (3, 30, 28, Self.black), (3, 20, 10, Self.blue), (3, 20, 20, Self.orange),
         ])
-        try golden.check(try scene.sequence(), named: "transition-push")
+        try renderer.check(try scene.sequence(), named: "transition-push", cpu: (2, 0.002))
     }
 
     /// reveal half-way: the previous state slides away on top, the current one stays: from the
     /// left the white marker is at 24…32 over orange, and the black marker (28…36) is still
     /// covered.
-    @Test func revealSlidesThePreviousStateAwayOverTheCurrentOne() throws {
-        let scene = Scene(subtypes: Self.allSubtypes) { $0.type = .reveal }
+    @Test(arguments: SceneRenderer.allCases) func revealSlidesThePreviousStateAwayOverTheCurrentOne(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: Self.allSubtypes, renderer: renderer) { $0.type = .reveal }
         try expect(scene, [
             (0, 30, 15, Self.white), (0, 10, 15, Self.orange), (0, 34, 15, Self.blue),
             (1, 30, 15, Self.black), (1, 10, 15, Self.blue), (1, 25, 5, Self.orange),
             (2, 8, 28, Self.white), (2, 30, 10, Self.orange), (2, 20, 20, Self.blue),
             (3, 30, 10, Self.blue), (3, 20, 20, Self.orange),
         ])
-        try golden.check(try scene.sequence(), named: "transition-reveal")
+        try renderer.check(try scene.sequence(), named: "transition-reveal", cpu: (2, 0.002))
     }
 
     /// startProgress 0.5 and endProgress 1 over one second: the push is half-way at once, and at
     /// three quarters (the current state over 0…30) half a second later.
-    @Test func startAndEndProgressShowOnlyThatPartOfTheTransition() throws {
-        let scene = Scene(subtypes: [.fromLeft]) { t in
+    @Test(arguments: SceneRenderer.allCases) func startAndEndProgressShowOnlyThatPartOfTheTransition(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: [.fromLeft], renderer: renderer) { t in
             (t.type, t.startProgress, t.endProgress) = (.push, 0.5, 1)
         }
         try expect(scene, at: 100, [(0, 18, 5, Self.orange), (0, 22, 5, Self.blue)])
@@ -146,8 +146,8 @@ import Testing
     /// Without masksToBounds the moving states show beyond the layer's bounds (nothing clips
     /// them): half-way through a push from the left, the previous state reaches x = 60 and the
     /// current one starts at −20.
-    @Test func withoutMasksToBoundsTheStatesMovePastTheBounds() throws {
-        let scene = Scene(subtypes: [.fromLeft], masksToBounds: false, width: 80) { $0.type = .push }
+    @Test(arguments: SceneRenderer.allCases) func withoutMasksToBoundsTheStatesMovePastTheBounds(_ renderer: SceneRenderer) throws {
+        let scene = Scene(subtypes: [.fromLeft], masksToBounds: false, width: 80, renderer: renderer) { $0.type = .push }
         try expect(scene, [(0, 45, 5, Self.blue), (0, 55, 5, Self.blue), (0, -5, 5, Self.orange), (0, 65, 5, Self.white)])
     }
 
@@ -168,7 +168,7 @@ import Testing
     /// The built-in action of `isHidden` is a fade (ca-semantics T2), drawn: a red layer hidden
     /// over a one-second linear transaction shows red × (1 − t) over white, then nothing; shown
     /// again, it fades back in.
-    @Test func hidingALayerFadesItOut() throws {
+    @Test(arguments: SceneRenderer.allCases) func hidingALayerFadesItOut(_ renderer: SceneRenderer) throws {
         let clock = ManualMediaClock(startingAt: 100)
         MediaTime.clock = clock
         let root = makeRoot(60, 40)
@@ -184,9 +184,7 @@ import Testing
             Transaction.flush()
         }
         func shown(at t: Double) throws -> [Int] {
-            let renderer = try validatingRenderer.get()
-            let image = try renderer.render(try #require(context.renderTree).sampled(atMediaTime: t), width: 60, height: 40)
-            return pixel(image, 30, 20)
+            pixel(try render(try #require(context.renderTree).sampled(atMediaTime: t), width: 60, height: 40, with: renderer), 30, 20)
         }
         hide(true)
         #expect(try #require(context.renderTree).hasVisibleAnimations)
