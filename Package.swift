@@ -275,7 +275,7 @@ let package = Package(
             ]
         ),
 
-        .executableTarget(name: "RendererBenchmarks", dependencies: ["Renderer"]),
+        .executableTarget(name: "RendererBenchmarks", dependencies: ["CPURenderer", "Renderer"]),
 
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),

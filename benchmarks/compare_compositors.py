@@ -1,41 +1,65 @@
 #!/usr/bin/env python3
 """Runs Vitrine, weston and cage headless on the same clients in one run and compares them.
 
-For each compositor (1280x720 headless output, software rendering: Vitrine on lavapipe, weston
-10 with pixman and desktop-shell, cage with pixman) and each of --rounds rounds, it measures:
-  * idle RSS of the compositor (cage needs an app: it runs `sleep`, which is no Wayland client);
-  * start → first presented frame: from spawning the compositor to the first wl_callback.done
-    that weston-simple-shm receives (WAYLAND_DEBUG timestamps, CLOCK_REALTIME), once with an
-    empty cache (the first start after installing) and then in every round with what the
-    earlier starts left in it;
-  * compositor CPU time per frame of weston-simple-shm (utime+stime from /proc over --seconds,
-    divided by the frame callbacks the client received meanwhile);
-  * commit → frame callback latency of weston-simple-shm (median and p95);
-  * RSS with that client;
-  * commit → presented latency from weston-presentation-shm -f (median and p95; cage has no
-    wp_presentation, so none there).
+Compositors (headless, software rendering everywhere): vitrine-cpu and vitrine-vulkan (Vitrine
+with `--renderer cpu`, pixman, and `--renderer vulkan`, lavapipe), weston-pixman and weston-gl
+(weston 10 with desktop-shell and its pixman renderer, or its GL renderer on llvmpipe), cage
+(wlroots' pixman renderer). For each of --rounds rounds it measures, per compositor:
+  * idle: RSS 1.5 s after start, then over --idle-seconds the compositor's CPU time and its
+    threads' wakeups (cage needs an app: it runs `sleep`, which is no Wayland client);
+  * start → first presented frame at 1280x720: from spawning the compositor to the first
+    frame callback (wl_surface.frame's wl_callback.done) that weston-simple-shm receives
+    (WAYLAND_DEBUG timestamps, CLOCK_REALTIME), once with an empty cache (the first start after
+    installing) and then in every round with what the earlier starts left in it;
+  * weston-simple-shm (a 250x250 window redrawn every frame) at 1280x720: compositor CPU per
+    frame, frames per second, commit → frame callback (median, p95), thread wakeups per frame,
+    RSS with the client;
+  * commit → presented from weston-presentation-shm -f (median, p95; cage has no
+    wp_presentation);
+  * fullscreen_shm (benchmarks/fullscreen_shm.c: a fullscreen wl_shm client redrawing its whole
+    buffer every frame, the kiosk's common frame) at 1280x720 and 1920x1080: the same figures
+    and RSS under that load (cage's headless output is fixed at 1280x720, so it runs only that
+    size; a buffer that exactly fills the output, it passes through without composing).
+CPU time is the sum of the compositor's threads' run time (/proc/PID/task/*/schedstat, ns);
+a wakeup is a voluntary context switch (/proc/PID/task/*/status), each of which ends in one;
+start-up also reports the CPU time spent until the first frame (/proc/PID/stat, 10 ms ticks),
+which unlike the wall time hardly depends on the machine's load.
 weston runs desktop-shell because its kiosk-shell shows nothing on the headless backend (no seat)
 and fullscreen-shell offers no xdg_wm_base, which weston-presentation-shm needs.
-It prints a table of medians over the rounds and the ratios to Vitrine. Compositors and clients
-run as an unprivileged user when started as root (cage refuses root), each compositor with a
-cache directory of its own (XDG_CACHE_HOME) that the user can write, where the GPU driver keeps
-compiled shaders between starts: Mesa looks there, else in the passwd entry's home (not $HOME),
-which for nobody does not exist; the systemd unit's user has its home in its StateDirectory.
+It prints a table of medians over the rounds and the ratios to the first compositor listed.
+Compositors and clients run as an unprivileged user when started as root (cage refuses root),
+each compositor with a cache directory of its own (XDG_CACHE_HOME) that the user can write, where
+the GPU driver keeps compiled shaders between starts: Mesa looks there, else in the passwd
+entry's home (not $HOME), which for nobody does not exist; the systemd unit's user has its home
+in its StateDirectory.
+
+With --callgrind it instead runs each compositor under valgrind's callgrind with fullscreen_shm
+at each size, and counts the instructions the compositor executes per fullscreen frame in steady
+state (counters zeroed after a warm-up, dumped after --callgrind-frames frames): a figure that
+does not depend on the machine's load.
 Usage: python3 benchmarks/compare_compositors.py [--vitrine PATH] [--rounds N] [--seconds S]
+       [--compositors a,b] [--callgrind]
 """
 import argparse
+import glob
 import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import processes
 
-WIDTH, HEIGHT = 1280, 720
-LINE = re.compile(r"^\[\s*(\d+)\.(\d+)\]\s+(->)?\s*([a-z_0-9]+)@(\d+)\.([a-z_0-9]+)\(")
+COMPOSITORS = ["vitrine-cpu", "vitrine-vulkan", "weston-pixman", "weston-gl", "cage"]
+SMALL, LARGE = (1280, 720), (1920, 1080)
+CAGE_SIZE = SMALL  # cage 0.1.4's headless output
+# libwayland 1.23 names the queue and writes interface#id; older versions interface@id.
+LINE = re.compile(r"^\[\s*(\d+)\.(\d+)\]\s+(?:\{[^}]*\}\s+)?(->)?\s*([a-z_0-9]+)[@#](\d+)\.([a-z_0-9]+)\(")
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOGS = f"/tmp/vitrine-bench-logs-{os.getpid()}"
 
 
 def now_debug_ms():
@@ -51,7 +75,7 @@ def unprivileged():
 
 
 def runtime_dir():
-    path = "/tmp/vitrine-bench-runtime"
+    path = f"/tmp/vitrine-bench-runtime-{os.getpid()}"  # one per run: runs side by side keep apart
     shutil.rmtree(path, ignore_errors=True)
     os.mkdir(path, 0o700)
     if os.geteuid() == 0:
@@ -61,13 +85,27 @@ def runtime_dir():
 
 def compositor_cache(name, fresh=False):
     """The compositor's XDG_CACHE_HOME, kept across its starts (emptied when `fresh`)."""
-    path = f"/tmp/vitrine-bench-cache-{name}"
+    path = f"/tmp/vitrine-bench-cache-{os.getpid()}-{name}"
     if fresh:
         shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path, 0o700, exist_ok=True)
     if os.geteuid() == 0:
         os.chown(path, 65534, 65534)
     return path
+
+
+def build_fullscreen_client():
+    """Builds benchmarks/fullscreen_shm.c into a directory every user can read; returns its path."""
+    directory = tempfile.mkdtemp(prefix="vitrine-bench-client-")
+    os.chmod(directory, 0o755)
+    protocol = "/usr/share/wayland-protocols/stable/xdg-shell/xdg-shell.xml"
+    subprocess.run(["wayland-scanner", "client-header", protocol, f"{directory}/xdg-shell-client-protocol.h"],
+                   check=True)
+    subprocess.run(["wayland-scanner", "private-code", protocol, f"{directory}/xdg-shell-protocol.c"], check=True)
+    binary = f"{directory}/fullscreen_shm"
+    subprocess.run(["cc", "-O2", "-I", directory, "-o", binary, f"{HERE}/fullscreen_shm.c",
+                    f"{directory}/xdg-shell-protocol.c", "-lwayland-client"], check=True)
+    return binary
 
 
 def rss_kib(pid):
@@ -78,11 +116,37 @@ def rss_kib(pid):
     return 0
 
 
-def cpu_seconds(pid):
-    # Sum over the process's threads (Vitrine's renderer uses lavapipe's worker threads).
+def process_cpu_seconds(pid):
+    """utime + stime of the process, its ended threads included (10 ms ticks)."""
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_counters(pid):
+    """{thread id: (CPU seconds, wakeups)} of the process's threads: run time from schedstat
+    (ns), wakeups as voluntary context switches (a thread that blocks is woken once for each)."""
+    counters = {}
+    for task in glob.glob(f"/proc/{pid}/task/*"):
+        try:
+            cpu_ns = int(open(f"{task}/schedstat").read().split()[0])
+            wakeups = next(int(line.split()[1]) for line in open(f"{task}/status")
+                           if line.startswith("voluntary_ctxt_switches:"))
+            counters[os.path.basename(task)] = (cpu_ns / 1e9, wakeups)
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return counters
+
+
+def thread_deltas(before, after):
+    """(CPU seconds, wakeups) of the threads alive at the end since `before` (threads started
+    meanwhile count in full; one that ended meanwhile is missed, which the figure then
+    underestimates by its last moments)."""
+    cpu, wakeups = 0.0, 0
+    for tid, (end_cpu, end_wakeups) in after.items():
+        start_cpu, start_wakeups = before.get(tid, (0.0, 0))
+        cpu += end_cpu - start_cpu
+        wakeups += end_wakeups - start_wakeups
+    return cpu, wakeups
 
 
 def wait_for(path, timeout=20):
@@ -94,12 +158,15 @@ def wait_for(path, timeout=20):
     return False
 
 
-def compositor_command(name, vitrine, socket, app):
-    if name == "vitrine":
-        return [vitrine, "run", "--headless", f"{WIDTH}x{HEIGHT}@60", "--socket", socket], {}
-    if name == "weston":
-        return ["weston", "--backend=headless-backend.so", "--shell=desktop-shell.so", "--use-pixman",
-                f"--width={WIDTH}", f"--height={HEIGHT}", f"--socket={socket}", "--idle-time=0"], {}
+def compositor_command(name, vitrine, socket, app, size):
+    width, height = size
+    if name.startswith("vitrine-"):
+        renderer = name.removeprefix("vitrine-")
+        return [vitrine, "run", "--renderer", renderer, "--headless", f"{width}x{height}@60", "--socket", socket], {}
+    if name.startswith("weston-"):
+        renderer = "--use-pixman" if name == "weston-pixman" else "--use-gl"
+        return ["weston", "--backend=headless-backend.so", "--shell=desktop-shell.so", renderer,
+                f"--width={width}", f"--height={height}", f"--socket={socket}", "--idle-time=0"], {}
     # cage names its own socket and always runs an app; its headless output is 1280x720.
     env = {"WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1",
            "WLR_LIBINPUT_NO_DEVICES": "1"}
@@ -109,23 +176,29 @@ def compositor_command(name, vitrine, socket, app):
 class Session:
     """A compositor with (for vitrine and weston) a client started once its socket exists."""
 
-    def __init__(self, name, vitrine, app, client_env=None):
+    def __init__(self, name, vitrine, app, client_env=None, size=SMALL, wrapper=(), socket_timeout=60):
         self.runtime = runtime_dir()
         self.socket = "bench-0"
         env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, XDG_CACHE_HOME=compositor_cache(name))
         env.pop("WAYLAND_DISPLAY", None)
-        command, extra = compositor_command(name, vitrine, self.socket, app)
+        command, extra = compositor_command(name, vitrine, self.socket, app, size)
         env.update(extra)
         if name == "cage":
             env.update(client_env or {})
         self.log = open(f"{self.runtime}/client.log", "w+") if app else None
-        self.start_ms = now_debug_ms()
-        self.compositor = subprocess.Popen(unprivileged() + command, env=env, stdout=subprocess.DEVNULL,
-                                           stderr=self.log if name == "cage" and self.log else subprocess.DEVNULL)
+        # The compositor's own log, kept after the run (the runtime directory is not) to say why
+        # a start failed.
+        os.makedirs(LOGS, exist_ok=True)
+        with open(f"{LOGS}/{name}.log", "w") as compositor_log:
+            self.start_ms = now_debug_ms()
+            self.compositor = subprocess.Popen(
+                unprivileged() + list(wrapper) + command, env=env, stdout=compositor_log,
+                stderr=self.log if name == "cage" and self.log else compositor_log)
         self.client = None
         if name != "cage":
-            if not wait_for(f"{self.runtime}/{self.socket}"):
-                raise RuntimeError(f"{name} did not open its socket")
+            if not wait_for(f"{self.runtime}/{self.socket}", socket_timeout):
+                self.stop()
+                raise RuntimeError(f"{name} did not open its socket (its log: {LOGS}/{name}.log)")
             if app:
                 client_env = dict(env, WAYLAND_DISPLAY=self.socket, **(client_env or {}))
                 self.client = subprocess.Popen(unprivileged() + app, env=client_env, stdout=self.log,
@@ -144,8 +217,24 @@ class Session:
         with open(self.log.name) as text:
             return text.read().splitlines()
 
+    def frames_done(self):
+        return [stamp for stamp, kind in callback_events(self.lines()) if kind == "done"]
 
-FRAME_CALLBACK = re.compile(r"new id wl_callback@(\d+)\)")
+    def wait_first_frame(self, name, timeout=30):
+        """Time from the compositor's start to the client's first frame callback (ms), and the
+        compositor's CPU time until it was seen (ms, within 10 ms of polling): the wall time
+        grows with the machine's load, the CPU time hardly."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            time.sleep(0.01)
+            done = self.frames_done()
+            if done:
+                return done[0] - self.start_ms, process_cpu_seconds(self.compositor.pid) * 1000
+        self.stop()
+        raise RuntimeError(f"{name}: the client got no frame callback")
+
+
+FRAME_CALLBACK = re.compile(r"new id wl_callback[@#](\d+)\)")
 
 
 def callback_events(lines):
@@ -179,38 +268,28 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
-def shm_session(name, vitrine):
-    """weston-simple-shm on the compositor, and the time from the compositor's start to the
-    client's first frame callback (ms)."""
-    session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"})
-    deadline = time.time() + 30
-    first = None
-    while time.time() < deadline and first is None:
-        time.sleep(0.02)
-        done = [stamp for stamp, kind in callback_events(session.lines()) if kind == "done"]
-        first = done[0] if done else None
-    if first is None:
-        session.stop()
-        raise RuntimeError(f"{name}: weston-simple-shm got no frame callback")
-    return session, first - session.start_ms
-
-
 def measure_cold_startup(name, vitrine):
     compositor_cache(name, fresh=True)
-    session, startup = shm_session(name, vitrine)
-    session.stop()
-    return {"startup_cold_ms": startup}
-
-
-def measure_shm(name, vitrine, seconds):
-    session, startup = shm_session(name, vitrine)
+    session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"})
     try:
-        cpu_before = cpu_seconds(session.compositor.pid)
+        wall, cpu = session.wait_first_frame(name)
+        return {"startup_cold_ms": wall, "startup_cold_cpu_ms": cpu}
+    finally:
+        session.stop()
+
+
+def measure_load(name, vitrine, app, seconds, size, prefix, warmup=0.0):
+    """A client redrawing every frame: the compositor's CPU, wakeups and RSS per presented frame."""
+    session = Session(name, vitrine, app, client_env={"WAYLAND_DEBUG": "client"}, size=size)
+    try:
+        startup, startup_cpu = session.wait_first_frame(name)
+        time.sleep(warmup)
+        before = thread_counters(session.compositor.pid)
         window_start = now_debug_ms()
         time.sleep(seconds)
-        cpu_after = cpu_seconds(session.compositor.pid)
+        cpu, wakeups = thread_deltas(before, thread_counters(session.compositor.pid))
         window_end = now_debug_ms()
-        rss_client = rss_kib(session.compositor.pid)
+        rss = rss_kib(session.compositor.pid)
         events = callback_events(session.lines())
         frames = sum(1 for stamp, kind in events if kind == "done" and window_start <= stamp <= window_end)
         latencies, pending = [], None
@@ -220,23 +299,35 @@ def measure_shm(name, vitrine, seconds):
             elif pending is not None:
                 latencies.append(stamp - pending)
                 pending = None
-        return {
-            "startup_ms": startup,
-            "cpu_per_frame_ms": (cpu_after - cpu_before) * 1000 / max(1, frames),
+        if not frames or not latencies:
+            raise RuntimeError(f"{name}: {app[0]} showed no frame in the window; its log ends: "
+                               + " / ".join(session.lines()[-3:]))
+        row = {
+            "cpu_per_frame_ms": cpu * 1000 / frames,
             "fps": frames / seconds,
+            "wakeups_per_frame": wakeups / frames,
             "commit_to_callback_median_ms": statistics.median(latencies),
             "commit_to_callback_p95_ms": percentile(latencies, 0.95),
-            "rss_client_mib": rss_client / 1024,
+            "rss_load_mib": rss / 1024,
         }
+        row = {f"{prefix}_{key}": value for key, value in row.items()}
+        if prefix == "shm":
+            row.update(startup_ms=startup, startup_cpu_ms=startup_cpu)
+        return row
     finally:
         session.stop()
 
 
-def measure_idle(name, vitrine):
-    session = Session(name, vitrine, ["sleep", "30"] if name == "cage" else None)
+def measure_idle(name, vitrine, seconds):
+    session = Session(name, vitrine, ["sleep", str(int(seconds) + 30)] if name == "cage" else None)
     try:
         time.sleep(1.5)
-        return {"rss_idle_mib": rss_kib(session.compositor.pid) / 1024}
+        rss = rss_kib(session.compositor.pid)
+        before = thread_counters(session.compositor.pid)
+        time.sleep(seconds)
+        cpu, wakeups = thread_deltas(before, thread_counters(session.compositor.pid))
+        return {"rss_idle_mib": rss / 1024, "idle_wakeups_per_s": wakeups / seconds,
+                "idle_cpu_ms_per_10s": cpu * 1000 * 10 / seconds}
     finally:
         session.stop()
 
@@ -257,39 +348,140 @@ def measure_presentation(name, vitrine, seconds):
             "commit_to_present_p95_ms": percentile(values, 0.95)}
 
 
+def fullscreen_sizes(name):
+    return [CAGE_SIZE] if name == "cage" else [SMALL, LARGE]
+
+
+def size_prefix(size):
+    return f"fs{size[1]}"
+
+
+def callgrind_total(name, vitrine, client, size, frames, timeout, keep):
+    """(instructions, frames): what the compositor executed under callgrind, start to exit, when
+    it is stopped once fullscreen_shm at `size` has seen `frames` frame callbacks, and how many
+    the client had seen by then. The dump is left in `keep` (a directory) when given."""
+    output = tempfile.mkdtemp(prefix=f"vitrine-bench-callgrind-{name}-")
+    os.chmod(output, 0o777)
+    wrapper = ["valgrind", "--tool=callgrind", "--dump-instr=no", "--trace-children=no", "--vgdb=no",
+               f"--callgrind-out-file={output}/callgrind.out"]
+    session = Session(name, vitrine, [client, str(size[0]), str(size[1])], client_env={"WAYLAND_DEBUG": "client"},
+                      size=size, wrapper=wrapper, socket_timeout=timeout)
+    try:
+        session.wait_first_frame(name, timeout=timeout)
+        deadline = time.time() + timeout
+        while len(session.frames_done()) < frames and time.time() < deadline:
+            time.sleep(0.05)
+        seen = len(session.frames_done())
+    finally:
+        # cage aborts on SIGTERM: it ends, and writes its dump, when its app ends.
+        if name == "cage":
+            subprocess.run(["pkill", "-P", str(session.compositor.pid)], check=False)
+            try:
+                session.compositor.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                pass
+        session.stop()
+    dump = f"{output}/callgrind.out"
+    totals = next(int(line.split()[1]) for line in open(dump) if line.startswith(("summary:", "totals:")))
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        shutil.copy(dump, f"{keep}/callgrind.{name}.{size[0]}x{size[1]}.{seen}-frames")
+    shutil.rmtree(output, ignore_errors=True)
+    return totals, seen
+
+
+def callgrind_instructions(name, vitrine, client, size, frames, timeout, keep):
+    """Instructions the compositor executes per frame of fullscreen_shm at `size` in steady
+    state: two runs, stopped after 10 and after 10 + `frames` frames, so that start-up and
+    shutdown cancel out."""
+    short, short_frames = callgrind_total(name, vitrine, client, size, 10, timeout, keep)
+    long, long_frames = callgrind_total(name, vitrine, client, size, 10 + frames, timeout, keep)
+    return (long - short) / max(1, long_frames - short_frames)
+
+
+def without_debug_info(binary):
+    """A copy of `binary` without its debug sections (symbols stay): valgrind 3.19 gives up on
+    the DWARF 5 that the Swift toolchain writes."""
+    directory = tempfile.mkdtemp(prefix="vitrine-bench-stripped-")
+    os.chmod(directory, 0o755)
+    copy = f"{directory}/{os.path.basename(binary)}"
+    subprocess.run(["objcopy", "--strip-debug", binary, copy], check=True)
+    os.chmod(copy, 0o755)
+    return copy
+
+
+def run_callgrind(names, vitrine, frames, timeout, keep):
+    client = build_fullscreen_client()
+    vitrine = without_debug_info(vitrine)
+    print("| compositor | " + " | ".join(f"{w}x{h}" for w, h in (SMALL, LARGE)) + " |")
+    print("|---|---|---|")
+    for name in names:
+        cells = []
+        for size in (SMALL, LARGE):
+            if size not in fullscreen_sizes(name):
+                cells.append("n/a")
+                continue
+            instructions = callgrind_instructions(name, vitrine, client, size, frames, timeout, keep)
+            cells.append(f"{instructions / 1e6:.2f} M")
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+
+
+def attempt(measure, *arguments, **options):
+    """`measure` run again once when it fails (a client that lost its first frame, say): a run of
+    several minutes is not lost to one bad start."""
+    try:
+        return measure(*arguments, **options)
+    except RuntimeError as error:
+        print(f"again after: {error}", flush=True)
+        return measure(*arguments, **options)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vitrine", default=".build/release/vitrine")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10)
-    parser.add_argument("--compositors", default="vitrine,weston,cage")
+    parser.add_argument("--idle-seconds", type=float, default=5)
+    parser.add_argument("--compositors", default=",".join(COMPOSITORS))
+    parser.add_argument("--callgrind", action="store_true")
+    parser.add_argument("--callgrind-frames", type=int, default=20)
+    parser.add_argument("--callgrind-timeout", type=float, default=300)
+    parser.add_argument("--callgrind-keep", help="a directory to keep the callgrind dumps in")
     arguments = parser.parse_args()
     names = arguments.compositors.split(",")
+    if arguments.callgrind:
+        run_callgrind(names, arguments.vitrine, arguments.callgrind_frames, arguments.callgrind_timeout,
+                      arguments.callgrind_keep)
+        return 0
+    client = build_fullscreen_client()
     results = {name: [] for name in names}
     for round_index in range(arguments.rounds):
         for name in names:
-            row = measure_cold_startup(name, arguments.vitrine) if round_index == 0 else {}
-            row.update(measure_idle(name, arguments.vitrine))
-            row.update(measure_shm(name, arguments.vitrine, arguments.seconds))
+            row = attempt(measure_cold_startup, name, arguments.vitrine) if round_index == 0 else {}
+            row.update(measure_idle(name, arguments.vitrine, arguments.idle_seconds))
+            row.update(attempt(measure_load, name, arguments.vitrine, ["weston-simple-shm"], arguments.seconds, SMALL, "shm"))
             row.update(measure_presentation(name, arguments.vitrine, arguments.seconds / 2))
+            for size in fullscreen_sizes(name):
+                row.update(attempt(measure_load, name, arguments.vitrine, [client, str(size[0]), str(size[1])],
+                                   arguments.seconds, size, size_prefix(size), warmup=1.0))
             results[name].append(row)
             print(f"round {round_index + 1} {name}: " + ", ".join(f"{k}={v:.2f}" for k, v in row.items()), flush=True)
-    keys = ["startup_cold_ms", "startup_ms", "rss_idle_mib", "rss_client_mib", "cpu_per_frame_ms", "fps",
-            "commit_to_callback_median_ms", "commit_to_callback_p95_ms",
-            "commit_to_present_median_ms", "commit_to_present_p95_ms"]
+    keys = []
+    for row in (r for rows in results.values() for r in rows):
+        keys += [key for key in row if key not in keys]
     medians = {name: {key: statistics.median([r[key] for r in rows if key in r]) if any(key in r for r in rows) else None
                       for key in keys} for name, rows in results.items()}
-    print("\nmedians of %d rounds (ratio = other / vitrine)" % arguments.rounds)
+    print("\nmedians of %d rounds (ratio = other / %s)" % (arguments.rounds, names[0]))
     print("| measure | " + " | ".join(names) + " |")
     print("|---|" + "---|" * len(names))
     for key in keys:
         cells = []
-        base = medians.get("vitrine", {}).get(key)
+        base = medians[names[0]][key]
         for name in names:
             value = medians[name][key]
             if value is None:
                 cells.append("n/a")
-            elif name != "vitrine" and base:
+            elif name != names[0] and base:
                 cells.append(f"{value:.2f} ({value / base:.2f}×)")
             else:
                 cells.append(f"{value:.2f}")

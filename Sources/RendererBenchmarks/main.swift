@@ -1,3 +1,4 @@
+import CPURenderer
 import Foundation
 import LayerKit
 import Renderer
@@ -11,7 +12,8 @@ import Renderer
 // 200 shadow paths with their masks kept or made again (ShadowPathBenchmark.swift); and a KMS
 // output's frames into dumb-buffer-like host memory, copied or in place (HostBufferBenchmark.swift).
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames); with the argument
-// shadow-paths or host-buffers, only that case.
+// shadow-paths or host-buffers, only that case; with cpu, the 100, 1,000 and 10,000-layer scenes
+// drawn by the CPU renderer (pixman), without Vulkan.
 
 @MainActor
 func makeScene(
@@ -134,22 +136,16 @@ func makeEmitterScene(texture: Image) -> RenderContext {
     return context
 }
 
-try MainActor.assumeIsolated {
-    let renderer = try Renderer()
-    let texture = try makeTexture()
-    print("device: \(renderer.deviceName)")
-    switch CommandLine.arguments.dropFirst().first {
-    case "shadow-paths": return try benchmarkShadowPaths(renderer: renderer)
-    case "host-buffers": return try benchmarkHostBuffers(renderer: renderer, texture: texture)
-    default: break
-    }
+/// The 100, 1,000 and 10,000-layer scenes: full frames, one tile damaged, nothing changed.
+@MainActor
+func benchmarkScenes(renderer: any LayerTreeRenderer, texture: Image) throws {
     print("scene          frame              draws  encode (CPU)   to finished")
     for count in [100, 1_000, 10_000] {
         let scene = makeScene(layers: count, texture: texture)
         let runs = count == 10_000 ? 5 : 11
         let full = try median(runs: runs) {
             renderer.invalidatePreviousFrame()
-            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080, scale: 1, clearColor: .clear)
             return renderer.lastFrameStatistics
         }
         var flip = false
@@ -160,11 +156,11 @@ try MainActor.assumeIsolated {
             Transaction.disableActions = true
             tile.backgroundColor = flip ? .green : .red
             Transaction.commit()
-            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080, scale: 1, clearColor: .clear)
             return renderer.lastFrameStatistics
         }
         let idle = try median(runs: runs) {
-            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080)
+            _ = try renderer.render(scene.context.renderTree!, width: 1920, height: 1080, scale: 1, clearColor: .clear)
             return renderer.lastFrameStatistics
         }
         for (name, m) in [("full", full), ("one tile damaged", damaged), ("nothing changed", idle)] {
@@ -173,6 +169,23 @@ try MainActor.assumeIsolated {
             print("\(scene) \(frame) \(String(format: "%6d", m.draws)) \(milliseconds(m.encode))    \(milliseconds(m.total))")
         }
     }
+}
+
+try MainActor.assumeIsolated {
+    let texture = try makeTexture()
+    if CommandLine.arguments.dropFirst().first == "cpu" {
+        let renderer = CPURenderer()
+        print("device: \(renderer.deviceName)")
+        return try benchmarkScenes(renderer: renderer, texture: texture)
+    }
+    let renderer = try Renderer()
+    print("device: \(renderer.deviceName)")
+    switch CommandLine.arguments.dropFirst().first {
+    case "shadow-paths": return try benchmarkShadowPaths(renderer: renderer)
+    case "host-buffers": return try benchmarkHostBuffers(renderer: renderer, texture: texture)
+    default: break
+    }
+    try benchmarkScenes(renderer: renderer, texture: texture)
     // Animated shapes: each frame samples the tree one refresh later, so every ring changes.
     let rings = makeRings(count: 1_000)
     var time = MediaTime.now
