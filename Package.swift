@@ -211,7 +211,7 @@ let package = Package(
 
         // Level 4: the kiosk's window policy (fullscreen toplevels, centred dialogs, constrained
         // popups, focus), the compositor's windowPolicy in `vitrine run` and under WLCS.
-        .target(name: "WindowPolicy", dependencies: ["Compositor", "LayerKit", "WaylandServer", "XWindowManager"]),
+        .target(name: "WindowPolicy", dependencies: ["BoardConfig", "Compositor", "LayerKit", "WaylandServer", "XWindowManager"]),
 
         // Level 4: kiosk policy: supervising the app, telling systemd the truth about health.
         .target(
@@ -291,14 +291,14 @@ let package = Package(
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "Compositor", "WaylandServer"]),
-        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "Compositor", "DisplayBackend", "Graphics", "HeadlessBackend", "Input", "SystemCalls", "WaylandServer", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "BoardConfig", "Compositor", "DisplayBackend", "Graphics", "HeadlessBackend", "Input", "LayerKit", "SystemCalls", "WaylandServer", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses", "SystemCalls"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["Buffers", "Compositor", "CPURenderer", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"]),
+        .testTarget(name: "CompositorTests", dependencies: ["BoardConfig", "Buffers", "Compositor", "CPURenderer", "GoldenImages", "Graphics", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "LayerKit", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"], exclude: ["Golden"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls", "SeedExamples"], exclude: ["Golden"]),

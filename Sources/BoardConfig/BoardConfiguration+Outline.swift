@@ -39,6 +39,7 @@ extension BoardConfiguration {
         if let user = self.app.user { app += ", as \(user)" }
         if let directory = self.app.workingDirectory { app += ", in \(directory)" }
         if !self.app.x11 { app += ", no X11" }
+        if self.app.fit != .center { app += ", windows fitted by \(self.app.fit)" }
         lines.append(app)
         let blank = idle.blankAfter.map { "blank after \($0.components.seconds) s" } ?? "never blank"
         lines.append("idle: \(blank)" + (idle.wakesOnTouch ? ", a touch wakes" : ", a touch does not wake"))

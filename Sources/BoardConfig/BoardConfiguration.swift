@@ -226,10 +226,13 @@ public struct AppConfiguration: Sendable, Equatable {
     /// Whether X11 apps run (`DISPLAY` given to the app, Xwayland started when an X client
     /// connects).
     public var x11: Bool
+    /// How a window whose size does not match the output is shown.
+    public var fit: WindowFit
 
     public init(
         command: [String], environment: [String: String] = [:], workingDirectory: String? = nil,
-        user: String? = nil, unresponsiveTimeout: Duration = .seconds(10), frameTimeout: Duration? = nil, x11: Bool = true
+        user: String? = nil, unresponsiveTimeout: Duration = .seconds(10), frameTimeout: Duration? = nil, x11: Bool = true,
+        fit: WindowFit = .center
     ) {
         self.command = command
         self.environment = environment
@@ -238,7 +241,24 @@ public struct AppConfiguration: Sendable, Equatable {
         self.unresponsiveTimeout = unresponsiveTimeout
         self.frameTimeout = frameTimeout
         self.x11 = x11
+        self.fit = fit
     }
+}
+
+/// How the kiosk shows an app window whose size does not match the output (`fit` in `[app]`,
+/// `--fit` on `vitrine run`): one whose minimum size is larger than the output, or one that draws
+/// smaller than it was configured to. Dialogs, popups and menus follow their window.
+public enum WindowFit: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// At its own size, centred: cut off on every side when larger, black around it when smaller.
+    case center
+    /// Scaled down or up until it fits the output, keeping its aspect ratio, centred: black bars
+    /// on two sides where the ratios differ.
+    case scale
+    /// Scaled until it covers the output, keeping its aspect ratio, centred: cropped on two sides
+    /// where the ratios differ.
+    case fill
+
+    public var description: String { rawValue }
 }
 
 public struct IdleConfiguration: Sendable, Equatable {

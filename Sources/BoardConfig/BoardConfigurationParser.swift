@@ -809,6 +809,17 @@ private struct ConfigurationDecoder {
             }
         }
         app.x11 = boolean("x11", in: reader) ?? app.x11
+        if let fit = string("fit", in: reader) {
+            if let value = WindowFit(rawValue: fit) {
+                app.fit = value
+            } else {
+                report(
+                    "fit '\(fit)' is not a way Vitrine fits windows to the output",
+                    fix: "use one of " + WindowFit.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                        + ": centred at the window's size, scaled to fit, or scaled to fill and cropped",
+                    atValue: reader.path(of: "fit"))
+            }
+        }
         return app
     }
 

@@ -115,6 +115,7 @@ public enum BoardConfigurationSchema {
             Key(name: "unresponsive-after", kind: .integer, example: "unresponsive-after = 10"),
             Key(name: "no-frame-after", kind: .integer, example: "no-frame-after = 0"),
             Key(name: "x11", kind: .boolean, example: "x11 = false"),
+            Key(name: "fit", kind: .string, example: #"fit = "scale""#),
         ])
 
     public static let idle = Section(

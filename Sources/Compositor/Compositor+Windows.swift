@@ -56,4 +56,12 @@ extension Compositor {
         guard let node = node(for: surface) else { return nil }
         return outputs.first.map { node.container.convert(Point.zero, to: $0.root) } ?? node.container.position
     }
+
+    /// The primary output's window area in `surface`'s coordinates, through every transform of
+    /// its window (a fitted window's scale); nil before the surface's first commit or without an
+    /// output.
+    public func windowArea(in surface: Surface) -> Rect? {
+        guard let node = node(for: surface), let output = outputs.first else { return nil }
+        return output.root.convert(Rect(origin: .zero, size: output.logicalSize), to: node.container)
+    }
 }

@@ -4,11 +4,15 @@ import WaylandServer
 public import XWindowManager
 
 /// X windows under the same kiosk policy as xdg-shell's: a toplevel is configured to the whole
-/// output and fullscreen (`_NET_WM_STATE_FULLSCREEN`), a dialog (`WM_TRANSIENT_FOR`) keeps the
-/// size it asks for and is centred above its parent, and menus, tooltips and drop-downs
-/// (override-redirect) are shown where X put them. Each window's layer is at its X frame: the X
-/// root's coordinates are the primary output's points. A mapped toplevel or dialog is on top and
-/// takes the keyboard focus, which the window manager passes on to X.
+/// output (or to its minimum size where that is larger) and fullscreen (`_NET_WM_STATE_FULLSCREEN`),
+/// a dialog (`WM_TRANSIENT_FOR`) keeps the size it asks for and is centred above its parent, and
+/// menus, tooltips and drop-downs (override-redirect) are shown where X put them. The X root's
+/// coordinates are the primary output's points, seen through the fit policy of the toplevel a
+/// window belongs to: each window's layer is at its X frame mapped as that toplevel is
+/// (scaled and moved when it does not match the output), so that a menu stays where X put it
+/// relative to its window and the positions Xwayland receives on a surface are X's. A mapped
+/// toplevel or dialog is on top and takes the keyboard focus, which the window manager passes on
+/// to X.
 extension KioskWindowPolicy: XWindowManagerHandler {
     public func xWindowNeedsPlacement(_ window: XWindow) {
         let requested = window.requestedSize
@@ -21,7 +25,8 @@ extension KioskWindowPolicy: XWindowManagerHandler {
         } else {
             // Without an output the window keeps its own size until one appears.
             let size = compositor.windowAreaSize.map { (Int32($0.width), Int32($0.height)) } ?? (requested.width, requested.height)
-            window.configure(IntRect(x: 0, y: 0, width: size.0, height: size.1))
+            let minimum = window.minimumSize
+            window.configure(IntRect(x: 0, y: 0, width: max(size.0, minimum.width), height: max(size.1, minimum.height)))
             window.setFullscreen(true)
         }
     }
@@ -31,13 +36,14 @@ extension KioskWindowPolicy: XWindowManagerHandler {
         xWindows[ObjectIdentifier(surface)] = window
         if !window.isOverrideRedirect { dismissGrabbingPopups() }
         compositor.showWindow(surface)
-        placeXWindow(window)
+        placeXWindows()
         if !window.isOverrideRedirect { compositor.focus(surface) }
         compositor.refocusPointer()
     }
 
     public func xWindowMoved(_ window: XWindow) {
-        placeXWindow(window)
+        // A toplevel's new size can change how its dialogs and menus are mapped too.
+        placeXWindows()
         compositor.refocusPointer()
     }
 
@@ -45,14 +51,43 @@ extension KioskWindowPolicy: XWindowManagerHandler {
         guard let surface = window.surface else { return }
         xWindows[ObjectIdentifier(surface)] = nil
         compositor.hideWindow(surface)
+        placeXWindows()
     }
 
-    private func placeXWindow(_ window: XWindow) {
-        guard let surface = window.surface, let layer = compositor.layer(for: surface) else { return }
+    /// Puts every shown X window's layer at its frame, through its toplevel's fitting.
+    func placeXWindows() {
         Transaction.begin()
         Transaction.disableActions = true
-        layer.position = Point(x: Double(window.frame.x), y: Double(window.frame.y))
+        for window in xWindows.values {
+            guard let surface = window.surface, let layer = compositor.layer(for: surface) else { continue }
+            let root = rootFitting(of: window)
+            WindowFitting(
+                scale: root.scale,
+                origin: Point(x: root.origin.x + Double(window.frame.x) * root.scale, y: root.origin.y + Double(window.frame.y) * root.scale)
+            ).apply(to: layer, placing: .zero)
+        }
         Transaction.commit()
+    }
+
+    /// How the X root is shown for `window`: as its toplevel is fitted to the output (a dialog's
+    /// toplevel is at the root of its `WM_TRANSIENT_FOR` chain; a menu's or tooltip's is the
+    /// topmost X toplevel shown). The fitting's origin is where the root's origin is shown.
+    private func rootFitting(of window: XWindow) -> WindowFitting {
+        var owner: XWindow? = window
+        for _ in 0..<32 {
+            guard let parent = owner?.transientFor else { break }
+            owner = parent
+        }
+        if window.isOverrideRedirect {
+            owner = compositor.windowStack.reversed().lazy.compactMap { self.xWindows[ObjectIdentifier($0)] }
+                .first { !$0.isOverrideRedirect && $0.transientFor == nil }
+        }
+        guard let owner, let area = compositor.windowAreaSize else { return .identity }
+        let frame = owner.frame
+        let fitting = WindowFitting(size: Size(width: Double(frame.width), height: Double(frame.height)), area: area, fit: fit)
+        return WindowFitting(
+            scale: fitting.scale,
+            origin: Point(x: fitting.origin.x - Double(frame.x) * fitting.scale, y: fitting.origin.y - Double(frame.y) * fitting.scale))
     }
 
     /// The X toplevels are configured again for the new output's size.
@@ -60,6 +95,7 @@ extension KioskWindowPolicy: XWindowManagerHandler {
         for window in xWindows.values where !window.isOverrideRedirect && window.transientFor == nil {
             xWindowNeedsPlacement(window)
         }
+        placeXWindows()
     }
 
     /// X's input focus follows the compositor's keyboard focus onto an X window.

@@ -1,10 +1,12 @@
+public import BoardConfig
 import Compositor
 import LayerKit
 import WaylandServer
 import XWindowManager
 
 /// Vitrine's kiosk window policy for xdg-shell: every toplevel is configured fullscreen on the
-/// primary output and shown centred (with black around it when the client draws smaller); a
+/// primary output and shown by the fit policy when its size differs (centred, with black around
+/// it when the client draws smaller; or scaled to fit or to fill, KioskWindowPolicy+Fit.swift); a
 /// toplevel with a parent (a dialog) is sized by its client and centred above the parent; popups
 /// follow their positioner, constrained to the output. The newest window is on top and has
 /// keyboard focus; a press focuses the window under it; when the focused window goes, the one on
@@ -23,6 +25,18 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     private var grabbingPopups: [XdgPopup] = []
     /// The X windows shown, by their surface.
     var xWindows: [ObjectIdentifier: XWindow] = [:]
+    /// How a toplevel whose size does not match the output is shown; changing it places the
+    /// windows again.
+    public var fit: WindowFit = .center {
+        didSet {
+            guard fit != oldValue else { return }
+            Transaction.begin()
+            Transaction.disableActions = true
+            for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.isMapped { place(toplevel) }
+            placeXWindows()
+            Transaction.commit()
+        }
+    }
 
     public init(compositor: Compositor) {
         self.compositor = compositor
@@ -133,27 +147,32 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         }
     }
 
-    /// Places a mapped window: where it was put explicitly, else centred.
+    /// Places a mapped window: where it was put explicitly; a dialog centred above its parent at
+    /// its own size; a toplevel by the fit policy.
     private func place(_ toplevel: XdgToplevel) {
         guard let layer = compositor.layer(for: toplevel.surface) else { return }
         if let explicit = explicitOrigins[ObjectIdentifier(toplevel.surface)] {
+            layer.transform = .identity
             layer.position = explicit
             return
         }
         let geometry = toplevel.windowGeometry
-        let origin: Point
+        let size = Size(width: Double(geometry.width), height: Double(geometry.height))
+        let corner = Point(x: Double(geometry.x), y: Double(geometry.y))
+        let fitting: WindowFitting
         if let parent = toplevel.parent, let parentLayer = compositor.layer(for: parent.surface) {
+            // Above the parent as it is shown, scaled or not.
             let parentGeometry = parent.windowGeometry
-            let parentOrigin = Point(x: parentLayer.position.x + Double(parentGeometry.x),
-                                     y: parentLayer.position.y + Double(parentGeometry.y))
-            origin = Point(x: parentOrigin.x + (Double(parentGeometry.width) - Double(geometry.width)) / 2,
-                           y: parentOrigin.y + (Double(parentGeometry.height) - Double(geometry.height)) / 2)
+            let shown = parentLayer.convert(
+                Rect(x: Double(parentGeometry.x), y: Double(parentGeometry.y),
+                     width: Double(parentGeometry.width), height: Double(parentGeometry.height)),
+                to: parentLayer.superlayer)
+            fitting = WindowFitting(scale: 1, origin: Point(
+                x: shown.origin.x + (shown.size.width - size.width) / 2, y: shown.origin.y + (shown.size.height - size.height) / 2))
         } else {
-            let size = compositor.windowAreaSize ?? Size(width: Double(geometry.width), height: Double(geometry.height))
-            origin = Point(x: ((size.width - Double(geometry.width)) / 2).rounded(.down),
-                           y: ((size.height - Double(geometry.height)) / 2).rounded(.down))
+            fitting = WindowFitting(size: size, area: compositor.windowAreaSize ?? size, fit: fit)
         }
-        layer.position = Point(x: origin.x - Double(geometry.x), y: origin.y - Double(geometry.y))
+        fitting.apply(to: layer, placing: corner)
     }
 
     /// Moves the window of `surface` so that its window geometry's top-left corner is at (`x`,
@@ -175,13 +194,13 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     }
 
     public func popupNeedsConfigure(_ popup: XdgPopup) {
-        // The output's rectangle in the parent's window-geometry coordinates.
-        let parentOrigin = windowGeometryOrigin(of: popup.parent.surface)
-        // Without an output nothing constrains the popup but the largest mode there is.
-        let size = compositor.windowAreaSize ?? Size(width: 16384, height: 16384)
+        // The output's rectangle in the parent's window-geometry coordinates (through a fitted
+        // window's scale); without an output nothing constrains the popup but the largest mode there is.
+        let parentGeometry = popup.parent.windowGeometry
+        let area = compositor.windowArea(in: popup.parent.surface) ?? Rect(x: 0, y: 0, width: 16384, height: 16384)
         // Saturating: a chain of popups each placed far off its parent can be anywhere.
-        let bounds = IntRect(x: Int32(saturating: -parentOrigin.x), y: Int32(saturating: -parentOrigin.y),
-                             width: Int32(saturating: size.width), height: Int32(saturating: size.height))
+        let bounds = IntRect(x: Int32(saturating: area.origin.x - Double(parentGeometry.x)), y: Int32(saturating: area.origin.y - Double(parentGeometry.y)),
+                             width: Int32(saturating: area.size.width), height: Int32(saturating: area.size.height))
         let geometry = popup.positioner.geometry(constrainedTo: bounds)
         _ = popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
     }
@@ -237,12 +256,6 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         compositor.clientDidNotAnswerPing(client)
     }
 
-    /// The top-left of a surface's window geometry in output points.
-    private func windowGeometryOrigin(of surface: Surface) -> Point {
-        guard let origin = compositor.windowAreaPosition(of: surface) else { return .zero }
-        let xdg = compositor.shell.toplevels.first { $0.surface === surface }?.windowGeometry
-        return Point(x: origin.x + Double(xdg?.x ?? 0), y: origin.y + Double(xdg?.y ?? 0))
-    }
 }
 
 extension Int32 {

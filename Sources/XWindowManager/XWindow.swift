@@ -14,6 +14,9 @@ public final class XWindow: CustomStringConvertible {
     public internal(set) var frame: IntRect
     /// The size the client last asked for (at creation, or in a ConfigureRequest).
     public internal(set) var requestedSize: (width: Int32, height: Int32)
+    /// The smallest size the client can be used at (`WM_NORMAL_HINTS`' minimum size), (0, 0) when
+    /// it names none.
+    public internal(set) var minimumSize: (width: Int32, height: Int32) = (0, 0)
     /// `_NET_WM_NAME`, else `WM_NAME`.
     public internal(set) var title: String?
     /// `WM_CLASS`: the resource's instance and class names.

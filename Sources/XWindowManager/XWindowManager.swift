@@ -296,6 +296,18 @@ public final class XWindowManager {
             }
             window.transientFor = candidate
         }
+        let normalHints = UInt32(XCB_ATOM_WM_NORMAL_HINTS.rawValue)
+        if atom == nil || atom == normalHints {
+            // WM_SIZE_HINTS: flags, four obsolete words, then the minimum width and height,
+            // which count when flags has PMinSize (16). Kept within X's 15-bit sizes.
+            let words = connection.property(normalHints, of: window.id)?.words ?? []
+            if words.count >= 7, words[0] & 16 != 0 {
+                let size = { (word: UInt32) in min(max(Int32(bitPattern: word), 0), 32767) }
+                window.minimumSize = (size(words[5]), size(words[6]))
+            } else {
+                window.minimumSize = (0, 0)
+            }
+        }
         if wanted(.wmProtocols) {
             window.protocols = Set(connection.property(connection[.wmProtocols], of: window.id)?.words ?? [])
         }

@@ -91,6 +91,9 @@ struct Run: ParsableCommand {
     @Flag(help: "No X11 apps: open no X display and give the app no DISPLAY (by default, and unless the board's [app] says x11 = false, Xwayland starts when the first X client connects).")
     var noX11 = false
 
+    @Option(help: "How a window whose size does not match the output is shown: center (at its own size), scale (scaled to fit, keeping its aspect ratio) or fill (scaled to cover the output, cropped) (default: the board's fit, or center).")
+    var fit: WindowFit?
+
     @Option(help: "Write what the output shows to this PNG file (after --after seconds).")
     var screenshot: String?
 
@@ -214,6 +217,7 @@ struct Run: ParsableCommand {
         logger.info("drawing with \(rendererChoice)")
         let compositor = try Compositor(backend: backend, renderer: rendererChoice.kind, logger: logger)
         let windowPolicy = KioskWindowPolicy(compositor: compositor)
+        windowPolicy.fit = fit ?? board?.app.fit ?? .center
         compositor.windowPolicy = windowPolicy
         // Each KMS output logs its first frame and feeds the presentation log, those lit later (a
         // display plugged in) too; by connector, so that a display plugged in again replaces its
@@ -517,3 +521,4 @@ extension Run {
 }
 
 extension RendererSelection: ExpressibleByArgument {}
+extension WindowFit: ExpressibleByArgument {}

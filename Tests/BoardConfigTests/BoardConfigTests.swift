@@ -102,7 +102,7 @@ private func withApp(_ outputs: String) -> String {
                 "output HDMI-A-1: preferred mode, scale 1, mirrors DSI-1, scaled to fit, no wl_output",
                 "keyboard us, repeat 25/s after 600 ms",
                 "touchscreen \"generic ft5x06 (00)\" on DSI-1",
-                "app /usr/bin/cog --platform=wl http://localhost:8080/, in /var/lib/vitrine",
+                "app /usr/bin/cog --platform=wl http://localhost:8080/, in /var/lib/vitrine, windows fitted by scale",
                 "idle: blank after 300 s, a touch wakes",
                 "cursor hidden",
                 "splash /usr/share/vitrine/splash.png on #102030",
@@ -528,6 +528,24 @@ private func withApp(_ outputs: String) -> String {
                 "board.toml:5:7: error: 'x11' in [app] must be true or false, not a string (fix: write it like x11 = false)",
                 "board.toml:6:17: error: environment sets DISPLAY, which Vitrine sets for the app "
                     + "(fix: remove it: Vitrine gives the app its own Wayland socket, runtime directory and X display)",
+            ])
+    }
+
+    @Test func windowsAreCentredUnlessTheAppAsksToScaleOrFill() throws {
+        let app = "[[output]]\nconnector = \"DP-1\"\n[app]\ncommand = [\"xterm\"]\n"
+        #expect(try BoardConfiguration.parse(app, file: "board.toml").get().app.fit == .center)
+        let scaled = try BoardConfiguration.parse(app + "fit = \"scale\"\n", file: "board.toml").get()
+        #expect(scaled.app.fit == .scale)
+        #expect(scaled.outline().contains("app xterm, windows fitted by scale"))
+        #expect(try BoardConfiguration.parse(app + "fit = \"fill\"\n", file: "board.toml").get().app.fit == .fill)
+        #expect(
+            problems(app + "fit = \"stretch\"\n") == [
+                "board.toml:5:7: error: fit 'stretch' is not a way Vitrine fits windows to the output "
+                    + "(fix: use one of \"center\", \"scale\", \"fill\": centred at the window's size, scaled to fit, or scaled to fill and cropped)"
+            ])
+        #expect(
+            problems(app + "fit = 2\n") == [
+                "board.toml:5:7: error: 'fit' in [app] must be a string, not an integer (fix: write it like fit = \"scale\")"
             ])
     }
 

@@ -1,9 +1,11 @@
 import AppProcesses
+import BoardConfig
 import Compositor
 import Foundation
 import Glibc
 import Graphics
 import Input
+import LayerKit
 import Testing
 import WaylandServer
 import XWindowManager
@@ -127,5 +129,54 @@ func geometry(named name: String, in output: String) -> IntRect? {
         #expect(button.width == 560)
         try session.click(x: Double(button.x + button.width / 2), y: Double(button.y + button.height / 2), outputSize: (640, 480))
         #expect(try session.run(seconds: 10) { printed().contains("clicked\n") })
+    }
+}
+
+/// The fit policy applies to X toplevels: a Tk window whose minimum size (1280×720) is larger
+/// than the 640×480 output is configured to its minimum size and, by `fit = scale`, shown at half
+/// its size with 60-point bars above and below; its drop-down menu is shown where X put it
+/// relative to the window, through the same scale, and clicks land where they are seen.
+@Suite(.serialized) struct TkFitTests {
+    @Test func aTkWindowLargerThanTheOutputIsScaledToFitWithItsMenuAndClicksReachIt() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        session.windowPolicy.fit = .scale
+        let (wish, printed) = try session.launchPrinting(["wish", XwaylandSession.client("tk_large.tcl")])
+        defer { wish.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 60) { geometry(named: "window", in: printed()) != nil })
+        let window = try #require(session.shownWindows.first)
+        #expect(window.minimumSize == (1280, 720))
+        #expect(window.frame == IntRect(x: 0, y: 0, width: 1280, height: 720))
+        #expect(geometry(named: "window", in: printed()) == IntRect(x: 0, y: 0, width: 1280, height: 720))
+        let layer = try #require(window.surface.flatMap { session.compositor.layer(for: $0) })
+        #expect(layer.position == Point(x: 0, y: 60))
+        #expect(layer.transform == Transform3D(scaleX: 0.5, y: 0.5))
+        /// Where X's root point (`x`, `y`) is shown on the output.
+        func shown(_ x: Int32, _ y: Int32) -> (x: Double, y: Double) { (Double(x) / 2, 60 + Double(y) / 2) }
+
+        let button = try #require(geometry(named: "press", in: printed()))
+        let press = shown(button.x + button.width / 2, button.y + button.height / 2)
+        try session.click(x: press.x, y: press.y, outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { printed().contains("pressed\n") })
+
+        let menuButton = try #require(geometry(named: "file", in: printed()))
+        let file = shown(menuButton.x + menuButton.width / 2, menuButton.y + menuButton.height / 2)
+        try session.click(x: file.x, y: file.y, outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { geometry(named: "menu", in: printed()) != nil && session.shownWindows.count == 2 })
+        let placed = try #require(geometry(named: "menu", in: printed()))
+        let menu = try #require(session.shownWindows.first { $0.isOverrideRedirect })
+        #expect(menu.frame == placed)
+        let menuLayer = try #require(menu.surface.flatMap { session.compositor.layer(for: $0) })
+        let corner = shown(placed.x, placed.y)
+        #expect(menuLayer.position == Point(x: corner.x, y: corner.y))
+        #expect(menuLayer.transform == Transform3D(scaleX: 0.5, y: 0.5))
+        // The blue frame in the window's bottom-right corner, (1080, 620) to its edge, is shown
+        // at half its size above the bottom bar.
+        try session.run(seconds: 0.5)
+        let screen = try #require(session.compositor.capture())
+        #expect(screen.pixel(x: 590, y: 395) == PremultipliedPixel(red: 0x20, green: 0x60, blue: 0xC0, alpha: 255))
+        #expect(screen.pixel(x: 590, y: 425) == PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255))
+        let open = shown(placed.x + placed.width / 2, placed.y + placed.height / 4)
+        try session.click(x: open.x, y: open.y, outputSize: (640, 480))
+        #expect(try session.run(seconds: 10) { printed().contains("chose Open\n") && session.shownWindows.count == 1 })
     }
 }
