@@ -51,7 +51,8 @@ public final class AppSupervisor {
     private var process: ClientProcess?
     /// When the app was last started (monotonic ns).
     public private(set) var startedAt: UInt64 = 0
-    private var restartDue: UInt64?
+    /// When the app that exited is started again (monotonic ns); nil while none is waiting.
+    public private(set) var restartDue: UInt64?
     /// Failures in a row (exits after runs shorter than `backoff.steadyRun`).
     public private(set) var consecutiveFailures = 0
     /// How many times the app was started, the first included.

@@ -11,7 +11,8 @@ public struct DisplayWait {
 
     private let notifier: SystemdNotifier
     private let logger: Logger
-    private var nextExtension: UInt64?
+    /// When the next extension goes out (monotonic ns), once the wait began.
+    public private(set) var nextExtension: UInt64?
 
     public init(notifier: SystemdNotifier, logger: Logger) {
         self.notifier = notifier

@@ -154,6 +154,28 @@ public final class KioskSession {
         }
     }
 
+    /// When `tick(now:)` next has work that no event announces (monotonic ns): the watchdog, the
+    /// next ping, the app's no-frame deadline and restart, blanking, a held backspace's repeat.
+    /// Nil when nothing is due: the loop then sleeps until something happens.
+    public var nextDeadline: UInt64? {
+        var due: [UInt64] = []
+        if watchdogPeriod != nil { due.append(nextWatchdog) }
+        if let supervisor {
+            due.append(nextPing)
+            if let restart = supervisor.restartDue { due.append(restart) }
+            if let timeout = supervisor.app.frameTimeout, supervisor.isRunning, !frameTimeoutReported {
+                let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
+                due.append(last + timeout.wholeNanoseconds + 1)
+            }
+        }
+        // An inhibitor's end comes with a client's request or a frame, either of which runs an iteration.
+        if overlay != nil, let blankAfter = idle.blankAfter, blankedAt == nil, !compositor.isIdleInhibited {
+            due.append(max(start, compositor.lastInputNanoseconds(includingTouch: true)) + blankAfter.wholeNanoseconds)
+        }
+        if let seconds = onScreenKeyboard?.nextTickTime { due.append(UInt64((seconds * 1e9).rounded(.up))) }
+        return due.min()
+    }
+
     /// Xwayland's start, readiness and end, in the log and systemd's status.
     private func reportX11(_ event: XwaylandServer.Event, of xwayland: XwaylandServer) {
         switch event {

@@ -76,6 +76,10 @@ public final class OnScreenKeyboardController: TextInputHandler {
         view.tick(now: now)
     }
 
+    /// When `tick(now:)` next has a backspace repeat to send (seconds); nil: none. A new size or
+    /// scale of the output comes with an event, which runs a loop iteration anyway.
+    public var nextTickTime: Double? { view.nextTickTime }
+
     // MARK: - TextInputHandler
 
     public func textInputEnabled(_ textInput: TextInput) {

@@ -59,6 +59,12 @@ public struct KeyboardState: Hashable, Sendable {
     /// Whether backspace is held (repeating or waiting to).
     public var isRepeating: Bool { backspaceDown != nil }
 
+    /// When `advance(to:)` reports the next repeat of the held backspace (the k-th repeat is due
+    /// `repeatDelay + (k - 1) / repeatRate` after the press); nil while backspace is not held.
+    public var nextRepeatTime: Double? {
+        backspaceDown.map { $0 + repeatDelay + Double(repeatsReported) / repeatRate }
+    }
+
     /// Shows `kind` with shift off (a new field, a new purpose); the layout chosen stays.
     public mutating func reset(to kind: KeyboardPageKind) {
         pageKind = kind

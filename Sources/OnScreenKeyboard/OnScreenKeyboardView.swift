@@ -111,6 +111,9 @@ public final class OnScreenKeyboardView: View {
         emit(state.advance(to: now))
     }
 
+    /// When `tick(now:)` next has a repeat to send (seconds, the input events' clock); nil: none.
+    public var nextTickTime: Double? { state.nextRepeatTime }
+
     // MARK: - Input
 
     public override func touchBegan(_ touch: TouchEvent) {

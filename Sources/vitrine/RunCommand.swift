@@ -324,7 +324,8 @@ struct Run: ParsableCommand {
             }
         }
         defer { signalSources.forEach { $0.remove() } }
-        let start = Date()
+        // When the screenshot is due (monotonic ns), for the loop to wake then.
+        let screenshotDue = monotonicNanoseconds() + UInt64(after * 1e9)
         var screenshotTaken = false
         defer {
             // The app ends first, still served (a round trip of its shutdown is answered), and only
@@ -369,7 +370,7 @@ struct Run: ParsableCommand {
             }
             // A screenshot asked for is still taken (of what the app left, or of clients started by hand).
             if appExit != nil, screenshot == nil || screenshotTaken { return true }
-            guard let screenshot, !screenshotTaken, Date().timeIntervalSince(start) >= after else { return false }
+            guard let screenshot, !screenshotTaken, monotonicNanoseconds() >= screenshotDue else { return false }
             screenshotTaken = true
             guard let image = compositor.capture() else {
                 logger.error("no frame was shown yet: no screenshot")
@@ -382,6 +383,10 @@ struct Run: ParsableCommand {
                 logger.error("cannot write \(screenshot): \(error)")
             }
             return !keepRunning
+        } nextDeadline: {
+            let screenshotPending = screenshot != nil && !screenshotTaken
+            return [session?.nextDeadline, session == nil ? waitingForDisplay.nextExtension : nil, screenshotPending ? screenshotDue : nil]
+                .compactMap { $0 }.min()
         }
         if let startFailure { throw startFailure }
         if let appExit { throw ExitCode(appExit.shellStatus) }

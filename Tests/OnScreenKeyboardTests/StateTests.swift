@@ -97,6 +97,19 @@ import Testing
         #expect(!state.isRepeating)
     }
 
+    @Test func theNextRepeatIsDueWhenAdvanceReportsIt() {
+        var state = KeyboardState(repeatDelay: 0.5, repeatRate: 20)
+        #expect(state.nextRepeatTime == nil)
+        _ = state.press(.backspace, at: 10)
+        #expect(state.nextRepeatTime == 10.5)
+        #expect(state.advance(to: 10.5).count == 1)
+        #expect(state.nextRepeatTime == 10.55)
+        #expect(state.advance(to: 11.0).count == 10)  // 10.55 … 11.0
+        #expect(abs(state.nextRepeatTime! - 11.05) < 1e-9)
+        _ = state.release(.backspace, at: 11.02)
+        #expect(state.nextRepeatTime == nil)
+    }
+
     @Test func aCancelledBackspaceStopsRepeating() {
         var state = KeyboardState()
         _ = state.press(.backspace, at: 0)
