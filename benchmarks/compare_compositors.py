@@ -204,10 +204,10 @@ class Session:
                 self.client = subprocess.Popen(unprivileged() + app, env=client_env, stdout=self.log,
                                                stderr=self.log)
 
-    def stop(self):
+    def stop(self, grace=5):
         for process in (self.client, self.compositor):
             if process:
-                processes.stop(process, grace=5)
+                processes.stop(process, grace=grace)
         if self.log:
             self.log.close()
 
@@ -380,7 +380,8 @@ def callgrind_total(name, vitrine, client, size, frames, timeout, keep):
                 session.compositor.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 pass
-        session.stop()
+        # Under valgrind a Vulkan device takes long to tear down; killed, it writes no dump.
+        session.stop(grace=120)
     dump = f"{output}/callgrind.out"
     totals = next(int(line.split()[1]) for line in open(dump) if line.startswith(("summary:", "totals:")))
     if keep:
