@@ -50,6 +50,7 @@ let package = Package(
         // root's children) and X-Resource (the process behind a window).
         .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev"])]),
         .systemLibrary(name: "CXCBComposite", pkgConfig: "xcb-composite", providers: [.apt(["libxcb-composite0-dev"])]),
+        .systemLibrary(name: "CXCBXFixes", pkgConfig: "xcb-xfixes", providers: [.apt(["libxcb-xfixes0-dev"])]),
         .systemLibrary(name: "CXCBRes", pkgConfig: "xcb-res", providers: [.apt(["libxcb-res0-dev"])]),
         .systemLibrary(
             name: "CXKBCommon",
@@ -196,7 +197,7 @@ let package = Package(
         .target(
             name: "XWindowManager",
             dependencies: [
-                "CXCB", "CXCBComposite", "CXCBRes", "Compositor", "Signals", "SystemCalls", "WaylandServer",
+                "CXCB", "CXCBComposite", "CXCBRes", "CXCBXFixes", "Compositor", "Signals", "SystemCalls", "WaylandServer",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -1,7 +1,8 @@
 import Graphics
 import WaylandServer
 
-/// The seat's requests that change what is drawn: client cursors and drag icons. Their surfaces'
+/// The seat's requests that change what is drawn (client cursors and drag icons) and its
+/// selection, which others hear of through `clipboardChanged`. Their surfaces'
 /// layers already follow their commits (every surface gets a node on commit). They are shown by
 /// the cursor of the output the pointer is on, and go with it to another output.
 extension Compositor: SeatHandler {
@@ -22,5 +23,9 @@ extension Compositor: SeatHandler {
     public func dragEnded(_ seat: SeatGlobal) {
         guard let output = pointerOutput else { return }
         withoutAnimation { output.cursor.setDragIcon(nil) }
+    }
+
+    public func selectionChanged(_ seat: SeatGlobal) {
+        clipboardChanged.emit()
     }
 }

@@ -24,6 +24,12 @@ enum AtomName: String, CaseIterable {
     case netSupportingWMCheck = "_NET_SUPPORTING_WM_CHECK"
     case netActiveWindow = "_NET_ACTIVE_WINDOW"
     case netWMCMS0 = "_NET_WM_CM_S0"
+    case clipboard = "CLIPBOARD"
+    case targets = "TARGETS"
+    case text = "TEXT"
+    case incr = "INCR"
+    /// Where the clipboard bridge has selections converted to (its own window's property).
+    case vitrineSelection = "_VITRINE_SELECTION"
 }
 
 /// A property's value as the server holds it.
@@ -93,15 +99,36 @@ final class XConnection {
         xcb_flush(raw)
     }
 
-    /// Reads a property of `window` (any type), nil when it is not set or the window is gone.
-    func property(_ atom: UInt32, of window: UInt32) -> PropertyValue? {
-        let cookie = xcb_get_property(raw, 0, window, atom, 0, 0, Self.propertyLimitWords)
+    /// Reads a property of `window` (any type), at most `limitBytes` of it (64 KiB by default),
+    /// and deletes it when asked and read whole; nil when it is not set or the window is gone.
+    func property(_ atom: UInt32, of window: UInt32, delete: Bool = false, limitBytes: Int = Int(propertyLimitWords) * 4) -> PropertyValue? {
+        let cookie = xcb_get_property(raw, delete ? 1 : 0, window, atom, 0, 0, UInt32((limitBytes + 3) / 4))
         guard let reply = xcb_get_property_reply(raw, cookie, nil) else { return nil }
         defer { free(reply) }
         let length = Int(xcb_get_property_value_length(reply))
         guard reply.pointee.type != 0, length > 0, let value = xcb_get_property_value(reply) else { return nil }
         let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
         return PropertyValue(type: reply.pointee.type, format: reply.pointee.format, bytes: bytes)
+    }
+
+    /// The atom named `name`, made when there is none yet; nil when X refuses (a name too long).
+    func atom(named name: String) -> UInt32? {
+        if let known = AtomName(rawValue: name) { return self[known] }
+        let bytes = Array(name.utf8)
+        guard bytes.count <= Int(UInt16.max),
+              let reply = xcb_intern_atom_reply(raw, xcb_intern_atom(raw, 0, UInt16(bytes.count), bytes), nil) else { return nil }
+        defer { free(reply) }
+        return reply.pointee.atom
+    }
+
+    /// The name of `atom`, nil when it names none.
+    func atomName(_ atom: UInt32) -> String? {
+        if let known = names[atom] { return known.rawValue }
+        guard atom != 0, let reply = xcb_get_atom_name_reply(raw, xcb_get_atom_name(raw, atom), nil) else { return nil }
+        defer { free(reply) }
+        let length = Int(xcb_get_atom_name_name_length(reply))
+        guard let name = xcb_get_atom_name_name(reply) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self)
     }
 
     /// Replaces a property of `window` with 32-bit items of `type`.

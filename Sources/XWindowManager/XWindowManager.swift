@@ -43,6 +43,9 @@ public final class XWindowManager {
     private let checkWindow: UInt32
     private var source: FileDescriptorSource?
     private var surfaceListener: SignalListener?
+    /// CLIPBOARD ⇄ the Wayland selection; nil where Xwayland has no XFixes.
+    private var clipboard: XClipboardBridge?
+    private var clipboardListener: SignalListener?
 
     /// Becomes the window manager on `descriptor` (Vitrine's end of Xwayland's `-wm` socket,
     /// taken), for the windows whose surfaces `xwayland` (Xwayland's Wayland client) makes on
@@ -89,11 +92,17 @@ public final class XWindowManager {
             guard surface.client === self.xwayland, let window = unpaired.removeValue(forKey: surface.id) else { return }
             pair(window, with: surface)
         }
+        clipboard = XClipboardBridge(connection: connection, seat: compositor.seat, eventLoop: compositor.display.eventLoop, logger: logger)
+        if clipboard == nil { logger.warning("Xwayland has no XFixes: the X clipboard is not bridged with Wayland's") }
+        clipboardListener = compositor.clipboardChanged.listen { [unowned self] in clipboard?.waylandSelectionChanged() }
+        // A selection set before Xwayland started is X's to paste too.
+        clipboard?.waylandSelectionChanged()
     }
 
     deinit {
         source?.remove()
         surfaceListener?.cancel()
+        clipboardListener?.cancel()
     }
 
     /// The top-level windows, in the order X created them.
@@ -120,7 +129,9 @@ public final class XWindowManager {
     }
 
     private func handle(_ event: UnsafeRawPointer) {
-        let type = Int32(event.load(as: UInt8.self) & 0x7f)
+        let responseType = event.load(as: UInt8.self) & 0x7f
+        if let clipboard, clipboard.handle(event, type: responseType) { return }
+        let type = Int32(responseType)
         switch type {
         case 0:
             let error = event.load(as: xcb_generic_error_t.self)
@@ -151,7 +162,7 @@ public final class XWindowManager {
     }
 
     private func created(_ event: xcb_create_notify_event_t) {
-        guard event.parent == connection.root, event.window != checkWindow, byID[event.window] == nil else { return }
+        guard event.parent == connection.root, event.window != checkWindow, event.window != clipboard?.window, byID[event.window] == nil else { return }
         let frame = IntRect(x: Int32(event.x), y: Int32(event.y), width: Int32(event.width), height: Int32(event.height))
         let window = XWindow(id: event.window, frame: frame, isOverrideRedirect: event.override_redirect != 0, manager: self)
         byID[event.window] = window

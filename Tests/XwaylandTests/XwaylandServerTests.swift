@@ -16,6 +16,8 @@ final class XwaylandSession {
     let xwayland: XwaylandServer
     /// Every event `poll()` returned so far.
     private(set) var events: [XwaylandServer.Event] = []
+    /// The socket Wayland clients of the session connect to, once one was started.
+    var waylandSocket: String?
 
     init(width: Int = 640, height: Int = 480) throws {
         let backend = try HeadlessBackend(outputs: [

@@ -1,8 +1,43 @@
+public import SystemCalls
 import WaylandProtocols
+
+/// Data the compositor itself offers as the seat's selection, for clients to paste as they paste
+/// another client's (the X clipboard, which the X window manager bridges). Called on the
+/// compositor's thread.
+public protocol SelectionProvider: AnyObject {
+    /// The MIME types the data is offered in.
+    var mimeTypes: [String] { get }
+    /// A client asked for the data as `mimeType`: write it into `descriptor` (a pipe's writing end
+    /// the provider now owns), then close it.
+    func send(_ mimeType: String, into descriptor: OwnedFileDescriptor)
+    /// The provider is no longer the selection.
+    func selectionReplaced()
+}
+
+/// What the seat's selection is: a client's data source, or the compositor's own data.
+enum SelectionOwner {
+    case client(DataSource)
+    case compositor(SelectionProvider)
+
+    var mimeTypes: [String] {
+        switch self {
+        case .client(let source): source.mimeTypes
+        case .compositor(let provider): Array(provider.mimeTypes.prefix(DataSource.maximumMimeTypes))
+        }
+    }
+
+    func isSame(as other: SelectionOwner?) -> Bool {
+        switch (self, other) {
+        case (.client(let a), .client(let b)?): a === b
+        case (.compositor(let a), .compositor(let b)?): a === b
+        default: false
+        }
+    }
+}
 
 /// The seat's selection and drag.
 struct DataState {
-    var selection: DataSource?
+    var selection: SelectionOwner?
     /// The serial set_selection quoted for the current selection (older requests are ignored).
     var selectionSerial: UInt32 = 0
     var drag: Drag?
@@ -60,6 +95,35 @@ extension SeatGlobal {
     /// Clears the selection (its source is cancelled; the focused client hears of no selection).
     public func clearSelection() {
         replaceSelection(with: nil)
+    }
+
+    /// Makes the compositor's `provider` the selection, offered to clients as a client's would be
+    /// (the client source it replaces is cancelled).
+    public func setSelection(_ provider: SelectionProvider) {
+        replaceSelection(with: .compositor(provider))
+    }
+
+    /// The compositor's provider while it is the selection; nil while a client's source (or
+    /// nothing) is.
+    public var selectionProvider: SelectionProvider? {
+        if case .compositor(let provider)? = data.selection { return provider }
+        return nil
+    }
+
+    /// Asks the selection for its data as `mimeType`, written into `descriptor` (closed here once
+    /// handed on); without a selection it is closed at once, which the reader sees as no data.
+    public func receiveSelection(_ mimeType: String, into descriptor: OwnedFileDescriptor) {
+        switch data.selection {
+        case .client(let source)?:
+            // libwayland sends a duplicate: ours is closed at once, so that the reader sees the
+            // end of the data when the source closes its own.
+            source.sendSend(mimeType, descriptor.fileDescriptor)
+            descriptor.close()
+        case .compositor(let provider)?:
+            provider.send(mimeType, into: descriptor)
+        case nil:
+            descriptor.close()
+        }
     }
 
     /// Moves a touch drag onto `surface` at surface-local (`x`, `y`); pointer drags follow
@@ -185,17 +249,23 @@ extension SeatGlobal {
         if data.selection != nil, serial &- data.selectionSerial > UInt32.max / 2 { return }
         try source?.use(forDrag: false)
         data.selectionSerial = serial
-        replaceSelection(with: source)
+        replaceSelection(with: source.map { .client($0) })
     }
 
-    private func replaceSelection(with source: DataSource?) {
+    private func replaceSelection(with new: SelectionOwner?) {
         let previous = data.selection
-        guard previous !== source else { return }
-        data.selection = source
-        source?.seat = self
-        if let previous {
-            previous.detachOffers()
-            previous.cancel(replaced: true)
+        if let new, new.isSame(as: previous) { return }
+        if new == nil, previous == nil { return }
+        data.selection = new
+        if case .client(let source)? = new { source.seat = self }
+        switch previous {
+        case .client(let source)?:
+            source.detachOffers()
+            source.cancel(replaced: true)
+        case .compositor(let provider)?:
+            provider.selectionReplaced()
+        case nil:
+            break
         }
         if let focus = keyboardFocus { sendSelection(to: focus.client) }
         handler?.selectionChanged(self)
@@ -207,7 +277,7 @@ extension SeatGlobal {
     }
 
     func sourceDestroyed(_ source: DataSource) {
-        if data.selection === source {
+        if case .client(let selection)? = data.selection, selection === source {
             data.selection = nil
             if let focus = keyboardFocus { sendSelection(to: focus.client) }
             handler?.selectionChanged(self)
@@ -224,7 +294,7 @@ extension SeatGlobal {
 
 /// One client's wl_data_device for a seat.
 final class DataDevice: Resource, RequestHandler {
-    private weak var seat: SeatGlobal?
+    private(set) weak var seat: SeatGlobal?
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
@@ -232,12 +302,12 @@ final class DataDevice: Resource, RequestHandler {
     }
 
     /// data_offer, its mime types, then selection; or selection with no offer.
-    func offerSelection(_ source: DataSource?) {
-        guard let source else {
+    func offerSelection(_ selection: SelectionOwner?) {
+        guard let selection else {
             send(.selection(id: nil))
             return
         }
-        let offer = DataOffer(device: self, source: source, kind: .selection)
+        let offer = DataOffer(device: self, selection: selection)
         send(.dataOffer(id: offer))
         offer.introduce()
         send(.selection(id: offer))

@@ -1,3 +1,4 @@
+import SystemCalls
 import WaylandProtocols
 
 /// wl_data_offer: another client's data source as one client sees it, for the selection or for
@@ -10,6 +11,10 @@ final class DataOffer: Resource, RequestHandler {
 
     let kind: Kind
     private(set) weak var source: DataSource?
+    /// The compositor's data behind a selection offer, and the seat whose selection it was: the
+    /// offer speaks for it only while it is still that seat's selection.
+    private weak var provider: SelectionProvider?
+    private weak var seat: SeatGlobal?
     private(set) var acceptedMimeType: String?
     private var actions: DragActions
     private var preferredAction: DragActions
@@ -29,8 +34,31 @@ final class DataOffer: Resource, RequestHandler {
         source.attach(self)
     }
 
+    /// Creates a selection offer in `device`'s client for `selection` (announce it with `introduce`).
+    convenience init(device: DataDevice, selection: SelectionOwner) {
+        switch selection {
+        case .client(let source):
+            self.init(device: device, source: source, kind: .selection)
+        case .compositor(let provider):
+            self.init(device: device, provider: provider)
+        }
+    }
+
+    private init(device: DataDevice, provider: SelectionProvider) {
+        kind = .selection
+        self.provider = provider
+        seat = device.seat
+        actions = []
+        preferredAction = []
+        super.init(client: device.client, version: device.version, id: 0)
+    }
+
     /// Sends the source's mime types (and, for a drag, its actions) right after data_offer.
     func introduce() {
+        if let provider {
+            for mimeType in SelectionOwner.compositor(provider).mimeTypes { send(.offer(mimeType: mimeType)) }
+            return
+        }
         guard let source else { return }
         for mimeType in source.mimeTypes { send(.offer(mimeType: mimeType)) }
         if kind == .drag { send(.sourceActions(sourceActions: source.dragActions)) }
@@ -83,6 +111,9 @@ final class DataOffer: Resource, RequestHandler {
             // The descriptor is closed when `fd` goes, whatever happens here.
             try requireUnfinished("receive")
             source?.sendSend(mimeType, fd.fileDescriptor)
+            if let provider, provider === seat?.selectionProvider, let copy = try? fd.fileDescriptor.duplicate() {
+                provider.send(mimeType, into: OwnedFileDescriptor(copy))
+            }
         case .destroy: destroy()
         case .finish: try finish()
         case .setActions(let actions, let preferred): try setActions(actions, preferred: preferred)

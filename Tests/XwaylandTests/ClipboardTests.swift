@@ -1,0 +1,62 @@
+import AppProcesses
+import Foundation
+import Glibc
+import Testing
+import WaylandServer
+import Xwayland
+
+extension XwaylandSession {
+    /// The folder of the Wayland socket the sessions' Wayland clients use.
+    private static let runtimeDirectory: String = {
+        let path = NSTemporaryDirectory() + "vitrine-x11-tests-\(getpid())"
+        mkdir(path, 0o700)
+        return path
+    }()
+
+    /// Starts a Wayland client on the session's compositor (listening on a socket of its own from
+    /// the first call), without `DISPLAY`; its standard output and error go to `output`.
+    func launchWayland(_ arguments: [String], output: String? = nil) throws -> ClientProcess {
+        if waylandSocket == nil {
+            waylandSocket = try compositor.listen(socketName: "vitrine-x11-\(UUID().uuidString.prefix(8))", in: Self.runtimeDirectory)
+        }
+        return try ClientProcess(
+            arguments: arguments, environment: ["WAYLAND_DISPLAY": waylandSocket!, "XDG_RUNTIME_DIR": Self.runtimeDirectory],
+            removing: ["DISPLAY"], standardOutput: output)
+    }
+}
+
+/// The X CLIPBOARD and Wayland's selection are one clipboard: what a Wayland client copies, an X
+/// client pastes, and the other way, with Debian's wl-clipboard and xclip on either side.
+@Suite(.serialized) struct ClipboardTests {
+    @Test func textCopiedOnEitherSidePastesOnTheOther() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        // Copied by a Wayland client before any X client runs (Xwayland is not started yet).
+        let copier = try session.launchWayland(["wl-copy", "--foreground", "from wayland ✓"], output: "/dev/null")
+        defer { copier.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 30) { session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true })
+        #expect(try session.output(of: ["xclip", "-selection", "clipboard", "-o"]) == "from wayland ✓")
+        // X's TARGETS name the Wayland source's types as X knows them.
+        let targets = try session.output(of: ["xclip", "-selection", "clipboard", "-o", "-t", "TARGETS"])
+        #expect(targets.split(separator: "\n").contains("UTF8_STRING"))
+
+        // Copied by an X client: the Wayland selection becomes X's, and wl-copy's is cancelled.
+        let text = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
+        try "from x ✓".write(toFile: text, atomically: true, encoding: .utf8)
+        defer { unlink(text) }
+        let xclip = try session.launch(["xclip", "-quiet", "-selection", "clipboard", "-i", text], output: "/dev/null")
+        defer { xclip.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 30) { session.compositor.seat.selectionProvider != nil })
+        #expect(session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true)
+        #expect(try session.run(seconds: 10) { copier.poll() })
+        let pasted = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
+        defer { unlink(pasted) }
+        let paster = try session.launchWayland(["wl-paste", "--no-newline"], output: pasted)
+        defer { paster.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 30) { paster.poll() })
+        #expect((try? String(contentsOfFile: pasted, encoding: .utf8)) == "from x ✓")
+
+        // The X owner gone, the Wayland selection is empty.
+        xclip.terminate(graceSeconds: 1)
+        #expect(try session.run(seconds: 10) { session.compositor.seat.selectionMimeTypes == nil })
+    }
+}
