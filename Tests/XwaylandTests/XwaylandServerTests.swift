@@ -19,9 +19,9 @@ final class XwaylandSession {
     /// The socket Wayland clients of the session connect to, once one was started.
     var waylandSocket: String?
 
-    init(width: Int = 640, height: Int = 480) throws {
+    init(width: Int = 640, height: Int = 480, scale: Double = 1) throws {
         let backend = try HeadlessBackend(outputs: [
-            HeadlessOutputConfiguration(mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000))
+            HeadlessOutputConfiguration(mode: OutputMode(width: width, height: height, refreshMillihertz: 60_000), scaleFactor: scale)
         ])
         compositor = try Compositor(backend: backend)
         windowPolicy = KioskWindowPolicy(compositor: compositor)
