@@ -180,3 +180,23 @@ func geometry(named name: String, in output: String) -> IntRect? {
         #expect(try session.run(seconds: 10) { printed().contains("chose Open\n") && session.shownWindows.count == 1 })
     }
 }
+
+/// A touch reaches an X client the way it reaches a Wayland one: Xwayland turns the wl_touch
+/// points on its surface into X touch events, which X emulates as the pointer for Tk.
+@Suite(.serialized) struct XTouchTests {
+    @Test func aTouchOnATkButtonReachesItsCommand() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        let (wish, printed) = try session.launchPrinting(["wish", XwaylandSession.client("tk_menu.tcl")])
+        defer { wish.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 60) { geometry(named: "press", in: printed()) != nil })
+        let button = try #require(geometry(named: "press", in: printed()))
+        let device = InputDeviceID(rawValue: 3)
+        let x = Double(button.x + button.width / 2) / 640, y = Double(button.y + button.height / 2) / 480
+        session.compositor.handle(.touchDown(time: 0, device: device, slot: 0, x: x, y: y))
+        session.compositor.handle(.touchFrame(time: 0, device: device))
+        try session.run(seconds: 0.1)
+        session.compositor.handle(.touchUp(time: 0, device: device, slot: 0))
+        session.compositor.handle(.touchFrame(time: 0, device: device))
+        #expect(try session.run(seconds: 10) { printed().contains("pressed\n") })
+    }
+}
