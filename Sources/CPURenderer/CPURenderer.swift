@@ -21,8 +21,8 @@ public final class CPURenderer: LayerTreeRenderer {
     private var imageFrame: (target: CPUFrameTarget, memory: HostMemoryBuffer, image: Image?)?
     /// Shape and text layers' images, redrawn only when a shape, its text or its scale changes.
     private let rasters = TreePainter.Rasters()
-    /// Client buffers already reported as unreadable.
-    private var reportedClients: [ObjectIdentifier] = []
+    /// Contents already reported as undrawable (client buffers pixman cannot read, drawables).
+    private var reportedContents: [ObjectIdentifier] = []
 
     /// The client buffers the last frame showed: every one in a visible layer, drawn again or
     /// not (a frame where nothing changed shows what the one before it did). Their surfaces'
@@ -131,7 +131,7 @@ public final class CPURenderer: LayerTreeRenderer {
         let box = region.extents.intersection(full)
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
-        let canvas = Canvas(image: target.image, origin: (0, 0), box: box)
+        let canvas = Canvas(image: target.image, origin: (0, 0), box: box, target: full)
         var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas)
         measure.paintTree()
         var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, startingAt: measure.occluder)
@@ -146,8 +146,9 @@ public final class CPURenderer: LayerTreeRenderer {
         rasters.texts.endFrame()
         rasters.shadowMasks.endFrame()
         region.removeAll()
-        sampledClients = Self.clientContents(in: tree)
-        report(painter.unreadableClients)
+        let shown = Self.externalContents(in: tree)
+        sampledClients = shown.clients
+        report(painter.unreadableClients, undrawable: shown.others)
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
             drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
@@ -155,13 +156,20 @@ public final class CPURenderer: LayerTreeRenderer {
     }
 
     /// Every client buffer in a layer the tree shows, in drawing order (a replicated one once per
-    /// instance), whether or not the frame redraws its pixels.
-    static func clientContents(in tree: RenderTree) -> [any ClientContents] {
+    /// instance), whether or not the frame redraws its pixels; and the other external contents
+    /// there, which only the Vulkan renderer can sample (a `VulkanLayer`'s drawables), drawn as
+    /// missing.
+    static func externalContents(in tree: RenderTree) -> (clients: [any ClientContents], others: [any ExternalContents]) {
         var found: [any ClientContents] = []
+        var others: [any ExternalContents] = []
         func collect(_ layer: RenderLayer, in tree: RenderTree) {
             let p = layer.properties
             guard !p.isHidden, p.opacity > 0 else { return }
-            if let client = p.externalContents as? any ClientContents { found.append(client) }
+            if let client = p.externalContents as? any ClientContents {
+                found.append(client)
+            } else if let other = p.externalContents {
+                others.append(other)
+            }
             if p.replicator != nil {
                 for instance in tree.replicatorInstances(of: layer) {
                     switch instance.part {
@@ -174,16 +182,24 @@ public final class CPURenderer: LayerTreeRenderer {
             }
         }
         if let root = tree.root { collect(root, in: tree) }
-        return found
+        return (found, others)
     }
 
-    private func report(_ clients: [any ClientContents]) {
-        for client in clients where !reportedClients.contains(ObjectIdentifier(client)) {
-            reportedClients.append(ObjectIdentifier(client))
-            if reportedClients.count > 64 { reportedClients.removeFirst() }
-            onContentsUnavailable?(ContentsFailure(
+    /// Reports each contents object the frame could not draw, once.
+    private func report(_ clients: [any ClientContents], undrawable others: [any ExternalContents]) {
+        let failures = clients.map { client in
+            (ObjectIdentifier(client), ContentsFailure(
                 width: client.buffer.width, height: client.buffer.height,
                 reason: "pixman cannot read \(client.buffer.format) \(client.buffer.kind)s"))
+        } + others.map { contents in
+            (ObjectIdentifier(contents), ContentsFailure(
+                width: contents.pixelSize?.width ?? 0, height: contents.pixelSize?.height ?? 0,
+                reason: "only a Vulkan renderer samples a VulkanLayer's drawables"))
+        }
+        for (id, failure) in failures where !reportedContents.contains(id) {
+            reportedContents.append(id)
+            if reportedContents.count > 64 { reportedContents.removeFirst() }
+            onContentsUnavailable?(failure)
         }
     }
 

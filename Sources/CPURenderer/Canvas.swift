@@ -8,6 +8,14 @@ struct Canvas {
     let image: PixmanImage
     let origin: (x: Int, y: Int)
     let box: PixelBox
+    /// The whole target's pixels, whatever the frame redraws: what a tiled layer's visible part
+    /// is measured against, as on the Vulkan renderer.
+    let target: PixelBox
+
+    /// `target` defaults to `box` (a coverage stamp, whose layers never ask what the target shows).
+    init(image: PixmanImage, origin: (x: Int, y: Int), box: PixelBox, target: PixelBox? = nil) {
+        (self.image, self.origin, self.box, self.target) = (image, origin, box, target ?? box)
+    }
 
     /// Composites `source` through `mask` (nil: full coverage) over the canvas within `box`.
     /// The source's pixel (0, 0) is target pixel `sourceOrigin`; without one, the source is

@@ -52,11 +52,16 @@ struct RoundedRect {
 final class Coverage {
     let image: PixmanImage
     let box: PixelBox
+    /// For a clip: the target pixels it lets through (its pixel bounding box within the whole
+    /// pixels of the enclosing clips'), before the redrawn box cut them to `box`: what a tiled
+    /// layer inside can show, as the Vulkan renderer's scissor and clip give it.
+    var reach: Rect
     private let surface: OpaquePointer
     private let cairo: OpaquePointer
 
     init(box: PixelBox) {
         self.box = box
+        reach = box.rect
         image = PixmanImage(format: PIXMAN_a8, width: box.width, height: box.height)
         surface = cairo_image_surface_create_for_data(
             image.bits.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(box.width), Int32(box.height),

@@ -23,10 +23,21 @@ final class PixmanImage {
 
     /// A solid premultiplied colour (red, green, blue, alpha in 0…1).
     init(solid color: (Double, Double, Double, Double)) {
-        func channel(_ v: Double) -> UInt16 { UInt16(max(0, min(1, v)) * 65535 + 0.5) }
-        var c = pixman_color_t(red: channel(color.0), green: channel(color.1), blue: channel(color.2), alpha: channel(color.3))
+        var c = Self.color16(color)
         handle = pixman_image_create_solid_fill(&c)!
         (width, height) = (1, 1)
+    }
+
+    /// An image pixman made that computes its pixels (a gradient), owned from now on.
+    init(owning handle: OpaquePointer) {
+        self.handle = handle
+        (width, height) = (1, 1)
+    }
+
+    /// A colour (red, green, blue, alpha in 0…1) in pixman's 16 bits a channel.
+    static func color16(_ color: (Double, Double, Double, Double)) -> pixman_color_t {
+        func channel(_ v: Double) -> UInt16 { UInt16(max(0, min(1, v)) * 65535 + 0.5) }
+        return pixman_color_t(red: channel(color.0), green: channel(color.1), blue: channel(color.2), alpha: channel(color.3))
     }
 
     deinit { pixman_image_unref(handle) }

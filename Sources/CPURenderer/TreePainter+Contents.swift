@@ -22,6 +22,10 @@ extension TreePainter {
         var roundedClip: RoundedRect?
         /// Turns the rows over within the frame (contents under an odd number of flips).
         var upright = false
+        /// Where the covered pixel centres must also lie (a tile's: the layer's bounds).
+        var cut: Rect?
+        /// Adds the colours to what is below rather than drawing over it (additive particles).
+        var isAdditive = false
 
         /// A layer's `contents` (or client buffer) in `frame`, as its properties place them.
         init(of p: LayerProperties, in frame: Rect, upright: Bool) {
@@ -87,6 +91,8 @@ extension TreePainter {
                     x: frame.minX + tx0 * frame.width, y: frame.minY + ty0 * frame.height,
                     width: (tx1 - tx0) * frame.width, height: (ty1 - ty0) * frame.height)
                 guard cell.width > 0, cell.height > 0 else { continue }
+                let covered = placement.cut.map { cell.intersection($0) } ?? cell
+                guard !covered.isNull, covered.width > 0, covered.height > 0 else { continue }
                 // Source pixels along each axis; upright turns the rows over within the region.
                 let (v0, v1) = placement.upright ? (1 - uy0, 1 - uy1) : (uy0, uy1)
                 let sx0 = region.minX + ux0 * region.width, sx1 = region.minX + ux1 * region.width
@@ -100,16 +106,19 @@ extension TreePainter {
                 // Texel for pixel within whole pixels (and a square clip on whole pixels): copied,
                 // without a transform or a mask of its own.
                 let limit: PixelBox? = if let clip = placement.roundedClip { alignedBox(of: clip, transform) } else { canvas.box }
-                if let offset = canvasToSource.integerTranslation, var box = centresBox(of: cell, transform), let limit {
+                if let offset = canvasToSource.integerTranslation, var box = centresBox(of: covered, transform), let limit {
                     box = box.intersection(limit)
                     pixman_image_set_transform(source.handle, nil)
                     drawAligned(
-                        source, at: (canvas.origin.x - offset.x, canvas.origin.y - offset.y), box: box, opacity: opacity, clip: clip)
+                        source, at: (canvas.origin.x - offset.x, canvas.origin.y - offset.y), box: box, opacity: opacity, clip: clip,
+                        additive: placement.isAdditive)
                     continue
                 }
                 guard var pixman = canvasToSource.pixmanTransform else { continue }
                 pixman_image_set_transform(source.handle, &pixman)
-                drawCell(cell, source: source, bounds: placement.roundedClip, transform: transform, opacity: opacity, clip: clip)
+                drawCell(
+                    covered, source: source, bounds: placement.roundedClip, transform: transform, opacity: opacity, clip: clip,
+                    additive: placement.isAdditive)
             }
         }
         return true
@@ -117,7 +126,9 @@ extension TreePainter {
 
     /// Contents mapped texel for pixel onto `box`: copied through the clip at `opacity`, pixman's
     /// plain blit where neither cuts them (a fullscreen window's frame).
-    private mutating func drawAligned(_ source: PixmanImage, at origin: (x: Int, y: Int), box: PixelBox, opacity: Double, clip: Coverage?) {
+    private mutating func drawAligned(
+        _ source: PixmanImage, at origin: (x: Int, y: Int), box: PixelBox, opacity: Double, clip: Coverage?, additive: Bool
+    ) {
         guard !box.isEmpty else { return }
         var mask: Coverage?
         if opacity < 1 || clip != nil {
@@ -126,7 +137,7 @@ extension TreePainter {
             if let clip { coverage.intersect(with: clip) }
             mask = coverage
         }
-        canvas.composite(source, at: origin, mask: mask, box: box)
+        composite(image: source, at: origin, mask: mask, box: box, additive: additive)
         composites += 1
     }
 
@@ -145,7 +156,8 @@ extension TreePainter {
     /// One cell of contents: the pixels whose centres lie in `cell`, cut to `bounds` (rounded,
     /// anti-aliased) when given, and to the clip.
     private mutating func drawCell(
-        _ cell: Rect, source: PixmanImage, bounds: RoundedRect?, transform: Transform3D, opacity: Double, clip: Coverage?
+        _ cell: Rect, source: PixmanImage, bounds: RoundedRect?, transform: Transform3D, opacity: Double, clip: Coverage?,
+        additive: Bool
     ) {
         let box = pixelBox(of: cell, transform)
         guard !box.isEmpty else { return }
@@ -153,7 +165,7 @@ extension TreePainter {
         if let bounds { guard coverage.clip(to: bounds, transform: transform, antialias: true) else { return } }
         guard coverage.fill([RoundedRect(rect: cell)], transform: transform, alpha: opacity, antialias: false) else { return }
         if let clip { coverage.intersect(with: clip) }
-        canvas.composite(source, mask: coverage, box: box)
+        composite(image: source, mask: coverage, box: box, additive: additive)
         composites += 1
     }
 

@@ -33,7 +33,8 @@ extension TreePainter {
 
     /// A painter of this one's tree, rasters and tint onto an image covering `box`.
     func offscreenPainter(onto image: PixmanImage, box: PixelBox, tree sample: RenderTree? = nil) -> TreePainter {
-        var painter = TreePainter(tree: sample ?? tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
+        var painter = TreePainter(
+            tree: sample ?? tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
         (painter.rasters, painter.tint) = (rasters, tint)
         return painter
     }

@@ -37,7 +37,8 @@ extension TreePainter {
         if !subtree.isNull { box = box.intersection(PixelBox(covering: subtree)) }
         guard !box.isEmpty else { return }
         let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
-        var shape = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box))
+        var shape = TreePainter(
+            tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
         shape.rasters = rasters
         shape.drawLayer(layer, transform: offsetTransform, opacity: 1, clip: nil, flipped: flipped, shadow: false)
         composites += shape.composites

@@ -124,7 +124,8 @@ struct TreePainter {
         if let mask {
             // The mask lives in the masked layer's bounds space, with no sublayerTransform between.
             let alpha = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
-            var masking = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box))
+            var masking = TreePainter(
+                tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box, target: canvas.target))
             masking.rasters = rasters
             masking.visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, flipped: flipped)
             composites += masking.composites
@@ -162,12 +163,13 @@ struct TreePainter {
                 }
             }
             if drawsShadow, layer.hasBackdrop { drawBackdrop(of: layer, transform: transform, opacity: opacity, clip: clip) }
-            if let background = p.backgroundColor, background.alpha > 0, occluder != Occluder(id: layer.id, part: .contents) {
-                fill([bounds], color: tinted(background.premultipliedSRGB(times: opacity)), transform: transform, clip: clip)
+            if occluder != Occluder(id: layer.id, part: .contents) {
+                drawBackground(of: p, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
             }
             if let frame {
                 drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
             }
+            drawTiles(of: layer, transform: transform, opacity: opacity, clip: clip)
             drawRasters(of: layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
         }
         // Nothing inside a clip or a replicator (whose layers show once per instance) is an
@@ -176,6 +178,9 @@ struct TreePainter {
         if (p.masksToBounds || p.replicator != nil) && (isMeasuring || isSkipping) { return }
         if !innerClipIsMade { innerClip = clipCoverage(bounds, transform: transform, within: clip) }
         if !p.masksToBounds || innerClip != nil {
+            if !isMeasuring, !isSkipping, let emitter = p.emitter {
+                drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: innerClip)
+            }
             let childFlipped = flipped != p.isGeometryFlipped
             if p.replicator != nil {
                 drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
@@ -245,6 +250,8 @@ struct TreePainter {
         let coverage = Coverage(box: box)
         guard coverage.fill([bounds], transform: transform) else { return nil }
         if let outer { coverage.intersect(with: outer) }
+        coverage.reach = (outer.map { PixelBox(covering: $0.reach) } ?? canvas.target).rect
+            .intersection(targetRect(of: bounds.rect, transform))
         return coverage
     }
 }

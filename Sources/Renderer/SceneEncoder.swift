@@ -422,28 +422,19 @@ struct SceneEncoder {
         of layer: RenderLayer, _ emitter: EmitterProperties, transform: Transform3D, opacity: Double, clip: Clip?,
         scissor: PixelRect?
     ) {
-        let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
         let outerTint = tint
         let flags: Flags = emitter.renderMode == .additive ? [.hasContents, .additive] : [.hasContents]
-        for particle in emitter.particles(atTime: time) {
-            let cell = emitter.cell(of: particle)
-            guard let image = cell.contents, let size = emitter.particleSize(of: cell), particle.scale > 0,
-                particle.color.alpha > 0
-            else { continue }
-            let placed = Transform3D(translationX: -size.width / 2, y: -size.height / 2)
-                .concatenating(Transform3D(scaleX: particle.scale, y: particle.scale))
-                .concatenating(Transform3D(rotationAngle: particle.angle, x: 0, y: 0, z: 1))
-                .concatenating(Transform3D(translationX: particle.position.x, y: particle.position.y))
-                .concatenating(transform)
-            let frame = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        for particle in tree.particleDraws(of: layer, emitter) {
+            let placed = particle.transform.concatenating(transform)
             let margin = antialiasingMargin(placed)
-            tint = (outerTint.0 * particle.color.red, outerTint.1 * particle.color.green, outerTint.2 * particle.color.blue)
+            let color = particle.color
+            tint = (outerTint.0 * color.red, outerTint.1 * color.green, outerTint.2 * color.blue)
             append(
                 Instance(
-                    transform: placed, clip: clip, quad: frame.insetBy(dx: -margin, dy: -margin), bounds: frame,
-                    contentsFrame: frame, contentsRect: cell.contentsRect, opacity: opacity * particle.color.alpha,
-                    flags: flags, contentsScale: cell.contentsScale),
-                kind: .body, scissor: scissor, contents: image)
+                    transform: placed, clip: clip, quad: particle.frame.insetBy(dx: -margin, dy: -margin), bounds: particle.frame,
+                    contentsFrame: particle.frame, contentsRect: particle.contentsRect, opacity: opacity * color.alpha,
+                    flags: flags, contentsScale: particle.contentsScale),
+                kind: .body, scissor: scissor, contents: particle.image)
         }
         tint = outerTint
     }

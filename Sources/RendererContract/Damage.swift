@@ -197,8 +197,7 @@ public struct DamageTracker {
                 if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
             }
             if let emitter = p.emitter, !p.masksToBounds {
-                let time = tree.sampleTime.map { tree.localTime(of: layer.id, atMediaTime: $0) } ?? 0
-                let drawn = emitter.drawingBounds(atTime: time)
+                let drawn = emitter.drawingBounds(atTime: tree.emitterTime(of: layer))
                 if !drawn.isNull { extent = extent.union(drawn.insetBy(dx: -1, dy: -1)) }
             }
             if p.shadowOpacity > 0 {

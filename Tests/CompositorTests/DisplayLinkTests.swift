@@ -38,6 +38,14 @@ import Testing
         return (session, layer, pattern)
     }
 
+    /// Under the CPU renderer there is no device to run a `VulkanLayer`'s commands on: making one
+    /// fails at once, with an error that names the way out.
+    @Test func noVulkanLayerCanBeMadeUnderTheCPURenderer() throws {
+        let session = try HeadlessSession(width: 64, height: 64, renderer: .cpu)
+        #expect(throws: VulkanContentError.noVulkanDevice) { try session.compositor.makeVulkanLayer(forOutputAt: 0) }
+        #expect(VulkanContentError.noVulkanDevice.description.contains("renderer = \"vulkan\""))
+    }
+
     @Test func theDisplayLinkDrawsEachFrameForItsTargetTimeUntilInvalidated() throws {
         let (session, _, pattern) = try Self.patternSession()
         let output = session.backend.headlessOutput(0)

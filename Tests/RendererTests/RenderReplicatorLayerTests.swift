@@ -92,6 +92,25 @@ import Testing
         #expect(isNear(pixel(image, 30, 30), [64, 128, 128, 255]))
     }
 
+    /// The instance colour tints images too (the shader multiplies every colour it writes by it):
+    /// a white image through instances (1, 0.5, 0.25) and (0.5, 0.5, 0.25), the second at half
+    /// alpha.
+    @Test(arguments: SceneRenderer.allCases) func instancesTintTheirImages(_ renderer: SceneRenderer) throws {
+        let (root, replicator, dot) = scene(40, 20, replicator: Rect(x: 0, y: 0, width: 40, height: 20), dot: Rect(x: 0, y: 0, width: 20, height: 20))
+        let context = try GraphicsContext(width: 4, height: 4)
+        context.setFillColor(.white)
+        context.fill(Rect(x: 0, y: 0, width: 4, height: 4))
+        (dot.backgroundColor, dot.contents) = (nil, context.makeImage())
+        replicator.instanceCount = 2
+        replicator.instanceTransform = Transform3D(translationX: 20, y: 0)
+        replicator.instanceColor = Color(red: 1, green: 0.5, blue: 0.25)
+        replicator.instanceRedOffset = -0.5
+        replicator.instanceAlphaOffset = -0.5
+        let image = try render(root, with: renderer)
+        #expect(isNear(pixel(image, 10, 10), [255, 128, 64, 255]))
+        #expect(isNear(pixel(image, 30, 10), [64, 64, 32, 255]))
+    }
+
     @Test(arguments: SceneRenderer.allCases) func nestedReplicatorsMakeAGridAndMultiplyTheirColours(_ renderer: SceneRenderer) throws {
         let (root, rows, _) = scene(40, 40, replicator: Rect(x: 0, y: 0, width: 40, height: 40), dot: .zero)
         rows.sublayers = []

@@ -1,3 +1,4 @@
+import CPURenderer
 import Glibc
 import Graphics
 import LayerKit
@@ -67,22 +68,22 @@ final class CheckerTiles: LayerDrawingDelegate, Sendable {
 
     /// Renders at media times 0 (which asks for the tiles), then `times`, after the tiles are
     /// drawn; returns the last frame.
-    func renderFrames(_ root: Layer, _ tiled: TiledLayer, at times: [Double]) throws -> Image {
+    func renderFrames(_ root: Layer, _ tiled: TiledLayer, at times: [Double], with sceneRenderer: SceneRenderer) throws -> Image {
         let tree = try commit(root)
-        let renderer = try validatingRenderer.get()
-        _ = try renderer.render(tree.sampled(atMediaTime: 0), width: 256, height: 192)
+        let renderer: any LayerTreeRenderer = sceneRenderer == .cpu ? CPURenderer() : try validatingRenderer.get()
+        _ = try renderer.render(tree.sampled(atMediaTime: 0), width: 256, height: 192, scale: 1, clearColor: .clear)
         tiled.tileCache.waitUntilIdle()
         var image: Image?
-        for t in times { image = try renderer.render(tree.sampled(atMediaTime: t), width: 256, height: 192) }
-        #expect(renderer.takeValidationMessages() == [])
+        for t in times { image = try renderer.render(tree.sampled(atMediaTime: t), width: 256, height: 192, scale: 1, clearColor: .clear) }
+        if sceneRenderer == .vulkan { #expect(try validatingRenderer.get().takeValidationMessages() == []) }
         return try #require(image)
     }
 
-    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment))
-    func atScaleOneTheVisibleTilesShowAtFullResolution() throws {
+    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment), arguments: SceneRenderer.allCases)
+    func atScaleOneTheVisibleTilesShowAtFullResolution(_ renderer: SceneRenderer) throws {
         let drawer = CheckerTiles()
         let (root, tiled) = scene(drawer: drawer)
-        let image = try renderFrames(root, tiled, at: [1, 2])
+        let image = try renderFrames(root, tiled, at: [1, 2], with: renderer)
         // Layer points 40…296 × 24…216 show: columns 0…4, rows 0…3, drawn once each, off this thread.
         #expect(Set(drawer.calls.map(\.rect)) == frames(tiled, Rect(x: 40, y: 24, width: 256, height: 192), level: 0))
         #expect(drawer.calls.count == 20)
@@ -93,14 +94,15 @@ final class CheckerTiles: LayerDrawingDelegate, Sendable {
         #expect(isNear(pixel(image, 50, 6), [0, 0, 255, 255]))
         // Tile (1, 0) starts at layer x 64: a white outline pixel at output x 24.
         #expect(isNear(pixel(image, 24, 40), [255, 255, 255, 255]))
-        try golden.check(image, named: "tiled-layer-scale-1")
+        // CPU: tiles land texel for pixel, copied; 1 of 255 for rounding.
+        try renderer.check(image, named: "tiled-layer-scale-1", cpu: (1, 0))
     }
 
-    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment))
-    func zoomedOutTheCoarserLevelShows() throws {
+    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment), arguments: SceneRenderer.allCases)
+    func zoomedOutTheCoarserLevelShows(_ renderer: SceneRenderer) throws {
         let drawer = CheckerTiles()
         let (root, tiled) = scene(zoom: 0.5, drawer: drawer)
-        let image = try renderFrames(root, tiled, at: [1, 2])
+        let image = try renderFrames(root, tiled, at: [1, 2], with: renderer)
         // Half a pixel per point: level 1, whose 64-pixel tiles are 128 points, for layer points
         // 40…552 × 24…408.
         #expect(Set(drawer.calls.map(\.rect)) == frames(tiled, Rect(x: 40, y: 24, width: 512, height: 384), level: 1))
@@ -109,24 +111,25 @@ final class CheckerTiles: LayerDrawingDelegate, Sendable {
         // (20, 3) shows (81, 31), in the light square (2, 0). Squares are 16 output pixels now.
         #expect(isNear(pixel(image, 5, 3), [0, 64, 0, 255]))
         #expect(isNear(pixel(image, 20, 3), [0, 128, 0, 255]))
-        try golden.check(image, named: "tiled-layer-zoomed-out")
+        try renderer.check(image, named: "tiled-layer-zoomed-out", cpu: (1, 0))
     }
 
-    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment))
-    func midFadeTilesAreHalfOverWhatIsBehind() throws {
+    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment), arguments: SceneRenderer.allCases)
+    func midFadeTilesAreHalfOverWhatIsBehind(_ renderer: SceneRenderer) throws {
         let drawer = CheckerTiles()
         let (root, tiled) = scene(drawer: drawer)
         // First shown at 1: halfway through the 0.25-second fade at 1.125, over the white root.
-        let image = try renderFrames(root, tiled, at: [1, 1.125])
+        let image = try renderFrames(root, tiled, at: [1, 1.125], with: renderer)
         #expect(isNear(pixel(image, 10, 6), [128, 128, 192, 255]))
         #expect(isNear(pixel(image, 50, 6), [128, 128, 255, 255]))
-        try golden.check(image, named: "tiled-layer-mid-fade")
+        try renderer.check(image, named: "tiled-layer-mid-fade", cpu: (1, 0))
     }
 
     // MARK: - Without a GPU
 
-    @Test func theEncoderAsksForTheVisibleRegionThroughTransformsClipsAndTheOutputScale() throws {
-        let drawer = CheckerTiles()
+    /// A 200 × 100 root whose 100 × 60 clip at (50, 20) shows a tiled layer magnified twice from
+    /// its point (15, 5), with three levels of detail biased by two.
+    func clippedScene(drawer: CheckerTiles) -> (root: Layer, tiled: TiledLayer) {
         let root = makeRoot(200, 100)
         let clip = sublayer(root, frame: Rect(x: 50, y: 20, width: 100, height: 60))
         clip.masksToBounds = true
@@ -139,6 +142,12 @@ final class CheckerTiles: LayerDrawingDelegate, Sendable {
         tiled.transform = Transform3D(scaleX: 2, y: 2)
         tiled.delegate = drawer
         clip.addSublayer(tiled)
+        return (root, tiled)
+    }
+
+    @Test func theEncoderAsksForTheVisibleRegionThroughTransformsClipsAndTheOutputScale() throws {
+        let drawer = CheckerTiles()
+        let (root, tiled) = clippedScene(drawer: drawer)
         let tree = try commit(root)
         _ = SceneEncoder(tree: tree.sampled(atMediaTime: 0), scale: 2, targetSize: (400, 200))
         tiled.tileCache.waitUntilIdle()
@@ -153,6 +162,33 @@ final class CheckerTiles: LayerDrawingDelegate, Sendable {
         #expect(shown.draws.filter { $0.contents != nil }.isEmpty)
         let faded = SceneEncoder(tree: tree.sampled(atMediaTime: 2), scale: 2, targetSize: (400, 200))
         #expect(faded.draws.filter { $0.contents != nil }.count == 2)
+    }
+
+    /// The CPU renderer asks for the same tiles as the Vulkan encoder (the part the clip shows,
+    /// at the output's scale) and draws them within the clip.
+    @Test func theCPURendererAsksForTheVisibleRegionThroughClipsAndTheOutputScale() throws {
+        let drawer = CheckerTiles()
+        let (root, tiled) = clippedScene(drawer: drawer)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let tree = try #require(context.renderTree)
+        let renderer = CPURenderer()
+        _ = try renderer.render(tree.sampled(atMediaTime: 0), width: 400, height: 200, scale: 2)
+        tiled.tileCache.waitUntilIdle()
+        // The clip shows layer points 15…65 × 5…35, at 2 × 2 = 4 pixels a point: level −2, whose
+        // 256-pixel tiles are 64 points.
+        #expect(Set(drawer.calls.map(\.rect)) == [
+            Rect(x: 0, y: 0, width: 64, height: 64), Rect(x: 64, y: 0, width: 64, height: 64),
+        ])
+        #expect(drawer.calls.allSatisfy { $0.scale == 4 })
+        // Shown from 5 on, faded in by 6. Layer point (x, y) is output pixel (40 + 4x, 20 + 4y):
+        // pixel (110, 50) shows (17.6, 7.6), in the light square (0, 0); (200, 52) shows (40.1,
+        // 8.1), in the dark square (1, 0). The clip starts at pixel 100.
+        _ = try renderer.render(tree.sampled(atMediaTime: 5), width: 400, height: 200, scale: 2)
+        let image = try renderer.render(tree.sampled(atMediaTime: 6), width: 400, height: 200, scale: 2)
+        #expect(isNear(pixel(image, 110, 50), [0, 0, 255, 255]))
+        #expect(isNear(pixel(image, 200, 52), [0, 0, 128, 255]))
+        #expect(isNear(pixel(image, 98, 50), [255, 255, 255, 255]))
     }
 
     @Test func drawnTilesDamageTheLayerAndAFinishedFadeDamagesNothing() throws {

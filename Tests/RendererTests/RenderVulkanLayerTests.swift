@@ -1,3 +1,4 @@
+import CPURenderer
 import Foundation
 import Graphics
 import LayerKit
@@ -52,6 +53,28 @@ import Testing
         #expect(pixel(image, 85, 20) == [255, 255, 255, 255])
         #expect(pixel(image, 85, 60) == [255, 255, 255, 255])
         try golden.check(image, named: "vulkan-layer-gravity-opacity-corners")
+    }
+
+    /// A `VulkanLayer`'s drawable cannot be sampled without a Vulkan device: a tree showing one
+    /// drawn by the CPU renderer has the layer's background and border without the drawable, and
+    /// the renderer says so once.
+    @Test func theCPURendererDrawsAVulkanLayerWithoutItsDrawableAndSaysSo() throws {
+        let root = makeRoot(40, 40)
+        let layer = try vulkanLayer(in: root, frame: Rect(x: 10, y: 10, width: 20, height: 20), drawableSize: Size(width: 8, height: 8))
+        layer.backgroundColor = .blue
+        try present((1, 0, 0), on: layer)
+        let renderer = CPURenderer()
+        var failures: [ContentsFailure] = []
+        renderer.onContentsUnavailable = { failures.append($0) }
+        let tree = try commit(root)
+        var image = try renderer.render(tree, width: 40, height: 40)
+        #expect(pixel(image, 20, 20) == [0, 0, 255, 255])
+        renderer.invalidatePreviousFrame()
+        image = try renderer.render(tree, width: 40, height: 40)
+        #expect(pixel(image, 20, 20) == [0, 0, 255, 255])
+        #expect(failures == [
+            ContentsFailure(width: 8, height: 8, reason: "only a Vulkan renderer samples a VulkanLayer's drawables")
+        ])
     }
 
     @Test func thePoolHandsOutAtMostMaximumDrawableCountDrawables() throws {
