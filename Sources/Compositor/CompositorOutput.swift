@@ -113,9 +113,10 @@ final class CompositorOutput {
         presentedListener = backend.presented.listen { [unowned self] timing in framePresented(timing) }
         if let hardware = backend as? any HardwareCursorOutput {
             hardware.onCursorPresented = { [unowned self] timing in cursorPresented(timing) }
+            // self.backend: the parameter `backend` is the output that keeps this closure.
             hardware.onCursorPlaneLost = { [unowned self] in
                 cursor.hardwareLost()
-                backend.scheduleFrame()
+                self.backend.scheduleFrame()
             }
         }
         observe(renderer)

@@ -6,16 +6,6 @@ import WaylandTestClient
 
 /// Clients connect, show a window and leave again; the compositor must keep nothing of them.
 @Suite(.serialized) struct ClientLifecycleTests {
-    func openDescriptorCount() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    }
-
-    func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
-        let fields = text.split(separator: " ")
-        return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
-
     /// One client: binds, maps a 64×64 toplevel (configure, ack, buffer, commit) and disconnects.
     func cycle(_ session: HeadlessSession) throws {
         let client = try SessionClient(session)
@@ -48,17 +38,17 @@ import WaylandTestClient
             let cycle = dmabuf ? test.dmabufCycle : test.cycle
             for _ in 0..<50 { try cycle(session) }
             try session.run(seconds: 0.2)
-            let descriptors = test.openDescriptorCount()
-            let memory = test.residentBytes()
+            let descriptors = openDescriptorCount()
+            let memory = residentBytes()
             for _ in 0..<1000 { try cycle(session) }
             try session.run(seconds: 0.2)
             // Stated tolerance: allocator slack, not per-client growth (1,000 leaked surfaces with
             // their 16 KiB pixel copies alone would be 16 MiB).
-            let growth = test.residentBytes() - memory
+            let growth = residentBytes() - memory
             let flat = session.compositor.display.connectedClients.isEmpty
-                && test.openDescriptorCount() == descriptors && growth < 4 << 20
+                && openDescriptorCount() == descriptors && growth < 4 << 20
             if !flat {
-                FileHandle.standardError.write(Data("descriptors \(descriptors) → \(test.openDescriptorCount()), memory grew \(growth) bytes\n".utf8))
+                FileHandle.standardError.write(Data("descriptors \(descriptors) → \(openDescriptorCount()), memory grew \(growth) bytes\n".utf8))
             }
             exit(flat ? 0 : 1)
         }

@@ -89,6 +89,7 @@ public final class Display {
         wl_display_destroy_clients(raw)
         vitrine_listener_destroy(clientCreated)
         vitrine_shm_stride_check_destroy(strideCheck)
+        eventLoop.removeAllSources()
         wl_display_destroy(raw)
     }
 

@@ -6,6 +6,14 @@ public import SystemCalls
 /// timers, signals and any other file descriptor the backends add all feed it.
 public final class EventLoop {
     let raw: OpaquePointer
+    /// The sources added and not yet removed. A handler can keep its own source (a frame waiting
+    /// for the GPU does), so a display destroyed with sources left removes them first: their
+    /// handlers, and all they hold, are released, and no source touches the destroyed loop later.
+    private var sources: [ObjectIdentifier: WeakSource] = [:]
+
+    private struct WeakSource {
+        weak var source: EventSource?
+    }
 
     init(raw: OpaquePointer) {
         self.raw = raw
@@ -39,7 +47,7 @@ public final class EventLoop {
             context.release()
             throw SystemCallError.current("wl_event_loop_add_fd")
         }
-        return FileDescriptorSource(raw: source, context: context)
+        return registered(FileDescriptorSource(raw: source, context: context, loop: self))
     }
 
     /// A timer that calls `handler` once each time it is armed and expires.
@@ -55,7 +63,7 @@ public final class EventLoop {
             context.release()
             throw SystemCallError.current("wl_event_loop_add_timer")
         }
-        return TimerSource(raw: source, context: context)
+        return registered(TimerSource(raw: source, context: context, loop: self))
     }
 
     /// Calls `handler` on the loop when `signal` arrives (the signal is blocked and read via signalfd).
@@ -71,7 +79,23 @@ public final class EventLoop {
             context.release()
             throw SystemCallError.current("wl_event_loop_add_signal")
         }
-        return EventSource(raw: source, context: context)
+        return registered(EventSource(raw: source, context: context, loop: self))
+    }
+
+    private func registered<Source: EventSource>(_ source: Source) -> Source {
+        sources[ObjectIdentifier(source)] = WeakSource(source: source)
+        return source
+    }
+
+    func forget(_ source: EventSource) {
+        sources[ObjectIdentifier(source)] = nil
+    }
+
+    /// Removes every source still registered (the display is being destroyed).
+    func removeAllSources() {
+        let left = sources.values.compactMap(\.source)
+        sources = [:]
+        for source in left { source.remove() }
     }
 }
 
@@ -100,16 +124,20 @@ public class EventSource {
 
     private(set) var raw: OpaquePointer?
     private let context: Unmanaged<Handler>
+    private weak var loop: EventLoop?
 
-    init(raw: OpaquePointer, context: Unmanaged<Handler>) {
+    init(raw: OpaquePointer, context: Unmanaged<Handler>, loop: EventLoop) {
         self.raw = raw
         self.context = context
+        self.loop = loop
     }
 
     public func remove() {
         guard let source = raw else { return }
         wl_event_source_remove(source)
         raw = nil
+        loop?.forget(self)
+        // Last: the handler may hold this source's only owner.
         context.release()
     }
 
