@@ -121,6 +121,7 @@ public final class Compositor: SurfaceObserver {
         seat = try SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch], keymapLayout: "us")
         let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
+            PrimarySelectionDeviceManagerGlobal(display: display),
             ViewporterGlobal(display: display),
             PresentationGlobal(display: display),
             SinglePixelBufferManagerGlobal(display: display),
@@ -296,6 +297,7 @@ public final class Compositor: SurfaceObserver {
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
+        ("zwp_primary_selection_device_manager_v1", 1),
     ]
 
     public func surfaceDidCommit(_ surface: Surface) {

@@ -89,6 +89,8 @@ import Testing
             return screen.pixel(x: 600, y: 400) == background && cursorIsSolid(screen)
         }
         #expect(drawn, "foot printed: \(session.clientOutput)")
+        // foot warns where zwp_primary_selection_device_manager_v1 is missing.
+        #expect(!session.clientOutput.contains("no primary selection available"), "foot printed: \(session.clientOutput)")
         let screen = try #require(session.screen)
         // The terminal fills the whole output (it follows the fullscreen configure), corners included.
         #expect(screen.pixel(x: 0, y: 479) == background)

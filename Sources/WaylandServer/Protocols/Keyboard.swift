@@ -65,7 +65,7 @@ extension SeatGlobal {
         keyboard.state?.keysyms(forKey: key) ?? []
     }
 
-    /// Moves keyboard focus to `surface`: leave to the previous focus; the selection to the new
+    /// Moves keyboard focus to `surface`: leave to the previous focus; the selections to the new
     /// client when the client changes; then enter with `pressedKeys` (nil: the keys the seat knows
     /// are down) and the modifiers. Entering the focused surface again does nothing.
     public func keyboardEnter(_ surface: Surface, pressedKeys: [UInt32]? = nil) {
@@ -73,7 +73,10 @@ extension SeatGlobal {
         guard previous !== surface else { return }
         if let previous { sendKeyboardLeave(previous) }
         keyboard.focus = surface
-        if previous?.client !== surface.client { sendSelection(to: surface.client) }
+        if previous?.client !== surface.client {
+            sendSelection(to: surface.client)
+            sendPrimarySelection(to: surface.client)
+        }
         let target = seatClient(for: surface.client)
         let keys = pressedKeys ?? keyboard.keys
         let serial = display.nextSerial()

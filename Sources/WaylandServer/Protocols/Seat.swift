@@ -49,6 +49,7 @@ public final class SeatGlobal {
     var keyboard: KeyboardState
     var touch = TouchState()
     var data = DataState()
+    var primarySelection = PrimarySelectionState()
     var textInput = TextInputFocusState()
 
     /// The devices the seat has; every bound wl_seat hears about a change.
@@ -130,6 +131,7 @@ final class SeatClient {
     var keyboards: [KeyboardResource] = []
     var touches: [TouchResource] = []
     var dataDevices: [DataDevice] = []
+    var primarySelectionDevices: [PrimarySelectionDevice] = []
     var textInputs: [TextInput] = []
     /// The serial of the last wl_pointer.enter this client got (wl_pointer.set_cursor must match it).
     var pointerEnterSerial: UInt32?
