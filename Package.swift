@@ -104,7 +104,7 @@ let package = Package(
         // Level 1: what the server and the test client share: interface tables, protocol enums and
         // the marshalling of arguments to and from libwayland.
         .target(
-            name: "WaylandProtocols", dependencies: ["CWaylandUtil"], exclude: ["protocols.txt"],
+            name: "WaylandProtocols", dependencies: ["CWaylandUtil"], exclude: ["protocols.txt", "xml"],
             plugins: ["WaylandBindingsPlugin"]
         ),
         // posix_spawn's GNU extensions, behind a header that does not turn them on for everyone.

@@ -133,6 +133,7 @@ extension Compositor {
         }
         removed.global.withdraw()
         removed.stop()
+        closeLayerSurfaces(of: removed)
         pointerOutputsChanged(removed: removed)
         let windows = removed.windows
         Transaction.begin()

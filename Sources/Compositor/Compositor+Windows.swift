@@ -6,8 +6,8 @@ import WaylandServer
 /// which the policy positions in the output's points. Popups are shown above their parent's layer.
 /// With no output, windows wait for the next output to appear.
 extension Compositor {
-    /// The primary output's size in points, where windows are shown; nil while there is no output.
-    public var windowAreaSize: Size? { outputs.first?.logicalSize }
+    /// The size of `windowArea`, where windows are shown; nil while there is no output.
+    public var windowAreaSize: Size? { windowArea?.size }
 
     /// The windows shown (their toplevel surfaces), bottom to top.
     public var windowStack: [Surface] { (outputs.first?.windows ?? windowsWithoutOutput).map(\.surface) }
@@ -57,11 +57,10 @@ extension Compositor {
         return outputs.first.map { node.container.convert(Point.zero, to: $0.root) } ?? node.container.position
     }
 
-    /// The primary output's window area in `surface`'s coordinates, through every transform of
-    /// its window (a fitted window's scale); nil before the surface's first commit or without an
-    /// output.
+    /// The window area in `surface`'s coordinates, through every transform of its window (a
+    /// fitted window's scale); nil before the surface's first commit or without an output.
     public func windowArea(in surface: Surface) -> Rect? {
-        guard let node = node(for: surface), let output = outputs.first else { return nil }
-        return output.root.convert(Rect(origin: .zero, size: output.logicalSize), to: node.container)
+        guard let node = node(for: surface), let output = outputs.first, let area = windowArea else { return nil }
+        return output.root.convert(area, to: node.container)
     }
 }

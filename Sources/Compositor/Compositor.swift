@@ -28,6 +28,11 @@ public final class Compositor: SurfaceObserver {
     public let seat: SeatGlobal
     /// zwp_text_input_manager_v3: the built-in input method (the on-screen keyboard) is its handler.
     public let textInputManager: TextInputManagerGlobal
+    /// zwlr_layer_shell_v1: its handler is the window policy.
+    public let layerShell: LayerShellGlobal
+    /// Space along the primary output's edges that windows keep clear of (layer surfaces'
+    /// exclusive zones), set by the window policy; `windowArea` is what is left.
+    public var windowAreaInsets = EdgeInsets()
     private let extensionGlobals: [AnyObject]
     /// zwlr_screencopy_manager_v1, for the clients allowed screen capture, and its handler.
     private let screencopyManager: ScreencopyManagerGlobal
@@ -37,7 +42,10 @@ public final class Compositor: SurfaceObserver {
     /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
     /// becomes xdg-shell's handler. Without one, no window is shown.
     public var windowPolicy: (any WindowManagementPolicy)? {
-        didSet { shell.handler = windowPolicy }
+        didSet {
+            shell.handler = windowPolicy
+            layerShell.handler = windowPolicy
+        }
     }
     var input = InputState()
     var inputDevices = InputDeviceState()
@@ -122,6 +130,7 @@ public final class Compositor: SurfaceObserver {
         let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
             PrimarySelectionDeviceManagerGlobal(display: display),
+            VirtualKeyboardManagerGlobal(display: display),
             ViewporterGlobal(display: display),
             PresentationGlobal(display: display),
             SinglePixelBufferManagerGlobal(display: display),
@@ -132,6 +141,7 @@ public final class Compositor: SurfaceObserver {
         ]
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
+        layerShell = LayerShellGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
         virtualPointerManager = VirtualPointerManagerGlobal(display: display)
@@ -297,7 +307,8 @@ public final class Compositor: SurfaceObserver {
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
-        ("zwp_primary_selection_device_manager_v1", 1),
+        ("zwp_primary_selection_device_manager_v1", 1), ("zwlr_layer_shell_v1", LayerShellGlobal.version),
+        ("zwp_virtual_keyboard_manager_v1", 1),
     ]
 
     public func surfaceDidCommit(_ surface: Surface) {

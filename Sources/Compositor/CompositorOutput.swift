@@ -25,7 +25,13 @@ final class CompositorOutput {
     let dispatcher: EventDispatcher
     /// Hosts the windows' views, bottom to top, under the compositor's own views.
     let windowsView: View
+    /// Host layer-shell surfaces' views: the background and bottom layers below `windowsView`,
+    /// top and overlay above it. Hidden while empty.
+    let layerViews: [LayerSurface.Layer: View]
+    /// The views of windows and layer surfaces, by their node.
     private var windowViews: [ObjectIdentifier: SurfaceView] = [:]
+    /// Layer surfaces shown on this output (their containers are in `layerViews`).
+    private(set) var layerSurfaces: [SurfaceNode] = []
     let context: RenderContext
     /// Draws the output; `VulkanLayer`s shown on it render through its device. Replaced only
     /// when the device is lost (`replaceRenderer`).
@@ -103,7 +109,17 @@ final class CompositorOutput {
         dispatcher = EventDispatcher(root: rootView)
         windowsView = View(frame: rootView.bounds)
         windowsView.layer.name = "windows"
+        var layerViews: [LayerSurface.Layer: View] = [:]
+        for layer in LayerSurface.Layer.allCases {
+            let view = LayerHostView(frame: rootView.bounds)
+            view.layer.name = "\(layer) layer"
+            view.isHidden = true
+            layerViews[layer] = view
+        }
+        self.layerViews = layerViews
+        for layer in [LayerSurface.Layer.background, .bottom] { rootView.addSubview(layerViews[layer]!) }
         rootView.addSubview(windowsView)
+        for layer in [LayerSurface.Layer.top, .overlay] { rootView.addSubview(layerViews[layer]!) }
         root.addSublayer(rootView.layer)
         root.addSublayer(cursor.overlay)
         scanout.addSublayer(root)
@@ -197,6 +213,27 @@ final class CompositorOutput {
         windowViews.removeValue(forKey: ObjectIdentifier(node))?.removeFromSuperview()
     }
 
+    /// Shows `node` on `layer` (moving it there from another layer), above that layer's others.
+    func addLayerSurface(_ node: SurfaceNode, on layer: LayerSurface.Layer) {
+        let view = windowViews[ObjectIdentifier(node)] ?? SurfaceView(node: node, lookup: nodeLookup)
+        windowViews[ObjectIdentifier(node)] = view
+        if !layerSurfaces.contains(where: { $0 === node }) { layerSurfaces.append(node) }
+        guard let host = layerViews[layer], view.superview !== host else { return }
+        let previous = view.superview
+        host.addSubview(view)
+        host.isHidden = false
+        if let previous, previous.subviews.isEmpty { previous.isHidden = true }
+    }
+
+    func removeLayerSurface(_ node: SurfaceNode) {
+        guard layerSurfaces.contains(where: { $0 === node }) else { return }
+        layerSurfaces.removeAll { $0 === node }
+        guard let view = windowViews.removeValue(forKey: ObjectIdentifier(node)) else { return }
+        let host = view.superview
+        view.removeFromSuperview()
+        if let host, host.subviews.isEmpty { host.isHidden = true }
+    }
+
     func raiseWindow(_ node: SurfaceNode) {
         guard windows.last !== node, windows.contains(where: { $0 === node }), let view = windowViews[ObjectIdentifier(node)] else { return }
         windows.removeAll { $0 === node }
@@ -204,11 +241,12 @@ final class CompositorOutput {
         windowsView.addSubview(view)
     }
 
-    /// The view hosting `node`'s window (the window that `node`, or an ancestor of its, is).
+    /// The view hosting `node`'s window or layer surface (the one that `node`, or an ancestor of
+    /// its, is).
     func windowView(containing node: SurfaceNode) -> SurfaceView? {
         var layer: Layer? = node.container
         while let current = layer {
-            if let view = windows.first(where: { $0.container === current }).flatMap({ windowViews[ObjectIdentifier($0)] }) {
+            if let view = (windows + layerSurfaces).first(where: { $0.container === current }).flatMap({ windowViews[ObjectIdentifier($0)] }) {
                 return view
             }
             layer = current.superlayer
@@ -222,7 +260,7 @@ final class CompositorOutput {
     /// commit costs the depth of its surface, not the number of surfaces.
     func shows(_ surface: Surface) -> Bool {
         guard let node = nodeLookup(surface) else { return false }
-        let roots = Set((windows.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
+        let roots = Set((windows.map(\.container) + layerSurfaces.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
         var layer: Layer? = node.container
         while let current = layer, !current.isHidden {
             if roots.contains(ObjectIdentifier(current)) { return true }
@@ -253,7 +291,7 @@ final class CompositorOutput {
             for member in surface.stack where member !== surface { visit(member) }
             for popup in node.popups { visit(popup.surface) }
         }
-        for window in windows { visit(window.surface) }
+        for window in windows + layerSurfaces { visit(window.surface) }
         // A client's cursor and a drag icon get frame callbacks too (animated cursors wait for them).
         for surface in cursor.shownSurfaces { visit(surface) }
         return result
@@ -353,4 +391,9 @@ final class CompositorOutput {
             backend.scheduleFrame()
         }
     }
+}
+
+/// Holds one layer's surface views: input goes through it to its surfaces or to what lies below.
+private final class LayerHostView: View {
+    override func point(inside point: Point) -> Bool { false }
 }

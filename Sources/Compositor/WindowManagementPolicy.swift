@@ -2,10 +2,11 @@ import WaylandServer
 
 /// How windows are sized, placed, stacked and focused: the decisions the compositor leaves to
 /// whoever runs it (Vitrine's is the WindowPolicy module's `KioskWindowPolicy`). While it is the
-/// compositor's `windowPolicy`, the policy is xdg-shell's handler and shows windows through what
-/// the compositor offers it (Compositor+Windows.swift); the compositor tells it what changes under
-/// the windows. A compositor without one shows no window.
-public protocol WindowManagementPolicy: XdgShellHandler {
+/// compositor's `windowPolicy`, the policy is xdg-shell's and layer-shell's handler and shows
+/// windows and layer surfaces through what the compositor offers it (Compositor+Windows.swift,
+/// Compositor+LayerSurfaces.swift); the compositor tells it what changes under the windows. A
+/// compositor without one shows no window.
+public protocol WindowManagementPolicy: XdgShellHandler, LayerShellHandler {
     /// `surface` committed: a mapped window's or popup's size or window geometry may have changed.
     /// Called inside the commit's transaction, with implicit animations off.
     func surfaceCommitted(_ surface: Surface)

@@ -13,12 +13,12 @@ struct WindowFitting: Equatable {
 
     static let identity = WindowFitting(scale: 1, origin: .zero)
 
-    /// How a window of `size` points is shown on an area of `area` points by `fit`: centred at
-    /// its size, or scaled to fit inside (`scale`) or to cover (`fill`) the area, keeping its
-    /// aspect ratio, and centred. Origins are whole points, so that unscaled edges stay sharp.
-    init(size: Size, area: Size, fit: WindowFit) {
+    /// How a window of `size` points is shown in `area` (output points) by `fit`: centred at its
+    /// size, or scaled to fit inside (`scale`) or to cover (`fill`) the area, keeping its aspect
+    /// ratio, and centred. Origins are whole points, so that unscaled edges stay sharp.
+    init(size: Size, area: Rect, fit: WindowFit) {
         guard size.width > 0, size.height > 0 else {
-            self.init(scale: 1, origin: .zero)
+            self.init(scale: 1, origin: area.origin)
             return
         }
         let across = area.width / size.width, down = area.height / size.height
@@ -29,8 +29,8 @@ struct WindowFitting: Equatable {
         case .fill: scale = max(across, down)
         }
         self.init(scale: scale, origin: Point(
-            x: ((area.width - size.width * scale) / 2).rounded(.down),
-            y: ((area.height - size.height * scale) / 2).rounded(.down)))
+            x: area.minX + ((area.width - size.width * scale) / 2).rounded(.down),
+            y: area.minY + ((area.height - size.height * scale) / 2).rounded(.down)))
     }
 
     init(scale: Double, origin: Point) {

@@ -23,7 +23,8 @@ extension KioskWindowPolicy: XWindowManagerHandler {
                 width: requested.width, height: requested.height))
             window.setFullscreen(false)
         } else {
-            // Without an output the window keeps its own size until one appears.
+            // The window area's size (the output less the layer shell's exclusive zones, whose
+            // origin the window's fitting adds); without an output the window keeps its own size.
             let size = compositor.windowAreaSize.map { (Int32($0.width), Int32($0.height)) } ?? (requested.width, requested.height)
             let minimum = window.minimumSize
             window.configure(IntRect(x: 0, y: 0, width: max(size.0, minimum.width), height: max(size.1, minimum.height)))
@@ -37,7 +38,7 @@ extension KioskWindowPolicy: XWindowManagerHandler {
         if !window.isOverrideRedirect { dismissGrabbingPopups() }
         compositor.showWindow(surface)
         placeXWindows()
-        if !window.isOverrideRedirect { compositor.focus(surface) }
+        if !window.isOverrideRedirect, exclusiveLayerSurface == nil { compositor.focus(surface) }
         compositor.refocusPointer()
     }
 
@@ -82,7 +83,7 @@ extension KioskWindowPolicy: XWindowManagerHandler {
             owner = compositor.windowStack.reversed().lazy.compactMap { self.xWindows[ObjectIdentifier($0)] }
                 .first { !$0.isOverrideRedirect && $0.transientFor == nil }
         }
-        guard let owner, let area = compositor.windowAreaSize else { return .identity }
+        guard let owner, let area = compositor.windowArea else { return .identity }
         let frame = owner.frame
         let fitting = WindowFitting(size: Size(width: Double(frame.width), height: Double(frame.height)), area: area, fit: fit)
         return WindowFitting(

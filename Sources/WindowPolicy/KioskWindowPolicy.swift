@@ -18,7 +18,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// origin, in output points. A placed window stays put, as on a desktop: a later change of its
     /// window geometry (a subsurface moving past the surface's edge) does not move the surface
     /// under the pointer; only windows that the policy centres are centred again.
-    private var explicitOrigins: [ObjectIdentifier: Point] = [:]
+    var explicitOrigins: [ObjectIdentifier: Point] = [:]
     private var popups: [ObjectIdentifier: XdgPopup] = [:]
     /// Popups that asked for an explicit grab and were not dismissed, oldest first: the topmost
     /// mapped one has keyboard focus; a new window dismisses them all.
@@ -37,14 +37,25 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             Transaction.commit()
         }
     }
+    /// Layer surfaces that committed and are not unmapped since (KioskWindowPolicy+LayerShell.swift).
+    var layerSurfaces: [LayerSurface] = []
+    /// The keyboard interactivity each mapped layer surface had at its last commit.
+    var layerInteractivity: [ObjectIdentifier: LayerSurface.KeyboardInteractivity] = [:]
 
     public init(compositor: Compositor) {
         self.compositor = compositor
     }
 
     /// The windows' output changed (its display was unplugged, the first one appeared, or its mode
-    /// changed): every window is configured again for its size and placed on it.
+    /// changed): layer surfaces are placed again, and every window is configured again for the
+    /// area left to windows and placed in it.
     public func primaryOutputChanged() {
+        arrangeLayerSurfaces()
+        windowAreaChanged()
+    }
+
+    /// The area windows get changed (the output, or layer surfaces' exclusive zones).
+    func windowAreaChanged() {
         Transaction.begin()
         Transaction.disableActions = true
         for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.xdgSurface.hasBeenSentConfigure {
@@ -115,9 +126,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             }
         }
         focusXWindow(of: next)
-        if next == nil, let top = compositor.windowStack.last(where: { $0 !== previous }) {
-            compositor.focus(top)
-        }
+        if next == nil { focusTopmost(excluding: previous) }
     }
 
     public func toplevelMapped(_ toplevel: XdgToplevel) {
@@ -125,7 +134,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         dismissGrabbingPopups()
         compositor.showWindow(toplevel.surface)
         place(toplevel)
-        compositor.focus(toplevel.surface)
+        if exclusiveLayerSurface == nil { compositor.focus(toplevel.surface) }
         compositor.refocusPointer()
     }
 
@@ -170,7 +179,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             fitting = WindowFitting(scale: 1, origin: Point(
                 x: shown.origin.x + (shown.size.width - size.width) / 2, y: shown.origin.y + (shown.size.height - size.height) / 2))
         } else {
-            fitting = WindowFitting(size: size, area: compositor.windowAreaSize ?? size, fit: fit)
+            fitting = WindowFitting(size: size, area: compositor.windowArea ?? Rect(origin: .zero, size: size), fit: fit)
         }
         fitting.apply(to: layer, placing: corner)
     }
@@ -179,6 +188,12 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// `y`) output points, as its geometry is now; it stays there (the kiosk shell's placement, and
     /// WLCS's position_window_absolute).
     public func positionWindow(of surface: Surface, x: Double, y: Double) {
+        if layerSurfaces.contains(where: { $0.surface === surface }) {
+            explicitOrigins[ObjectIdentifier(surface)] = Point(x: x, y: y)
+            arrangeLayerSurfaces()
+            compositor.refocusPointer()
+            return
+        }
         guard let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }) else { return }
         let geometry = toplevel.windowGeometry
         explicitOrigins[ObjectIdentifier(surface)] = Point(x: x - Double(geometry.x), y: y - Double(geometry.y))
@@ -233,7 +248,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             dismissGrabbingPopups()
             return false
         }
-        if let surface { compositor.focus(surface) }
+        if let surface, mayFocus(surface) { compositor.focus(surface) }
         return true
     }
 

@@ -8,34 +8,10 @@ import WaylandTestClient
     private let capsLock: UInt32 = 58
     private let keyA: UInt32 = 30
 
-    /// The keymap text a keymap event carries, read through a private read-only mapping.
-    private func keymapText(_ keyboard: WlKeyboardProxy, at index: Int = 0) throws -> String {
-        let keymaps = keyboard.events.compactMap { event -> (format: WlKeyboardKeymapFormat, fd: FileDescriptor, size: UInt32)? in
-            guard case .keymap(let format, let fd, let size) = event else { return nil }
-            return (format, fd, size)
-        }
-        let keymap = try #require(index < keymaps.count ? keymaps[index] : nil)
-        #expect(keymap.format == .xkbV1)
-        let size = Int(keymap.size)
-        let memory = try #require(mmap(nil, size, PROT_READ, MAP_PRIVATE, keymap.fd.rawValue, 0))
-        #expect(memory != MAP_FAILED)
-        defer { munmap(memory, size) }
-        // Sealed against writing: a writable shared mapping is refused.
-        #expect(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, keymap.fd.rawValue, 0) == MAP_FAILED)
-        return String(cString: memory.assumingMemoryBound(to: CChar.self))
-    }
-
     /// A modifiers event's depressed, latched and locked modifiers and group.
     private static func modifiers(_ event: WlKeyboardProxy.Event) -> [UInt32]? {
         guard case .modifiers(_, let depressed, let latched, let locked, let group) = event else { return nil }
         return [depressed, latched, locked, group]
-    }
-
-    /// The symbols of `key` ("AD06") in a keymap's text: the list in the last brackets of its line.
-    private func symbols(of key: String, in keymap: String) -> [String] {
-        guard let line = keymap.split(separator: "\n").first(where: { $0.contains("key <\(key)>") }),
-              let open = line.lastIndex(of: "["), let close = line[open...].firstIndex(of: "]") else { return [] }
-        return line[line.index(after: open)..<close].split(separator: ",").map { String($0.filter { !$0.isWhitespace }) }
     }
 
     @Test func keymapArrivesAsASealedFileWithTheRequestedLayout() throws {

@@ -6,6 +6,9 @@ struct KeyboardState {
     weak var focus: Surface?
     /// Keys down, in the order they went down (evdev codes).
     var keys: [UInt32] = []
+    /// The seat's own keymap, the physical keyboards'.
+    var seatKeymap: Keymap?
+    /// The keymap clients were sent last: the seat's, or a virtual keyboard's while it types.
     var keymap: Keymap?
     var state: KeyState?
     /// The modifiers as last computed (and sent to the focus).
@@ -14,6 +17,7 @@ struct KeyboardState {
     var repeatDelay: Int32 = 600
 
     init(keymap: Keymap?) {
+        seatKeymap = keymap
         self.keymap = keymap
         state = keymap.flatMap { KeyState(keymap: $0) }
     }
@@ -25,6 +29,14 @@ extension SeatGlobal {
     public func setKeymap(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
                           options: String? = nil) throws(KeymapError) {
         let keymap = try Keymap(rules: rules, model: model, layout: layout, variant: variant, options: options)
+        keyboard.seatKeymap = keymap
+        activate(keymap)
+    }
+
+    /// Makes `keymap` the one keys are interpreted with and sends it to every keyboard, unless it
+    /// already is; the keys still down are applied to the new modifier state.
+    private func activate(_ keymap: Keymap) {
+        guard keyboard.keymap !== keymap else { return }
         keyboard.keymap = keymap
         keyboard.state = KeyState(keymap: keymap)
         for key in keyboard.keys { keyboard.state?.update(key: key, pressed: true) }
@@ -98,6 +110,26 @@ extension SeatGlobal {
     /// modifier state and sends modifiers after the key when they changed.
     @discardableResult
     public func keyboardKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
+        if let seatKeymap = keyboard.seatKeymap { activate(seatKeymap) }
+        return deliverKey(time: time, key: key, pressed: pressed)
+    }
+
+    /// A virtual keyboard's key, interpreted with its `keymap` (sent to the clients first when
+    /// another one was in use).
+    @discardableResult
+    func keyboardKey(time: UInt32, key: UInt32, pressed: Bool, keymap: Keymap) -> UInt32 {
+        activate(keymap)
+        return deliverKey(time: time, key: key, pressed: pressed)
+    }
+
+    /// A virtual keyboard's modifier and layout state, in its `keymap`.
+    func keyboardModifiers(_ modifiers: KeyboardModifiers, keymap: Keymap) {
+        activate(keymap)
+        keyboard.state?.update(modifiers)
+        updateModifiers()
+    }
+
+    private func deliverKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
         let serial = display.nextSerial()
         let wasDown = keyboard.keys.contains(key)
         if pressed && !wasDown {

@@ -11,6 +11,8 @@ public enum KeymapError: Error, Equatable, CustomStringConvertible {
     case contextUnavailable
     /// The keymap could not be put in a sealed memory file for clients.
     case memoryFile(SystemCallError)
+    /// A client's keymap text does not compile.
+    case invalidText
 
     public var description: String {
         switch self {
@@ -22,6 +24,8 @@ public enum KeymapError: Error, Equatable, CustomStringConvertible {
             return "xkbcommon could not create a context"
         case .memoryFile(let error):
             return "the keymap could not be shared: \(error)"
+        case .invalidText:
+            return "the keymap text does not compile"
         }
     }
 }
@@ -90,8 +94,8 @@ final class Keymap {
     let size: UInt32
 
     /// Compiles the keymap for RMLVO names; nil names take xkbcommon's (and XKB_DEFAULT_*) defaults.
-    init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
-         options: String? = nil) throws(KeymapError) {
+    convenience init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
+                     options: String? = nil) throws(KeymapError) {
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw .contextUnavailable }
         defer { xkb_context_unref(context) }
         let strings = [rules, model, layout, variant, options].map { $0.flatMap { strdup($0) } }
@@ -101,6 +105,29 @@ final class Keymap {
         guard let keymap = xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS) else {
             throw .unknownNames(rules: rules, model: model, layout: layout, variant: variant, options: options)
         }
+        try self.init(compiled: keymap)
+    }
+
+    /// Compiles xkb_v1 keymap text (a virtual keyboard's); clients get it as xkbcommon writes it
+    /// back, never the bytes the sender gave.
+    convenience init(text: [UInt8]) throws(KeymapError) {
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw .contextUnavailable }
+        defer { xkb_context_unref(context) }
+        // The text may or may not end with its NUL; xkbcommon wants the length without it.
+        let length = text.firstIndex(of: 0) ?? text.count
+        let compiled = text.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.flatMap { base in
+                base.withMemoryRebound(to: CChar.self, capacity: length) {
+                    xkb_keymap_new_from_buffer(context, $0, length, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                }
+            }
+        }
+        guard let compiled else { throw .invalidText }
+        try self.init(compiled: compiled)
+    }
+
+    /// Takes `keymap` (released on failure) and shares its text in a sealed memory file.
+    private init(compiled keymap: OpaquePointer) throws(KeymapError) {
         guard let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else {
             xkb_keymap_unref(keymap)
             throw .memoryFile(SystemCallError("xkb_keymap_get_as_string", errno: .noMemory))
@@ -134,6 +161,11 @@ final class KeyState {
 
     deinit {
         xkb_state_unref(raw)
+    }
+
+    /// Sets the modifier and layout state outright (a virtual keyboard's modifiers request).
+    func update(_ modifiers: KeyboardModifiers) {
+        xkb_state_update_mask(raw, modifiers.depressed, modifiers.latched, modifiers.locked, 0, 0, modifiers.group)
     }
 
     /// Applies an evdev key press or release (xkb keycodes are evdev + 8).
