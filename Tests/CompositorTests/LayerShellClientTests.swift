@@ -13,6 +13,9 @@ import WaylandServer
     /// app, as a q.
     @Test func wvkbdTypesIntoTheAppAndTakesItsRoomAlongTheBottom() throws {
         let session = try HeadlessSession()
+        session.compositor.privilegeRules = [
+            PrivilegeRule(.executable("/usr/bin/wvkbd-mobintl"), privileges: [.layerShell, .virtualInput])
+        ]
         try session.launch(["sh", "-c", "wvkbd-mobintl -L 240 & exec stdbuf -oL wev -f wl_keyboard:key"])
         let ready = try session.run(seconds: 30) {
             session.compositor.layerShell.layerSurfaces.contains { $0.isMapped } && session.compositor.seat.keyboardFocus != nil
@@ -41,6 +44,7 @@ import WaylandServer
     /// right, 10 points in, over the app.
     @Test func makoShowsANotificationAtTheTopRight() throws {
         let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.executable("/usr/bin/mako"), privileges: [.layerShell])]
         try session.launch([
             "dbus-run-session", "--", "sh", "-c",
             "mako & until notify-send Vitrine 'A notification from mako'; do sleep 0.2; done; sleep 30",

@@ -1,3 +1,4 @@
+import Glibc
 import Compositor
 import Graphics
 import LayerKit
@@ -18,6 +19,8 @@ import WaylandTestClient
         /// mapped with a buffer of `pixel` at the configured size.
         init(_ session: HeadlessSession, layer: ZwlrLayerShellV1Layer, pixel: UInt32,
              configure: (ZwlrLayerSurfaceV1Proxy) throws -> Void) throws {
+            // The layer shell is privileged: the test's own clients (this process's user) get it.
+            session.compositor.privilegeRules = [PrivilegeRule(.user(getuid()), privileges: [.layerShell])]
             client = try SessionClient(session)
             let shell = try client.client.bind(ZwlrLayerShellV1Proxy.self, version: 4)
             surface = try client.compositor.createSurface()
