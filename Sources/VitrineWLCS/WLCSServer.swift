@@ -47,6 +47,9 @@ final class WLCSServer: @unchecked Sendable {
                     HeadlessOutputConfiguration(mode: OutputMode(width: 1920, height: 1080, refreshMillihertz: 60_000))
                 ])
                 let compositor = try Compositor(backend: backend)
+                // The suite's clients run in the runner's own process and test the privileged
+                // protocols (the layer shell among them) too.
+                compositor.privilegeRules = [PrivilegeRule(.user(getuid()), privileges: Set(Privilege.allCases))]
                 let policy = KioskWindowPolicy(compositor: compositor)
                 compositor.windowPolicy = policy
                 windowPolicy = policy

@@ -100,6 +100,7 @@ import Testing
 
     @Test func waylandInfoListsEveryAdvertisedGlobalAtItsVersion() throws {
         let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.executable("/usr/bin/wayland-info"), privileges: Set(Privilege.allCases))]
         try session.launch(["wayland-info"])
         #expect(try session.run(seconds: 30) { session.client?.poll() == true })
         let output = session.clientOutput
@@ -112,6 +113,19 @@ import Testing
 }
 
 extension RealClientTests {
+    /// Without a privilege rule that names it, wayland-info lists none of the privileged globals.
+    @Test func waylandInfoWithoutPrivilegesListsNoPrivilegedGlobal() throws {
+        let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.executable("/usr/bin/true"), privileges: Set(Privilege.allCases))]
+        try session.launch(["wayland-info"])
+        #expect(try session.run(seconds: 30) { session.client?.poll() == true })
+        let output = session.clientOutput
+        #expect(output.contains("interface: 'wl_compositor',"))
+        for (name, _) in Compositor.advertisedProtocols where Privilege.required(forInterface: name) != nil {
+            #expect(!output.contains("interface: '\(name)',"), "\(name) is listed")
+        }
+    }
+
     /// wayland-info reads the dma-buf formats a version 3 global announces as events: the four
     /// that lavapipe imports, each linear.
     @Test func waylandInfoListsTheLinearDmabufFormats() throws {

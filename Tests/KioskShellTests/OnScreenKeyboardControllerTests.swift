@@ -40,7 +40,9 @@ import WaylandTestClient
     @Test func theKeyboardIsAboveTheWindowsAndUnderTheKioskOverlay() throws {
         let kiosk = try OnScreenKeyboardKiosk(splash: SplashConfiguration())
         let root = kiosk.compositor.rootView()
-        #expect(root.subviews.map(\.layer.name) == ["windows", "on-screen keyboard", "kiosk overlay"])
+        #expect(root.subviews.map(\.layer.name) == [
+            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "overlay layer", "kiosk overlay",
+        ])
     }
 
     @Test func tappedKeysArriveAsCommitStringsAndTouchesOnTheKeyboardNeverReachTheApp() throws {
