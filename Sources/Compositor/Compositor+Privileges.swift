@@ -2,8 +2,8 @@ import Glibc
 import WaylandServer
 
 /// What a client may do beyond its own windows. The globals that grant it are shown (and may be
-/// bound) only to clients that a `PrivilegeRule` of the compositor names; every other global is
-/// every client's.
+/// bound) only to clients that a `PrivilegeRule` of the compositor names, and never to clients in
+/// a security context (wp_security_context_v1: a sandbox's); every other global is every client's.
 public enum Privilege: String, CaseIterable, Sendable {
     /// Read what the outputs show (screen capture, remote viewing).
     case screenCapture = "capture"
@@ -53,8 +53,10 @@ public struct PrivilegeRule: Sendable, Equatable {
 
 extension Compositor {
     /// The privileges of `client`: those of every rule that names its executable or its user
-    /// (from the socket's credentials, taken when it connected).
+    /// (from the socket's credentials, taken when it connected); none for a client in a security
+    /// context, whose process is the sandbox's and may well run a privileged executable.
     public func privileges(of client: Client) -> Set<Privilege> {
+        guard client.securityContext == nil else { return [] }
         let executable = Self.executablePath(ofProcess: client.processID)
         var granted: Set<Privilege> = []
         for rule in privilegeRules {

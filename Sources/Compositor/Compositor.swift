@@ -138,6 +138,7 @@ public final class Compositor: SurfaceObserver {
             XdgDecorationGlobal(display: display),
             XdgOutputManagerGlobal(display: display),
             XdgActivationGlobal(display: display),
+            SecurityContextManagerGlobal(display: display),
         ]
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
@@ -308,7 +309,8 @@ public final class Compositor: SurfaceObserver {
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
         ("zwp_primary_selection_device_manager_v1", 1), ("zwlr_layer_shell_v1", LayerShellGlobal.version),
-        ("zwp_virtual_keyboard_manager_v1", 1),
+        ("zwp_virtual_keyboard_manager_v1", 1), ("zwlr_screencopy_manager_v1", 3), ("zwlr_virtual_pointer_manager_v1", 2),
+        ("wp_security_context_manager_v1", 1),
     ]
 
     public func surfaceDidCommit(_ surface: Surface) {

@@ -41,6 +41,16 @@ public struct UnixSocketAddress {
 }
 
 extension OwnedFileDescriptor {
+    /// Whether the descriptor is a Unix stream socket that listens (bound, `listen` called).
+    public var isListeningUnixStreamSocket: Bool {
+        func option(_ name: Int32) -> Int32? {
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(rawValue, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
+        }
+        return option(SO_DOMAIN) == AF_UNIX && option(SO_TYPE) == Int32(SOCK_STREAM.rawValue) && option(SO_ACCEPTCONN) == 1
+    }
+
     /// A new close-on-exec Unix stream socket, non-blocking unless `blocking`.
     public static func unixStreamSocket(blocking: Bool = false) throws(SystemCallError) -> OwnedFileDescriptor {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue))

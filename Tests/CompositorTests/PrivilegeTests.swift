@@ -1,6 +1,8 @@
 import Compositor
 import Glibc
 import Testing
+import WaylandServer
+import WaylandTestClient
 
 @Suite struct PrivilegeTests {
     @Test func aClientHasNoPrivilegesWithoutRules() throws {
@@ -27,6 +29,65 @@ import Testing
         ]
         let client = try SessionClient(session)
         #expect(session.compositor.privileges(of: client.server) == [.inputMethod])
+    }
+
+    /// The privileged globals among those the compositor advertises.
+    private static let privilegedInterfaces = Set(Compositor.advertisedProtocols.map(\.name).filter { Privilege.required(forInterface: $0) != nil })
+
+    private func privilegedGlobals(seenBy client: TestClient) -> Set<String> {
+        Set(client.globals.values.map(\.interface)).intersection(Self.privilegedInterfaces)
+    }
+
+    @Test func onlyAListedClientSeesThePrivilegedGlobals() throws {
+        #expect(Self.privilegedInterfaces == [
+            "zwlr_layer_shell_v1", "zwp_virtual_keyboard_manager_v1", "zwlr_screencopy_manager_v1", "zwlr_virtual_pointer_manager_v1",
+        ])
+        let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.user(getuid() &+ 1), privileges: Set(Privilege.allCases))]
+        let unlisted = try SessionClient(session)
+        #expect(privilegedGlobals(seenBy: unlisted.client).isEmpty)
+        session.compositor.privilegeRules = [
+            PrivilegeRule(.user(getuid()), privileges: [.layerShell]),
+            PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture]),
+        ]
+        let listed = try SessionClient(session)
+        #expect(privilegedGlobals(seenBy: listed.client) == ["zwlr_layer_shell_v1", "zwlr_screencopy_manager_v1"])
+    }
+
+    /// A client that connects through a sandbox engine's security context sees no privileged
+    /// global, though a rule names its user and its executable.
+    @Test func aClientInASecurityContextSeesNoPrivilegedGlobal() throws {
+        let session = try HeadlessSession()
+        session.compositor.privilegeRules = [
+            PrivilegeRule(.user(getuid()), privileges: Set(Privilege.allCases)),
+            PrivilegeRule(.executable(testExecutable()), privileges: Set(Privilege.allCases)),
+        ]
+        let engine = try SessionClient(session)
+        #expect(privilegedGlobals(seenBy: engine.client) == Self.privilegedInterfaces)
+        let path = "/tmp/vitrine-sandbox-\(getpid())"
+        unlink(path)
+        defer { unlink(path) }
+        let listening = try OwnedFileDescriptor.unixStreamSocket()
+        let address = try #require(UnixSocketAddress(path: path))
+        #expect(address.withSocketAddress { bind(listening.rawValue, $0, $1) } == 0)
+        #expect(listen(listening.rawValue, 4) == 0)
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        let (closeRead, closeWrite) = (OwnedFileDescriptor(rawValue: ends[0]), OwnedFileDescriptor(rawValue: ends[1]))
+        let context = try engine.client.bind(WpSecurityContextManagerV1Proxy.self, version: 1)
+            .createListener(listenFd: listening.fileDescriptor, closeFd: closeRead.fileDescriptor)
+        try context.setSandboxEngine(name: "org.flatpak")
+        try context.commit()
+        try engine.client.roundtrip()
+
+        let connection = try OwnedFileDescriptor.unixStreamSocket(blocking: true)
+        #expect(address.withSocketAddress { connect(connection.rawValue, $0, $1) } == 0)
+        let sandboxed = try TestClient(socket: connection.take()) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
+        #expect(sandboxed.globals.values.contains { $0.interface == "wl_compositor" })
+        #expect(privilegedGlobals(seenBy: sandboxed).isEmpty)
+        let server = try #require(session.compositor.display.connectedClients.first { $0.securityContext != nil })
+        #expect(session.compositor.privileges(of: server) == [])
+        _ = closeWrite
     }
 
     @Test func aRuleNamingASymbolicLinkMatchesTheExecutableItLinksTo() throws {

@@ -18,6 +18,9 @@ public final class Client: Hashable {
     public let processID: Int32
     public let userID: UInt32
     public let groupID: UInt32
+    /// The security context the client connected through (wp_security_context_v1); nil for a
+    /// client of the display's own sockets.
+    public internal(set) var securityContext: SecurityContextMetadata?
 
     init(raw: OpaquePointer, display: Display) {
         self.raw = raw

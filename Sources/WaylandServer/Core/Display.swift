@@ -39,6 +39,8 @@ public final class Display {
     /// invalid-object error.
     public var globalFilter: ((_ client: Client, _ global: Global) -> Bool)?
     private var sockets: [ListeningSocket] = []
+    /// The security contexts' sockets, accepting clients until their engines close them.
+    var securityContextListeners: [SecurityContextListener] = []
 
     /// Creates the display with wl_shm serving ARGB8888 and XRGB8888 plus `shmFormats` (formats
     /// whose bytes per pixel Vitrine knows; the two mandatory ones need not be listed). A buffer
@@ -85,6 +87,7 @@ public final class Display {
         clientConnected = nil
         clientDisconnected = nil
         sockets = []
+        securityContextListeners = []
         for client in clients.values { client.forgetDestructionHandlers() }
         wl_display_destroy_clients(raw)
         vitrine_listener_destroy(clientCreated)

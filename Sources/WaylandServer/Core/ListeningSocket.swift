@@ -2,18 +2,19 @@ internal import CWaylandServer
 import Glibc
 public import SystemCalls
 
-/// The display's listening socket, `$XDG_RUNTIME_DIR/NAME` with its lock file, as libwayland's
-/// `wl_display_add_socket` makes it, but accepting clients itself: libwayland 1.21 leaves a
+/// A socket the display accepts clients on: its own, `$XDG_RUNTIME_DIR/NAME` with its lock file,
+/// as libwayland's `wl_display_add_socket` makes it, or one a sandbox engine listens on for a
+/// security context (`init(adopting:)`). It accepts clients itself: libwayland 1.21 leaves a
 /// connection it cannot accept (EMFILE: no descriptor left) pending and only logs, so the socket
 /// stays readable and the event loop spins at full CPU. Here such a connection is accepted into a
 /// descriptor kept in reserve for it and closed at once: the client is refused, the loop goes
 /// back to sleep, and clients are accepted again as soon as descriptors free up.
 final class ListeningSocket {
     let name: String
-    private let path: String
-    private let lockPath: String
+    /// The socket file and its lock file, removed when the socket goes; nil for an adopted socket,
+    /// whose file is its creator's.
+    private let file: (path: String, lockPath: String, lock: OwnedFileDescriptor)?
     private let socket: OwnedFileDescriptor
-    private let lock: OwnedFileDescriptor
     /// /dev/null, opened ahead: closed to make room for one refused connection at a time.
     private var reserve: OwnedFileDescriptor?
     private var source: FileDescriptorSource?
@@ -25,8 +26,8 @@ final class ListeningSocket {
     /// Binds `name` (locked against another compositor) in `runtimeDirectory`; nil when its lock
     /// is held (the name is in use), a throw for any other failure.
     private init?(name: String, runtimeDirectory: String) throws(SystemCallError) {
-        path = runtimeDirectory + "/" + name
-        lockPath = path + ".lock"
+        let path = runtimeDirectory + "/" + name
+        let lockPath = path + ".lock"
         guard let address = UnixSocketAddress(path: path) else {
             throw SystemCallError("binding \(path)", errno: .fileNameTooLong)
         }
@@ -41,7 +42,18 @@ final class ListeningSocket {
         }
         self.name = name
         self.socket = socket
-        self.lock = lock
+        file = (path, lockPath, lock)
+        reserve = Self.openReserve()
+    }
+
+    /// Accepts on `socket`, which another process bound and listens on (made non-blocking here, so
+    /// that a connection withdrawn before it is accepted cannot block the compositor's thread).
+    init(adopting socket: OwnedFileDescriptor) throws(SystemCallError) {
+        let flags = fcntl(socket.rawValue, F_GETFL)
+        guard flags >= 0, fcntl(socket.rawValue, F_SETFL, flags | O_NONBLOCK) == 0 else { throw .current("fcntl") }
+        name = ""
+        self.socket = socket
+        file = nil
         reserve = Self.openReserve()
     }
 
@@ -66,29 +78,35 @@ final class ListeningSocket {
     deinit {
         source?.remove()
         pause?.remove()
-        unlink(path)
-        unlink(lockPath)
+        if let file {
+            unlink(file.path)
+            unlink(file.lockPath)
+        }
     }
 
-    /// Accepts clients on `display`'s loop from now on; `refusals` hears when connections start
-    /// being refused for want of descriptors, and when they are accepted again.
-    func serve(_ display: Display, refusals: @escaping (ClientRefusal) -> Void) throws(SystemCallError) {
+    /// Accepts clients on `display`'s loop from now on, each told to `accepted` before it can send
+    /// anything; `refusals` hears when connections start being refused for want of descriptors,
+    /// and when they are accepted again.
+    func serve(
+        _ display: Display, refusals: @escaping (ClientRefusal) -> Void, accepted: @escaping (Client) -> Void = { _ in }
+    ) throws(SystemCallError) {
         source = try display.eventLoop.addFileDescriptor(socket.fileDescriptor, events: .readable) { [unowned self, unowned display] _ in
-            acceptAll(into: display, refusals: refusals)
+            acceptAll(into: display, refusals: refusals, accepted: accepted)
         }
         // Made now: a timer is a descriptor too, which cannot be had once they ran out.
         pause = try display.eventLoop.addTimer { [unowned self, unowned display] in
             source?.update(events: .readable)
-            acceptAll(into: display, refusals: refusals)
+            acceptAll(into: display, refusals: refusals, accepted: accepted)
         }
     }
 
-    private func acceptAll(into display: Display, refusals: (ClientRefusal) -> Void) {
+    private func acceptAll(into display: Display, refusals: (ClientRefusal) -> Void, accepted: (Client) -> Void) {
         while true {
             let client = acceptConnection()
             if client >= 0 {
                 // libwayland takes a second descriptor for the client (its event source's).
-                if wl_client_create(display.raw, client) != nil {
+                if let raw = wl_client_create(display.raw, client) {
+                    accepted(display.client(for: raw))
                     if let count = refused {
                         refused = nil
                         refusals(.ended(refused: count))
