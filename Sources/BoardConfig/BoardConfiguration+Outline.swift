@@ -56,6 +56,9 @@ extension BoardConfiguration {
                     + (onScreenKeyboard.heightShare.map { ", \(formatNumber($0 * 100))% of the output's height" } ?? "")
                     + (onScreenKeyboard.hidesWhenKeyboardAttached ? ", hidden while a keyboard is attached" : ""))
         }
+        for grant in privileges {
+            lines.append("privileges of \(grant.subject): " + grant.privileges.map(\.rawValue).joined(separator: ", "))
+        }
         if renderer != .auto { lines.append("renderer \(renderer)") }
         return lines
     }

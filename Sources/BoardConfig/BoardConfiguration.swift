@@ -18,13 +18,16 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// The CUPS queue the kiosk prints to; nil when the board has no printer.
     public var printer: PrinterConfiguration?
     public var onScreenKeyboard: OnScreenKeyboardSettings
+    /// The clients that may use privileged protocols (`[[privilege]]`), in the file's order; no
+    /// client has any privilege otherwise, the app included.
+    public var privileges: [PrivilegeGrant]
 
     public init(
         name: String, summary: String? = nil, renderer: RendererSelection = .auto, outputs: [OutputConfiguration],
         input: InputConfiguration = .init(),
         app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
         splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil,
-        onScreenKeyboard: OnScreenKeyboardSettings = .init()
+        onScreenKeyboard: OnScreenKeyboardSettings = .init(), privileges: [PrivilegeGrant] = []
     ) {
         self.name = name
         self.summary = summary
@@ -37,6 +40,48 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.splash = splash
         self.printer = printer
         self.onScreenKeyboard = onScreenKeyboard
+        self.privileges = privileges
+    }
+}
+
+// MARK: - Privileges
+
+/// A protocol family beyond a client's own windows, by the name the file gives it.
+public enum GrantedPrivilege: String, Sendable, Equatable, CaseIterable {
+    /// Screen capture (grim, wayvnc).
+    case capture
+    /// Virtual pointers and keyboards (wayvnc, wvkbd, squeekboard).
+    case virtualInput = "virtual-input"
+    /// The layer shell (wvkbd, mako, panels).
+    case layerShell = "layer-shell"
+    /// Input methods.
+    case inputMethod = "input-method"
+}
+
+/// The privileges given to the clients of one executable or one user (`[[privilege]]`).
+public struct PrivilegeGrant: Sendable, Equatable {
+    public enum Subject: Sendable, Hashable, CustomStringConvertible {
+        /// Processes running this file (an absolute path; symbolic links are resolved when a
+        /// client connects).
+        case executable(String)
+        /// Processes of this user, by name (looked up when Vitrine starts).
+        case user(String)
+
+        public var description: String {
+            switch self {
+            case .executable(let path): "executable \(path)"
+            case .user(let name): "user \(name)"
+            }
+        }
+    }
+
+    public var subject: Subject
+    /// In the file's order, each once.
+    public var privileges: [GrantedPrivilege]
+
+    public init(_ subject: Subject, privileges: [GrantedPrivilege]) {
+        self.subject = subject
+        self.privileges = privileges
     }
 }
 

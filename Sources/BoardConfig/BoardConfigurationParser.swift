@@ -318,7 +318,7 @@ private struct ConfigurationDecoder {
 
         return BoardConfiguration(
             name: name, summary: summary, renderer: renderer, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
-            splash: splash, printer: printer, onScreenKeyboard: keyboard)
+            splash: splash, printer: printer, onScreenKeyboard: keyboard, privileges: decodePrivileges(in: top))
     }
 
     // MARK: Outputs
@@ -709,6 +709,107 @@ private struct ConfigurationDecoder {
         return CalibrationMatrix(a: numbers[0], b: numbers[1], c: numbers[2], d: numbers[3], e: numbers[4], f: numbers[5])
     }
 
+    // MARK: Privileges
+
+    mutating func decodePrivileges(in top: TableReader) -> [PrivilegeGrant] {
+        var grants: [PrivilegeGrant] = []
+        var firstLine: [PrivilegeGrant.Subject: Int] = [:]
+        for reader in subtables("privilege", in: top, section: Schema.privilege, asArray: true) {
+            checkKeys(reader)
+            let subject = decodePrivilegeSubject(reader)
+            let privileges = decodeGrant(reader)
+            guard let subject, let privileges else { continue }
+            if let line = firstLine[subject] {
+                report(
+                    "\(subject) has a [[privilege]] already (line \(line))",
+                    fix: "merge the two tables' grant lists into one", atKey: reader.path)
+            } else {
+                firstLine[subject] = map.location(ofKeyAt: reader.path)?.line ?? 0
+                grants.append(PrivilegeGrant(subject, privileges: privileges))
+            }
+        }
+        return grants
+    }
+
+    /// The executable or the user a `[[privilege]]` names: one of them.
+    mutating func decodePrivilegeSubject(_ reader: TableReader) -> PrivilegeGrant.Subject? {
+        let executable = string("executable", in: reader)
+        let user = string("user", in: reader)
+        switch (reader.table["executable"] != nil, reader.table["user"] != nil) {
+        case (false, false):
+            report(
+                "[[privilege]] names neither an executable nor a user",
+                fix: "add executable = \"/usr/bin/wayvnc\" or user = \"remote\"", atKey: reader.path)
+            return nil
+        case (true, true):
+            report(
+                "[[privilege]] names both an executable and a user",
+                fix: "split it into two [[privilege]] tables, one for each", atKey: reader.path(of: "user"))
+            return nil
+        default:
+            break
+        }
+        if let executable {
+            guard executable.hasPrefix("/"), !executable.hasSuffix("/"), !executable.contains("\0") else {
+                report(
+                    "executable '\(executable)' is not an absolute path to a file",
+                    fix: "give the program's full path, e.g. executable = \"/usr/bin/wayvnc\" (symbolic links are followed)",
+                    atValue: reader.path(of: "executable"))
+                return nil
+            }
+            return .executable(executable)
+        }
+        if let user {
+            guard isValidUserName(user) else {
+                report(
+                    "user '\(user)' is not a valid user name",
+                    fix: "use a system user such as \"remote\": lower-case letters, digits, '_' and '-'",
+                    atValue: reader.path(of: "user"))
+                return nil
+            }
+            return .user(user)
+        }
+        return nil
+    }
+
+    /// The privileges a `[[privilege]]` grants: known names, each once, at least one.
+    mutating func decodeGrant(_ reader: TableReader) -> [GrantedPrivilege]? {
+        guard reader.table["grant"] != nil else {
+            reportMissing("grant", in: reader)
+            return nil
+        }
+        guard let names = array("grant", in: reader, itemKind: "a string", { $0.string }) else { return nil }
+        let known = GrantedPrivilege.allCases.map(\.rawValue)
+        guard !names.isEmpty else {
+            report(
+                "grant is empty: the [[privilege]] grants nothing",
+                fix: "list what it may use, among \(known.map { "\"\($0)\"" }.joined(separator: ", "))",
+                atValue: reader.path(of: "grant"))
+            return nil
+        }
+        var privileges: [GrantedPrivilege] = []
+        var isValid = true
+        for (index, name) in names.enumerated() {
+            let path = reader.path(of: "grant") + [.index(index)]
+            guard let privilege = GrantedPrivilege(rawValue: name) else {
+                isValid = false
+                report(
+                    "'\(name)' is not a privilege",
+                    fix: closestMatch(to: name, among: known).map { "did you mean '\($0)'?" }
+                        ?? "use one of \(known.map { "'\($0)'" }.joined(separator: ", "))",
+                    atValue: path)
+                continue
+            }
+            if privileges.contains(privilege) {
+                isValid = false
+                report("'\(name)' is granted twice", fix: "list it once", atValue: path)
+            } else {
+                privileges.append(privilege)
+            }
+        }
+        return isValid ? privileges : nil
+    }
+
     // MARK: App and splash
 
     static let variablesVitrineSets = ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XDG_RUNTIME_DIR", "DISPLAY", "NOTIFY_SOCKET"]
@@ -773,12 +874,7 @@ private struct ConfigurationDecoder {
         }
 
         if let user = string("user", in: reader) {
-            // useradd's rule on Debian (NAME_REGEX), less the rarely used trailing '$'.
-            let isValid =
-                (1...32).contains(user.count)
-                && user.first.map { $0.isASCII && ($0.isLowercase || $0 == "_") } == true
-                && user.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
-            if isValid {
+            if isValidUserName(user) {
                 app.user = user
             } else {
                 report(
@@ -962,6 +1058,13 @@ private struct ConfigurationDecoder {
 // MARK: - Helpers
 
 /// Those of the comma-separated xkb layouts that the on-screen keyboard draws, in order.
+/// useradd's rule on Debian (NAME_REGEX), less the rarely used trailing '$'.
+private func isValidUserName(_ name: String) -> Bool {
+    (1...32).contains(name.count)
+        && name.first.map { $0.isASCII && ($0.isLowercase || $0 == "_") } == true
+        && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
+}
+
 private func onScreenLayouts(of xkbLayouts: String) -> [String] {
     xkbLayouts.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         .filter { OnScreenKeyboardSettings.layouts.contains($0) }

@@ -58,6 +58,7 @@ public enum BoardConfigurationSchema {
             Key(name: "splash", kind: .table, example: "[splash]"),
             Key(name: "printer", kind: .table, example: "[printer]"),
             Key(name: "on-screen-keyboard", kind: .table, example: "[on-screen-keyboard]"),
+            Key(name: "privilege", kind: .arrayOfTables, example: "[[privilege]]"),
         ])
 
     public static let board = Section(
@@ -161,7 +162,15 @@ public enum BoardConfigurationSchema {
             Key(name: "pressed-color", kind: .string, example: ##"pressed-color = "#6B7078""##),
         ])
 
+    public static let privilege = Section(
+        header: "[[privilege]]",
+        keys: [
+            Key(name: "executable", kind: .string, example: #"executable = "/usr/bin/wayvnc""#),
+            Key(name: "user", kind: .string, example: #"user = "remote""#),
+            Key(name: "grant", kind: .stringArray, example: #"grant = ["capture", "virtual-input"]"#),
+        ])
+
     public static let sections: [Section] = [
-        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard,
+        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard, privilege,
     ]
 }

@@ -234,7 +234,10 @@ struct Run: ParsableCommand {
             outputAddedListener?.cancel()
             presentationListeners = [:]
         }
-        if let board { try BoardInput.apply(board, to: compositor) }
+        if let board {
+            try BoardInput.apply(board, to: compositor)
+            compositor.privilegeRules = try BoardPrivileges.rules(for: board.privileges)
+        }
         let deviceConfiguration = try board.map { try BoardInput.deviceConfiguration(for: $0.input) } ?? InputConfiguration()
         if !inputDevices.isEmpty {
             try compositor.attachInput(InputContext(devicePaths: inputDevices, configuration: deviceConfiguration))

@@ -299,7 +299,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(
             problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[display]\nbrightness = 80\n")) == [
                 "board.toml:4:1: error: unknown key 'display' at the top level (fix: remove it; the top level takes "
-                    + "board, output, input, app, idle, cursor, splash, printer, on-screen-keyboard)"
+                    + "board, output, input, app, idle, cursor, splash, printer, on-screen-keyboard, privilege)"
             ])
     }
 
@@ -825,5 +825,88 @@ private func withApp(_ outputs: String) -> String {
             problems("[board]\nrenderer = \"gles\"\n\n" + withApp(outputs)) == [
                 "board.toml:2:12: error: renderer 'gles' is not one of 'auto', 'vulkan', 'cpu' (fix: use renderer = \"auto\" (Vulkan on a hardware GPU, the CPU renderer otherwise), \"vulkan\" or \"cpu\")"
             ])
+    }
+}
+
+@Suite struct PrivilegeTables {
+    let outputs = "[[output]]\nconnector = \"HDMI-A-1\"\n"
+
+    @Test func privilegesNameAnExecutableOrAUserAndWhatEachMayUse() throws {
+        #expect(try BoardConfiguration.parse(withApp(outputs), file: "board.toml").get().privileges == [])
+        let text = withApp(outputs) + """
+
+            [[privilege]]
+            executable = "/usr/bin/wayvnc"
+            grant = ["capture", "virtual-input"]
+
+            [[privilege]]
+            user = "remote"
+            grant = ["layer-shell"]
+
+            """
+        let board = try BoardConfiguration.parse(text, file: "board.toml").get()
+        #expect(board.privileges == [
+            PrivilegeGrant(.executable("/usr/bin/wayvnc"), privileges: [.capture, .virtualInput]),
+            PrivilegeGrant(.user("remote"), privileges: [.layerShell]),
+        ])
+        #expect(board.outline().suffix(2) == [
+            "privileges of executable /usr/bin/wayvnc: capture, virtual-input",
+            "privileges of user remote: layer-shell",
+        ])
+        #expect(try shippedBoard("intel-nuc").privileges == [
+            PrivilegeGrant(.executable("/usr/bin/wayvnc"), privileges: [.capture, .virtualInput])
+        ])
+    }
+
+    @Test func aPrivilegeTableNamesOneSubjectAndGrantsKnownPrivilegesOnce() {
+        let text = withApp(outputs) + """
+
+            [[privilege]]
+            grant = ["capture"]
+
+            [[privilege]]
+            executable = "wayvnc"
+            user = "remote"
+            grant = ["capture"]
+
+            [[privilege]]
+            user = "Remote"
+            grant = []
+
+            [[privilege]]
+            executable = "/usr/bin/grim"
+            grant = ["captur", "capture", "capture"]
+
+            [[privilege]]
+            executable = "wayvnc"
+            grant = ["capture"]
+
+            """
+        #expect(problems(text) == [
+            "board.toml:7:1: error: [[privilege]] names neither an executable nor a user (fix: add executable = \"/usr/bin/wayvnc\" or user = \"remote\")",
+            "board.toml:12:1: error: [[privilege]] names both an executable and a user (fix: split it into two [[privilege]] tables, one for each)",
+            "board.toml:16:8: error: user 'Remote' is not a valid user name (fix: use a system user such as \"remote\": lower-case letters, digits, '_' and '-')",
+            "board.toml:17:9: error: grant is empty: the [[privilege]] grants nothing (fix: list what it may use, among \"capture\", \"virtual-input\", \"layer-shell\", \"input-method\")",
+            "board.toml:21:10: error: 'captur' is not a privilege (fix: did you mean 'capture'?)",
+            "board.toml:21:31: error: 'capture' is granted twice (fix: list it once)",
+            "board.toml:24:14: error: executable 'wayvnc' is not an absolute path to a file (fix: give the program's full path, e.g. executable = \"/usr/bin/wayvnc\" (symbolic links are followed))",
+        ])
+    }
+
+    @Test func aSubjectNamedTwiceNamesTheFirstTable() {
+        let text = withApp(outputs) + """
+
+            [[privilege]]
+            user = "remote"
+            grant = ["capture"]
+
+            [[privilege]]
+            user = "remote"
+            grant = ["layer-shell"]
+
+            """
+        #expect(problems(text) == [
+            "board.toml:11:1: error: user remote has a [[privilege]] already (line 7) (fix: merge the two tables' grant lists into one)"
+        ])
     }
 }
