@@ -50,12 +50,11 @@ import WaylandTestClient
         let flood = Flood(fd: flooderSocket, surface: surface.id)
         // The flood has begun: the compositor has read some of it.
         while flood.bytesWritten < 64 * 1024 { try session.compositor.dispatch(timeoutMilliseconds: 10) }
-        // Each round trip lets the compositor dispatch 1000 times at most (TestClient.roundtrip).
+        // Each round trip lets the compositor dispatch 1000 times at most (TestClient.roundtrip),
+        // and throws when it is not answered by then. Whether requests of the flood wait unread
+        // meanwhile depends on how the flooding thread is scheduled (the compositor reads up to
+        // its 1 MiB buffer at a wakeup), so it is not asserted: the flood goes on, connected.
         for _ in 0..<20 { try other.client.roundtrip() }
-        // The flood's requests still wait, unread, and the flood goes on.
-        var unread: Int32 = 0
-        #expect(ioctl(flooderSocket, UInt(TIOCOUTQ), &unread) == 0)
-        #expect(unread > 0)
         #expect(!flood.isStopped)
         #expect(session.compositor.display.connectedClients.contains { $0 === flooderOnServer })
 
