@@ -34,7 +34,15 @@ extension XwaylandSession {
         let copier = try session.launchWayland(["wl-copy", "--foreground", "from wayland ✓"], output: "/dev/null")
         defer { copier.terminate(graceSeconds: 1) }
         #expect(try session.run(seconds: 30) { session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true })
-        #expect(try session.output(of: ["xclip", "-selection", "clipboard", "-o"]) == "from wayland ✓")
+        // That first X client starts Xwayland, and the window manager takes the CLIPBOARD for the
+        // Wayland selection once it is connected: an xclip served before then finds it empty, so
+        // paste until it answers (30 s at most).
+        var pasted = ""
+        let deadline = Date().addingTimeInterval(30)
+        repeat {
+            pasted = try session.output(of: ["xclip", "-selection", "clipboard", "-o"])
+        } while pasted != "from wayland ✓" && Date() < deadline
+        #expect(pasted == "from wayland ✓")
         // X's TARGETS name the Wayland source's types as X knows them.
         let targets = try session.output(of: ["xclip", "-selection", "clipboard", "-o", "-t", "TARGETS"])
         #expect(targets.split(separator: "\n").contains("UTF8_STRING"))
@@ -48,12 +56,12 @@ extension XwaylandSession {
         #expect(try session.run(seconds: 30) { session.compositor.seat.selectionProvider != nil })
         #expect(session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true)
         #expect(try session.run(seconds: 10) { copier.poll() })
-        let pasted = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
-        defer { unlink(pasted) }
-        let paster = try session.launchWayland(["wl-paste", "--no-newline"], output: pasted)
+        let pastedFile = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
+        defer { unlink(pastedFile) }
+        let paster = try session.launchWayland(["wl-paste", "--no-newline"], output: pastedFile)
         defer { paster.terminate(graceSeconds: 1) }
         #expect(try session.run(seconds: 30) { paster.poll() })
-        #expect((try? String(contentsOfFile: pasted, encoding: .utf8)) == "from x ✓")
+        #expect((try? String(contentsOfFile: pastedFile, encoding: .utf8)) == "from x ✓")
 
         // The X owner gone, the Wayland selection is empty.
         xclip.terminate(graceSeconds: 1)
