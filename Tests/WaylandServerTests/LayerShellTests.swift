@@ -32,6 +32,18 @@ import WaylandTestClient
             return (surface, layerSurface)
         }
 
+        /// A 10×20 layer surface on the top layer, configured, acknowledged and mapped with a buffer.
+        func mapLayerSurface() throws -> (surface: WlSurfaceProxy, layerSurface: ZwlrLayerSurfaceV1Proxy) {
+            let (surface, layerSurface) = try makeLayerSurface()
+            try layerSurface.setSize(width: 10, height: 20)
+            try surface.commit()
+            try client.roundtrip()
+            try layerSurface.ackConfigure(serial: try LayerShellTests.lastConfigure(layerSurface).serial)
+            try surface.attach(buffer: try base.shmBuffer(client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
+            try surface.commit()
+            return (surface, layerSurface)
+        }
+
         /// Expects the next roundtrip to end with error `code` on `object`, then a new client to
         /// be served: the server lives on.
         func expectError(_ code: some WaylandEnumeration, on object: TestProxy, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -55,7 +67,7 @@ import WaylandTestClient
     }
 
     /// The serial of the last configure `layerSurface` received.
-    private func lastConfigure(_ layerSurface: ZwlrLayerSurfaceV1Proxy) throws -> (serial: UInt32, width: UInt32, height: UInt32) {
+    private static func lastConfigure(_ layerSurface: ZwlrLayerSurfaceV1Proxy) throws -> (serial: UInt32, width: UInt32, height: UInt32) {
         guard case .configure(let serial, let width, let height)? = layerSurface.events.last else {
             throw TestClientError.timedOut
         }
@@ -72,7 +84,7 @@ import WaylandTestClient
         try layerSurface.setKeyboardInteractivity(keyboardInteractivity: .onDemand)
         try surface.commit()
         try harness.client.roundtrip()
-        let configure = try lastConfigure(layerSurface)
+        let configure = try Self.lastConfigure(layerSurface)
         #expect((configure.width, configure.height) == (300, 480))
         let server = try #require(harness.shell.layerSurfaces.first)
         #expect(server.state.anchor == [.top, .bottom, .right])
@@ -92,13 +104,7 @@ import WaylandTestClient
     /// A null buffer unmaps the surface; it starts over, and its next commit is configured anew.
     @Test func aNullBufferUnmapsAndTheNextCommitIsConfiguredAgain() throws {
         let harness = try LayerHarness()
-        let (surface, layerSurface) = try harness.makeLayerSurface()
-        try layerSurface.setSize(width: 10, height: 20)
-        try surface.commit()
-        try harness.client.roundtrip()
-        try layerSurface.ackConfigure(serial: try lastConfigure(layerSurface).serial)
-        try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
-        try surface.commit()
+        let (surface, layerSurface) = try harness.mapLayerSurface()
         try surface.attach(buffer: nil, x: 0, y: 0)
         try surface.commit()
         try harness.client.roundtrip()
@@ -127,7 +133,7 @@ import WaylandTestClient
         try layerSurface.setSize(width: 10, height: 20)
         try surface.commit()
         try harness.client.roundtrip()
-        try layerSurface.ackConfigure(serial: try lastConfigure(layerSurface).serial &+ 7)
+        try layerSurface.ackConfigure(serial: try Self.lastConfigure(layerSurface).serial &+ 7)
         try harness.expectError(ZwlrLayerSurfaceV1Error.invalidSurfaceState, on: layerSurface)
     }
 
@@ -229,13 +235,7 @@ import WaylandTestClient
 
     @Test func destroyingTheSurfaceUnmapsAndForgetsTheLayerSurface() throws {
         let harness = try LayerHarness()
-        let (surface, layerSurface) = try harness.makeLayerSurface()
-        try layerSurface.setSize(width: 10, height: 20)
-        try surface.commit()
-        try harness.client.roundtrip()
-        try layerSurface.ackConfigure(serial: try lastConfigure(layerSurface).serial)
-        try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
-        try surface.commit()
+        let (surface, layerSurface) = try harness.mapLayerSurface()
         try surface.destroy()
         try harness.client.roundtrip()
         #expect(harness.log.suffix(2) == ["mapped", "unmapped"])
