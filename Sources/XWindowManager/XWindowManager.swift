@@ -77,10 +77,6 @@ public final class XWindowManager {
         connection.setProperty(connection[.netWMName], of: checkWindow, text: "Vitrine")
         let supported: [AtomName] = [.netWMState, .netWMStateFullscreen, .netActiveWindow, .netWMName, .netSupportingWMCheck]
         connection.setProperty(connection[.netSupported], of: root, type: UInt32(XCB_ATOM_ATOM.rawValue), words: supported.map { connection[$0] })
-        for selection in [AtomName.wmS0, .netWMCMS0] {
-            xcb_set_selection_owner(raw, checkWindow, connection[selection], UInt32(XCB_CURRENT_TIME))
-        }
-        connection.flush()
         do {
             source = try compositor.display.eventLoop.addFileDescriptor(connection.fileDescriptor, events: .readable) { [unowned self] _ in
                 dispatch()
@@ -97,6 +93,13 @@ public final class XWindowManager {
         clipboardListener = compositor.clipboardChanged.listen { [unowned self] in clipboard?.waylandSelectionChanged() }
         // A selection set before Xwayland started is X's to paste too.
         clipboard?.waylandSelectionChanged()
+        // Xwayland accepts X clients once WM_S0 has an owner, so it is taken last: the first
+        // client finds the Wayland selection already X's (the server handles this connection's
+        // requests in order).
+        for selection in [AtomName.netWMCMS0, .wmS0] {
+            xcb_set_selection_owner(raw, checkWindow, connection[selection], UInt32(XCB_CURRENT_TIME))
+        }
+        connection.flush()
     }
 
     deinit {
