@@ -52,3 +52,46 @@ extension Compositor {
         }
     }
 }
+
+/// Client input methods (zwp_input_method_v2): their popups are shown as popups of the surface
+/// being typed into, just below its text cursor, or above it where below would leave the output,
+/// and slid sideways to stay on the output.
+extension Compositor: InputMethodHandler {
+    public func inputMethodChanged(_ seat: SeatGlobal) {
+        inputMethodChanged.emit()
+    }
+
+    public func inputPopupNeedsPlacing(_ popup: InputPopupSurface) {
+        guard let textInput = popup.textInput, let target = textInput.surface, let targetNode = node(for: target),
+              let output = outputs.first else { return }
+        let popupNode = makeNode(for: popup.surface)
+        if let parent = popupParent(of: popupNode), parent !== targetNode { parent.removePopup(popupNode) }
+        targetNode.addPopup(popupNode)
+        // Without a rectangle from the client, the text starts at the surface's top-left corner.
+        let cursor = textInput.state.cursorRectangle ?? IntRect(x: 0, y: 0, width: 0, height: 0)
+        let size = popup.surface.current.size
+        let screen = output.root.convert(Rect(origin: .zero, size: output.logicalSize), to: targetNode.container)
+        let width = Double(size.width), height = Double(size.height)
+        var origin = Point(x: Double(cursor.x), y: Double(cursor.y) + Double(cursor.height))
+        if origin.y + height > screen.maxY, Double(cursor.y) - height >= screen.minY { origin.y = Double(cursor.y) - height }
+        origin.x = max(screen.minX, min(origin.x, screen.maxX - width))
+        origin = Point(x: origin.x.rounded(), y: origin.y.rounded())
+        withoutAnimation { popupNode.container.position = origin }
+        popup.setTextInputRectangle(IntRect(x: cursor.x - Int32(origin.x), y: cursor.y - Int32(origin.y),
+                                            width: cursor.width, height: cursor.height))
+        output.scheduleFrame()
+    }
+
+    public func inputPopupHidden(_ popup: InputPopupSurface) {
+        guard let popupNode = node(for: popup.surface) else { return }
+        popupParent(of: popupNode)?.removePopup(popupNode)
+        popupNode.container.removeFromSuperlayer()
+        surfaceLeftTheScreen(popup.surface)
+        outputs.first?.scheduleFrame()
+    }
+
+    /// The node showing `popup` among its popups.
+    private func popupParent(of popup: SurfaceNode) -> SurfaceNode? {
+        nodes.values.first { node in node.popups.contains { $0 === popup } }
+    }
+}

@@ -28,6 +28,12 @@ public final class Compositor: SurfaceObserver {
     public let seat: SeatGlobal
     /// zwp_text_input_manager_v3: the built-in input method (the on-screen keyboard) is its handler.
     public let textInputManager: TextInputManagerGlobal
+    /// zwp_input_method_manager_v2, for the clients allowed to be input methods; the compositor
+    /// shows their popups (Compositor+InputMethod.swift).
+    let inputMethodManager: InputMethodManagerGlobal
+    /// Emitted when a client input method started or stopped serving the seat
+    /// (`seat.inputMethod`): a built-in keyboard steps aside while one does.
+    public let inputMethodChanged = Signal<Void>()
     /// zwlr_layer_shell_v1: its handler is the window policy.
     public let layerShell: LayerShellGlobal
     /// Space along the primary output's edges that windows keep clear of (layer surfaces'
@@ -142,6 +148,7 @@ public final class Compositor: SurfaceObserver {
         ]
         let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
+        inputMethodManager = InputMethodManagerGlobal(display: display)
         layerShell = LayerShellGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
@@ -167,6 +174,7 @@ public final class Compositor: SurfaceObserver {
         }
         seat.handler = self
         idleInhibitManager.handler = self
+        inputMethodManager.handler = self
         filterPrivilegedGlobals()
         screencopyManager.handler = screenCapture
         virtualPointerManager.handler = self
@@ -311,6 +319,7 @@ public final class Compositor: SurfaceObserver {
         ("zwp_primary_selection_device_manager_v1", 1), ("zwlr_layer_shell_v1", LayerShellGlobal.version),
         ("zwp_virtual_keyboard_manager_v1", 1), ("zwlr_screencopy_manager_v1", 3), ("zwlr_virtual_pointer_manager_v1", 2),
         ("wp_security_context_manager_v1", 1),
+        ("zwp_input_method_manager_v2", 1),
     ]
 
     public func surfaceDidCommit(_ surface: Surface) {

@@ -16,7 +16,8 @@ import WaylandServer
 /// cursor, and is a real KEY_BACKSPACE otherwise; return is a real KEY_ENTER (a field's
 /// activation is a key event to toolkits). While shown, the windows move up just enough for the
 /// field's cursor rectangle to stay above the keyboard. It stays hidden while a keyboard to type
-/// on is plugged in, when the board says so.
+/// on is plugged in, when the board says so, and while a client input method (zwp_input_method_v2,
+/// such as squeekboard) serves the seat.
 public final class OnScreenKeyboardController: TextInputHandler {
     public let view: OnScreenKeyboardView
     private let compositor: Compositor
@@ -27,8 +28,8 @@ public final class OnScreenKeyboardController: TextInputHandler {
     /// leaves its page and shift as they are.
     private var shownFor: (purpose: ContentPurpose, hidesText: Bool)?
     private var placedIn = (size: Size.zero, scale: 0.0)
-    /// The keyboard's hold on the primary output changing.
-    private var primaryOutputListener: SignalListener?
+    /// The keyboard's hold on the primary output changing and on client input methods coming and going.
+    private var listeners: [SignalListener] = []
     /// Called after each character, deletion or key the keyboard sent to the client (flushed with
     /// the loop iteration that follows): for measuring tap-to-commit latency.
     public var onDelivered: ((KeyboardOutput) -> Void)?
@@ -47,7 +48,10 @@ public final class OnScreenKeyboardController: TextInputHandler {
         view.onOutput = { [unowned self] output in deliver(output) }
         compositor.textInputManager.handler = self
         compositor.typingKeyboardAttachmentChanged = { [unowned self] _ in update() }
-        primaryOutputListener = compositor.primaryOutputChanged.listen { [unowned self] in primaryOutputChanged() }
+        listeners = [
+            compositor.primaryOutputChanged.listen { [unowned self] in primaryOutputChanged() },
+            compositor.inputMethodChanged.listen { [unowned self] in update() },
+        ]
     }
 
     /// The keyboard's configuration for the board's settings: its layouts, height and colours.
@@ -118,7 +122,7 @@ public final class OnScreenKeyboardController: TextInputHandler {
 
     /// Shows the keyboard for the enabled text input's field, or hides it.
     private func update() {
-        guard let textInput, textInput.isEnabled,
+        guard let textInput, textInput.isEnabled, compositor.seat.inputMethod == nil,
               !(hidesWhenKeyboardAttached && compositor.isTypingKeyboardAttached) else {
             shownFor = nil
             view.hide(animated: true)

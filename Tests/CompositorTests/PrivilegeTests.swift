@@ -41,17 +41,18 @@ import WaylandTestClient
     @Test func onlyAListedClientSeesThePrivilegedGlobals() throws {
         #expect(Self.privilegedInterfaces == [
             "zwlr_layer_shell_v1", "zwp_virtual_keyboard_manager_v1", "zwlr_screencopy_manager_v1", "zwlr_virtual_pointer_manager_v1",
+            "zwp_input_method_manager_v2",
         ])
         let session = try HeadlessSession()
         session.compositor.privilegeRules = [PrivilegeRule(.user(getuid() &+ 1), privileges: Set(Privilege.allCases))]
         let unlisted = try SessionClient(session)
         #expect(privilegedGlobals(seenBy: unlisted.client).isEmpty)
         session.compositor.privilegeRules = [
-            PrivilegeRule(.user(getuid()), privileges: [.layerShell]),
+            PrivilegeRule(.user(getuid()), privileges: [.layerShell, .inputMethod]),
             PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture]),
         ]
         let listed = try SessionClient(session)
-        #expect(privilegedGlobals(seenBy: listed.client) == ["zwlr_layer_shell_v1", "zwlr_screencopy_manager_v1"])
+        #expect(privilegedGlobals(seenBy: listed.client) == ["zwlr_layer_shell_v1", "zwlr_screencopy_manager_v1", "zwp_input_method_manager_v2"])
     }
 
     /// A client that connects through a sandbox engine's security context sees no privileged

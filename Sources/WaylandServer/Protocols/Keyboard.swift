@@ -41,6 +41,7 @@ extension SeatGlobal {
         keyboard.state = KeyState(keymap: keymap)
         for key in keyboard.keys { keyboard.state?.update(key: key, pressed: true) }
         for resource in allKeyboards() { resource.sendKeymap(keymap) }
+        if keymap === keyboard.seatKeymap { activeKeyboardGrab?.sendKeymap(keymap) }
         updateModifiers()
     }
 
@@ -50,6 +51,7 @@ extension SeatGlobal {
         keyboard.repeatRate = rate
         keyboard.repeatDelay = delay
         for resource in allKeyboards() { resource.sendRepeatInfo(rate: rate, delay: delay) }
+        activeKeyboardGrab?.send(.repeatInfo(rate: rate, delay: delay))
     }
 
     public var keyRepeatRate: Int32 { keyboard.repeatRate }
@@ -107,11 +109,12 @@ extension SeatGlobal {
     }
 
     /// A key (evdev code, e.g. KEY_A 30) went down or up; returns the key event's serial. Updates the
-    /// modifier state and sends modifiers after the key when they changed.
+    /// modifier state and sends modifiers after the key when they changed. The key goes to the
+    /// input method's keyboard grab while there is one, else to the keyboard focus.
     @discardableResult
     public func keyboardKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
         if let seatKeymap = keyboard.seatKeymap { activate(seatKeymap) }
-        return deliverKey(time: time, key: key, pressed: pressed)
+        return deliverKey(time: time, key: key, pressed: pressed, to: activeKeyboardGrab)
     }
 
     /// A virtual keyboard's key, interpreted with its `keymap` (sent to the clients first when
@@ -129,7 +132,7 @@ extension SeatGlobal {
         updateModifiers()
     }
 
-    private func deliverKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
+    private func deliverKey(time: UInt32, key: UInt32, pressed: Bool, to grab: InputMethodKeyboardGrab? = nil) -> UInt32 {
         let serial = display.nextSerial()
         let wasDown = keyboard.keys.contains(key)
         if pressed && !wasDown {
@@ -139,14 +142,17 @@ extension SeatGlobal {
             keyboard.keys.removeAll { $0 == key }
             keyboard.state?.update(key: key, pressed: false)
         }
-        if let focus = keyboardFocus {
+        if let grab {
+            seatClient(for: grab.client).record(serial)
+            grab.send(.key(serial: serial, time: time, key: key, state: pressed ? .pressed : .released))
+        } else if let focus = keyboardFocus {
             let target = seatClient(for: focus.client)
             target.record(serial)
             for resource in target.keyboards {
                 resource.send(.key(serial: serial, time: time, key: key, state: pressed ? .pressed : .released))
             }
         }
-        updateModifiers()
+        updateModifiers(to: grab)
         return serial
     }
 
@@ -165,10 +171,15 @@ extension SeatGlobal {
         resource.sendModifiers(serial: modifiersSerial, keyboard.modifiers)
     }
 
-    private func updateModifiers() {
+    /// Sends changed modifiers to `grab`, or without one to the keyboard focus.
+    private func updateModifiers(to grab: InputMethodKeyboardGrab? = nil) {
         guard let modifiers = keyboard.state?.modifiers, modifiers != keyboard.modifiers else { return }
         keyboard.modifiers = modifiers
-        if let focus = keyboardFocus { sendModifiers(to: seatClient(for: focus.client)) }
+        if let grab {
+            grab.sendModifiers(serial: display.nextSerial(), modifiers)
+        } else if let focus = keyboardFocus {
+            sendModifiers(to: seatClient(for: focus.client))
+        }
     }
 
     private func sendModifiers(to target: SeatClient) {

@@ -51,6 +51,8 @@ public final class SeatGlobal {
     var data = DataState()
     var primarySelection = PrimarySelectionState()
     var textInput = TextInputFocusState()
+    /// The client input method serving the seat (InputMethod.swift), if any.
+    public internal(set) weak var inputMethod: InputMethod?
 
     /// The devices the seat has; every bound wl_seat hears about a change.
     public var capabilities: SeatCapabilities {
@@ -84,6 +86,7 @@ public final class SeatGlobal {
 
     deinit {
         endTextInputs()
+        inputMethod?.seatEnded()
     }
 
     /// Withdraws the global; bound objects stay valid but get no more events from new bindings.

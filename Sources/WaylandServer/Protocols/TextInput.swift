@@ -227,6 +227,7 @@ public final class TextInput: Resource, RequestHandler {
         guard isEnabled else { return }
         seat?.textInput.active = nil
         owner?.handler?.textInputDisabled(self)
+        seat?.inputMethod?.deactivate(self)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {
@@ -278,8 +279,7 @@ public final class TextInput: Resource, RequestHandler {
             throw ProtocolError(code: invalidRequest, "set_surrounding_text: \(bytes.count) bytes of text, more than 4000")
         }
         for (name, offset) in [("cursor", Int(cursor)), ("anchor", Int(anchor))] {
-            // A UTF-8 continuation byte (top bits 0b10) lies inside a code point.
-            guard offset >= 0, offset <= bytes.count, offset == bytes.count || bytes[offset] & 0xc0 != 0x80 else {
+            guard isCodePointBoundary(offset, in: bytes) else {
                 throw ProtocolError(code: invalidRequest,
                                     "set_surrounding_text: \(name) \(offset) is not a code point boundary of the \(bytes.count)-byte text")
             }
@@ -305,8 +305,10 @@ public final class TextInput: Resource, RequestHandler {
         pending.changeCause = .inputMethod
         if !wasEnabled || startsField {
             owner?.handler?.textInputEnabled(self)
+            seat.inputMethod?.activate(for: self)
         } else {
             owner?.handler?.textInputStateChanged(self)
+            seat.inputMethod?.update(from: self)
         }
     }
 
@@ -314,6 +316,12 @@ public final class TextInput: Resource, RequestHandler {
         disable()
         seat?.existingSeatClient(for: client)?.textInputs.removeAll { $0 === self }
     }
+}
+
+/// Whether byte `offset` of UTF-8 `bytes` lies between code points (or at either end).
+func isCodePointBoundary(_ offset: Int, in bytes: [UInt8]) -> Bool {
+    // A UTF-8 continuation byte (top bits 0b10) lies inside a code point.
+    offset >= 0 && offset <= bytes.count && (offset == bytes.count || bytes[offset] & 0xc0 != 0x80)
 }
 
 /// text-input-v3 defines no error enum; requests that break the XML's rules on their values
