@@ -12,6 +12,11 @@ public final class ClientProcess {
     /// output and standard error; closed with the process object.
     public var outputDescriptor: FileDescriptor? { output?.fileDescriptor }
     private let output: OwnedFileDescriptor?
+    /// Readable once the process has exited (its pidfd): an event loop wakes on it instead of
+    /// polling `poll()`. Nil where the kernel has no pidfd_open (Linux before 5.3); the owner then
+    /// polls.
+    public var exitDescriptor: FileDescriptor? { exitNotice?.fileDescriptor }
+    private let exitNotice: OwnedFileDescriptor?
 
     /// Starts `arguments` (the first is looked up in PATH) with `environment` added to
     /// `parentEnvironment` (ours by default), less the variables in `removing`, in
@@ -84,6 +89,9 @@ public final class ClientProcess {
         }
         pid = child
         output = capturingOutput ? OwnedFileDescriptor(rawValue: pipeEnds[0]) : nil
+        // The child is not reaped before `poll()`, so the pid is still this child's even if it
+        // has already exited (its pidfd is then readable at once).
+        exitNotice = try? OwnedFileDescriptor(processID: child)
     }
 
     private static let firstInheritedDescriptor: Int32 = 3

@@ -7,5 +7,6 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <sys/pidfd.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>

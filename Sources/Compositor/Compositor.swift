@@ -229,9 +229,9 @@ public final class Compositor: SurfaceObserver {
 
     /// Runs the loop until `stop()` is called or `condition` becomes true (checked each iteration).
     /// Between iterations the loop sleeps until something happens (a client, input, a frame, a
-    /// signal) or `nextDeadline` (monotonic ns, asked after `condition`) passes, and at most
-    /// `maximumWaitMilliseconds`: what `condition` polls without a deadline (a child process's
-    /// exit) is seen within that time, and an idle kiosk wakes once a second instead of ten times.
+    /// signal, a child's exit through its pidfd) or `nextDeadline` (monotonic ns, asked after
+    /// `condition`) passes; with no deadline it sleeps until something happens, so whatever
+    /// `condition` checks must come with an event or a deadline. An idle kiosk does not wake.
     public func run(until condition: () -> Bool = { false }, nextDeadline: () -> UInt64? = { nil }) throws {
         isStopped = false
         while !isStopped && !condition() {
@@ -239,16 +239,14 @@ public final class Compositor: SurfaceObserver {
         }
     }
 
-    /// The longest the loop sleeps with nothing to do.
-    public static let maximumWaitMilliseconds: Int32 = 1000
-
     /// How long the loop may sleep at `now` to wake at `deadline` or after it (rounded up to the
-    /// next millisecond), at most `maximumWaitMilliseconds`; 0 once it passed.
+    /// next millisecond, at most `Int32.max`); 0 once it passed, -1 (until something happens)
+    /// without one.
     static func waitMilliseconds(until deadline: UInt64?, now: UInt64) -> Int32 {
-        guard let deadline else { return maximumWaitMilliseconds }
+        guard let deadline else { return -1 }
         guard deadline > now else { return 0 }
         let milliseconds = (deadline - now + 999_999) / 1_000_000
-        return Int32(min(milliseconds, UInt64(maximumWaitMilliseconds)))
+        return Int32(min(milliseconds, UInt64(Int32.max)))
     }
 
     public func stop() {

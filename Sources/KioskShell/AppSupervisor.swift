@@ -79,6 +79,10 @@ public final class AppSupervisor {
     /// `AppOutputForwarder`; it closes when the app is restarted or stopped.
     public var outputDescriptor: FileDescriptor? { process?.outputDescriptor }
 
+    /// Readable once the app as last started has exited (see `ClientProcess.exitDescriptor`); nil
+    /// before its start or where the kernel has no pidfds.
+    public var exitDescriptor: FileDescriptor? { process?.exitDescriptor }
+
     /// Whether the app is running now (not exited, not waiting for its restart).
     public var isRunning: Bool { process.map { !$0.poll() } ?? false }
 

@@ -7,7 +7,9 @@ import Glibc
 import LayerKit
 import Logging
 import Signals
+import SystemCalls
 import Views
+import WaylandServer
 public import Xwayland
 
 /// The kiosk policy around a running compositor: the board's app under supervision, and systemd
@@ -21,6 +23,8 @@ public final class KioskSession {
     private let logger: Logger
     private let supervisor: AppSupervisor?
     private var appOutput: AppOutputForwarder?
+    /// Wakes the loop when the app exits, for `tick` to reap it; nil where its exit is polled.
+    private var appExitWakeup: EventSource?
     private let watchdogPeriod: UInt64?
     private var nextWatchdog: UInt64
     private var nextPing: UInt64
@@ -95,6 +99,7 @@ public final class KioskSession {
             supervisor.kill()
         }
         try supervisor.start(now: monotonicNanoseconds())
+        appExitWakeup = watchExit(supervisor.exitDescriptor)
         appOutput = try forwardOutput(of: supervisor)
         report("running \(command) as pid \(supervisor.pid ?? 0)")
     }
@@ -141,6 +146,7 @@ public final class KioskSession {
             overlay?.show(.restarting)
         case .restarted(let pid):
             frameTimeoutReported = false
+            appExitWakeup = watchExit(supervisor.exitDescriptor)
             do {
                 appOutput = try forwardOutput(of: supervisor)
             } catch {
@@ -161,7 +167,8 @@ public final class KioskSession {
         var due: [UInt64] = []
         if watchdogPeriod != nil { due.append(nextWatchdog) }
         if let supervisor {
-            due.append(nextPing)
+            // Pinging nobody is no reason to wake.
+            if compositor.connectedClientCount > 0 { due.append(nextPing) }
             if let restart = supervisor.restartDue { due.append(restart) }
             if let timeout = supervisor.app.frameTimeout, supervisor.isRunning, !frameTimeoutReported {
                 let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
@@ -173,7 +180,26 @@ public final class KioskSession {
             due.append(max(start, compositor.lastInputNanoseconds(includingTouch: true)) + blankAfter.wholeNanoseconds)
         }
         if let seconds = onScreenKeyboard?.nextTickTime { due.append(UInt64((seconds * 1e9).rounded(.up))) }
+        // A child's exit without a pidfd to wake the loop is polled.
+        if supervisor?.isRunning == true && appExitWakeup == nil || xwayland?.pollsForExit == true {
+            due.append(monotonicNanoseconds() + Self.exitPollingInterval)
+        }
         return due.min()
+    }
+
+    /// How often a child's exit is polled where the kernel has no pidfds (Linux before 5.3).
+    public static let exitPollingInterval: UInt64 = 1_000_000_000
+
+    /// A wakeup of the loop when the process whose `exitDescriptor` this is exits; nil (its exit
+    /// then polled) without one, or when the loop cannot watch it.
+    private func watchExit(_ exitDescriptor: FileDescriptor?) -> EventSource? {
+        guard let exitDescriptor else { return nil }
+        do {
+            return try compositor.display.eventLoop.addWakeup(whenReadable: exitDescriptor)
+        } catch {
+            logger.error("cannot watch the app's exit, polling it instead: \(error)")
+            return nil
+        }
     }
 
     /// Xwayland's start, readiness and end, in the log and systemd's status.

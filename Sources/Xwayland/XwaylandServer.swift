@@ -44,6 +44,11 @@ public final class XwaylandServer {
     public private(set) var windowManager: XWindowManager?
     /// Xwayland as last started, until it is reaped.
     public private(set) var process: ClientProcess?
+    /// Wakes the loop when Xwayland exits, for `poll()` to reap it.
+    private var exitWakeup: EventSource?
+    /// Whether Xwayland runs with nothing to wake the loop at its exit (the kernel has no pidfds):
+    /// the owner then calls `poll()` on a timer.
+    public var pollsForExit: Bool { process != nil && exitWakeup == nil }
     /// Xwayland's Wayland connection while it lasts.
     public private(set) var client: Client?
     private var events: [Event] = []
@@ -80,6 +85,7 @@ public final class XwaylandServer {
     public func poll() -> [Event] {
         if let process, process.poll(), let exit = process.exit {
             self.process = nil
+            exitWakeup = nil
             endConnections()
             events.append(.exited(exit))
             do {
@@ -99,6 +105,7 @@ public final class XwaylandServer {
         listening = []
         process?.terminate(waitingWith: wait)
         process = nil
+        exitWakeup = nil
         endConnections()
     }
 
@@ -155,6 +162,7 @@ public final class XwaylandServer {
             arguments: arguments, environment: ["WAYLAND_SOCKET": "\(numbers[2])"], removing: ["WAYLAND_DISPLAY", "DISPLAY"],
             passing: passed.map(\.fileDescriptor))
         self.process = process
+        exitWakeup = process.exitDescriptor.flatMap { try? display.eventLoop.addWakeup(whenReadable: $0) }
         windowManagerEnd = windowManager
         readinessPipe = readEnd
         readiness = try display.eventLoop.addFileDescriptor(readEnd.fileDescriptor, events: .readable) { [unowned self] _ in

@@ -283,6 +283,8 @@ struct Run: ParsableCommand {
         }
         defer { controlServer?.close() }
         var process: ClientProcess?
+        // Wakes the loop when the app exits, for the loop's condition to reap it.
+        var processExitWakeup: EventSource?
         var session: KioskSession?
         let command = app.joined(separator: " ")
         // Whether a client of the app (or of a program it started) ever connected.
@@ -298,6 +300,7 @@ struct Run: ParsableCommand {
                 environment["DISPLAY"] = xwayland?.displayName
                 let started = try ClientProcess(arguments: app, environment: environment, removing: xwayland == nil ? ["DISPLAY"] : [])
                 process = started
+                processExitWakeup = started.exitDescriptor.flatMap { try? compositor.display.eventLoop.addWakeup(whenReadable: $0) }
                 logger.info("started \(command) as pid \(started.pid)")
             }
             // READY's status names the outputs lit by now (with none at start, the first plugged in).
@@ -388,8 +391,11 @@ struct Run: ParsableCommand {
             return !keepRunning
         } nextDeadline: {
             let screenshotPending = screenshot != nil && !screenshotTaken
-            return [session?.nextDeadline, session == nil ? waitingForDisplay.nextExtension : nil, screenshotPending ? screenshotDue : nil]
-                .compactMap { $0 }.min()
+            let exitPolled = process != nil && appExit == nil && processExitWakeup == nil
+            return [
+                session?.nextDeadline, session == nil ? waitingForDisplay.nextExtension : nil, screenshotPending ? screenshotDue : nil,
+                exitPolled ? monotonicNanoseconds() + KioskSession.exitPollingInterval : nil,
+            ].compactMap { $0 }.min()
         }
         if let startFailure { throw startFailure }
         if let appExit { throw ExitCode(appExit.shellStatus) }

@@ -17,6 +17,19 @@ import Testing
         #expect(killed.exit?.description == "signal 9")
     }
 
+    @Test func theExitDescriptorTurnsReadableWhenTheProcessExitsAndNotBefore() throws {
+        let app = try ClientProcess(arguments: ["sleep", "30"], environment: [:])
+        defer { app.terminate(graceSeconds: 0) }
+        let descriptor = try #require(app.exitDescriptor)
+        var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+        #expect(Glibc.poll(&entry, 1, 0) == 0)
+        kill(app.pid, SIGKILL)
+        #expect(Glibc.poll(&entry, 1, 60_000) == 1)
+        #expect(entry.revents & Int16(POLLIN) != 0)
+        #expect(app.poll())
+        #expect(app.exit == .signal(9))
+    }
+
     @Test func theAppGetsItsParentsEnvironmentWithTheGivenAddedAndTheRemovedLeftOutAndBothOutputsAreCaptured() throws {
         let parent = ["PATH": "/usr/bin:/bin", "KEPT": "kept", "REMOVED": "removed", "WAYLAND_DISPLAY": "wayland-0"]
         let app = try ClientProcess(

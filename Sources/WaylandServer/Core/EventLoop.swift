@@ -50,6 +50,16 @@ public final class EventLoop {
         return registered(FileDescriptorSource(raw: source, context: context, loop: self))
     }
 
+    /// Wakes the loop once, when `fileDescriptor` turns readable, then stops watching it: for a
+    /// descriptor that stays readable once it fired (a process's pidfd after the process exited),
+    /// whose cause the woken iteration handles (reaps the process). Keep the source until then.
+    public func addWakeup(whenReadable fileDescriptor: FileDescriptor) throws(SystemCallError) -> EventSource {
+        weak var added: FileDescriptorSource?
+        let source = try addFileDescriptor(fileDescriptor, events: .readable) { _ in added?.remove() }
+        added = source
+        return source
+    }
+
     /// A timer that calls `handler` once each time it is armed and expires.
     public func addTimer(handler: @escaping () -> Void) throws(SystemCallError) -> TimerSource {
         let box = EventSource.Handler.plain(handler)
