@@ -2,7 +2,7 @@ import Graphics
 import WaylandServer
 
 /// The seat's requests that change what is drawn (client cursors and drag icons) and its
-/// selection, which others hear of through `clipboardChanged`. Their surfaces'
+/// selections, which others hear of through `selectionChanged`. Their surfaces'
 /// layers already follow their commits (every surface gets a node on commit). They are shown by
 /// the cursor of the output the pointer is on, and go with it to another output.
 extension Compositor: SeatHandler {
@@ -25,7 +25,7 @@ extension Compositor: SeatHandler {
         withoutAnimation { output.cursor.setDragIcon(nil) }
     }
 
-    public func selectionChanged(_ seat: SeatGlobal) {
-        clipboardChanged.emit()
+    public func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {
+        selectionChanged.emit(kind)
     }
 }

@@ -84,9 +84,9 @@ public final class Compositor: SurfaceObserver {
     /// Emitted for every wl_surface a client creates (the X window manager pairs X windows with
     /// Xwayland's surfaces as they come).
     public let surfaceCreated = Signal<Surface>()
-    /// Emitted when the seat's selection (the clipboard) changed, whoever set it (the X window
-    /// manager bridges it to the X clipboard).
-    public let clipboardChanged = Signal<Void>()
+    /// Emitted with the kind of the seat's selection (clipboard or primary) that changed, whoever
+    /// set it (the X window manager bridges them to X's CLIPBOARD and PRIMARY).
+    public let selectionChanged = Signal<SelectionKind>()
     /// The compositor's hold on the backend's outputs coming, going and changing mode.
     private var backendListeners: [SignalListener] = []
     private var isStopped = false

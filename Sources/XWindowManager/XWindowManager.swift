@@ -43,9 +43,10 @@ public final class XWindowManager {
     private let checkWindow: UInt32
     private var source: FileDescriptorSource?
     private var surfaceListener: SignalListener?
-    /// CLIPBOARD ⇄ the Wayland selection; nil where Xwayland has no XFixes.
-    private var clipboard: XClipboardBridge?
-    private var clipboardListener: SignalListener?
+    /// CLIPBOARD ⇄ the clipboard and PRIMARY ⇄ the primary selection; none where Xwayland has
+    /// no XFixes.
+    private var selections: [XSelectionBridge] = []
+    private var selectionListener: SignalListener?
 
     /// Becomes the window manager on `descriptor` (Vitrine's end of Xwayland's `-wm` socket,
     /// taken), for the windows whose surfaces `xwayland` (Xwayland's Wayland client) makes on
@@ -88,13 +89,17 @@ public final class XWindowManager {
             guard surface.client === self.xwayland, let window = unpaired.removeValue(forKey: surface.id) else { return }
             pair(window, with: surface)
         }
-        clipboard = XClipboardBridge(connection: connection, seat: compositor.seat, eventLoop: compositor.display.eventLoop, logger: logger)
-        if clipboard == nil { logger.warning("Xwayland has no XFixes: the X clipboard is not bridged with Wayland's") }
-        clipboardListener = compositor.clipboardChanged.listen { [unowned self] in clipboard?.waylandSelectionChanged() }
-        // A selection set before Xwayland started is X's to paste too.
-        clipboard?.waylandSelectionChanged()
+        selections = [SelectionKind.clipboard, .primary].compactMap { kind in
+            XSelectionBridge(kind, connection: connection, seat: compositor.seat, eventLoop: compositor.display.eventLoop, logger: logger)
+        }
+        if selections.isEmpty { logger.warning("Xwayland has no XFixes: X's selections are not bridged with Wayland's") }
+        selectionListener = compositor.selectionChanged.listen { [unowned self] kind in
+            selections.first { $0.kind == kind }?.waylandSelectionChanged()
+        }
+        // Selections set before Xwayland started are X's to paste too.
+        for bridge in selections { bridge.waylandSelectionChanged() }
         // Xwayland accepts X clients once WM_S0 has an owner, so it is taken last: the first
-        // client finds the Wayland selection already X's (the server handles this connection's
+        // client finds the Wayland selections already X's (the server handles this connection's
         // requests in order).
         for selection in [AtomName.netWMCMS0, .wmS0] {
             xcb_set_selection_owner(raw, checkWindow, connection[selection], UInt32(XCB_CURRENT_TIME))
@@ -105,7 +110,7 @@ public final class XWindowManager {
     deinit {
         source?.remove()
         surfaceListener?.cancel()
-        clipboardListener?.cancel()
+        selectionListener?.cancel()
     }
 
     /// The top-level windows, in the order X created them.
@@ -133,7 +138,7 @@ public final class XWindowManager {
 
     private func handle(_ event: UnsafeRawPointer) {
         let responseType = event.load(as: UInt8.self) & 0x7f
-        if let clipboard, clipboard.handle(event, type: responseType) { return }
+        if selections.contains(where: { $0.handle(event, type: responseType) }) { return }
         let type = Int32(responseType)
         switch type {
         case 0:
@@ -165,7 +170,7 @@ public final class XWindowManager {
     }
 
     private func created(_ event: xcb_create_notify_event_t) {
-        guard event.parent == connection.root, event.window != checkWindow, event.window != clipboard?.window, byID[event.window] == nil else { return }
+        guard event.parent == connection.root, event.window != checkWindow, !selections.contains(where: { $0.window == event.window }), byID[event.window] == nil else { return }
         let frame = IntRect(x: Int32(event.x), y: Int32(event.y), width: Int32(event.width), height: Int32(event.height))
         let window = XWindow(id: event.window, frame: frame, isOverrideRedirect: event.override_redirect != 0, manager: self)
         byID[event.window] = window

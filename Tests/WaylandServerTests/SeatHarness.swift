@@ -11,6 +11,7 @@ final class SeatHarness: SeatHandler {
     let dataDeviceManager: DataDeviceManagerGlobal
     private(set) var cursorRequests: [(surface: Surface?, hotspotX: Int32, hotspotY: Int32)] = []
     private(set) var dragLog: [String] = []
+    /// How often the clipboard changed.
     private(set) var selectionChanges = 0
 
     init(capabilities: SeatCapabilities = [.pointer, .keyboard, .touch]) throws {
@@ -95,8 +96,8 @@ final class SeatHarness: SeatHandler {
         dragLog.append("ended")
     }
 
-    func selectionChanged(_ seat: SeatGlobal) {
-        selectionChanges += 1
+    func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {
+        if kind == .clipboard { selectionChanges += 1 }
     }
 }
 

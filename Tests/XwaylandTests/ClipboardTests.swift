@@ -25,44 +25,52 @@ extension XwaylandSession {
     }
 }
 
-/// The X CLIPBOARD and Wayland's selection are one clipboard: what a Wayland client copies, an X
-/// client pastes, and the other way, with Debian's wl-clipboard and xclip on either side.
+/// X's selections and Wayland's are one: what a Wayland client copies (or selects, for the
+/// primary selection), an X client pastes, and the other way, with Debian's wl-clipboard and xclip
+/// on either side; CLIPBOARD is the clipboard and PRIMARY the primary selection, each apart.
 @Suite(.serialized) struct ClipboardTests {
-    @Test func textCopiedOnEitherSidePastesOnTheOther() throws {
+    @Test(arguments: [SelectionKind.clipboard, .primary])
+    func textCopiedOnEitherSidePastesOnTheOther(_ kind: SelectionKind) throws {
         let session = try XwaylandSession(width: 640, height: 480)
+        let seat = session.compositor.seat
+        let other: SelectionKind = kind == .clipboard ? .primary : .clipboard
+        let xSelection = kind == .clipboard ? "clipboard" : "primary"
+        let waylandOption = kind == .clipboard ? [] : ["--primary"]
         // Copied by a Wayland client before any X client runs (Xwayland is not started yet).
-        let copier = try session.launchWayland(["wl-copy", "--foreground", "from wayland ✓"], output: "/dev/null")
+        let copier = try session.launchWayland(["wl-copy", "--foreground"] + waylandOption + ["from wayland ✓"], output: "/dev/null")
         defer { copier.terminate(graceSeconds: 1) }
-        #expect(try session.run(seconds: 30) { session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true })
+        #expect(try session.run(seconds: 30) { seat.selectionMimeTypes(kind)?.contains("text/plain;charset=utf-8") == true })
         // The first X clients (waiting together while the first starts Xwayland) are served only
-        // once the window manager has taken the CLIPBOARD for the Wayland selection: each one's
-        // one paste gets it.
-        let pasters = try (0..<6).map { _ in try session.launchPrinting(["xclip", "-selection", "clipboard", "-o"]) }
+        // once the window manager has taken the X selection for the Wayland one: each one's one
+        // paste gets it.
+        let pasters = try (0..<6).map { _ in try session.launchPrinting(["xclip", "-selection", xSelection, "-o"]) }
         defer { pasters.forEach { $0.process.terminate(graceSeconds: 1) } }
         #expect(try session.run(seconds: 60) { pasters.allSatisfy { $0.process.poll() } })
         #expect(pasters.map { $0.printed() } == Array(repeating: "from wayland ✓", count: 6))
         // X's TARGETS name the Wayland source's types as X knows them.
-        let targets = try session.output(of: ["xclip", "-selection", "clipboard", "-o", "-t", "TARGETS"])
+        let targets = try session.output(of: ["xclip", "-selection", xSelection, "-o", "-t", "TARGETS"])
         #expect(targets.split(separator: "\n").contains("UTF8_STRING"))
 
         // Copied by an X client: the Wayland selection becomes X's, and wl-copy's is cancelled.
         let text = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
         try "from x ✓".write(toFile: text, atomically: true, encoding: .utf8)
         defer { unlink(text) }
-        let xclip = try session.launch(["xclip", "-quiet", "-selection", "clipboard", "-i", text], output: "/dev/null")
+        let xclip = try session.launch(["xclip", "-quiet", "-selection", xSelection, "-i", text], output: "/dev/null")
         defer { xclip.terminate(graceSeconds: 1) }
-        #expect(try session.run(seconds: 30) { session.compositor.seat.selectionProvider != nil })
-        #expect(session.compositor.seat.selectionMimeTypes?.contains("text/plain;charset=utf-8") == true)
+        #expect(try session.run(seconds: 30) { seat.selectionProvider(kind) != nil })
+        #expect(seat.selectionMimeTypes(kind)?.contains("text/plain;charset=utf-8") == true)
         #expect(try session.run(seconds: 10) { copier.poll() })
         let pastedFile = NSTemporaryDirectory() + "x11-clipboard-\(UUID().uuidString).txt"
         defer { unlink(pastedFile) }
-        let paster = try session.launchWayland(["wl-paste", "--no-newline"], output: pastedFile)
+        let paster = try session.launchWayland(["wl-paste", "--no-newline"] + waylandOption, output: pastedFile)
         defer { paster.terminate(graceSeconds: 1) }
         #expect(try session.run(seconds: 30) { paster.poll() })
         #expect((try? String(contentsOfFile: pastedFile, encoding: .utf8)) == "from x ✓")
+        // The other selection was never set.
+        #expect(seat.selectionMimeTypes(other) == nil)
 
         // The X owner gone, the Wayland selection is empty.
         xclip.terminate(graceSeconds: 1)
-        #expect(try session.run(seconds: 10) { session.compositor.seat.selectionMimeTypes == nil })
+        #expect(try session.run(seconds: 10) { seat.selectionMimeTypes(kind) == nil })
     }
 }

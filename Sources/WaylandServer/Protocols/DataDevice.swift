@@ -1,9 +1,16 @@
 public import SystemCalls
 import WaylandProtocols
 
-/// Data the compositor itself offers as the seat's selection, for clients to paste as they paste
-/// another client's (the X clipboard, which the X window manager bridges). Called on the
-/// compositor's thread.
+/// The seat's two selections: the clipboard (wl_data_device) and the primary selection, text
+/// selected anywhere and pasted with the middle button (zwp_primary_selection_device_v1).
+public enum SelectionKind: Sendable {
+    case clipboard
+    case primary
+}
+
+/// Data the compositor itself offers as one of the seat's selections, for clients to paste as
+/// they paste another client's (X's selections, which the X window manager bridges). Called on
+/// the compositor's thread.
 public protocol SelectionProvider: AnyObject {
     /// The MIME types the data is offered in.
     var mimeTypes: [String] { get }
@@ -14,9 +21,16 @@ public protocol SelectionProvider: AnyObject {
     func selectionReplaced()
 }
 
-/// What the seat's selection is: a client's data source, or the compositor's own data.
-enum SelectionOwner {
-    case client(DataSource)
+/// A client's source of a selection's data: wl_data_source or zwp_primary_selection_source_v1.
+protocol SelectionSource: AnyObject {
+    var mimeTypes: [String] { get }
+    /// Asks the client to write `mimeType` into `fd` (libwayland sends a duplicate).
+    func sendSend(_ mimeType: String, _ fd: FileDescriptor)
+}
+
+/// What one of the seat's selections is: a client's source, or the compositor's own data.
+enum SelectionOwner<Source: SelectionSource> {
+    case client(Source)
     case compositor(SelectionProvider)
 
     var mimeTypes: [String] {
@@ -33,11 +47,28 @@ enum SelectionOwner {
         default: false
         }
     }
+
+    var provider: SelectionProvider? {
+        if case .compositor(let provider) = self { provider } else { nil }
+    }
+
+    /// Asks for the data as `mimeType`, written into `descriptor` (closed here once handed on).
+    func send(_ mimeType: String, into descriptor: OwnedFileDescriptor) {
+        switch self {
+        case .client(let source):
+            // libwayland sends a duplicate: ours is closed at once, so that the reader sees the
+            // end of the data when the source closes its own.
+            source.sendSend(mimeType, descriptor.fileDescriptor)
+            descriptor.close()
+        case .compositor(let provider):
+            provider.send(mimeType, into: descriptor)
+        }
+    }
 }
 
 /// The seat's selection and drag.
 struct DataState {
-    var selection: SelectionOwner?
+    var selection: SelectionOwner<DataSource>?
     /// The serial set_selection quoted for the current selection (older requests are ignored).
     var selectionSerial: UInt32 = 0
     var drag: Drag?
@@ -89,40 +120,54 @@ extension SeatGlobal {
         return (role.offsetX, role.offsetY)
     }
 
-    /// The mime types of the selection, nil when there is none.
+    /// The mime types of the clipboard, nil when there is none.
     public var selectionMimeTypes: [String]? { data.selection?.mimeTypes }
 
-    /// Clears the selection (its source is cancelled; the focused client hears of no selection).
-    public func clearSelection() {
-        replaceSelection(with: nil)
+    /// The mime types of the `kind` selection, nil when there is none.
+    public func selectionMimeTypes(_ kind: SelectionKind) -> [String]? {
+        switch kind {
+        case .clipboard: data.selection?.mimeTypes
+        case .primary: primarySelection.owner?.mimeTypes
+        }
     }
 
-    /// Makes the compositor's `provider` the selection, offered to clients as a client's would be
-    /// (the client source it replaces is cancelled).
-    public func setSelection(_ provider: SelectionProvider) {
-        replaceSelection(with: .compositor(provider))
+    /// Clears the `kind` selection (its source is cancelled; the focused client hears of none).
+    public func clearSelection(_ kind: SelectionKind = .clipboard) {
+        switch kind {
+        case .clipboard: replaceSelection(with: nil)
+        case .primary: replacePrimarySelection(with: nil)
+        }
     }
 
-    /// The compositor's provider while it is the selection; nil while a client's source (or
+    /// Makes the compositor's `provider` the `kind` selection, offered to clients as a client's
+    /// would be (the client source it replaces is cancelled).
+    public func setSelection(_ provider: SelectionProvider, kind: SelectionKind = .clipboard) {
+        switch kind {
+        case .clipboard: replaceSelection(with: .compositor(provider))
+        case .primary: replacePrimarySelection(with: .compositor(provider))
+        }
+    }
+
+    /// The compositor's provider while it is the clipboard; nil while a client's source (or
     /// nothing) is.
-    public var selectionProvider: SelectionProvider? {
-        if case .compositor(let provider)? = data.selection { return provider }
-        return nil
+    public var selectionProvider: SelectionProvider? { selectionProvider(.clipboard) }
+
+    /// The compositor's provider while it is the `kind` selection; nil while a client's source
+    /// (or nothing) is.
+    public func selectionProvider(_ kind: SelectionKind) -> SelectionProvider? {
+        switch kind {
+        case .clipboard: data.selection?.provider
+        case .primary: primarySelection.owner?.provider
+        }
     }
 
-    /// Asks the selection for its data as `mimeType`, written into `descriptor` (closed here once
-    /// handed on); without a selection it is closed at once, which the reader sees as no data.
-    public func receiveSelection(_ mimeType: String, into descriptor: OwnedFileDescriptor) {
-        switch data.selection {
-        case .client(let source)?:
-            // libwayland sends a duplicate: ours is closed at once, so that the reader sees the
-            // end of the data when the source closes its own.
-            source.sendSend(mimeType, descriptor.fileDescriptor)
-            descriptor.close()
-        case .compositor(let provider)?:
-            provider.send(mimeType, into: descriptor)
-        case nil:
-            descriptor.close()
+    /// Asks the `kind` selection for its data as `mimeType`, written into `descriptor` (closed
+    /// here once handed on); without a selection it is closed at once, which the reader sees as
+    /// no data.
+    public func receiveSelection(_ mimeType: String, kind: SelectionKind = .clipboard, into descriptor: OwnedFileDescriptor) {
+        switch kind {
+        case .clipboard: if let owner = data.selection { owner.send(mimeType, into: descriptor) } else { descriptor.close() }
+        case .primary: if let owner = primarySelection.owner { owner.send(mimeType, into: descriptor) } else { descriptor.close() }
         }
     }
 
@@ -252,7 +297,7 @@ extension SeatGlobal {
         replaceSelection(with: source.map { .client($0) })
     }
 
-    private func replaceSelection(with new: SelectionOwner?) {
+    private func replaceSelection(with new: SelectionOwner<DataSource>?) {
         let previous = data.selection
         if let new, new.isSame(as: previous) { return }
         if new == nil, previous == nil { return }
@@ -268,7 +313,7 @@ extension SeatGlobal {
             break
         }
         if let focus = keyboardFocus { sendSelection(to: focus.client) }
-        handler?.selectionChanged(self)
+        handler?.selectionChanged(self, kind: .clipboard)
     }
 
     /// Offers the selection (or none) to every data device of `client`.
@@ -280,7 +325,7 @@ extension SeatGlobal {
         if case .client(let selection)? = data.selection, selection === source {
             data.selection = nil
             if let focus = keyboardFocus { sendSelection(to: focus.client) }
-            handler?.selectionChanged(self)
+            handler?.selectionChanged(self, kind: .clipboard)
         }
         if let drag = data.drag, drag.source === source { cancelDrag() }
     }
@@ -302,7 +347,7 @@ final class DataDevice: Resource, RequestHandler {
     }
 
     /// data_offer, its mime types, then selection; or selection with no offer.
-    func offerSelection(_ selection: SelectionOwner?) {
+    func offerSelection(_ selection: SelectionOwner<DataSource>?) {
         guard let selection else {
             send(.selection(id: nil))
             return

@@ -35,7 +35,7 @@ final class DataOffer: Resource, RequestHandler {
     }
 
     /// Creates a selection offer in `device`'s client for `selection` (announce it with `introduce`).
-    convenience init(device: DataDevice, selection: SelectionOwner) {
+    convenience init(device: DataDevice, selection: SelectionOwner<DataSource>) {
         switch selection {
         case .client(let source):
             self.init(device: device, source: source, kind: .selection)
@@ -56,7 +56,7 @@ final class DataOffer: Resource, RequestHandler {
     /// Sends the source's mime types (and, for a drag, its actions) right after data_offer.
     func introduce() {
         if let provider {
-            for mimeType in SelectionOwner.compositor(provider).mimeTypes { send(.offer(mimeType: mimeType)) }
+            for mimeType in SelectionOwner<DataSource>.compositor(provider).mimeTypes { send(.offer(mimeType: mimeType)) }
             return
         }
         guard let source else { return }

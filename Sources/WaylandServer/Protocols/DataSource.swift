@@ -6,7 +6,7 @@ typealias DragActions = WlDataDeviceManagerDndAction
 
 /// wl_data_source: data a client offers, as the selection or in a drag. Used once: a source that
 /// became the selection or started a drag cannot be used again.
-final class DataSource: Resource, RequestHandler {
+final class DataSource: Resource, RequestHandler, SelectionSource {
     /// More types than any app offers for one piece of data. Each is sent to every client the
     /// selection is offered to, so more would let one client flood the others' sockets.
     static let maximumMimeTypes = 64

@@ -2,7 +2,7 @@ import SystemCalls
 
 /// zwp_primary_selection_source_v1: text a client offers as the primary selection. Like a
 /// wl_data_source it is used once, and offers at most `DataSource.maximumMimeTypes` types.
-final class PrimarySelectionSource: Resource, RequestHandler {
+final class PrimarySelectionSource: Resource, RequestHandler, SelectionSource {
     private(set) var mimeTypes: [String] = []
     private(set) var isUsed = false
     /// The seat whose selection it is, told when the source goes away.

@@ -20,15 +20,15 @@ public protocol SeatHandler: AnyObject {
     /// The drag ended (dropped or cancelled): stop drawing the icon and enter the pointer into the
     /// surface under it again (`pointerFocus` is nil after a pointer drag).
     func dragEnded(_ seat: SeatGlobal)
-    /// The selection (clipboard) changed; `seat.selectionMimeTypes` describes the new one.
-    func selectionChanged(_ seat: SeatGlobal)
+    /// The `kind` selection changed; `seat.selectionMimeTypes(kind)` describes the new one.
+    func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind)
 }
 
 extension SeatHandler {
     public func cursorRequested(_ seat: SeatGlobal, surface: Surface?, hotspotX: Int32, hotspotY: Int32) {}
     public func dragStarted(_ seat: SeatGlobal, icon: Surface?) {}
     public func dragEnded(_ seat: SeatGlobal) {}
-    public func selectionChanged(_ seat: SeatGlobal) {}
+    public func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {}
 }
 
 /// A wl_seat global (version 8): one group of input devices with one pointer focus, one keyboard

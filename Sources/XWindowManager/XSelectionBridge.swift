@@ -5,15 +5,16 @@ import Logging
 import SystemCalls
 import WaylandServer
 
-/// The X `CLIPBOARD` selection bridged with the seat's Wayland selection, both ways, by the
-/// window manager (rootless Xwayland leaves selections to it, as wlroots' and weston's do).
+/// One X selection bridged with the seat's Wayland selection of the same kind, both ways, by
+/// the window manager (rootless Xwayland leaves selections to it, as wlroots' and weston's do):
+/// `CLIPBOARD` with the clipboard (wl_data_device), `PRIMARY` with the primary selection.
 ///
-/// - X to Wayland: XFixes tells when an X client takes `CLIPBOARD`; the bridge asks the owner for
-///   its `TARGETS`, and makes them the Wayland selection (`XClipboardOffer`). A Wayland client's
-///   paste converts the selection to the target its MIME type came from, into the bridge's
-///   window, and the property's bytes are written to the client's pipe.
-/// - Wayland to X: when a Wayland client sets the selection, the bridge's window takes
-///   `CLIPBOARD`. An X client's `ConvertSelection` is answered with the selection's types
+/// - X to Wayland: XFixes tells when an X client takes the selection; the bridge asks the owner
+///   for its `TARGETS`, and makes them the Wayland selection (`XSelectionOffer`). A Wayland
+///   client's paste converts the selection to the target its MIME type came from, into the
+///   bridge's window, and the property's bytes are written to the client's pipe.
+/// - Wayland to X: when a Wayland client sets the selection, the bridge's window takes the X
+///   selection. An X client's `ConvertSelection` is answered with the selection's types
 ///   (`TARGETS`), or with its data: the Wayland source writes into a pipe the bridge reads, and
 ///   the bytes are put in the requestor's property.
 ///
@@ -21,13 +22,18 @@ import WaylandServer
 /// `text/plain`); other targets whose names are MIME types (`text/html`, `image/png`) pass as
 /// they are. Data goes in one property of at most `maximumBytes`: X's incremental transfer (INCR)
 /// is not spoken, so a larger selection is refused rather than cut.
-final class XClipboardBridge {
+final class XSelectionBridge {
     private let connection: XConnection
     private let seat: SeatGlobal
     private let eventLoop: EventLoop
     private let logger: Logger
-    /// The window that owns `CLIPBOARD` for Wayland and receives conversions for Wayland.
+    /// Which Wayland selection, and the X selection's atom (`CLIPBOARD` or `PRIMARY`).
+    let kind: SelectionKind
+    private let selection: UInt32
+    /// The window that owns the X selection for Wayland and receives conversions for Wayland.
     let window: UInt32
+    /// The X selection's name, for the log.
+    private var name: String { kind == .clipboard ? "CLIPBOARD" : "PRIMARY" }
     private let xfixesEvent: UInt8
     /// The most bytes one transfer carries: what fits in one ChangeProperty request, and 16 MiB.
     let maximumBytes: Int
@@ -35,17 +41,17 @@ final class XClipboardBridge {
     static let maximumTransfers = 16
 
     /// The X owner's data as the Wayland selection, while it is.
-    private var offer: XClipboardOffer?
+    private var offer: XSelectionOffer?
     /// Wayland pastes waiting for the X owner's data, oldest first; the first is being converted.
     private var pastes: [(target: UInt32, descriptor: OwnedFileDescriptor)] = []
-    /// Whether the bridge's window owns `CLIPBOARD` for the Wayland selection.
-    private var ownsClipboard = false
+    /// Whether the bridge's window owns the X selection for the Wayland selection.
+    private var ownsSelection = false
     /// X clients' conversions being read from Wayland sources.
     private var copies: [WaylandToXCopy] = []
     /// Writes of X data into Wayland clients' pipes that did not finish at once.
     private var writes: [PipeWrite] = []
 
-    init?(connection: XConnection, seat: SeatGlobal, eventLoop: EventLoop, logger: Logger) {
+    init?(_ kind: SelectionKind, connection: XConnection, seat: SeatGlobal, eventLoop: EventLoop, logger: Logger) {
         let raw = connection.raw
         guard let version = xcb_xfixes_query_version_reply(raw, xcb_xfixes_query_version(raw, 5, 0), nil) else { return nil }
         free(version)
@@ -54,6 +60,11 @@ final class XClipboardBridge {
         self.seat = seat
         self.eventLoop = eventLoop
         self.logger = logger
+        self.kind = kind
+        selection = switch kind {
+        case .clipboard: connection[.clipboard]
+        case .primary: UInt32(XCB_ATOM_PRIMARY.rawValue)
+        }
         xfixesEvent = extensionData.pointee.first_event
         maximumBytes = min(Int(xcb_get_maximum_request_length(raw)) * 4 - 64, 16 << 20)
         window = xcb_generate_id(raw)
@@ -64,19 +75,25 @@ final class XClipboardBridge {
         let events = UInt32(XCB_XFIXES_SELECTION_EVENT_MASK_SET_SELECTION_OWNER.rawValue
             | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_WINDOW_DESTROY.rawValue
             | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE.rawValue)
-        xcb_xfixes_select_selection_input(raw, window, connection[.clipboard], events)
+        xcb_xfixes_select_selection_input(raw, window, selection, events)
         connection.flush()
     }
 
-    /// Handles `event` when it is about selections; false when it is not.
+    /// Handles `event` when it is about this bridge's selection; false when it is not.
     func handle(_ event: UnsafeRawPointer, type: UInt8) -> Bool {
         switch Int32(type) {
         case XCB_SELECTION_REQUEST:
-            requested(event.load(as: xcb_selection_request_event_t.self))
+            let request = event.load(as: xcb_selection_request_event_t.self)
+            guard request.owner == window else { return false }
+            requested(request)
         case XCB_SELECTION_NOTIFY:
-            converted(event.load(as: xcb_selection_notify_event_t.self))
+            let notify = event.load(as: xcb_selection_notify_event_t.self)
+            guard notify.requestor == window else { return false }
+            converted(notify)
         case Int32(xfixesEvent) + XCB_XFIXES_SELECTION_NOTIFY:
-            ownerChanged(event.load(as: xcb_xfixes_selection_notify_event_t.self))
+            let notify = event.load(as: xcb_xfixes_selection_notify_event_t.self)
+            guard notify.window == window else { return false }
+            ownerChanged(notify)
         default:
             return false
         }
@@ -86,19 +103,19 @@ final class XClipboardBridge {
     // MARK: X to Wayland
 
     private func ownerChanged(_ event: xcb_xfixes_selection_notify_event_t) {
-        guard event.selection == connection[.clipboard], event.owner != window else { return }
+        guard event.selection == selection, event.owner != window else { return }
         guard event.owner != 0 else {
             // The X owner went away: its data with it.
-            if let offer, seat.selectionProvider === offer { seat.clearSelection() }
+            if let offer, seat.selectionProvider(kind) === offer { seat.clearSelection(kind) }
             offer = nil
             return
         }
         // What the new owner offers decides the Wayland selection.
-        xcb_convert_selection(connection.raw, window, connection[.clipboard], connection[.targets], connection[.vitrineSelection], event.timestamp)
+        xcb_convert_selection(connection.raw, window, selection, connection[.targets], connection[.vitrineSelection], event.timestamp)
     }
 
     private func converted(_ event: xcb_selection_notify_event_t) {
-        guard event.requestor == window, event.selection == connection[.clipboard] else { return }
+        guard event.selection == selection else { return }
         let value = event.property == 0 ? nil : connection.property(event.property, of: window, delete: true, limitBytes: maximumBytes)
         if event.target == connection[.targets] {
             offerTargets(value?.type == UInt32(XCB_ATOM_ATOM.rawValue) ? value?.words ?? [] : [])
@@ -109,7 +126,7 @@ final class XClipboardBridge {
         if let value, value.type != connection[.incr] {
             write(value.bytes, to: paste.descriptor)
         } else if value?.type == connection[.incr] {
-            logger.info("the X clipboard's owner sends its data incrementally (INCR), which Vitrine does not read: pasted nothing")
+            logger.info("the owner of X's \(name) sends its data incrementally (INCR), which Vitrine does not read: pasted nothing")
         }
         convertNextPaste()
     }
@@ -122,9 +139,9 @@ final class XClipboardBridge {
             types.append((mimeType, target))
         }
         guard !types.isEmpty else { return }
-        let offer = XClipboardOffer(types: types, bridge: self)
+        let offer = XSelectionOffer(types: types, bridge: self)
         self.offer = offer
-        seat.setSelection(offer)
+        seat.setSelection(offer, kind: kind)
     }
 
     /// The MIME type a target stands for: the text targets', or a target named like a MIME type.
@@ -145,7 +162,7 @@ final class XClipboardBridge {
 
     private func convertNextPaste() {
         guard let next = pastes.first else { return }
-        xcb_convert_selection(connection.raw, window, connection[.clipboard], next.target, connection[.vitrineSelection], UInt32(XCB_CURRENT_TIME))
+        xcb_convert_selection(connection.raw, window, selection, next.target, connection[.vitrineSelection], UInt32(XCB_CURRENT_TIME))
         connection.flush()
     }
 
@@ -158,18 +175,18 @@ final class XClipboardBridge {
 
     // MARK: Wayland to X
 
-    /// The Wayland selection changed: the bridge's window owns `CLIPBOARD` while a Wayland
+    /// The Wayland selection changed: the bridge's window owns the X selection while a Wayland
     /// client's selection is there, and lets it go when there is none.
     func waylandSelectionChanged() {
-        if let offer, seat.selectionProvider === offer { return }
+        if let offer, seat.selectionProvider(kind) === offer { return }
         offer = nil
         pastes.removeAll()
-        if seat.selectionMimeTypes != nil {
-            xcb_set_selection_owner(connection.raw, window, connection[.clipboard], UInt32(XCB_CURRENT_TIME))
-            ownsClipboard = true
-        } else if ownsClipboard {
-            xcb_set_selection_owner(connection.raw, 0, connection[.clipboard], UInt32(XCB_CURRENT_TIME))
-            ownsClipboard = false
+        if seat.selectionMimeTypes(kind) != nil {
+            xcb_set_selection_owner(connection.raw, window, selection, UInt32(XCB_CURRENT_TIME))
+            ownsSelection = true
+        } else if ownsSelection {
+            xcb_set_selection_owner(connection.raw, 0, selection, UInt32(XCB_CURRENT_TIME))
+            ownsSelection = false
         }
         connection.flush()
     }
@@ -178,8 +195,7 @@ final class XClipboardBridge {
         // ICCCM: an obsolete client names no property; the target's name serves.
         let property = event.property == 0 ? event.target : event.property
         let refuse = { self.notify(event, property: 0) }
-        guard event.selection == connection[.clipboard], event.owner == window, ownsClipboard,
-              let mimeTypes = seat.selectionMimeTypes else { return refuse() }
+        guard event.selection == selection, ownsSelection, let mimeTypes = seat.selectionMimeTypes(kind) else { return refuse() }
         if event.target == connection[.targets] {
             var targets = [connection[.targets]]
             for mimeType in mimeTypes {
@@ -198,9 +214,9 @@ final class XClipboardBridge {
                 self?.finish(copy, bytes: bytes)
             }
             copies.append(copy)
-            seat.receiveSelection(mimeType, into: copy.writingEnd)
+            seat.receiveSelection(mimeType, kind: kind, into: copy.writingEnd)
         } catch {
-            logger.warning("cannot copy the clipboard to an X client: \(error)")
+            logger.warning("cannot copy the Wayland \(kind) selection to an X client: \(error)")
             refuse()
         }
     }
@@ -218,7 +234,7 @@ final class XClipboardBridge {
     private func finish(_ copy: WaylandToXCopy, bytes: [UInt8]?) {
         copies.removeAll { $0 === copy }
         guard let bytes else {
-            logger.info("the clipboard holds more than \(maximumBytes) bytes, more than Vitrine gives an X client at once: refused")
+            logger.info("the Wayland \(kind) selection holds more than \(maximumBytes) bytes, more than Vitrine gives an X client at once: refused")
             return notify(copy.request, property: 0)
         }
         let type = copy.request.target == connection[.text] ? connection[.utf8String] : copy.request.target
@@ -241,12 +257,12 @@ final class XClipboardBridge {
     }
 }
 
-/// The X clipboard owner's data, as the seat's selection.
-final class XClipboardOffer: SelectionProvider {
+/// The data of an X selection's owner, as the seat's selection of the same kind.
+final class XSelectionOffer: SelectionProvider {
     let types: [(mimeType: String, target: UInt32)]
-    private weak var bridge: XClipboardBridge?
+    private weak var bridge: XSelectionBridge?
 
-    init(types: [(mimeType: String, target: UInt32)], bridge: XClipboardBridge) {
+    init(types: [(mimeType: String, target: UInt32)], bridge: XSelectionBridge) {
         self.types = types
         self.bridge = bridge
     }
