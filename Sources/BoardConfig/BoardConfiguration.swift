@@ -263,7 +263,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var workingDirectory: String?
     /// The user the app runs as; nil runs it as Vitrine's own user.
     public var user: String?
-    /// The app is killed and restarted when it leaves an `xdg_wm_base` ping unanswered this long.
+    /// The app is killed and restarted when it leaves an `xdg_wm_base` ping (or an X window's
+    /// `_NET_WM_PING`) unanswered this long.
     public var unresponsiveTimeout: Duration
     /// The app is killed and restarted when it presents no frame this long; nil never (most apps
     /// stop drawing when nothing changes).

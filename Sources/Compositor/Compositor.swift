@@ -98,7 +98,8 @@ public final class Compositor: SurfaceObserver {
     /// readiness: the first one means Vitrine is up).
     public let framePresented = Signal<Int>()
     /// Called with a client's process id when it left an xdg_wm_base ping unanswered for
-    /// `pingTimeoutMilliseconds` (the kiosk shell restarts a hung app).
+    /// `pingTimeoutMilliseconds`, or an X client's window left `_NET_WM_PING` so (the X window
+    /// manager calls it): the kiosk shell restarts a hung app.
     public var clientUnresponsive: ((Int32) -> Void)?
     /// Who may bind the privileged globals (Compositor+Privileges.swift); none by default.
     public var privilegeRules: [PrivilegeRule] = []

@@ -124,9 +124,11 @@ public final class KioskSession {
             firstFrameReportedForLaunch = supervisor.launchCount
             report("\(command) drew its first frame \((drawn - supervisor.startedAt) / 1_000_000) ms after its start")
         }
-        // One ping a second; a ping still unanswered keeps its first deadline.
+        // One ping a second, to the app's Wayland clients and its X windows; a ping still
+        // unanswered keeps its first deadline.
         if now >= nextPing {
             compositor.pingClients(where: supervisor.owns)
+            xwayland?.windowManager?.ping(where: supervisor.owns)
             nextPing = now + 1_000_000_000
         }
         // An app that draws nothing new for the board's no-frame-after is killed and restarted.

@@ -23,6 +23,7 @@ enum AtomName: String, CaseIterable {
     case netSupported = "_NET_SUPPORTED"
     case netSupportingWMCheck = "_NET_SUPPORTING_WM_CHECK"
     case netActiveWindow = "_NET_ACTIVE_WINDOW"
+    case netWMPing = "_NET_WM_PING"
     case netWMCMS0 = "_NET_WM_CM_S0"
     case clipboard = "CLIPBOARD"
     case targets = "TARGETS"

@@ -33,6 +33,9 @@ public final class XWindow: CustomStringConvertible {
     var protocols: Set<UInt32> = []
     /// Whether the handler was told it is shown.
     var isShown = false
+    /// The timestamp of the `_NET_WM_PING` sent and not yet answered, and its deadline's timer.
+    var pingTimestamp: UInt32?
+    var pingTimer: TimerSource?
     unowned let manager: XWindowManager
 
     init(id: UInt32, frame: IntRect, isOverrideRedirect: Bool, manager: XWindowManager) {
@@ -79,6 +82,9 @@ public final class XWindow: CustomStringConvertible {
     public func focus() {
         manager.focus(self)
     }
+
+    /// Whether a `_NET_WM_PING` sent to the window is still unanswered.
+    public var isAwaitingPong: Bool { pingTimestamp != nil }
 
     /// "0x… 'title' (instance, class)", as the log names it.
     public var description: String {

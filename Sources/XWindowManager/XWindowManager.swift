@@ -41,6 +41,8 @@ public final class XWindowManager {
     /// Windows whose surface id Xwayland sent before the surface reached Vitrine.
     private var unpaired: [UInt32: XWindow] = [:]
     private let checkWindow: UInt32
+    /// The timestamp of the last `_NET_WM_PING` sent.
+    private var lastPingTimestamp: UInt32 = 0
     private var source: FileDescriptorSource?
     private var surfaceListener: SignalListener?
     /// CLIPBOARD ⇄ the clipboard and PRIMARY ⇄ the primary selection; none where Xwayland has
@@ -76,7 +78,7 @@ public final class XWindowManager {
         connection.setProperty(connection[.netSupportingWMCheck], of: checkWindow, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [checkWindow])
         connection.setProperty(connection[.netSupportingWMCheck], of: root, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [checkWindow])
         connection.setProperty(connection[.netWMName], of: checkWindow, text: "Vitrine")
-        let supported: [AtomName] = [.netWMState, .netWMStateFullscreen, .netActiveWindow, .netWMName, .netSupportingWMCheck]
+        let supported: [AtomName] = [.netWMState, .netWMStateFullscreen, .netActiveWindow, .netWMName, .netSupportingWMCheck, .netWMPing]
         connection.setProperty(connection[.netSupported], of: root, type: UInt32(XCB_ATOM_ATOM.rawValue), words: supported.map { connection[$0] })
         do {
             source = try compositor.display.eventLoop.addFileDescriptor(connection.fileDescriptor, events: .readable) { [unowned self] _ in
@@ -108,6 +110,7 @@ public final class XWindowManager {
     }
 
     deinit {
+        for window in byID.values { window.pingTimer?.remove() }
         source?.remove()
         surfaceListener?.cancel()
         selectionListener?.cancel()
@@ -181,6 +184,8 @@ public final class XWindowManager {
 
     private func destroyed(_ id: UInt32) {
         guard let window = byID.removeValue(forKey: id) else { return }
+        window.pingTimer?.remove()
+        window.pingTimer = nil
         order.removeAll { $0 == id }
         unpaired = unpaired.filter { $0.value !== window }
         hide(window)
@@ -213,6 +218,9 @@ public final class XWindowManager {
     private func unmapped(_ id: UInt32) {
         guard let window = byID[id] else { return }
         window.isMapped = false
+        // A window put away is not asked to answer.
+        window.pingTimestamp = nil
+        window.pingTimer?.disarm()
         unpaired = unpaired.filter { $0.value !== window }
         hide(window)
         // Xwayland makes a new surface when the window is mapped again.
@@ -248,7 +256,11 @@ public final class XWindowManager {
     }
 
     private func clientMessage(_ event: xcb_client_message_event_t) {
-        guard event.format == 32, let window = byID[event.window] else { return }
+        guard event.format == 32 else { return }
+        if event.window == connection.root, event.type == connection[.wmProtocols], event.data.data32.0 == connection[.netWMPing] {
+            return ponged(event.data.data32.2, timestamp: event.data.data32.1)
+        }
+        guard let window = byID[event.window] else { return }
         switch connection.name(of: event.type) {
         case .wlSurfaceID:
             let surfaceID = event.data.data32.0
@@ -332,17 +344,70 @@ public final class XWindowManager {
         }
     }
 
+    // MARK: _NET_WM_PING
+
+    /// Sends `_NET_WM_PING` to each shown toplevel and dialog that lists it in `WM_PROTOCOLS`, of
+    /// a process `belongs` accepts, with the compositor's ping timeout as its deadline. An answer
+    /// stops it; otherwise the compositor's `clientUnresponsive` hears the process once, as for
+    /// an xdg_wm_base ping (the kiosk shell restarts a hung app). While a ping is unanswered,
+    /// another sends nothing and keeps the first deadline.
+    public func ping(where belongs: (Int32) -> Bool) {
+        for window in windows where window.isShown && !window.isOverrideRedirect && window.pingTimestamp == nil
+            && window.protocols.contains(connection[.netWMPing])
+        {
+            guard let pid = window.processID, belongs(pid) else { continue }
+            if window.pingTimer == nil {
+                do {
+                    window.pingTimer = try compositor.display.eventLoop.addTimer { [weak self, weak window] in
+                        if let self, let window { pingTimedOut(window) }
+                    }
+                } catch {
+                    logger.error("cannot ping X window \(window.description): \(error)")
+                    continue
+                }
+            }
+            // The timestamp only tells answers apart (EWMH: the client sends the message back
+            // unchanged); it never is 0, X's CurrentTime.
+            lastPingTimestamp = lastPingTimestamp == UInt32.max ? 1 : lastPingTimestamp + 1
+            window.pingTimestamp = lastPingTimestamp
+            sendProtocol(.netWMPing, to: window, timestamp: lastPingTimestamp)
+            window.pingTimer?.arm(milliseconds: compositor.pingTimeoutMilliseconds)
+        }
+        connection.flush()
+    }
+
+    /// A client sent the ping of `id` back to the root (EWMH's answer).
+    private func ponged(_ id: UInt32, timestamp: UInt32) {
+        guard let window = byID[id], window.pingTimestamp == timestamp else { return }
+        window.pingTimestamp = nil
+        window.pingTimer?.disarm()
+    }
+
+    private func pingTimedOut(_ window: XWindow) {
+        guard window.pingTimestamp != nil else { return }
+        window.pingTimestamp = nil
+        logger.warning("X window \(window.description)\(window.processID.map { " of pid \($0)" } ?? "") did not answer _NET_WM_PING")
+        if let pid = window.processID { compositor.clientUnresponsive?(pid) }
+    }
+
+    /// Sends `window`'s client a `WM_PROTOCOLS` message of `protocol` (ICCCM 4.2.8: the
+    /// protocol, a timestamp; EWMH's ping adds the window).
+    private func sendProtocol(_ protocol: AtomName, to window: XWindow, timestamp: UInt32) {
+        var message = xcb_client_message_event_t()
+        message.response_type = UInt8(XCB_CLIENT_MESSAGE)
+        message.format = 32
+        message.window = window.id
+        message.type = connection[.wmProtocols]
+        message.data.data32.0 = connection[`protocol`]
+        message.data.data32.1 = timestamp
+        message.data.data32.2 = window.id
+        connection.send(message, to: window.id, mask: 0)
+    }
+
     func focus(_ window: XWindow) {
         let raw = connection.raw
         if window.protocols.contains(connection[.wmTakeFocus]) {
-            var message = xcb_client_message_event_t()
-            message.response_type = UInt8(XCB_CLIENT_MESSAGE)
-            message.format = 32
-            message.window = window.id
-            message.type = connection[.wmProtocols]
-            message.data.data32.0 = connection[.wmTakeFocus]
-            message.data.data32.1 = UInt32(XCB_CURRENT_TIME)
-            connection.send(message, to: window.id, mask: 0)
+            sendProtocol(.wmTakeFocus, to: window, timestamp: UInt32(XCB_CURRENT_TIME))
         }
         xcb_set_input_focus(raw, UInt8(XCB_INPUT_FOCUS_POINTER_ROOT.rawValue), window.id, UInt32(XCB_CURRENT_TIME))
         connection.setProperty(connection[.netActiveWindow], of: connection.root, type: UInt32(XCB_ATOM_WINDOW.rawValue), words: [window.id])

@@ -108,6 +108,33 @@ import Testing
         #expect(firstFrame < statuses.firstIndex(of: "STATUS=weston-simple-shm exited (signal 9); restarting in 500 ms") ?? -1)
     }
 
+    @Test func anXAppThatStopsAnsweringPingsIsKilledAndRestarted() throws {
+        // GTK 3 on X11 answers _NET_WM_PING through Xwayland; once the test freezes it (SIGSTOP)
+        // it cannot.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("XwaylandTests/Clients/gtk3_x11_form.py").path
+        let command = "/usr/bin/python3 \(script)"
+        var frozen = false
+        let (messages, _, _) = try runSession(app: """
+            command = ["/usr/bin/python3", "\(script)"]
+            environment = { GDK_BACKEND = "x11", NO_AT_BRIDGE = "1" }
+            unresponsive-after = 1
+            """) { messages in
+            if !frozen, let first = messages.first(where: { $0.hasPrefix("STATUS=running \(command) as pid ") }),
+                messages.contains(where: { $0.hasPrefix("STATUS=\(command) drew its first frame ") }),
+                let pid = pid_t(first.split(separator: " ").last ?? "")
+            {
+                kill(pid, SIGSTOP)
+                frozen = true
+            }
+            return messages.contains { $0.hasSuffix("(start 2)") }
+        }
+        let statuses = messages.filter { $0 != "WATCHDOG=1" && !$0.hasPrefix("READY=1") }
+        #expect(statuses.contains("STATUS=\(command) did not answer a ping within 1.0 seconds; killing it"), "\(statuses)")
+        #expect(statuses.contains("STATUS=\(command) exited (signal 9); restarting in 500 ms"))
+        #expect(statuses.contains { $0.hasPrefix("STATUS=running \(command) as pid ") && $0.hasSuffix("(start 2)") })
+    }
+
     @Test func anAppThatDrawsNothingNewIsKilledAndRestartedWhenTheBoardAsksForIt() throws {
         // An idle terminal draws a few frames, then nothing: with no-frame-after = 2 that counts
         // as hung (which is why the board setting is off by default).
