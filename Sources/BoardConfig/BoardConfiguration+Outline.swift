@@ -59,6 +59,9 @@ extension BoardConfiguration {
         for grant in privileges {
             lines.append("privileges of \(grant.subject): " + grant.privileges.map(\.rawValue).joined(separator: ", "))
         }
+        for entry in compatibility {
+            lines.append("xdg-shell 4 for \(entry.subject)")
+        }
         if renderer != .auto { lines.append("renderer \(renderer)") }
         return lines
     }

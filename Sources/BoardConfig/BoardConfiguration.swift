@@ -21,13 +21,16 @@ public struct BoardConfiguration: Sendable, Equatable {
     /// The clients that may use privileged protocols (`[[privilege]]`), in the file's order; no
     /// client has any privilege otherwise, the app included.
     public var privileges: [PrivilegeGrant]
+    /// Clients that need an older protocol version than Vitrine offers (`[[compatibility]]`).
+    public var compatibility: [ClientCompatibility]
 
     public init(
         name: String, summary: String? = nil, renderer: RendererSelection = .auto, outputs: [OutputConfiguration],
         input: InputConfiguration = .init(),
         app: AppConfiguration, idle: IdleConfiguration = .init(), cursor: CursorConfiguration = .init(),
         splash: SplashConfiguration = .init(), printer: PrinterConfiguration? = nil,
-        onScreenKeyboard: OnScreenKeyboardSettings = .init(), privileges: [PrivilegeGrant] = []
+        onScreenKeyboard: OnScreenKeyboardSettings = .init(), privileges: [PrivilegeGrant] = [],
+        compatibility: [ClientCompatibility] = []
     ) {
         self.name = name
         self.summary = summary
@@ -41,6 +44,18 @@ public struct BoardConfiguration: Sendable, Equatable {
         self.printer = printer
         self.onScreenKeyboard = onScreenKeyboard
         self.privileges = privileges
+        self.compatibility = compatibility
+    }
+}
+
+/// A client that binds whatever xdg_wm_base version is offered but is aborted by libwayland on
+/// version 5's wm_capabilities event (built against older xdg-shell headers, or without a handler
+/// for it, as mpv 0.35): it is offered xdg_wm_base 4 (`[[compatibility]]`, `xdg-shell = 4`).
+public struct ClientCompatibility: Sendable, Equatable {
+    public var subject: PrivilegeGrant.Subject
+
+    public init(_ subject: PrivilegeGrant.Subject) {
+        self.subject = subject
     }
 }
 

@@ -318,7 +318,8 @@ private struct ConfigurationDecoder {
 
         return BoardConfiguration(
             name: name, summary: summary, renderer: renderer, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
-            splash: splash, printer: printer, onScreenKeyboard: keyboard, privileges: decodePrivileges(in: top))
+            splash: splash, printer: printer, onScreenKeyboard: keyboard, privileges: decodePrivileges(in: top),
+            compatibility: decodeCompatibility(in: top))
     }
 
     // MARK: Outputs
@@ -716,7 +717,7 @@ private struct ConfigurationDecoder {
         var firstLine: [PrivilegeGrant.Subject: Int] = [:]
         for reader in subtables("privilege", in: top, section: Schema.privilege, asArray: true) {
             checkKeys(reader)
-            let subject = decodePrivilegeSubject(reader)
+            let subject = decodeClientSubject(reader, table: "[[privilege]]")
             let privileges = decodeGrant(reader)
             guard let subject, let privileges else { continue }
             if let line = firstLine[subject] {
@@ -731,20 +732,49 @@ private struct ConfigurationDecoder {
         return grants
     }
 
-    /// The executable or the user a `[[privilege]]` names: one of them.
-    mutating func decodePrivilegeSubject(_ reader: TableReader) -> PrivilegeGrant.Subject? {
+    /// The clients with older protocol versions: one table per executable or user, each with
+    /// `xdg-shell = 4`, the only older version offered.
+    mutating func decodeCompatibility(in top: TableReader) -> [ClientCompatibility] {
+        var entries: [ClientCompatibility] = []
+        for reader in subtables("compatibility", in: top, section: Schema.compatibility, asArray: true) {
+            checkKeys(reader)
+            let subject = decodeClientSubject(reader, table: "[[compatibility]]")
+            guard reader.table["xdg-shell"] != nil else {
+                reportMissing("xdg-shell", in: reader)
+                continue
+            }
+            guard let version = integer("xdg-shell", in: reader) else { continue }
+            guard version == 4 else {
+                report(
+                    "xdg-shell = \(version) is not offered",
+                    fix: "use 4, the newest version without wm_capabilities (every other client gets 6)",
+                    atValue: reader.path(of: "xdg-shell"))
+                continue
+            }
+            guard let subject else { continue }
+            if entries.contains(where: { $0.subject == subject }) {
+                report("\(subject) has a [[compatibility]] already", fix: "remove one of the two tables", atKey: reader.path)
+            } else {
+                entries.append(ClientCompatibility(subject))
+            }
+        }
+        return entries
+    }
+
+    /// The executable or the user a `[[privilege]]` or `[[compatibility]]` names: one of them.
+    mutating func decodeClientSubject(_ reader: TableReader, table: String) -> PrivilegeGrant.Subject? {
         let executable = string("executable", in: reader)
         let user = string("user", in: reader)
         switch (reader.table["executable"] != nil, reader.table["user"] != nil) {
         case (false, false):
             report(
-                "[[privilege]] names neither an executable nor a user",
+                "\(table) names neither an executable nor a user",
                 fix: "add executable = \"/usr/bin/wayvnc\" or user = \"remote\"", atKey: reader.path)
             return nil
         case (true, true):
             report(
-                "[[privilege]] names both an executable and a user",
-                fix: "split it into two [[privilege]] tables, one for each", atKey: reader.path(of: "user"))
+                "\(table) names both an executable and a user",
+                fix: "split it into two \(table) tables, one for each", atKey: reader.path(of: "user"))
             return nil
         default:
             break

@@ -59,6 +59,7 @@ public enum BoardConfigurationSchema {
             Key(name: "printer", kind: .table, example: "[printer]"),
             Key(name: "on-screen-keyboard", kind: .table, example: "[on-screen-keyboard]"),
             Key(name: "privilege", kind: .arrayOfTables, example: "[[privilege]]"),
+            Key(name: "compatibility", kind: .arrayOfTables, example: "[[compatibility]]"),
         ])
 
     public static let board = Section(
@@ -170,7 +171,16 @@ public enum BoardConfigurationSchema {
             Key(name: "grant", kind: .stringArray, example: #"grant = ["capture", "virtual-input"]"#),
         ])
 
+    public static let compatibility = Section(
+        header: "[[compatibility]]",
+        keys: [
+            Key(name: "executable", kind: .string, example: #"executable = "/usr/bin/mpv""#),
+            Key(name: "user", kind: .string, example: #"user = "player""#),
+            Key(name: "xdg-shell", kind: .integer, example: "xdg-shell = 4"),
+        ])
+
     public static let sections: [Section] = [
         topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard, privilege,
+        compatibility,
     ]
 }

@@ -49,6 +49,7 @@ extension Compositor: IdleInhibitHandler {
     /// Powers every output's display down (DPMS off) or up; a display that refuses is logged and
     /// left as it is.
     public func setOutputsPowered(_ on: Bool) {
+        windowVisibilityNeedsUpdate = true
         for display in displays where display.isPoweredOn != on {
             do {
                 try display.setPowered(on)

@@ -6,6 +6,7 @@ import LayerKit
 /// new size.
 extension Compositor {
     func outputModeChanged(_ backendOutput: any BackendOutput) {
+        windowVisibilityNeedsUpdate = true
         if let mirror = mirrors.first(where: { $0.backend === backendOutput }) {
             mirror.followMode()
             logger.info("mirror \(backendOutput.name) changed mode: \(backendOutput.description)")

@@ -82,6 +82,7 @@ extension Compositor {
     /// A display was plugged in. It takes the backend's place for it among the outputs (the
     /// board's order of importance): in first place it is the primary, and the windows move to it.
     func outputAppeared(_ backendOutput: any BackendOutput) {
+        windowVisibilityNeedsUpdate = true
         do {
             try watchBackend()
             if case .mirror(let source) = backendOutput.layout {
@@ -115,6 +116,7 @@ extension Compositor {
     }
 
     func outputDisappeared(_ backendOutput: any BackendOutput) {
+        windowVisibilityNeedsUpdate = true
         if let index = mirrors.firstIndex(where: { $0.backend === backendOutput }) {
             mirrors.remove(at: index).stop()
             markMirroredCursors()

@@ -59,22 +59,33 @@ extension Compositor {
         guard client.securityContext == nil else { return [] }
         let executable = Self.executablePath(ofProcess: client.processID)
         var granted: Set<Privilege> = []
-        for rule in privilegeRules {
-            switch rule.subject {
-            case .user(let user) where user == client.userID:
-                granted.formUnion(rule.privileges)
-            case .executable(let path) where executable != nil && Self.resolvedPath(path) == executable:
-                granted.formUnion(rule.privileges)
-            default:
-                break
-            }
+        for rule in privilegeRules where Self.subject(rule.subject, names: client, running: executable) {
+            granted.formUnion(rule.privileges)
         }
         return granted
     }
 
-    /// Shows each privileged global only to the clients whose privileges include the one it needs.
+    /// Whether `client` is one of `clientsWithoutWindowCapabilities`.
+    func lacksWindowCapabilities(_ client: Client) -> Bool {
+        guard !clientsWithoutWindowCapabilities.isEmpty else { return false }
+        let executable = Self.executablePath(ofProcess: client.processID)
+        return clientsWithoutWindowCapabilities.contains { Self.subject($0, names: client, running: executable) }
+    }
+
+    private static func subject(_ subject: PrivilegeRule.Subject, names client: Client, running executable: String?) -> Bool {
+        switch subject {
+        case .user(let user): user == client.userID
+        case .executable(let path): executable != nil && resolvedPath(path) == executable
+        }
+    }
+
+    /// Shows each privileged global only to the clients whose privileges include the one it
+    /// needs, and each client one of the two xdg_wm_base globals.
     func filterPrivilegedGlobals() {
         display.globalFilter = { [unowned self] client, global in
+            if global.interfaceName == XdgShellGlobal.interfaceName {
+                return shell.isWithoutCapabilities(global) == lacksWindowCapabilities(client)
+            }
             guard let needed = Privilege.required(forInterface: global.interfaceName) else { return true }
             return privileges(of: client).contains(needed)
         }

@@ -14,6 +14,7 @@ extension Compositor {
 
     /// Shows `surface`'s window above every other.
     public func showWindow(_ surface: Surface) {
+        windowVisibilityNeedsUpdate = true
         let node = makeNode(for: surface)
         guard let output = outputs.first else {
             if !windowsWithoutOutput.contains(where: { $0 === node }) { windowsWithoutOutput.append(node) }
@@ -27,6 +28,7 @@ extension Compositor {
     /// Stops showing `surface`'s window; input focus on it moves on.
     public func hideWindow(_ surface: Surface) {
         guard let node = node(for: surface) else { return }
+        windowVisibilityNeedsUpdate = true
         outputs.first?.removeWindow(node)
         windowsWithoutOutput.removeAll { $0 === node }
         surfaceLeftTheScreen(surface)

@@ -94,6 +94,8 @@ public final class Compositor: SurfaceObserver {
     /// requests are handled (a hit test per commit costs a client with thousands of subsurfaces
     /// quadratic time).
     private var pointerNeedsRefocus = false
+    /// Something that decides which windows are suspended changed (Compositor+Suspension.swift).
+    var windowVisibilityNeedsUpdate = false
     /// Emitted with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
     public let framePresented = Signal<Int>()
@@ -103,6 +105,10 @@ public final class Compositor: SurfaceObserver {
     public var clientUnresponsive: ((Int32) -> Void)?
     /// Who may bind the privileged globals (Compositor+Privileges.swift); none by default.
     public var privilegeRules: [PrivilegeRule] = []
+    /// Clients that bind whatever xdg_wm_base version is advertised but are aborted by libwayland
+    /// on wm_capabilities (built against xdg-shell 4 or without a handler for it): they see
+    /// xdg_wm_base at version 4, everyone else at 6. Takes effect for registries made afterwards.
+    public var clientsWithoutWindowCapabilities: [PrivilegeRule.Subject] = []
     /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
     var lastNewBuffer: [Int32: UInt64] = [:]
     /// Surfaces whose buffers count as another process's than their client's (Compositor+ClientHealth.swift).
@@ -129,10 +135,7 @@ public final class Compositor: SurfaceObserver {
         }
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
-        // Version 4: clients built against older xdg-shell headers (weston 10's demo clients among
-        // them) bind the advertised version but crash on v5's wm_capabilities event, and a kiosk
-        // has no window-menu, maximize or minimize capabilities to announce anyway.
-        shell = XdgShellGlobal(display: display, version: 4)
+        shell = XdgShellGlobal(display: display, offeringVersionWithoutCapabilities: true)
         seat = try SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch], keymapLayout: "us")
         let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
@@ -219,6 +222,7 @@ public final class Compositor: SurfaceObserver {
             pointerNeedsRefocus = false
             refocusPointer()
         }
+        if windowVisibilityNeedsUpdate { updateSuspendedToplevels() }
         if outputs.contains(where: \.cursor.clientNeedsPlacing) {
             withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
         }
@@ -274,7 +278,8 @@ public final class Compositor: SurfaceObserver {
         }
     }
 
-    /// The first frame that shows a surface tells its client which output it is on and at what scale.
+    /// The first frame that shows a surface tells its client which output it is on, at what scale
+    /// and with what transform.
     func surfacesShown(_ surfaces: [Surface], on output: CompositorOutput) {
         for surface in surfaces {
             guard let node = node(for: surface), node.enteredOutput !== output.global else { continue }
@@ -282,6 +287,7 @@ public final class Compositor: SurfaceObserver {
             node.enteredOutput = output.global
             surface.enter(output.global)
             surface.sendPreferredScale(output.global.state.scaleFactor)
+            surface.sendPreferredBuffer(scale: output.global.state.scale, transform: output.global.state.transform)
         }
     }
 
@@ -310,8 +316,8 @@ public final class Compositor: SurfaceObserver {
 
     /// The protocols (and versions) Vitrine advertises, as WLCS's integration descriptor lists them.
     public static let advertisedProtocols: [(name: String, version: UInt32)] = [
-        ("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 2), ("wl_output", 4), ("wl_seat", 8),
-        ("wl_data_device_manager", 3), ("xdg_wm_base", 4), ("wp_viewporter", 1), ("wp_presentation", 1),
+        ("wl_compositor", 6), ("wl_subcompositor", 1), ("wl_shm", 2), ("wl_output", 4), ("wl_seat", 9),
+        ("wl_data_device_manager", 3), ("xdg_wm_base", 6), ("wp_viewporter", 1), ("wp_presentation", 1),
         ("wp_single_pixel_buffer_manager_v1", 1), ("wp_fractional_scale_manager_v1", 1),
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
@@ -343,8 +349,10 @@ public final class Compositor: SurfaceObserver {
         windowPolicy?.surfaceCommitted(surface)
         for output in outputs { output.cursor.surfaceCommitted(node) }
         Transaction.commit()
-        // A new size, input region or subsurface may change what is under the pointer.
+        // A new size, input region or subsurface may change what is under the pointer, and
+        // which windows are covered.
         pointerNeedsRefocus = true
+        windowVisibilityNeedsUpdate = true
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
     }
 

@@ -77,7 +77,7 @@ final class CompositorOutput {
     private(set) var isScanningOutDirectly = false
     /// Called when frames start or stop being a client's buffer scanned out directly.
     var onDirectScanoutChanged: ((Bool) -> Void)?
-    private var nodeLookup: (Surface) -> SurfaceNode?
+    let nodeLookup: (Surface) -> SurfaceNode?
 
     init(
         backend: any BackendOutput, display: Display, renderer: any LayerTreeRenderer, x: Int32, y: Int32, nodeLookup: @escaping (Surface) -> SurfaceNode?

@@ -99,9 +99,12 @@ extension Compositor {
         pointerMoved(toX: input.pointer.x + dx, y: input.pointer.y + dy)
     }
 
-    /// Scrolling over the surface under the pointer (`value120`: a wheel's steps, 120 per detent);
-    /// a finger scroll's 0 ends it (axis_stop).
-    public func pointerScrolled(axis: PointerAxis, value: Double, value120: Int32?, source: PointerAxisSource, time: UInt32? = nil) {
+    /// Scrolling over the surface under the pointer (`value120`: a wheel's steps, 120 per detent;
+    /// `direction`: inverted for a device that scrolls naturally); a finger scroll's 0 ends it (axis_stop).
+    public func pointerScrolled(
+        axis: PointerAxis, value: Double, value120: Int32?, source: PointerAxisSource,
+        direction: PointerAxisRelativeDirection = .identical, time: UInt32? = nil
+    ) {
         noteInput(isTouch: false)
         if let output = viewOutputForPointer(over: inputTarget(at: input.pointer)) {
             output.dispatcher.scroll(
@@ -112,7 +115,7 @@ extension Compositor {
         if source == .finger, value == 0 {
             seat.pointerAxisStop(time: time ?? eventTime, axis: axis)
         } else {
-            seat.pointerAxis(time: time ?? eventTime, axis: axis, value: value, value120: value120, source: source)
+            seat.pointerAxis(time: time ?? eventTime, axis: axis, value: value, value120: value120, source: source, direction: direction)
         }
         seat.pointerFrame()
     }

@@ -126,9 +126,9 @@ extension Compositor {
             pointerMoved(toX: point.x, y: point.y, time: time)
         case .pointerButton(_, _, let code, let isPressed):
             pointerButton(code, pressed: isPressed, time: time)
-        case .scroll(_, _, let axis, let value, let v120, let source):
+        case .scroll(_, _, let axis, let value, let v120, let source, let isNatural):
             pointerScrolled(axis: axis == .vertical ? .vertical : .horizontal, value: value, value120: v120.map { Int32($0.rounded()) },
-                            source: PointerAxisSource(source), time: time)
+                            source: PointerAxisSource(source), direction: isNatural ? .inverted : .identical, time: time)
         case .touchDown(_, _, let slot, let x, let y):
             guard let point = touchPoint(normalizedX: x, y: y, deviceName: deviceName) else { return }
             touchDown(id: slot, x: point.x, y: point.y, time: time)

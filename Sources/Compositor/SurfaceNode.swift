@@ -96,6 +96,12 @@ final class SurfaceNode {
         content.externalContents = contents
     }
 
+    /// Whether the surface's pixels are all opaque: its opaque region covers it, or its buffer's
+    /// format has no alpha.
+    var showsOpaquePixels: Bool {
+        content.isOpaque || shown?.pixels.format.hasAlpha == false
+    }
+
     /// A copy of the shown buffer's pixels, for a plane that scans out an image of its own (the
     /// cursor plane); nil when the buffer cannot be read by the CPU (a dma-buf) or is gone. The
     /// buffer stays with the compositor until a frame draws it or a commit replaces it.

@@ -291,6 +291,7 @@ public final class InputContext {
         guard let source = ScrollSource(eventType: type) else { return }
         let pointer = libinput_event_get_pointer_event(event)
         let time = libinput_event_pointer_get_time_usec(pointer), device = id(of: event)
+        let isNatural = libinput_device_config_scroll_get_natural_scroll_enabled(libinput_event_get_device(event)) != 0
         for (axis, libinputAxis) in [(ScrollAxis.vertical, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL),
                                      (.horizontal, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL)]
         where libinput_event_pointer_has_axis(pointer, libinputAxis) != 0 {
@@ -298,7 +299,7 @@ public final class InputContext {
                 time: time, device: device, axis: axis,
                 value: libinput_event_pointer_get_scroll_value(pointer, libinputAxis),
                 v120: source == .wheel ? libinput_event_pointer_get_scroll_value_v120(pointer, libinputAxis) : nil,
-                source: source))
+                source: source, isNatural: isNatural))
         }
     }
 

@@ -17,7 +17,8 @@ public enum InputEvent: Hashable, Sendable {
     case pointerButton(time: UInt64, device: InputDeviceID, code: UInt32, isPressed: Bool)
     /// `value` is in libinput's scroll units (degrees of a wheel, or pixels-like for fingers);
     /// `v120` is set for wheels only (120 = one detent). A finger scroll ends with `value` 0.
-    case scroll(time: UInt64, device: InputDeviceID, axis: ScrollAxis, value: Double, v120: Double?, source: ScrollSource)
+    /// `isNatural`: the device scrolls naturally, so `value` is the inverse of the motion.
+    case scroll(time: UInt64, device: InputDeviceID, axis: ScrollAxis, value: Double, v120: Double?, source: ScrollSource, isNatural: Bool)
     /// `slot` is libinput's seat slot: unique among all touch points down on the seat.
     case touchDown(time: UInt64, device: InputDeviceID, slot: Int32, x: Double, y: Double)
     case touchMotion(time: UInt64, device: InputDeviceID, slot: Int32, x: Double, y: Double)
@@ -32,7 +33,7 @@ public enum InputEvent: Hashable, Sendable {
         case .deviceAdded(let info), .deviceRemoved(let info): info.id
         case .key(_, let device, _, _), .pointerMotion(_, let device, _, _, _, _),
             .pointerMotionAbsolute(_, let device, _, _), .pointerButton(_, let device, _, _),
-            .scroll(_, let device, _, _, _, _), .touchDown(_, let device, _, _, _),
+            .scroll(_, let device, _, _, _, _, _), .touchDown(_, let device, _, _, _),
             .touchMotion(_, let device, _, _, _), .touchUp(_, let device, _), .touchCancel(_, let device, _),
             .touchFrame(_, let device):
             device
@@ -44,7 +45,7 @@ public enum InputEvent: Hashable, Sendable {
         switch self {
         case .deviceAdded, .deviceRemoved: nil
         case .key(let time, _, _, _), .pointerMotion(let time, _, _, _, _, _), .pointerMotionAbsolute(let time, _, _, _),
-            .pointerButton(let time, _, _, _), .scroll(let time, _, _, _, _, _), .touchDown(let time, _, _, _, _),
+            .pointerButton(let time, _, _, _), .scroll(let time, _, _, _, _, _, _), .touchDown(let time, _, _, _, _),
             .touchMotion(let time, _, _, _, _), .touchUp(let time, _, _), .touchCancel(let time, _, _),
             .touchFrame(let time, _):
             time

@@ -30,6 +30,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     public var fit: WindowFit = .center {
         didSet {
             guard fit != oldValue else { return }
+            compositor.windowVisibilityMayHaveChanged()
             Transaction.begin()
             Transaction.disableActions = true
             for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.isMapped { place(toplevel) }
@@ -188,6 +189,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// `y`) output points, as its geometry is now; it stays there (the kiosk shell's placement, and
     /// WLCS's position_window_absolute).
     public func positionWindow(of surface: Surface, x: Double, y: Double) {
+        compositor.windowVisibilityMayHaveChanged()
         if layerSurfaces.contains(where: { $0.surface === surface }) {
             explicitOrigins[ObjectIdentifier(surface)] = Point(x: x, y: y)
             arrangeLayerSurfaces()

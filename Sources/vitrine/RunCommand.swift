@@ -237,6 +237,7 @@ struct Run: ParsableCommand {
         if let board {
             try BoardInput.apply(board, to: compositor)
             compositor.privilegeRules = try BoardPrivileges.rules(for: board.privileges)
+            compositor.clientsWithoutWindowCapabilities = try BoardPrivileges.clientsWithoutWindowCapabilities(board.compatibility)
         }
         let deviceConfiguration = try board.map { try BoardInput.deviceConfiguration(for: $0.input) } ?? InputConfiguration()
         if !inputDevices.isEmpty {

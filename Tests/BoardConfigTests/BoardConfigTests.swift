@@ -299,7 +299,7 @@ private func withApp(_ outputs: String) -> String {
         #expect(
             problems(withApp("[[output]]\nconnector = \"DP-1\"\n\n[display]\nbrightness = 80\n")) == [
                 "board.toml:4:1: error: unknown key 'display' at the top level (fix: remove it; the top level takes "
-                    + "board, output, input, app, idle, cursor, splash, printer, on-screen-keyboard, privilege)"
+                    + "board, output, input, app, idle, cursor, splash, printer, on-screen-keyboard, privilege, compatibility)"
             ])
     }
 
@@ -855,6 +855,54 @@ private func withApp(_ outputs: String) -> String {
         ])
         #expect(try shippedBoard("intel-nuc").privileges == [
             PrivilegeGrant(.executable("/usr/bin/wayvnc"), privileges: [.capture, .virtualInput])
+        ])
+    }
+
+    @Test func compatibilityTablesOfferXdgShell4ToAnExecutableOrAUser() throws {
+        #expect(try BoardConfiguration.parse(withApp(outputs), file: "board.toml").get().compatibility == [])
+        let text = withApp(outputs) + """
+
+            [[compatibility]]
+            executable = "/usr/bin/mpv"
+            xdg-shell = 4
+
+            [[compatibility]]
+            user = "player"
+            xdg-shell = 4
+
+            """
+        let board = try BoardConfiguration.parse(text, file: "board.toml").get()
+        #expect(board.compatibility == [ClientCompatibility(.executable("/usr/bin/mpv")), ClientCompatibility(.user("player"))])
+        #expect(board.outline().suffix(2) == ["xdg-shell 4 for executable /usr/bin/mpv", "xdg-shell 4 for user player"])
+    }
+
+    @Test func aCompatibilityTableNamesOneSubjectAndTheOnlyOlderVersion() {
+        let text = withApp(outputs) + """
+
+            [[compatibility]]
+            executable = "/usr/bin/mpv"
+            xdg-shell = 5
+
+            [[compatibility]]
+            xdg-shell = 4
+
+            [[compatibility]]
+            user = "player"
+
+            [[compatibility]]
+            user = "player"
+            xdg-shell = 4
+
+            [[compatibility]]
+            user = "player"
+            xdg-shell = 4
+
+            """
+        #expect(problems(text) == [
+            "board.toml:9:13: error: xdg-shell = 5 is not offered (fix: use 4, the newest version without wm_capabilities (every other client gets 6))",
+            "board.toml:11:1: error: [[compatibility]] names neither an executable nor a user (fix: add executable = \"/usr/bin/wayvnc\" or user = \"remote\")",
+            "board.toml:14:1: error: [[compatibility]] has no 'xdg-shell' (fix: add xdg-shell = 4)",
+            "board.toml:21:1: error: user player has a [[compatibility]] already (fix: remove one of the two tables)",
         ])
     }
 

@@ -94,12 +94,12 @@ struct SessionClient {
     let shell: XdgWmBaseProxy
     let shm: WlShmProxy
 
-    init(_ session: HeadlessSession) throws {
+    init(_ session: HeadlessSession, compositorVersion: UInt32 = 5, shellVersion: UInt32 = 4) throws {
         let (server, socket) = try session.compositor.display.createClientSocket()
         self.server = server
         client = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
-        compositor = try client.bind(WlCompositorProxy.self, version: 5)
-        shell = try client.bind(XdgWmBaseProxy.self, version: 4)
+        compositor = try client.bind(WlCompositorProxy.self, version: compositorVersion)
+        shell = try client.bind(XdgWmBaseProxy.self, version: shellVersion)
         shm = try client.bind(WlShmProxy.self, version: 1)
     }
 
@@ -145,7 +145,7 @@ struct SessionClient {
 }
 
 /// A white 64×64 window (centred on a 640×480 output: 288…352 × 208…272) of a client that bound
-/// the seat's pointer, keyboard and touch (wl_seat v8).
+/// the seat's pointer, keyboard and touch (wl_seat v9).
 struct InputWindow {
     let client: SessionClient
     let pointer: WlPointerProxy
@@ -155,7 +155,7 @@ struct InputWindow {
 
     init(_ session: HeadlessSession) throws {
         client = try SessionClient(session)
-        let seat = try client.client.bind(WlSeatProxy.self, version: 8)
+        let seat = try client.client.bind(WlSeatProxy.self, version: 9)
         pointer = try seat.getPointer()
         keyboard = try seat.getKeyboard()
         touch = try seat.getTouch()

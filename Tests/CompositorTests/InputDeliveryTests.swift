@@ -105,11 +105,24 @@ import WaylandTestClient
         let session = try HeadlessSession()
         let window = try InputWindow(session)
         session.compositor.pointerMoved(toX: 320, y: 240)
-        session.compositor.handle(.scroll(time: 3_000_000, device: device, axis: .vertical, value: 15, v120: 120, source: .wheel))
+        session.compositor.handle(.scroll(time: 3_000_000, device: device, axis: .vertical, value: 15, v120: 120, source: .wheel, isNatural: false))
         try window.client.client.roundtrip()
-        #expect(window.pointer.events.contains(.axisSource(axisSource: .wheel)))
-        #expect(window.pointer.events.contains(.axisValue120(axis: .verticalScroll, value120: 120)))
-        #expect(window.pointer.events.contains(.axis(time: 3_000, axis: .verticalScroll, value: 15)))
+        #expect(window.pointer.events.suffix(5) == [
+            .axisSource(axisSource: .wheel), .axisValue120(axis: .verticalScroll, value120: 120),
+            .axisRelativeDirection(axis: .verticalScroll, direction: .identical), .axis(time: 3_000, axis: .verticalScroll, value: 15), .frame,
+        ])
+    }
+
+    @Test func aDeviceThatScrollsNaturallyTellsTheWindowTheScrollIsInverted() throws {
+        let session = try HeadlessSession()
+        let window = try InputWindow(session)
+        session.compositor.pointerMoved(toX: 320, y: 240)
+        session.compositor.handle(.scroll(time: 4_000_000, device: device, axis: .horizontal, value: -6, v120: nil, source: .finger, isNatural: true))
+        try window.client.client.roundtrip()
+        #expect(window.pointer.events.suffix(4) == [
+            .axisSource(axisSource: .finger), .axisRelativeDirection(axis: .horizontalScroll, direction: .inverted),
+            .axis(time: 4_000, axis: .horizontalScroll, value: -6), .frame,
+        ])
     }
 
     @Test func keysGoToTheFocusedWindowAndFollowTheLayout() throws {

@@ -62,6 +62,8 @@ import Testing
 
     @Test func westonPresentationShmGetsVsyncPresentationFeedback() throws {
         let session = try HeadlessSession()
+        // It binds xdg_wm_base at the version advertised, with no handler for wm_capabilities.
+        session.compositor.clientsWithoutWindowCapabilities = [.executable("/usr/bin/weston-presentation-shm")]
         // Line-buffered, so that what it printed is in the file when it is stopped.
         try session.launch(["stdbuf", "-oL", "weston-presentation-shm", "-f"])
         #expect(try session.runFrames(30, seconds: 60))

@@ -154,7 +154,7 @@ private func expectUsable(_ context: InputContext) throws {
         let touch = InputEvent.touchDown(time: 1_500_000, device: device, slot: 0, x: 0.25, y: 0.75)
         #expect(touch.device == device)
         #expect(touch.time == 1_500_000)
-        let scroll = InputEvent.scroll(time: 42, device: device, axis: .vertical, value: 15, v120: 120, source: .wheel)
+        let scroll = InputEvent.scroll(time: 42, device: device, axis: .vertical, value: 15, v120: 120, source: .wheel, isNatural: false)
         #expect(scroll.time == 42)
         let added = InputEvent.deviceAdded(tabletInfo(id: device))
         #expect(added.device == device)

@@ -17,6 +17,15 @@ import Testing
         #expect(try BoardPrivileges.rules(for: []) == [])
     }
 
+    @Test func compatibilityEntriesBecomeTheClientsWithoutWindowCapabilities() throws {
+        #expect(try BoardPrivileges.clientsWithoutWindowCapabilities([
+            ClientCompatibility(.executable("/usr/bin/mpv")), ClientCompatibility(.user("root")),
+        ]) == [.executable("/usr/bin/mpv"), .user(0)])
+        #expect(throws: BoardPrivilegeError.unknownUser("vitrine-no-such-user")) {
+            try BoardPrivileges.clientsWithoutWindowCapabilities([ClientCompatibility(.user("vitrine-no-such-user"))])
+        }
+    }
+
     @Test func aUserThatDoesNotExistStopsTheStart() {
         #expect(throws: BoardPrivilegeError.unknownUser("vitrine-no-such-user")) {
             try BoardPrivileges.rules(for: [PrivilegeGrant(.user("vitrine-no-such-user"), privileges: [.capture])])

@@ -8,7 +8,7 @@ import WaylandTestClient
     @Test func registryAdvertisesTheCoreGlobalsAtTheirVersions() throws {
         let harness = try Harness()
         let globals = Dictionary(harness.client.globals.values.map { ($0.interface, $0.version) }, uniquingKeysWith: max)
-        #expect(globals["wl_compositor"] == 5)
+        #expect(globals["wl_compositor"] == 6)
         #expect(globals["wl_subcompositor"] == 1)
         #expect(globals["wl_shm"] == 2)
         #expect(globals["wl_output"] == 4)

@@ -84,6 +84,30 @@ import WaylandTestClient
         #expect(pointer.events[1] == .axis(time: 9, axis: .verticalScroll, value: 15))
     }
 
+    @Test func version9HearsTheScrollsPhysicalDirectionBeforeEachAxisEvent() throws {
+        let harness = try SeatHarness()
+        let current = try harness.pointer(harness.client, version: 9)
+        let older = try harness.pointer(harness.client, version: 8)
+        let (_, surface) = try harness.makeSurface(harness.client)
+        harness.seat.pointerEnter(surface, x: 0, y: 0)
+        try harness.client.roundtrip()
+        current.clearEvents()
+        older.clearEvents()
+        harness.seat.pointerAxis(time: 1, axis: .vertical, value: 15, value120: 120, source: .wheel)
+        harness.seat.pointerFrame()
+        harness.seat.pointerAxis(time: 2, axis: .horizontal, value: -4, source: .finger, direction: .inverted)
+        harness.seat.pointerFrame()
+        try harness.client.roundtrip()
+        #expect(current.events == [
+            .axisSource(axisSource: .wheel), .axisValue120(axis: .verticalScroll, value120: 120),
+            .axisRelativeDirection(axis: .verticalScroll, direction: .identical), .axis(time: 1, axis: .verticalScroll, value: 15), .frame,
+            .axisSource(axisSource: .finger), .axisRelativeDirection(axis: .horizontalScroll, direction: .inverted),
+            .axis(time: 2, axis: .horizontalScroll, value: -4), .frame,
+        ])
+        #expect(!older.events.contains { $0.name == "axis_relative_direction" })
+        #expect(older.events.count == 7)
+    }
+
     @Test func version8GetsValue120WhileVersions5To7GetWholeDiscreteSteps() throws {
         let harness = try SeatHarness()
         let current = try harness.pointer(harness.client, version: 8)

@@ -91,7 +91,7 @@ final class XdgTestShell: XdgShellHandler, XdgActivationHandler {
 }
 
 /// The core harness plus xdg-shell, xdg-decoration, xdg-activation and a seat, with the kiosk
-/// policy above; the client has bound xdg_wm_base (version 5).
+/// policy above; the client has bound xdg_wm_base (version 6).
 final class XdgHarness {
     /// A toplevel as both sides see it.
     struct Window {
@@ -125,7 +125,7 @@ final class XdgHarness {
     var client: TestClient { core.client }
     var display: Display { core.display }
 
-    init(wmBaseVersion: UInt32 = 5) throws {
+    init(wmBaseVersion: UInt32 = 6) throws {
         core = try Harness()
         let output = core.output.state
         policy = XdgTestShell(outputSize: SurfaceSize(width: output.logicalWidth, height: output.logicalHeight))

@@ -204,6 +204,55 @@ import WaylandTestClient
         #expect(window.toplevel.events == [.configure(width: 5, height: 6, states: uint32Array([2]))])
     }
 
+    @Test func suspendingSendsTheLastConfigurationAgainWithTheSuspendedStateAndResumingWithout() throws {
+        let harness = try XdgHarness()
+        let window = try harness.makeMappedToplevel()
+        harness.clearEvents()
+        window.server.isSuspended = true
+        try harness.client.roundtrip()
+        #expect(harness.events == ["xdg_toplevel.configure", "xdg_surface.configure"])
+        #expect(window.toplevel.events.last == .configure(width: 320, height: 240, states: uint32Array([2, 4, 9])))
+        // The compositor's own configures carry it while it lasts.
+        window.server.configure(width: 100, height: 50, states: [.activated])
+        window.server.isSuspended = false
+        try harness.client.roundtrip()
+        #expect(window.toplevel.events.suffix(2) == [
+            .configure(width: 100, height: 50, states: uint32Array([4, 9])), .configure(width: 100, height: 50, states: uint32Array([4])),
+        ])
+    }
+
+    @Test func aToplevelSuspendedBeforeItsFirstConfigureIsSuspendedInIt() throws {
+        let harness = try XdgHarness()
+        harness.policy.configuresToplevels = false
+        let window = try harness.makeToplevel()
+        window.server.isSuspended = true
+        try harness.client.roundtrip()
+        #expect(window.toplevel.events.isEmpty)
+        window.server.configure(width: 0, height: 0, states: [])
+        try harness.client.roundtrip()
+        #expect(window.toplevel.events.last == .configure(width: 0, height: 0, states: uint32Array([9])))
+    }
+
+    @Test func unmappingEndsTheSuspension() throws {
+        let harness = try XdgHarness()
+        let window = try harness.makeMappedToplevel()
+        window.server.isSuspended = true
+        try harness.attachNull(to: window.surface)
+        try harness.commit(window.surface)
+        #expect(!window.server.isSuspended)
+    }
+
+    @Test func aVersion5ClientIsNeverToldItIsSuspended() throws {
+        let harness = try XdgHarness(wmBaseVersion: 5)
+        let window = try harness.makeMappedToplevel()
+        harness.clearEvents()
+        window.server.isSuspended = true
+        window.server.configure(width: 5, height: 6, states: [.fullscreen])
+        try harness.client.roundtrip()
+        #expect(harness.events == ["xdg_toplevel.configure", "xdg_surface.configure"])
+        #expect(window.toplevel.events.last == .configure(width: 5, height: 6, states: uint32Array([2])))
+    }
+
     @Test func sendCloseSendsClose() throws {
         let harness = try XdgHarness()
         let window = try harness.makeMappedToplevel()

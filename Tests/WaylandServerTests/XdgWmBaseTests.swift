@@ -6,7 +6,7 @@ import WaylandTestClient
     @Test func registryAdvertisesTheXdgGlobalsAtTheirVersions() throws {
         let harness = try XdgHarness()
         let globals = Dictionary(harness.client.globals.values.map { ($0.interface, $0.version) }, uniquingKeysWith: max)
-        #expect(globals["xdg_wm_base"] == 5)
+        #expect(globals["xdg_wm_base"] == 6)
         #expect(globals["zxdg_decoration_manager_v1"] == 1)
         #expect(globals["xdg_activation_v1"] == 1)
     }

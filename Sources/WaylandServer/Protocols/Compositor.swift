@@ -1,11 +1,12 @@
-/// The wl_compositor global (version 5): creates surfaces and regions.
+/// The wl_compositor global (version 6: surfaces hear their preferred buffer scale and transform):
+/// creates surfaces and regions.
 public final class CompositorGlobal {
     private var global: Global?
     /// Called for every new surface, before the client can use it.
     public var surfaceCreated: ((Surface) -> Void)?
 
     public init(display: Display) {
-        global = Global(display: display, interface: CompositorResource.interface, version: 5) { [weak self] client, version, id in
+        global = Global(display: display, interface: CompositorResource.interface, version: 6) { [weak self] client, version, id in
             _ = CompositorResource(client: client, version: version, id: id, owner: self)
         }
     }

@@ -18,6 +18,17 @@ public enum PointerAxisSource: UInt32, Sendable {
     var protocolValue: WlPointerAxisSource { WlPointerAxisSource(rawValue: rawValue) }
 }
 
+/// How the physical motion behind a scroll relates to its axis value
+/// (wl_pointer.axis_relative_direction): a volume slider follows the fingers either way.
+public enum PointerAxisRelativeDirection: UInt32, Sendable {
+    /// The value has the motion's direction (traditional scrolling).
+    case identical = 0
+    /// The value is the motion's inverse (natural scrolling: the content follows the fingers).
+    case inverted = 1
+
+    var protocolValue: WlPointerAxisRelativeDirection { WlPointerAxisRelativeDirection(rawValue: rawValue) }
+}
+
 /// The seat's pointer: focus, position and pressed buttons.
 struct PointerState {
     weak var focus: Surface?
@@ -106,9 +117,10 @@ extension SeatGlobal {
 
     /// Scrolling by `value` (surface-local units) on `axis`. `value120` is the wheel's high-resolution
     /// step count (120 per detent): version 8 gets it as axis_value120, versions 5–7 as whole
-    /// axis_discrete steps. `source` goes out once per frame to version 5 and later.
+    /// axis_discrete steps. `source` goes out once per frame to version 5 and later, and
+    /// `direction` with every axis event to version 9.
     public func pointerAxis(time: UInt32, axis: PointerAxis, value: Double, value120: Int32? = nil,
-                            source: PointerAxisSource? = nil) {
+                            source: PointerAxisSource? = nil, direction: PointerAxisRelativeDirection = .identical) {
         guard data.drag?.isPointerDriven != true else { return }
         let sendsSource = source != nil && !pointer.axisSourceSentInFrame
         if sendsSource { pointer.axisSourceSentInFrame = true }
@@ -127,6 +139,7 @@ extension SeatGlobal {
             } else if discrete != 0 {
                 resource.send(.axisDiscrete(axis: axis.protocolValue, discrete: discrete))
             }
+            resource.send(.axisRelativeDirection(axis: axis.protocolValue, direction: direction.protocolValue))
             resource.send(.axis(time: time, axis: axis.protocolValue, value: value))
         }
     }

@@ -31,8 +31,8 @@ extension SeatHandler {
     public func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {}
 }
 
-/// A wl_seat global (version 8): one group of input devices with one pointer focus, one keyboard
-/// focus and one selection. The compositor drives it with the methods in Pointer.swift,
+/// A wl_seat global (version 9: scrolls say their physical direction): one group of input devices
+/// with one pointer focus, one keyboard focus and one selection. The compositor drives it with the methods in Pointer.swift,
 /// Keyboard.swift, Touch.swift and DataDevice.swift; events reach every wl_pointer, wl_keyboard,
 /// wl_touch and wl_data_device of the focused client for this seat.
 public final class SeatGlobal {
@@ -75,7 +75,7 @@ public final class SeatGlobal {
         self.capabilities = capabilities
         advertised = capabilities
         keyboard = KeyboardState(keymap: try Keymap(layout: keymapLayout))
-        global = Global(display: display, interface: SeatResource.interface, version: 8) { [weak self] client, version, id in
+        global = Global(display: display, interface: SeatResource.interface, version: 9) { [weak self] client, version, id in
             let resource = SeatResource(client: client, version: version, id: id, seat: self)
             guard let self else { return }
             seatClient(for: client).seats.append(resource)

@@ -134,7 +134,7 @@ public protocol SurfaceObserver: AnyObject {
     func surfaceWillBeDestroyed(_ surface: Surface)
 }
 
-/// wl_surface (version 5): a rectangle of client pixels with double-buffered state, given a role
+/// wl_surface (version 6): a rectangle of client pixels with double-buffered state, given a role
 /// by a shell or by wl_subcompositor.
 public final class Surface: Resource, RequestHandler {
     /// The widest or tallest buffer shown, in pixels: twice a 4K panel's width, for scale 2. A
@@ -223,6 +223,22 @@ public final class Surface: Resource, RequestHandler {
     /// Tells the client the surface left an output (wl_surface.leave).
     public func leave(_ output: Output) {
         for resource in output.resources(of: client) { send(.leave(output: resource)) }
+    }
+
+    /// The buffer scale and transform last sent as the client's best choice (1 and normal before
+    /// any, as the protocol presumes).
+    private var preferredBuffer: (scale: Int32, transform: BufferTransform) = (1, .normal)
+
+    /// Tells the client the integer buffer scale and the buffer transform that suit the output the
+    /// surface is on (wl_surface.preferred_buffer_scale and preferred_buffer_transform, version 6),
+    /// each only when it differs from the last one sent: a buffer drawn at that scale and turned
+    /// by that transform reaches the panel without resampling or rotation.
+    public func sendPreferredBuffer(scale: Int32, transform: BufferTransform) {
+        precondition(scale > 0, "a preferred buffer scale must be positive")
+        guard isAlive else { return }
+        if scale != preferredBuffer.scale { send(.preferredBufferScale(factor: scale)) }
+        if transform != preferredBuffer.transform { send(.preferredBufferTransform(transform: transform.protocolValue)) }
+        preferredBuffer = (scale, transform)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

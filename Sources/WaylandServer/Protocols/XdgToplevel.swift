@@ -38,9 +38,11 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
         public static let tiledRight = States(rawValue: 1 << 6)
         public static let tiledTop = States(rawValue: 1 << 7)
         public static let tiledBottom = States(rawValue: 1 << 8)
+        /// Set by the toplevel from `isSuspended`, not by callers of `configure`.
+        public static let suspended = States(rawValue: 1 << 9)
 
         /// The protocol's enum values of the states set (state n is bit n).
-        var protocolValues: [UInt32] { (1...8).filter { rawValue & (1 << $0) != 0 } }
+        var protocolValues: [UInt32] { (1...9).filter { rawValue & (1 << $0) != 0 } }
     }
 
     /// What the compositor asked the client for in one configure.
@@ -84,6 +86,15 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
     /// The configuration the client acknowledged and then committed: what it shows now.
     public private(set) var currentConfiguration: Configuration?
     private var sentCapabilities = false
+    /// Whether the window is not being repainted (hidden under another, or its display is off):
+    /// every configure carries the suspended state while it is set (version 6), and a change is
+    /// sent at once with the last configuration. Cleared when the toplevel unmaps.
+    public var isSuspended = false {
+        didSet {
+            guard isSuspended != oldValue, version >= 6 else { return }
+            reconfigure()
+        }
+    }
     /// The zxdg_toplevel_decoration_v1 object while it exists.
     weak var decoration: XdgToplevelDecoration?
 
@@ -100,8 +111,8 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
     private var handler: XdgShellHandler? { xdgSurface.shell?.handler }
 
     /// Sends a configure sequence: wm_capabilities before the first one (v5), configure_bounds
-    /// when `bounds` is given (v4), xdg_toplevel.configure, then xdg_surface.configure, whose
-    /// serial it returns. Call it in answer to `toplevelNeedsInitialConfigure` and whenever the
+    /// when `bounds` is given (v4), xdg_toplevel.configure with `states` (and suspended while
+    /// `isSuspended`), then xdg_surface.configure, whose serial it returns. Call it in answer to `toplevelNeedsInitialConfigure` and whenever the
     /// compositor changes the window's size or states.
     @discardableResult
     public func configure(width: Int32, height: Int32, states: States, bounds: SurfaceSize? = nil) -> UInt32 {
@@ -111,8 +122,10 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
             sentCapabilities = true
         }
         if let bounds { send(.configureBounds(width: bounds.width, height: bounds.height)) }
+        var sent = states.subtracting(.suspended)
+        if isSuspended && version >= 6 { sent.insert(.suspended) }
         // Tiled states came with version 2.
-        let sent = version >= 2 ? states : states.subtracting([.tiledLeft, .tiledRight, .tiledTop, .tiledBottom])
+        if version < 2 { sent.subtract([.tiledLeft, .tiledRight, .tiledTop, .tiledBottom]) }
         send(.configure(width: width, height: height, states: Self.bytes(sent.protocolValues)))
         let configuration = Configuration(width: width, height: height, states: sent)
         let serial = xdgSurface.sendConfigure()
@@ -253,6 +266,8 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
         acknowledgedConfiguration = nil
         currentConfiguration = nil
         sentCapabilities = false
+        // Without a configure to repeat, clearing it sends nothing.
+        isSuspended = false
         handler?.toplevelUnmapped(self)
     }
 

@@ -35,11 +35,12 @@ public protocol XdgShellHandler: AnyObject {
     func clientDidNotAnswerPing(_ client: Client)
 }
 
-/// The xdg_wm_base global (version 5, as wayland-protocols 1.31 defines it): desktop-style
+/// The xdg_wm_base global (version 6: wm_capabilities and the suspended state): desktop-style
 /// windows and popups, and the ping that tells whether a client still answers.
 public final class XdgShellGlobal {
-    /// The newest version Vitrine implements (wayland-protocols 1.31's).
-    public static let version: UInt32 = 5
+    /// The newest version Vitrine implements (wayland-protocols 1.43 defines 7, whose constrained
+    /// edge states a kiosk's fullscreen windows have no use for).
+    public static let version: UInt32 = 6
 
     private final class ClientState {
         var bindings: [XdgWmBase] = []
@@ -49,7 +50,15 @@ public final class XdgShellGlobal {
         var grabs: [XdgPopup] = []
     }
 
+    /// The newest version without wm_capabilities: for clients that bind whatever version is
+    /// advertised but have no handler for that event, which libwayland aborts them for (weston
+    /// 10's presentation-shm, mpv 0.35).
+    public static let versionWithoutCapabilities: UInt32 = 4
+
     private var global: Global?
+    /// The same xdg_wm_base at `versionWithoutCapabilities`, for the display's filter to show
+    /// instead of `global` to the clients that need it.
+    private var globalWithoutCapabilities: Global?
     private weak var display: Display?
     private var clients: [Client: ClientState] = [:]
     public weak var handler: XdgShellHandler?
@@ -66,14 +75,32 @@ public final class XdgShellGlobal {
     /// Every live xdg_toplevel, in creation order.
     public private(set) var toplevels: [XdgToplevel] = []
 
-    /// Advertises xdg_wm_base at `version` (at most `XdgShellGlobal.version`).
-    public init(display: Display, version: UInt32 = XdgShellGlobal.version, handler: XdgShellHandler? = nil) {
+    /// Advertises xdg_wm_base at `version` (at most `XdgShellGlobal.version`), and with
+    /// `offeringVersionWithoutCapabilities` a second global of it at `versionWithoutCapabilities`:
+    /// the display's filter then shows each client one of the two (`isWithoutCapabilities`).
+    public init(
+        display: Display, version: UInt32 = XdgShellGlobal.version, offeringVersionWithoutCapabilities: Bool = false,
+        handler: XdgShellHandler? = nil
+    ) {
         self.display = display
         self.handler = handler
-        global = Global(display: display, interface: XdgWmBase.interface, version: min(version, Self.version)) { [weak self] client, version, id in
+        let bind: (Client, UInt32, UInt32) -> Void = { [weak self] client, version, id in
             let binding = XdgWmBase(client: client, version: version, id: id, owner: self)
             self?.state(of: client).bindings.append(binding)
         }
+        global = Global(display: display, interface: XdgWmBase.interface, version: min(version, Self.version), bind: bind)
+        if offeringVersionWithoutCapabilities {
+            globalWithoutCapabilities = Global(
+                display: display, interface: XdgWmBase.interface, version: min(version, Self.versionWithoutCapabilities), bind: bind)
+        }
+    }
+
+    /// The interface's name, as a global filter sees it.
+    public static let interfaceName = XdgWmBase.interface.name
+
+    /// Whether `global` is the xdg_wm_base offered at `versionWithoutCapabilities`.
+    public func isWithoutCapabilities(_ global: Global) -> Bool {
+        global === globalWithoutCapabilities
     }
 
     /// Sends xdg_wm_base.ping to each of the client's bindings and starts the timeout; a pong with
