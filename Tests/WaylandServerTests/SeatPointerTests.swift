@@ -84,15 +84,20 @@ import WaylandTestClient
         #expect(pointer.events[1] == .axis(time: 9, axis: .verticalScroll, value: 15))
     }
 
-    @Test func version9HearsTheScrollsPhysicalDirectionBeforeEachAxisEvent() throws {
-        let harness = try SeatHarness()
-        let current = try harness.pointer(harness.client, version: 9)
-        let older = try harness.pointer(harness.client, version: 8)
+    /// A pointer of each version, of one client, in a surface of that client, their enter heard.
+    private func enteredPointers(_ harness: SeatHarness, versions: [UInt32]) throws -> [WlPointerProxy] {
+        let pointers = try versions.map { try harness.pointer(harness.client, version: $0) }
         let (_, surface) = try harness.makeSurface(harness.client)
         harness.seat.pointerEnter(surface, x: 0, y: 0)
         try harness.client.roundtrip()
-        current.clearEvents()
-        older.clearEvents()
+        for pointer in pointers { pointer.clearEvents() }
+        return pointers
+    }
+
+    @Test func version9HearsTheScrollsPhysicalDirectionBeforeEachAxisEvent() throws {
+        let harness = try SeatHarness()
+        let pointers = try enteredPointers(harness, versions: [9, 8])
+        let (current, older) = (pointers[0], pointers[1])
         harness.seat.pointerAxis(time: 1, axis: .vertical, value: 15, value120: 120, source: .wheel)
         harness.seat.pointerFrame()
         harness.seat.pointerAxis(time: 2, axis: .horizontal, value: -4, source: .finger, direction: .inverted)
@@ -110,13 +115,8 @@ import WaylandTestClient
 
     @Test func version8GetsValue120WhileVersions5To7GetWholeDiscreteSteps() throws {
         let harness = try SeatHarness()
-        let current = try harness.pointer(harness.client, version: 8)
-        let older = try harness.pointer(harness.client, version: 7)
-        let (_, surface) = try harness.makeSurface(harness.client)
-        harness.seat.pointerEnter(surface, x: 0, y: 0)
-        try harness.client.roundtrip()
-        current.clearEvents()
-        older.clearEvents()
+        let pointers = try enteredPointers(harness, versions: [8, 7])
+        let (current, older) = (pointers[0], pointers[1])
         harness.seat.pointerAxis(time: 1, axis: .vertical, value: 15, value120: 120, source: .wheel)
         harness.seat.pointerFrame()
         // Two half detents of a high-resolution wheel: one discrete step, on the second.
