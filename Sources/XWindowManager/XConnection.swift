@@ -29,8 +29,10 @@ enum AtomName: String, CaseIterable {
     case targets = "TARGETS"
     case text = "TEXT"
     case incr = "INCR"
-    /// Where the clipboard bridge has selections converted to (its own window's property).
+    /// Where a selection bridge has selections converted to (its own window's property), and
+    /// their targets.
     case vitrineSelection = "_VITRINE_SELECTION"
+    case vitrineTargets = "_VITRINE_TARGETS"
 }
 
 /// A property's value as the server holds it.
@@ -101,14 +103,15 @@ final class XConnection {
     }
 
     /// Reads a property of `window` (any type), at most `limitBytes` of it (64 KiB by default),
-    /// and deletes it when asked and read whole; nil when it is not set or the window is gone.
+    /// and deletes it when asked and read whole; nil when it is not set or the window is gone. A
+    /// property may be set and empty (xclip's `INCR` is).
     func property(_ atom: UInt32, of window: UInt32, delete: Bool = false, limitBytes: Int = Int(propertyLimitWords) * 4) -> PropertyValue? {
         let cookie = xcb_get_property(raw, delete ? 1 : 0, window, atom, 0, 0, UInt32((limitBytes + 3) / 4))
         guard let reply = xcb_get_property_reply(raw, cookie, nil) else { return nil }
         defer { free(reply) }
         let length = Int(xcb_get_property_value_length(reply))
-        guard reply.pointee.type != 0, length > 0, let value = xcb_get_property_value(reply) else { return nil }
-        let bytes = Array(UnsafeRawBufferPointer(start: value, count: length))
+        guard reply.pointee.type != 0 else { return nil }
+        let bytes = length > 0 ? Array(UnsafeRawBufferPointer(start: xcb_get_property_value(reply), count: length)) : []
         return PropertyValue(type: reply.pointee.type, format: reply.pointee.format, bytes: bytes)
     }
 

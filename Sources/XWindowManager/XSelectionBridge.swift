@@ -12,16 +12,20 @@ import WaylandServer
 /// - X to Wayland: XFixes tells when an X client takes the selection; the bridge asks the owner
 ///   for its `TARGETS`, and makes them the Wayland selection (`XSelectionOffer`). A Wayland
 ///   client's paste converts the selection to the target its MIME type came from, into the
-///   bridge's window, and the property's bytes are written to the client's pipe.
+///   bridge's window, and the property's bytes are written to the client's pipe; an owner that
+///   answers `INCR` sends them chunk by chunk, each read (and deleted) once the pipe took the
+///   last.
 /// - Wayland to X: when a Wayland client sets the selection, the bridge's window takes the X
 ///   selection. An X client's `ConvertSelection` is answered with the selection's types
 ///   (`TARGETS`), or with its data: the Wayland source writes into a pipe the bridge reads, and
-///   the bytes are put in the requestor's property.
+///   the bytes are put in the requestor's property, at once when they end within one chunk,
+///   otherwise incrementally (ICCCM's `INCR`: a chunk each time the requestor deleted the last).
 ///
 /// Text types map both ways (`UTF8_STRING` ⇄ `text/plain;charset=utf-8`, `TEXT` and `STRING` ⇄
 /// `text/plain`); other targets whose names are MIME types (`text/html`, `image/png`) pass as
-/// they are. Data goes in one property of at most `maximumBytes`: X's incremental transfer (INCR)
-/// is not spoken, so a larger selection is refused rather than cut.
+/// they are. Against clients that send without end or stop half-way: at most
+/// `maximumTransfers` transfers each way, at most two chunks held for each, and a transfer that
+/// makes no progress for `stallMilliseconds` is given up.
 final class XSelectionBridge {
     private let connection: XConnection
     private let seat: SeatGlobal
@@ -35,21 +39,32 @@ final class XSelectionBridge {
     /// The X selection's name, for the log.
     private var name: String { kind == .clipboard ? "CLIPBOARD" : "PRIMARY" }
     private let xfixesEvent: UInt8
-    /// The most bytes one transfer carries: what fits in one ChangeProperty request, and 16 MiB.
-    let maximumBytes: Int
-    /// Conversions to one requestor at a time at most: more are refused until some finish.
+    /// The most bytes of one property read: what fits in one ChangeProperty request, and 16 MiB.
+    let maximumPropertyBytes: Int
+    /// The bytes of one chunk of an incremental transfer to an X client; data that ends within
+    /// one chunk goes in one property.
+    let chunkBytes: Int
+    /// Transfers each way at most: more are refused until some finish.
     static let maximumTransfers = 16
+    /// How long a transfer may make no progress before it is given up.
+    static let stallMilliseconds: Int32 = 5000
 
     /// The X owner's data as the Wayland selection, while it is.
     private var offer: XSelectionOffer?
     /// Wayland pastes waiting for the X owner's data, oldest first; the first is being converted.
-    private var pastes: [(target: UInt32, descriptor: OwnedFileDescriptor)] = []
+    private var pastes: [XToWaylandPaste] = []
+    /// The deadline of the paste being converted.
+    private var pasteStall: TimerSource?
+    /// Pipes of finished pastes still being written.
+    private var finishing: [PipeWriter] = []
     /// Whether the bridge's window owns the X selection for the Wayland selection.
     private var ownsSelection = false
     /// X clients' conversions being read from Wayland sources.
     private var copies: [WaylandToXCopy] = []
-    /// Writes of X data into Wayland clients' pipes that did not finish at once.
-    private var writes: [PipeWrite] = []
+    /// Handles the events xcb queued meanwhile: called after the bridge waited for replies from
+    /// outside the connection's own callback (a pipe's), since queued events leave nothing to
+    /// read on the connection's descriptor to wake the loop.
+    var handleQueuedEvents: () -> Void = {}
 
     init?(_ kind: SelectionKind, connection: XConnection, seat: SeatGlobal, eventLoop: EventLoop, logger: Logger) {
         let raw = connection.raw
@@ -66,7 +81,8 @@ final class XSelectionBridge {
         case .primary: UInt32(XCB_ATOM_PRIMARY.rawValue)
         }
         xfixesEvent = extensionData.pointee.first_event
-        maximumBytes = min(Int(xcb_get_maximum_request_length(raw)) * 4 - 64, 16 << 20)
+        maximumPropertyBytes = min(Int(xcb_get_maximum_request_length(raw)) * 4 - 64, 16 << 20)
+        chunkBytes = min(maximumPropertyBytes, 256 << 10)
         window = xcb_generate_id(raw)
         let mask: [UInt32] = [UInt32(XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)]
         xcb_create_window(
@@ -77,6 +93,11 @@ final class XSelectionBridge {
             | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE.rawValue)
         xcb_xfixes_select_selection_input(raw, window, selection, events)
         connection.flush()
+    }
+
+    deinit {
+        pasteStall?.remove()
+        for copy in copies { copy.stall?.remove() }
     }
 
     /// Handles `event` when it is about this bridge's selection; false when it is not.
@@ -90,6 +111,8 @@ final class XSelectionBridge {
             let notify = event.load(as: xcb_selection_notify_event_t.self)
             guard notify.requestor == window else { return false }
             converted(notify)
+        case XCB_PROPERTY_NOTIFY:
+            return propertyChanged(event.load(as: xcb_property_notify_event_t.self))
         case Int32(xfixesEvent) + XCB_XFIXES_SELECTION_NOTIFY:
             let notify = event.load(as: xcb_xfixes_selection_notify_event_t.self)
             guard notify.window == window else { return false }
@@ -97,6 +120,21 @@ final class XSelectionBridge {
         default:
             return false
         }
+        return true
+    }
+
+    /// A property of the bridge's window (a chunk from an X owner) or of a requestor (which
+    /// deleted a chunk it was given) changed.
+    private func propertyChanged(_ event: xcb_property_notify_event_t) -> Bool {
+        if event.window == window {
+            if event.atom == connection[.vitrineSelection], event.state == UInt8(XCB_PROPERTY_NEW_VALUE.rawValue) { chunkArrived() }
+            return true
+        }
+        guard event.state == UInt8(XCB_PROPERTY_DELETE.rawValue),
+              let copy = copies.first(where: { $0.isIncremental && $0.request.requestor == event.window && $0.property == event.atom })
+        else { return false }
+        copy.requestorWaits = true
+        progress(copy)
         return true
     }
 
@@ -111,23 +149,64 @@ final class XSelectionBridge {
             return
         }
         // What the new owner offers decides the Wayland selection.
-        xcb_convert_selection(connection.raw, window, selection, connection[.targets], connection[.vitrineSelection], event.timestamp)
+        xcb_convert_selection(connection.raw, window, selection, connection[.targets], connection[.vitrineTargets], event.timestamp)
     }
 
     private func converted(_ event: xcb_selection_notify_event_t) {
         guard event.selection == selection else { return }
-        let value = event.property == 0 ? nil : connection.property(event.property, of: window, delete: true, limitBytes: maximumBytes)
         if event.target == connection[.targets] {
+            let value = event.property == 0 ? nil : connection.property(event.property, of: window, delete: true)
             offerTargets(value?.type == UInt32(XCB_ATOM_ATOM.rawValue) ? value?.words ?? [] : [])
             return
         }
-        guard !pastes.isEmpty, pastes[0].target == event.target else { return }
-        let paste = pastes.removeFirst()
-        if let value, value.type != connection[.incr] {
-            write(value.bytes, to: paste.descriptor)
-        } else if value?.type == connection[.incr] {
-            logger.info("the owner of X's \(name) sends its data incrementally (INCR), which Vitrine does not read: pasted nothing")
+        guard let paste = pastes.first, paste.target == event.target, !paste.isIncremental else { return }
+        let value = event.property == 0 ? nil : connection.property(event.property, of: window, delete: true, limitBytes: maximumPropertyBytes)
+        if value?.type == connection[.incr] {
+            // Deleting INCR asked for the first chunk.
+            paste.isIncremental = true
+            pasteStall?.arm(milliseconds: Self.stallMilliseconds)
+            return
         }
+        if let value { paste.writer.write(value.bytes) }
+        pasteDone()
+    }
+
+    /// An X owner put the next chunk of an incremental transfer in the bridge's window: it is
+    /// read once the pipe took the last.
+    private func chunkArrived() {
+        guard let paste = pastes.first, paste.isIncremental else { return }
+        if paste.writer.pendingCount == 0 {
+            readChunk(of: paste)
+        } else {
+            paste.chunkWaits = true
+        }
+    }
+
+    private func readChunk(of paste: XToWaylandPaste) {
+        paste.chunkWaits = false
+        pasteStall?.arm(milliseconds: Self.stallMilliseconds)
+        // Reading deletes the chunk, which asks the owner for the next; an empty one ends the data.
+        guard let value = connection.property(connection[.vitrineSelection], of: window, delete: true, limitBytes: maximumPropertyBytes),
+              !value.bytes.isEmpty
+        else { return pasteDone() }
+        paste.writer.write(value.bytes)
+        connection.flush()
+        if paste.writer.isClosed { pasteDone() }
+    }
+
+    /// The paste under way got all it gets: its pipe is closed once written, and the next
+    /// paste is converted.
+    private func pasteDone() {
+        guard !pastes.isEmpty else { return }
+        let paste = pastes.removeFirst()
+        paste.writer.finish()
+        if !paste.writer.isClosed {
+            finishing.append(paste.writer)
+            paste.writer.drained = { [weak self] writer in
+                if writer.isClosed { self?.finishing.removeAll { $0 === writer } }
+            }
+        }
+        pasteStall?.disarm()
         convertNextPaste()
     }
 
@@ -156,7 +235,22 @@ final class XSelectionBridge {
     /// A Wayland client pastes the X owner's data as `target`.
     func paste(_ target: UInt32, into descriptor: OwnedFileDescriptor) {
         guard pastes.count < Self.maximumTransfers else { return }
-        pastes.append((target, descriptor))
+        if pasteStall == nil {
+            pasteStall = try? eventLoop.addTimer { [weak self] in self?.pasteStalled() }
+        }
+        guard pasteStall != nil else { return }
+        let paste = XToWaylandPaste(target: target, writer: PipeWriter(descriptor, on: eventLoop))
+        paste.writer.drained = { [weak self, unowned paste] writer in
+            guard let self, pastes.first === paste else { return }
+            if writer.isClosed {
+                // The Wayland client stopped reading.
+                pasteDone()
+            } else if paste.chunkWaits {
+                readChunk(of: paste)
+                handleQueuedEvents()
+            }
+        }
+        pastes.append(paste)
         if pastes.count == 1 { convertNextPaste() }
     }
 
@@ -164,13 +258,13 @@ final class XSelectionBridge {
         guard let next = pastes.first else { return }
         xcb_convert_selection(connection.raw, window, selection, next.target, connection[.vitrineSelection], UInt32(XCB_CURRENT_TIME))
         connection.flush()
+        pasteStall?.arm(milliseconds: Self.stallMilliseconds)
     }
 
-    private func write(_ bytes: [UInt8], to descriptor: OwnedFileDescriptor) {
-        guard let write = try? PipeWrite(bytes, to: descriptor, on: eventLoop, finished: { [weak self] done in
-            self?.writes.removeAll { $0 === done }
-        }) else { return }
-        if !write.isFinished { writes.append(write) }
+    private func pasteStalled() {
+        guard !pastes.isEmpty else { return }
+        logger.info("the owner of X's \(name) sent nothing for \(Self.stallMilliseconds) ms: the Wayland paste ends there")
+        pasteDone()
     }
 
     // MARK: Wayland to X
@@ -180,7 +274,10 @@ final class XSelectionBridge {
     func waylandSelectionChanged() {
         if let offer, seat.selectionProvider(kind) === offer { return }
         offer = nil
+        // Pastes of the X owner's data that were not answered get nothing more.
+        for paste in pastes { paste.writer.finish() }
         pastes.removeAll()
+        pasteStall?.disarm()
         if seat.selectionMimeTypes(kind) != nil {
             xcb_set_selection_owner(connection.raw, window, selection, UInt32(XCB_CURRENT_TIME))
             ownsSelection = true
@@ -210,11 +307,20 @@ final class XSelectionBridge {
         }
         guard let mimeType = mimeType(for: event.target, among: mimeTypes), copies.count < Self.maximumTransfers else { return refuse() }
         do {
-            let copy = try WaylandToXCopy(request: event, property: property, limit: maximumBytes, on: eventLoop) { [weak self] copy, bytes in
-                self?.finish(copy, bytes: bytes)
+            let copy = try WaylandToXCopy(request: event, property: property, reader: PipeReader(limit: 2 * chunkBytes, on: eventLoop))
+            copy.stall = try eventLoop.addTimer { [weak self, weak copy] in
+                guard let self, let copy else { return }
+                logger.info("an X client's conversion of the Wayland \(kind) selection made no progress for \(Self.stallMilliseconds) ms: given up")
+                if !copy.isIncremental { notify(copy.request, property: 0) }
+                end(copy)
+            }
+            copy.reader.received = { [weak self, unowned copy] in
+                self?.progress(copy)
+                self?.handleQueuedEvents()
             }
             copies.append(copy)
-            seat.receiveSelection(mimeType, kind: kind, into: copy.writingEnd)
+            copy.stall?.arm(milliseconds: Self.stallMilliseconds)
+            seat.receiveSelection(mimeType, kind: kind, into: copy.reader.writingEnd)
         } catch {
             logger.warning("cannot copy the Wayland \(kind) selection to an X client: \(error)")
             refuse()
@@ -231,16 +337,65 @@ final class XSelectionBridge {
         return connection.atomName(target).flatMap { name in mimeTypes.contains(name) ? name : nil }
     }
 
-    private func finish(_ copy: WaylandToXCopy, bytes: [UInt8]?) {
-        copies.removeAll { $0 === copy }
-        guard let bytes else {
-            logger.info("the Wayland \(kind) selection holds more than \(maximumBytes) bytes, more than Vitrine gives an X client at once: refused")
-            return notify(copy.request, property: 0)
+    /// The Wayland source wrote more (or ended), or the requestor deleted the last chunk: what
+    /// can go to the requestor now goes.
+    private func progress(_ copy: WaylandToXCopy) {
+        copy.stall?.arm(milliseconds: Self.stallMilliseconds)
+        let reader = copy.reader
+        guard copy.isIncremental else {
+            if reader.isEnded, reader.count <= chunkBytes {
+                put(reader.take(reader.count), for: copy)
+                notify(copy.request, property: copy.property)
+                end(copy)
+            } else if reader.count > chunkBytes, !beginIncremental(copy) {
+                notify(copy.request, property: 0)
+                end(copy)
+            }
+            return
         }
+        guard copy.requestorWaits else { return }
+        if reader.count >= chunkBytes || (reader.isEnded && reader.count > 0) {
+            copy.requestorWaits = false
+            put(reader.take(chunkBytes), for: copy)
+            connection.flush()
+        } else if reader.isEnded {
+            // An empty chunk ends the transfer.
+            put([], for: copy)
+            connection.flush()
+            end(copy)
+        }
+    }
+
+    /// Starts an incremental transfer (ICCCM 2.7.2): the requestor's property becomes `INCR`
+    /// with a lower bound of the size, and each time the requestor deletes the property, the
+    /// next chunk is put there, an empty one last. The bridge listens to the requestor's
+    /// property changes for it (adding to its own event mask there, which the window manager
+    /// may use already); false when the requestor is gone.
+    private func beginIncremental(_ copy: WaylandToXCopy) -> Bool {
+        let raw = connection.raw
+        let requestor = copy.request.requestor
+        guard let attributes = xcb_get_window_attributes_reply(raw, xcb_get_window_attributes(raw, requestor), nil) else { return false }
+        let mask = [attributes.pointee.your_event_mask | UInt32(XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)]
+        free(attributes)
+        xcb_change_window_attributes(raw, requestor, UInt32(XCB_CW_EVENT_MASK.rawValue), mask)
+        connection.setProperty(copy.property, of: requestor, type: connection[.incr], words: [UInt32(clamping: copy.reader.count)])
+        copy.isIncremental = true
+        notify(copy.request, property: copy.property)
+        return true
+    }
+
+    /// Puts `bytes` in the requestor's property, typed as the target asked for (`TEXT` is
+    /// answered as `UTF8_STRING`).
+    private func put(_ bytes: [UInt8], for copy: WaylandToXCopy) {
         let type = copy.request.target == connection[.text] ? connection[.utf8String] : copy.request.target
         xcb_change_property(
             connection.raw, UInt8(XCB_PROP_MODE_REPLACE.rawValue), copy.request.requestor, copy.property, type, 8, UInt32(bytes.count), bytes)
-        notify(copy.request, property: copy.property)
+    }
+
+    private func end(_ copy: WaylandToXCopy) {
+        copy.stall?.remove()
+        copy.stall = nil
+        copies.removeAll { $0 === copy }
     }
 
     /// Tells the requestor its conversion is done (in `property`), or refused (0).
@@ -254,6 +409,41 @@ final class XSelectionBridge {
         event.property = property
         connection.send(event, to: request.requestor, mask: 0)
         connection.flush()
+    }
+}
+
+/// A Wayland client's paste of an X owner's data, written into the client's pipe.
+final class XToWaylandPaste {
+    let target: UInt32
+    let writer: PipeWriter
+    /// The owner answered `INCR`: the data comes in chunks.
+    var isIncremental = false
+    /// A chunk arrived while the pipe was still taking the last.
+    var chunkWaits = false
+
+    init(target: UInt32, writer: PipeWriter) {
+        self.target = target
+        self.writer = writer
+    }
+}
+
+/// An X client's conversion of the Wayland selection: the source's data read from a pipe and put
+/// in the requestor's property.
+final class WaylandToXCopy {
+    let request: xcb_selection_request_event_t
+    let property: UInt32
+    let reader: PipeReader
+    /// Its deadline, moved on by every progress.
+    var stall: TimerSource?
+    /// The data goes in chunks (`INCR`).
+    var isIncremental = false
+    /// The requestor deleted the last chunk (or `INCR`) and waits for the next.
+    var requestorWaits = false
+
+    init(request: xcb_selection_request_event_t, property: UInt32, reader: PipeReader) {
+        self.request = request
+        self.property = property
+        self.reader = reader
     }
 }
 
@@ -277,98 +467,3 @@ final class XSelectionOffer: SelectionProvider {
     func selectionReplaced() {}
 }
 
-/// Bytes written into a pipe without blocking the compositor: what the pipe does not take at once
-/// is written as it drains; the pipe is closed when all is written or its reader goes.
-final class PipeWrite {
-    private let descriptor: OwnedFileDescriptor
-    private var remaining: ArraySlice<UInt8>
-    private var source: FileDescriptorSource?
-    private let finished: (PipeWrite) -> Void
-    private(set) var isFinished = false
-
-    init(_ bytes: [UInt8], to descriptor: OwnedFileDescriptor, on loop: EventLoop, finished: @escaping (PipeWrite) -> Void) throws(SystemCallError) {
-        self.descriptor = descriptor
-        remaining = bytes[...]
-        self.finished = finished
-        _ = fcntl(descriptor.rawValue, F_SETFL, fcntl(descriptor.rawValue, F_GETFL) | O_NONBLOCK)
-        if writeSome() { return }
-        source = try loop.addFileDescriptor(descriptor.fileDescriptor, events: .writable) { [unowned self] _ in
-            if writeSome() { finished(self) }
-        }
-    }
-
-    /// Writes what the pipe takes; true once done (all written, or the reader gone).
-    private func writeSome() -> Bool {
-        while !remaining.isEmpty {
-            let written = remaining.withUnsafeBytes { Glibc.write(descriptor.rawValue, $0.baseAddress, $0.count) }
-            if written > 0 {
-                remaining = remaining.dropFirst(written)
-            } else if written < 0, errno == EINTR {
-                continue
-            } else if written < 0, errno == EAGAIN {
-                return false
-            } else {
-                break
-            }
-        }
-        isFinished = true
-        source?.remove()
-        source = nil
-        descriptor.close()
-        return true
-    }
-}
-
-/// A Wayland source's data read from a pipe for an X client's conversion, up to a limit.
-final class WaylandToXCopy {
-    let request: xcb_selection_request_event_t
-    let property: UInt32
-    /// The end the Wayland source writes into (handed to it).
-    let writingEnd: OwnedFileDescriptor
-    private let readingEnd: OwnedFileDescriptor
-    private var bytes: [UInt8] = []
-    private let limit: Int
-    private var source: FileDescriptorSource?
-
-    /// `done` gets the bytes once the source closed its end, or nil when they passed `limit`.
-    init(
-        request: xcb_selection_request_event_t, property: UInt32, limit: Int, on loop: EventLoop,
-        done: @escaping (WaylandToXCopy, [UInt8]?) -> Void
-    ) throws(SystemCallError) {
-        self.request = request
-        self.property = property
-        self.limit = limit
-        var ends: [Int32] = [-1, -1]
-        try SystemCallError.check(pipe(&ends), "pipe")
-        readingEnd = OwnedFileDescriptor(rawValue: ends[0])
-        writingEnd = OwnedFileDescriptor(rawValue: ends[1])
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[0], F_SETFL, O_NONBLOCK)
-        source = try loop.addFileDescriptor(readingEnd.fileDescriptor, events: .readable) { [unowned self] _ in
-            guard let result = readSome() else { return }
-            source?.remove()
-            source = nil
-            readingEnd.close()
-            done(self, result)
-        }
-    }
-
-    /// Reads what the pipe holds: nil while more may come; the bytes at end of file, or nil
-    /// wrapped when they passed the limit.
-    private func readSome() -> [UInt8]?? {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(readingEnd.rawValue, $0.baseAddress, $0.count) }
-            if count > 0 {
-                bytes += chunk.prefix(count)
-                if bytes.count > limit { return .some(nil) }
-            } else if count < 0, errno == EINTR {
-                continue
-            } else if count < 0, errno == EAGAIN {
-                return nil
-            } else {
-                return .some(bytes)
-            }
-        }
-    }
-}

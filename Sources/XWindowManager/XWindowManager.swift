@@ -95,6 +95,7 @@ public final class XWindowManager {
             XSelectionBridge(kind, connection: connection, seat: compositor.seat, eventLoop: compositor.display.eventLoop, logger: logger)
         }
         if selections.isEmpty { logger.warning("Xwayland has no XFixes: X's selections are not bridged with Wayland's") }
+        for bridge in selections { bridge.handleQueuedEvents = { [unowned self] in dispatch() } }
         selectionListener = compositor.selectionChanged.listen { [unowned self] kind in
             selections.first { $0.kind == kind }?.waylandSelectionChanged()
         }
@@ -300,8 +301,8 @@ public final class XWindowManager {
     private func readProperties(of window: XWindow, changed atom: UInt32?) {
         let wanted: (AtomName) -> Bool = { name in atom == nil || self.connection[name] == atom }
         if wanted(.netWMName) || wanted(.wmName) {
-            let value = connection.property(connection[.netWMName], of: window.id)
-                ?? connection.property(connection[.wmName], of: window.id)
+            let value = [AtomName.netWMName, .wmName].lazy.compactMap { self.connection.property(self.connection[$0], of: window.id) }
+                .first { !$0.bytes.isEmpty }
             if let value, value.format == 8 {
                 // WM_NAME of type STRING is Latin-1; UTF8_STRING and (loosely) COMPOUND_TEXT are read as UTF-8.
                 let isLatin1 = value.type == UInt32(XCB_ATOM_STRING.rawValue)
@@ -310,7 +311,7 @@ public final class XWindowManager {
                 window.title = nil
             }
         }
-        if wanted(.wmClass), let value = connection.property(connection[.wmClass], of: window.id), value.format == 8 {
+        if wanted(.wmClass), let value = connection.property(connection[.wmClass], of: window.id), value.format == 8, !value.bytes.isEmpty {
             let parts = value.bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             window.instanceName = parts.first
             window.className = parts.count > 1 ? parts[1] : nil

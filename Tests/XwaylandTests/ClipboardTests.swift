@@ -73,4 +73,54 @@ extension XwaylandSession {
         xclip.terminate(graceSeconds: 1)
         #expect(try session.run(seconds: 10) { seat.selectionMimeTypes(kind) == nil })
     }
+
+    /// 20 MiB, more than one X request carries, crosses both ways incrementally (ICCCM's INCR:
+    /// xclip sends and reads it so, and so does the bridge), byte for byte.
+    @Test func twentyMebibytesCrossBothWaysIncrementally() throws {
+        let session = try XwaylandSession(width: 640, height: 480)
+        let seat = session.compositor.seat
+        // Text, as both sides take it: lines of 79 characters drawn from a fixed xorshift stream.
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789 ".utf8)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        var bytes = [UInt8](repeating: 10, count: 20 << 20)
+        for index in bytes.indices where index % 80 != 79 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = alphabet[Int(state % UInt64(alphabet.count))]
+        }
+        let expected = Data(bytes)
+        let folder = NSTemporaryDirectory() + "x11-incr-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try expected.write(to: URL(fileURLWithPath: folder + "/source.txt"))
+
+        // Wayland to X.
+        let copier = try session.launchWayland(
+            ["sh", "-c", "exec wl-copy --foreground --type 'text/plain;charset=utf-8' < \(folder)/source.txt"], output: "/dev/null")
+        defer { copier.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 30) { seat.selectionMimeTypes(.clipboard)?.contains("text/plain;charset=utf-8") == true })
+        let xclip = try session.launch(["xclip", "-selection", "clipboard", "-o"], output: folder + "/x.txt")
+        defer { xclip.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 120) { xclip.poll() })
+        let pastedInX = try Data(contentsOf: URL(fileURLWithPath: folder + "/x.txt"))
+        #expect(pastedInX.count == 20 << 20)
+        #expect(checksum(pastedInX) == checksum(expected))
+
+        // X to Wayland.
+        let owner = try session.launch(["xclip", "-quiet", "-selection", "clipboard", "-i", folder + "/source.txt"], output: "/dev/null")
+        defer { owner.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 30) { seat.selectionProvider(.clipboard) != nil })
+        let paster = try session.launchWayland(["wl-paste", "--no-newline", "--type", "text/plain;charset=utf-8"], output: folder + "/wayland.txt")
+        defer { paster.terminate(graceSeconds: 1) }
+        #expect(try session.run(seconds: 120) { paster.poll() })
+        let pastedInWayland = try Data(contentsOf: URL(fileURLWithPath: folder + "/wayland.txt"))
+        #expect(pastedInWayland.count == 20 << 20)
+        #expect(checksum(pastedInWayland) == checksum(expected))
+    }
+
+    /// FNV-1a, 64 bits: whether two 20 MiB pastes are the same, stated in a line when they are not.
+    private func checksum(_ data: Data) -> UInt64 {
+        data.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
 }
