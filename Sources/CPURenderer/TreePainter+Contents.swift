@@ -58,6 +58,28 @@ extension TreePainter {
         }
     }
 
+    /// A translucent layer's background and contents blended as the Vulkan shader blends them in
+    /// one draw: the contents over the background at full strength, then the two faded as one by
+    /// `opacity`. Drawn apart, each at the opacity, the background would show through opaque
+    /// contents.
+    mutating func drawBackgroundAndContents(
+        of p: LayerProperties, bounds: RoundedRect, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?,
+        upright: Bool
+    ) {
+        let box = pixelBox(of: p.masksToBounds ? bounds.rect : bounds.rect.union(frame), transform)
+        guard !box.isEmpty else { return }
+        let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
+        var body = offscreenPainter(onto: image, box: box)
+        body.drawBackground(of: p, bounds: bounds, transform: transform, opacity: 1, clip: nil)
+        body.drawContents(of: p, in: frame, transform: transform, opacity: 1, clip: nil, upright: upright)
+        absorb(body)
+        let coverage = Coverage(box: box)
+        coverage.paint(alpha: opacity)
+        if let clip { coverage.intersect(with: clip) }
+        canvas.composite(image, at: (box.minX, box.minY), mask: coverage, box: box)
+        composites += 1
+    }
+
     mutating func draw(_ image: Image, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?) {
         image.withRows { rows in _ = draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip) }
     }
@@ -232,4 +254,12 @@ struct Matrix3 {
         guard pixman_transform_from_pixman_f_transform(&t, &f) != 0 else { return nil }
         return t
     }
+}
+
+extension LayerProperties {
+    /// Whether a background colour or a gradient lies beneath the layer's contents.
+    var hasBackground: Bool { (backgroundColor?.alpha ?? 0) > 0 || gradient?.stops.isEmpty == false }
+
+    /// Whether the layer has contents this renderer draws: an image, or a client's buffer.
+    var showsContents: Bool { externalContents is any ClientContents || (externalContents == nil && contents != nil) }
 }

@@ -163,11 +163,15 @@ struct TreePainter {
                 }
             }
             if drawsShadow, layer.hasBackdrop { drawBackdrop(of: layer, transform: transform, opacity: opacity, clip: clip) }
-            if occluder != Occluder(id: layer.id, part: .contents) {
-                drawBackground(of: p, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
-            }
-            if let frame {
-                drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+            if opacity < 1, let frame, p.hasBackground, p.showsContents {
+                drawBackgroundAndContents(of: p, bounds: bounds, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+            } else {
+                if occluder != Occluder(id: layer.id, part: .contents) {
+                    drawBackground(of: p, bounds: bounds, transform: transform, opacity: opacity, clip: clip)
+                }
+                if let frame {
+                    drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
+                }
             }
             drawTiles(of: layer, transform: transform, opacity: opacity, clip: clip)
             drawRasters(of: layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)

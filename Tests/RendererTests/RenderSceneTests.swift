@@ -89,6 +89,39 @@ func render(
 
     /// Figure 2-4: cornerRadius rounds the background and border; contents are not clipped
     /// without masksToBounds, and are with it.
+    /// A translucent layer's background and contents are one colour before its opacity applies,
+    /// as the shader blends them in one draw: opaque contents hide the background, translucent
+    /// contents show it at full strength, then the whole fades. Both renderers give the same
+    /// pixels, within 1 of 255 (their rounding).
+    @Test func aTranslucentLayersBackgroundAndContentsFadeAsOneOnBothRenderers() throws {
+        let root = makeRoot(40, 20)
+        let layer = sublayer(root, frame: Rect(x: 0, y: 0, width: 40, height: 20), background: .green)
+        // 20×20 at the layer's left: opaque blue, then blue at alpha 0.5 (0.502 premultiplied).
+        let context = try GraphicsContext(width: 20, height: 20)
+        context.setFillColor(.blue)
+        context.fill(Rect(x: 0, y: 0, width: 10, height: 20))
+        context.setFillColor(Color(red: 0, green: 0, blue: 1, alpha: 0.5))
+        context.fill(Rect(x: 10, y: 0, width: 10, height: 20))
+        layer.contents = context.makeImage()
+        layer.contentsGravity = .left
+        layer.opacity = 0.5
+        let vulkan = try render(root, with: .vulkan)
+        let cpu = try render(root, with: .cpu)
+        for image in [vulkan, cpu] {
+            // Blue at half opacity over white.
+            #expect(isNear(pixel(image, 5, 10), [128, 128, 255, 255]))
+            // Blue 0.502 over green: (0, 0.498, 0.502), at half opacity over white.
+            #expect(isNear(pixel(image, 15, 10), [128, 191, 192, 255]))
+            // The background alone: green at half opacity over white.
+            #expect(isNear(pixel(image, 30, 10), [128, 255, 128, 255]))
+        }
+        var largest = 0
+        for y in 0..<20 {
+            for x in 0..<40 { largest = max(largest, zip(pixel(vulkan, x, y), pixel(cpu, x, y)).map { abs($0 - $1) }.max()!) }
+        }
+        #expect(largest <= 1)
+    }
+
     @Test(arguments: SceneRenderer.allCases) func cornerRadius(_ renderer: SceneRenderer) throws {
         let root = try SeedScene.cornerRadius.make()
         let rendered = try render(root, with: renderer)
