@@ -76,8 +76,7 @@ public final class KioskSession {
         nextPing = nextWatchdog
         if let app, !app.command.isEmpty {
             let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
-            var environment = ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime]
-            environment["DISPLAY"] = xwayland?.displayName
+            let environment = ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime].merging(xwayland?.clientEnvironment ?? [:]) { $1 }
             supervisor = AppSupervisor(app: app, environment: environment, withheld: xwayland == nil ? ["DISPLAY"] : [])
         } else {
             supervisor = nil

@@ -77,6 +77,15 @@ public final class XwaylandServer {
     /// `DISPLAY`'s value for X clients.
     public var displayName: String { sockets.displayName }
 
+    /// What the kiosk app gets in its environment for X: `DISPLAY`, and
+    /// `_JAVA_AWT_WM_NONREPARENTING=1`, since Java's AWT takes a window manager it does not know
+    /// for one that reparents its windows into frames, and then neither lays out nor paints a
+    /// window that Vitrine's (which does not reparent, as wlroots' does not) made fullscreen. A
+    /// board's own `environment` can override either.
+    public var clientEnvironment: [String: String] {
+        ["DISPLAY": displayName, "_JAVA_AWT_WM_NONREPARENTING": "1"]
+    }
+
     /// Xwayland's pid while it runs.
     public var pid: pid_t? { process.flatMap { $0.poll() ? nil : $0.pid } }
 

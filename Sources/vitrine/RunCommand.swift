@@ -297,8 +297,7 @@ struct Run: ParsableCommand {
         // with no display connected at start they begin once the first one is lit.
         func startApps() throws {
             if !app.isEmpty {
-                var environment = ["WAYLAND_DISPLAY": name]
-                environment["DISPLAY"] = xwayland?.displayName
+                let environment = ["WAYLAND_DISPLAY": name].merging(xwayland?.clientEnvironment ?? [:]) { $1 }
                 let started = try ClientProcess(arguments: app, environment: environment, removing: xwayland == nil ? ["DISPLAY"] : [])
                 process = started
                 processExitWakeup = started.exitDescriptor.flatMap { try? compositor.display.eventLoop.addWakeup(whenReadable: $0) }

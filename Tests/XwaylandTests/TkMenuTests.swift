@@ -110,25 +110,40 @@ func geometry(named name: String, in output: String) -> IntRect? {
     }
 }
 
+extension XwaylandSession {
+    /// Runs a form app (a focused entry and a button; it prints "entry at X Y W H" and
+    /// "button at …" once shown, "text:TEXT" on every change and "clicked") titled `title`, and
+    /// checks that it is fullscreen, laid out across the output between 40-point margins, and
+    /// gets `kiosk` typed into its entry and a click on its button. Returns it, still running.
+    func runFormApp(_ arguments: [String], environment: [String: String] = [:], title: String) throws -> ClientProcess {
+        let (app, printed) = try launchPrinting(arguments, environment: environment)
+        var checked = false
+        defer { if !checked { app.terminate(graceSeconds: 1) } }
+        #expect(try run(seconds: 120) { geometry(named: "button", in: printed()) != nil })
+        let window = try #require(shownWindows.first)
+        #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
+        #expect(window.title == title)
+        #expect(window.processID == app.pid)
+        let entry = try #require(geometry(named: "entry", in: printed()))
+        let button = try #require(geometry(named: "button", in: printed()))
+        #expect(entry.x == 40 && entry.width == 560)
+        #expect(button.x == 40 && button.width == 560)
+        try type("kiosk")
+        #expect(try run(seconds: 10) { printed().contains("text:kiosk\n") })
+        try click(x: Double(button.x + button.width / 2), y: Double(button.y + button.height / 2), outputSize: (640, 480))
+        #expect(try run(seconds: 10) { printed().contains("clicked\n") })
+        checked = true
+        return app
+    }
+}
+
 @Suite(.serialized) struct GTK3X11Tests {
     @Test func aGTK3AppOnX11IsFullscreenAndGetsTypingAndClicks() throws {
         let session = try XwaylandSession(width: 640, height: 480)
-        let (app, printed) = try session.launchPrinting(
-            ["/usr/bin/python3", XwaylandSession.client("gtk3_x11_form.py")], environment: ["GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"])
-        defer { app.terminate(graceSeconds: 1) }
-        #expect(try session.run(seconds: 60) { geometry(named: "button", in: printed()) != nil })
-        let window = try #require(session.shownWindows.first)
-        #expect(window.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
-        #expect(window.title == "vitrine-gtk3")
-        #expect(window.processID == app.pid)
-        try session.type("kiosk")
-        #expect(try session.run(seconds: 10) { printed().contains("text:kiosk\n") })
-        let button = try #require(geometry(named: "button", in: printed()))
-        // 40 points from the left edge, laid out across the whole output.
-        #expect(button.x == 40)
-        #expect(button.width == 560)
-        try session.click(x: Double(button.x + button.width / 2), y: Double(button.y + button.height / 2), outputSize: (640, 480))
-        #expect(try session.run(seconds: 10) { printed().contains("clicked\n") })
+        let app = try session.runFormApp(
+            ["/usr/bin/python3", XwaylandSession.client("gtk3_x11_form.py")], environment: ["GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"],
+            title: "vitrine-gtk3")
+        app.terminate(graceSeconds: 1)
     }
 }
 

@@ -39,11 +39,11 @@ final class XwaylandSession {
     /// Files the session's clients printed to, removed with it.
     private var outputFiles: [String] = []
 
-    /// Starts an X client on the session's display, with `environment` added; its standard output
-    /// and error go to `output`.
+    /// Starts an X client on the session's display, with the environment the kiosk app gets for
+    /// X and `environment` added; its standard output and error go to `output`.
     func launch(_ arguments: [String], environment: [String: String] = [:], output: String? = nil) throws -> ClientProcess {
         try ClientProcess(
-            arguments: arguments, environment: environment.merging(["DISPLAY": xwayland.displayName]) { _, display in display },
+            arguments: arguments, environment: environment.merging(xwayland.clientEnvironment) { _, forX in forX },
             removing: ["WAYLAND_DISPLAY"], standardOutput: output)
     }
 
