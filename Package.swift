@@ -63,6 +63,11 @@ let package = Package(
             providers: [.apt(["libdrm-dev"])]
         ),
         .systemLibrary(
+            name: "CGBM",
+            pkgConfig: "gbm",
+            providers: [.apt(["libgbm-dev"])]
+        ),
+        .systemLibrary(
             name: "CInput",
             pkgConfig: "libinput",
             providers: [.apt(["libinput-dev"])]
@@ -159,7 +164,7 @@ let package = Package(
         // Level 3: displays that exist only in memory, refreshed by a timer (tests, CI, screenshots).
         .target(name: "HeadlessBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "Signals", "SystemCalls"]),
         // Level 3: the KMS/DRM backend (atomic modesetting, page flips); libdrm stays private to it.
-        .target(name: "KMSBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "CDRM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
+        .target(name: "KMSBackend", dependencies: ["Buffers", "DisplayBackend", "Graphics", "CDRM", "CGBM", "CLinux", "CUdev", "FaultInjection", "Signals", "SystemCalls"]),
 
         // Level 3: a session on the seat through libseat (devices for an unprivileged process, VT switches).
         .target(name: "Seat", dependencies: ["CSeat", "SystemCalls"]),

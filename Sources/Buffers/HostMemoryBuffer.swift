@@ -3,7 +3,7 @@ import Glibc
 /// Frame memory no device owns: anonymous, page-aligned (so a renderer can import it as host
 /// memory), `height` rows of `width` pixels in `format`, tightly packed. A headless output's
 /// scanout buffers. Unmapped when the last holder lets it go.
-public final class HostMemoryBuffer: MappedPixelBuffer {
+public final class HostMemoryBuffer: MappedPixelBuffer, SwapchainBuffer {
     public let width: Int
     public let height: Int
     public let format: PixelFormat

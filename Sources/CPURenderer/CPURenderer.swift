@@ -51,6 +51,9 @@ public final class CPURenderer: LayerTreeRenderer {
         return target
     }
 
+    /// Pixman writes through a mapping: the CPU renderer's displays use dumb buffers.
+    public func makeDmabufFrameTarget(_ dmabuf: DmabufLayout, owner: AnyObject?) throws -> (any HostFrameTarget)? { nil }
+
     /// Draws in place before it returns: the completion is done at once.
     public func render(
         _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color

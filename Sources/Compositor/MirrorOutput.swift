@@ -142,9 +142,7 @@ final class MirrorOutput {
             return
         }
         scanoutTargets = ScanoutTargets()
-        for row in 0..<buffer.height {
-            (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: buffer.width)
-        }
+        buffer.clear()
         try backend.commit(OutputState(buffer: .swapchain(buffer)))
     }
 

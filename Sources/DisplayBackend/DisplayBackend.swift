@@ -47,7 +47,10 @@ public protocol BackendOutput: AnyObject {
     /// The swapchain buffer the next frame is drawn into: never the one on screen or on its way
     /// there. Each buffer keeps the pixels last written into it, so a writer may update only what
     /// changed since its own last frame there. Nil when none can be written now.
-    func nextBuffer() -> (any MappedPixelBuffer)?
+    func nextBuffer() -> (any SwapchainBuffer)?
+    /// The renderer cannot draw into the swapchain's buffers (it could not import them): from now
+    /// on the output gives out buffers the CPU maps (on KMS, dumb buffers instead of GBM's).
+    func useMappedBuffers(because reason: String) throws
     /// Whether the display would take `state` as it is (on KMS, a TEST_ONLY commit); nothing changes.
     func test(_ state: OutputState) -> Bool
     /// Applies `state` at the next refresh. A state with a buffer is the frame the scheduler asked

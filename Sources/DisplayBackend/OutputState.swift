@@ -27,7 +27,7 @@ public struct OutputState {
 public enum OutputBuffer {
     /// A buffer of the output's own swapchain (`BackendOutput.nextBuffer()`) that the frame was
     /// drawn into.
-    case swapchain(any MappedPixelBuffer)
+    case swapchain(any SwapchainBuffer)
     /// A client's dma-buf shown as it is (direct scanout); `released` is called once the output no
     /// longer reads it (a later frame replaced it, or the output stopped showing it). Until then
     /// the client must not write into it.

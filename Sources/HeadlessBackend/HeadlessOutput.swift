@@ -108,8 +108,11 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
 
     private var period: UInt64 { mode.refreshNanoseconds }
 
+    /// Its buffers are mapped host memory already.
+    public func useMappedBuffers(because reason: String) {}
+
     /// The buffer that is not shown: nothing reads it until it is committed.
-    public func nextBuffer() -> (any MappedPixelBuffer)? {
+    public func nextBuffer() -> (any SwapchainBuffer)? {
         buffers[(front + 1) % buffers.count]
     }
 

@@ -41,3 +41,25 @@ extension KMSBackend {
         return (path, result)
     }
 }
+
+extension KMSBackend {
+    /// Which buffers the outputs of the device at `devicePath` (default: the one `KMSBackend` would
+    /// open) would draw frames into and scan out from, found by allocating one buffer of
+    /// `width`×`height` as an output would: "GBM buffer objects, linear", or "dumb buffers" with
+    /// the reason. Needs no DRM master. Whether the renderer can import GBM's buffers shows only
+    /// when Vitrine runs (the log then says so, and the output turns to dumb buffers).
+    public static func swapchainPath(devicePath: String? = nil, width: Int, height: Int) throws(KMSError) -> String {
+        let path = if let devicePath { devicePath } else { try defaultDevicePath() }
+        let device = try DRMDevice(path: path)
+        let allocator = SwapchainAllocator(gbm: Result { () throws(KMSError) in try GBMDevice(drm: device) }, device: device)
+        guard let resources = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(path))") }
+        let planes = (0..<Int(resources.pointee.count_planes)).map { resources.pointee.planes[$0] }
+        drmModeFreePlaneResources(resources)
+        let plane = planes.first { plane in
+            let properties = try? device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(plane)")
+            return properties?.value("type") == UInt64(DRM_PLANE_TYPE_PRIMARY)
+        } ?? 0
+        return try allocator.makeBuffers(width: width, height: height, plane: plane).path
+    }
+}
+

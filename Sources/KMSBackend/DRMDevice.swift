@@ -147,22 +147,28 @@ final class AtomicRequest {
 
 extension DRMDevice {
     /// A framebuffer of one plane: the buffer of `handle` in `format`, rows `pitch` bytes apart
-    /// from `offset`. `result` is drmModeAddFB2's (0, or -1 with errno set).
+    /// from `offset`, with an explicit layout `modifier` where one is given (the device must take
+    /// modifiers). `result` is drmModeAddFB2's (0, or -1 with errno set).
     func addFramebuffer(
-        width: Int, height: Int, format: PixelFormat, handle: UInt32, pitch: UInt32, offset: UInt32
+        width: Int, height: Int, format: PixelFormat, handle: UInt32, pitch: UInt32, offset: UInt32, modifier: UInt64? = nil
     ) -> (result: Int32, framebuffer: UInt32) {
         var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
         var pitches: (UInt32, UInt32, UInt32, UInt32) = (pitch, 0, 0, 0)
         var offsets: (UInt32, UInt32, UInt32, UInt32) = (offset, 0, 0, 0)
+        var modifiers: (UInt64, UInt64, UInt64, UInt64) = (modifier ?? 0, 0, 0, 0)
         var framebuffer: UInt32 = 0
         let result = withUnsafeMutableBytes(of: &handles) { handles in
             withUnsafeMutableBytes(of: &pitches) { pitches in
                 withUnsafeMutableBytes(of: &offsets) { offsets in
-                    drmModeAddFB2(
-                        fd, UInt32(width), UInt32(height), format.rawValue,
-                        handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                        pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                        offsets.baseAddress!.assumingMemoryBound(to: UInt32.self), &framebuffer, 0)
+                    withUnsafeMutableBytes(of: &modifiers) { modifiers in
+                        drmModeAddFB2WithModifiers(
+                            fd, UInt32(width), UInt32(height), format.rawValue,
+                            handles.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                            pitches.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                            offsets.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                            modifier == nil ? nil : modifiers.baseAddress!.assumingMemoryBound(to: UInt64.self), &framebuffer,
+                            modifier == nil ? 0 : UInt32(DRM_MODE_FB_MODIFIERS))
+                    }
                 }
             }
         }
@@ -171,9 +177,9 @@ extension DRMDevice {
 }
 
 /// A CPU-mapped 32-bit dumb buffer with its framebuffer: what the primary plane scans out (in
-/// XRGB8888) where the renderer cannot write into GBM or dmabuf buffers (virtio-gpu without 3D,
-/// lavapipe), and the cursor plane's image (in ARGB8888).
-final class DumbBuffer: MappedPixelBuffer {
+/// XRGB8888) where GBM cannot allocate or the renderer cannot draw into GBM's buffers, and the
+/// cursor plane's image (in ARGB8888).
+final class DumbBuffer: MappedPixelBuffer, ScanoutBuffer {
     private let device: DRMDevice
     let width: Int
     let height: Int
@@ -226,12 +232,5 @@ final class DumbBuffer: MappedPixelBuffer {
         // the CRTC it found before its buffers go.
         _ = drmModeRmFB(device.fd, framebuffer)
         _ = drmModeDestroyDumbBuffer(device.fd, handle)
-    }
-
-    /// Fills the buffer with opaque black.
-    func clear() {
-        for row in 0..<height {
-            (mapping.baseAddress! + row * bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: width)
-        }
     }
 }

@@ -6,8 +6,8 @@ import Signals
 import SystemCalls
 
 /// Displays driven through a DRM device with atomic modesetting: each connected connector gets a
-/// CRTC and its primary plane, a mode, and a ring of dumb buffers it flips between on page-flip
-/// events. Poll-driven like every backend: the DRM fd delivers flip events, one timerfd per output
+/// CRTC and its primary plane, a mode, and a ring of GBM buffer objects (dumb buffers where GBM
+/// cannot allocate) it flips between on page-flip events. Poll-driven like every backend: the DRM fd delivers flip events, one timerfd per output
 /// starts its frames.
 ///
 /// The device is opened through a seat manager when `access` is given (libseat: seatd or logind,
@@ -17,6 +17,8 @@ public final class KMSBackend: DisplayBackend {
     public var outputs: [any BackendOutput] { kmsOutputs }
     public private(set) var kmsOutputs: [KMSOutput] = []
     let device: DRMDevice
+    /// The outputs' buffers: GBM's on the device where it allocates.
+    let allocator: SwapchainAllocator
     let configuration: KMSOutputConfiguration
     private var hotplug: HotplugMonitor?
     /// How connector changes reach the backend (udev's or the kernel's uevents), or why they do not.
@@ -40,6 +42,8 @@ public final class KMSBackend: DisplayBackend {
     ) throws(KMSError) {
         let path = if let devicePath { devicePath } else { try Self.defaultDevicePath() }
         device = try DRMDevice(path: path, access: access)
+        let drm = device
+        allocator = SwapchainAllocator(gbm: Result { () throws(KMSError) in try GBMDevice(drm: drm) }, device: device)
         self.configuration = configuration
         let probe = try Probe(device: device, cursors: configuration.hardwareCursor)
         let wanted = try Self.wantedAtStart(probe, configuration: configuration, device: device.path)
@@ -89,7 +93,7 @@ public final class KMSBackend: DisplayBackend {
             connector: probe.connectorIDs[name] ?? 0, name: name, crtc: assignment.crtc, plane: assignment.primaryPlane,
             cursorPlane: assignment.cursorPlane, mode: mode)
         return try KMSOutput(
-            device: device, candidate: candidate, offeredModes: probe.modes[name] ?? [], configuration: settings,
+            device: device, allocator: allocator, candidate: candidate, offeredModes: probe.modes[name] ?? [], configuration: settings,
             events: Unmanaged.passUnretained(self).toOpaque())
     }
 

@@ -7,7 +7,8 @@ import SystemCalls
 import Graphics
 import Signals
 
-/// One lit connector: its CRTC and primary plane, the mode, and a ring of dumb buffers.
+/// One lit connector: its CRTC and primary plane, the mode, and a ring of scanout buffers (GBM
+/// buffer objects that the renderer draws into, or dumb buffers where it cannot: `swapchainPath`).
 ///
 /// Frames are paced by the shared `FrameScheduler`; a committed state becomes one nonblocking
 /// atomic commit (the frame's buffer on the primary plane, with the cursor plane's changes), and
@@ -15,7 +16,9 @@ import Signals
 /// is on its way, so the buffer being written is never the one being scanned out.
 public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     public let name: String
-    public var description: String { "\(name) on \(device.path) (\(mode))" }
+    public var description: String { "\(name) on \(device.path) (\(mode)), frames in \(swapchainPath)" }
+    /// Which buffers frames are drawn into and scanned out from, and why dumb buffers where they are.
+    public private(set) var swapchainPath: String
     /// Changes only when the display's mode is followed (`changeMode`).
     public private(set) var mode: OutputMode
     public let scaleFactor: Double
@@ -24,7 +27,8 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     public let frameScheduler: FrameScheduler
     public var onCursorPresented: ((PresentationTiming) -> Void)?
     public var onCursorPlaneLost: (() -> Void)?
-    /// Told how a refused page flip was recovered from (`FlipRecovery`), for the log.
+    /// Told how a refused page flip was recovered from (`FlipRecovery`), and of a swapchain that
+    /// turned to dumb buffers, for the log.
     public var onRecovery: ((String) -> Void)?
     /// Whether the commit in flight changes the cursor plane's image (its flip presents it).
     private var cursorImageInFlight = false
@@ -53,7 +57,12 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     private let plane: UInt32
     private let planeFramebufferProperty: UInt32
     private var modeBlob: UInt32
-    private var buffers: [DumbBuffer]
+    private var buffers: [any ScanoutBuffer]
+    /// Buffers replaced while one of them was still on screen, kept until the next flip.
+    private var retiredBuffers: [any ScanoutBuffer] = []
+    private let allocator: SwapchainAllocator
+    /// Why the output keeps to dumb buffers although GBM allocates (`useMappedBuffers(because:)`).
+    private var mappedOnly: String?
     /// The buffer scanned out now.
     private var front = 0
     private let saved: SavedCRTC
@@ -109,10 +118,11 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     }
 
     init(
-        device: DRMDevice, candidate: OutputCandidate, offeredModes: [drmModeModeInfo], configuration: KMSOutputConfiguration,
-        events: UnsafeMutableRawPointer
+        device: DRMDevice, allocator: SwapchainAllocator, candidate: OutputCandidate, offeredModes: [drmModeModeInfo],
+        configuration: KMSOutputConfiguration, events: UnsafeMutableRawPointer
     ) throws(KMSError) {
         self.device = device
+        self.allocator = allocator
         self.offeredModes = offeredModes
         eventTarget = events
         name = candidate.name
@@ -144,8 +154,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
                            "drmModeCreatePropertyBlob(mode \(modeName))")
         modeBlob = blob
         do throws(KMSError) {
-            let size = (width: mode.width, height: mode.height)
-            buffers = try (0..<2).map { _ throws(KMSError) in try DumbBuffer(device: device, width: size.width, height: size.height) }
+            (buffers, swapchainPath) = try allocator.makeBuffers(width: mode.width, height: mode.height, plane: candidate.plane)
         } catch {
             _ = drmModeDestroyPropertyBlob(device.fd, blob)
             throw error
@@ -227,10 +236,11 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         var modeInfo = info
         try KMSError.check(drmModeCreatePropertyBlob(device.fd, &modeInfo, MemoryLayout<drmModeModeInfo>.size, &blob),
                            "drmModeCreatePropertyBlob(mode \(Self.modeName(info)))")
-        let newBuffers: [DumbBuffer]
+        let newBuffers: [any ScanoutBuffer]
+        let newPath: String
         var values = modesetValues
         do throws(KMSError) {
-            newBuffers = try (0..<2).map { _ throws(KMSError) in try DumbBuffer(device: device, width: newMode.width, height: newMode.height) }
+            (newBuffers, newPath) = try allocator.makeBuffers(width: newMode.width, height: newMode.height, plane: plane, mappedOnly: mappedOnly)
             newBuffers[0].clear()
             // Property ids are the device's, shared by every CRTC (and plane): only this CRTC's and
             // primary plane's entries change.
@@ -265,6 +275,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         modeBlob = blob
         modesetValues = values
         buffers = newBuffers
+        swapchainPath = newPath
         front = 0
         mode = newMode
         shownFrame = nil
@@ -392,8 +403,23 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     }
 
     /// The buffer that is not shown and not on its way there.
-    public func nextBuffer() -> (any MappedPixelBuffer)? {
+    public func nextBuffer() -> (any SwapchainBuffer)? {
         buffers[(front + 1) % buffers.count]
+    }
+
+    /// The renderer cannot draw into the GBM buffers: the ring becomes dumb buffers, now and after
+    /// mode changes. The buffer on screen stays until the next flip replaces it.
+    public func useMappedBuffers(because reason: String) throws {
+        guard mappedOnly == nil else { return }
+        let (newBuffers, path) = try allocator.makeBuffers(width: mode.width, height: mode.height, plane: plane, mappedOnly: reason)
+        mappedOnly = reason
+        retiredBuffers = buffers
+        buffers = newBuffers
+        swapchainPath = path
+        // The front buffer is a retired one now: nothing to read back until the next flip.
+        shownFrame = nil
+        shownImage = nil
+        onRecovery?("frames on \(name) go into \(path) from now on")
     }
 
     public func test(_ state: OutputState) -> Bool {
@@ -595,6 +621,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             frameScheduler.presentationCompleted(at: time, sequence: UInt64(sequence))
         case .frame(let frame, let buffer):
             front = buffer
+            retiredBuffers = []
             if cursorPlaneDropped {
                 cursorPlaneDropped = false
                 onCursorPlaneLost?()

@@ -1,5 +1,6 @@
 // The contract's types (ContentsFailure, FrameStatistics, …) are part of this renderer's API.
 @_exported import RendererContract
+import Buffers
 import LayerKit
 import SystemCalls
 
@@ -7,13 +8,17 @@ extension Renderer: LayerTreeRenderer {
     public func makeHostFrameTarget(
         memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
     ) throws -> any HostFrameTarget {
-        try makeHostBufferTarget(memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner)
+        try makeBufferTarget(memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner)
+    }
+
+    public func makeDmabufFrameTarget(_ dmabuf: DmabufLayout, owner: AnyObject?) throws -> (any HostFrameTarget)? {
+        try makeBufferTarget(dmabuf: dmabuf, owner: owner)
     }
 
     public func render(
         _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
     ) throws -> any RenderCompletion {
-        guard let target = target as? HostBufferTarget else {
+        guard let target = target as? BufferTarget else {
             preconditionFailure("a host frame target of another renderer")
         }
         return try render(tree, into: target, scale: scale, clearColor: clearColor)
@@ -22,7 +27,7 @@ extension Renderer: LayerTreeRenderer {
     public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }
 }
 
-extension HostBufferTarget: HostFrameTarget {}
+extension BufferTarget: HostFrameTarget {}
 
 extension FrameCompletion: RenderCompletion {
     public var completionDescriptor: FileDescriptor? { fileDescriptor }

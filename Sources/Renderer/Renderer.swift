@@ -20,7 +20,7 @@ public final class Renderer {
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
     var liveContents = LiveContentsRegistry()
-    /// The state of frames drawn into host memory (HostBufferTarget.swift).
+    /// The state of frames drawn into host memory (BufferTarget.swift).
     var host = HostFrameState()
     private var lastClearColor: Color?
     private var lastImage: Image?

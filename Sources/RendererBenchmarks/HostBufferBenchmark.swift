@@ -5,7 +5,7 @@ import Renderer
 /// A KMS output's frames at 1280×800 into a ring of two page-aligned buffers standing in for
 /// dumb buffers' mappings (anonymous mmaps, rows padded to 5,376 bytes as a driver's pitch may
 /// be): as the KMS backend did, a frame read back into an `Image` and then copied row by row into
-/// the buffer, against the renderer writing it into the buffer itself (`HostBufferTarget`, the
+/// the buffer, against the renderer writing it into the buffer itself (`BufferTarget`, the
 /// memory imported with VK_EXT_external_memory_host, only the buffer's damage copied). Full
 /// frames and frames with one small damaged tile, the two paths alternating so that a changing
 /// load weighs on both alike. Reports medians of the wall time and of the calling thread's CPU time per frame.
@@ -20,7 +20,7 @@ func benchmarkHostBuffers(renderer: Renderer, texture: Image) throws {
     }
     defer { for mapping in mappings { munmap(mapping.baseAddress, mapping.count) } }
     let targets = try mappings.map { mapping in
-        try renderer.makeHostBufferTarget(memory: mapping, width: width, height: height, bytesPerRow: pitch, owner: nil)
+        try renderer.makeBufferTarget(memory: mapping, width: width, height: height, bytesPerRow: pitch, owner: nil)
     }
     print("host buffers: memory imported: \(targets.allSatisfy(\.importsMemory))")
     var next = 0

@@ -1,3 +1,4 @@
+import Buffers
 import LayerKit
 
 /// What the compositor, the backends' frames, captures and tests ask of a renderer, whichever
@@ -18,6 +19,12 @@ public protocol LayerTreeRenderer: AnyObject {
     func makeHostFrameTarget(
         memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
     ) throws -> any HostFrameTarget
+
+    /// A target over the linear dma-buf `dmabuf` (a GBM buffer object a display scans out; `owner`
+    /// keeps its descriptor open: the target holds it), or nil where this renderer draws into
+    /// memory it maps only (the CPU renderer), whose displays then use dumb buffers. Throws where
+    /// the device cannot import it.
+    func makeDmabufFrameTarget(_ dmabuf: DmabufLayout, owner: AnyObject?) throws -> (any HostFrameTarget)?
 
     /// Renders `tree` into `target` (one this renderer made); the pixels are there once the
     /// returned completion is done and finished. Only what changed since the target's own last

@@ -12,6 +12,7 @@ struct ListOutputs: ParsableCommand {
 
               /dev/dri/card0
                 Virtual-1: connected, modes 1024x768@74.993 (preferred), 5120x2160@50.0, …
+                frames: GBM buffer objects, linear
             """)
 
     @Option(help: "The DRM device (default: the first /dev/dri/card* with a connected display).")
@@ -21,5 +22,14 @@ struct ListOutputs: ParsableCommand {
         let (path, connectors) = try KMSBackend.connectors(devicePath: device)
         print(path)
         for connector in connectors { print("  \(connector)") }
+        // The buffers of an output at the first connected display's preferred mode.
+        if let connected = connectors.first(where: { $0.isConnected && !$0.modes.isEmpty }) {
+            let mode = connected.modes[connected.preferredMode ?? 0]
+            do {
+                print("  frames: \(try KMSBackend.swapchainPath(devicePath: path, width: mode.width, height: mode.height))")
+            } catch {
+                print("  frames: unknown (\(error))")
+            }
+        }
     }
 }

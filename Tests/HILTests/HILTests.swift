@@ -31,6 +31,18 @@ import Testing
         #expect(run.kmsLog.contains("Virtual-1 on /dev/dri/card0 (1024x768@"), "\(run.kmsLog)")
     }
 
+    /// The frames on screen were drawn by Vulkan into GBM buffer objects on virtio-gpu (imported
+    /// as dma-bufs), not into dumb buffers: virtio-gpu takes no modifiers, so GBM's linear buffers
+    /// carry an implied layout. `scanoutMatchesTheHeadlessRenderOfTheSameScene` compares them.
+    @Test func framesAreDrawnIntoGBMBufferObjects() throws {
+        let run = try GuestRun.shared.get()
+        #expect(run.kmsLog.contains("Virtual-1 on /dev/dri/card0 (1024x768@"), "\(run.kmsLog)")
+        #expect(run.kmsLog.contains("(1024x768@") && run.kmsLog.contains("), frames in GBM buffer objects, linear"), "\(run.kmsLog)")
+        #expect(!run.kmsLog.contains("explicit modifier"), "\(run.kmsLog)")
+        #expect(!run.kmsLog.contains("dumb buffers"), "\(run.kmsLog)")
+        #expect(run.outputList.split(separator: "\n").last == "  frames: GBM buffer objects, linear", "\(run.outputList)")
+    }
+
     @Test func scanoutMatchesTheHeadlessRenderOfTheSameScene() throws {
         let run = try GuestRun.shared.get()
         let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")

@@ -83,10 +83,16 @@ final class ImportedBuffer {
         ) { type in try context.importHostMemory(pointer, size: size, memoryTypeIndex: type) }
     }
 
-    /// Imports the `size` bytes of the dma-buf behind `fileDescriptor` as a transfer source
-    /// (`VK_EXT_external_memory_dma_buf`). The import takes a duplicate of the descriptor (Vulkan
-    /// owns it once the import succeeds), so the caller's stays the caller's.
-    static func dmabuf(context: VulkanContext, fileDescriptor: Int32, size: Int) throws -> ImportedBuffer {
+    /// What an imported dma-buf is for: copies read from it (a client's buffer) or write into it
+    /// (a display's buffer that frames are drawn into).
+    enum Direction {
+        case source, destination
+    }
+
+    /// Imports the `size` bytes of the dma-buf behind `fileDescriptor` as a transfer source or
+    /// destination (`VK_EXT_external_memory_dma_buf`). The import takes a duplicate of the
+    /// descriptor (Vulkan owns it once the import succeeds), so the caller's stays the caller's.
+    static func dmabuf(context: VulkanContext, fileDescriptor: Int32, size: Int, usage: Direction = .source) throws -> ImportedBuffer {
         guard let getProperties = context.getMemoryFdProperties else {
             throw VulkanError.missingExtension("VK_EXT_external_memory_dma_buf")
         }
@@ -95,8 +101,8 @@ final class ImportedBuffer {
         fdProperties.sType = VK_STRUCTURE_TYPE_MEMORY_FD_PROPERTIES_KHR
         try check(getProperties(context.device, handleType, fileDescriptor, &fdProperties), "vkGetMemoryFdPropertiesKHR")
         let imported = try ImportedBuffer(
-            context: context, size: size, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT, handleType: handleType,
-            memoryTypeBits: fdProperties.memoryTypeBits, owner: nil
+            context: context, size: size, usage: usage == .source ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            handleType: handleType, memoryTypeBits: fdProperties.memoryTypeBits, owner: nil
         ) { type in try context.importDmabufMemory(fileDescriptor, size: size, memoryTypeIndex: type) }
         guard let imported else { throw VulkanError.dmabufUnusable(size: size) }
         return imported

@@ -1,21 +1,25 @@
+public import Buffers
 import LayerKit
 import RendererContract
 
-/// Host memory that a renderer writes frames straight into: `height` rows of `width`
+/// A buffer that a renderer writes frames straight into: `height` rows of `width`
 /// premultiplied ARGB8888 pixels (native-endian 0xAARRGGBB, the byte order of Wayland's and
-/// DRM's ARGB8888 and XRGB8888), `bytesPerRow` apart. A dumb buffer's mapping, say.
+/// DRM's ARGB8888 and XRGB8888), `bytesPerRow` apart. A GBM buffer object's dma-buf, or host
+/// memory (a dumb buffer's mapping, a headless output's).
 ///
-/// Where the device has `VK_EXT_external_memory_host` and the memory's address and size keep the
-/// alignment it asks for (a page on lavapipe), the memory is imported once and the GPU copies
-/// each frame's changed rectangle into it; otherwise the rectangle goes through the renderer's
-/// readback buffer and the CPU copies it. Each target remembers the frame it last received, so a
-/// ring of them (a display's buffers) each gets what changed since its own last frame: its
-/// buffer age. The import is released when the target goes.
-public final class HostBufferTarget {
+/// A dma-buf is imported once (`VK_EXT_external_memory_dma_buf`) and the GPU copies each frame's
+/// changed rectangle into it. Host memory is imported the same way where the device has
+/// `VK_EXT_external_memory_host` and the memory's address and size keep the alignment it asks
+/// for (a page on lavapipe); otherwise the rectangle goes through the renderer's readback buffer
+/// and the CPU copies it. Each target remembers the frame it last received, so a ring of them (a
+/// display's buffers) each gets what changed since its own last frame: its buffer age. The
+/// import is released when the target goes.
+public final class BufferTarget {
     public let width: Int
     public let height: Int
     public let bytesPerRow: Int
-    let memory: UnsafeMutableRawBufferPointer
+    /// The CPU's way in, for a target without an import; nil for a dma-buf.
+    let memory: UnsafeMutableRawBufferPointer?
     /// Keeps the memory valid for as long as the target (and its import) lives.
     private let owner: AnyObject?
     let imported: ImportedBuffer?
@@ -28,7 +32,7 @@ public final class HostBufferTarget {
     public var importsMemory: Bool { imported != nil }
 
     init(
-        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?,
+        memory: UnsafeMutableRawBufferPointer?, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?,
         imported: ImportedBuffer?, renderer: ObjectIdentifier
     ) {
         (self.memory, self.width, self.height, self.bytesPerRow) = (memory, width, height, bytesPerRow)
@@ -80,11 +84,11 @@ struct HostFrameState {
 }
 
 extension Renderer {
-    /// A target for frames written into `memory` (see `HostBufferTarget`), which `owner` keeps
+    /// A target for frames written into `memory` (see `BufferTarget`), which `owner` keeps
     /// valid: the target holds it. `bytesPerRow` is at least `width` × 4 and a multiple of 4.
-    public func makeHostBufferTarget(
+    public func makeBufferTarget(
         memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
-    ) throws -> HostBufferTarget {
+    ) throws -> BufferTarget {
         precondition(width > 0 && height > 0, "a host buffer target of \(width)×\(height) pixels")
         precondition(bytesPerRow >= width * 4 && bytesPerRow % 4 == 0, "\(bytesPerRow) bytes per row for \(width) pixels")
         precondition(
@@ -93,8 +97,25 @@ extension Renderer {
         let imported = try onDevice {
             try ImportedBuffer.hostMemory(context: context, pointer: memory.baseAddress!, size: memory.count, owner: owner)
         }
-        return HostBufferTarget(
+        return BufferTarget(
             memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, imported: imported,
+            renderer: ObjectIdentifier(self))
+    }
+
+    /// A target for frames written into the dma-buf `layout` (linear, its first row at offset 0;
+    /// `owner` keeps the descriptor open: the target holds it). Throws where the device cannot
+    /// import it for writing.
+    public func makeBufferTarget(dmabuf layout: DmabufLayout, owner: AnyObject?) throws -> BufferTarget {
+        precondition(layout.width > 0 && layout.height > 0 && layout.stride >= layout.width * 4 && layout.stride % 4 == 0 && layout.offset == 0,
+                     "a dma-buf target of \(layout.width)×\(layout.height) pixels, \(layout.stride) bytes per row from \(layout.offset)")
+        // Tiled layouts need VK_EXT_image_drm_format_modifier to render into.
+        guard layout.modifier == FormatModifier.linear else { throw VulkanError.missingExtension("VK_EXT_image_drm_format_modifier") }
+        let imported = try onDevice {
+            try ImportedBuffer.dmabuf(
+                context: context, fileDescriptor: layout.fileDescriptor, size: layout.stride * layout.height, usage: .destination)
+        }
+        return BufferTarget(
+            memory: nil, width: layout.width, height: layout.height, bytesPerRow: layout.stride, owner: owner, imported: imported,
             renderer: ObjectIdentifier(self))
     }
 
@@ -106,14 +127,14 @@ extension Renderer {
     /// lacks does no GPU work. One frame of a renderer at a time: the next is rendered once this
     /// one is finished.
     @discardableResult
-    public func render(_ tree: RenderTree, into target: HostBufferTarget, scale: Double = 1, clearColor: Color = .clear) throws
+    public func render(_ tree: RenderTree, into target: BufferTarget, scale: Double = 1, clearColor: Color = .clear) throws
         -> FrameCompletion
     {
         precondition(target.renderer == ObjectIdentifier(self), "a host buffer target of another renderer")
         return try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
     }
 
-    private func renderFrame(_ tree: RenderTree, into target: HostBufferTarget, scale: Double, clearColor: Color) throws -> FrameCompletion {
+    private func renderFrame(_ tree: RenderTree, into target: BufferTarget, scale: Double, clearColor: Color) throws -> FrameCompletion {
         let start = ContinuousClock.now
         let image = try hostImage(width: target.width, height: target.height)
         if clearColor != host.lastClearColor {
@@ -187,10 +208,10 @@ extension Renderer {
 
     /// The fallback without an import: `region` of the finished frame from the readback buffer
     /// (which mirrors the image row for row) into the target's rows.
-    private func copyReadback(of image: OffscreenTarget, region: PixelRect, into target: HostBufferTarget) {
+    private func copyReadback(of image: OffscreenTarget, region: PixelRect, into target: BufferTarget) {
         let (x, y, width) = (Int(region.x), Int(region.y), Int(region.width))
         for row in y..<y + Int(region.height) {
-            (target.memory.baseAddress! + row * target.bytesPerRow + x * 4).copyMemory(
+            (target.memory!.baseAddress! + row * target.bytesPerRow + x * 4).copyMemory(
                 from: image.readbackBuffer.contents + (row * image.width + x) * 4, byteCount: width * 4)
         }
     }

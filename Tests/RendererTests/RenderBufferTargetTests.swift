@@ -1,6 +1,8 @@
+import Buffers
 import Glibc
 import Graphics
 import LayerKit
+import SystemCalls
 import Testing
 @testable import Renderer
 
@@ -19,12 +21,12 @@ final class AnonymousMapping {
     func fill(_ byte: UInt8) { bytes.initializeMemory(as: UInt8.self, repeating: byte) }
 }
 
-/// Frames written straight into host memory (`HostBufferTarget`): imported with
+/// Frames written straight into host memory (`BufferTarget`): imported with
 /// VK_EXT_external_memory_host where the device and the alignment allow, through the readback
 /// buffer otherwise; either way the same bytes as the readback path's image, and only where the
 /// target lacks them.
 @MainActor
-@Suite(.serialized) struct RenderHostBufferTargetTests {
+@Suite(.serialized) struct RenderBufferTargetTests {
     static let (width, height) = (200, 120)
     /// 256 pixels a row: 224 bytes of padding after each row's pixels, which no frame may touch.
     static let bytesPerRow = 1024
@@ -68,6 +70,27 @@ final class AnonymousMapping {
         #expect(touched == 0, "bytes written outside \(rect)", sourceLocation: sourceLocation)
     }
 
+    /// Draws the scene into `target` (whose bytes the CPU sees as `memory`, all `sentinel`), then a
+    /// change of one square: the first frame writes every pixel, the second only the square (and a
+    /// pixel around), each the readback path's bytes, and nothing else is touched.
+    func expectFramesWrittenInPlace(
+        by renderer: Renderer, into target: BufferTarget, visibleAs memory: UnsafeMutableRawBufferPointer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let (_, context, squares) = scene()
+        try renderer.render(try #require(context.renderTree), into: target).finish()
+        let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(memory, equal: first, elsewhere: Self.sentinel, sourceLocation: sourceLocation)
+        memory.initializeMemory(as: UInt8.self, repeating: 0xCD)
+        change { squares[1].backgroundColor = .red }
+        try renderer.render(try #require(context.renderTree), into: target).finish()
+        let rect = try #require(damagedRect(renderer))
+        #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32), sourceLocation: sourceLocation)
+        let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
+        expectBytes(memory, equal: second, within: rect, elsewhere: 0xCD, sourceLocation: sourceLocation)
+        #expect(renderer.takeValidationMessages() == [], sourceLocation: sourceLocation)
+    }
+
     func damagedRect(_ renderer: Renderer) -> ImageRect? {
         guard case .region(let x, let y, let width, let height) = renderer.lastFrameStatistics.damage else { return nil }
         return ImageRect(x: x, y: y, width: width, height: height)
@@ -78,7 +101,7 @@ final class AnonymousMapping {
         try #require(renderer.context.hostPointerAlignment != nil, "lavapipe offers VK_EXT_external_memory_host")
         let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
         mapping.fill(Self.sentinel)
-        let target = try renderer.makeHostBufferTarget(
+        let target = try renderer.makeBufferTarget(
             memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         #expect(target.importsMemory)
         let (_, context, squares) = scene()
@@ -102,7 +125,7 @@ final class AnonymousMapping {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
         let mappings = try (0..<2).map { _ in try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height) }
         let targets = try mappings.map { mapping in
-            try renderer.makeHostBufferTarget(
+            try renderer.makeBufferTarget(
                 memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         }
         let (_, context, squares) = scene()
@@ -148,20 +171,10 @@ final class AnonymousMapping {
         let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height + 4096)
         let memory = UnsafeMutableRawBufferPointer(rebasing: mapping.bytes[64..<64 + Self.bytesPerRow * Self.height])
         memory.initializeMemory(as: UInt8.self, repeating: Self.sentinel)
-        let target = try renderer.makeHostBufferTarget(
+        let target = try renderer.makeBufferTarget(
             memory: memory, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         #expect(!target.importsMemory)
-        let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target).finish()
-        let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
-        expectBytes(memory, equal: first, elsewhere: Self.sentinel)
-        memory.initializeMemory(as: UInt8.self, repeating: 0xCD)
-        change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target).finish()
-        let rect = try #require(damagedRect(renderer))
-        let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
-        expectBytes(memory, equal: second, within: rect, elsewhere: 0xCD)
-        #expect(renderer.takeValidationMessages() == [])
+        try expectFramesWrittenInPlace(by: renderer, into: target, visibleAs: memory)
     }
 
     @Test func theImportIsReleasedWhenTheTargetGoes() throws {
@@ -172,7 +185,7 @@ final class AnonymousMapping {
         try {
             let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
             released = mapping
-            let target = try renderer.makeHostBufferTarget(
+            let target = try renderer.makeBufferTarget(
                 memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
             try renderer.render(try #require(context.renderTree), into: target).finish()
             // The import, and the renderer's image and readback buffer for host frames.
@@ -181,5 +194,25 @@ final class AnonymousMapping {
         #expect(renderer.context.liveMemoryAllocations == before + 2)
         #expect(released == nil)
         #expect(renderer.takeValidationMessages() == [])
+    }
+
+    /// A display's buffer reached as a dma-buf (a GBM buffer object's on KMS; a file here, which
+    /// lavapipe maps as it would one): the GPU writes each frame's changed rectangle into it at
+    /// its stride, with no CPU copy, the same bytes as the readback path's image.
+    @Test func aDmabufGetsTheFramesPixelsAtItsStrideAndPartialFramesOnlyTheirDamage() throws {
+        let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
+        let fd = linearBufferFile(width: Self.bytesPerRow / 4, rows: Self.height, stride: Self.bytesPerRow, offset: 0,
+                                  pixel: [Self.sentinel, Self.sentinel, Self.sentinel, Self.sentinel])
+        let owner = OwnedFileDescriptor(rawValue: fd)
+        let layout = DmabufLayout(
+            fileDescriptor: fd, width: Self.width, height: Self.height, format: .xrgb8888, modifier: FormatModifier.linear, offset: 0,
+            stride: Self.bytesPerRow)
+        let target = try renderer.makeBufferTarget(dmabuf: layout, owner: owner)
+        #expect(target.importsMemory)
+        let size = Self.bytesPerRow * Self.height
+        let contents = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0))
+        defer { munmap(contents, size) }
+        let memory = UnsafeMutableRawBufferPointer(start: contents, count: size)
+        try expectFramesWrittenInPlace(by: renderer, into: target, visibleAs: memory)
     }
 }
