@@ -55,7 +55,8 @@ def start_up(log):
 
 def kms(folder):
     print(f"KMS rig ({folder}):")
-    print(f"  foot on virtio-gpu: {start_up(folder / 'vitrine-kms.log')}")
+    print(f"  foot on virtio-gpu, Vulkan into GBM buffers: {start_up(folder / 'vitrine-kms.log')}")
+    print(f"  foot on virtio-gpu, CPU renderer into dumb buffers: {start_up(folder / 'vitrine-kms-cpu.log')}")
     shm = [row for row in flips(folder / "flips-shm.log") if "committed" in row]
     if len(shm) > 1:
         latency = [row["commit-to-flip"] for row in shm]

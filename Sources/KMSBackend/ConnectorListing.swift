@@ -51,7 +51,7 @@ extension KMSBackend {
     public static func swapchainPath(devicePath: String? = nil, width: Int, height: Int) throws(KMSError) -> String {
         let path = if let devicePath { devicePath } else { try defaultDevicePath() }
         let device = try DRMDevice(path: path)
-        let allocator = SwapchainAllocator(gbm: Result { () throws(KMSError) in try GBMDevice(drm: device) }, device: device)
+        let allocator = SwapchainAllocator(device: device, mappedBuffersReason: nil)
         guard let resources = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(path))") }
         let planes = (0..<Int(resources.pointee.count_planes)).map { resources.pointee.planes[$0] }
         drmModeFreePlaneResources(resources)

@@ -42,8 +42,7 @@ public final class KMSBackend: DisplayBackend {
     ) throws(KMSError) {
         let path = if let devicePath { devicePath } else { try Self.defaultDevicePath() }
         device = try DRMDevice(path: path, access: access)
-        let drm = device
-        allocator = SwapchainAllocator(gbm: Result { () throws(KMSError) in try GBMDevice(drm: drm) }, device: device)
+        allocator = SwapchainAllocator(device: device, mappedBuffersReason: configuration.mappedBuffersReason)
         self.configuration = configuration
         let probe = try Probe(device: device, cursors: configuration.hardwareCursor)
         let wanted = try Self.wantedAtStart(probe, configuration: configuration, device: device.path)
@@ -362,6 +361,10 @@ public struct KMSOutputConfiguration: Sendable, Equatable {
     /// frames). Where the CRTC has no ARGB8888 cursor plane, the image is too big for it, or the
     /// driver refuses the plane's state in a test commit, the cursor is drawn anyway.
     public var hardwareCursor: Bool
+    /// Where set, every output draws into dumb buffers for this reason and GBM is not loaded: the
+    /// renderer writes through a mapping (the CPU renderer). Otherwise outputs take GBM buffer
+    /// objects where GBM allocates.
+    public var mappedBuffersReason: String?
 
     public init(
         connector: String? = nil, mode: KMSModeRequest? = nil, scaleFactor: Double = 1, transform: OutputTransform = .normal,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Compositor
 import KMSBackend
 
 /// Lists a DRM device's connectors and modes: the names a board configuration's `connector` and
@@ -12,7 +13,8 @@ struct ListOutputs: ParsableCommand {
 
               /dev/dri/card0
                 Virtual-1: connected, modes 1024x768@74.993 (preferred), 5120x2160@50.0, …
-                frames: GBM buffer objects, linear
+                frames with the Vulkan renderer: GBM buffer objects, linear
+                frames with the CPU renderer: dumb buffers (the CPU renderer writes through a mapping)
             """)
 
     @Option(help: "The DRM device (default: the first /dev/dri/card* with a connected display).")
@@ -22,14 +24,16 @@ struct ListOutputs: ParsableCommand {
         let (path, connectors) = try KMSBackend.connectors(devicePath: device)
         print(path)
         for connector in connectors { print("  \(connector)") }
-        // The buffers of an output at the first connected display's preferred mode.
+        // The buffers of an output at the first connected display's preferred mode, with either
+        // renderer (which one `auto` picks depends on the board and the machine: the log says).
         if let connected = connectors.first(where: { $0.isConnected && !$0.modes.isEmpty }) {
             let mode = connected.modes[connected.preferredMode ?? 0]
             do {
-                print("  frames: \(try KMSBackend.swapchainPath(devicePath: path, width: mode.width, height: mode.height))")
+                print("  frames with the Vulkan renderer: \(try KMSBackend.swapchainPath(devicePath: path, width: mode.width, height: mode.height))")
             } catch {
-                print("  frames: unknown (\(error))")
+                print("  frames with the Vulkan renderer: unknown (\(error))")
             }
+            print("  frames with the CPU renderer: dumb buffers (\(RendererKind.cpu.mappedBuffersReason!))")
         }
     }
 }

@@ -154,6 +154,10 @@ struct Run: ParsableCommand {
         var presentationLogFile: UnsafeMutablePointer<FILE>?
         var seat: SeatSession?
         var kmsBackend: KMSBackend?
+        // Chosen before the display opens: it decides which buffers the outputs draw into.
+        let rendererChoice = renderer.map { RendererChoice.choose($0, namedBy: "--renderer", in: .current()) }
+            ?? RendererChoice.choose(board?.renderer ?? .auto, namedBy: "the board's renderer", in: .current())
+        logger.info("drawing with \(rendererChoice)")
         if kms {
             seat = try openSeat(logger: logger)
             var mode = mode.flatMap(KMSModeRequest.init(parsing:))
@@ -166,6 +170,7 @@ struct Run: ParsableCommand {
             var configuration = KMSOutputConfiguration(
                 connector: connector, mode: mode, scaleFactor: scale, transform: .init(degrees: turn.degrees, flipped: turn.isFlipped) ?? .normal,
                 hardwareCursor: hardwareCursor)
+            configuration.mappedBuffersReason = rendererChoice.kind.mappedBuffersReason
             // The board's named outputs, each lit with its own settings when connected (the first
             // with the command line's overrides); --connector lights one alone.
             if connector == nil, let board {
@@ -212,9 +217,6 @@ struct Run: ParsableCommand {
             outputsDescription = "a headless \(configuration.mode) output"
         }
         defer { if let presentationLogFile { fclose(presentationLogFile) } }
-        let rendererChoice = renderer.map { RendererChoice.choose($0, namedBy: "--renderer", in: .current()) }
-            ?? RendererChoice.choose(board?.renderer ?? .auto, namedBy: "the board's renderer", in: .current())
-        logger.info("drawing with \(rendererChoice)")
         let compositor = try Compositor(backend: backend, renderer: rendererChoice.kind, logger: logger)
         let windowPolicy = KioskWindowPolicy(compositor: compositor)
         windowPolicy.fit = fit ?? board?.app.fit ?? .center

@@ -24,7 +24,7 @@ import Testing
     @Test func vkmsCountsVblanksAndEveryFrameCarriesTheVsyncFlag() throws {
         let run = try CadenceRun.shared.get()
         #expect(run.kmsLog.contains("Virtual-2 on \(run.card) (640x480@"), "\(run.kmsLog)")
-        // vkms takes modifiers and lists LINEAR: the GBM buffers' framebuffers say so explicitly
+        // vkms takes modifiers and lists LINEAR: the Vulkan renderer's GBM buffers' framebuffers say so explicitly
         // (an implied layout is refused at commit there).
         #expect(run.kmsLog.contains("frames in GBM buffer objects, linear (explicit modifier)"), "\(run.kmsLog)")
         // drmCrtcGetSequence answers on vkms's CRTC: the backend turns its vsync flag on.
@@ -110,7 +110,7 @@ struct CadenceRun: Sendable {
             echo 0 > /sys/module/drm/parameters/vblankoffdelay
             echo "vblankoffdelay $(cat /sys/module/drm/parameters/vblankoffdelay)"
             mount -t debugfs none /sys/kernel/debug 2>/dev/null
-            \(vitrine) run --kms --device $card --mode 640x480 --presentation-log $OUT/flips.log -- weston-simple-shm > $OUT/vitrine.log 2>&1 &
+            \(vitrine) run --kms --renderer vulkan --device $card --mode 640x480 --presentation-log $OUT/flips.log -- weston-simple-shm > $OUT/vitrine.log 2>&1 &
             pid=$!
             n=0
             while [ $n -lt 120 ] && [ "$(cat $OUT/flips.log 2>/dev/null | wc -l)" -lt \(FlipCadenceTests.warmUpFrames + FlipCadenceTests.frameCount) ]; do

@@ -31,24 +31,44 @@ import Testing
         #expect(run.kmsLog.contains("Virtual-1 on /dev/dri/card0 (1024x768@"), "\(run.kmsLog)")
     }
 
-    /// The frames on screen were drawn by Vulkan into GBM buffer objects on virtio-gpu (imported
-    /// as dma-bufs), not into dumb buffers: virtio-gpu takes no modifiers, so GBM's linear buffers
-    /// carry an implied layout. `scanoutMatchesTheHeadlessRenderOfTheSameScene` compares them.
-    @Test func framesAreDrawnIntoGBMBufferObjects() throws {
+    /// The Vulkan renderer's frames on screen were drawn into GBM buffer objects on virtio-gpu
+    /// (imported as dma-bufs), not into dumb buffers: virtio-gpu takes no modifiers, so GBM's
+    /// linear buffers carry an implied layout. `scanoutMatchesTheHeadlessRenderOfTheSameScene`
+    /// compares them.
+    @Test func vulkanFramesAreDrawnIntoGBMBufferObjects() throws {
         let run = try GuestRun.shared.get()
+        #expect(run.kmsLog.contains("drawing with the Vulkan renderer: --renderer vulkan"), "\(run.kmsLog)")
         #expect(run.kmsLog.contains("Virtual-1 on /dev/dri/card0 (1024x768@"), "\(run.kmsLog)")
         #expect(run.kmsLog.contains("(1024x768@") && run.kmsLog.contains("), frames in GBM buffer objects, linear"), "\(run.kmsLog)")
         #expect(!run.kmsLog.contains("explicit modifier"), "\(run.kmsLog)")
         #expect(!run.kmsLog.contains("dumb buffers"), "\(run.kmsLog)")
-        #expect(run.outputList.split(separator: "\n").last == "  frames: GBM buffer objects, linear", "\(run.outputList)")
+        let lines = run.outputList.split(separator: "\n")
+        #expect(lines.dropLast().last == "  frames with the Vulkan renderer: GBM buffer objects, linear", "\(run.outputList)")
     }
 
-    @Test func scanoutMatchesTheHeadlessRenderOfTheSameScene() throws {
+    /// The CPU renderer's frames go into dumb buffers, which pixman writes through their mapping;
+    /// GBM is not loaded for it.
+    @Test func cpuRendererFramesAreDrawnIntoDumbBuffers() throws {
         let run = try GuestRun.shared.get()
-        let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")
-        let headless = try Image(contentsOfPNGFile: run.directory + "/headless.png")
+        #expect(run.cpuKMSLog.contains("drawing with the CPU renderer (pixman): --renderer cpu"), "\(run.cpuKMSLog)")
+        #expect(run.cpuKMSLog.contains("(1024x768@") && run.cpuKMSLog.contains("), frames in dumb buffers (the CPU renderer writes through a mapping)"),
+                "\(run.cpuKMSLog)")
+        #expect(!run.cpuKMSLog.contains("GBM buffer objects"), "\(run.cpuKMSLog)")
+        #expect(run.output.contains("vitrine-cpu-status 0"), "\(run.output)")
+        #expect(run.outputList.split(separator: "\n").last == "  frames with the CPU renderer: dumb buffers (the CPU renderer writes through a mapping)",
+                "\(run.outputList)")
+    }
+
+    /// Each renderer's scanout (Vulkan's GBM buffer objects, the CPU renderer's dumb buffers) is
+    /// the host's headless render of the same scene by the same renderer.
+    @Test(arguments: ["vulkan", "cpu"]) func scanoutMatchesTheHeadlessRenderOfTheSameScene(renderer: String) throws {
+        let run = try GuestRun.shared.get()
+        let scanout = try #require(renderer == "cpu" ? run.cpuScanout : run.scanout, "no screendump; see \(run.directory)")
+        let headless = try Image(contentsOfPNGFile: run.directory + "/headless-\(renderer).png")
         let differing = try #require(scanout.countOfPixelsDiffering(from: headless, byMoreThan: Self.channelTolerance))
         #expect(differing == 0, "\(differing) pixels differ; see \(run.directory)")
+        // The scene itself, not a frame both renderers would get wrong alike.
+        #expect(scanout.pixel(x: Self.width / 2, y: Self.height / 2) == Self.background)
     }
 
     @Test func pageFlipEventsArriveInOrderOnTheMonotonicClock() throws {
@@ -213,7 +233,8 @@ import Testing
 
     /// Page flips the driver refuses (injected: EBUSY twice, then EINVAL for good) do not leave
     /// the panel black: the busy frame is committed again a refresh later, the invalid ones each
-    /// through a modeset, and the scanout is foot's scene, as without refusals.
+    /// through a modeset, and the scanout is foot's scene, as without refusals (both drawn by the
+    /// CPU renderer, which `auto` picks on virtio-gpu).
     @Test func refusedPageFlipsAreCommittedAgainOrThroughAModesetAndTheSceneShows() throws {
         let run = try GuestRun.shared.get()
         let log = run.refusedFlipsLog
@@ -224,7 +245,7 @@ import Testing
         #expect(!log.contains("the frame is dropped"), "\(log)")
         #expect(run.refusedFlips.count >= 2, "\(run.refusedFlips)")
         let screen = try Image(contentsOfPNGFile: run.directory + "/refused-flips.png")
-        let scanout = try #require(run.scanout, "no screendump; see \(run.directory)")
+        let scanout = try #require(run.cpuScanout, "no screendump; see \(run.directory)")
         let differing = try #require(screen.countOfPixelsDiffering(from: scanout, byMoreThan: 0))
         #expect(differing == 0, "\(differing) pixels differ from the scene without refusals; see \(run.directory)")
     }
@@ -493,11 +514,16 @@ struct Flip: Sendable, Equatable {
 /// What one guest boot produced.
 struct GuestRun: Sendable {
     let directory: String
+    /// foot's scene drawn by the Vulkan renderer (into GBM buffer objects): the final capture,
+    /// presentations and log.
     let scanout: Image?
     let flips: [Flip]
     /// The presentations of weston-simple-shm, which draws a new frame for each frame callback.
     let animatedFlips: [Flip]
     let kmsLog: String
+    /// The same scene drawn by the CPU renderer (into dumb buffers).
+    let cpuScanout: Image?
+    let cpuKMSLog: String
     let refusedModeOutput: String
     /// What `vitrine list-outputs` printed in the guest.
     let outputList: String
@@ -571,7 +597,7 @@ struct GuestRun: Sendable {
         let directory = productsDirectory + "/hil"
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try renderHeadlessReference(vitrine: vitrine, into: directory)
+        try renderHeadlessReferences(vitrine: vitrine, into: directory)
         try buildDmabufClient(into: directory)
 
         let width = KMSFrameTests.width, height = KMSFrameTests.height
@@ -590,25 +616,32 @@ struct GuestRun: Sendable {
             }
             \(vitrine) list-outputs > $OUT/outputs.txt 2>&1
             \(vitrine) run --kms --mode 333x333 > $OUT/refused.log 2>&1; echo "refused-status $?" >> $OUT/refused.log
-            \(vitrine) run --kms --mode \(width)x\(height) --presentation-log $OUT/flips.log -- \(footCommand) > $OUT/vitrine-kms.log 2>&1 &
-            pid=$!
-            # The scene is complete once the scanout stops changing and no frame arrives for a
-            # while: four identical captures five seconds apart, after at least two flips.
-            previous=""; same=0; flips=-1; n=0
-            while [ $n -lt 60 ] && [ $same -lt 3 ]; do
-                sleep 5; n=$((n + 1))
-                kill -0 $pid || { echo "vitrine exited early"; break; }
-                count=$(cat $OUT/flips.log 2>/dev/null | wc -l)
-                hil_screendump scan-$n || break
-                if [ -n "$previous" ] && [ "$count" -ge 2 ] && [ "$count" = "$flips" ] && cmp -s $OUT/scan-$n.png $OUT/$previous; then
-                    same=$((same + 1))
-                else
-                    same=0
-                fi
-                previous=scan-$n.png; flips=$count
-            done
-            cp $OUT/$previous $OUT/scanout.png
-            kill -TERM $pid; wait $pid; echo "vitrine-status $?"
+            # foot's scene with RENDERER, its log, flips and final capture named after NAME. The scene
+            # is complete once the scanout stops changing and no frame arrives for a while: four
+            # identical captures five seconds apart, after at least two flips.
+            scene() {
+                \(vitrine) run --kms --renderer $2 --mode \(width)x\(height) --presentation-log $OUT/flips$1.log -- \(footCommand) > $OUT/vitrine-kms$1.log 2>&1 &
+                pid=$!
+                previous=""; same=0; flips=-1; n=0
+                while [ $n -lt 60 ] && [ $same -lt 3 ]; do
+                    sleep 5; n=$((n + 1))
+                    kill -0 $pid || { echo "vitrine exited early"; break; }
+                    count=$(cat $OUT/flips$1.log 2>/dev/null | wc -l)
+                    hil_screendump scan$1-$n || break
+                    if [ -n "$previous" ] && [ "$count" -ge 2 ] && [ "$count" = "$flips" ] && cmp -s $OUT/scan$1-$n.png $OUT/$previous; then
+                        same=$((same + 1))
+                    else
+                        same=0
+                    fi
+                    previous=scan$1-$n.png; flips=$count
+                done
+                cp $OUT/$previous $OUT/scanout$1.png
+                kill -TERM $pid; wait $pid; echo "vitrine$1-status $?"
+            }
+            # The CPU renderer (what `auto` picks on virtio-gpu) draws into dumb buffers; Vulkan
+            # into GBM buffer objects.
+            scene -cpu cpu
+            scene "" vulkan
             # Vitrine leaves the CRTC as it found it: the kernel's console shows again.
             sleep 2
             hil_screendump after-exit
@@ -785,10 +818,10 @@ struct GuestRun: Sendable {
         try FileManager.default.copyItem(atPath: touchScript, toPath: directory + "/uinput_touch.py")
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
-            // guest's /tmp.
-            ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "600",
+            // guest's /tmp. The script took over 10 minutes on a 2-core host loaded by other builds.
+            ["/usr/bin/env", "python3", harness, "run", "--out", directory, "--timeout", "900",
              "--display", "\(width)x\(height)", "--heads", "2", "--share", productsDirectory, directory + "/guest-script.sh"],
-            timeoutSeconds: 660)
+            timeoutSeconds: 960)
         guard status == 0 else { throw Failure.harness(status: status, directory: directory, log: log) }
         return GuestRun(
             directory: directory,
@@ -796,6 +829,8 @@ struct GuestRun: Sendable {
             flips: readFlips(directory + "/flips.log"),
             animatedFlips: readFlips(directory + "/flips-shm.log"),
             kmsLog: (try? String(contentsOfFile: directory + "/vitrine-kms.log", encoding: .utf8)) ?? "",
+            cpuScanout: try? Image(contentsOfPNGFile: directory + "/scanout-cpu.png"),
+            cpuKMSLog: (try? String(contentsOfFile: directory + "/vitrine-kms-cpu.log", encoding: .utf8)) ?? "",
             refusedModeOutput: (try? String(contentsOfFile: directory + "/refused.log", encoding: .utf8)) ?? "",
             outputList: (try? String(contentsOfFile: directory + "/outputs.txt", encoding: .utf8)) ?? "",
             output: (try? String(contentsOfFile: directory + "/output.txt", encoding: .utf8)) ?? "",
@@ -896,14 +931,16 @@ struct GuestRun: Sendable {
     /// foot filling the output with its background, then idle: a scene that stops changing.
     static let footCommand = "foot --override=colors.background=204060 sh -c 'sleep 900'"
 
-    /// The same scene on a headless output of the same size, on the host.
-    static func renderHeadlessReference(vitrine: String, into directory: String) throws {
-        let (status, log) = try runProcess(
-            ["/bin/sh", "-c", "\(vitrine) run --headless \(KMSFrameTests.width)x\(KMSFrameTests.height)@75 "
-                + "--screenshot \(directory)/headless.png --after 10 -- \(footCommand)"],
-            timeoutSeconds: 120)
-        guard status == 0, FileManager.default.fileExists(atPath: directory + "/headless.png") else {
-            throw Failure.headlessRender(log)
+    /// The same scene on a headless output of the same size, on the host, drawn by each renderer
+    /// (headless-vulkan.png, headless-cpu.png).
+    static func renderHeadlessReferences(vitrine: String, into directory: String) throws {
+        for renderer in ["vulkan", "cpu"] {
+            let image = "\(directory)/headless-\(renderer).png"
+            let (status, log) = try runProcess(
+                ["/bin/sh", "-c", "\(vitrine) run --renderer \(renderer) --headless \(KMSFrameTests.width)x\(KMSFrameTests.height)@75 "
+                    + "--screenshot \(image) --after 10 -- \(footCommand)"],
+                timeoutSeconds: 120)
+            guard status == 0, FileManager.default.fileExists(atPath: image) else { throw Failure.headlessRender(log) }
         }
     }
 
