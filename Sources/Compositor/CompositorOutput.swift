@@ -75,6 +75,9 @@ final class CompositorOutput {
     var onFrameDrawn: ((RenderTree) -> Void)?
     /// Whether the last frame was a client's buffer scanned out directly (DirectScanout.swift).
     private(set) var isScanningOutDirectly = false
+    /// A window's buffer that the display refused to scan out at the commit (after its test took
+    /// it): composed until the window shows another.
+    weak var refusedScanoutBuffer: Buffer?
     /// Called when frames start or stop being a client's buffer scanned out directly.
     var onDirectScanoutChanged: ((Bool) -> Void)?
     let nodeLookup: (Surface) -> SurfaceNode?
@@ -307,32 +310,47 @@ final class CompositorOutput {
             return
         }
         do {
-            let direct = try scanOutDirectly(tree)
-            if direct != isScanningOutDirectly {
-                isScanningOutDirectly = direct
-                onDirectScanoutChanged?(direct)
-            }
-            if direct {
+            // One path for every frame: a state (the client's buffer scanned out as it is, or a
+            // swapchain buffer drawn into) committed once what it shows is done.
+            let state: OutputState
+            var completion: (any RenderCompletion)?
+            if let direct = directScanoutState(for: tree) {
+                state = direct
                 frameWillShow(tree, showing: windows.last.map { [$0.surface] } ?? [])
-                return
+            } else {
+                let target = Double(request.targetPresentationNanoseconds) / 1e9
+                // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
+                let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
+                guard let drawn = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor) else {
+                    backend.frameScheduler.frameSkipped()
+                    return
+                }
+                (state, completion) = drawn
+                frameWillShow(tree, showing: sampledSurfaces())
+                onFrameDrawn?(frameTree)
             }
-            let target = Double(request.targetPresentationNanoseconds) / 1e9
-            // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
-            let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
-            guard let (state, completion) = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor)
-            else {
-                backend.frameScheduler.frameSkipped()
-                return
-            }
-            frameWillShow(tree, showing: sampledSurfaces())
-            onFrameDrawn?(frameTree)
-            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] error in
-                self?.onRenderError?(error)
+            scanningOutDirectly(state.buffer.map { if case .client = $0 { true } else { false } } ?? false)
+            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] failure in
+                switch failure {
+                case .scanoutRefused:
+                    // The display took the state in its test but not at the commit: the window's
+                    // buffer is composed from the next frame on, until it commits another.
+                    self?.refusedScanoutBuffer = self?.windows.last?.shownDmabuf?.buffer
+                    self?.backend.scheduleFrame()
+                case .error(let error):
+                    self?.onRenderError?(error)
+                }
             }
         } catch {
             onRenderError?(error)
             backend.frameScheduler.frameSkipped()
         }
+    }
+
+    private func scanningOutDirectly(_ direct: Bool) {
+        guard direct != isScanningOutDirectly else { return }
+        isScanningOutDirectly = direct
+        onDirectScanoutChanged?(direct)
     }
 
     /// The surfaces whose buffers the renderer's last frame showed, in the order it drew them.

@@ -36,21 +36,20 @@ extension CompositorOutput {
         return window
     }
 
-    /// Shows the top window's dma-buf on the primary plane as the frame, when
-    /// `directScanoutWindow` finds one and the display takes it; false leaves the frame to be
-    /// composed. The buffer stays with the display (unreleased) until another frame replaces it.
-    func scanOutDirectly(_ tree: RenderTree) throws -> Bool {
-        guard let window = directScanoutWindow(of: tree), let (attributes, ended) = window.beginScanout() else { return false }
+    /// The frame `tree` is when the top window's dma-buf can be shown as it is: the state that
+    /// puts it on the primary plane, which the display has tested; nil when the frame is to be
+    /// composed. The buffer stays the display's (unreleased) from the commit of that state until
+    /// another frame replaces it, or is given back at once when the state is not committed.
+    func directScanoutState(for tree: RenderTree) -> OutputState? {
+        guard let window = directScanoutWindow(of: tree), window.shownDmabuf?.buffer !== refusedScanoutBuffer,
+            let (attributes, ended) = window.beginScanout()
+        else { return nil }
         let buffer = DmabufLayout(firstPlaneOf: attributes, format: attributes.format.format.opaqueEquivalent)
-        do {
-            guard try backend.commit(OutputState(buffer: .client(buffer, released: ended))) else {
-                ended()
-                return false
-            }
-        } catch {
+        let state = OutputState(buffer: .client(buffer, released: ended))
+        guard backend.test(state) else {
             ended()
-            throw error
+            return nil
         }
-        return true
+        return state
     }
 }

@@ -125,8 +125,9 @@ final class MirrorOutput {
                 backend.frameScheduler.frameSkipped()
                 return
             }
-            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] error in
-                self?.onRenderError?(error)
+            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] failure in
+                // A mirror's frames are drawn: no client buffer to be refused.
+                if case .error(let error) = failure { self?.onRenderError?(error) }
             }
         } catch {
             onRenderError?(error)

@@ -61,29 +61,38 @@ final class ScanoutTargets {
     }
 }
 
-/// A frame drawn into a swapchain buffer, on its way through the GPU: committed to its display
-/// once the GPU is done, when the event loop sees the frame's completion descriptor readable, so
-/// that the compositor's thread goes on meanwhile (input, clients) and waits for nothing. The
-/// event loop's source keeps it until then.
+/// A frame on its way to its display: committed once what it shows is done (a frame drawn on the
+/// GPU: when the event loop sees the frame's completion descriptor readable, so that the
+/// compositor's thread goes on meanwhile and waits for nothing; a client's buffer scanned out
+/// directly, or a frame the CPU drew: at once). Every frame, composed or not, reaches the display
+/// through here. The event loop's source keeps it until then.
 final class FrameInFlight {
+    /// Why a frame did not reach its display.
+    enum Failure {
+        /// The display refused to scan out the client's buffer the state showed (given back).
+        case scanoutRefused
+        case error(Error)
+    }
+
     private let state: OutputState
     /// Let go once finished, with its descriptor.
     private var completion: (any RenderCompletion)?
     private var backend: (any BackendOutput)?
-    private var failed: ((Error) -> Void)?
+    private var failed: ((Failure) -> Void)?
     private var source: FileDescriptorSource?
 
-    /// Commits `state` to `backend` once `completion` is done (at once when it is); `failed` hears
-    /// of a frame that could not be finished or committed, which the backend's scheduler skips.
+    /// Commits `state` to `backend` once `completion` is done (at once when it is, or when there
+    /// is none); `failed` hears of a frame that could not be finished or committed, which the
+    /// backend's scheduler skips.
     init(
-        _ state: OutputState, completion: any RenderCompletion, on backend: any BackendOutput, loop: EventLoop,
-        failed: @escaping (Error) -> Void
+        _ state: OutputState, completion: (any RenderCompletion)?, on backend: any BackendOutput, loop: EventLoop,
+        failed: @escaping (Failure) -> Void
     ) {
         self.state = state
         self.completion = completion
         self.backend = backend
         self.failed = failed
-        guard !completion.isComplete, let descriptor = completion.completionDescriptor else {
+        guard let completion, !completion.isComplete, let descriptor = completion.completionDescriptor else {
             done()
             return
         }
@@ -93,7 +102,7 @@ final class FrameInFlight {
             source = try loop.addFileDescriptor(descriptor, events: .readable) { _ in self.done() }
         } catch {
             cancel()
-            failed(error)
+            failed(.error(error))
             backend.frameScheduler.frameSkipped()
         }
     }
@@ -115,9 +124,15 @@ final class FrameInFlight {
         completion = nil
         do {
             try finished?.finish()
-            try backend?.commit(state)
+            if let backend, try !backend.commit(state), case .client(_, let released) = state.buffer {
+                released()
+                failed?(.scanoutRefused)
+                backend.frameScheduler.frameSkipped()
+            }
         } catch {
-            failed?(error)
+            // A client's buffer that no display took goes back to its surface.
+            if case .client(_, let released) = state.buffer { released() }
+            failed?(.error(error))
             backend?.frameScheduler.frameSkipped()
         }
         cancel()

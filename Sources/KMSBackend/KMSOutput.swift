@@ -474,11 +474,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count)
             return true
         case .client(let layout, let released):
+            // Tested by the caller (`test(_:)`); a refusal of the flip itself returns false below.
             guard !isSuspended, isPoweredOn, let framebuffer = clientFramebuffer(layout) else { return false }
-            let commit = try AtomicRequest()
-            try commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))
-            guard commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil else { return false }
-            // The dumb buffers stay as they are: the next composed frame goes into the back one.
+            // The swapchain stays as it is: the next composed frame goes into the back buffer.
             guard try commitFrame(showing: .direct(framebuffer), buffer: front) else { return false }
             framebuffer.released = released
             return true
