@@ -1,5 +1,6 @@
 public import Buffers
 public import Graphics
+public import SystemCalls
 
 /// What an output is to show, tested and committed as one value (the role of wlroots'
 /// `wlr_output_state`): every part left nil stays as it is. A backend applies a state whole or not
@@ -14,12 +15,21 @@ public struct OutputState {
     public var mode: OutputMode?
     /// What the cursor plane shows (on outputs that have one, `HardwareCursorOutput`).
     public var cursor: CursorPlaneState?
+    /// A fence (a sync_file) that signals once `buffer` holds the frame's pixels: the display
+    /// shows the buffer only from the first refresh after it signalled (on KMS, the plane's
+    /// IN_FENCE_FD: the kernel holds the flip), and the compositor need not wait for it. Nil:
+    /// the buffer is ready now. The state keeps it open until the commit has handed it on.
+    public var acquireFence: OwnedFileDescriptor?
 
-    public init(buffer: OutputBuffer? = nil, isActive: Bool? = nil, mode: OutputMode? = nil, cursor: CursorPlaneState? = nil) {
+    public init(
+        buffer: OutputBuffer? = nil, isActive: Bool? = nil, mode: OutputMode? = nil, cursor: CursorPlaneState? = nil,
+        acquireFence: OwnedFileDescriptor? = nil
+    ) {
         self.buffer = buffer
         self.isActive = isActive
         self.mode = mode
         self.cursor = cursor
+        self.acquireFence = acquireFence
     }
 }
 

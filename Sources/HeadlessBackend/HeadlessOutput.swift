@@ -8,7 +8,8 @@ public import SystemCalls
 ///
 /// Its refreshes are a clock from CLOCK_MONOTONIC (refresh k at start + k·period). Frames are
 /// paced by the shared `FrameScheduler`; a committed frame is shown at the first refresh after
-/// its commit (as a display scanning out with vsync would), and `presented` is emitted at that
+/// its commit (as a display scanning out with vsync would) at which its acquire fence, if it has
+/// one, has signalled, and `presented` is emitted at that
 /// refresh with its time and number. Frames are drawn in place into a ring of two buffers of host
 /// memory, as into a KMS output's swapchain; the shown frame is read back only when captured. A
 /// client's XRGB8888 buffer of the mode's size can be shown as the frame (direct scanout), and a
@@ -34,8 +35,9 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         case buffer(Int)
         case client(HeadlessClientBuffer)
     }
-    /// The frame committed and waiting for its refresh.
+    /// The frame committed and waiting for its refresh, and for its acquire fence to signal.
     private var pendingFrame: ShownFrame?
+    private var pendingFence: OwnedFileDescriptor?
     /// The frame buffers written in place, and the one shown now (the other is written next).
     private var buffers: [HostMemoryBuffer]
     private var front = 1
@@ -161,20 +163,21 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         }
         switch state.buffer {
         case .swapchain:
-            show(.buffer((front + 1) % buffers.count))
+            show(.buffer((front + 1) % buffers.count), after: state.acquireFence)
         case .client(let layout, let released):
             guard let client = HeadlessClientBuffer(layout) else { return false }
             client.released = released
-            show(.client(client))
+            show(.client(client), after: state.acquireFence)
         case nil:
             break
         }
         return true
     }
 
-    /// Shows `frame` at the first refresh from now.
-    private func show(_ frame: ShownFrame) {
+    /// Shows `frame` at the first refresh from now at which `fence` (if any) has signalled.
+    private func show(_ frame: ShownFrame, after fence: OwnedFileDescriptor?) {
         pendingFrame = frame
+        pendingFence = fence
         frameScheduler.frameCommitted()
         scheduleRefresh(forCursor: false)
     }
@@ -196,6 +199,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         shownFrame = nil
         shownImage = nil
         pendingFrame = nil
+        pendingFence = nil
         refreshTimer.disarm()
         armedRefresh = nil
         if cursorRefreshPending { scheduleRefresh(forCursor: true) }
@@ -207,6 +211,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         isUnplugged = true
         frameScheduler.hold()
         pendingFrame = nil
+        pendingFence = nil
         cursorRefreshPending = false
         refreshTimer.disarm()
     }
@@ -226,7 +231,17 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         armedRefresh = nil
         if cursorRefreshPending { showCursor(at: refresh) }
         guard let frame = pendingFrame else { return }
+        // A fence not signalled yet holds the frame to a later refresh, as KMS's IN_FENCE_FD
+        // holds a flip (looked at each refresh: a sync_file reads as readable once signalled).
+        if let fence = pendingFence {
+            var entry = pollfd(fd: fence.rawValue, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 0) == 1 else {
+                scheduleRefresh(forCursor: false)
+                return
+            }
+        }
         pendingFrame = nil
+        pendingFence = nil
         shownFrame = frame
         shownImage = nil
         if case .buffer(let index) = frame { front = index }

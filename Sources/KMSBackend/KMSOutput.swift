@@ -56,6 +56,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     private let crtc: UInt32
     private let plane: UInt32
     private let planeFramebufferProperty: UInt32
+    /// The plane's IN_FENCE_FD: a state's acquire fence goes there, and the kernel holds the flip
+    /// until it signals. Nil on a driver without it (such a state is not taken).
+    private let planeInFenceProperty: UInt32?
     private var modeBlob: UInt32
     private var buffers: [any ScanoutBuffer]
     /// Buffers replaced while one of them was still on screen, kept until the next flip.
@@ -80,7 +83,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     }
     private var inFlight: Commit?
     /// A frame the driver refused with EBUSY, committed again when `retryTimer` expires.
-    private var retryPending: (frame: ShownFrame, buffer: Int)?
+    private var retryPending: (frame: ShownFrame, buffer: Int, fence: OwnedFileDescriptor?)?
     /// The modes the display offers, for a state that asks for one (`KMSBackend` keeps it current).
     var offeredModes: [drmModeModeInfo]
     /// While the session is switched away: nothing is committed.
@@ -139,6 +142,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         let crtcProperties = try device.properties(of: crtc, type: UInt32(DRM_MODE_OBJECT_CRTC), describedAs: "CRTC \(crtc)")
         let planeProperties = try device.properties(of: plane, type: UInt32(DRM_MODE_OBJECT_PLANE), describedAs: "plane \(plane)")
         planeFramebufferProperty = try planeProperties.id("FB_ID")
+        planeInFenceProperty = try? planeProperties.id("IN_FENCE_FD")
 
         if let current = drmModeGetCrtc(device.fd, crtc) {
             saved = SavedCRTC(framebuffer: current.pointee.buffer_id, x: current.pointee.x, y: current.pointee.y,
@@ -424,6 +428,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
 
     public func test(_ state: OutputState) -> Bool {
         if let wanted = state.mode, wanted != mode, modeInfo(for: wanted) == nil { return false }
+        if state.acquireFence != nil, planeInFenceProperty == nil { return false }
         switch state.buffer {
         case .swapchain(let buffer):
             guard buffer === buffers[(front + 1) % buffers.count] else { return false }
@@ -444,9 +449,11 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
 
     /// Applies `state`: a mode the display offers (blocking, tested first), the CRTC lit or not,
     /// the cursor plane, and the frame, committed as a nonblocking page flip (with the cursor
-    /// plane's changes). A refused client buffer returns false for the frame to be composed; a
-    /// refused cursor image returns false and leaves the plane empty.
+    /// plane's changes, and the acquire fence as the plane's IN_FENCE_FD). A refused client
+    /// buffer returns false for the frame to be composed; a refused cursor image returns false
+    /// and leaves the plane empty; so does an acquire fence on a plane without IN_FENCE_FD.
     public func commit(_ state: OutputState) throws -> Bool {
+        if state.acquireFence != nil, planeInFenceProperty == nil { return false }
         if let wanted = state.mode, wanted != mode {
             guard let info = modeInfo(for: wanted) else { return false }
             try changeMode(to: info)
@@ -471,13 +478,13 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
                 frameScheduler.scheduleFrame()
                 return true
             }
-            try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count)
+            try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count, fence: state.acquireFence)
             return true
         case .client(let layout, let released):
             // Tested by the caller (`test(_:)`); a refusal of the flip itself returns false below.
             guard !isSuspended, isPoweredOn, let framebuffer = clientFramebuffer(layout) else { return false }
             // The swapchain stays as it is: the next composed frame goes into the back buffer.
-            guard try commitFrame(showing: .direct(framebuffer), buffer: front) else { return false }
+            guard try commitFrame(showing: .direct(framebuffer), buffer: front, fence: state.acquireFence) else { return false }
             framebuffer.released = released
             return true
         case nil:
@@ -498,12 +505,15 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     }
 
     /// Commits `frame` (in `buffer`, or the client's framebuffer) as a nonblocking page flip that
-    /// shows it; `buffer` becomes the front buffer when it completes. A refusal is handled as
+    /// shows it once `fence` (if any) has signalled; `buffer` becomes the front buffer when it
+    /// completes. A refusal is handled as
     /// `FlipRecovery` says: false when a client's buffer scanned out directly was refused and the
     /// frame is to be composed instead; a throw when the frame is given up (the display keeps what
     /// it showed). `retrying`: a commit made again after EBUSY, when composing is too late.
     @discardableResult
-    private func commitFrame(showing frame: ShownFrame, buffer back: Int, retrying: Bool = false) throws -> Bool {
+    private func commitFrame(
+        showing frame: ShownFrame, buffer back: Int, fence: OwnedFileDescriptor?, retrying: Bool = false
+    ) throws -> Bool {
         var withoutCursorPlane = false
         var modeset = false
         while true {
@@ -512,9 +522,12 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             var cursorChange: CursorPlane.Change?
             if modeset {
                 request = try modesetRequest(framebuffer: framebuffer)
+                if let fence, let planeInFenceProperty { try request.set(plane, planeInFenceProperty, UInt64(fence.rawValue)) }
             } else {
                 request = try AtomicRequest()
                 try request.set(plane, planeFramebufferProperty, UInt64(framebuffer))
+                // The kernel takes its own reference to the fence in the commit.
+                if let fence, let planeInFenceProperty { try request.set(plane, planeInFenceProperty, UInt64(fence.rawValue)) }
                 if withoutCursorPlane {
                     var off: [(object: UInt32, property: UInt32, value: UInt64)] = []
                     cursorPlane?.addDisabled(to: &off)
@@ -543,7 +556,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             switch flipRecovery.refused(code, commit: carried) {
             case .retryAfterRefresh:
                 onRecovery?("\(refusal); committing the frame again a refresh later")
-                retryPending = (frame, back)
+                retryPending = (frame, back, fence)
                 retryTimer.arm(after: period)
                 // The frame is on its way from the scheduler's view; its wait says nothing of drawing.
                 if !retrying { frameScheduler.frameCommitted(measured: false) }
@@ -582,7 +595,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     /// Commits again a frame the driver refused with EBUSY a refresh ago; given up, it leaves the
     /// display as it is and the next frame starts afresh.
     func retryTimerExpired() {
-        guard retryTimer.acknowledgeExpiration(), let (frame, buffer) = retryPending else { return }
+        guard retryTimer.acknowledgeExpiration(), let (frame, buffer, fence) = retryPending else { return }
         retryPending = nil
         guard !isSuspended, isPoweredOn else {
             flipRecovery = FlipRecovery()
@@ -591,7 +604,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             return
         }
         do {
-            try commitFrame(showing: frame, buffer: buffer, retrying: true)
+            try commitFrame(showing: frame, buffer: buffer, fence: fence, retrying: true)
         } catch {
             frameScheduler.frameSkipped()
         }

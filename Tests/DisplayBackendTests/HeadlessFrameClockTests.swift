@@ -76,4 +76,35 @@ import Testing
         pump(backend, seconds: 10) { frames == 3 }
         #expect(output.frameScheduler.leadNanoseconds == 10_000_000)  // capped at the 10 ms period
     }
+
+    /// A frame committed with an acquire fence that has not signalled is held, refresh after
+    /// refresh, and shown at the first refresh after it signals (a pipe's read end stands for the
+    /// sync_file: both read as readable once signalled).
+    @Test func aFrameWaitsForItsAcquireFence() throws {
+        let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@100")])
+        let output = backend.headlessOutput(0)
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let fence = OwnedFileDescriptor(rawValue: ends[0])
+        let signal = OwnedFileDescriptor(rawValue: ends[1])
+        var presentations: [UInt64] = []
+        output.frameScheduler.onFrame = { _ in
+            _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!), acquireFence: fence))
+        }
+        let presented = output.presented.listen { timing in presentations.append(timing.nanoseconds) }
+        defer { presented.cancel() }
+        output.scheduleFrame()
+        // Ten refreshes (10 ms each) with the fence pending: nothing is shown.
+        pump(backend, seconds: 0.1) { false }
+        #expect(presentations.isEmpty)
+        #expect(output.hasFrameWaitingToShow)
+        let signalled = monotonicNanoseconds()
+        #expect(write(signal.rawValue, "s", 1) == 1)
+        pump(backend, seconds: 5) { !presentations.isEmpty }
+        try #require(presentations.count == 1)
+        // By the first refresh after the signal (a refresh that passed while the test wrote may
+        // be the one, so no lower bound closer than the ten held ones).
+        #expect(presentations[0] <= signalled + output.mode.refreshNanoseconds)
+        #expect(!output.hasFrameWaitingToShow)
+    }
 }

@@ -200,6 +200,24 @@ import Testing
         expectSmallDmabufWindow(in: try Image(contentsOfPNGFile: run.directory + "/fenced-shown.png"))
     }
 
+    /// A frame committed with an acquire fence (the plane's IN_FENCE_FD, a vgem fence the test
+    /// holds) is not flipped while the fence is pending: the scanout keeps the frame before it.
+    /// Once the fence signals, the flip follows (AcquireFenceInGuest, run in the guest).
+    @Test func aFlipIsHeldUntilItsAcquireFenceSignals() throws {
+        let run = try GuestRun.shared.get()
+        let log = (try? String(contentsOfFile: run.directory + "/fence-test.txt", encoding: .utf8)) ?? ""
+        #expect(run.output.contains("fence-test-status 0"), "\(run.output)\n\(log)")
+        #expect(log.contains("Test aFlipIsHeldUntilItsAcquireFenceSignals() passed"), "\(log)")
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let pending = try Image(contentsOfPNGFile: run.directory + "/fence-pending.png")
+        let shown = try Image(contentsOfPNGFile: run.directory + "/fence-shown.png")
+        for (x, y) in [(0, 0), (Self.width / 2, Self.height / 2), (Self.width - 1, Self.height - 1)] {
+            #expect(pending.pixel(x: x, y: y) == blue)
+            #expect(shown.pixel(x: x, y: y) == red)
+        }
+    }
+
     /// Just-in-time frames (see `RefreshClock`): each of simple-shm's frames aims at the first
     /// refresh its predicted draw-and-commit time (the lead) can still make after it was asked
     /// for, or the one after the previous frame's target; drawing starts no earlier than the lead
@@ -696,6 +714,18 @@ struct GuestRun: Sendable {
             settle $OUT/flips-fenced.log 1
             hil_screendump fenced-shown
             kill -TERM $pid; wait $pid; echo "vitrine-fenced-status $?"
+            # A flip held by its acquire fence: this package's AcquireFenceInGuest test, run here,
+            # commits a frame with a vgem fence as IN_FENCE_FD; the scanout is captured while the
+            # fence is pending and once the test has signalled it.
+            VITRINE_HIL_GUEST_OUT=$OUT \(productsDirectory)/VitrinePackageTests.xctest --testing-library swift-testing \
+                --filter AcquireFenceInGuest > $OUT/fence-test.txt 2>&1 &
+            pid=$!
+            for step in pending shown; do
+                n=0; while [ $n -lt 900 ] && [ ! -e $OUT/fence-$step ] && kill -0 $pid 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+                [ -e $OUT/fence-$step ] && hil_screendump fence-$step
+                touch $OUT/fence-$step-captured
+            done
+            wait $pid; echo "fence-test-status $?"
             # Input from real evdev devices: udev tags them for libinput's seat; QEMU's virtio
             # keyboard and tablet, and a uinput touchscreen, on a panel turned a quarter.
             # (udevadm trigger refuses to run in a chroot: the uevents are asked for by hand.)
