@@ -177,6 +177,13 @@ final class KioskOverlay {
         let covers = state != .hidden || isBlanked
         view.isUserInteractionEnabled = covers
         View.animate(duration: Self.fadeDuration) {
+            // A restart covers at once (a fade out still running included): the app's window went
+            // with its client, and a fade in would start from the black beneath, for as long as
+            // its first frames take (seconds on a slow GPU).
+            if state == .restarting && !isBlanked {
+                Transaction.disableActions = true
+                view.layer.removeAnimation(forKey: "opacity")
+            }
             if state == .hidden, let fading = pattern {
                 pattern = nil
                 fading.stop()

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Graphics
+import LayerKit
 import Testing
 
 /// The board's splash covers the screen until the app's first frame, gives way to the app, and
@@ -80,5 +81,17 @@ import Testing
         #expect(screen.pixel(x: 320, y: 333) == Self.splash)
         // "Restarting…" in white under it.
         #expect(labelPixels(screen) >= 200, "\(labelPixels(screen)) label pixels")
+    }
+
+    @Test func aRestartCoversTheScreenAtOnceRatherThanFadingInFromBlack() throws {
+        // simple-shm draws, is killed two seconds later, and its shell (the supervised app) exits.
+        let kiosk = try SplashPatternTests.Kiosk(app: ["sh", "-c", "weston-simple-shm & sleep 2; kill -9 $!; exit 1"], animation: .none)
+        #expect(try kiosk.run(seconds: 15) { !kiosk.session.isShowingOverlay })
+        #expect(try kiosk.run(seconds: 15) { kiosk.session.isShowingOverlay })
+        // The window is gone with its client: a fade in would show the black beneath first.
+        let overlay = try #require(kiosk.layer(named: "kiosk overlay"))
+        #expect(overlay.animation(forKey: "opacity") == nil)
+        #expect(overlay.presentation()?.opacity == 1)
+        #expect(try kiosk.run(seconds: 5) { kiosk.compositor.capture()?.pixel(x: 2, y: 2) == Self.splash })
     }
 }

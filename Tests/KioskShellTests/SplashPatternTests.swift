@@ -19,12 +19,13 @@ import WindowPolicy
     static let splash = PremultipliedPixel(red: 0x1D, green: 0x35, blue: 0x57, alpha: 255)
     static let black = PremultipliedPixel(red: 0, green: 0, blue: 0, alpha: 255)
 
-    /// A kiosk session of `app` with the pattern behind a #1D3557 splash, on a 320×240 headless output.
+    /// A kiosk session of `app` with the pattern (or `animation`) behind a #1D3557 splash, on a
+    /// 320×240 headless output.
     final class Kiosk {
         let compositor: Compositor
         let session: KioskSession
 
-        init(app: [String]) throws {
+        init(app: [String], animation: SplashConfiguration.Animation = .pattern) throws {
             let folder = NSTemporaryDirectory() + "vitrine-pattern-\(getpid())"
             mkdir(folder, 0o700)
             let backend = try HeadlessBackend(outputs: [
@@ -35,7 +36,7 @@ import WindowPolicy
             let name = try compositor.listen(socketName: "vitrine-pattern-\(UUID().uuidString.prefix(8))", in: folder)
             session = try KioskSession(
                 compositor: compositor, socketName: name, runtimeDirectory: folder, app: AppConfiguration(command: app),
-                splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57), animation: .pattern),
+                splash: SplashConfiguration(backgroundColor: RGBColor(red: 0x1D, green: 0x35, blue: 0x57), animation: animation),
                 notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),
                 logger: Logger(label: "test"))
         }
@@ -57,7 +58,10 @@ import WindowPolicy
         }
 
         /// The pattern's layer, while the overlay holds one.
-        var patternLayer: VulkanLayer? { find("splash pattern", in: compositor.rootView().layer) as? VulkanLayer }
+        var patternLayer: VulkanLayer? { layer(named: "splash pattern") as? VulkanLayer }
+
+        /// The layer of the output's tree named `name`.
+        func layer(named name: String) -> Layer? { find(name, in: compositor.rootView().layer) }
 
         private func find(_ name: String, in layer: Layer) -> Layer? {
             if layer.name == name { return layer }
