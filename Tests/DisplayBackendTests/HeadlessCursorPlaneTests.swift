@@ -16,17 +16,6 @@ import Testing
         return (backend, backend.headlessOutput(0))
     }
 
-    /// Dispatches `backend`'s timers until `condition` holds or two seconds pass.
-    static func run(_ backend: HeadlessBackend, until condition: () -> Bool) -> Bool {
-        let deadline = monotonicNanoseconds() + 2_000_000_000
-        while !condition() && monotonicNanoseconds() < deadline {
-            var fds = backend.fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&fds, nfds_t(fds.count), 50)
-            for entry in fds where entry.revents & Int16(POLLIN) != 0 { backend.dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd)) }
-        }
-        return condition()
-    }
-
     @Test func aCursorImageShowsTurnedAtTheNextRefreshWithItsHotspotOnThePointer() throws {
         let (backend, output) = try Self.turnedOutput()
         var presentations: [PresentationTiming] = []
@@ -36,7 +25,7 @@ import Testing
         try output.commit(OutputState(cursor: .position(Point(x: 10, y: 5))))
         // Nothing shows before the refresh.
         #expect(output.shownCursor == nil)
-        #expect(Self.run(backend) { !presentations.isEmpty })
+        #expect(backend.dispatchEvents(forAtMost: 2) { !presentations.isEmpty })
         // The logical (9, 4)…(11, 7) corner-to-corner is the panel's (4, 469)…(7, 471): x' = y, y' = 480 − x.
         let shown = try #require(output.shownCursor)
         #expect(shown.x == 4 && shown.y == 469)
@@ -50,17 +39,17 @@ import Testing
 
         // A move is no new image: it shows at the next refresh, and no presentation is reported.
         try output.commit(OutputState(cursor: .position(Point(x: 20, y: 5))))
-        #expect(Self.run(backend) { output.shownCursor?.y == 459 })
+        #expect(backend.dispatchEvents(forAtMost: 2) { output.shownCursor?.y == 459 })
         #expect(presentations.count == 1)
 
         // The same image again is presented again (a client cursor's frame callback waits on it).
         #expect(try output.commit(OutputState(cursor: .image(image, hotspotX: 1, hotspotY: 1))))
-        #expect(Self.run(backend) { presentations.count == 2 })
+        #expect(backend.dispatchEvents(forAtMost: 2) { presentations.count == 2 })
         #expect(presentations[1].sequence > presentations[0].sequence)
 
         // Hidden: the plane shows nothing from the next refresh.
         #expect(try output.commit(OutputState(cursor: .image(nil, hotspotX: 0, hotspotY: 0))))
-        #expect(Self.run(backend) { presentations.count == 3 })
+        #expect(backend.dispatchEvents(forAtMost: 2) { presentations.count == 3 })
         #expect(output.shownCursor == nil)
     }
 
@@ -69,12 +58,12 @@ import Testing
         // 30×60 upright is 60×30 on the turned panel: inside the 64×32 plane.
         let tall = Image(width: 30, height: 60, fill: PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
         #expect(try output.commit(OutputState(cursor: .image(tall, hotspotX: 0, hotspotY: 0))))
-        #expect(Self.run(backend) { output.shownCursor != nil })
+        #expect(backend.dispatchEvents(forAtMost: 2) { output.shownCursor != nil })
         #expect(output.shownCursor?.image.width == 60 && output.shownCursor?.image.height == 30)
         // 60×30 upright is 30×60 turned: taller than the plane. Refused, and the cursor is hidden.
         let wide = Image(width: 60, height: 30, fill: PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255))
         #expect(try !output.commit(OutputState(cursor: .image(wide, hotspotX: 0, hotspotY: 0))))
-        #expect(Self.run(backend) { output.shownCursor == nil })
+        #expect(backend.dispatchEvents(forAtMost: 2) { output.shownCursor == nil })
     }
 
     @Test func anOutputWithoutACursorPlaneRefusesEveryImage() throws {

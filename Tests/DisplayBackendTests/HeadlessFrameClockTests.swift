@@ -8,18 +8,6 @@ import Testing
 /// The headless output's frame clock: frames are requested just in time for a refresh and shown
 /// at the first refresh after they are committed.
 @Suite struct HeadlessFrameClockTests {
-    /// Runs the output's timers (its frame timer and its refreshes) until `done`, for at most `seconds`.
-    func pump(_ backend: HeadlessBackend, seconds: Double, until done: () -> Bool) {
-        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-        while !done(), monotonicNanoseconds() < deadline {
-            var entries = backend.fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&entries, nfds_t(entries.count), 50)
-            for entry in entries where entry.revents & Int16(POLLIN) != 0 {
-                backend.dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd))
-            }
-        }
-    }
-
     @Test func aFrameIsShownAtItsTargetRefreshWhenItIsPresentedBeforeIt() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
         let output = backend.outputs[0]
@@ -47,7 +35,7 @@ import Testing
         }
         defer { presented.cancel() }
         output.scheduleFrame()
-        pump(backend, seconds: 10) { checked == 10 }
+        backend.dispatchEvents(forAtMost: 10) { checked == 10 }
         #expect(checked == 10)
     }
 
@@ -67,13 +55,13 @@ import Testing
         }
         defer { presented.cancel() }
         output.scheduleFrame()
-        pump(backend, seconds: 10) { frames == 2 }
+        backend.dispatchEvents(forAtMost: 10) { frames == 2 }
         // At least 4 ms a frame, plus a quarter and a millisecond.
         #expect(output.frameScheduler.leadNanoseconds >= 6_000_000)
 
         renderMilliseconds = 15
         output.scheduleFrame()
-        pump(backend, seconds: 10) { frames == 3 }
+        backend.dispatchEvents(forAtMost: 10) { frames == 3 }
         #expect(output.frameScheduler.leadNanoseconds == 10_000_000)  // capped at the 10 ms period
     }
 
@@ -95,12 +83,12 @@ import Testing
         defer { presented.cancel() }
         output.scheduleFrame()
         // Ten refreshes (10 ms each) with the fence pending: nothing is shown.
-        pump(backend, seconds: 0.1) { false }
+        backend.dispatchEvents(forAtMost: 0.1) { false }
         #expect(presentations.isEmpty)
         #expect(output.hasFrameWaitingToShow)
         let signalled = monotonicNanoseconds()
         #expect(write(signal.rawValue, "s", 1) == 1)
-        pump(backend, seconds: 5) { !presentations.isEmpty }
+        backend.dispatchEvents(forAtMost: 5) { !presentations.isEmpty }
         try #require(presentations.count == 1)
         // By the first refresh after the signal (a refresh that passed while the test wrote may
         // be the one, so no lower bound closer than the ten held ones).

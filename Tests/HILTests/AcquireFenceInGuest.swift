@@ -40,7 +40,7 @@ let guestOutputFolder = ProcessInfo.processInfo.environment["VITRINE_HIL_GUEST_O
             #expect(taken)
         }
         output.scheduleFrame()
-        Self.pump(backend, seconds: 60) { presentations.count == 1 }
+        backend.dispatchEvents(forAtMost: 60) { presentations.count == 1 }
         try #require(presentations.count == 1, "the blue frame was not shown")
 
         let vgem = try VGEMFence()
@@ -49,14 +49,14 @@ let guestOutputFolder = ProcessInfo.processInfo.environment["VITRINE_HIL_GUEST_O
         output.scheduleFrame()
         let committed = monotonicNanoseconds()
         // Held: no flip for a second, nor while the host captures the screen.
-        Self.pump(backend, seconds: 1) { presentations.count > 1 }
+        backend.dispatchEvents(forAtMost: 1) { presentations.count > 1 }
         try Self.handshake("pending", in: folder, backend: backend)
         let held = monotonicNanoseconds() - committed
         #expect(presentations.count == 1, "the red frame's flip came before its fence signalled")
         let signalled = monotonicNanoseconds()
         // The test's own signal: vgem signals a fence by itself only after 10 s.
         try vgem.signal()
-        Self.pump(backend, seconds: 10) { presentations.count > 1 }
+        backend.dispatchEvents(forAtMost: 10) { presentations.count > 1 }
         try #require(presentations.count == 2, "no flip after the fence signalled")
         #expect(presentations[1] >= signalled)
         try "held \(held / 1_000_000) ms while the fence was pending; flipped \((presentations[1] - signalled) / 1_000_000) ms after it signalled\n"
@@ -64,23 +64,11 @@ let guestOutputFolder = ProcessInfo.processInfo.environment["VITRINE_HIL_GUEST_O
         try Self.handshake("shown", in: folder, backend: backend)
     }
 
-    /// Runs the backend's events until `done`, for at most `seconds`.
-    static func pump(_ backend: any DisplayBackend, seconds: Double, until done: () -> Bool) {
-        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-        while !done(), monotonicNanoseconds() < deadline {
-            var entries = backend.fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-            _ = poll(&entries, nfds_t(entries.count), 50)
-            for entry in entries where entry.revents & Int16(POLLIN) != 0 {
-                backend.dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd))
-            }
-        }
-    }
-
     /// Asks the guest script to capture the scanout as fence-`step`.png (it sees the file
     /// fence-`step`), and waits until it has (fence-`step`-captured), running the backend's events.
     static func handshake(_ step: String, in folder: String, backend: any DisplayBackend) throws {
         try "".write(toFile: "\(folder)/fence-\(step)", atomically: true, encoding: .utf8)
-        pump(backend, seconds: 30) { FileManager.default.fileExists(atPath: "\(folder)/fence-\(step)-captured") }
+        backend.dispatchEvents(forAtMost: 30) { FileManager.default.fileExists(atPath: "\(folder)/fence-\(step)-captured") }
         try #require(FileManager.default.fileExists(atPath: "\(folder)/fence-\(step)-captured"), "no capture of \(step)")
     }
 }
