@@ -64,7 +64,7 @@ public final class Compositor: SurfaceObserver {
     /// while it has one), so that textures made for one output, dma-buf copies and VulkanLayers,
     /// show on any; replaced, with every renderer on its device, only when the device is lost
     /// (Compositor+DeviceLoss.swift). Nil when the CPU renderer draws.
-    internal(set) var device: Renderer?
+    var device: Renderer?
     /// How renderers set Vulkan up (a replacement device is made the same way).
     let rendererOptions: VulkanOptions
     /// A lost device waiting to be replaced, and the observers of its replacement.
