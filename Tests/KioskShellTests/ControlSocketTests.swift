@@ -101,13 +101,17 @@ func runTool(_ tool: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: tool)
     process.arguments = arguments
-    let output = Pipe()
+    let output = Pipe(), errors = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    process.standardError = errors
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
+    // The tools this runs write a line or two there: it cannot fill the pipe meanwhile.
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw ControlTestFailure("\(tool) \(arguments) exited with \(process.terminationStatus)") }
+    guard process.terminationStatus == 0 else {
+        throw ControlTestFailure("\(tool) \(arguments) exited with \(process.terminationStatus): \(message)")
+    }
     return String(decoding: data, as: UTF8.self)
 }
 
