@@ -21,6 +21,8 @@ public final class CPURenderer: LayerTreeRenderer {
     private var imageFrame: (target: CPUFrameTarget, memory: HostMemoryBuffer, image: Image?)?
     /// Shape and text layers' images, redrawn only when a shape, its text or its scale changes.
     private let rasters = TreePainter.Rasters()
+    /// What each subtree may draw, so that a frame walks only the subtrees it redraws.
+    private let subtreeBounds = SubtreeBounds()
     /// Contents already reported as undrawable (client buffers pixman cannot read, drawables).
     private var reportedContents: [ObjectIdentifier] = []
 
@@ -115,6 +117,7 @@ public final class CPURenderer: LayerTreeRenderer {
     func draw(_ tree: RenderTree, into target: CPUFrameTarget, scale: Double, clearColor: Color) -> PixelBox? {
         let start = ContinuousClock.now
         let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
+        subtreeBounds.update(for: tree)
         if clearColor != lastClearColor {
             damage.reset()
             lastClearColor = clearColor
@@ -136,18 +139,21 @@ public final class CPURenderer: LayerTreeRenderer {
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
         let canvas = Canvas(image: target.image, origin: (0, 0), box: box, target: full)
         var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas)
+        measure.subtreeBounds = subtreeBounds
         measure.paintTree()
         var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, startingAt: measure.occluder)
-        painter.rasters = rasters
+        (painter.rasters, painter.subtreeBounds) = (rasters, subtreeBounds)
         if measure.occluder == nil {
             canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
             painter.composites += 1
         }
         let encoded = ContinuousClock.now
         painter.paintTree()
-        rasters.shapes.endFrame()
-        rasters.texts.endFrame()
-        rasters.shadowMasks.endFrame()
+        // A partial frame skipped the layers it does not redraw: their images stay.
+        let walked = box == full ? nil : tree
+        rasters.shapes.endFrame(keepingUnusedIn: walked)
+        rasters.texts.endFrame(keepingUnusedIn: walked)
+        rasters.shadowMasks.endFrame(keepingUnusedIn: walked)
         region.removeAll()
         let shown = Self.externalContents(in: tree)
         sampledClients = shown.clients

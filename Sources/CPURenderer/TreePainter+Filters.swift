@@ -36,6 +36,7 @@ extension TreePainter {
         var painter = TreePainter(
             tree: sample ?? tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
         (painter.rasters, painter.tint) = (rasters, tint)
+        if sample == nil { painter.subtreeBounds = subtreeBounds }
         return painter
     }
 

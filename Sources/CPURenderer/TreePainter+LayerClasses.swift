@@ -49,8 +49,9 @@ extension TreePainter {
     /// A replicator's sublayers once per instance (`RenderTree.replicatorInstances(of:)`), the
     /// instance's colour tinting what they draw and its alpha the opacity.
     mutating func drawInstances(of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
-        let (outerTint, sample) = (tint, tree)
-        defer { (tint, tree) = (outerTint, sample) }
+        let (outerTint, sample, bounds) = (tint, tree, subtreeBounds)
+        defer { (tint, tree, subtreeBounds) = (outerTint, sample, bounds) }
+        subtreeBounds = nil
         for instance in sample.replicatorInstances(of: layer) {
             (tint, tree) = (instance.tint(within: outerTint), instance.tree)
             let alpha = instance.color.alpha

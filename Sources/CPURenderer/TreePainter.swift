@@ -33,6 +33,9 @@ struct TreePainter {
     var carriedBackdrop: (id: LayerID, backdrop: Backdrop?)?
     /// The layer in a transition whose current state this painter draws (TreePainter+Transitions.swift).
     var drawnWithoutTransition: LayerID?
+    /// What each subtree of `tree` may draw, for skipping those that miss the canvas's box; nil
+    /// while `tree` is another sample (a replicator's delayed instances), where they do not hold.
+    var subtreeBounds: SubtreeBounds?
 
     /// A painter that draws the tree onto `canvas`, starting at `occluder` (found by a measuring
     /// painter) when given.
@@ -70,9 +73,13 @@ struct TreePainter {
                     opacity: parentOpacity * p.opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
             }
         } else {
-            place(
-                layer, transform: p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform),
-                opacity: parentOpacity, clip: clip, flipped: flipped)
+            let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
+            // A subtree that draws nothing the frame redraws holds no occluder either. The root is
+            // walked: it fills the output, and its box would be made again with every change.
+            if layer.superlayerID != nil, let box = subtreeBounds?.box(of: layer, in: tree), pixelBox(of: box, transform).isEmpty {
+                return
+            }
+            place(layer, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
     }
 

@@ -13,7 +13,7 @@ import Renderer
 // output's frames into dumb-buffer-like host memory, copied or in place (HostBufferBenchmark.swift).
 // Run: swift run -c release RendererBenchmarks (medians of repeated frames); with the argument
 // shadow-paths or host-buffers, only that case; with cpu, the 100, 1,000 and 10,000-layer scenes
-// drawn by the CPU renderer (pixman), without Vulkan.
+// and the frosted panel drawn by the CPU renderer (pixman), without Vulkan.
 
 @MainActor
 func makeScene(
@@ -171,12 +171,42 @@ func benchmarkScenes(renderer: any LayerTreeRenderer, texture: Image) throws {
     }
 }
 
+/// A frosted panel over the whole screen (a background blur of radius 20) above the 1,000-layer
+/// scene, against the same panel without the filter: full frames, the two alternating so that a
+/// changing load on the machine weighs on both alike.
+@MainActor
+func benchmarkFrostedPanel(renderer: any LayerTreeRenderer, texture: Image) throws {
+    let busy = makeScene(layers: 1_000, texture: texture)
+    let panel = Layer()
+    panel.frame = busy.root.bounds
+    panel.backgroundColor = Color(white: 1, alpha: 0.3)
+    busy.root.addSublayer(panel)
+    var frames: [Bool: [FrameStatistics]] = [:]
+    for _ in 0..<9 {
+        for frosted in [false, true] {
+            panel.backgroundFilters = frosted ? [.gaussianBlur(radius: 20)] : []
+            Transaction.flush()
+            renderer.invalidatePreviousFrame()
+            _ = try renderer.render(busy.context.renderTree!, width: 1920, height: 1080, scale: 1, clearColor: .clear)
+            frames[frosted, default: []].append(renderer.lastFrameStatistics)
+        }
+    }
+    for frosted in [false, true] {
+        let stats = frames[frosted]!
+        let encode = stats.map(\.encodeSeconds).sorted()[stats.count / 2]
+        let total = stats.map(\.totalSeconds).sorted()[stats.count / 2]
+        let name = frosted ? "background blur" : "panel, no filter"
+        print("1000 + panel   \(name.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(format: "%6d", stats[0].drawCount)) \(milliseconds(encode))    \(milliseconds(total))")
+    }
+}
+
 try MainActor.assumeIsolated {
     let texture = try makeTexture()
     if CommandLine.arguments.dropFirst().first == "cpu" {
         let renderer = CPURenderer()
         print("device: \(renderer.deviceName)")
-        return try benchmarkScenes(renderer: renderer, texture: texture)
+        try benchmarkScenes(renderer: renderer, texture: texture)
+        return try benchmarkFrostedPanel(renderer: renderer, texture: texture)
     }
     let renderer = try Renderer()
     print("device: \(renderer.deviceName)")
@@ -203,31 +233,7 @@ try MainActor.assumeIsolated {
         return renderer.lastFrameStatistics
     }
     print("emitter        10,000 particles  \(String(format: "%6d", particles.draws)) \(milliseconds(particles.encode))    \(milliseconds(particles.total))")
-    // A frosted panel over the whole screen (a background blur of radius 20) above the 1,000-layer
-    // scene, against the same panel without the filter: full frames, the two alternating so that
-    // a changing load on the machine weighs on both alike.
-    let busy = makeScene(layers: 1_000, texture: texture)
-    let panel = Layer()
-    panel.frame = busy.root.bounds
-    panel.backgroundColor = Color(white: 1, alpha: 0.3)
-    busy.root.addSublayer(panel)
-    var frames: [Bool: [FrameStatistics]] = [:]
-    for _ in 0..<9 {
-        for frosted in [false, true] {
-            panel.backgroundFilters = frosted ? [.gaussianBlur(radius: 20)] : []
-            Transaction.flush()
-            renderer.invalidatePreviousFrame()
-            _ = try renderer.render(busy.context.renderTree!, width: 1920, height: 1080)
-            frames[frosted, default: []].append(renderer.lastFrameStatistics)
-        }
-    }
-    for frosted in [false, true] {
-        let stats = frames[frosted]!
-        let encode = stats.map(\.encodeSeconds).sorted()[stats.count / 2]
-        let total = stats.map(\.totalSeconds).sorted()[stats.count / 2]
-        let name = frosted ? "background blur" : "panel, no filter"
-        print("1000 + panel   \(name.padding(toLength: 17, withPad: " ", startingAt: 0)) \(String(format: "%6d", stats[0].drawCount)) \(milliseconds(encode))    \(milliseconds(total))")
-    }
+    try benchmarkFrostedPanel(renderer: renderer, texture: texture)
     try benchmarkVulkanLayer(renderer: renderer)
     try benchmarkTiledLayer(renderer: renderer)
     try benchmarkShadowPaths(renderer: renderer)

@@ -53,9 +53,10 @@ public final class RasterCache<Source: Equatable> {
     }
 
     /// Drops the entries the frame did not use, then the largest ones while over budget, and
-    /// starts counting use for the next frame.
-    public func endFrame() {
-        entries = entries.filter(\.value.used)
+    /// starts counting use for the next frame. A frame that skipped subtrees outside what it
+    /// redrew gives its `tree`: unused entries then stay while their layer is in it.
+    public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
+        entries = entries.filter { entry in entry.value.used || tree?[entry.key] != nil }
         var bytes = keptBytes
         if bytes > budgetBytes {
             // Dropping the largest first keeps the most layers cached for the memory.

@@ -63,6 +63,49 @@ import Testing
         #expect(padding(0) == [0xAB] && padding(1) == [0xAB])
     }
 
+    /// A subtree's box is its layers' drawing (bounds, and a layer unit of anti-aliasing) in its
+    /// root's space, and a change below a layer makes that layer's box again.
+    @Test func aSubtreesBoxFollowsAChangeBelowIt() throws {
+        let root = makeRoot(200, 120)
+        let left = sublayer(root, frame: Rect(x: 0, y: 0, width: 100, height: 120))
+        let inner = sublayer(left, frame: Rect(x: 10, y: 10, width: 20, height: 20), background: .blue)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let bounds = SubtreeBounds()
+        var tree = try #require(context.renderTree)
+        bounds.update(for: tree)
+        #expect(bounds.box(of: try #require(tree[left.id]), in: tree) == Rect(x: -1, y: -1, width: 102, height: 122))
+        change { inner.position = Point(x: 130, y: 20) }
+        tree = try #require(context.renderTree)
+        bounds.update(for: tree)
+        // The inner layer now spans 120…140 in its superlayer, past its bounds (no masksToBounds).
+        #expect(bounds.box(of: try #require(tree[left.id]), in: tree) == Rect(x: -1, y: -1, width: 143, height: 122))
+    }
+
+    /// A frame skips subtrees whose box misses what it redraws; a layer moved out of its
+    /// superlayer's old box is still drawn where a later frame redraws it (here beneath a
+    /// translucent layer whose colour changes).
+    @Test func aLayerMovedPastItsSuperlayersOldBoxIsRedrawnThere() throws {
+        let root = makeRoot(200, 120)
+        let left = sublayer(root, frame: Rect(x: 0, y: 0, width: 100, height: 120))
+        let inner = sublayer(left, frame: Rect(x: 10, y: 10, width: 20, height: 20), background: .blue)
+        let veil = sublayer(root, frame: Rect(x: 110, y: 0, width: 60, height: 40), background: Color(red: 1, green: 0, blue: 0, alpha: 0.5))
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let renderer = CPURenderer()
+        func frame() throws -> Image { try renderer.render(try #require(context.renderTree), width: 200, height: 120) }
+        func reference() throws -> Image { try CPURenderer().render(try #require(context.renderTree), width: 200, height: 120) }
+        _ = try frame()
+        change { inner.position = Point(x: 130, y: 20) }
+        #expect(try frame().maximumChannelDifference(from: reference()) == 0)
+        change { veil.backgroundColor = Color(red: 0, green: 1, blue: 0, alpha: 0.5) }
+        let image = try frame()
+        #expect(damagedRect(renderer) == ImageRect(x: 109, y: 0, width: 62, height: 41))
+        #expect(image.maximumChannelDifference(from: try reference()) == 0)
+        // Blue beneath green at half: (0, 0.5, 0.5).
+        #expect(isNear(pixel(image, 130, 20), [0, 128, 128, 255]))
+    }
+
     /// A shm-like buffer is drawn from where it lies, frame after frame (a later frame reads the
     /// client's memory again), and its surface is named as shown; a commit damaging part of
     /// the buffer redraws only that part of the output.
