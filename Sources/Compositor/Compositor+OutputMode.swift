@@ -18,6 +18,7 @@ extension Compositor {
         Transaction.disableActions = true
         output.followMode()
         Transaction.commit()
+        imageCopyCaptureManager.outputChanged(output.global)
         moveOutputsPlacedRight(of: output, from: before.x + before.logicalWidth, by: output.global.state.logicalWidth - before.logicalWidth)
         logger.info("output \(backendOutput.name) changed mode: \(backendOutput.description)")
         // The windows live on the primary output: the policy sizes them again for its new mode.

@@ -134,6 +134,7 @@ extension Compositor {
             node.enteredOutput = nil
         }
         removed.global.withdraw()
+        imageCopyCaptureManager.outputRemoved(removed.global)
         removed.stop()
         closeLayerSurfaces(of: removed)
         pointerOutputsChanged(removed: removed)

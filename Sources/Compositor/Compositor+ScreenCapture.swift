@@ -2,15 +2,16 @@ import Glibc
 import Graphics
 import WaylandServer
 
-/// Screen capture for the clients allowed it (wlroots' screencopy, `Privilege.screenCapture`):
-/// each frame copies what an output shows now, the picture its backend reads back
-/// (`BackendOutput.lastShownImage`, the control socket's `capture`). A copy that waits for damage
-/// is made once the output shows a picture that differs from the one its session copied last,
-/// with the rectangles that differ, so that a remote view sends only what changed.
-final class ScreenCapture: ScreencopyHandler {
+/// Screen capture for the clients allowed it (`Privilege.screenCapture`), through wlroots'
+/// screencopy and ext-image-copy-capture alike: each frame copies what an output shows now, the
+/// picture its backend reads back (`BackendOutput.lastShownImage`, the control socket's
+/// `capture`). A copy that waits for damage is made once the output shows a picture that differs
+/// from the one its session copied last, with the rectangles that differ, so that a remote view
+/// sends only what changed.
+final class ScreenCapture: OutputCaptureHandler {
     private unowned let compositor: Compositor
     /// Copies waiting for their output to show a change.
-    private var waiting: [ScreencopyFrame] = []
+    private var waiting: [any OutputCaptureFrame] = []
     /// The picture each session (a manager) last copied of each output.
     private var lastCopies: [ObjectIdentifier: [ObjectIdentifier: Image]] = [:]
     /// Rows compared together when looking for damage: a changed band reports one rectangle.
@@ -24,6 +25,11 @@ final class ScreenCapture: ScreencopyHandler {
         guard let managed = compositor.outputs.first(where: { $0.global === output }),
               let image = managed.backend.lastShownImage, image.pixelFormat.isNativeWord else { return nil }
         return (managed, image)
+    }
+
+    func pixelSize(of output: Output) -> SurfaceSize? {
+        guard let managed = compositor.outputs.first(where: { $0.global === output }) else { return nil }
+        return SurfaceSize(width: Int32(managed.backend.mode.width), height: Int32(managed.backend.mode.height))
     }
 
     func captureRect(of output: Output, region: IntRect?) -> IntRect? {
@@ -40,11 +46,11 @@ final class ScreenCapture: ScreencopyHandler {
         return clipped.isEmpty ? nil : clipped
     }
 
-    func copyRequested(_ frame: ScreencopyFrame) {
+    func copyRequested(_ frame: any OutputCaptureFrame) {
         if !complete(frame) { waiting.append(frame) }
     }
 
-    func copyAbandoned(_ frame: ScreencopyFrame) {
+    func copyAbandoned(_ frame: any OutputCaptureFrame) {
         waiting.removeAll { $0 === frame }
     }
 
@@ -59,7 +65,7 @@ final class ScreenCapture: ScreencopyHandler {
 
     /// Copies what the frame's output shows now into its buffer; false when it waits for damage
     /// and the picture is the same as its session's last copy.
-    private func complete(_ frame: ScreencopyFrame) -> Bool {
+    private func complete(_ frame: any OutputCaptureFrame) -> Bool {
         guard let output = frame.output, let (managed, image) = shown(on: output),
               frame.rect.maxX <= image.width, frame.rect.maxY <= image.height else {
             frame.fail()
@@ -67,12 +73,12 @@ final class ScreenCapture: ScreencopyHandler {
         }
         let previous = lastCopies[frame.session]?[ObjectIdentifier(output)]
         var damage: [IntRect] = []
-        if frame.waitsForDamage {
+        if frame.waitsForDamage || frame.reportsDamage {
             if let previous {
-                guard previous !== image else { return false }
-                damage = Self.changedRects(from: previous, to: image, in: frame.rect)
-                guard !damage.isEmpty else { return false }
+                damage = previous === image ? [] : Self.changedRects(from: previous, to: image, in: frame.rect)
+                if damage.isEmpty && frame.waitsForDamage { return false }
             } else {
+                // A session's first copy: everything is new to it.
                 damage = [IntRect(x: 0, y: 0, width: frame.rect.width, height: frame.rect.height)]
             }
         }

@@ -42,6 +42,9 @@ public final class Compositor: SurfaceObserver {
     private let extensionGlobals: [AnyObject]
     /// zwlr_screencopy_manager_v1, for the clients allowed screen capture, and its handler.
     private let screencopyManager: ScreencopyManagerGlobal
+    /// ext-image-copy-capture: told when outputs go or change size (Compositor+Outputs.swift).
+    let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
+    private let outputCaptureSourceManager: OutputImageCaptureSourceManagerGlobal
     private(set) lazy var screenCapture = ScreenCapture(compositor: self)
     /// zwlr_virtual_pointer_manager_v1, for the clients allowed virtual input; the compositor is its handler.
     private let virtualPointerManager: VirtualPointerManagerGlobal
@@ -156,6 +159,8 @@ public final class Compositor: SurfaceObserver {
         layerShell = LayerShellGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
+        imageCopyCaptureManager = ImageCopyCaptureManagerGlobal(display: display)
+        outputCaptureSourceManager = OutputImageCaptureSourceManagerGlobal(display: display)
         virtualPointerManager = VirtualPointerManagerGlobal(display: display)
         self.rendererOptions = rendererOptions
         rendererKind = renderer
@@ -181,6 +186,7 @@ public final class Compositor: SurfaceObserver {
         inputMethodManager.handler = self
         filterPrivilegedGlobals()
         screencopyManager.handler = screenCapture
+        imageCopyCaptureManager.handler = screenCapture
         virtualPointerManager.handler = self
         try watchBackend()
         backendListeners = [
@@ -322,7 +328,8 @@ public final class Compositor: SurfaceObserver {
         ("zxdg_decoration_manager_v1", 1), ("zxdg_output_manager_v1", 3), ("xdg_activation_v1", 1),
         ("zwp_idle_inhibit_manager_v1", 1), ("zwp_text_input_manager_v3", 1),
         ("zwp_primary_selection_device_manager_v1", 1), ("zwlr_layer_shell_v1", LayerShellGlobal.version),
-        ("zwp_virtual_keyboard_manager_v1", 1), ("zwlr_screencopy_manager_v1", 3), ("zwlr_virtual_pointer_manager_v1", 2),
+        ("zwp_virtual_keyboard_manager_v1", 1), ("zwlr_screencopy_manager_v1", 3),
+        ("ext_image_copy_capture_manager_v1", 1), ("ext_output_image_capture_source_manager_v1", 1), ("zwlr_virtual_pointer_manager_v1", 2),
         ("wp_security_context_manager_v1", 1),
         ("zwp_input_method_manager_v2", 1),
     ]

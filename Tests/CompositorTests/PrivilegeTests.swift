@@ -41,7 +41,7 @@ import WaylandTestClient
     @Test func onlyAListedClientSeesThePrivilegedGlobals() throws {
         #expect(Self.privilegedInterfaces == [
             "zwlr_layer_shell_v1", "zwp_virtual_keyboard_manager_v1", "zwlr_screencopy_manager_v1", "zwlr_virtual_pointer_manager_v1",
-            "zwp_input_method_manager_v2",
+            "zwp_input_method_manager_v2", "ext_image_copy_capture_manager_v1", "ext_output_image_capture_source_manager_v1",
         ])
         let session = try HeadlessSession()
         session.compositor.privilegeRules = [PrivilegeRule(.user(getuid() &+ 1), privileges: Set(Privilege.allCases))]
@@ -52,7 +52,10 @@ import WaylandTestClient
             PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture]),
         ]
         let listed = try SessionClient(session)
-        #expect(privilegedGlobals(seenBy: listed.client) == ["zwlr_layer_shell_v1", "zwlr_screencopy_manager_v1", "zwp_input_method_manager_v2"])
+        #expect(privilegedGlobals(seenBy: listed.client) == [
+            "zwlr_layer_shell_v1", "zwlr_screencopy_manager_v1", "zwp_input_method_manager_v2", "ext_image_copy_capture_manager_v1",
+            "ext_output_image_capture_source_manager_v1",
+        ])
     }
 
     /// A client that connects through a sandbox engine's security context sees no privileged

@@ -5,55 +5,67 @@ import Testing
 import WaylandServer
 import WaylandTestClient
 
-/// wlroots' screencopy on the headless compositor: a 64×64 window (0x3366cc, centred on 640×480 at
-/// 288…352 × 208…272) copied by a client that the privilege rules allow to capture.
+/// A session with a mapped 64×64 window of 0x3366cc (centred on 640×480 at 288…352 × 208…272),
+/// whose own client is returned; with `allowingCapture`, the test process may capture.
+func sessionWithWindow(allowingCapture: Bool = true) throws -> (HeadlessSession, SessionClient, WlSurfaceProxy) {
+    let session = try HeadlessSession()
+    if allowingCapture {
+        session.compositor.privilegeRules = [PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture])]
+    }
+    let app = try SessionClient(session)
+    let (surface, _) = try app.makeToplevel()
+    try app.show(app.makeBuffer(width: 64, height: 64, fill: fillPixels(0xff33_66cc, count: 64 * 64)), on: surface)
+    try app.client.roundtrip()
+    let colour = PremultipliedPixel(red: 0x33, green: 0x66, blue: 0xcc, alpha: 255)
+    #expect(try session.run(seconds: 20) { session.screen?.pixel(x: 300, y: 220) == colour })
+    return (session, app, surface)
+}
+
+/// A wl_shm buffer whose memory stays mapped for the test to read: `width`×`height` pixels,
+/// rows `stride` bytes apart (0x55 bytes until written).
+final class MappedBuffer {
+    let proxy: WlBufferProxy
+    let memory: UnsafeMutableRawPointer
+    let size: Int
+    let file: Int32
+
+    init(_ client: SessionClient, width: Int, height: Int, stride: Int? = nil, format: WlShmFormat = .xrgb8888) throws {
+        let stride = stride ?? width * 4
+        size = stride * height
+        file = anonymousFile(size: size)
+        memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)!
+        memory.initializeMemory(as: UInt8.self, repeating: 0x55, count: size)
+        let pool = try client.shm.createPool(fd: FileDescriptor(rawValue: dup(file)), size: Int32(size))
+        proxy = try pool.createBuffer(offset: 0, width: Int32(width), height: Int32(height), stride: Int32(stride), format: format)
+        try pool.destroy()
+    }
+
+    deinit {
+        munmap(memory, size)
+        close(file)
+    }
+
+    func pixel(x: Int, y: Int, stride: Int) -> UInt32 {
+        memory.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+    }
+
+    /// How many of the buffer's XRGB pixels differ in colour from `screen`'s, over `screen`'s size.
+    func pixelsDiffering(from screen: Image, stride: Int) -> Int {
+        var differing = 0
+        for y in 0..<screen.height {
+            for x in 0..<screen.width {
+                let shown = screen.pixel(x: x, y: y)
+                let expected = UInt32(shown.red) << 16 | UInt32(shown.green) << 8 | UInt32(shown.blue)
+                if pixel(x: x, y: y, stride: stride) & 0xff_ffff != expected { differing += 1 }
+            }
+        }
+        return differing
+    }
+}
+
+/// wlroots' screencopy on the headless compositor: the window of `sessionWithWindow` copied by a
+/// client that the privilege rules allow to capture.
 @Suite struct ScreencopyTests {
-    private static let windowColour: UInt32 = 0xff33_66cc
-
-    /// A session with a mapped window of `windowColour`, whose own client is returned.
-    private func sessionWithWindow(allowingCapture: Bool = true) throws -> (HeadlessSession, SessionClient, WlSurfaceProxy) {
-        let session = try HeadlessSession()
-        if allowingCapture {
-            session.compositor.privilegeRules = [PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture])]
-        }
-        let app = try SessionClient(session)
-        let (surface, _) = try app.makeToplevel()
-        try app.show(app.makeBuffer(width: 64, height: 64, fill: fillPixels(Self.windowColour, count: 64 * 64)), on: surface)
-        try app.client.roundtrip()
-        let colour = PremultipliedPixel(red: 0x33, green: 0x66, blue: 0xcc, alpha: 255)
-        #expect(try session.run(seconds: 20) { session.screen?.pixel(x: 300, y: 220) == colour })
-        return (session, app, surface)
-    }
-
-    /// A wl_shm buffer whose memory stays mapped for the test to read: `width`×`height` pixels,
-    /// rows `stride` bytes apart, in a pool of `poolSize` bytes (at least what the rows need).
-    private final class MappedBuffer {
-        let proxy: WlBufferProxy
-        let memory: UnsafeMutableRawPointer
-        let size: Int
-        let file: Int32
-
-        init(_ client: SessionClient, width: Int, height: Int, stride: Int? = nil, format: WlShmFormat = .xrgb8888) throws {
-            let stride = stride ?? width * 4
-            size = stride * height
-            file = anonymousFile(size: size)
-            memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0)!
-            memory.initializeMemory(as: UInt8.self, repeating: 0x55, count: size)
-            let pool = try client.shm.createPool(fd: FileDescriptor(rawValue: dup(file)), size: Int32(size))
-            proxy = try pool.createBuffer(offset: 0, width: Int32(width), height: Int32(height), stride: Int32(stride), format: format)
-            try pool.destroy()
-        }
-
-        deinit {
-            munmap(memory, size)
-            close(file)
-        }
-
-        func pixel(x: Int, y: Int, stride: Int) -> UInt32 {
-            memory.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
-        }
-    }
-
     private func capturer(_ session: HeadlessSession) throws -> (SessionClient, ZwlrScreencopyManagerV1Proxy, WlOutputProxy) {
         let client = try SessionClient(session)
         let manager = try client.client.bind(ZwlrScreencopyManagerV1Proxy.self, version: 3)
@@ -83,16 +95,7 @@ import WaylandTestClient
             return
         }
         #expect(nanoseconds < 1_000_000_000)
-        let screen = try #require(session.screen)
-        var differing = 0
-        for y in 0..<480 {
-            for x in 0..<640 {
-                let shown = screen.pixel(x: x, y: y)
-                let expected = UInt32(shown.red) << 16 | UInt32(shown.green) << 8 | UInt32(shown.blue)
-                if buffer.pixel(x: x, y: y, stride: 2560) & 0xff_ffff != expected { differing += 1 }
-            }
-        }
-        #expect(differing == 0)
+        #expect(buffer.pixelsDiffering(from: try #require(session.screen), stride: 2560) == 0)
         #expect(buffer.pixel(x: 300, y: 220, stride: 2560) & 0xff_ffff == 0x33_66cc)
         #expect(buffer.pixel(x: 10, y: 10, stride: 2560) & 0xff_ffff == 0)
     }

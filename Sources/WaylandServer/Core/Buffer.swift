@@ -84,6 +84,19 @@ public final class Buffer: EventSender {
         return try body(contents)
     }
 
+    /// Writes into a shm buffer a client handed over to be filled (a screen capture's): `body`
+    /// gets the address of its first pixel and the bytes between rows. False for other storage or
+    /// a destroyed buffer. A pool whose file was truncated under the buffer gets its client a
+    /// wl_shm error (libwayland's guard).
+    func writeShmPixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool {
+        withShmContents { contents in
+            guard let base = contents.bytes.baseAddress else { return false }
+            // wl_shm pools are mapped writable.
+            body(UnsafeMutableRawPointer(mutating: base), contents.stride)
+            return true
+        } ?? false
+    }
+
     private func resourceDestroyed() {
         isAlive = false
         display?.buffers[raw] = nil

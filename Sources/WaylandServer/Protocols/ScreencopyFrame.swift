@@ -4,11 +4,11 @@ import WaylandProtocols
 /// zwlr_screencopy_frame_v1: one copy of an output's picture into a client's wl_shm buffer. It
 /// offers one buffer (XRGB8888, the size of its rectangle, rows 4 × width bytes apart), takes one
 /// copy request whose buffer must match the offer exactly, and ends with ready or failed.
-public final class ScreencopyFrame: Resource, RequestHandler {
+public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame {
     /// The wl_shm format of the offered buffer.
     public static let format = PixelFormat.xrgb8888
 
-    private weak var handler: ScreencopyHandler?
+    private weak var handler: OutputCaptureHandler?
     /// The manager that made the frame: damage is what changed since its previous copy.
     public let session: ObjectIdentifier
     /// Whether the client asked for the pointer cursor in the copy.
@@ -19,12 +19,14 @@ public final class ScreencopyFrame: Resource, RequestHandler {
     public private(set) var rect = IntRect(x: 0, y: 0, width: 0, height: 0)
     /// Whether the copy waits for a frame that differs from the session's last copy (copy_with_damage).
     public private(set) var waitsForDamage = false
+    /// Damage goes out with copy_with_damage only.
+    public var reportsDamage: Bool { waitsForDamage }
     /// The buffer to copy into, once the client sent it.
     public private(set) var buffer: Buffer?
     private enum Phase { case offered, copying, finished }
     private var phase = Phase.offered
 
-    init(client: Client, version: UInt32, id: UInt32, handler: ScreencopyHandler?, session: ObjectIdentifier, includesCursor: Bool) {
+    init(client: Client, version: UInt32, id: UInt32, handler: OutputCaptureHandler?, session: ObjectIdentifier, includesCursor: Bool) {
         self.handler = handler
         self.session = session
         self.includesCursor = includesCursor
@@ -72,17 +74,8 @@ public final class ScreencopyFrame: Resource, RequestHandler {
         handler.copyRequested(self)
     }
 
-    /// Writes into the buffer's memory: `body` gets the address of its first pixel and the bytes
-    /// between rows. False when the buffer is gone (the caller fails the frame). A pool whose file
-    /// was truncated under the buffer gets its client a wl_shm error (libwayland's guard).
     public func writePixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool {
-        guard let buffer, buffer.isAlive else { return false }
-        return buffer.withShmContents { contents in
-            guard let base = contents.bytes.baseAddress else { return false }
-            // wl_shm pools are mapped writable; the client handed this buffer over for writing.
-            body(UnsafeMutableRawPointer(mutating: base), contents.stride)
-            return true
-        } ?? false
+        buffer?.writeShmPixels(body) ?? false
     }
 
     /// The copy is in the buffer: tells the client what changed (for copy_with_damage, rectangles

@@ -1,28 +1,11 @@
 import WaylandProtocols
 
-/// What the compositor does for wlroots' screencopy: it knows what each output shows and copies it
-/// into the frames' buffers (`ScreencopyFrame`).
-public protocol ScreencopyHandler: AnyObject {
-    /// The rectangle, in the pixels of what `output` shows, that a capture of `region` (in the
-    /// output's logical coordinates; nil: all of it) copies, clipped to the output; nil when the
-    /// output shows nothing to copy (the frame fails).
-    func captureRect(of output: Output, region: IntRect?) -> IntRect?
-    /// `frame` has its buffer: copy into it and call `ready` (at once, or once the output shows a
-    /// change when `frame.waitsForDamage`), or `fail`.
-    func copyRequested(_ frame: ScreencopyFrame)
-    /// `frame` went away before it was ready or failed.
-    func copyAbandoned(_ frame: ScreencopyFrame)
-    /// The manager `session` (`ScreencopyFrame.session`) was destroyed: what its copies showed can
-    /// be forgotten.
-    func sessionEnded(_ session: ObjectIdentifier)
-}
-
 /// The zwlr_screencopy_manager_v1 global (version 3). Frames are offered as XRGB8888 wl_shm
 /// buffers only.
 public final class ScreencopyManagerGlobal {
     private var global: Global?
     /// The compositor's handler (held weakly); without one every frame fails.
-    public weak var handler: ScreencopyHandler?
+    public weak var handler: OutputCaptureHandler?
 
     public init(display: Display) {
         global = Global(display: display, interface: ScreencopyManager.interface, version: 3) { [weak self] client, version, id in

@@ -1,0 +1,70 @@
+import WaylandProtocols
+
+/// The ext_image_copy_capture_manager_v1 global (version 1): capture sessions of outputs into
+/// XRGB8888 wl_shm buffers, through the same copies as wlr-screencopy (`OutputCaptureHandler`).
+/// Cursor sessions exist as the protocol requires, but their capture sessions stop at once:
+/// Vitrine offers no separate cursor image.
+public final class ImageCopyCaptureManagerGlobal {
+    private var global: Global?
+    /// The compositor's handler (held weakly); without one every session stops.
+    public weak var handler: OutputCaptureHandler?
+    /// Every session not destroyed, to be stopped or told new constraints when its output changes.
+    private var sessions: [WeakSession] = []
+    private struct WeakSession {
+        weak var session: ImageCopyCaptureSession?
+    }
+
+    public init(display: Display) {
+        global = Global(display: display, interface: ImageCopyCaptureManager.interface, version: 1) { [weak self] client, version, id in
+            _ = ImageCopyCaptureManager(client: client, version: version, id: id, owner: self)
+        }
+    }
+
+    /// `output` is gone: its sessions stop, and their frames fail.
+    public func outputRemoved(_ output: Output) {
+        for session in liveSessions where session.output === output || session.output == nil { session.stop() }
+    }
+
+    /// `output`'s picture changed size: its sessions hear their new buffer constraints.
+    public func outputChanged(_ output: Output) {
+        for session in liveSessions where session.output === output { session.sendConstraints() }
+    }
+
+    private var liveSessions: [ImageCopyCaptureSession] {
+        sessions.removeAll { $0.session?.isAlive != true }
+        return sessions.compactMap(\.session)
+    }
+
+    fileprivate func add(_ session: ImageCopyCaptureSession) {
+        sessions.append(WeakSession(session: session))
+    }
+}
+
+/// ext_image_copy_capture_manager_v1: makes capture sessions of a source.
+final class ImageCopyCaptureManager: Resource, RequestHandler {
+    private weak var owner: ImageCopyCaptureManagerGlobal?
+
+    init(client: Client, version: UInt32, id: UInt32, owner: ImageCopyCaptureManagerGlobal?) {
+        self.owner = owner
+        super.init(client: client, version: version, id: id)
+    }
+
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .createSession(let id, let source, let options):
+            let known = ExtImageCopyCaptureManagerV1Options.paintCursors.rawValue
+            guard options.rawValue & ~known == 0 else {
+                throw ProtocolError(ExtImageCopyCaptureManagerV1Error.invalidOption, "options \(options.rawValue) has unknown bits")
+            }
+            let session = ImageCopyCaptureSession(
+                client: client, version: version, id: id, output: source.output, handler: owner?.handler,
+                paintsCursors: options.rawValue & known != 0)
+            owner?.add(session)
+            session.start()
+        case .createPointerCursorSession(let id, _, _):
+            _ = ImageCopyCaptureCursorSession(client: client, version: version, id: id)
+        case .destroy:
+            destroy()
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Buffers
+import WaylandProtocols
+
+/// ext_image_copy_capture_session_v1: repeated copies of one output. It tells the client the
+/// buffer to make (XRGB8888 wl_shm, the output's picture size) again whenever that changes, has
+/// one frame at a time, and stops for good when its output goes.
+final class ImageCopyCaptureSession: Resource, RequestHandler {
+    /// The only buffer format offered, as for wlr-screencopy.
+    static let format = PixelFormat.xrgb8888
+
+    private(set) weak var output: Output?
+    private weak var handler: OutputCaptureHandler?
+    /// Whether the client asked for the pointer cursor in the copies.
+    let paintsCursors: Bool
+    private(set) var isStopped = false
+    /// The buffer size last advertised, in pixels.
+    private(set) var bufferSize: SurfaceSize?
+    /// Whether a frame of the session was ready: later frames wait for a change.
+    var hasCaptured = false
+    private weak var frame: ImageCopyCaptureFrame?
+
+    init(client: Client, version: UInt32, id: UInt32, output: Output?, handler: OutputCaptureHandler?, paintsCursors: Bool) {
+        self.output = output
+        self.handler = handler
+        self.paintsCursors = paintsCursors
+        super.init(client: client, version: version, id: id)
+    }
+
+    /// Sends the first constraints, or stops at once when there is nothing to capture.
+    func start() {
+        sendConstraints()
+    }
+
+    /// Advertises the buffer the frames need (again after the output's picture changed size).
+    func sendConstraints() {
+        guard !isStopped else { return }
+        guard let output, let handler, let size = handler.pixelSize(of: output), size.width > 0, size.height > 0 else {
+            stop()
+            return
+        }
+        guard size != bufferSize else { return }
+        bufferSize = size
+        send(.shmFormat(format: WlShmFormat(rawValue: Self.format.shmCode)))
+        send(.bufferSize(width: UInt32(size.width), height: UInt32(size.height)))
+        send(.done)
+    }
+
+    /// The session ends for good: the client hears `stopped`, and a frame in progress fails.
+    func stop() {
+        guard !isStopped, isAlive else { return }
+        isStopped = true
+        send(.stopped)
+        frame?.sessionStopped()
+    }
+
+    func handle(_ request: Request) throws(ProtocolError) {
+        switch request {
+        case .createFrame(let id):
+            if let frame, frame.isAlive {
+                throw ProtocolError(ExtImageCopyCaptureSessionV1Error.duplicateFrame,
+                                    "ext_image_copy_capture_frame_v1@\(frame.id) of this session is not destroyed")
+            }
+            frame = ImageCopyCaptureFrame(client: client, version: version, id: id, session: self, handler: handler)
+        case .destroy:
+            destroy()
+        }
+    }
+
+    override func destroyed() {
+        handler?.sessionEnded(ObjectIdentifier(self))
+    }
+}
