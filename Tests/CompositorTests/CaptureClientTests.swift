@@ -92,7 +92,7 @@ import WaylandTestClient
         let (app, surface) = try showQuadrantWindow(in: session)
         let socket = session.outputPath + ".vnc"
         defer { unlink(socket) }
-        // Remote input needs a virtual keyboard as well, which Vitrine does not serve yet.
+        // Only the picture: remote input is the click test's.
         try session.launch(["wayvnc", "--disable-input", "--unix-socket", socket])
         var remote: RFBClient?
         let connected = try session.run(seconds: 30) {
@@ -132,5 +132,40 @@ import WaylandTestClient
         let sent = rfb.updates.dropFirst(updatesBefore).joined().reduce(0) { $0 + $1.width * $1.height }
         // The window is 64×64 = 4,096 pixels; the screen 307,200.
         #expect(sent > 0 && sent <= 64 * 64 * 4, "pixels sent after the change: \(sent)")
+    }
+
+    /// Debian's libvncclient (through Python's ctypes, `Clients/vnc_click.py`) clicks at (300, 220)
+    /// of the remote screen; wayvnc turns it into its virtual pointer, and the window there hears
+    /// the pointer arrive at that point and the left button go down and up.
+    @Test func aClickOfAVncClientThroughWayvncReachesTheWindowUnderIt() throws {
+        let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.executable("/usr/bin/wayvnc"), privileges: [.screenCapture, .virtualInput])]
+        let window = try InputWindow(session)
+        let socket = session.outputPath + ".vnc"
+        defer { unlink(socket) }
+        try session.launch(["wayvnc", "--unix-socket", socket])
+        #expect(try session.run(seconds: 30) { access(socket, F_OK) == 0 }, "wayvnc printed: \(session.clientOutput)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/vnc_click.py").path
+        let printed = session.outputPath + ".click"
+        defer { unlink(printed) }
+        let viewer = try ClientProcess(arguments: ["/usr/bin/python3", script, socket, "300", "220"], environment: [:], standardOutput: printed)
+        defer { viewer.terminate() }
+        let released = { window.pointer.events.contains { event in
+            if case .button(_, _, 272, .released) = event { return true }
+            return false
+        } }
+        #expect(try session.run(seconds: 30) { (try? window.client.client.roundtrip()) != nil && released() },
+                "the viewer printed: \((try? String(contentsOfFile: printed, encoding: .utf8)) ?? "") wayvnc printed: \(session.clientOutput)")
+        // The white 64×64 window's corner is at (288, 208): the click is at its (12, 12).
+        let seen = window.pointer.events.compactMap { event -> String? in
+            switch event {
+            case .enter(_, _, let x, let y): "enter \(x),\(y)"
+            case .motion(_, let x, let y): "motion \(x),\(y)"
+            case .button(_, _, let button, let state): "button \(button) \(state == .pressed ? "down" : "up")"
+            default: nil
+            }
+        }
+        #expect(seen.suffix(2) == ["button 272 down", "button 272 up"])
+        #expect(seen.dropLast(2).last == "motion 12.0,12.0" || seen.dropLast(2).last == "enter 12.0,12.0")
     }
 }
