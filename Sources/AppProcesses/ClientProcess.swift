@@ -3,7 +3,9 @@ import Foundation
 import Glibc
 public import SystemCalls
 
-/// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it.
+/// A client application started by the compositor, with WAYLAND_DISPLAY pointing at it. It leads
+/// a process group of its own, which the processes it starts join (a shell wrapper's program, a
+/// session bus it runs): once it has exited and is reaped, what is left of the group is killed.
 public final class ClientProcess {
     public let pid: Glibc.pid_t
     /// How it ended, once `poll()` or `terminate()` reaped it.
@@ -23,13 +25,17 @@ public final class ClientProcess {
     /// `workingDirectory` (ours when nil). `standardOutput`, when given, receives both standard
     /// output and standard error; `capturingOutput` sends them to `outputDescriptor` instead.
     /// `passing` descriptors are the child's 3, 4, … in their order (`inheritedDescriptorNumbers`);
-    /// nothing else of ours reaches it.
+    /// nothing else of ours reaches it. With `endingWithThisProcess`, the kernel kills it
+    /// (SIGKILL, through setpriv's --pdeathsig) when the thread that started it ends, the whole
+    /// process included however it ends: for tests, whose clients must not outlive a run killed
+    /// by a timeout.
     public init(
         arguments: [String], environment: [String: String], removing removed: [String] = [],
         parentEnvironment: [String: String] = ProcessInfo.processInfo.environment,
         workingDirectory: String? = nil, standardOutput: String? = nil, capturingOutput: Bool = false,
-        passing descriptors: [FileDescriptor] = []
+        passing descriptors: [FileDescriptor] = [], endingWithThisProcess: Bool = false
     ) throws {
+        let arguments = endingWithThisProcess ? ["setpriv", "--pdeathsig", "KILL", "--"] + arguments : arguments
         var merged = parentEnvironment
         for name in removed { merged[name] = nil }
         for (key, value) in environment { merged[key] = value }
@@ -46,7 +52,9 @@ public final class ClientProcess {
         var none = sigset_t()
         sigemptyset(&none)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        // Group 0: a new group, led by the child.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -108,27 +116,42 @@ public final class ClientProcess {
         guard exit == nil else { return true }
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid {
-            exit = ProcessExit(waitStatus: status)
+            reaped(status)
             return true
         }
         return false
     }
 
-    /// Asks the app to end (SIGTERM), then waits up to `graceSeconds` before SIGKILL. `wait` runs
-    /// between checks and must block briefly: a compositor that runs a loop iteration there keeps
-    /// serving the app while it shuts down.
+    /// The app exited: the rest of its group is killed at once, while the group still holds the
+    /// app's number (the kernel hands a process id out again only once no group uses it).
+    private func reaped(_ status: Int32) {
+        exit = ProcessExit(waitStatus: status)
+        kill(-pid, SIGKILL)
+    }
+
+    /// Asks the app and the rest of its process group to end (SIGTERM), waits up to
+    /// `graceSeconds` for the app to exit, then kills what is left of the group (SIGKILL), the
+    /// app included. `wait` runs between checks and must block briefly: a compositor that runs a
+    /// loop iteration there keeps serving the app while it shuts down.
     public func terminate(graceSeconds: Double = 2, waitingWith wait: () -> Void = { usleep(10_000) }) {
         guard !poll() else { return }
-        kill(pid, SIGTERM)
+        signalGroup(SIGTERM)
         let deadline = Date().addingTimeInterval(graceSeconds)
         while Date() < deadline {
             if poll() { return }
             wait()
         }
-        kill(pid, SIGKILL)
+        signalGroup(SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        exit = ProcessExit(waitStatus: status)
+        reaped(status)
+    }
+
+    /// Sends `signal` to the app's process group (the app and the processes it started that did
+    /// not leave the group), unless the app was reaped already.
+    public func signalGroup(_ signal: Int32) {
+        guard exit == nil else { return }
+        kill(-pid, signal)
     }
 
     /// Whether `pid` is this process or one of its descendants (a browser's helper processes, or

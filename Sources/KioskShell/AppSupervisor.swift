@@ -116,7 +116,7 @@ public final class AppSupervisor {
     /// `poll(now:)` sees it exit and restarts it as after a crash.
     public func kill() {
         guard let process, !process.poll() else { return }
-        Glibc.kill(process.pid, SIGKILL)
+        process.signalGroup(SIGKILL)
     }
 
     /// Whether `pid` is the app or one of its descendants (a browser's helper processes, or the

@@ -93,3 +93,61 @@ import Testing
         kill(child, SIGKILL)
     }
 }
+
+/// Test clients must not outlive their test: a client leads a process group that ends with it,
+/// and a test's client is killed by the kernel when the test process goes.
+@Suite struct ClientProcessLifetimeTests {
+    /// The first line `process` prints.
+    private func firstLine(of process: ClientProcess) throws -> String {
+        let descriptor = try #require(process.outputDescriptor)
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let deadline = Date().addingTimeInterval(10)
+        while !output.contains(UInt8(ascii: "\n")), Date() < deadline {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
+            if count > 0 { output += buffer[..<count] } else { usleep(10_000) }
+        }
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    /// Whether `pid` runs (exists and is not a zombie left to a parent that does not reap).
+    private func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)]
+        return state != "Z" && state != "X"
+    }
+
+    @Test func terminatingAProcessEndsTheProcessesItStartedInTheBackground() throws {
+        let app = try ClientProcess(arguments: ["sh", "-c", "sleep 30 & echo $!; wait"], environment: [:], capturingOutput: true)
+        let child = try #require(pid_t(try firstLine(of: app)))
+        #expect(isRunning(child))
+        app.terminate(graceSeconds: 1)
+        let deadline = Date().addingTimeInterval(5)
+        while isRunning(child), Date() < deadline { usleep(10_000) }
+        #expect(!isRunning(child))
+    }
+
+    @Test func whatAnExitedProcessLeftBehindIsKilledWhenItIsReaped() throws {
+        // The shell starts sleep and exits: the sleep, orphaned, is still in its group.
+        let app = try ClientProcess(arguments: ["sh", "-c", "sleep 30 & echo $!"], environment: [:], capturingOutput: true)
+        let child = try #require(pid_t(try firstLine(of: app)))
+        let deadline = Date().addingTimeInterval(5)
+        while !app.poll(), Date() < deadline { usleep(10_000) }
+        #expect(app.exit == .status(0))
+        while isRunning(child), Date() < deadline { usleep(10_000) }
+        #expect(!isRunning(child))
+    }
+
+    @Test func aTestsClientIsSetToBeKilledWhenItsParentGoes() throws {
+        // prctl(PR_GET_PDEATHSIG = 2) as the client sees it.
+        let script = "import ctypes; s = ctypes.c_int(); ctypes.CDLL(None).prctl(2, ctypes.byref(s)); print(s.value)"
+        let client = try ClientProcess(
+            arguments: ["/usr/bin/python3", "-c", script], environment: [:], capturingOutput: true, endingWithThisProcess: true)
+        defer { client.terminate() }
+        #expect(try firstLine(of: client) == String(SIGKILL))
+        let plain = try ClientProcess(arguments: ["/usr/bin/python3", "-c", script], environment: [:], capturingOutput: true)
+        defer { plain.terminate() }
+        #expect(try firstLine(of: plain) == "0")
+    }
+}

@@ -58,7 +58,7 @@ final class HeadlessSession {
     func launch(_ arguments: [String]) throws {
         client = try ClientProcess(
             arguments: arguments, environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": Self.runtimeDirectory],
-            standardOutput: outputPath)
+            standardOutput: outputPath, endingWithThisProcess: true)
     }
 
     /// Runs the compositor until `condition` holds or `seconds` pass; returns whether it held.

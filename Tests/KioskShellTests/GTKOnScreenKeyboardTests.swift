@@ -36,7 +36,7 @@ import Testing
                 "WAYLAND_DISPLAY": kiosk.socketName, "XDG_RUNTIME_DIR": kiosk.runtimeDirectory, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
                 "GTK_IM_MODULE": "wayland", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
             ],
-            removing: ["DISPLAY"], standardOutput: output)
+            removing: ["DISPLAY"], standardOutput: output, endingWithThisProcess: true)
         defer { app.terminate() }
 
         // The entry has focus from the start: its text input's enable brings the keyboard up.
