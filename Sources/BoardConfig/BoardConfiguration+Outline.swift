@@ -50,7 +50,9 @@ extension BoardConfiguration {
         if let printer {
             lines.append("printer \(printer.queue) (\(printer.paper.rawValue))" + (printer.server.map { " on \($0)" } ?? ""))
         }
-        if onScreenKeyboard.isEnabled {
+        if onScreenKeyboard.isEnabled, onScreenKeyboard.keyboard == .external {
+            lines.append("on-screen keyboard: external, " + onScreenKeyboard.externalCommand.joined(separator: " "))
+        } else if onScreenKeyboard.isEnabled {
             lines.append(
                 "on-screen keyboard \(onScreenKeyboard.layouts.joined(separator: ", "))"
                     + (onScreenKeyboard.heightShare.map { ", \(formatNumber($0 * 100))% of the output's height" } ?? "")

@@ -401,7 +401,21 @@ public struct OnScreenKeyboardSettings: Sendable, Equatable {
     /// The layouts the keyboard draws, by their xkb names.
     public static let layouts = ["us", "de", "fr", "ru"]
 
+    /// Which keyboard types into the app's text fields.
+    public enum Keyboard: String, Sendable, Equatable, CaseIterable {
+        /// Vitrine's own, drawn by the compositor.
+        case builtIn = "built-in"
+        /// A client program that Vitrine starts beside the app and restarts when it exits: an
+        /// input method (squeekboard) or a keyboard typing through a virtual keyboard (wvkbd),
+        /// shown on the layer shell. The built-in keyboard never shows.
+        case external
+    }
+
     public var isEnabled: Bool
+    public var keyboard: Keyboard
+    /// The external keyboard's program (an absolute path) and its arguments; empty for the
+    /// built-in keyboard.
+    public var externalCommand: [String]
     /// The layouts shown, by xkb names of `Self.layouts`, the first shown first; with more than
     /// one, a key on the letters page switches to the next. Never empty.
     public var layouts: [String]
@@ -417,11 +431,14 @@ public struct OnScreenKeyboardSettings: Sendable, Equatable {
     public var pressedColor: RGBColor?
 
     public init(
-        isEnabled: Bool = false, layouts: [String] = ["us"], heightShare: Double? = nil, hidesWhenKeyboardAttached: Bool = true,
+        isEnabled: Bool = false, keyboard: Keyboard = .builtIn, externalCommand: [String] = [], layouts: [String] = ["us"],
+        heightShare: Double? = nil, hidesWhenKeyboardAttached: Bool = true,
         background: RGBColor? = nil, keyColor: RGBColor? = nil, specialKeyColor: RGBColor? = nil, textColor: RGBColor? = nil,
         pressedColor: RGBColor? = nil
     ) {
         self.isEnabled = isEnabled
+        self.keyboard = keyboard
+        self.externalCommand = externalCommand
         self.layouts = layouts
         self.heightShare = heightShare
         self.hidesWhenKeyboardAttached = hidesWhenKeyboardAttached

@@ -312,13 +312,16 @@ private struct ConfigurationDecoder {
 
         let boardLayouts = onScreenLayouts(of: input.keyboard.layout)
         var keyboard = OnScreenKeyboardSettings(layouts: boardLayouts.isEmpty ? ["us"] : boardLayouts)
-        if let reader = subtables("on-screen-keyboard", in: top, section: Schema.onScreenKeyboard, asArray: false).first {
-            keyboard = decodeOnScreenKeyboard(reader, boardLayout: input.keyboard.layout)
+        let keyboardReader = subtables("on-screen-keyboard", in: top, section: Schema.onScreenKeyboard, asArray: false).first
+        if let keyboardReader {
+            keyboard = decodeOnScreenKeyboard(keyboardReader, boardLayout: input.keyboard.layout)
         }
+        let privileges = decodePrivileges(in: top)
+        if let keyboardReader { checkExternalKeyboardPrivileges(keyboard, privileges, reader: keyboardReader) }
 
         return BoardConfiguration(
             name: name, summary: summary, renderer: renderer, outputs: outputs, input: input, app: app, idle: idle, cursor: cursor,
-            splash: splash, printer: printer, onScreenKeyboard: keyboard, privileges: decodePrivileges(in: top),
+            splash: splash, printer: printer, onScreenKeyboard: keyboard, privileges: privileges,
             compatibility: decodeCompatibility(in: top))
     }
 
@@ -1031,6 +1034,8 @@ private struct ConfigurationDecoder {
         let boardLayouts = onScreenLayouts(of: boardLayout)
         var keyboard = OnScreenKeyboardSettings(layouts: boardLayouts.isEmpty ? ["us"] : boardLayouts)
         keyboard.isEnabled = boolean("enabled", in: reader) ?? keyboard.isEnabled
+        decodeKeyboardChoice(reader, into: &keyboard)
+        guard keyboard.keyboard == .builtIn else { return keyboard }
         let supported = OnScreenKeyboardSettings.layouts.map { "\"\($0)\"" }.joined(separator: ", ")
         if let layouts = array("layouts", in: reader, itemKind: "a string", { $0.string }) {
             var isValid = true
@@ -1082,6 +1087,82 @@ private struct ConfigurationDecoder {
             }
         }
         return keyboard
+    }
+}
+
+extension ConfigurationDecoder {
+    /// The keys that only Vitrine's own keyboard reads.
+    static let builtInKeyboardKeys = [
+        "layouts", "height-share", "hide-when-keyboard-attached", "background", "key-color", "special-key-color", "text-color",
+        "pressed-color",
+    ]
+    /// What an external keyboard needs granted: the layer shell to show itself, and virtual input
+    /// to type (squeekboard and wvkbd both exit without a virtual keyboard manager).
+    static let externalKeyboardGrants: [GrantedPrivilege] = [.layerShell, .virtualInput]
+
+    /// `keyboard` ("built-in" or "external") and, for an external one, its `command`: a program
+    /// given by absolute path (Vitrine grants privileges by it), and none of the built-in
+    /// keyboard's keys; a built-in one takes no command.
+    mutating func decodeKeyboardChoice(_ reader: TableReader, into settings: inout OnScreenKeyboardSettings) {
+        let choices = OnScreenKeyboardSettings.Keyboard.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+        if let name = string("keyboard", in: reader) {
+            if let keyboard = OnScreenKeyboardSettings.Keyboard(rawValue: name) {
+                settings.keyboard = keyboard
+            } else {
+                report("keyboard '\(name)' is neither of \(choices)", fix: "use \(choices)", atValue: reader.path(of: "keyboard"))
+            }
+        }
+        let command = array("command", in: reader, itemKind: "a string", { $0.string })
+        guard settings.keyboard == .external else {
+            if reader.table["command"] != nil {
+                report(
+                    "command is for an external keyboard; the built-in one is Vitrine's own",
+                    fix: "remove command, or set keyboard = \"external\"", atKey: reader.path(of: "command"))
+            }
+            return
+        }
+        for key in Self.builtInKeyboardKeys where reader.table[key] != nil {
+            report(
+                "\(key) is for the built-in keyboard; the external one ignores it",
+                fix: "remove \(key), or configure it in the external keyboard's own settings", atKey: reader.path(of: key))
+        }
+        if let command {
+            if let program = command.first, program.hasPrefix("/") {
+                settings.externalCommand = command
+            } else {
+                report(
+                    command.isEmpty ? "command is empty" : "the external keyboard's program '\(command[0])' is not an absolute path",
+                    fix: "write the program's absolute path and its arguments, e.g. command = [\"/usr/bin/squeekboard\"]",
+                    atValue: reader.path(of: "command"))
+            }
+        } else if reader.table["command"] == nil {
+            report(
+                "an external keyboard needs a command, which Vitrine starts beside the app",
+                fix: "add command = [\"/usr/bin/squeekboard\"] (or wvkbd's, or another keyboard's)", atKey: reader.path)
+        }
+    }
+
+    /// An enabled external keyboard must be granted what it needs by the `[[privilege]]` table
+    /// of its program or by a user table (which may be its user's; Vitrine cannot tell before it runs).
+    mutating func checkExternalKeyboardPrivileges(
+        _ settings: OnScreenKeyboardSettings, _ grants: [PrivilegeGrant], reader: TableReader
+    ) {
+        guard settings.isEnabled, settings.keyboard == .external, let program = settings.externalCommand.first else { return }
+        var granted: Set<GrantedPrivilege> = []
+        for grant in grants {
+            switch grant.subject {
+            case .executable(let path) where path == program: granted.formUnion(grant.privileges)
+            case .user: granted.formUnion(grant.privileges)
+            default: break
+            }
+        }
+        let missing = Self.externalKeyboardGrants.filter { !granted.contains($0) }
+        guard !missing.isEmpty else { return }
+        let names = missing.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        let all = (Self.externalKeyboardGrants + [.inputMethod]).map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        report(
+            "the external keyboard \(program) is not granted \(names): it could not show itself or type",
+            fix: "add a [[privilege]] with executable = \"\(program)\" and grant = [\(all)]", atValue: reader.path(of: "command"))
     }
 }
 

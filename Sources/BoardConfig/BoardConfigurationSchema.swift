@@ -153,6 +153,8 @@ public enum BoardConfigurationSchema {
         header: "[on-screen-keyboard]",
         keys: [
             Key(name: "enabled", kind: .boolean, example: "enabled = true"),
+            Key(name: "keyboard", kind: .string, example: #"keyboard = "external""#),
+            Key(name: "command", kind: .stringArray, example: #"command = ["/usr/bin/squeekboard"]"#),
             Key(name: "layouts", kind: .stringArray, example: #"layouts = ["ru", "us"]"#),
             Key(name: "height-share", kind: .number, example: "height-share = 0.4"),
             Key(name: "hide-when-keyboard-attached", kind: .boolean, example: "hide-when-keyboard-attached = true"),

@@ -37,6 +37,10 @@ public final class KioskSession {
     private let overlay: KioskOverlay?
     /// The on-screen keyboard, when the board enables it.
     public let onScreenKeyboard: OnScreenKeyboardController?
+    /// The board's external keyboard program, when it chose one over the built-in keyboard.
+    private let externalKeyboard: ExternalKeyboard?
+    /// The external keyboard's process id while it runs.
+    public var externalKeyboardProcessID: pid_t? { externalKeyboard?.pid }
     private let idle: IdleConfiguration
     /// The X server of X11 apps, when X11 is on.
     private let xwayland: XwaylandServer?
@@ -66,8 +70,14 @@ public final class KioskSession {
         self.start = start
         self.xwayland = xwayland
         // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
-        self.onScreenKeyboard = onScreenKeyboard.isEnabled
-            ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
+        let usesBuiltIn = onScreenKeyboard.isEnabled && onScreenKeyboard.keyboard == .builtIn
+        self.onScreenKeyboard = usesBuiltIn ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
+        let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+        externalKeyboard = onScreenKeyboard.isEnabled && onScreenKeyboard.keyboard == .external
+            ? ExternalKeyboard(command: onScreenKeyboard.externalCommand,
+                               environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime],
+                               eventLoop: compositor.display.eventLoop, logger: logger)
+            : nil
         overlay = splash.map { KioskOverlay(compositor: compositor, splash: $0, logger: logger) }
         self.notifier = notifier
         self.logger = logger
@@ -75,7 +85,6 @@ public final class KioskSession {
         nextWatchdog = monotonicNanoseconds()
         nextPing = nextWatchdog
         if let app, !app.command.isEmpty {
-            let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
             let environment = ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime].merging(xwayland?.clientEnvironment ?? [:]) { $1 }
             supervisor = AppSupervisor(app: app, environment: environment, withheld: xwayland == nil ? ["DISPLAY"] : [])
         } else {
@@ -88,6 +97,8 @@ public final class KioskSession {
             logger.info("first frame on screen \((monotonicNanoseconds() - start) / 1_000_000) ms after start")
             do { try notifier.notifyReady(status: "showing \(outputs)") } catch { logger.error("sd_notify: \(error)") }
         }
+        // Before the app, so that it is there for the app's first text field.
+        externalKeyboard?.start(now: monotonicNanoseconds())
         guard let supervisor else { return }
         // A hung app (pings unanswered for the board's unresponsive-after) is killed and restarted.
         let timeout = supervisor.app.unresponsiveTimeout
@@ -116,6 +127,7 @@ public final class KioskSession {
         updateBlanking(now: now)
         onScreenKeyboard?.tick(now: Double(now) / 1e9)
         if let xwayland { for event in xwayland.poll() { reportX11(event, of: xwayland) } }
+        externalKeyboard?.poll(now: now)
         guard let supervisor else { return }
         // How long the app takes to show something, at boot and after every restart.
         if supervisor.launchCount != firstFrameReportedForLaunch, supervisor.isRunning,
@@ -181,8 +193,10 @@ public final class KioskSession {
             due.append(max(start, compositor.lastInputNanoseconds(includingTouch: true)) + blankAfter.wholeNanoseconds)
         }
         if let seconds = onScreenKeyboard?.nextTickTime { due.append(UInt64((seconds * 1e9).rounded(.up))) }
+        if let restart = externalKeyboard?.restartDue { due.append(restart) }
         // A child's exit without a pidfd to wake the loop is polled.
-        if supervisor?.isRunning == true && appExitWakeup == nil || xwayland?.pollsForExit == true {
+        if supervisor?.isRunning == true && appExitWakeup == nil || xwayland?.pollsForExit == true
+            || externalKeyboard?.pollsForExit == true {
             due.append(monotonicNanoseconds() + Self.exitPollingInterval)
         }
         return due.min()
@@ -292,6 +306,7 @@ public final class KioskSession {
         appOutput?.finish()
         appOutput = nil
         supervisor?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
+        externalKeyboard?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
         xwayland?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
     }
 

@@ -958,3 +958,54 @@ private func withApp(_ outputs: String) -> String {
         ])
     }
 }
+
+@Suite struct ExternalKeyboardChoice {
+    let base = withApp("[[output]]\nconnector = \"DP-1\"\n") + "[on-screen-keyboard]\nenabled = true\n"
+    let squeekboardPrivileges = """
+
+        [[privilege]]
+        executable = "/usr/bin/squeekboard"
+        grant = ["layer-shell", "virtual-input", "input-method"]
+
+        """
+
+    @Test func anExternalKeyboardIsItsCommandWithItsPrivileges() throws {
+        let board = try BoardConfiguration.parse(
+            base + "keyboard = \"external\"\ncommand = [\"/usr/bin/squeekboard\", \"--verbose\"]\n" + squeekboardPrivileges,
+            file: "board.toml").get()
+        #expect(board.onScreenKeyboard.keyboard == .external)
+        #expect(board.onScreenKeyboard.externalCommand == ["/usr/bin/squeekboard", "--verbose"])
+        #expect(board.outline().contains("on-screen keyboard: external, /usr/bin/squeekboard --verbose"))
+        // A user's table may grant it too (Vitrine cannot tell the keyboard's user before it runs).
+        #expect(problems(base + "keyboard = \"external\"\ncommand = [\"/usr/bin/wvkbd-mobintl\"]\n"
+            + "[[privilege]]\nuser = \"kiosk\"\ngrant = [\"layer-shell\", \"virtual-input\"]\n").isEmpty)
+        // The built-in keyboard is the default, and takes no command.
+        #expect(try BoardConfiguration.parse(base, file: "board.toml").get().onScreenKeyboard.keyboard == .builtIn)
+    }
+
+    @Test func aWrongChoiceOrCommandIsReportedWithItsLineAndFix() {
+        #expect(problems(base + "keyboard = \"squeekboard\"\n") == [
+            "board.toml:8:12: error: keyboard 'squeekboard' is neither of \"built-in\" or \"external\" (fix: use \"built-in\" or \"external\")"
+        ])
+        #expect(problems(base + "command = [\"/usr/bin/squeekboard\"]\n") == [
+            "board.toml:8:1: error: command is for an external keyboard; the built-in one is Vitrine's own (fix: remove command, or set keyboard = \"external\")"
+        ])
+        #expect(problems(base + "keyboard = \"external\"\n") == [
+            "board.toml:6:1: error: an external keyboard needs a command, which Vitrine starts beside the app (fix: add command = [\"/usr/bin/squeekboard\"] (or wvkbd's, or another keyboard's))"
+        ])
+        #expect(problems(base + "keyboard = \"external\"\ncommand = [\"squeekboard\"]\nlayouts = [\"de\"]\n") == [
+            "board.toml:9:11: error: the external keyboard's program 'squeekboard' is not an absolute path (fix: write the program's absolute path and its arguments, e.g. command = [\"/usr/bin/squeekboard\"])",
+            "board.toml:10:1: error: layouts is for the built-in keyboard; the external one ignores it (fix: remove layouts, or configure it in the external keyboard's own settings)",
+        ])
+    }
+
+    @Test func anExternalKeyboardWithoutItsPrivilegesIsReported() {
+        #expect(problems(base + "keyboard = \"external\"\ncommand = [\"/usr/bin/squeekboard\"]\n"
+            + "[[privilege]]\nexecutable = \"/usr/bin/squeekboard\"\ngrant = [\"input-method\", \"layer-shell\"]\n") == [
+            "board.toml:9:11: error: the external keyboard /usr/bin/squeekboard is not granted \"virtual-input\": it could not show itself or type (fix: add a [[privilege]] with executable = \"/usr/bin/squeekboard\" and grant = [\"layer-shell\", \"virtual-input\", \"input-method\"])"
+        ])
+        // A disabled one is not started, so it needs nothing.
+        #expect(problems(withApp("[[output]]\nconnector = \"DP-1\"\n")
+            + "[on-screen-keyboard]\nenabled = false\nkeyboard = \"external\"\ncommand = [\"/usr/bin/squeekboard\"]\n").isEmpty)
+    }
+}

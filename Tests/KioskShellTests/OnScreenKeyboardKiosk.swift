@@ -30,7 +30,8 @@ final class OnScreenKeyboardKiosk {
     init(
         settings: OnScreenKeyboardSettings = OnScreenKeyboardSettings(isEnabled: true), splash: SplashConfiguration? = nil,
         output: HeadlessOutputConfiguration = HeadlessOutputConfiguration(
-            mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000))
+            mode: OutputMode(width: 640, height: 480, refreshMillihertz: 60_000)),
+        privilegeRules: [PrivilegeRule] = []
     ) throws {
         panelWidth = output.mode.width
         panelHeight = output.mode.height
@@ -38,9 +39,10 @@ final class OnScreenKeyboardKiosk {
         backend = try HeadlessBackend(outputs: [output])
         compositor = try Compositor(backend: backend)
         compositor.windowPolicy = KioskWindowPolicy(compositor: compositor)
+        compositor.privilegeRules = privilegeRules
         socketName = try compositor.listen(socketName: "vitrine-osk-\(UUID().uuidString.prefix(8))", in: runtimeDirectory)
         session = try KioskSession(
-            compositor: compositor, socketName: socketName, app: nil, splash: splash, onScreenKeyboard: settings,
+            compositor: compositor, socketName: socketName, runtimeDirectory: runtimeDirectory, app: nil, splash: splash, onScreenKeyboard: settings,
             notifier: try SystemdNotifier(environment: [:]), outputs: "a test output", start: monotonicNanoseconds(),
             logger: Logger(label: "test"))
     }
