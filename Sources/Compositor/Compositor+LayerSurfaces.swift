@@ -36,6 +36,13 @@ extension Compositor {
         layerSurfaceOutput(for: output).map { Rect(origin: .zero, size: $0.logicalSize) }
     }
 
+    /// The bounds of the output that shows `surface` (a layer surface, or a popup of one), in the
+    /// surface's coordinates: what its popups are kept within. Nil when no output shows it.
+    public func outputBounds(in surface: Surface) -> Rect? {
+        guard let node = node(for: surface), let output = outputs.first(where: { $0.shows(surface) }) else { return nil }
+        return output.root.convert(Rect(origin: .zero, size: output.logicalSize), to: node.container)
+    }
+
     /// Whether a layer surface asking for `output` is shown on the primary output, whose
     /// exclusive zones shrink the window area.
     public func layerSurfaceIsOnPrimaryOutput(_ output: Output?) -> Bool {

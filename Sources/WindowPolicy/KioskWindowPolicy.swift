@@ -109,8 +109,8 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         var current = surface
         for _ in 0..<64 {
             if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === current }) { return toplevel }
-            guard let popup = popups[ObjectIdentifier(current)] else { return nil }
-            current = popup.parent.surface
+            guard let popup = popups[ObjectIdentifier(current)], let parent = popup.parent else { return nil }
+            current = parent.surface
         }
         return nil
     }
@@ -211,10 +211,13 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     }
 
     public func popupNeedsConfigure(_ popup: XdgPopup) {
-        // The output's rectangle in the parent's window-geometry coordinates (through a fitted
-        // window's scale); without an output nothing constrains the popup but the largest mode there is.
-        let parentGeometry = popup.parent.windowGeometry
-        let area = compositor.windowArea(in: popup.parent.surface) ?? Rect(x: 0, y: 0, width: 16384, height: 16384)
+        guard let parent = popup.parent else { return }
+        // The window area (for a window's popups, through a fitted window's scale) or, for the
+        // popups of a layer surface, its whole output, in the parent's window-geometry
+        // coordinates; without an output nothing constrains the popup but the largest mode there is.
+        let parentGeometry = parent.windowGeometry
+        let area = (isOnLayerSurface(popup) ? compositor.outputBounds(in: parent.surface) : compositor.windowArea(in: parent.surface))
+            ?? Rect(x: 0, y: 0, width: 16384, height: 16384)
         // Saturating: a chain of popups each placed far off its parent can be anywhere.
         let bounds = IntRect(x: Int32(saturating: area.origin.x - Double(parentGeometry.x)), y: Int32(saturating: area.origin.y - Double(parentGeometry.y)),
                              width: Int32(saturating: area.size.width), height: Int32(saturating: area.size.height))
@@ -222,16 +225,31 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
         _ = popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
     }
 
+    /// Whether the popup's chain starts at a layer surface rather than a window.
+    private func isOnLayerSurface(_ popup: XdgPopup) -> Bool {
+        var current = popup
+        for _ in 0..<64 {
+            switch current.parent {
+            case .layerSurface?: return true
+            case .xdgSurface(let parent)?:
+                guard let next = parent.popup else { return false }
+                current = next
+            case nil: return false
+            }
+        }
+        return false
+    }
+
     public func popupMapped(_ popup: XdgPopup) {
-        guard compositor.layer(for: popup.parent.surface) != nil else { return }
-        compositor.showPopup(popup.surface, over: popup.parent.surface)
+        guard let parent = popup.parent, compositor.layer(for: parent.surface) != nil else { return }
+        compositor.showPopup(popup.surface, over: parent.surface)
         placePopup(popup)
         if grabbingPopups.contains(where: { $0 === popup }) { compositor.focus(popup.surface) }
     }
 
     private func placePopup(_ popup: XdgPopup) {
-        guard let layer = compositor.layer(for: popup.surface), let geometry = popup.geometry else { return }
-        let parentGeometry = popup.parent.windowGeometry
+        guard let layer = compositor.layer(for: popup.surface), let geometry = popup.geometry, let parent = popup.parent else { return }
+        let parentGeometry = parent.windowGeometry
         let own = popup.xdgSurface.windowGeometry
         layer.position = Point(x: Double(parentGeometry.x) + Double(geometry.x) - Double(own.x),
                                y: Double(parentGeometry.y) + Double(geometry.y) - Double(own.y))
@@ -239,7 +257,8 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
 
     public func popupUnmapped(_ popup: XdgPopup) {
         grabbingPopups.removeAll { $0 === popup }
-        compositor.hidePopup(popup.surface, of: popup.parent.surface)
+        guard let parent = popup.parent else { return }
+        compositor.hidePopup(popup.surface, of: parent.surface)
     }
 
     /// A press on a surface of another client than the grabbing popups', or on nothing, dismisses

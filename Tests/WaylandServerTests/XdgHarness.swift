@@ -67,8 +67,9 @@ final class XdgTestShell: XdgShellHandler, XdgActivationHandler {
         popup.configure(x: geometry.x, y: geometry.y, width: geometry.width, height: geometry.height)
     }
 
-    private func origin(of surface: XdgSurface) -> (x: Int32, y: Int32) {
-        surface.popup.flatMap { popupOrigins[ObjectIdentifier($0)] } ?? (0, 0)
+    private func origin(of parent: PopupParent?) -> (x: Int32, y: Int32) {
+        guard case .xdgSurface(let surface)? = parent else { return (0, 0) }
+        return surface.popup.flatMap { popupOrigins[ObjectIdentifier($0)] } ?? (0, 0)
     }
 
     func popupMapped(_ popup: XdgPopup) { calls.append("popupMapped") }

@@ -10,7 +10,7 @@ import WaylandTestClient
             anchorRect: IntRect(x: 10, y: 20, width: 30, height: 10), anchor: .bottomLeft, gravity: .bottomRight)
         let popup = try harness.makePopup(parent: parent.xdgSurface, positioner: positioner)
         harness.clearEvents()
-        #expect(popup.server.parent === parent.server.xdgSurface)
+        #expect(popup.server.parentXdgSurface === parent.server.xdgSurface)
         try harness.commit(popup.surface)
         #expect(harness.events == ["xdg_popup.configure", "xdg_surface.configure"])
         #expect(popup.popup.events == [.configure(x: 10, y: 30, width: 60, height: 40)])
@@ -43,17 +43,25 @@ import WaylandTestClient
         let submenu = try harness.makeMappedPopup(parent: menu.xdgSurface,
                                                   positioner: harness.makePositioner(width: 300, height: 40, anchorRect: IntRect(x: 60, y: 0, width: 0, height: 10),
                                                                                      anchor: .topLeft, gravity: .bottomRight, constraintAdjustment: 5))
-        #expect(submenu.server.parent === menu.server.xdgSurface)
+        #expect(submenu.server.parentXdgSurface === menu.server.xdgSurface)
         #expect(submenu.server.geometry == IntRect(x: 20, y: 0, width: 300, height: 40))
     }
 
-    @Test func aNullParentIsInvalidPopupParent() throws {
+    /// A null parent is for a layer surface to fill in; until one does, the popup is not
+    /// configured and cannot map.
+    @Test func aPopupWithoutAParentIsNotConfiguredAndCannotMap() throws {
         let harness = try XdgHarness()
         let positioner = try harness.makePositioner()
         let surface = try harness.makeSurface()
         let xdgSurface = try harness.wmBase.getXdgSurface(surface: surface)
-        _ = try xdgSurface.getPopup(parent: nil, positioner: positioner)
-        harness.expectError(XdgWmBaseError.invalidPopupParent, on: harness.wmBase)
+        let popup = try xdgSurface.getPopup(parent: nil, positioner: positioner)
+        try surface.commit()
+        try harness.client.roundtrip()
+        #expect(popup.events.isEmpty && xdgSurface.events.isEmpty)
+        #expect(!harness.policy.calls.contains("popupNeedsConfigure"))
+        try harness.attachBuffer(to: surface, width: 60, height: 40)
+        try surface.commit()
+        harness.expectError(XdgSurfaceError.unconfiguredBuffer, on: xdgSurface)
     }
 
     @Test func aParentWithoutARoleIsInvalidPopupParent() throws {
@@ -246,5 +254,12 @@ import WaylandTestClient
         #expect(menu.server.isDismissed)
         #expect(menu.popup.events.filter { $0 == .popupDone }.count == 1)
         #expect(harness.policy.calls.suffix(3) == ["popupUnmapped", "toplevelUnmapped", "toplevelDestroyed"])
+    }
+}
+
+private extension XdgPopup {
+    /// The xdg_surface the popup was made on, when its parent is one.
+    var parentXdgSurface: XdgSurface? {
+        if case .xdgSurface(let parent)? = parent { parent } else { nil }
     }
 }

@@ -91,6 +91,8 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
     public private(set) var isMapped = false
     /// Whether `close()` told the client it will not be shown again.
     public private(set) var isClosed = false
+    /// Popups it took (get_popup), oldest first: dismissed when it unmaps or goes.
+    var childPopups: [XdgPopup] = []
 
     init(client: Client, version: UInt32, id: UInt32, surface: Surface, output: Output?, layer: Layer, namespace: String,
          owner: LayerShellGlobal?) {
@@ -151,9 +153,8 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
                                     "keyboard interactivity \(value.rawValue) is not one of version \(version)'s")
             }
             pending.keyboardInteractivity = interactivity
-        case .getPopup:
-            // xdg_wm_base refuses popups without a parent, so none can reach this request.
-            break
+        case .getPopup(let popup):
+            try popup.attach(to: self)
         case .ackConfigure(let serial):
             guard let index = unacknowledgedSerials.firstIndex(where: { $0.serial == serial }) else {
                 throw ProtocolError(ZwlrLayerSurfaceV1Error.invalidSurfaceState,
@@ -209,13 +210,20 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
         configuredSize = nil
         unacknowledgedSerials = []
         guard isMapped else { return }
+        dismissPopups()
         isMapped = false
         owner?.handler?.layerSurfaceUnmapped(self)
+    }
+
+    /// Its popups get popup_done, the newest first (each after the popups on top of it).
+    private func dismissPopups() {
+        for popup in childPopups.reversed() { popup.sendPopupDone() }
     }
 
     /// The layer surface or its wl_surface goes away: unmapped once, forgotten by the shell.
     private func end() {
         surfaceDestruction = nil
+        dismissPopups()
         unmap()
         owner?.removed(self)
         surface.clearRole(self)

@@ -1,16 +1,51 @@
 import WaylandProtocols
 
+/// What an xdg_popup is placed against.
+public enum PopupParent {
+    /// A toplevel or another popup (xdg_surface.get_popup's parent).
+    case xdgSurface(XdgSurface)
+    /// A layer surface (zwlr_layer_surface_v1.get_popup, for a popup made without a parent).
+    case layerSurface(LayerSurface)
+
+    public var surface: Surface {
+        switch self {
+        case .xdgSurface(let parent): parent.surface
+        case .layerSurface(let parent): parent.surface
+        }
+    }
+
+    /// The rectangle the popup's position is relative to, in the parent surface's coordinates:
+    /// an xdg_surface's window geometry, a layer surface's whole surface.
+    public var windowGeometry: IntRect {
+        switch self {
+        case .xdgSurface(let parent): return parent.windowGeometry
+        case .layerSurface(let parent):
+            let size = parent.surface.current.size
+            return IntRect(x: 0, y: 0, width: size.width, height: size.height)
+        }
+    }
+
+    var isMapped: Bool {
+        switch self {
+        case .xdgSurface(let parent): parent.isMapped
+        case .layerSurface(let parent): parent.isMapped
+        }
+    }
+}
+
 /// xdg_popup: a short-lived surface (menu, tooltip) placed against its parent by positioner rules.
 /// Popups of one parent stack in creation order and must be destroyed topmost first; grabbing
-/// popups form one chain per client, each grabbing on top of the previous one.
+/// popups form one chain per client, each grabbing on top of the previous one. A popup made
+/// without a parent waits for a layer surface to take it (zwlr_layer_surface_v1.get_popup) before
+/// its initial commit; until it has a parent it is not configured.
 public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     static let roleName = "xdg_popup"
     var roleName: String { Self.roleName }
 
     public let xdgSurface: XdgSurface
     public var surface: Surface { xdgSurface.surface }
-    /// The xdg_surface (toplevel or popup) the popup is placed against.
-    public let parent: XdgSurface
+    /// What the popup is placed against; nil until a layer surface takes a popup made without one.
+    public private(set) var parent: PopupParent?
     /// The rules of the positioner it was created or last repositioned with.
     public private(set) var positioner: XdgPositionerRules
     /// Whether the popup asked for an explicit grab (until it is unmapped).
@@ -24,9 +59,9 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     public private(set) var geometry: IntRect?
     private var repositionToken: UInt32?
 
-    init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface, parent: XdgSurface, rules: XdgPositionerRules) {
+    init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface, parent: XdgSurface?, rules: XdgPositionerRules) {
         self.xdgSurface = xdgSurface
-        self.parent = parent
+        self.parent = parent.map { .xdgSurface($0) }
         positioner = rules
         super.init(client: client, version: version, id: id)
     }
@@ -64,7 +99,19 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     func didAttach() {
         handler?.popupCreated(self)
         // A popup on a dismissed popup can never show; the client learns it at once.
-        if parent.popup?.isDismissed == true { sendPopupDone() }
+        if case .xdgSurface(let parent)? = parent, parent.popup?.isDismissed == true { sendPopupDone() }
+    }
+
+    /// `layerSurface` takes the popup as its own (zwlr_layer_surface_v1.get_popup): allowed once,
+    /// for a popup made without a parent, before its initial commit.
+    func attach(to layerSurface: LayerSurface) throws(ProtocolError) {
+        guard parent == nil, !xdgSurface.hasInitialCommit else {
+            throw ProtocolError(XdgWmBaseError.invalidPopupParent,
+                                "get_popup: xdg_popup@\(id) has a parent or made its initial commit already", on: xdgSurface.wmBase)
+        }
+        parent = .layerSurface(layerSurface)
+        layerSurface.childPopups.append(self)
+        if layerSurface.isClosed { sendPopupDone() }
     }
 
     func handle(_ request: Request) throws(ProtocolError) {
@@ -94,9 +141,14 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
                                 "xdg_popup@\(id) asked for a grab after its initial commit")
         }
         if isDismissed { return }
-        // The parent must be the top of the client's grab chain, or a toplevel when there is none.
+        // The parent must be the top of the client's grab chain, or, when there is none, a toplevel,
+        // a layer surface, or nothing yet (a layer surface takes it before its initial commit).
         let top = shell?.grabs(of: client).last
-        let parentIsTop = top.map { $0.xdgSurface === parent } ?? (parent.toplevel != nil)
+        let parentIsTop: Bool
+        switch parent {
+        case .xdgSurface(let parent)?: parentIsTop = top.map { $0.xdgSurface === parent } ?? (parent.toplevel != nil)
+        case .layerSurface?, nil: parentIsTop = top == nil
+        }
         guard parentIsTop else {
             throw ProtocolError(XdgWmBaseError.notTheTopmostPopup,
                                 "xdg_popup@\(id) grabs on a parent that is not the topmost grabbing popup", on: xdgSurface.wmBase)
@@ -107,7 +159,7 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     }
 
     func validateCommit(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
-        if pending.attached, pending.buffer != nil, !isDismissed, !xdgSurface.isMapped, !parent.isMapped {
+        if pending.attached, pending.buffer != nil, !isDismissed, !xdgSurface.isMapped, parent?.isMapped != true {
             throw ProtocolError(XdgWmBaseError.invalidPopupParent,
                                 "xdg_popup@\(id) mapped before its parent", on: xdgSurface.wmBase)
         }
@@ -122,7 +174,7 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     }
 
     func initialCommitDidHappen() {
-        if !isDismissed { handler?.popupNeedsConfigure(self) }
+        if !isDismissed, parent != nil { handler?.popupNeedsConfigure(self) }
     }
 
     var mayMap: Bool { !isDismissed }
@@ -149,7 +201,11 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
 
     override func destroyed() {
         guard xdgSurface.popup === self else { return }
-        parent.childPopups.removeAll { $0 === self }
+        switch parent {
+        case .xdgSurface(let parent)?: parent.childPopups.removeAll { $0 === self }
+        case .layerSurface(let parent)?: parent.childPopups.removeAll { $0 === self }
+        case nil: break
+        }
         shell?.removeGrab(self)
         xdgSurface.roleDestroyed(self)
         handler?.popupDestroyed(self)

@@ -168,8 +168,8 @@ public final class XdgSurface: Resource, RequestHandler {
             throw ProtocolError(XdgWmBaseError.invalidPositioner,
                                 "get_popup with a positioner that lacks a size or an anchor rectangle", on: wmBase)
         }
-        // A null parent is for other shells (layer-shell) to fill in; Vitrine has none.
-        guard let parent, parent.isAlive, parent.role != nil else {
+        // A null parent is for a layer surface to fill in (zwlr_layer_surface_v1.get_popup).
+        if let parent, !parent.isAlive || parent.role == nil {
             throw ProtocolError(XdgWmBaseError.invalidPopupParent,
                                 "get_popup needs a parent xdg_surface with a role", on: wmBase)
         }
@@ -182,7 +182,7 @@ public final class XdgSurface: Resource, RequestHandler {
         }
         self.popup = popup
         hadRole = true
-        parent.childPopups.append(popup)
+        parent?.childPopups.append(popup)
         popup.didAttach()
     }
 

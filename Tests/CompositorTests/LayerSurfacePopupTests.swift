@@ -1,0 +1,109 @@
+import Compositor
+import Graphics
+import LayerKit
+import Testing
+import WaylandServer
+import WaylandTestClient
+
+/// xdg popups of layer surfaces (zwlr_layer_surface_v1.get_popup, for a popup made without a
+/// parent): placed by their positioner against the layer surface, kept on the output, shown and
+/// hit above it, dismissed when it unmaps; the requests' misuse is invalid_popup_parent.
+@Suite struct LayerSurfacePopupTests {
+    /// A panel 40 points high along the bottom of the 640×480 output (at y 440), and an unmapped
+    /// 100×60 popup made without a parent, on a positioner anchored to the panel's (10, 0, 20, 40).
+    struct PanelWithPopup {
+        let panel: LayerSurfacePlacementTests.LayerClient
+        let surface: WlSurfaceProxy
+        let xdgSurface: XdgSurfaceProxy
+        let popup: XdgPopupProxy
+
+        init(_ session: HeadlessSession, anchor: XdgPositionerAnchor, gravity: XdgPositionerGravity, adjustment: UInt32) throws {
+            panel = try LayerSurfacePlacementTests.LayerClient(session, layer: .top, pixel: 0xff00_00ff) {
+                try $0.setAnchor(anchor: [.bottom, .left, .right])
+                try $0.setSize(width: 0, height: 40)
+            }
+            let client = panel.client
+            let positioner = try client.shell.createPositioner()
+            try positioner.setSize(width: 100, height: 60)
+            try positioner.setAnchorRect(x: 10, y: 0, width: 20, height: 40)
+            try positioner.setAnchor(anchor: anchor)
+            try positioner.setGravity(gravity: gravity)
+            try positioner.setConstraintAdjustment(constraintAdjustment: XdgPositionerConstraintAdjustment(rawValue: adjustment))
+            surface = try client.compositor.createSurface()
+            xdgSurface = try client.shell.getXdgSurface(surface: surface)
+            popup = try xdgSurface.getPopup(parent: nil, positioner: positioner)
+        }
+
+        /// get_popup on the panel, the initial commit, the ack and a buffer: mapped.
+        func map() throws {
+            try panel.layerSurface.getPopup(popup: popup)
+            try surface.commit()
+            try panel.client.client.roundtrip()
+            try panel.client.acknowledgeConfigure(of: xdgSurface)
+            try panel.client.show(panel.client.makeBuffer(width: 100, height: 60, fill: fillPixels(0xffff_0000, count: 6000)), on: surface)
+            try panel.client.client.roundtrip()
+        }
+
+        var configures: [[Int32]] {
+            popup.events.compactMap { event in
+                guard case .configure(let x, let y, let width, let height) = event else { return nil }
+                return [x, y, width, height]
+            }
+        }
+    }
+
+    /// Above the anchor rectangle, centred on it: x 20 − 50 = −30, which slide_x (1) moves onto the
+    /// output at 0; y −60 from the panel's top, 380 on the output.
+    @Test func aPopupAboveThePanelIsPlacedByItsPositionerAndSlidOntoTheOutput() throws {
+        let session = try HeadlessSession()
+        let panel = try PanelWithPopup(session, anchor: .top, gravity: .top, adjustment: 1)
+        try panel.map()
+        #expect(panel.configures == [[0, -60, 100, 60]])
+        let server = try #require(panel.panel.client.server.resource(withID: panel.surface.id) as? Surface)
+        #expect(session.compositor.windowAreaPosition(of: server) == Point(x: 0, y: 380))
+        // What the pointer finds there is the popup, at its own coordinates.
+        session.compositor.pointerMoved(toX: 50, y: 400)
+        try session.run(seconds: 0.05)
+        #expect(session.compositor.seat.pointerFocus === server)
+        // Drawn over the panel's blue, away from the pointer's arrow.
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == red })
+    }
+
+    /// Below the panel it would leave the output: flip_y (8) puts it above, as anchor top and
+    /// gravity top would.
+    @Test func aPopupBelowThePanelIsFlippedAboveIt() throws {
+        let session = try HeadlessSession()
+        let panel = try PanelWithPopup(session, anchor: .bottom, gravity: .bottom, adjustment: 1 | 8)
+        try panel.map()
+        #expect(panel.configures == [[0, -60, 100, 60]])
+    }
+
+    @Test func thePanelUnmappingDismissesItsPopup() throws {
+        let session = try HeadlessSession()
+        let panel = try PanelWithPopup(session, anchor: .top, gravity: .top, adjustment: 1)
+        try panel.map()
+        try panel.panel.surface.attach(buffer: nil, x: 0, y: 0)
+        try panel.panel.surface.commit()
+        try panel.panel.client.client.roundtrip()
+        #expect(panel.popup.events.last == .popupDone)
+    }
+
+    @Test func aPopupWithAParentOrAnInitialCommitCannotBeTakenByALayerSurface() throws {
+        for late in [false, true] {
+            let session = try HeadlessSession()
+            let panel = try PanelWithPopup(session, anchor: .top, gravity: .top, adjustment: 0)
+            if late {
+                try panel.surface.commit()
+                try panel.panel.client.client.roundtrip()
+                #expect(panel.configures.isEmpty, "a popup without a parent is not configured")
+            } else {
+                try panel.panel.layerSurface.getPopup(popup: panel.popup)
+            }
+            try panel.panel.layerSurface.getPopup(popup: panel.popup)
+            #expect(throws: TestClientError.protocolError(ProtocolErrorReport(XdgWmBaseError.invalidPopupParent, on: panel.panel.client.shell))) {
+                try panel.panel.client.client.roundtrip()
+            }
+        }
+    }
+}
