@@ -78,15 +78,7 @@ import Testing
     @Test func aProcessOwnsTheProcessesItStartedButNotItsParent() throws {
         let app = try ClientProcess(arguments: ["sh", "-c", "sleep 30 & echo $!; wait"], environment: [:], capturingOutput: true)
         defer { app.terminate(graceSeconds: 0) }
-        let descriptor = try #require(app.outputDescriptor)
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let deadline = Date().addingTimeInterval(10)
-        while !output.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
-            if count > 0 { output += buffer[..<count] } else { usleep(10_000) }
-        }
-        let child = try #require(pid_t(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)))
+        let child = try #require(pid_t(try firstLine(of: app)))
         #expect(app.owns(app.pid))
         #expect(app.owns(child))
         #expect(!app.owns(getpid()))
@@ -97,19 +89,6 @@ import Testing
 /// Test clients must not outlive their test: a client leads a process group that ends with it,
 /// and a test's client is killed by the kernel when the test process goes.
 @Suite struct ClientProcessLifetimeTests {
-    /// The first line `process` prints.
-    private func firstLine(of process: ClientProcess) throws -> String {
-        let descriptor = try #require(process.outputDescriptor)
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let deadline = Date().addingTimeInterval(10)
-        while !output.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
-            if count > 0 { output += buffer[..<count] } else { usleep(10_000) }
-        }
-        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
-    }
-
     /// Whether `pid` runs (exists and is not a zombie left to a parent that does not reap).
     private func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -150,4 +129,17 @@ import Testing
         defer { plain.terminate() }
         #expect(try firstLine(of: plain) == "0")
     }
+}
+
+/// The first line a process started with `capturingOutput` prints (10 s at most).
+private func firstLine(of process: ClientProcess) throws -> String {
+    let descriptor = try #require(process.outputDescriptor)
+    var output: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let deadline = Date().addingTimeInterval(10)
+    while !output.contains(UInt8(ascii: "\n")), Date() < deadline {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) }
+        if count > 0 { output += buffer[..<count] } else { usleep(10_000) }
+    }
+    return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .newlines)
 }

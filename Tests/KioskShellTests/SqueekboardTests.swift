@@ -17,13 +17,7 @@ import WaylandServer
 /// screen-keyboard-enabled setting is on; the test gives it a private bus (dbus-run-session) and
 /// that setting in a keyfile of its own.
 @Suite(.serialized) struct SqueekboardTests {
-    static let app = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Clients/gtk_text_field.py").path
-
-    /// The app's printed lines so far.
-    static func lines(_ path: String) -> [Substring] {
-        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
-    }
+    static func lines(_ path: String) -> [Substring] { GTKOnScreenKeyboardTests.lines(path) }
 
     @Test func squeekboardTypesIntoAGTKEntryThroughTheInputMethod() throws {
         let settings = NSTemporaryDirectory() + "vitrine-squeekboard-\(getpid())"
@@ -45,7 +39,7 @@ import WaylandServer
         unlink(output)
         defer { unlink(output) }
         let app = try ClientProcess(
-            arguments: ["/usr/bin/python3", Self.app],
+            arguments: ["/usr/bin/python3", GTKOnScreenKeyboardTests.script],
             environment: [
                 "WAYLAND_DISPLAY": kiosk.socketName, "XDG_RUNTIME_DIR": kiosk.runtimeDirectory, "GDK_BACKEND": "wayland",
                 "GSK_RENDERER": "cairo", "GTK_IM_MODULE": "wayland", "GTK_A11Y": "none", "NO_AT_BRIDGE": "1",
