@@ -70,6 +70,22 @@ import WaylandTestClient
         #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == red })
     }
 
+    /// Taken by a mapped panel, the popup is configured at once (its placement is known), and a
+    /// buffer committed before the ack, with no initial commit of its own (as WLCS's clients do),
+    /// shows where that configure placed it; no second configure follows.
+    @Test func aPopupTakenByAMappedPanelIsConfiguredAtOnceAndItsBufferShowsBeforeTheAck() throws {
+        let session = try HeadlessSession()
+        let panel = try PanelWithPopup(session, anchor: .top, gravity: .top, adjustment: 1)
+        try panel.panel.layerSurface.getPopup(popup: panel.popup)
+        try panel.panel.client.client.roundtrip()
+        #expect(panel.configures == [[0, -60, 100, 60]])
+        try panel.panel.client.show(panel.panel.client.makeBuffer(width: 100, height: 60, fill: fillPixels(0xffff_0000, count: 6000)), on: panel.surface)
+        try panel.panel.client.client.roundtrip()
+        let server = try #require(panel.panel.client.server.resource(withID: panel.surface.id) as? Surface)
+        #expect(session.compositor.windowAreaPosition(of: server) == Point(x: 0, y: 380))
+        #expect(panel.configures.count == 1)
+    }
+
     /// Below the panel it would leave the output: flip_y (8) puts it above, as anchor top and
     /// gravity top would.
     @Test func aPopupBelowThePanelIsFlippedAboveIt() throws {

@@ -111,7 +111,13 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
         }
         parent = .layerSurface(layerSurface)
         layerSurface.childPopups.append(self)
-        if layerSurface.isClosed { sendPopupDone() }
+        if layerSurface.isClosed {
+            sendPopupDone()
+        } else if layerSurface.isMapped {
+            // Its placement is known now, so it is configured now, as toplevels are once their
+            // role exists: clients (WLCS's) attach a popup's buffer right after get_popup.
+            handler?.popupNeedsConfigure(self)
+        }
     }
 
     func handle(_ request: Request) throws(ProtocolError) {
@@ -130,8 +136,9 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
             }
             positioner = rules.rules
             repositionToken = token
-            // Before the initial commit the initial configure carries the new placement.
-            if xdgSurface.hasInitialCommit, !isDismissed { handler?.popupNeedsConfigure(self) }
+            // Before the initial commit the initial configure carries the new placement (unless
+            // the popup was configured already).
+            if xdgSurface.hasInitialCommit || hasBeenConfiguredInThisMapCycle, !isDismissed { handler?.popupNeedsConfigure(self) }
         }
     }
 
@@ -170,12 +177,22 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
     }
 
     func applyPendingState() {
-        if let acknowledgedGeometry { geometry = acknowledgedGeometry }
+        if let acknowledgedGeometry {
+            geometry = acknowledgedGeometry
+        } else if geometry == nil, let sent = sentGeometries.last {
+            // A buffer that maps before its configure is acknowledged (allowed, as for toplevels)
+            // shows where that configure placed it.
+            geometry = sent.geometry
+        }
     }
 
     func initialCommitDidHappen() {
-        if !isDismissed, parent != nil { handler?.popupNeedsConfigure(self) }
+        // A popup configured when a layer surface took it has its answer already.
+        if !isDismissed, parent != nil, !hasBeenConfiguredInThisMapCycle { handler?.popupNeedsConfigure(self) }
     }
+
+    /// Whether a configure went out since get_popup or the last unmap.
+    private var hasBeenConfiguredInThisMapCycle: Bool { !sentGeometries.isEmpty || acknowledgedGeometry != nil }
 
     var mayMap: Bool { !isDismissed }
 
