@@ -80,11 +80,25 @@ final class PrivateCUPS {
         daemon.standardOutput = FileHandle.nullDevice
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
-        let deadline = Date().addingTimeInterval(20)
-        while !fileManager.fileExists(atPath: socket), Date() < deadline, daemon.isRunning { usleep(50_000) }
-        try #require(fileManager.fileExists(atPath: socket), "cupsd did not start; see \(folder)/log/error_log")
-        // A raw queue passes the PDF through untouched (CUPS warns raw queues are deprecated).
-        _ = try runTool("/usr/sbin/lpadmin", ["-h", socket, "-p", queue, "-E", "-v", "keep:\(output)/job", "-m", "raw"])
+        do {
+            let deadline = Date().addingTimeInterval(20)
+            while !fileManager.fileExists(atPath: socket), Date() < deadline, daemon.isRunning { usleep(50_000) }
+            try #require(fileManager.fileExists(atPath: socket), "cupsd did not start; see \(folder)/log/error_log")
+            // A raw queue passes the PDF through untouched (CUPS warns raw queues are deprecated).
+            // cupsd binds its socket before it listens on it, and a connection in between is
+            // refused (a loaded CI run saw lpadmin fail so): lpadmin is retried until cupsd answers.
+            while true {
+                do {
+                    _ = try runTool("/usr/sbin/lpadmin", ["-h", socket, "-p", queue, "-E", "-v", "keep:\(output)/job", "-m", "raw"])
+                    break
+                } catch where Date() < deadline && daemon.isRunning {
+                    usleep(100_000)
+                }
+            }
+        } catch {
+            stop()
+            throw error
+        }
     }
 
     /// The files the queue has written so far.
