@@ -110,11 +110,11 @@ final class CompositorOutput {
         rootView.layer.name = "views"
         rootView.layer.zPosition = 500_000
         dispatcher = EventDispatcher(root: rootView)
-        windowsView = View(frame: rootView.bounds)
+        windowsView = PassThroughView(frame: rootView.bounds)
         windowsView.layer.name = "windows"
         var layerViews: [LayerSurface.Layer: View] = [:]
         for layer in LayerSurface.Layer.allCases {
-            let view = LayerHostView(frame: rootView.bounds)
+            let view = PassThroughView(frame: rootView.bounds)
             view.layer.name = "\(layer) layer"
             view.isHidden = true
             layerViews[layer] = view
@@ -411,7 +411,8 @@ final class CompositorOutput {
     }
 }
 
-/// Holds one layer's surface views: input goes through it to its surfaces or to what lies below.
-private final class LayerHostView: View {
+/// Holds surface views (one layer's, or the windows'): input goes through it to its surfaces or
+/// to what lies below (the windows' host must not hide the bottom and background layers).
+private final class PassThroughView: View {
     override func point(inside point: Point) -> Bool { false }
 }

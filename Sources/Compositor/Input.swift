@@ -34,7 +34,7 @@ extension Compositor {
 
     func inputTarget(at point: Point) -> InputTarget {
         guard let output = output(at: point), let (view, location) = output.rootView.hitTestAndLocate(output.localPoint(fromLayout: point)),
-              view !== output.rootView, view !== output.windowsView else { return .nothing }
+              view !== output.rootView else { return .nothing }
         guard let window = view as? SurfaceView else { return .view }
         return window.surface(at: location).map { .surface($0.surface, local: $0.local) } ?? .nothing
     }

@@ -119,6 +119,27 @@ import WaylandTestClient
         #expect(screen.pixel(x: 569, y: 30) == PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
     }
 
+    /// Where no window covers it, a background surface gets the pointer (the windows' host view
+    /// lets input through to the layers below it); over the window, the window has it.
+    @Test func thePointerReachesABackgroundSurfaceWhereNoWindowCoversIt() throws {
+        let session = try HeadlessSession()
+        let background = try LayerClient(session, layer: .background, pixel: red) { layerSurface in
+            try layerSurface.setAnchor(anchor: [.top, .bottom, .left, .right])
+            try layerSurface.setExclusiveZone(zone: -1)
+        }
+        let app = try SessionClient(session)
+        let (appSurface, _, _) = try toplevel(app)
+        // A 200×200 window centred: 220…420 × 140…340.
+        try app.show(app.makeBuffer(width: 200, height: 200, fill: fillPixels(blue, count: 200 * 200)), on: appSurface)
+        try app.client.roundtrip()
+        session.compositor.pointerMoved(toX: 5, y: 5)
+        try background.client.client.roundtrip()
+        #expect(session.compositor.seat.pointerFocus?.id == background.surface.id)
+        session.compositor.pointerMoved(toX: 320, y: 240)
+        try app.client.roundtrip()
+        #expect(session.compositor.seat.pointerFocus?.id == appSurface.id)
+    }
+
     /// A board without keyboard interactivity (wvkbd's) never takes the focus from the app, even
     /// when pressed; an exclusive one on the top layer takes it and keeps it while the app is
     /// pressed, and gives it back when it goes.

@@ -118,13 +118,48 @@ import WaylandTestClient
         try harness.expectError(ZwlrLayerSurfaceV1Error.invalidSurfaceState, on: layerSurface)
     }
 
-    @Test func aBufferBeforeAnAcknowledgedConfigureIsInvalidSurfaceState() throws {
+    /// A buffer on the very first commit (WLCS's helpers, Mir accepts it): that commit is
+    /// configured and maps the surface at once; the late ack of its configure is still valid.
+    @Test func aBufferOnTheInitialCommitIsConfiguredAndMapsAtOnce() throws {
         let harness = try LayerHarness()
         let (surface, layerSurface) = try harness.makeLayerSurface()
         try layerSurface.setSize(width: 10, height: 20)
         try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
         try surface.commit()
+        try harness.client.roundtrip()
+        let configure = try Self.lastConfigure(layerSurface)
+        #expect((configure.width, configure.height) == (10, 20))
+        #expect(layerSurface.events.count == 1)
+        #expect(harness.log == ["committed top 10×20", "mapped"])
+        let server = try #require(harness.shell.layerSurfaces.first)
+        #expect(server.isMapped)
+        try layerSurface.ackConfigure(serial: configure.serial)
+        try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
+        try surface.commit()
+        try harness.client.roundtrip()
+        #expect(harness.log == ["committed top 10×20", "mapped", "committed top 10×20"])
+    }
+
+    /// Once a configure was sent, a buffer before its ack is an error (the protocol's rule).
+    @Test func aBufferAfterAConfigureButBeforeItsAckIsInvalidSurfaceState() throws {
+        let harness = try LayerHarness()
+        let (surface, layerSurface) = try harness.makeLayerSurface()
+        try layerSurface.setSize(width: 10, height: 20)
+        try surface.commit()
+        try harness.client.roundtrip()
+        #expect(layerSurface.events.count == 1)
+        try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
+        try surface.commit()
         try harness.expectError(ZwlrLayerSurfaceV1Error.invalidSurfaceState, on: layerSurface)
+    }
+
+    /// A buffer on the initial commit does not excuse a size the protocol rules out.
+    @Test func aBufferOnTheInitialCommitWithAZeroSizeIsStillInvalidSize() throws {
+        let harness = try LayerHarness()
+        let (surface, layerSurface) = try harness.makeLayerSurface()
+        try surface.attach(buffer: try harness.base.shmBuffer(harness.client, width: 10, height: 20, pixel: 0), x: 0, y: 0)
+        try surface.commit()
+        try harness.expectError(ZwlrLayerSurfaceV1Error.invalidSize, on: layerSurface)
     }
 
     @Test func anAckOfASerialNeverSentIsInvalidSurfaceState() throws {

@@ -3,7 +3,9 @@ import WaylandProtocols
 /// zwlr_layer_surface_v1: a surface shown on one layer of an output, below or above the windows.
 /// Its state is double-buffered (a commit applies it). The first commit, without a buffer, asks
 /// the compositor for a configure; a buffer committed after the client acknowledged one maps the
-/// surface; a null buffer unmaps it and the cycle starts again.
+/// surface; a null buffer unmaps it and the cycle starts again. A buffer on the first commit
+/// itself (before any configure was sent) is taken as Mir takes it: that commit brings the
+/// configure and maps the surface, as if the client had acknowledged it.
 public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
     static let roleName = "zwlr_layer_surface_v1"
     var roleName: String { Self.roleName }
@@ -180,7 +182,9 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
             throw ProtocolError(ZwlrLayerSurfaceV1Error.invalidSize, "height 0 needs anchors to the top and bottom edges", on: self)
         }
         let attachesBuffer = requests.attached ? requests.buffer != nil : surface.current.buffer != nil
-        if attachesBuffer, !isConfigured, !isClosed {
+        // Only a configure sent and not acknowledged makes a buffer an error; with none sent in
+        // this map cycle, the commit is the initial one and maps at once (surfaceDidCommit).
+        if attachesBuffer, !isConfigured, configuredSize != nil, !isClosed {
             throw ProtocolError(ZwlrLayerSurfaceV1Error.invalidSurfaceState,
                                 "wl_surface@\(surface.id) committed a buffer before acknowledging a configure", on: self)
         }
@@ -199,6 +203,8 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
         }
         owner?.handler?.layerSurfaceCommitted(self)
         if !isMapped {
+            // The initial commit carried the buffer: the configure it brought counts as accepted.
+            isConfigured = true
             isMapped = true
             owner?.handler?.layerSurfaceMapped(self)
         }
