@@ -74,6 +74,28 @@ import WaylandTestClient
         #expect(window.pointer.events.contains { $0.name == "enter" })
     }
 
+    /// axis_source describes its frame's scrolling even when it comes after the axis request
+    /// (WLCS sends it so); the next frame without one is a wheel's again.
+    @Test func theAxisSourceOfAFrameAppliesToItsScrollingWhereverItComes() throws {
+        let session = try HeadlessSession()
+        let window = try InputWindow(session)
+        let (client, pointer) = try remote(session)
+        try pointer.motionAbsolute(time: 1, x: 300, y: 220, xExtent: 640, yExtent: 480)
+        try pointer.frame()
+        try pointer.axis(time: 2, axis: .verticalScroll, value: 5)
+        try pointer.axisSource(axisSource: .continuous)
+        try pointer.frame()
+        try pointer.axis(time: 3, axis: .verticalScroll, value: 5)
+        try pointer.frame()
+        try client.client.roundtrip()
+        try window.client.client.roundtrip()
+        let sources = window.pointer.events.compactMap { event -> UInt32? in
+            guard case .axisSource(let source) = event else { return nil }
+            return source.rawValue
+        }
+        #expect(sources == [WlPointerAxisSource.continuous.rawValue, WlPointerAxisSource.wheel.rawValue])
+    }
+
     @Test func anUnknownAxisIsInvalidAxisAndTheCompositorServesOn() throws {
         let session = try HeadlessSession()
         let window = try InputWindow(session)

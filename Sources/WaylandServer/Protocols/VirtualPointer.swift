@@ -8,7 +8,9 @@ public final class VirtualPointer: Resource, RequestHandler {
     private weak var output: Output?
     private let spansOutput: Bool
     private var pending: [VirtualPointerEvent] = []
-    /// The source of the frame's scrolling (axis_source applies to the axis requests after it).
+    /// The source of the frame's scrolling: axis_source describes the whole frame, whether it
+    /// comes before or after the axis requests (as wl_pointer's frame groups them; wlroots and
+    /// WLCS agree), so it is given to the frame's axis events when the frame ends.
     private var axisSource = PointerAxisSource.wheel
     /// A frame holds at most this many requests; a client that never ends its frames cannot make
     /// the compositor hold its requests without bound.
@@ -49,7 +51,11 @@ public final class VirtualPointer: Resource, RequestHandler {
         case .axisStop(let time, let axis):
             try add(.axisStop(Self.axis(axis), time: time))
         case .frame:
-            let events = pending
+            let source = axisSource
+            let events = pending.map { event in
+                guard case .axis(let axis, let value, let value120, _, let time) = event else { return event }
+                return VirtualPointerEvent.axis(axis, value: value, value120: value120, source: source, time: time)
+            }
             pending = []
             axisSource = .wheel
             if !events.isEmpty { owner?.handler?.virtualPointerFrame(events) }
