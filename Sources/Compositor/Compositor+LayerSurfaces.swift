@@ -59,6 +59,14 @@ extension Compositor {
         target.scheduleFrame()
     }
 
+    /// Moves the layer surface `surface` (shown by `showLayerSurface`) to `origin` in its output's
+    /// points, with the popups it shows above the top layer.
+    public func moveLayerSurface(_ surface: Surface, to origin: Point) {
+        guard let node = node(for: surface) else { return }
+        node.container.position = origin
+        for output in outputs { output.moveLayerPopups(of: node) }
+    }
+
     /// Stops showing the layer surface `surface`; input focus on it moves on.
     public func hideLayerSurface(_ surface: Surface) {
         guard let node = node(for: surface) else { return }

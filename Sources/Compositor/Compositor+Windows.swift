@@ -36,10 +36,19 @@ extension Compositor {
         outputs.first?.scheduleFrame()
     }
 
-    /// Shows the popup `surface` above its parent's layer, which must have been committed.
+    /// Shows the popup `surface` above its parent's layer, which must have been committed. The
+    /// popups of a layer surface below the overlay layer are shown above the top layer instead
+    /// (`CompositorOutput.layerPopupsView`), so that windows do not hide them.
     public func showPopup(_ surface: Surface, over parent: Surface) {
         guard let parentNode = node(for: parent) else { return }
-        parentNode.addPopup(makeNode(for: surface))
+        let popupNode = makeNode(for: surface)
+        if let layerSurface = layerShell.layerSurfaces.first(where: { $0.surface === parent }), layerSurface.state.layer < .overlay,
+           let output = outputs.first(where: { $0.layerSurfaces.contains { $0 === parentNode } }) {
+            output.addLayerPopup(popupNode, of: parentNode)
+            output.scheduleFrame()
+            return
+        }
+        parentNode.addPopup(popupNode)
         outputs.first?.scheduleFrame()
     }
 
@@ -47,6 +56,7 @@ extension Compositor {
     public func hidePopup(_ surface: Surface, of parent: Surface) {
         guard let node = node(for: surface) else { return }
         self.node(for: parent)?.removePopup(node)
+        for output in outputs { output.removeLayerPopup(node) }
         node.container.removeFromSuperlayer()
         surfaceLeftTheScreen(surface)
         outputs.first?.scheduleFrame()

@@ -28,10 +28,18 @@ final class CompositorOutput {
     /// Host layer-shell surfaces' views: the background and bottom layers below `windowsView`,
     /// top and overlay above it. Hidden while empty.
     let layerViews: [LayerSurface.Layer: View]
-    /// The views of windows and layer surfaces, by their node.
+    /// Hosts the popups of background, bottom and top layer surfaces, above the top layer and
+    /// under the overlay layer (as wlroots shows them): a menu of a panel under the windows is
+    /// not hidden by them, and nothing covers an overlay (a lock screen). Hidden while empty.
+    let layerPopupsView: View
+    /// The views of windows, layer surfaces and the popups in `layerPopupsView`, by their node.
     private var windowViews: [ObjectIdentifier: SurfaceView] = [:]
     /// Layer surfaces shown on this output (their containers are in `layerViews`).
     private(set) var layerSurfaces: [SurfaceNode] = []
+    /// Popups shown in `layerPopupsView`, each in a view at its layer surface's origin (by the
+    /// layer surface's node), so that the position its policy gives it is relative to that surface.
+    private(set) var layerPopups: [SurfaceNode] = []
+    private var layerPopupOrigins: [ObjectIdentifier: (parent: SurfaceNode, view: View)] = [:]
     let context: RenderContext
     /// Draws the output; `VulkanLayer`s shown on it render through its device. Replaced only
     /// when the device is lost (`replaceRenderer`).
@@ -120,9 +128,14 @@ final class CompositorOutput {
             layerViews[layer] = view
         }
         self.layerViews = layerViews
+        layerPopupsView = PassThroughView(frame: rootView.bounds)
+        layerPopupsView.layer.name = "layer popups"
+        layerPopupsView.isHidden = true
         for layer in [LayerSurface.Layer.background, .bottom] { rootView.addSubview(layerViews[layer]!) }
         rootView.addSubview(windowsView)
-        for layer in [LayerSurface.Layer.top, .overlay] { rootView.addSubview(layerViews[layer]!) }
+        rootView.addSubview(layerViews[.top]!)
+        rootView.addSubview(layerPopupsView)
+        rootView.addSubview(layerViews[.overlay]!)
         root.addSublayer(rootView.layer)
         root.addSublayer(cursor.overlay)
         scanout.addSublayer(root)
@@ -237,6 +250,39 @@ final class CompositorOutput {
         if let host, host.subviews.isEmpty { host.isHidden = true }
     }
 
+    /// Shows `popup`, a popup of the layer surface `parent`, in `layerPopupsView` above the
+    /// popups shown there before.
+    func addLayerPopup(_ popup: SurfaceNode, of parent: SurfaceNode) {
+        guard !layerPopups.contains(where: { $0 === popup }) else { return }
+        let key = ObjectIdentifier(parent)
+        let origin = layerPopupOrigins[key]?.view ?? PassThroughView(frame: .zero)
+        layerPopupOrigins[key] = (parent, origin)
+        let view = SurfaceView(node: popup, lookup: nodeLookup)
+        windowViews[ObjectIdentifier(popup)] = view
+        layerPopups.append(popup)
+        origin.addSubview(view)
+        layerPopupsView.addSubview(origin)
+        layerPopupsView.isHidden = false
+        moveLayerPopups(of: parent)
+    }
+
+    func removeLayerPopup(_ popup: SurfaceNode) {
+        guard layerPopups.contains(where: { $0 === popup }) else { return }
+        layerPopups.removeAll { $0 === popup }
+        windowViews.removeValue(forKey: ObjectIdentifier(popup))?.removeFromSuperview()
+        for (key, entry) in layerPopupOrigins where entry.view.subviews.isEmpty {
+            entry.view.removeFromSuperview()
+            layerPopupOrigins[key] = nil
+        }
+        layerPopupsView.isHidden = layerPopupsView.subviews.isEmpty
+    }
+
+    /// Puts the popups of the layer surface `parent` where it is now.
+    func moveLayerPopups(of parent: SurfaceNode) {
+        guard let origin = layerPopupOrigins[ObjectIdentifier(parent)]?.view else { return }
+        origin.frame = Rect(origin: parent.container.convert(Point.zero, to: layerPopupsView.layer), size: parent.container.bounds.size)
+    }
+
     func raiseWindow(_ node: SurfaceNode) {
         guard windows.last !== node, windows.contains(where: { $0 === node }), let view = windowViews[ObjectIdentifier(node)] else { return }
         windows.removeAll { $0 === node }
@@ -249,7 +295,7 @@ final class CompositorOutput {
     func windowView(containing node: SurfaceNode) -> SurfaceView? {
         var layer: Layer? = node.container
         while let current = layer {
-            if let view = (windows + layerSurfaces).first(where: { $0.container === current }).flatMap({ windowViews[ObjectIdentifier($0)] }) {
+            if let view = (windows + layerSurfaces + layerPopups).first(where: { $0.container === current }).flatMap({ windowViews[ObjectIdentifier($0)] }) {
                 return view
             }
             layer = current.superlayer
@@ -263,7 +309,7 @@ final class CompositorOutput {
     /// commit costs the depth of its surface, not the number of surfaces.
     func shows(_ surface: Surface) -> Bool {
         guard let node = nodeLookup(surface) else { return false }
-        let roots = Set((windows.map(\.container) + layerSurfaces.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
+        let roots = Set((windows.map(\.container) + layerSurfaces.map(\.container) + layerPopups.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
         var layer: Layer? = node.container
         while let current = layer, !current.isHidden {
             if roots.contains(ObjectIdentifier(current)) { return true }
@@ -294,7 +340,7 @@ final class CompositorOutput {
             for member in surface.stack where member !== surface { visit(member) }
             for popup in node.popups { visit(popup.surface) }
         }
-        for window in windows + layerSurfaces { visit(window.surface) }
+        for window in windows + layerSurfaces + layerPopups { visit(window.surface) }
         // A client's cursor and a drag icon get frame callbacks too (animated cursors wait for them).
         for surface in cursor.shownSurfaces { visit(surface) }
         return result

@@ -113,7 +113,7 @@ extension KioskWindowPolicy {
         }
         guard layerSurface.isMapped else { return }
         compositor.showLayerSurface(layerSurface.surface, on: layerSurface.state.layer, output: layerSurface.output)
-        compositor.layer(for: layerSurface.surface)?.position = explicitOrigins[ObjectIdentifier(layerSurface.surface)] ?? frame.origin
+        compositor.moveLayerSurface(layerSurface.surface, to: explicitOrigins[ObjectIdentifier(layerSurface.surface)] ?? frame.origin)
     }
 
     /// The layer surfaces that committed, one group per output they are shown on.

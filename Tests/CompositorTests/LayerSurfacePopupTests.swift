@@ -17,8 +17,9 @@ import WaylandTestClient
         let xdgSurface: XdgSurfaceProxy
         let popup: XdgPopupProxy
 
-        init(_ session: HeadlessSession, anchor: XdgPositionerAnchor, gravity: XdgPositionerGravity, adjustment: UInt32) throws {
-            panel = try LayerSurfacePlacementTests.LayerClient(session, layer: .top, pixel: 0xff00_00ff) {
+        init(_ session: HeadlessSession, layer: ZwlrLayerShellV1Layer = .top, anchor: XdgPositionerAnchor, gravity: XdgPositionerGravity,
+             adjustment: UInt32) throws {
+            panel = try LayerSurfacePlacementTests.LayerClient(session, layer: layer, pixel: 0xff00_00ff) {
                 try $0.setAnchor(anchor: [.bottom, .left, .right])
                 try $0.setSize(width: 0, height: 40)
             }
@@ -68,6 +69,39 @@ import WaylandTestClient
         // Drawn over the panel's blue, away from the pointer's arrow.
         let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
         #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == red })
+    }
+
+    /// A panel on the bottom layer lies under the app's window, but its popup is shown above the
+    /// window (and the top layer), where the pointer finds it.
+    @Test func aPopupOfABottomLayerPanelIsShownAboveTheWindows() throws {
+        let session = try HeadlessSession()
+        let app = try SessionClient(session)
+        let (appSurface, _, _) = try toplevel(app)
+        try app.show(app.makeBuffer(width: 640, height: 480, fill: fillPixels(0xff00_ff00, count: 640 * 480)), on: appSurface)
+        try app.client.roundtrip()
+        let panel = try PanelWithPopup(session, layer: .bottom, anchor: .top, gravity: .top, adjustment: 1)
+        try panel.map()
+        #expect(panel.configures == [[0, -60, 100, 60]])
+        let server = try #require(panel.panel.client.server.resource(withID: panel.surface.id) as? Surface)
+        #expect(session.compositor.windowAreaPosition(of: server) == Point(x: 0, y: 380))
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let green = PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255)
+        #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == red })
+        let screen = try #require(session.screen)
+        // The popup's corners (0…100 × 380…440); the window covers the panel beside it.
+        #expect(screen.pixel(x: 0, y: 380) == red)
+        #expect(screen.pixel(x: 99, y: 439) == red)
+        #expect(screen.pixel(x: 100, y: 439) == green)
+        #expect(screen.pixel(x: 320, y: 460) == green)
+        session.compositor.pointerMoved(toX: 50, y: 400)
+        try session.run(seconds: 0.05)
+        #expect(session.compositor.seat.pointerFocus === server)
+        // Dismissed with the panel, the popup leaves the screen.
+        try panel.panel.surface.attach(buffer: nil, x: 0, y: 0)
+        try panel.panel.surface.commit()
+        try panel.panel.client.client.roundtrip()
+        #expect(panel.popup.events.last == .popupDone)
+        #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == green })
     }
 
     /// Taken by a mapped panel, the popup is configured at once (its placement is known), and a

@@ -41,7 +41,7 @@ import WaylandTestClient
         let kiosk = try OnScreenKeyboardKiosk(splash: SplashConfiguration())
         let root = kiosk.compositor.rootView()
         #expect(root.subviews.map(\.layer.name) == [
-            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "overlay layer", "kiosk overlay",
+            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "layer popups", "overlay layer", "kiosk overlay",
         ])
     }
 

@@ -39,11 +39,11 @@ import Testing
         // The indicator a sixth of the height (80) above the bottom, the label 48 below it.
         #expect(layer("restarting indicator", kiosk)?.position == Point(x: 320, y: 400))
         #expect(layer("restarting label", kiosk)?.position == Point(x: 320, y: 448))
-        #expect(views(onOutputAt: 1, kiosk) == ["background layer", "bottom layer", "windows", "top layer", "overlay layer"])
+        #expect(views(onOutputAt: 1, kiosk) == ["background layer", "bottom layer", "windows", "top layer", "layer popups", "overlay layer"])
 
         kiosk.backend.removeOutput(kiosk.backend.headlessOutput(0))
         #expect(views(onOutputAt: 0, kiosk) == [
-            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "overlay layer", "kiosk overlay",
+            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "layer popups", "overlay layer", "kiosk overlay",
         ])
         #expect(layer("kiosk overlay", kiosk)?.frame == Rect(x: 0, y: 0, width: 400, height: 300))
         // A sixth of 300 is less than 64: the indicator is 64 above the bottom.
@@ -67,7 +67,7 @@ import Testing
 
         let third = try kiosk.backend.addOutput(HeadlessOutputConfiguration(mode: mode(1024, 768)))
         #expect(views(onOutputAt: 0, kiosk) == [
-            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "overlay layer", "kiosk overlay",
+            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "layer popups", "overlay layer", "kiosk overlay",
         ])
         #expect(layer("kiosk overlay", kiosk)?.frame == Rect(x: 0, y: 0, width: 1024, height: 768))
         #expect(layer("restarting indicator", kiosk)?.position == Point(x: 512, y: 640))
@@ -85,9 +85,9 @@ import Testing
         #expect(try kiosk.run(seconds: 30) { kiosk.compositor.capture(outputAt: 0)?.pixel(x: 320, y: 240) == KioskOverlayTests.splash })
         let primary = try kiosk.backend.addOutput(HeadlessOutputConfiguration(mode: mode(320, 240)), at: 0)
         #expect(views(onOutputAt: 0, kiosk) == [
-            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "overlay layer", "kiosk overlay",
+            "background layer", "bottom layer", "windows", "on-screen keyboard", "top layer", "layer popups", "overlay layer", "kiosk overlay",
         ])
-        #expect(views(onOutputAt: 1, kiosk) == ["background layer", "bottom layer", "windows", "top layer", "overlay layer"])
+        #expect(views(onOutputAt: 1, kiosk) == ["background layer", "bottom layer", "windows", "top layer", "layer popups", "overlay layer"])
         #expect(layer("kiosk overlay", kiosk)?.frame == Rect(x: 0, y: 0, width: 320, height: 240))
         #expect(layer("restarting indicator", kiosk)?.position == Point(x: 160, y: 176))
         #expect(kiosk.keyboard.view.frame == Rect(x: 0, y: 240, width: 320, height: 96))
