@@ -130,9 +130,10 @@ final class LayerPipeline {
         nonisolated(unsafe) let slots = results
         DispatchQueue.concurrentPerform(iterations: work.count) { index in
             slots[index] = Result {
-                try Self.makePipeline(
-                    device: device, layout: layout, cache: cache, vertexModule: vertexModule,
-                    fragmentModule: fragmentModule, constants: work[index])
+                try makeGraphicsPipeline(
+                    device: device, cache: cache, layout: layout, vertexModule: vertexModule,
+                    fragmentModule: fragmentModule, constants: work[index], colorFormat: GPUImage.format,
+                    blend: .premultipliedOver)
             }
         }
         var firstError: (any Error)?
@@ -153,9 +154,9 @@ final class LayerPipeline {
     /// shaders' defaults), compiled the first time it is asked for.
     func pipeline(specializedWith constants: [UInt32]) throws -> VkPipeline {
         if let pipeline = variants[constants] { return pipeline }
-        let made = try Self.makePipeline(
-            device: context.device, layout: layout, cache: cache, vertexModule: vertexModule,
-            fragmentModule: fragmentModule, constants: constants)
+        let made = try makeGraphicsPipeline(
+            device: context.device, cache: cache, layout: layout, vertexModule: vertexModule,
+            fragmentModule: fragmentModule, constants: constants, colorFormat: GPUImage.format, blend: .premultipliedOver)
         variants[constants] = made
         return made
     }
@@ -170,105 +171,6 @@ final class LayerPipeline {
             var module: VkShaderModule?
             try check(vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule")
             return module!
-        }
-    }
-
-    private static func makePipeline(
-        device: VkDevice, layout: VkPipelineLayout, cache: VkPipelineCache, vertexModule: VkShaderModule,
-        fragmentModule: VkShaderModule, constants: [UInt32]
-    ) throws -> VkPipeline {
-        try withCallArena { arena in
-            // Constant i is the i-th 4-byte word of the data.
-            let entries = constants.indices.map { i in
-                VkSpecializationMapEntry(constantID: UInt32(i), offset: UInt32(i * 4), size: 4)
-            }
-            var specialization = VkSpecializationInfo()
-            specialization.mapEntryCount = UInt32(entries.count)
-            specialization.pMapEntries = UnsafePointer(arena.pointer(to: entries))
-            specialization.dataSize = constants.count * 4
-            specialization.pData = UnsafeRawPointer(arena.pointer(to: constants))
-            let specializationPointer = constants.isEmpty ? nil : UnsafePointer(arena.pointer(to: specialization))
-            let stages = [(VK_SHADER_STAGE_VERTEX_BIT, vertexModule), (VK_SHADER_STAGE_FRAGMENT_BIT, fragmentModule)]
-                .map { stage, module in
-                    var info = VkPipelineShaderStageCreateInfo()
-                    info.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
-                    info.stage = stage
-                    info.module = module
-                    info.pName = arena.cString("main")
-                    info.pSpecializationInfo = specializationPointer
-                    return info
-                }
-
-            var vertexInput = VkPipelineVertexInputStateCreateInfo()
-            vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
-
-            var inputAssembly = VkPipelineInputAssemblyStateCreateInfo()
-            inputAssembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
-            inputAssembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
-
-            // Counts only: the viewport and scissor themselves are dynamic.
-            var viewport = VkPipelineViewportStateCreateInfo()
-            viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
-            viewport.viewportCount = 1
-            viewport.scissorCount = 1
-
-            var rasterization = VkPipelineRasterizationStateCreateInfo()
-            rasterization.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
-            rasterization.polygonMode = VK_POLYGON_MODE_FILL
-            // Layers flipped by their transforms show their back side unless the shader decides
-            // otherwise (doubleSided), so the rasterizer culls nothing.
-            rasterization.cullMode = VkCullModeFlags(VK_CULL_MODE_NONE.rawValue)
-            rasterization.frontFace = VK_FRONT_FACE_CLOCKWISE
-            rasterization.lineWidth = 1
-
-            var multisample = VkPipelineMultisampleStateCreateInfo()
-            multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
-            multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
-
-            // Premultiplied "over": result = source + destination × (1 − source alpha), for alpha too.
-            var blendAttachment = VkPipelineColorBlendAttachmentState()
-            blendAttachment.blendEnable = VkBool32(VK_TRUE)
-            blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE
-            blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
-            blendAttachment.colorBlendOp = VK_BLEND_OP_ADD
-            blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
-            blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
-            blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
-            blendAttachment.colorWriteMask = VkColorComponentFlags(
-                VK_COLOR_COMPONENT_R_BIT.rawValue | VK_COLOR_COMPONENT_G_BIT.rawValue
-                    | VK_COLOR_COMPONENT_B_BIT.rawValue | VK_COLOR_COMPONENT_A_BIT.rawValue)
-            var blend = VkPipelineColorBlendStateCreateInfo()
-            blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO
-            blend.attachmentCount = 1
-            blend.pAttachments = UnsafePointer(arena.pointer(to: blendAttachment))
-
-            let dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
-            var dynamic = VkPipelineDynamicStateCreateInfo()
-            dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO
-            dynamic.dynamicStateCount = UInt32(dynamicStates.count)
-            dynamic.pDynamicStates = UnsafePointer(arena.pointer(to: dynamicStates))
-
-            var rendering = VkPipelineRenderingCreateInfo()
-            rendering.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO
-            rendering.colorAttachmentCount = 1
-            rendering.pColorAttachmentFormats = UnsafePointer(arena.pointer(to: GPUImage.format))
-
-            var info = VkGraphicsPipelineCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO
-            info.pNext = UnsafeRawPointer(arena.pointer(to: rendering))
-            info.stageCount = UInt32(stages.count)
-            info.pStages = UnsafePointer(arena.pointer(to: stages))
-            info.pVertexInputState = UnsafePointer(arena.pointer(to: vertexInput))
-            info.pInputAssemblyState = UnsafePointer(arena.pointer(to: inputAssembly))
-            info.pViewportState = UnsafePointer(arena.pointer(to: viewport))
-            info.pRasterizationState = UnsafePointer(arena.pointer(to: rasterization))
-            info.pMultisampleState = UnsafePointer(arena.pointer(to: multisample))
-            info.pColorBlendState = UnsafePointer(arena.pointer(to: blend))
-            info.pDynamicState = UnsafePointer(arena.pointer(to: dynamic))
-            info.layout = layout
-            var pipeline: VkPipeline?
-            try check(vkCreateGraphicsPipelines(device, cache, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
-            return pipeline!
         }
     }
 }

@@ -105,69 +105,10 @@ public final class AnimatedPatternRenderer {
 
     private func pipeline(for format: VulkanDrawablePixelFormat) throws -> VkPipeline {
         if let pipeline = pipelines[format] { return pipeline }
-        let made = try withCallArena { arena in
-            let stages = [(VK_SHADER_STAGE_VERTEX_BIT, vertexModule), (VK_SHADER_STAGE_FRAGMENT_BIT, fragmentModule)]
-                .map { stage, module in
-                    var info = VkPipelineShaderStageCreateInfo()
-                    info.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
-                    info.stage = stage
-                    info.module = module
-                    info.pName = arena.cString("main")
-                    return info
-                }
-            var vertexInput = VkPipelineVertexInputStateCreateInfo()
-            vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
-            var inputAssembly = VkPipelineInputAssemblyStateCreateInfo()
-            inputAssembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
-            inputAssembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
-            var viewport = VkPipelineViewportStateCreateInfo()
-            viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
-            viewport.viewportCount = 1
-            viewport.scissorCount = 1
-            var rasterization = VkPipelineRasterizationStateCreateInfo()
-            rasterization.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
-            rasterization.polygonMode = VK_POLYGON_MODE_FILL
-            rasterization.cullMode = VkCullModeFlags(VK_CULL_MODE_NONE.rawValue)
-            rasterization.frontFace = VK_FRONT_FACE_CLOCKWISE
-            rasterization.lineWidth = 1
-            var multisample = VkPipelineMultisampleStateCreateInfo()
-            multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
-            multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
-            // The triangle is opaque: it replaces the clear colour.
-            var blendAttachment = VkPipelineColorBlendAttachmentState()
-            blendAttachment.colorWriteMask = VkColorComponentFlags(
-                VK_COLOR_COMPONENT_R_BIT.rawValue | VK_COLOR_COMPONENT_G_BIT.rawValue
-                    | VK_COLOR_COMPONENT_B_BIT.rawValue | VK_COLOR_COMPONENT_A_BIT.rawValue)
-            var blend = VkPipelineColorBlendStateCreateInfo()
-            blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO
-            blend.attachmentCount = 1
-            blend.pAttachments = UnsafePointer(arena.pointer(to: blendAttachment))
-            let dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
-            var dynamic = VkPipelineDynamicStateCreateInfo()
-            dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO
-            dynamic.dynamicStateCount = UInt32(dynamicStates.count)
-            dynamic.pDynamicStates = UnsafePointer(arena.pointer(to: dynamicStates))
-            var rendering = VkPipelineRenderingCreateInfo()
-            rendering.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO
-            rendering.colorAttachmentCount = 1
-            rendering.pColorAttachmentFormats = UnsafePointer(arena.pointer(to: format.vulkanFormat))
-            var info = VkGraphicsPipelineCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO
-            info.pNext = UnsafeRawPointer(arena.pointer(to: rendering))
-            info.stageCount = UInt32(stages.count)
-            info.pStages = UnsafePointer(arena.pointer(to: stages))
-            info.pVertexInputState = UnsafePointer(arena.pointer(to: vertexInput))
-            info.pInputAssemblyState = UnsafePointer(arena.pointer(to: inputAssembly))
-            info.pViewportState = UnsafePointer(arena.pointer(to: viewport))
-            info.pRasterizationState = UnsafePointer(arena.pointer(to: rasterization))
-            info.pMultisampleState = UnsafePointer(arena.pointer(to: multisample))
-            info.pColorBlendState = UnsafePointer(arena.pointer(to: blend))
-            info.pDynamicState = UnsafePointer(arena.pointer(to: dynamic))
-            info.layout = layout
-            var pipeline: VkPipeline?
-            try check(vkCreateGraphicsPipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
-            return pipeline!
-        }
+        // The triangle is opaque: it replaces the clear colour.
+        let made = try makeGraphicsPipeline(
+            device: device, cache: nil, layout: layout, vertexModule: vertexModule, fragmentModule: fragmentModule,
+            colorFormat: format.vulkanFormat, blend: .replace)
         pipelines[format] = made
         return made
     }
