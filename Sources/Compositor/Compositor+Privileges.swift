@@ -80,9 +80,13 @@ extension Compositor {
     }
 
     /// Shows each privileged global only to the clients whose privileges include the one it
-    /// needs, and each client one of the two xdg_wm_base globals.
+    /// needs, xwayland_shell_v1 only to the Xwayland Vitrine started, and each client one of the
+    /// two xdg_wm_base globals.
     func filterPrivilegedGlobals() {
         display.globalFilter = { [unowned self] client, global in
+            if global.interfaceName == XwaylandShellGlobal.interfaceName {
+                return client === xwaylandClient
+            }
             if global.interfaceName == XdgShellGlobal.interfaceName {
                 return shell.isWithoutCapabilities(global) == lacksWindowCapabilities(client)
             }

@@ -36,6 +36,15 @@ public final class Compositor: SurfaceObserver {
     public let inputMethodChanged = Signal<Void>()
     /// zwlr_layer_shell_v1: its handler is the window policy.
     public let layerShell: LayerShellGlobal
+    /// xwayland_shell_v1, shown only to `xwaylandClient`: the X window manager looks up the
+    /// surfaces Xwayland associates by serial.
+    public let xwaylandShell: XwaylandShellGlobal
+    /// The Wayland connection of the Xwayland that Vitrine started, while it lasts: the one
+    /// client that sees xwayland_shell_v1 and whose surfaces X windows are.
+    public weak var xwaylandClient: Client?
+    /// Emitted when Xwayland's commit associated a surface with a serial (`Surface.xwaylandSerial`),
+    /// which the X window manager matches with a window's `WL_SURFACE_SERIAL`.
+    public let xwaylandSurfaceAssociated = Signal<Surface>()
     /// Space along the primary output's edges that windows keep clear of (layer surfaces'
     /// exclusive zones), set by the window policy; `windowArea` is what is left.
     public var windowAreaInsets = EdgeInsets()
@@ -157,6 +166,7 @@ public final class Compositor: SurfaceObserver {
         textInputManager = TextInputManagerGlobal(display: display)
         inputMethodManager = InputMethodManagerGlobal(display: display)
         layerShell = LayerShellGlobal(display: display)
+        xwaylandShell = XwaylandShellGlobal(display: display)
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
         imageCopyCaptureManager = ImageCopyCaptureManagerGlobal(display: display)
@@ -181,6 +191,7 @@ public final class Compositor: SurfaceObserver {
             surface.observer = self
             surfaceCreated.emit(surface)
         }
+        xwaylandShell.surfaceAssociated = { [unowned self] surface in xwaylandSurfaceAssociated.emit(surface) }
         seat.handler = self
         idleInhibitManager.handler = self
         inputMethodManager.handler = self

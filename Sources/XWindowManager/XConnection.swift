@@ -7,6 +7,7 @@ import SystemCalls
 /// The atoms the window manager speaks, interned once per connection.
 enum AtomName: String, CaseIterable {
     case wlSurfaceID = "WL_SURFACE_ID"
+    case wlSurfaceSerial = "WL_SURFACE_SERIAL"
     case wmProtocols = "WM_PROTOCOLS"
     case wmDeleteWindow = "WM_DELETE_WINDOW"
     case wmTakeFocus = "WM_TAKE_FOCUS"

@@ -23,7 +23,8 @@ public protocol XWindowManagerHandler: AnyObject {
 }
 
 /// Vitrine's X window manager, on the connection Xwayland made for it (`-wm`): it redirects the
-/// root's children (so that Xwayland gives each a wl_surface, named by `WL_SURFACE_ID`),
+/// root's children (so that Xwayland gives each a wl_surface, named by `WL_SURFACE_SERIAL` and
+/// xwayland_shell_v1, or by `WL_SURFACE_ID` where Xwayland does not bind that global),
 /// answers map and configure requests through its handler (the kiosk policy), keeps each
 /// window's title, class, dialog parent and process, and gives X's input focus to the window
 /// the compositor focuses. Runs on the compositor's loop; every value a client sets (properties,
@@ -33,30 +34,32 @@ public final class XWindowManager {
     private unowned let compositor: Compositor
     private let logger: Logger
     /// Xwayland's Wayland client, whose surfaces the windows are.
-    private weak var xwayland: Client?
+    private var xwayland: Client? { compositor.xwaylandClient }
     public weak var handler: XWindowManagerHandler?
     /// Top-level windows by id, in the order X created them (`windows`).
     private var byID: [UInt32: XWindow] = [:]
     private var order: [UInt32] = []
     /// Windows whose surface id Xwayland sent before the surface reached Vitrine.
     private var unpaired: [UInt32: XWindow] = [:]
+    /// Windows whose `WL_SURFACE_SERIAL` came before Xwayland committed the serial on a surface.
+    private var unpairedBySerial: [UInt64: XWindow] = [:]
     private let checkWindow: UInt32
     /// The timestamp of the last `_NET_WM_PING` sent.
     private var lastPingTimestamp: UInt32 = 0
     private var source: FileDescriptorSource?
     private var surfaceListener: SignalListener?
+    private var associationListener: SignalListener?
     /// CLIPBOARD ⇄ the clipboard and PRIMARY ⇄ the primary selection; none where Xwayland has
     /// no XFixes.
     private var selections: [XSelectionBridge] = []
     private var selectionListener: SignalListener?
 
     /// Becomes the window manager on `descriptor` (Vitrine's end of Xwayland's `-wm` socket,
-    /// taken), for the windows whose surfaces `xwayland` (Xwayland's Wayland client) makes on
-    /// `compositor`.
-    public init(connection descriptor: OwnedFileDescriptor, xwayland: Client, compositor: Compositor, logger: Logger) throws(XWindowManagerError) {
+    /// taken), for the windows whose surfaces Xwayland's Wayland client
+    /// (`compositor.xwaylandClient`) makes on `compositor`.
+    public init(connection descriptor: OwnedFileDescriptor, compositor: Compositor, logger: Logger) throws(XWindowManagerError) {
         connection = try XConnection(taking: descriptor)
         self.compositor = compositor
-        self.xwayland = xwayland
         self.logger = logger
         let raw = connection.raw
         let root = connection.root
@@ -91,6 +94,11 @@ public final class XWindowManager {
             guard surface.client === self.xwayland, let window = unpaired.removeValue(forKey: surface.id) else { return }
             pair(window, with: surface)
         }
+        associationListener = compositor.xwaylandSurfaceAssociated.listen { [unowned self] surface in
+            guard surface.client === self.xwayland, let serial = surface.xwaylandSerial,
+                  let window = unpairedBySerial.removeValue(forKey: serial) else { return }
+            pair(window, with: surface)
+        }
         selections = [SelectionKind.clipboard, .primary].compactMap { kind in
             XSelectionBridge(kind, connection: connection, seat: compositor.seat, eventLoop: compositor.display.eventLoop, logger: logger)
         }
@@ -114,6 +122,7 @@ public final class XWindowManager {
         for window in byID.values { window.pingTimer?.remove() }
         source?.remove()
         surfaceListener?.cancel()
+        associationListener?.cancel()
         selectionListener?.cancel()
     }
 
@@ -188,7 +197,7 @@ public final class XWindowManager {
         window.pingTimer?.remove()
         window.pingTimer = nil
         order.removeAll { $0 == id }
-        unpaired = unpaired.filter { $0.value !== window }
+        forgetUnpaired(window)
         hide(window)
     }
 
@@ -222,7 +231,7 @@ public final class XWindowManager {
         // A window put away is not asked to answer.
         window.pingTimestamp = nil
         window.pingTimer?.disarm()
-        unpaired = unpaired.filter { $0.value !== window }
+        forgetUnpaired(window)
         hide(window)
         // Xwayland makes a new surface when the window is mapped again.
         window.surface = nil
@@ -264,12 +273,24 @@ public final class XWindowManager {
         guard let window = byID[event.window] else { return }
         switch connection.name(of: event.type) {
         case .wlSurfaceID:
+            // An Xwayland that bound xwayland_shell_v1 names surfaces by serial only.
+            guard let xwayland, !compositor.xwaylandShell.isBound(by: xwayland) else { return }
             let surfaceID = event.data.data32.0
-            if let surface = xwayland?.resource(withID: surfaceID) as? Surface {
+            if let surface = xwayland.resource(withID: surfaceID) as? Surface {
                 pair(window, with: surface)
             } else {
                 // Xwayland's Wayland request may not have been read yet: paired when it is.
                 unpaired[surfaceID] = window
+            }
+        case .wlSurfaceSerial:
+            // The low 32 bits first; 0 is no serial.
+            let serial = UInt64(event.data.data32.1) << 32 | UInt64(event.data.data32.0)
+            guard let xwayland, serial != 0 else { return }
+            if let surface = compositor.xwaylandShell.surface(withSerial: serial, of: xwayland) {
+                pair(window, with: surface)
+            } else {
+                // Xwayland's commit of the serial may not have been read yet: paired when it is.
+                unpairedBySerial[serial] = window
             }
         default:
             // _NET_WM_STATE and _NET_ACTIVE_WINDOW requests are not followed: the kiosk decides.
@@ -278,10 +299,17 @@ public final class XWindowManager {
     }
 
     private func pair(_ window: XWindow, with surface: Surface) {
+        // A surface shows one window: a second claim (a client's forged message) is ignored.
+        guard !byID.values.contains(where: { $0.surface === surface }) else { return }
         window.surface = surface
         // What the surface shows is the X client's drawing: the kiosk shell sees its app draw.
         compositor.countBuffers(of: surface, asProcess: window.processID)
         showIfReady(window)
+    }
+
+    private func forgetUnpaired(_ window: XWindow) {
+        unpaired = unpaired.filter { $0.value !== window }
+        unpairedBySerial = unpairedBySerial.filter { $0.value !== window }
     }
 
     private func showIfReady(_ window: XWindow) {

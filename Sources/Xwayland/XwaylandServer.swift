@@ -148,6 +148,8 @@ public final class XwaylandServer {
     private func launch() throws {
         let (client, waylandSocket) = try display.createClientSocket()
         self.client = client
+        // The one client that sees xwayland_shell_v1, and whose surfaces X windows are.
+        compositor.xwaylandClient = client
         client.watchDestruction { [weak self, unowned client] in
             if self?.client === client { self?.client = nil }
         }
@@ -198,10 +200,10 @@ public final class XwaylandServer {
         isReady = true
         let (seconds, attoseconds) = startedAt.duration(to: .now).components
         events.append(.ready(milliseconds: UInt64(seconds) * 1000 + UInt64(attoseconds / 1_000_000_000_000_000)))
-        guard let connection = windowManagerEnd, let client else { return }
+        guard let connection = windowManagerEnd, client != nil else { return }
         windowManagerEnd = nil
         do {
-            let manager = try XWindowManager(connection: connection, xwayland: client, compositor: compositor, logger: logger)
+            let manager = try XWindowManager(connection: connection, compositor: compositor, logger: logger)
             manager.handler = windowManagerHandler
             windowManager = manager
         } catch {

@@ -94,6 +94,29 @@ import WaylandTestClient
         _ = closeWrite
     }
 
+    /// xwayland_shell_v1 is Xwayland's alone: a client with every privilege neither sees it nor
+    /// can bind it by the name the Xwayland connection was told.
+    @Test func onlyTheXwaylandConnectionSeesTheXwaylandShell() throws {
+        let session = try HeadlessSession()
+        session.compositor.privilegeRules = [PrivilegeRule(.user(getuid()), privileges: Set(Privilege.allCases))]
+        let (xwaylandServer, socket) = try session.compositor.display.createClientSocket()
+        session.compositor.xwaylandClient = xwaylandServer
+        let xwayland = try TestClient(socket: socket) { try? session.compositor.dispatch(timeoutMilliseconds: 0) }
+        let name = try #require(xwayland.globals.first { $0.value.interface == "xwayland_shell_v1" }?.key)
+        #expect(xwayland.globals[name]?.version == 1)
+        _ = try xwayland.bind(XwaylandShellV1Proxy.self, version: 1)
+        try xwayland.roundtrip()
+
+        let ordinary = try SessionClient(session)
+        #expect(ordinary.client.globals.values.contains { $0.interface == "zwlr_layer_shell_v1" })
+        #expect(!ordinary.client.globals.values.contains { $0.interface == "xwayland_shell_v1" })
+        // libwayland refuses a filtered global as an unknown one (an error on the registry).
+        _ = try ordinary.client.bind(XwaylandShellV1Proxy.self, name: name, version: 1)
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(interface: "wl_registry", objectID: 2, code: 0))) {
+            try ordinary.client.roundtrip()
+        }
+    }
+
     @Test func aRuleNamingASymbolicLinkMatchesTheExecutableItLinksTo() throws {
         let link = "/tmp/vitrine-privilege-link-\(getpid())"
         unlink(link)
