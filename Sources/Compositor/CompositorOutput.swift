@@ -381,7 +381,7 @@ final class CompositorOutput {
                 case .scanoutRefused:
                     // The display took the state in its test but not at the commit: the window's
                     // buffer is composed from the next frame on, until it commits another.
-                    self?.refusedScanoutBuffer = self?.windows.last?.shownDmabuf?.buffer
+                    self?.refusedScanoutBuffer = self?.windows.last?.scanoutCandidate?.buffer
                     self?.backend.scheduleFrame()
                 case .error(let error):
                     self?.onRenderError?(error)

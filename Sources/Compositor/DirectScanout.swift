@@ -5,11 +5,12 @@ import LayerKit
 import WaylandServer
 
 extension CompositorOutput {
-    /// The top window's dma-buf, as the primary plane can show it instead of a composed frame,
-    /// when the frame would show nothing else: the window's opaque buffer fills the panel pixel
-    /// for pixel (mode size, no rotation, scale, transform, crop or fading), it has no subsurfaces
-    /// or popups, no overlay or cursor is drawn over it, nothing animates, and no mirror redraws
-    /// this output's frames. Nil otherwise: the frame is composed.
+    /// The top window's buffer, as the display can show it instead of a composed frame, when the
+    /// frame would show nothing else: the window's opaque buffer (a dma-buf, or a shm buffer for
+    /// a display in memory) fills the panel pixel for pixel (mode size, no rotation, scale,
+    /// transform, crop or fading), it has no subsurfaces or popups, no overlay or cursor is drawn
+    /// over it, nothing animates, and no mirror redraws this output's frames. Nil otherwise: the
+    /// frame is composed.
     func directScanoutWindow(of tree: RenderTree) -> SurfaceNode? {
         guard tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty else { return nil }
         return directScanoutCandidate()
@@ -18,8 +19,8 @@ extension CompositorOutput {
     /// The window `directScanoutWindow` would find, judged by the layers alone (animations aside).
     func directScanoutCandidate() -> SurfaceNode? {
         guard backend.transform == .normal, !cursor.isMirrored,
-            !cursor.drawsInFrames, let window = windows.last, let (_, attributes) = window.shownDmabuf,
-            Int(attributes.width) == backend.mode.width, Int(attributes.height) == backend.mode.height,
+            !cursor.drawsInFrames, let window = windows.last, let pixels = window.scanoutCandidate,
+            pixels.width == backend.mode.width, pixels.height == backend.mode.height,
             window.popups.isEmpty, window.surface.stack.count == 1
         else { return nil }
         // Overlays above the windows (the shell's views) hide it unless they are hidden.
@@ -31,25 +32,51 @@ extension CompositorOutput {
         }
         guard layersAreWhole, container.frame == root.bounds, content.frame == container.bounds,
             content.transform.isIdentity, container.transform.isIdentity, content.contentsRect == unit,
-            content.isOpaque || !attributes.format.format.hasAlpha
+            content.isOpaque || !pixels.format.hasAlpha
         else { return nil }
         return window
     }
 
-    /// The frame `tree` is when the top window's dma-buf can be shown as it is: the state that
-    /// puts it on the primary plane, which the display has tested; nil when the frame is to be
-    /// composed. The buffer stays the display's (unreleased) from the commit of that state until
-    /// another frame replaces it, or is given back at once when the state is not committed.
+    /// The frame `tree` is when the top window's buffer can be shown as it is: the state that
+    /// shows it, which the display has tested; nil when the frame is to be composed. The buffer
+    /// stays the display's (unreleased) from the commit of that state until another frame
+    /// replaces it, or is given back at once when the state is not committed.
     func directScanoutState(for tree: RenderTree) -> OutputState? {
-        guard let window = directScanoutWindow(of: tree), window.shownDmabuf?.buffer !== refusedScanoutBuffer,
-            let (attributes, ended) = window.beginScanout()
+        guard let window = directScanoutWindow(of: tree), window.scanoutCandidate?.buffer !== refusedScanoutBuffer,
+            let (pixels, ended) = window.beginScanout()
         else { return nil }
-        let buffer = DmabufLayout(firstPlaneOf: attributes, format: attributes.format.format.opaqueEquivalent)
-        let state = OutputState(buffer: .client(buffer, released: ended))
+        let state = OutputState(buffer: .client(OpaqueClientBuffer(pixels), released: ended))
         guard backend.test(state) else {
             ended()
             return nil
         }
         return state
+    }
+}
+
+/// A client's buffer as a display shows it: opaque (an alpha format read as its X twin, the
+/// client having declared it opaque), one plane.
+private final class OpaqueClientBuffer: PixelBuffer {
+    private let pixels: ClientPixelBuffer
+    let format: PixelFormat
+
+    init(_ pixels: ClientPixelBuffer) {
+        self.pixels = pixels
+        format = pixels.format.opaqueEquivalent ?? pixels.format
+    }
+
+    var width: Int { pixels.width }
+    var height: Int { pixels.height }
+    var kind: BufferKind { pixels.kind }
+
+    var dmabuf: DmabufLayout? {
+        guard case .dmabuf(let attributes) = pixels.buffer.storage else { return nil }
+        return DmabufLayout(firstPlaneOf: attributes, format: format)
+    }
+
+    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
+        try pixels.withPixels { rows in
+            try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
+        }
     }
 }

@@ -22,8 +22,11 @@ final class SurfaceNode {
     /// The dma-buf the surface shows, kept from its client (not released) so that a display can
     /// scan it out directly; released once a later commit replaces it and no display shows it.
     private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
-    /// How many displays scan out each replaced or current dma-buf now.
+    /// How many displays scan out each replaced or current buffer now (DirectScanout.swift).
     private var scanouts: [ObjectIdentifier: Int] = [:]
+    /// The shm and single-pixel buffers the surface shows that no frame has finished reading: not
+    /// given back to their clients yet.
+    private var unread: Set<ObjectIdentifier> = []
     /// The contents of the last commit with a buffer, and that buffer as the renderer reads it.
     private var shown: (contents: ClientBufferContents, pixels: ClientPixelBuffer)?
     /// The texture the renderer keeps this surface's buffers in, from commit to commit.
@@ -85,10 +88,15 @@ final class SurfaceNode {
     /// a frame has read it.
     private func show(_ pixels: ClientPixelBuffer, damage: ImageRect?, dmabufs: DmabufImports?) {
         var dmabufImport: DmabufImport?
-        var read: () -> Void = { [weak buffer = pixels.buffer] in buffer?.release() }
+        var read: () -> Void = {}
         if case .dmabuf(let attributes) = pixels.buffer.storage {
             dmabufImport = dmabufs?.imported(attributes)
-            read = {}
+        } else {
+            unread.insert(ObjectIdentifier(pixels.buffer))
+            read = { [weak self, weak buffer = pixels.buffer] in
+                guard let buffer else { return }
+                if let self { finishedReading(buffer) } else { buffer.release() }
+            }
         }
         let contents = ClientBufferContents(
             buffer: pixels, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents, read: read)
@@ -135,17 +143,41 @@ final class SurfaceNode {
         dropContents()
     }
 
-    /// Records that a display scans out the surface's dma-buf; the closure it calls when it stops.
-    func beginScanout() -> (attributes: DmabufAttributes, ended: () -> Void)? {
-        guard let (buffer, attributes) = shownDmabuf else { return nil }
+    /// A frame finished reading a shm or single-pixel buffer (or the buffer was replaced unread):
+    /// it goes back to its client, unless a display shows it (then when the display stops).
+    private func finishedReading(_ buffer: Buffer) {
+        let id = ObjectIdentifier(buffer)
+        unread.remove(id)
+        if scanouts[id] == nil { buffer.release() }
+    }
+
+    /// The buffer the surface shows, when a display may show it as it is: a dma-buf (kept from
+    /// its client while shown), or a shm buffer not yet given back (so its client does not write
+    /// into it).
+    var scanoutCandidate: ClientPixelBuffer? {
+        guard let pixels = shown?.pixels else { return nil }
+        switch pixels.buffer.storage {
+        case .dmabuf: return shownDmabuf?.buffer === pixels.buffer ? pixels : nil
+        case .shm: return unread.contains(ObjectIdentifier(pixels.buffer)) ? pixels : nil
+        case .singlePixel: return nil
+        }
+    }
+
+    /// Records that a display shows `scanoutCandidate` as it is; the closure it calls when it
+    /// stops. The buffer goes back to its client only then, and once the surface no longer shows
+    /// it (a dma-buf) or every frame finished reading it (a shm buffer).
+    func beginScanout() -> (pixels: ClientPixelBuffer, ended: () -> Void)? {
+        guard let pixels = scanoutCandidate else { return nil }
+        let buffer = pixels.buffer
         scanouts[ObjectIdentifier(buffer), default: 0] += 1
-        return (attributes, { [weak self] in
+        return (pixels, { [weak self] in
             guard let self else { return buffer.release() }
             let id = ObjectIdentifier(buffer)
             scanouts[id, default: 1] -= 1
             guard scanouts[id] == 0 else { return }
             scanouts[id] = nil
-            if shownDmabuf?.buffer !== buffer { buffer.release() }
+            let inUse = if case .dmabuf = buffer.storage { shownDmabuf?.buffer === buffer } else { unread.contains(id) }
+            if !inUse { buffer.release() }
         })
     }
 

@@ -38,10 +38,12 @@ public enum OutputBuffer {
     /// A buffer of the output's own swapchain (`BackendOutput.nextBuffer()`) that the frame was
     /// drawn into.
     case swapchain(any SwapchainBuffer)
-    /// A client's dma-buf shown as it is (direct scanout); `released` is called once the output no
-    /// longer reads it (a later frame replaced it, or the output stopped showing it). Until then
-    /// the client must not write into it.
-    case client(DmabufLayout, released: () -> Void)
+    /// A client's buffer shown as it is (direct scanout): a dma-buf that a plane scans out, or a
+    /// shm buffer that a display living in memory (the headless one) shows by reading its pixels
+    /// where they lie (`PixelBuffer.withPixels`, guarded against a pool shrunk under it), which a
+    /// plane cannot. `released` is called once the output no longer reads it (a later frame
+    /// replaced it, or the output stopped showing it). Until then the client must not write into it.
+    case client(any PixelBuffer, released: () -> Void)
 }
 
 /// A change of the cursor plane: a new image (nil hides the cursor), or the hotspot moved.

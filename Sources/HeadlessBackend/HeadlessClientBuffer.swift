@@ -1,48 +1,61 @@
 import Buffers
 import Glibc
 
-/// A client's XRGB8888 buffer that a headless output shows as its frame (direct scanout): mapped
-/// read-only, its rows read when the frame is captured. Going away tells the compositor the
+/// A client's XRGB8888 buffer that a headless output shows as its frame (direct scanout), its
+/// rows read only when the frame is captured: a dma-buf mapped read-only, or a shm buffer read
+/// where it lies through the compositor's guarded access (a pool shrunk under it reads as zeros and
+/// costs its client an error, not the compositor a SIGBUS). Going away tells the compositor the
 /// client may write into it again.
-final class HeadlessClientBuffer: PixelBuffer {
-    private let mapping: UnsafeMutableRawPointer
-    private let length: Int
-    private let buffer: DmabufLayout
+final class HeadlessClientBuffer {
+    private enum Pixels {
+        case mapped(UnsafeMutableRawPointer, length: Int, DmabufLayout)
+        case client(any PixelBuffer)
+    }
+    private let pixels: Pixels
     /// Called when the output stops showing the buffer.
     var released: (() -> Void)?
 
-    var width: Int { buffer.width }
-    var height: Int { buffer.height }
-    var format: PixelFormat { buffer.format }
-    var kind: BufferKind { .clientDmabuf }
-    var dmabuf: DmabufLayout? { buffer }
+    /// Whether the output can show `buffer` at `width`×`height`: XRGB8888 of that size, a dma-buf
+    /// with linear rows inside its memory, or a shm buffer.
+    static func canShow(_ buffer: any PixelBuffer, width: Int, height: Int) -> Bool {
+        guard buffer.width == width, buffer.height == height, buffer.format == .xrgb8888 else { return false }
+        if let layout = buffer.dmabuf { return canMap(layout) }
+        return buffer.kind == .clientShm
+    }
 
-    /// Whether the output can read `buffer`: linear XRGB8888 rows inside the dma-buf.
-    static func canRead(_ buffer: DmabufLayout) -> Bool {
-        buffer.format == .xrgb8888 && buffer.modifier == FormatModifier.linear && buffer.stride >= buffer.width * 4
-            && buffer.offset >= 0
+    private static func canMap(_ buffer: DmabufLayout) -> Bool {
+        buffer.modifier == FormatModifier.linear && buffer.stride >= buffer.width * 4 && buffer.offset >= 0
             && buffer.offset + buffer.stride * (buffer.height - 1) + buffer.width * 4 <= Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
     }
 
-    /// Nil for a buffer the output cannot read (`canRead`) or a descriptor that cannot be mapped.
-    init?(_ buffer: DmabufLayout) {
-        guard Self.canRead(buffer) else { return nil }
-        let length = Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
-        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, buffer.fileDescriptor, 0), mapping != MAP_FAILED
+    /// Nil for a dma-buf the output cannot map.
+    init?(_ buffer: any PixelBuffer) {
+        guard let layout = buffer.dmabuf else {
+            pixels = .client(buffer)
+            return
+        }
+        guard Self.canMap(layout) else { return nil }
+        let length = Int(lseek(layout.fileDescriptor, 0, SEEK_END))
+        guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, layout.fileDescriptor, 0), mapping != MAP_FAILED
         else { return nil }
-        self.mapping = mapping
-        self.length = length
-        self.buffer = buffer
+        pixels = .mapped(mapping, length: length, layout)
     }
 
     deinit {
-        munmap(mapping, length)
+        if case .mapped(let mapping, let length, _) = pixels { munmap(mapping, length) }
         released?()
     }
 
+    /// Calls `body` with the buffer's rows as they are now; nil where they cannot be read (a shm
+    /// buffer its client destroyed).
     func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
-        try body(PixelRows(
-            bytes: UnsafeRawBufferPointer(start: mapping + buffer.offset, count: length - buffer.offset), width: buffer.width,
-            height: buffer.height, bytesPerRow: buffer.stride, format: buffer.format))
+        switch pixels {
+        case .mapped(let mapping, let length, let layout):
+            try body(PixelRows(
+                bytes: UnsafeRawBufferPointer(start: mapping + layout.offset, count: length - layout.offset), width: layout.width,
+                height: layout.height, bytesPerRow: layout.stride, format: layout.format))
+        case .client(let buffer):
+            try buffer.withPixels(body)
+        }
     }
 }

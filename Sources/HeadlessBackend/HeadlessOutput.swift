@@ -12,7 +12,8 @@ public import SystemCalls
 /// one, has signalled, and `presented` is emitted at that
 /// refresh with its time and number. Frames are drawn in place into a ring of two buffers of host
 /// memory, as into a KMS output's swapchain; the shown frame is read back only when captured. A
-/// client's XRGB8888 buffer of the mode's size can be shown as the frame (direct scanout), and a
+/// client's XRGB8888 buffer of the mode's size, a dma-buf or a shm buffer, can be shown as the frame
+/// (direct scanout: nothing is copied; a capture reads the client's buffer), and a
 /// configured cursor plane shows its image from the refresh after each change.
 public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     public let name: String
@@ -121,7 +122,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     public func test(_ state: OutputState) -> Bool {
         switch state.buffer {
         case .swapchain(let buffer): guard buffer === buffers[(front + 1) % buffers.count] else { return false }
-        case .client(let layout, _): guard layout.width == mode.width, layout.height == mode.height, HeadlessClientBuffer.canRead(layout) else { return false }
+        case .client(let buffer, _): guard HeadlessClientBuffer.canShow(buffer, width: mode.width, height: mode.height) else { return false }
         case nil: break
         }
         if case .image(let image?, _, _) = state.cursor, !cursorFits(image) { return false }
@@ -164,8 +165,8 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         switch state.buffer {
         case .swapchain:
             show(.buffer((front + 1) % buffers.count), after: state.acquireFence)
-        case .client(let layout, let released):
-            guard let client = HeadlessClientBuffer(layout) else { return false }
+        case .client(let buffer, let released):
+            guard let client = HeadlessClientBuffer(buffer) else { return false }
             client.released = released
             show(.client(client), after: state.acquireFence)
         case nil:

@@ -432,9 +432,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         switch state.buffer {
         case .swapchain(let buffer):
             guard buffer === buffers[(front + 1) % buffers.count] else { return false }
-        case .client(let layout, _):
-            // The plane's formats, pitch and the buffer's memory are the driver's to judge.
-            guard let framebuffer = clientFramebuffer(layout), let commit = try? AtomicRequest(),
+        case .client(let buffer, _):
+            // A plane scans out dma-bufs only; their formats, pitch and memory are the driver's to judge.
+            guard let layout = buffer.dmabuf, let framebuffer = clientFramebuffer(layout), let commit = try? AtomicRequest(),
                 (try? commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))) != nil,
                 commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil
             else { return false }
@@ -480,9 +480,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             }
             try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count, fence: state.acquireFence)
             return true
-        case .client(let layout, let released):
+        case .client(let buffer, let released):
             // Tested by the caller (`test(_:)`); a refusal of the flip itself returns false below.
-            guard !isSuspended, isPoweredOn, let framebuffer = clientFramebuffer(layout) else { return false }
+            guard !isSuspended, isPoweredOn, let layout = buffer.dmabuf, let framebuffer = clientFramebuffer(layout) else { return false }
             // The swapchain stays as it is: the next composed frame goes into the back buffer.
             guard try commitFrame(showing: .direct(framebuffer), buffer: front, fence: state.acquireFence) else { return false }
             framebuffer.released = released

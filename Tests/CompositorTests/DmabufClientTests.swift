@@ -254,11 +254,7 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         #expect(texture.uploadedBytes == 0)
 
         // A view over it: the frame is composed, from one whole copy of the latest commit.
-        let overlay = View(frame: Rect(x: 0, y: 0, width: 10, height: 10))
-        overlay.layer.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
-        Transaction.begin()
-        session.compositor.rootView(ofOutputAt: 0).addSubview(overlay)
-        Transaction.commit()
+        session.addWhiteSquareView()
         #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 5, y: 5) == white })
         #expect(session.screen?.pixel(x: 320, y: 240) == blue)
         #expect(texture.uploadedBytes == 640 * 480 * 4)

@@ -5,6 +5,8 @@ import Foundation
 import Glibc
 import Graphics
 import HeadlessBackend
+import LayerKit
+import Views
 import WaylandServer
 import WaylandTestClient
 import WindowPolicy
@@ -80,6 +82,15 @@ final class HeadlessSession {
     }
 
     var screen: Image? { compositor.capture() }
+
+    /// Puts a white 10×10 view at the top left of the first output, above the windows.
+    func addWhiteSquareView() {
+        let view = View(frame: Rect(x: 0, y: 0, width: 10, height: 10))
+        view.layer.backgroundColor = Color(red: 1, green: 1, blue: 1, alpha: 1)
+        Transaction.begin()
+        compositor.rootView(ofOutputAt: 0).addSubview(view)
+        Transaction.commit()
+    }
 
     /// What the client printed so far.
     var clientOutput: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
