@@ -297,7 +297,7 @@ let package = Package(
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),
         .testTarget(name: "FaultInjectionTests", dependencies: ["FaultInjection"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "Compositor", "WaylandServer"]),
-        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "BoardConfig", "CXCB", "Compositor", "DisplayBackend", "Graphics", "GoldenImages", "HeadlessBackend", "Input", "LayerKit", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients", "Golden"]),
+        .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "BoardConfig", "CLinux", "CXCB", "Compositor", "DisplayBackend", "Graphics", "GoldenImages", "HeadlessBackend", "Input", "LayerKit", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients", "Golden"]),
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses", "SystemCalls"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
         .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),

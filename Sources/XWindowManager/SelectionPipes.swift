@@ -4,7 +4,8 @@ import WaylandServer
 
 /// Bytes written into a pipe (a Wayland client's paste) without blocking the compositor: what the
 /// pipe does not take at once is kept and written as it drains. More may be given while it
-/// writes (the chunks of an incremental transfer); `finish()` closes the pipe once all is written.
+/// writes (the chunks of an incremental transfer); `finish(closingAfter:)` closes the pipe once
+/// all is written, or at a deadline.
 final class PipeWriter {
     private let descriptor: OwnedFileDescriptor
     private let loop: EventLoop
@@ -12,7 +13,10 @@ final class PipeWriter {
     private var written = 0
     private var source: FileDescriptorSource?
     private var isFinishing = false
-    /// The pipe is closed: all was written after `finish()`, or its reader went away.
+    /// When a finished pipe is closed though its reader has not taken everything.
+    private var deadline: TimerSource?
+    /// The pipe is closed: all was written after `finish(closingAfter:)`, its deadline passed,
+    /// or its reader went away.
     private(set) var isClosed = false
     /// Called on the loop when the pipe took everything given so far, or closed.
     var drained: ((PipeWriter) -> Void)?
@@ -39,10 +43,19 @@ final class PipeWriter {
         writeSome()
     }
 
-    /// Closes the pipe once everything given is written.
-    func finish() {
+    /// Closes the pipe once everything given is written, or after `milliseconds` with what its
+    /// reader has not taken by then dropped (a client that stops reading holds no memory for long).
+    func finish(closingAfter milliseconds: Int32) {
         isFinishing = true
         writeSome()
+        guard !isClosed else { return }
+        deadline = try? loop.addTimer { [weak self] in
+            guard let self else { return }
+            close()
+            drained?(self)
+        }
+        guard let deadline else { return close() }
+        deadline.arm(milliseconds: milliseconds)
     }
 
     /// Writes what the pipe takes; waits for it to drain when it takes no more.
@@ -75,13 +88,16 @@ final class PipeWriter {
         if isFinishing { close() }
     }
 
-    private func close() {
+    /// Closes the pipe now; what it did not take is dropped.
+    func close() {
         guard !isClosed else { return }
         isClosed = true
         pending = []
         written = 0
         source?.remove()
         source = nil
+        deadline?.remove()
+        deadline = nil
         descriptor.close()
     }
 }

@@ -55,7 +55,8 @@ final class XSelectionBridge {
     private var pastes: [XToWaylandPaste] = []
     /// The deadline of the paste being converted.
     private var pasteStall: TimerSource?
-    /// Pipes of finished pastes still being written.
+    /// Pipes of finished pastes still being written (each closed `stallMilliseconds` after its
+    /// paste ended, whatever its reader has not taken).
     private var finishing: [PipeWriter] = []
     /// Whether the bridge's window owns the X selection for the Wayland selection.
     private var ownsSelection = false
@@ -199,7 +200,7 @@ final class XSelectionBridge {
     private func pasteDone() {
         guard !pastes.isEmpty else { return }
         let paste = pastes.removeFirst()
-        paste.writer.finish()
+        paste.writer.finish(closingAfter: Self.stallMilliseconds)
         if !paste.writer.isClosed {
             finishing.append(paste.writer)
             paste.writer.drained = { [weak self] writer in
@@ -262,8 +263,14 @@ final class XSelectionBridge {
     }
 
     private func pasteStalled() {
-        guard !pastes.isEmpty else { return }
-        logger.info("the owner of X's \(name) sent nothing for \(Self.stallMilliseconds) ms: the Wayland paste ends there")
+        guard let paste = pastes.first else { return }
+        if paste.writer.pendingCount > 0 {
+            // The Wayland client stopped reading: what the bridge holds for it goes.
+            logger.info("a Wayland paste of X's \(name) took nothing for \(Self.stallMilliseconds) ms: given up")
+            paste.writer.close()
+        } else {
+            logger.info("the owner of X's \(name) sent nothing for \(Self.stallMilliseconds) ms: the Wayland paste ends there")
+        }
         pasteDone()
     }
 
@@ -275,7 +282,7 @@ final class XSelectionBridge {
         if let offer, seat.selectionProvider(kind) === offer { return }
         offer = nil
         // Pastes of the X owner's data that were not answered get nothing more.
-        for paste in pastes { paste.writer.finish() }
+        for paste in pastes { paste.writer.finish(closingAfter: Self.stallMilliseconds) }
         pastes.removeAll()
         pasteStall?.disarm()
         if seat.selectionMimeTypes(kind) != nil {

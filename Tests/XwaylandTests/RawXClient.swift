@@ -68,4 +68,84 @@ final class RawXClient {
         }
         xcb_flush(connection)
     }
+
+    // MARK: Selections
+
+    /// What the test reads of the events X sent.
+    enum Event {
+        case selectionRequest(xcb_selection_request_event_t)
+        case selectionNotify(xcb_selection_notify_event_t)
+        case propertyNotify(xcb_property_notify_event_t)
+    }
+
+    /// The events queued, without waiting (others are dropped).
+    func events() -> [Event] {
+        var events: [Event] = []
+        while let event = xcb_poll_for_event(connection) {
+            defer { free(event) }
+            let raw = UnsafeRawPointer(event)
+            switch Int32(event.pointee.response_type & 0x7f) {
+            case XCB_SELECTION_REQUEST: events.append(.selectionRequest(raw.load(as: xcb_selection_request_event_t.self)))
+            case XCB_SELECTION_NOTIFY: events.append(.selectionNotify(raw.load(as: xcb_selection_notify_event_t.self)))
+            case XCB_PROPERTY_NOTIFY: events.append(.propertyNotify(raw.load(as: xcb_property_notify_event_t.self)))
+            default: break
+            }
+        }
+        return events
+    }
+
+    func selectEvents(of window: UInt32, mask: UInt32) {
+        xcb_change_window_attributes(connection, window, UInt32(XCB_CW_EVENT_MASK.rawValue), [mask])
+        xcb_flush(connection)
+    }
+
+    func setSelectionOwner(_ owner: UInt32, of selection: UInt32) {
+        xcb_set_selection_owner(connection, owner, selection, UInt32(XCB_CURRENT_TIME))
+        xcb_flush(connection)
+    }
+
+    /// The window owning `selection` (0 for none).
+    func selectionOwner(of selection: UInt32) -> UInt32 {
+        guard let reply = xcb_get_selection_owner_reply(connection, xcb_get_selection_owner(connection, selection), nil) else { return 0 }
+        defer { free(reply) }
+        return reply.pointee.owner
+    }
+
+    func convertSelection(_ selection: UInt32, to target: UInt32, into property: UInt32, of requestor: UInt32, time: UInt32) {
+        xcb_convert_selection(connection, requestor, selection, target, property, time)
+        xcb_flush(connection)
+    }
+
+    /// Replaces `property` of `window` with `bytes` (format 8) or words (format 32).
+    func setProperty(_ property: UInt32, of window: UInt32, type: UInt32, bytes: [UInt8]) {
+        xcb_change_property(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 8, UInt32(bytes.count), bytes)
+        xcb_flush(connection)
+    }
+
+    func setProperty(_ property: UInt32, of window: UInt32, type: UInt32, words: [UInt32]) {
+        xcb_change_property(connection, UInt8(XCB_PROP_MODE_REPLACE.rawValue), window, property, type, 32, UInt32(words.count), words)
+        xcb_flush(connection)
+    }
+
+    /// The type of `property` of `window` (0 when it is not set).
+    func propertyType(_ property: UInt32, of window: UInt32) -> UInt32 {
+        guard let reply = xcb_get_property_reply(connection, xcb_get_property(connection, 0, window, property, 0, 0, 0), nil) else { return 0 }
+        defer { free(reply) }
+        return reply.pointee.type
+    }
+
+    /// Answers a selection request (ICCCM: a SelectionNotify to the requestor; property 0 refuses).
+    func notify(_ request: xcb_selection_request_event_t, property: UInt32) {
+        var event = xcb_selection_notify_event_t()
+        event.response_type = UInt8(XCB_SELECTION_NOTIFY)
+        event.time = request.time
+        event.requestor = request.requestor
+        event.selection = request.selection
+        event.target = request.target
+        event.property = property
+        withUnsafeBytes(of: &event) { bytes in
+            xcb_send_event(connection, 0, request.requestor, 0, bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
+        xcb_flush(connection)
+    }
 }
