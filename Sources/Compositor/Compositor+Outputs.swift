@@ -31,6 +31,8 @@ extension Compositor {
             screenCapture.framePresented()
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented.emit(index) }
         }
+        // Captures with the cursor see it move on the plane.
+        managed.onCursorPresented = { [unowned self] in screenCapture.framePresented() }
         managed.onFrameDrawn = { [unowned self, unowned managed] tree in
             for mirror in mirrors { mirror.sourceDrew(tree, by: managed) }
         }

@@ -1,5 +1,7 @@
+import DisplayBackend
 import Glibc
 import Graphics
+import LayerKit
 import WaylandServer
 
 /// Screen capture for the clients allowed it (`Privilege.screenCapture`), through wlroots'
@@ -14,6 +16,8 @@ final class ScreenCapture: OutputCaptureHandler {
     private var waiting: [any OutputCaptureFrame] = []
     /// The picture each session (a manager) last copied of each output.
     private var lastCopies: [ObjectIdentifier: [ObjectIdentifier: Image]] = [:]
+    /// The pointer's position at the end of the last loop turn.
+    private var lastPointer: Point?
     /// Rows compared together when looking for damage: a changed band reports one rectangle.
     static let damageBandHeight = 16
 
@@ -25,6 +29,61 @@ final class ScreenCapture: OutputCaptureHandler {
         guard let managed = compositor.outputs.first(where: { $0.global === output }),
               let image = managed.backend.lastShownImage, image.pixelFormat.isNativeWord else { return nil }
         return (managed, image)
+    }
+
+    /// What `output` shows, with the pointer cursor or without it. The picture read back has the
+    /// cursor where frames draw it and not where the cursor plane shows it: a copy with the cursor
+    /// gets the plane's image drawn over it, and one without, while frames draw it, a rendering of
+    /// the same frame without it.
+    private func picture(of output: Output, withCursor: Bool) -> (output: CompositorOutput, image: Image)? {
+        guard let (managed, image) = shown(on: output) else { return nil }
+        let cursor = managed.cursor
+        if withCursor {
+            guard !cursor.isInFrames, let shown = cursor.captureImage else { return (managed, image) }
+            return (managed, Self.drawing(shown, over: image, on: managed.backend))
+        }
+        guard cursor.isInFrames else { return (managed, image) }
+        guard let rendered = try? managed.renderedWithoutCursor(), rendered.pixelFormat.isNativeWord,
+              rendered.width == image.width, rendered.height == image.height else { return nil }
+        return (managed, rendered)
+    }
+
+    /// `image` (a picture of `backend`'s panel) with the cursor image drawn over it where the
+    /// cursor plane puts it: turned as the panel is, its hotspot on the pointer.
+    static func drawing(_ cursor: (image: Image, hotspotX: Int, hotspotY: Int, position: Point), over image: Image,
+                        on backend: any BackendOutput) -> Image {
+        let geometry = CursorPlaneGeometry(mode: backend.mode, scaleFactor: backend.scaleFactor, transform: backend.transform)
+        let size = geometry.turnedSize(width: cursor.image.width, height: cursor.image.height)
+        let corner = geometry.origin(pointer: cursor.position, hotspotX: cursor.hotspotX, hotspotY: cursor.hotspotY,
+                                     imageWidth: cursor.image.width, imageHeight: cursor.image.height)
+        let left = max(0, corner.x), top = max(0, corner.y)
+        let right = min(image.width, corner.x + size.width), bottom = min(image.height, corner.y + size.height)
+        guard right > left, bottom > top else { return image }
+        var turned = [UInt32](repeating: 0, count: size.width * size.height)
+        turned.withUnsafeMutableBytes { geometry.turn(cursor.image, into: $0.baseAddress!, bytesPerRow: size.width * 4) }
+        let rect = ImageRect(x: left, y: top, width: right - left, height: bottom - top)
+        let drawn = try? Image(updating: image, in: rect) { origin, bytesPerRow in
+            for row in 0..<rect.height {
+                let pixels = (origin + row * bytesPerRow).assumingMemoryBound(to: UInt32.self)
+                for column in 0..<rect.width {
+                    let source = turned[(top - corner.y + row) * size.width + left - corner.x + column]
+                    pixels[column] = Self.blend(source, over: pixels[column])
+                }
+            }
+        }
+        return drawn ?? image
+    }
+
+    /// The premultiplied ARGB pixel `source` over the opaque pixel `destination`.
+    static func blend(_ source: UInt32, over destination: UInt32) -> UInt32 {
+        let alpha = source >> 24
+        guard alpha < 255 else { return source }
+        var result: UInt32 = 0xFF00_0000
+        for shift: UInt32 in [0, 8, 16] {
+            let below = (destination >> shift) & 0xFF, above = (source >> shift) & 0xFF
+            result |= min(255, above + (below * (255 - alpha) + 127) / 255) << shift
+        }
+        return result
     }
 
     func pixelSize(of output: Output) -> SurfaceSize? {
@@ -63,10 +122,19 @@ final class ScreenCapture: OutputCaptureHandler {
         waiting.removeAll { complete($0) }
     }
 
+    /// Once per loop turn, where the pointer is (layout points): a cursor on the cursor plane
+    /// moves without a frame, so the copies with the cursor that wait for a change try again
+    /// when it moved.
+    func pointerIs(at point: Point) {
+        defer { lastPointer = point }
+        guard point != lastPointer, waiting.contains(where: \.includesCursor) else { return }
+        waiting.removeAll { $0.includesCursor && complete($0) }
+    }
+
     /// Copies what the frame's output shows now into its buffer; false when it waits for damage
     /// and the picture is the same as its session's last copy.
     private func complete(_ frame: any OutputCaptureFrame) -> Bool {
-        guard let output = frame.output, let (managed, image) = shown(on: output),
+        guard let output = frame.output, let (managed, image) = picture(of: output, withCursor: frame.includesCursor),
               frame.rect.maxX <= image.width, frame.rect.maxY <= image.height else {
             frame.fail()
             return true

@@ -77,6 +77,8 @@ final class CompositorOutput {
     private var presentedListener: SignalListener?
     /// Called after each frame reached the screen, its callbacks and feedback sent.
     var onFramePresented: (() -> Void)?
+    /// Called when the cursor plane's update reached the screen (the pointer moved on it).
+    var onCursorPresented: (() -> Void)?
     /// When the last frame reached the screen (CLOCK_MONOTONIC), or 0 before the first.
     private(set) var lastPresentationNanoseconds: UInt64 = 0
     /// Called with the tree of each frame drawn and handed to the display (what mirrors show).
@@ -423,9 +425,20 @@ final class CompositorOutput {
         lastTree = tree
     }
 
+    /// What the output shows, as its last frame drew it, without the pointer cursor: rendered
+    /// apart from the frames (by the renderer's own image, which nothing else draws into) for a
+    /// capture that leaves out a cursor drawn into them. Nil before the first frame.
+    func renderedWithoutCursor() throws -> Image? {
+        guard let tree = lastTree else { return nil }
+        return try renderer.render(
+            tree.hiding(cursor.imageLayerIDs), width: backend.mode.width, height: backend.mode.height, scale: backend.scaleFactor,
+            clearColor: Color(white: 0))
+    }
+
     /// The cursor plane's update reached the screen: a client's cursor surface on it gets its
     /// frame callbacks (and learns the output it is on) without a frame being drawn.
     private func cursorPresented(_ timing: PresentationTiming) {
+        onCursorPresented?()
         if let surface = cursor.surfaceOnHardware { onSurfacesShown?([surface]) }
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
         for callback in cursor.takeCallbacks(cursorPlane: true) { callback.done(milliseconds) }

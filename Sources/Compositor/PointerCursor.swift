@@ -143,11 +143,33 @@ final class PointerCursor {
 
     /// Whether frames show anything of the pointer: a cursor drawn in them (not on the cursor
     /// plane) or a drag icon.
-    var drawsInFrames: Bool {
-        if dragIcon != nil { return true }
+    var drawsInFrames: Bool { dragIcon != nil || isInFrames }
+
+    /// Whether the cursor image (not a drag icon) is drawn into the frames now, rather than on
+    /// the cursor plane: a capture without the cursor must leave it out of the picture.
+    var isInFrames: Bool {
         guard isShown else { return false }
         if case .nothing = onHardware { return true }
         return false
+    }
+
+    /// The layers that draw the cursor image into the frames (drag icons are not the cursor).
+    var imageLayerIDs: [LayerID] { [arrow.id, clientHolder.id] }
+
+    /// The cursor as a capture draws it: its image at the output's pixels, the hotspot in them,
+    /// and the pointer's position in the output's points; nil while no cursor is shown here, or
+    /// a client's cursor surface is more than one plain buffer.
+    var captureImage: (image: Graphics.Image, hotspotX: Int, hotspotY: Int, position: Point)? {
+        guard isShown else { return nil }
+        switch image {
+        case .arrow:
+            return arrowImage.map { ($0, arrowHotspotPixels.x, arrowHotspotPixels.y, position) }
+        case .client(let node, let hotspot):
+            guard let shown = Self.planeImage(of: node, hotspot: hotspot, scale: scale), let image = shown.image else { return nil }
+            return (image, shown.hotspotX, shown.hotspotY, position)
+        case .hidden:
+            return nil
+        }
     }
 
     /// Whether a cursor image is drawn now.

@@ -105,7 +105,7 @@ import WaylandTestClient
 
     /// `InputWindow`'s white window, shown, with the pointer moved to `pointer` on it; the serial
     /// of the pointer's enter.
-    private func enteredWindow(_ session: HeadlessSession, at pointer: Point, probe: (x: Int, y: Int) = (320, 240)) throws -> (InputWindow, serial: UInt32) {
+    static func enteredWindow(_ session: HeadlessSession, at pointer: Point, probe: (x: Int, y: Int) = (320, 240)) throws -> (InputWindow, serial: UInt32) {
         let window = try InputWindow(session)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: probe.x, y: probe.y) == white })
         session.compositor.pointerMoved(toX: pointer.x, y: pointer.y)
@@ -115,7 +115,7 @@ import WaylandTestClient
     }
 
     /// Commits `buffer` on `surface` with a frame callback; returns the callback.
-    private func commit(_ buffer: WlBufferProxy, on surface: WlSurfaceProxy, scale: Int32 = 1) throws -> WlCallbackProxy {
+    static func commit(_ buffer: WlBufferProxy, on surface: WlSurfaceProxy, scale: Int32 = 1) throws -> WlCallbackProxy {
         let callback = try surface.frame()
         if scale != 1 { try surface.setBufferScale(scale: scale) }
         try surface.attach(buffer: buffer, x: 0, y: 0)
@@ -124,12 +124,12 @@ import WaylandTestClient
     }
 
     /// A new cursor surface set with the hotspot (`x`, `y`), showing a `width`×`height` buffer of `pixel`.
-    private func setCursor(_ window: InputWindow, serial: UInt32, width: Int, height: Int, pixel: UInt32,
+    static func setCursor(_ window: InputWindow, serial: UInt32, width: Int, height: Int, pixel: UInt32,
                            hotspot: (x: Int32, y: Int32), scale: Int32 = 1) throws -> (surface: WlSurfaceProxy, callback: WlCallbackProxy) {
         let surface = try window.client.compositor.createSurface()
         try window.pointer.setCursor(serial: serial, surface: surface, hotspotX: hotspot.x, hotspotY: hotspot.y)
         let buffer = try window.client.makeBuffer(width: width, height: height, fill: fillPixels(pixel, count: width * height))
-        let callback = try commit(buffer, on: surface, scale: scale)
+        let callback = try Self.commit(buffer, on: surface, scale: scale)
         try window.client.client.roundtrip()
         return (surface, callback)
     }
@@ -142,14 +142,14 @@ import WaylandTestClient
     @Test func aClientCursorThatFitsIsOnTheCursorPlaneWithItsHotspotOnThePointerAndDrawsNoFrame() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
         // The arrow goes on the plane first.
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 13 })
         try session.run(seconds: 0.2)
         let frames = output.presentedFrameCount
 
         // An 8×8 green cursor with its hotspot at (2, 3): the plane's corner on (298, 217).
-        let (_, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (_, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 8 && isDone(callback, window.client) })
         let shown = try #require(output.shownCursor)
         #expect(shown.x == 298 && shown.y == 217)
@@ -168,12 +168,12 @@ import WaylandTestClient
     @Test func anOffsetCommitMovesTheHotspotWithTheNewImage() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
-        let (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
+        let (surface, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
         // wl_surface.offset (1, 1) with a blue image: the hotspot becomes (1, 2), the corner (299, 218).
         try surface.offset(x: 1, y: 1)
-        let moved = try commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
+        let moved = try Self.commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 5) { isDone(moved, window.client) })
         #expect(output.shownCursor?.image.pixel(x: 0, y: 0) == Self.blue)
@@ -183,8 +183,8 @@ import WaylandTestClient
     @Test func anAnimatedCursorUpdatesThePlaneAndGetsItsFrameCallbacksWithoutFrames() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
-        var (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
+        var (surface, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
         try session.run(seconds: 0.2)
         let frames = output.presentedFrameCount
@@ -194,7 +194,7 @@ import WaylandTestClient
             (0xffff_ffff, white), (0xff00_ff00, Self.green),
         ]
         for (word, pixel) in colours {
-            callback = try commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(word, count: 64)), on: surface)
+            callback = try Self.commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(word, count: 64)), on: surface)
             #expect(try session.run(seconds: 5) { isDone(callback, window.client) })
             #expect(output.shownCursor?.image.pixel(x: 4, y: 4) == pixel)
         }
@@ -209,9 +209,9 @@ import WaylandTestClient
     @Test func aCursorTooLargeForThePlaneIsDrawnIntoTheFramesUntilItFitsAgain() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
         // 80 pixels wide: wider than the 64×64 plane. Drawn from (300, 220) to (379, 227).
-        let (surface, first) = try setCursor(window, serial: serial, width: 80, height: 8, pixel: 0xff00_ff00, hotspot: (0, 0))
+        let (surface, first) = try Self.setCursor(window, serial: serial, width: 80, height: 8, pixel: 0xff00_ff00, hotspot: (0, 0))
         #expect(try session.run(seconds: 10) {
             session.screen?.pixel(x: 300, y: 220) == Self.green && session.screen?.pixel(x: 379, y: 227) == Self.green
         })
@@ -219,7 +219,7 @@ import WaylandTestClient
         #expect(output.shownCursor == nil)
 
         // An 8×8 image fits: on the plane again, gone from the frames.
-        let callback = try commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
+        let callback = try Self.commit(window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: surface)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 10) {
             output.shownCursor?.image.pixel(x: 0, y: 0) == Self.blue && session.screen?.pixel(x: 300, y: 220) == white
@@ -231,7 +231,7 @@ import WaylandTestClient
     @Test func aCursorWithASubsurfaceIsDrawnIntoTheFrames() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
         let subcompositor = try window.client.client.bind(WlSubcompositorProxy.self, version: 1)
         let surface = try window.client.compositor.createSurface()
         let child = try window.client.compositor.createSurface()
@@ -251,16 +251,16 @@ import WaylandTestClient
         // Scale 2: 640×480 pixels, 320×240 points; the window is 128…192 × 88…152 points.
         let session = try HeadlessSession(scale: 2, cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 150, y: 110))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 150, y: 110))
         // A scale-1 buffer is drawn again at twice its size; the hotspot (2, 3) points is the
         // pixel (4, 6), on the pointer's pixel (300, 220).
-        let (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (surface, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 16 && isDone(callback, window.client) })
         #expect(output.shownCursor?.image.height == 16)
         #expect(output.shownCursor?.x == 296 && output.shownCursor?.y == 214)
         #expect(output.shownCursor?.image.pixel(x: 8, y: 8) == Self.green)
         // A buffer at scale 2 is the panel's pixels already: 16×16 blue, the same 8×8 points.
-        let scaled = try commit(window.client.makeBuffer(width: 16, height: 16, fill: fillPixels(0xff00_00ff, count: 256)), on: surface, scale: 2)
+        let scaled = try Self.commit(window.client.makeBuffer(width: 16, height: 16, fill: fillPixels(0xff00_00ff, count: 256)), on: surface, scale: 2)
         try window.client.client.roundtrip()
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.pixel(x: 0, y: 0) == Self.blue && isDone(scaled, window.client) })
         #expect(output.shownCursor?.image.width == 16 && output.shownCursor?.image.pixel(x: 15, y: 15) == Self.blue)
@@ -271,10 +271,10 @@ import WaylandTestClient
         // 640×480 turned a quarter: the logical output is 480×640, the window 208…272 × 288…352.
         let session = try HeadlessSession(transform: .rotated90, cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 250, y: 330))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 250, y: 330))
         // 8×4 with the hotspot (2, 3): logical (248, 327)…(256, 331), the panel's (327, 224)…(331, 232)
         // (x' = y, y' = 480 − x), the image 4×8 there.
-        let (_, callback) = try setCursor(window, serial: serial, width: 8, height: 4, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (_, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 4, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 4 && isDone(callback, window.client) })
         #expect(output.shownCursor?.image.height == 8)
         #expect(output.shownCursor?.x == 327 && output.shownCursor?.y == 224)
@@ -283,8 +283,8 @@ import WaylandTestClient
     @Test func aHiddenCursorClearsThePlaneAndPointerMotionAfterATouchBringsTheClientsBack() throws {
         let session = try HeadlessSession(cursorPlane: Self.plane)
         let output = session.backend.headlessOutput(0)
-        let (window, serial) = try enteredWindow(session, at: Point(x: 300, y: 220))
-        let (surface, callback) = try setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (window, serial) = try Self.enteredWindow(session, at: Point(x: 300, y: 220))
+        let (surface, callback) = try Self.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 8 && isDone(callback, window.client) })
 
         // A touch hides the cursor; motion shows the client's again, on the plane.

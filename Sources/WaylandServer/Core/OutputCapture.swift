@@ -12,6 +12,9 @@ public protocol OutputCaptureFrame: AnyObject {
     var waitsForDamage: Bool { get }
     /// Whether the client hears which rectangles changed.
     var reportsDamage: Bool { get }
+    /// Whether the copy shows the pointer cursor (screencopy's overlay_cursor, ext-image-copy-
+    /// capture's paint_cursors); without, it is left out wherever the output draws it.
+    var includesCursor: Bool { get }
     /// Writes into the buffer's memory: `body` gets the address of its first pixel and the bytes
     /// between rows. False when the buffer is gone (the caller fails the copy).
     func writePixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool

@@ -16,6 +16,7 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
     /// After the session's first ready frame, a capture waits for the picture to change.
     private(set) var waitsForDamage = false
     let reportsDamage = true
+    var includesCursor: Bool { captureSession?.paintsCursors ?? false }
     /// Whether attach_buffer was sent, and the buffer it named if it is one Vitrine knows.
     private var hasAttached = false
     private var buffer: Buffer?
