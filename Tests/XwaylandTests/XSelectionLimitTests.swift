@@ -10,8 +10,9 @@ import WaylandServer
 /// that makes no progress for 5 s is given up, its pipe closed and what it held dropped. The X
 /// side is a raw X client of the test (`RawXClient`); the Wayland side is a source that takes the
 /// pipes and writes nothing until the test does, or pipes the test does not read, handed to the
-/// seat as a Wayland client's paste is.
-@Suite(.serialized) struct XSelectionLimitTests {
+/// seat as a Wayland client's paste is. The tests run side by side (each has its own compositor
+/// and Xwayland), so the suite takes one 5 s deadline rather than five.
+@Suite struct XSelectionLimitTests {
     private static let utf8Text = "text/plain;charset=utf-8"
     private static let chunk = 256 << 10
     private static let pipeSize = 64 << 10
@@ -83,7 +84,8 @@ import WaylandServer
         func collect() {
             for case .selectionNotify(let notify) in x.events() { answers[notify.requestor] = notify.property }
         }
-        try session.run(seconds: 1) { collect(); return false }
+        #expect(try session.run(seconds: 4) { collect(); return !answers.isEmpty && source.pipes.count == 16 })
+        try session.run(seconds: 0.3) { collect(); return false }
         // The last is refused at once; sixteen wait for the source, each with its pipe.
         #expect(answers == [requestors[16]: 0])
         #expect(source.pipes.count == 16)
@@ -175,7 +177,8 @@ import WaylandServer
             readingEnds.append(reading)
             seat.receiveSelection(Self.utf8Text, kind: .clipboard, into: writing)
         }
-        try session.run(seconds: 1) { serve(x.events(), stall); return false }
+        #expect(try session.run(seconds: 4) { serve(x.events(), stall); return requests.count == 1 && hasEnded(readingEnds[16]) })
+        try session.run(seconds: 0.3) { serve(x.events(), stall); return false }
         // One conversion at a time; the seventeenth paste is refused at once (its pipe closed).
         #expect(requests.count == 1)
         #expect(readingEnds.map(hasEnded) == Array(repeating: false, count: 16) + [true])
@@ -221,7 +224,8 @@ import WaylandServer
         seat.receiveSelection(Self.utf8Text, kind: .clipboard, into: writing)
         // The reader takes nothing: the first chunk fills the pipe and the rest of it waits in the
         // bridge, and the second waits in X, not read.
-        try session.run(seconds: 2) { serveChunks(); return false }
+        #expect(try session.run(seconds: 4) { serveChunks(); return chunksPut == 2 })
+        try session.run(seconds: 0.5) { serveChunks(); return false }
         #expect(chunksPut == 2)
         #expect(!hasEnded(reading))
 
