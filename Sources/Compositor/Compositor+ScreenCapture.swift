@@ -31,6 +31,22 @@ final class ScreenCapture: OutputCaptureHandler {
         return (managed, image)
     }
 
+    func cursor(on output: Output) -> CapturedCursor? {
+        guard let managed = compositor.outputs.first(where: { $0.global === output }), let cursor = managed.cursor.captureImage else { return nil }
+        let scale = managed.backend.scaleFactor
+        return CapturedCursor(
+            width: Int32(cursor.image.width), height: Int32(cursor.image.height), hotspotX: Int32(cursor.hotspotX),
+            hotspotY: Int32(cursor.hotspotY), x: Int32((cursor.position.x * scale).rounded()), y: Int32((cursor.position.y * scale).rounded()))
+    }
+
+    /// What `frame` copies: the output's picture as it asks for it, or the cursor's image.
+    private func source(of frame: any OutputCaptureFrame, on output: Output) -> (output: CompositorOutput, image: Image)? {
+        guard frame.capturesCursorImage else { return picture(of: output, withCursor: frame.includesCursor) }
+        guard let managed = compositor.outputs.first(where: { $0.global === output }), let cursor = managed.cursor.captureImage,
+              cursor.image.pixelFormat.isNativeWord else { return nil }
+        return (managed, cursor.image)
+    }
+
     /// What `output` shows, with the pointer cursor or without it. The picture read back has the
     /// cursor where frames draw it and not where the cursor plane shows it: a copy with the cursor
     /// gets the plane's image drawn over it, and one without, while frames draw it, a rendering of
@@ -122,19 +138,21 @@ final class ScreenCapture: OutputCaptureHandler {
         waiting.removeAll { complete($0) }
     }
 
-    /// Once per loop turn, where the pointer is (layout points): a cursor on the cursor plane
-    /// moves without a frame, so the copies with the cursor that wait for a change try again
-    /// when it moved.
+    /// Once per loop turn, where the pointer is (layout points): cursor sessions hear what
+    /// changed, copies of the cursor's image that wait for a change try again, and so do copies
+    /// with the cursor when it moved (on the cursor plane it moves without a frame).
     func pointerIs(at point: Point) {
         defer { lastPointer = point }
-        guard point != lastPointer, waiting.contains(where: \.includesCursor) else { return }
-        waiting.removeAll { $0.includesCursor && complete($0) }
+        compositor.imageCopyCaptureManager.cursorMayHaveChanged()
+        let moved = point != lastPointer
+        guard waiting.contains(where: { $0.capturesCursorImage || (moved && $0.includesCursor) }) else { return }
+        waiting.removeAll { ($0.capturesCursorImage || (moved && $0.includesCursor)) && complete($0) }
     }
 
     /// Copies what the frame's output shows now into its buffer; false when it waits for damage
     /// and the picture is the same as its session's last copy.
     private func complete(_ frame: any OutputCaptureFrame) -> Bool {
-        guard let output = frame.output, let (managed, image) = picture(of: output, withCursor: frame.includesCursor),
+        guard let output = frame.output, let (managed, image) = source(of: frame, on: output),
               frame.rect.maxX <= image.width, frame.rect.maxY <= image.height else {
             frame.fail()
             return true

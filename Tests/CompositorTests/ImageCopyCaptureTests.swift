@@ -239,14 +239,12 @@ import WaylandTestClient
         #expect(late.events == [.failed(reason: .stopped)])
     }
 
-    @Test func aCursorSessionsCaptureSessionStopsAtOnceAndASecondIsDuplicateSession() throws {
+    @Test func aSecondCaptureSessionOfACursorSessionIsDuplicateSession() throws {
         let (session, _, _) = try sessionWithWindow()
         let capturer = try Capturer(session)
         let pointer = try capturer.client.client.bind(WlSeatProxy.self, version: 9).getPointer()
         let cursorSession = try capturer.manager.createPointerCursorSession(source: capturer.source, pointer: pointer)
-        let captureSession = try cursorSession.getCaptureSession()
-        try capturer.client.client.roundtrip()
-        #expect(captureSession.events == [.stopped])
+        _ = try cursorSession.getCaptureSession()
         _ = try cursorSession.getCaptureSession()
         #expect(throws: TestClientError.protocolError(ProtocolErrorReport(ExtImageCopyCaptureCursorSessionV1Error.duplicateSession, on: cursorSession))) {
             try capturer.client.client.roundtrip()

@@ -20,6 +20,7 @@ import WaylandTestClient
     private struct Scene {
         let session: HeadlessSession
         let window: InputWindow
+        let cursor: WlSurfaceProxy
         let capturer: SessionClient
     }
 
@@ -29,7 +30,7 @@ import WaylandTestClient
         let session = try plane ? HeadlessSession(cursorPlane: ClientCursorPlaneTests.plane) : HeadlessSession()
         session.compositor.privilegeRules = [PrivilegeRule(.executable(testExecutable()), privileges: [.screenCapture])]
         let (window, serial) = try ClientCursorPlaneTests.enteredWindow(session, at: Point(x: 300, y: 220))
-        _ = try ClientCursorPlaneTests.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
+        let (cursor, _) = try ClientCursorPlaneTests.setCursor(window, serial: serial, width: 8, height: 8, pixel: 0xff00_ff00, hotspot: (2, 3))
         if plane {
             let output = session.backend.headlessOutput(0)
             #expect(try session.run(seconds: 5) { output.shownCursor?.image.width == 8 })
@@ -37,7 +38,7 @@ import WaylandTestClient
         } else {
             #expect(try session.run(seconds: 5) { session.screen?.pixel(x: 300, y: 220) == PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255) })
         }
-        return Scene(session: session, window: window, capturer: try SessionClient(session))
+        return Scene(session: session, window: window, cursor: cursor, capturer: try SessionClient(session))
     }
 
     /// One ext-image-copy-capture frame of the output, with `options`.
@@ -139,5 +140,64 @@ import WaylandTestClient
         ])
         #expect(buffer.pixel(x: 308, y: 227, stride: 2560) & 0xff_ffff == Self.green)
         #expect(buffer.pixel(x: 298, y: 217, stride: 2560) & 0xff_ffff == Self.white)
+    }
+
+    /// A cursor session of the output hears the cursor enter with the hotspot's position and the
+    /// hotspot; its capture session asks for a buffer the image's size and copies the image
+    /// upright; a move is a new position, and a touch, which hides the cursor, is a leave.
+    @Test(arguments: [false, true])
+    func aCursorSessionReportsTheCursorAndCopiesItsImage(onPlane: Bool) throws {
+        let scene = try cursorOverWindow(plane: onPlane)
+        let client = scene.capturer
+        let manager = try client.client.bind(ExtImageCopyCaptureManagerV1Proxy.self, version: 1)
+        let sources = try client.client.bind(ExtOutputImageCaptureSourceManagerV1Proxy.self, version: 1)
+        let source = try sources.createSource(output: client.client.bind(WlOutputProxy.self, version: 4))
+        let pointer = try client.client.bind(WlSeatProxy.self, version: 9).getPointer()
+        let cursorSession = try manager.createPointerCursorSession(source: source, pointer: pointer)
+        let captureSession = try cursorSession.getCaptureSession()
+        try client.client.roundtrip()
+        #expect(cursorSession.events == [.enter, .position(x: 300, y: 220), .hotspot(x: 2, y: 3)])
+        #expect(captureSession.events == [.shmFormat(format: .xrgb8888), .bufferSize(width: 8, height: 8), .done])
+
+        let buffer = try MappedBuffer(client, width: 8, height: 8)
+        let frame = try captureSession.createFrame()
+        try frame.attachBuffer(buffer: buffer.proxy)
+        try frame.capture()
+        try client.client.roundtrip()
+        #expect(frame.events.filter { $0.name != "presentation_time" } == [
+            .transform(transform: .normal), .damage(x: 0, y: 0, width: 8, height: 8), .ready,
+        ])
+        #expect((0..<64).allSatisfy { buffer.pixel(x: $0 % 8, y: $0 / 8, stride: 32) & 0xff_ffff == Self.green })
+
+        // The next frame waits for the image to change: a blue one, all of it damage.
+        try frame.destroy()
+        let next = try captureSession.createFrame()
+        try next.attachBuffer(buffer: buffer.proxy)
+        try next.capture()
+        try client.client.roundtrip()
+        #expect(next.events.isEmpty)
+        _ = try ClientCursorPlaneTests.commit(
+            scene.window.client.makeBuffer(width: 8, height: 8, fill: fillPixels(0xff00_00ff, count: 64)), on: scene.cursor)
+        try scene.window.client.client.roundtrip()
+        #expect(try scene.session.run(seconds: 5) {
+            try? client.client.roundtrip()
+            return next.events.last == .ready
+        })
+        #expect(next.events.filter { $0.name == "damage" } == [.damage(x: 0, y: 0, width: 8, height: 8)])
+        #expect((0..<64).allSatisfy { buffer.pixel(x: $0 % 8, y: $0 / 8, stride: 32) & 0xff_ffff == 0x0000ff })
+
+        scene.session.compositor.pointerMoved(toX: 310, y: 230)
+        #expect(try scene.session.run(seconds: 5) {
+            try? client.client.roundtrip()
+            return cursorSession.events.count == 4
+        })
+        #expect(cursorSession.events.last == .position(x: 310, y: 230))
+        scene.session.compositor.touchDown(id: 1, x: 100, y: 100)
+        scene.session.compositor.touchUp(id: 1)
+        #expect(try scene.session.run(seconds: 5) {
+            try? client.client.roundtrip()
+            return cursorSession.events.count == 5
+        })
+        #expect(cursorSession.events.last == .leave)
     }
 }

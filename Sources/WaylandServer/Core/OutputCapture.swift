@@ -12,6 +12,9 @@ public protocol OutputCaptureFrame: AnyObject {
     var waitsForDamage: Bool { get }
     /// Whether the client hears which rectangles changed.
     var reportsDamage: Bool { get }
+    /// Whether the copy is of the pointer cursor's image (a cursor session's) rather than of the
+    /// output.
+    var capturesCursorImage: Bool { get }
     /// Whether the copy shows the pointer cursor (screencopy's overlay_cursor, ext-image-copy-
     /// capture's paint_cursors); without, it is left out wherever the output draws it.
     var includesCursor: Bool { get }
@@ -35,6 +38,9 @@ public protocol OutputCaptureHandler: AnyObject {
     /// output's logical coordinates; nil: all of it) copies, clipped to the output; nil when the
     /// output shows nothing to copy (the frame fails).
     func captureRect(of output: Output, region: IntRect?) -> IntRect?
+    /// The pointer cursor shown on `output`, as a cursor capture session reports it; nil when
+    /// none is (the pointer is elsewhere or the cursor hidden).
+    func cursor(on output: Output) -> CapturedCursor?
     /// `frame` has its buffer: copy into it and call `ready` (at once, or once the output shows a
     /// change when `frame.waitsForDamage`), or `fail`.
     func copyRequested(_ frame: any OutputCaptureFrame)
@@ -43,4 +49,25 @@ public protocol OutputCaptureHandler: AnyObject {
     /// The session `session` (`OutputCaptureFrame.session`) ended: what its copies showed can be
     /// forgotten.
     func sessionEnded(_ session: ObjectIdentifier)
+}
+
+/// The pointer cursor on an output as ext-image-copy-capture's cursor sessions describe it, in
+/// the output's pixels (upright, as its logical coordinates run): the image's size, the hotspot
+/// in the image, and where on the output the hotspot is.
+public struct CapturedCursor: Equatable, Sendable {
+    public var width: Int32
+    public var height: Int32
+    public var hotspotX: Int32
+    public var hotspotY: Int32
+    public var x: Int32
+    public var y: Int32
+
+    public init(width: Int32, height: Int32, hotspotX: Int32, hotspotY: Int32, x: Int32, y: Int32) {
+        self.width = width
+        self.height = height
+        self.hotspotX = hotspotX
+        self.hotspotY = hotspotY
+        self.x = x
+        self.y = y
+    }
 }

@@ -17,6 +17,7 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
     private(set) var waitsForDamage = false
     let reportsDamage = true
     var includesCursor: Bool { captureSession?.paintsCursors ?? false }
+    var capturesCursorImage: Bool { captureSession?.copiesCursor ?? false }
     /// Whether attach_buffer was sent, and the buffer it named if it is one Vitrine knows.
     private var hasAttached = false
     private var buffer: Buffer?
@@ -64,7 +65,9 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
         guard let session = captureSession, !session.isStopped, let output = session.output, let handler else {
             return fail(.stopped)
         }
-        guard let size = handler.pixelSize(of: output) else { return fail(.stopped) }
+        guard handler.pixelSize(of: output) != nil else { return fail(.stopped) }
+        // A cursor session's frame while no cursor is over the output has nothing to copy.
+        guard let size = session.pictureSize() else { return fail(.unknown) }
         guard let buffer, case .shm(let format) = buffer.storage, format == ImageCopyCaptureSession.format,
               buffer.width == size.width, buffer.height == size.height,
               let stride = buffer.withShmContents(\.stride), stride >= Int(size.width) * 4 else {
@@ -86,8 +89,8 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
         guard phase == .copying, let output else { return }
         phase = .finished
         captureSession?.hasCaptured = true
-        // The copy is the panel's scanout: turned as the output is.
-        send(.transform(transform: output.state.transform.protocolValue))
+        // An output's copy is the panel's scanout, turned as the output is; a cursor's is upright.
+        send(.transform(transform: capturesCursorImage ? .normal : output.state.transform.protocolValue))
         for rect in damage { send(.damage(x: rect.x, y: rect.y, width: rect.width, height: rect.height)) }
         let seconds = presentedNanoseconds / 1_000_000_000
         send(.presentationTime(tvSecHi: UInt32(seconds >> 32), tvSecLo: UInt32(truncatingIfNeeded: seconds),

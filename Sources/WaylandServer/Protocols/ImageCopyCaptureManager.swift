@@ -1,9 +1,8 @@
 import WaylandProtocols
 
-/// The ext_image_copy_capture_manager_v1 global (version 1): capture sessions of outputs into
-/// XRGB8888 wl_shm buffers, through the same copies as wlr-screencopy (`OutputCaptureHandler`).
-/// Cursor sessions exist as the protocol requires, but their capture sessions stop at once:
-/// Vitrine offers no separate cursor image.
+/// The ext_image_copy_capture_manager_v1 global (version 1): capture sessions of outputs, and
+/// of the pointer cursor over them, into XRGB8888 wl_shm buffers, through the same copies as
+/// wlr-screencopy (`OutputCaptureHandler`).
 public final class ImageCopyCaptureManagerGlobal {
     private var global: Global?
     /// The compositor's handler (held weakly); without one every session stops.
@@ -12,6 +11,10 @@ public final class ImageCopyCaptureManagerGlobal {
     private var sessions: [WeakSession] = []
     private struct WeakSession {
         weak var session: ImageCopyCaptureSession?
+    }
+    private var cursorSessions: [WeakCursorSession] = []
+    private struct WeakCursorSession {
+        weak var session: ImageCopyCaptureCursorSession?
     }
 
     public init(display: Display) {
@@ -30,13 +33,23 @@ public final class ImageCopyCaptureManagerGlobal {
         for session in liveSessions where session.output === output { session.sendConstraints() }
     }
 
+    /// The pointer cursor may have moved, changed or left: cursor sessions tell their clients.
+    public func cursorMayHaveChanged() {
+        cursorSessions.removeAll { $0.session?.isAlive != true }
+        for entry in cursorSessions { entry.session?.update() }
+    }
+
     private var liveSessions: [ImageCopyCaptureSession] {
         sessions.removeAll { $0.session?.isAlive != true }
         return sessions.compactMap(\.session)
     }
 
-    fileprivate func add(_ session: ImageCopyCaptureSession) {
+    func add(_ session: ImageCopyCaptureSession) {
         sessions.append(WeakSession(session: session))
+    }
+
+    fileprivate func add(_ session: ImageCopyCaptureCursorSession) {
+        cursorSessions.append(WeakCursorSession(session: session))
     }
 }
 
@@ -61,8 +74,11 @@ final class ImageCopyCaptureManager: Resource, RequestHandler {
                 paintsCursors: options.rawValue & known != 0)
             owner?.add(session)
             session.start()
-        case .createPointerCursorSession(let id, _, _):
-            _ = ImageCopyCaptureCursorSession(client: client, version: version, id: id)
+        case .createPointerCursorSession(let id, let source, _):
+            let session = ImageCopyCaptureCursorSession(
+                client: client, version: version, id: id, output: source.output, handler: owner?.handler, owner: owner)
+            owner?.add(session)
+            session.update()
         case .destroy:
             destroy()
         }

@@ -13,6 +13,8 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
     public let session: ObjectIdentifier
     /// Whether the client asked for the pointer cursor in the copy.
     public let includesCursor: Bool
+    /// Screencopy copies outputs only.
+    public let capturesCursorImage = false
     /// The output captured; nil when it was gone or showed nothing (the frame failed).
     public private(set) weak var output: Output?
     /// The rectangle copied, in the pixels of what the output shows.
