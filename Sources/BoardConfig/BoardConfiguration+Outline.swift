@@ -31,6 +31,9 @@ extension BoardConfiguration {
             "keyboard \(layout), "
                 + (keyboard.repeatRate == 0
                     ? "no repeat" : "repeat \(keyboard.repeatRate)/s after \(repeatDelay) ms"))
+        if let natural = input.naturalScrolling {
+            lines.append("pointers: natural scrolling \(natural ? "on" : "off")")
+        }
         for touchscreen in input.touchscreens {
             let calibrated = touchscreen.calibration == .identity ? "" : ", calibrated"
             lines.append("touchscreen \"\(touchscreen.deviceName)\" on \(touchscreen.output)\(calibrated)")

@@ -204,12 +204,16 @@ public struct OutputConfiguration: Sendable, Equatable {
 
 public struct InputConfiguration: Sendable, Equatable {
     public var keyboard: KeyboardConfiguration
+    /// Natural scrolling on or off for every mouse, touchpad and wheel that libinput offers it on;
+    /// nil leaves each device at libinput's default.
+    public var naturalScrolling: Bool?
     /// Touchscreens whose touches land on one output (by device name); an unmapped touchscreen
     /// covers the primary output.
     public var touchscreens: [TouchscreenMapping]
 
-    public init(keyboard: KeyboardConfiguration = .init(), touchscreens: [TouchscreenMapping] = []) {
+    public init(keyboard: KeyboardConfiguration = .init(), naturalScrolling: Bool? = nil, touchscreens: [TouchscreenMapping] = []) {
         self.keyboard = keyboard
+        self.naturalScrolling = naturalScrolling
         self.touchscreens = touchscreens
     }
 }

@@ -573,6 +573,10 @@ private struct ConfigurationDecoder {
         if let keyboard = subtables("keyboard", in: reader, section: Schema.keyboard, asArray: false).first {
             input.keyboard = decodeKeyboard(keyboard)
         }
+        if let pointer = subtables("pointer", in: reader, section: Schema.pointer, asArray: false).first {
+            checkKeys(pointer)
+            input.naturalScrolling = boolean("natural-scrolling", in: pointer)
+        }
         var firstLine: [String: Int] = [:]
         for touchscreen in subtables("touchscreen", in: reader, section: Schema.touchscreen, asArray: true) {
             guard let mapping = decodeTouchscreen(touchscreen, connectors: connectors) else { continue }

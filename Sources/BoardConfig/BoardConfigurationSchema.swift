@@ -86,7 +86,14 @@ public enum BoardConfigurationSchema {
         header: "[input]",
         keys: [
             Key(name: "keyboard", kind: .table, example: "[input.keyboard]"),
+            Key(name: "pointer", kind: .table, example: "[input.pointer]"),
             Key(name: "touchscreen", kind: .arrayOfTables, example: "[[input.touchscreen]]"),
+        ])
+
+    public static let pointer = Section(
+        header: "[input.pointer]",
+        keys: [
+            Key(name: "natural-scrolling", kind: .boolean, example: "natural-scrolling = true"),
         ])
 
     public static let keyboard = Section(
@@ -182,7 +189,7 @@ public enum BoardConfigurationSchema {
         ])
 
     public static let sections: [Section] = [
-        topLevel, board, output, input, keyboard, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard, privilege,
+        topLevel, board, output, input, keyboard, pointer, touchscreen, app, idle, cursor, splash, printer, onScreenKeyboard, privilege,
         compatibility,
     ]
 }

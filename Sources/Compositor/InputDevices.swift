@@ -89,7 +89,8 @@ extension Compositor {
             switch event {
             case .deviceAdded(let info):
                 inputDevices.names[key, default: [:]][info.id] = info.name
-                logger.info("input device \(info.sysname) \"\(info.name)\": \(info.capabilities)")
+                let scrolling = info.naturalScrollingDescription.map { "; \($0)" } ?? ""
+                logger.info("input device \(info.sysname) \"\(info.name)\": \(info.capabilities)\(scrolling)")
                 noteDevice(info, added: true, context: key)
             case .deviceRemoved(let info):
                 inputDevices.names[key]?[info.id] = nil

@@ -70,10 +70,14 @@ public struct InputConfiguration: Hashable, Sendable {
     public var calibrationRules: [CalibrationRule]
     /// Turns tap-to-click on for touchpads (libinput leaves it off by default).
     public var enablesTapToClick: Bool
+    /// Natural scrolling (the content follows the fingers or the wheel) on or off for every device
+    /// that offers it (mice, touchpads, wheels); nil keeps libinput's default for each device.
+    public var naturalScrolling: Bool?
 
-    public init(calibrationRules: [CalibrationRule] = [], enablesTapToClick: Bool = true) {
+    public init(calibrationRules: [CalibrationRule] = [], enablesTapToClick: Bool = true, naturalScrolling: Bool? = nil) {
         self.calibrationRules = calibrationRules
         self.enablesTapToClick = enablesTapToClick
+        self.naturalScrolling = naturalScrolling
     }
 
     public func calibrationRule(name: String, sysname: String) -> CalibrationRule? {

@@ -184,6 +184,17 @@ public final class InputContext {
             }
         }
 
+        var naturalScrolling: Bool?
+        if libinput_device_config_scroll_has_natural_scroll(device) != 0 {
+            if let wanted = configuration.naturalScrolling {
+                let status = libinput_device_config_scroll_set_natural_scroll_enabled(device, wanted ? 1 : 0)
+                if status != LIBINPUT_CONFIG_STATUS_SUCCESS {
+                    issues.append(.naturalScrollingRejected(status: String(cString: libinput_config_status_to_str(status))))
+                }
+            }
+            naturalScrolling = libinput_device_config_scroll_get_natural_scroll_enabled(device) != 0
+        }
+
         let supportsCalibration = libinput_device_config_calibration_has_matrix(device) != 0
         var calibration: CalibrationMatrix?
         if let rule = configuration.calibrationRule(name: name, sysname: sysname) {
@@ -209,7 +220,7 @@ public final class InputContext {
             vendorID: libinput_device_get_id_vendor(device), productID: libinput_device_get_id_product(device),
             capabilities: InputCapabilities { libinput_device_has_capability(device, $0) != 0 },
             size: size, supportsCalibration: supportsCalibration, calibration: calibration,
-            isTapToClickEnabled: tapEnabled, issues: issues,
+            isTapToClickEnabled: tapEnabled, naturalScrolling: naturalScrolling, issues: issues,
             // KEY_A 30, KEY_Z 44.
             hasLetterKeys: libinput_device_keyboard_has_key(device, 30) == 1 && libinput_device_keyboard_has_key(device, 44) == 1)
     }

@@ -73,9 +73,10 @@ public struct PhysicalSize: Hashable, Sendable {
 public enum InputConfigurationIssue: Hashable, Sendable, CustomStringConvertible {
     /// A calibration rule matched, but the device has no calibration matrix (not absolute, or a touchpad).
     case calibrationUnsupported(rule: String)
-    /// libinput refused the matrix or the tap setting; `status` is its explanation.
+    /// libinput refused the matrix, the tap or the natural-scrolling setting; `status` is its explanation.
     case calibrationRejected(rule: String, status: String)
     case tapToClickRejected(status: String)
+    case naturalScrollingRejected(status: String)
 
     public var description: String {
         switch self {
@@ -85,6 +86,8 @@ public enum InputConfigurationIssue: Hashable, Sendable, CustomStringConvertible
             "calibration rule \"\(rule)\" was refused: \(status)"
         case .tapToClickRejected(let status):
             "tap-to-click was refused: \(status)"
+        case .naturalScrollingRejected(let status):
+            "natural scrolling was refused: \(status)"
         }
     }
 }
@@ -107,6 +110,9 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
     /// The matrix set on the device by a calibration rule, if one matched and was accepted.
     public let calibration: CalibrationMatrix?
     public let isTapToClickEnabled: Bool
+    /// Whether the device scrolls naturally; nil when libinput offers it no such option (keyboards,
+    /// touchscreens, tablets' tools).
+    public let naturalScrolling: Bool?
     public let issues: [InputConfigurationIssue]
     /// Whether it is a keyboard to type on (it has the letter keys A and Z), not merely a device
     /// with a few keys, as power buttons, lid switches and many touch panels report themselves.
@@ -115,8 +121,8 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
     public init(
         id: InputDeviceID, name: String, sysname: String, devicePath: String?, vendorID: UInt32, productID: UInt32,
         capabilities: InputCapabilities, size: PhysicalSize?, supportsCalibration: Bool,
-        calibration: CalibrationMatrix?, isTapToClickEnabled: Bool, issues: [InputConfigurationIssue],
-        hasLetterKeys: Bool = false
+        calibration: CalibrationMatrix?, isTapToClickEnabled: Bool, naturalScrolling: Bool? = nil,
+        issues: [InputConfigurationIssue], hasLetterKeys: Bool = false
     ) {
         self.id = id
         self.name = name
@@ -129,12 +135,18 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
         self.supportsCalibration = supportsCalibration
         self.calibration = calibration
         self.isTapToClickEnabled = isTapToClickEnabled
+        self.naturalScrolling = naturalScrolling
         self.issues = issues
         self.hasLetterKeys = hasLetterKeys
     }
 
+    /// "natural scrolling on" or "off"; nil for a device without the option.
+    public var naturalScrollingDescription: String? {
+        naturalScrolling.map { "natural scrolling \($0 ? "on" : "off")" }
+    }
+
     /// One line as `vitrine list-inputs` prints it:
-    /// `event4: "QEMU Virtio Tablet" [0627:0003] pointer; size unknown; calibratable`.
+    /// `event4: "QEMU Virtio Tablet" [0627:0003] pointer; size unknown; calibratable; natural scrolling off`.
     public var description: String {
         var parts = ["\(sysname): \"\(name)\" [\(hex4(vendorID)):\(hex4(productID))] \(capabilities)"]
         if let size {
@@ -145,6 +157,7 @@ public struct InputDeviceInfo: Hashable, Sendable, CustomStringConvertible {
         if supportsCalibration { parts.append("calibratable") }
         if let calibration { parts.append("calibrated \(calibration)") }
         if isTapToClickEnabled { parts.append("tap-to-click") }
+        if let naturalScrollingDescription { parts.append(naturalScrollingDescription) }
         parts += issues.map { "warning: \($0)" }
         return parts.joined(separator: "; ")
     }

@@ -5,14 +5,14 @@ import Input
 /// The board's input settings, applied to the compositor and to the devices libinput opens.
 public enum BoardInput {
     /// What libinput sets on each device as it is added: every mapped touchscreen's calibration
-    /// matrix, matched by the device's name.
+    /// matrix, matched by the device's name, and natural scrolling where the board chose it.
     public static func deviceConfiguration(for input: BoardConfig.InputConfiguration) throws -> Input.InputConfiguration {
         var rules: [CalibrationRule] = []
         for touchscreen in input.touchscreens {
             let matrix = try CalibrationMatrix(touchscreen.calibration.coefficients.map { Float($0) })
             rules.append(CalibrationRule(pattern: touchscreen.deviceName, matrix: matrix))
         }
-        return Input.InputConfiguration(calibrationRules: rules)
+        return Input.InputConfiguration(calibrationRules: rules, naturalScrolling: input.naturalScrolling)
     }
 
     /// The keymap and repeat clients get, the touchscreens' outputs, and whether the cursor shows.

@@ -202,6 +202,33 @@ private func withApp(_ outputs: String) -> String {
     }
 }
 
+@Suite struct PointerSection {
+    let output = "[[output]]\nconnector = \"DP-1\"\n"
+
+    @Test func naturalScrollingIsOnOffOrLibinputsDefault() throws {
+        for (text, expected) in [("", nil), ("[input.pointer]\nnatural-scrolling = true\n", true),
+                                 ("[input.pointer]\nnatural-scrolling = false\n", false)] as [(String, Bool?)] {
+            let board = try BoardConfiguration.parse(withApp(output + text), file: "board.toml").get()
+            #expect(board.input.naturalScrolling == expected)
+            // check-config says what the board chose, and nothing when it leaves libinput's default.
+            #expect(board.outline().filter { $0.hasPrefix("pointers") }
+                == expected.map { ["pointers: natural scrolling \($0 ? "on" : "off")"] } ?? [])
+        }
+    }
+
+    @Test func naturalScrollingTakesOnlyABoolean() {
+        #expect(
+            problems(withApp(output + "[input.pointer]\nnatural-scrolling = \"yes\"\n")) == [
+                "board.toml:4:21: error: 'natural-scrolling' in [input.pointer] must be true or false, not a string "
+                    + "(fix: write it like natural-scrolling = true)"
+            ])
+        #expect(
+            problems(withApp(output + "[input.pointer]\nnatural-scroll = true\n")) == [
+                "board.toml:4:1: error: unknown key 'natural-scroll' in [input.pointer] (fix: did you mean 'natural-scrolling'?)"
+            ])
+    }
+}
+
 @Suite struct PrinterSection {
     let outputs = "[[output]]\nconnector = \"HDMI-A-1\"\n"
 

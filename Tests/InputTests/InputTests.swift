@@ -185,6 +185,18 @@ private func tabletInfo(id: InputDeviceID, issues: [InputConfigurationIssue] = [
             == "event5: \"ILITEK Multi-Touch\" [222a:0001] touch; 344×193.5 mm; calibratable; calibrated 0 -1 1 1 0 0")
     }
 
+    @Test func aDeviceWithTheNaturalScrollingOptionSaysWhetherItIsOn() {
+        let info = { (natural: Bool?) in
+            InputDeviceInfo(
+                id: InputDeviceID(rawValue: 3), name: "Logitech USB Optical Mouse", sysname: "event6", devicePath: nil,
+                vendorID: 0x046d, productID: 0xc077, capabilities: [.pointer], size: nil, supportsCalibration: false,
+                calibration: nil, isTapToClickEnabled: false, naturalScrolling: natural, issues: []).description
+        }
+        #expect(info(true) == "event6: \"Logitech USB Optical Mouse\" [046d:c077] pointer; size unknown; natural scrolling on")
+        #expect(info(false) == "event6: \"Logitech USB Optical Mouse\" [046d:c077] pointer; size unknown; natural scrolling off")
+        #expect(info(nil) == "event6: \"Logitech USB Optical Mouse\" [046d:c077] pointer; size unknown")
+    }
+
     @Test func unsupportedCalibrationIsAWarningOnTheDevice() {
         let info = tabletInfo(id: InputDeviceID(rawValue: 1), issues: [.calibrationUnsupported(rule: "QEMU*")])
         #expect(info.description.hasSuffix(
