@@ -586,14 +586,14 @@ struct GuestRun: Sendable {
         case missingBinary(String)
         case harness(status: Int32, directory: String, log: String)
         case headlessRender(String)
-        case dmabufClient(String)
+        case client(name: String, log: String)
 
         var description: String {
             switch self {
             case .missingBinary(let path): "\(path) is missing: run `swift build --product vitrine` before `swift test`"
             case .harness(let status, let directory, let log): "the guest run failed (status \(status)); see \(directory):\n\(log)"
             case .headlessRender(let log): "the headless reference render failed:\n\(log)"
-            case .dmabufClient(let log): "building hil/dmabuf_client.c failed:\n\(log)"
+            case .client(let name, let log): "building hil/\(name).c failed:\n\(log)"
             }
         }
     }
@@ -616,7 +616,9 @@ struct GuestRun: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try renderHeadlessReferences(vitrine: vitrine, into: directory)
-        try buildDmabufClient(into: directory)
+        try buildClient(
+            "dmabuf_client", protocols: ["stable/xdg-shell/xdg-shell.xml", "unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml"],
+            packages: ["libdrm"], into: directory)
 
         let width = KMSFrameTests.width, height = KMSFrameTests.height
         let script = """
@@ -974,27 +976,29 @@ struct GuestRun: Sendable {
         }
     }
 
-    static let dmabufClientSource = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("hil/dmabuf_client.c").path
-
-    /// Builds hil/dmabuf_client.c into `directory` (the guest runs the host's libraries), with
-    /// the protocol glue wayland-scanner makes from Debian's XML.
-    static func buildDmabufClient(into directory: String) throws {
-        let protocols = "/usr/share/wayland-protocols"
-        let glue = directory + "/dmabuf-client-glue"
-        let script = """
-            set -e
-            mkdir -p \(glue)
-            wayland-scanner client-header \(protocols)/stable/xdg-shell/xdg-shell.xml \(glue)/xdg-shell-client-protocol.h
-            wayland-scanner private-code \(protocols)/stable/xdg-shell/xdg-shell.xml \(glue)/xdg-shell-protocol.c
-            wayland-scanner client-header \(protocols)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml \(glue)/linux-dmabuf-unstable-v1-client-protocol.h
-            wayland-scanner private-code \(protocols)/unstable/linux-dmabuf/linux-dmabuf-unstable-v1.xml \(glue)/linux-dmabuf-protocol.c
-            gcc-12 -std=c11 -D_GNU_SOURCE -Wall -Werror -Wno-unused-parameter -O1 -I\(glue) $(pkg-config --cflags libdrm wayland-client) \\
-                -o \(directory)/dmabuf_client \(dmabufClientSource) \(glue)/xdg-shell-protocol.c \(glue)/linux-dmabuf-protocol.c \\
-                $(pkg-config --libs libdrm wayland-client)
+    /// Builds the C client hil/NAME.c into `directory`/NAME (the guest runs the host's
+    /// libraries), with the protocol glue wayland-scanner makes from Debian's XML for each of
+    /// `protocols` (paths under wayland-protocols, e.g. "stable/xdg-shell/xdg-shell.xml"), linked
+    /// with wayland-client and the pkg-config `packages`.
+    static func buildClient(_ name: String, protocols: [String], packages: [String] = [], into directory: String) throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/\(name).c").path
+        let glue = directory + "/\(name)-glue"
+        let packageList = (packages + ["wayland-client"]).joined(separator: " ")
+        var script = "set -e\nmkdir -p \(glue)\n"
+        var glueSources: [String] = []
+        for path in protocols {
+            let xml = "/usr/share/wayland-protocols/" + path
+            let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+            script += "wayland-scanner client-header \(xml) \(glue)/\(stem)-client-protocol.h\n"
+            script += "wayland-scanner private-code \(xml) \(glue)/\(stem)-protocol.c\n"
+            glueSources.append("\(glue)/\(stem)-protocol.c")
+        }
+        script += """
+            gcc-12 -std=c11 -D_GNU_SOURCE -Wall -Werror -Wno-unused-parameter -O1 -I\(glue) $(pkg-config --cflags \(packageList)) \\
+                -o \(directory)/\(name) \(source) \(glueSources.joined(separator: " ")) $(pkg-config --libs \(packageList))
             """
         let (status, log) = try runProcess(["/bin/sh", "-c", script], timeoutSeconds: 120)
-        guard status == 0 else { throw Failure.dmabufClient(log) }
+        guard status == 0 else { throw Failure.client(name: name, log: log) }
     }
 
     /// Runs `arguments`, killing it after `timeoutSeconds`; returns its status and its output.
