@@ -38,7 +38,9 @@ at each size, and counts the instructions the compositor executes per fullscreen
 state (counters zeroed after a warm-up, dumped after --callgrind-frames frames): a figure that
 does not depend on the machine's load.
 Usage: python3 benchmarks/compare_compositors.py [--vitrine PATH] [--rounds N] [--seconds S]
-       [--compositors a,b] [--callgrind]
+       [--compositors a,b] [--measures startup,idle,...] [--build LABEL=PATH ...] [--callgrind]
+Another build of Vitrine joins the same run as vitrine-cpu@LABEL (or vitrine-vulkan@LABEL) with
+--build LABEL=PATH: builds of one source with different flags, compared with cage under one load.
 """
 import argparse
 import glob
@@ -54,6 +56,7 @@ import time
 import processes
 
 COMPOSITORS = ["vitrine-cpu", "vitrine-vulkan", "weston-pixman", "weston-gl", "cage"]
+MEASURES = ["startup", "idle", "shm", "presentation", "fullscreen"]
 SMALL, LARGE = (1280, 720), (1920, 1080)
 CAGE_SIZE = SMALL  # cage 0.1.4's headless output
 # libwayland 1.23 names the queue and writes interface#id; older versions interface@id.
@@ -161,7 +164,7 @@ def wait_for(path, timeout=20):
 def compositor_command(name, vitrine, socket, app, size):
     width, height = size
     if name.startswith("vitrine-"):
-        renderer = name.removeprefix("vitrine-")
+        renderer = name.removeprefix("vitrine-").split("@")[0]
         return [vitrine, "run", "--renderer", renderer, "--headless", f"{width}x{height}@60", "--socket", socket], {}
     if name.startswith("weston-"):
         renderer = "--use-pixman" if name == "weston-pixman" else "--use-gl"
@@ -222,14 +225,16 @@ class Session:
 
     def wait_first_frame(self, name, timeout=30):
         """Time from the compositor's start to the client's first frame callback (ms), and the
-        compositor's CPU time until it was seen (ms, within 10 ms of polling): the wall time
-        grows with the machine's load, the CPU time hardly."""
+        compositor's CPU time until it was seen (ms, within 10 ms of polling), in 10 ms ticks
+        and as the sum of its live threads' run time (ns, finer): the wall time grows with the
+        machine's load, the CPU time hardly."""
         deadline = time.time() + timeout
         while time.time() < deadline:
             time.sleep(0.01)
             done = self.frames_done()
             if done:
-                return done[0] - self.start_ms, process_cpu_seconds(self.compositor.pid) * 1000
+                threads, _ = thread_deltas({}, thread_counters(self.compositor.pid))
+                return done[0] - self.start_ms, process_cpu_seconds(self.compositor.pid) * 1000, threads * 1000
         self.stop()
         raise RuntimeError(f"{name}: the client got no frame callback")
 
@@ -268,12 +273,14 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
-def measure_cold_startup(name, vitrine):
-    compositor_cache(name, fresh=True)
+def measure_startup(name, vitrine, cold=False):
+    """Start → the first frame callback of weston-simple-shm; `cold` with an empty cache."""
+    compositor_cache(name, fresh=cold)
     session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"})
     try:
-        wall, cpu = session.wait_first_frame(name)
-        return {"startup_cold_ms": wall, "startup_cold_cpu_ms": cpu}
+        wall, cpu, thread_cpu = session.wait_first_frame(name)
+        prefix = "startup_cold" if cold else "startup"
+        return {f"{prefix}_ms": wall, f"{prefix}_cpu_ms": cpu, f"{prefix}_thread_cpu_ms": thread_cpu}
     finally:
         session.stop()
 
@@ -282,7 +289,7 @@ def measure_load(name, vitrine, app, seconds, size, prefix, warmup=0.0):
     """A client redrawing every frame: the compositor's CPU, wakeups and RSS per presented frame."""
     session = Session(name, vitrine, app, client_env={"WAYLAND_DEBUG": "client"}, size=size)
     try:
-        startup, startup_cpu = session.wait_first_frame(name)
+        session.wait_first_frame(name)
         time.sleep(warmup)
         before = thread_counters(session.compositor.pid)
         window_start = now_debug_ms()
@@ -310,10 +317,7 @@ def measure_load(name, vitrine, app, seconds, size, prefix, warmup=0.0):
             "commit_to_callback_p95_ms": percentile(latencies, 0.95),
             "rss_load_mib": rss / 1024,
         }
-        row = {f"{prefix}_{key}": value for key, value in row.items()}
-        if prefix == "shm":
-            row.update(startup_ms=startup, startup_cpu_ms=startup_cpu)
-        return row
+        return {f"{prefix}_{key}": value for key, value in row.items()}
     finally:
         session.stop()
 
@@ -443,7 +447,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--idle-seconds", type=float, default=5)
-    parser.add_argument("--compositors", default=",".join(COMPOSITORS))
+    parser.add_argument("--compositors", default=",".join(COMPOSITORS),
+                        help="also vitrine-cpu@LABEL or vitrine-vulkan@LABEL, with the binary of --build LABEL=PATH")
+    parser.add_argument("--build", action="append", default=[], metavar="LABEL=PATH",
+                        help="another Vitrine binary to compare in the same run (repeatable)")
+    parser.add_argument("--measures", default=",".join(MEASURES),
+                        help="which of " + ", ".join(MEASURES) + " to run")
     parser.add_argument("--callgrind", action="store_true")
     parser.add_argument("--callgrind-frames", type=int, default=20)
     parser.add_argument("--callgrind-timeout", type=float, default=300)
@@ -454,16 +463,26 @@ def main():
         run_callgrind(names, arguments.vitrine, arguments.callgrind_frames, arguments.callgrind_timeout,
                       arguments.callgrind_keep)
         return 0
+    builds = dict(build.split("=", 1) for build in arguments.build)
+    measures = arguments.measures.split(",")
     client = build_fullscreen_client()
     results = {name: [] for name in names}
     for round_index in range(arguments.rounds):
         for name in names:
-            row = attempt(measure_cold_startup, name, arguments.vitrine) if round_index == 0 else {}
-            row.update(measure_idle(name, arguments.vitrine, arguments.idle_seconds))
-            row.update(attempt(measure_load, name, arguments.vitrine, ["weston-simple-shm"], arguments.seconds, SMALL, "shm"))
-            row.update(measure_presentation(name, arguments.vitrine, arguments.seconds / 2))
-            for size in fullscreen_sizes(name):
-                row.update(attempt(measure_load, name, arguments.vitrine, [client, str(size[0]), str(size[1])],
+            vitrine = builds[name.split("@")[1]] if "@" in name else arguments.vitrine
+            row = {}
+            if "startup" in measures:
+                if round_index == 0:
+                    row.update(attempt(measure_startup, name, vitrine, cold=True))
+                row.update(attempt(measure_startup, name, vitrine))
+            if "idle" in measures:
+                row.update(measure_idle(name, vitrine, arguments.idle_seconds))
+            if "shm" in measures:
+                row.update(attempt(measure_load, name, vitrine, ["weston-simple-shm"], arguments.seconds, SMALL, "shm"))
+            if "presentation" in measures:
+                row.update(measure_presentation(name, vitrine, arguments.seconds / 2))
+            for size in fullscreen_sizes(name) if "fullscreen" in measures else []:
+                row.update(attempt(measure_load, name, vitrine, [client, str(size[0]), str(size[1])],
                                    arguments.seconds, size, size_prefix(size), warmup=1.0))
             results[name].append(row)
             print(f"round {round_index + 1} {name}: " + ", ".join(f"{k}={v:.2f}" for k, v in row.items()), flush=True)
