@@ -270,6 +270,15 @@ let package = Package(
                 "Renderer",
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The device build's start-up (docs/benchmarks.md): lld packs the executable's 110,000
+            // relative relocations into a few kilobytes (DT_RELR, glibc 2.36 or later), and the
+            // executable's own symbols are not exported, which the dynamic loader would otherwise
+            // read and search (the Swift toolchain exports them; nothing looks them up).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
