@@ -59,8 +59,7 @@ public final class GraphicsContext {
     /// 1…`Image.maximumDimension`.
     public convenience init(width: Int, height: Int) throws {
         try checkImageSize(width: width, height: height)
-        let surface = try CairoSurface(taking: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)))
-        try self.init(surface: surface, width: width, height: height, document: nil)
+        try self.init(surface: CairoSurface(mappedWidth: width, height: height), width: width, height: height, document: nil)
     }
 
     /// A context whose drawing becomes a `format` document of pages `pageSize` points large (a

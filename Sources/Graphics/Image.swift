@@ -340,6 +340,33 @@ final class CairoSurface {
         self.pixelOwner = pixelOwner
     }
 
+    /// A transparent ARGB32 surface over pixels of its own, mapped anonymously rather than taken
+    /// from malloc (as `cairo_image_surface_create` does): the kernel hands out zeroed pages only
+    /// where something is drawn, so a backing store that stays empty (a view that turns out to
+    /// draw nothing) costs neither memory nor the clearing of it, and the pages go back to the
+    /// system when cairo lets go of the surface instead of staying in a grown heap.
+    convenience init(mappedWidth width: Int, height: Int) throws {
+        guard let pixels = HostMemoryBuffer(width: width, height: height, format: .argb8888) else {
+            throw GraphicsError.io(.current("mmap of a \(width)×\(height) bitmap"))
+        }
+        let handle = cairo_image_surface_create_for_data(
+            pixels.mapping.baseAddress!.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_ARGB32,
+            Int32(width), Int32(height), Int32(pixels.bytesPerRow))!
+        try self.init(taking: handle)
+        // The pixels live exactly as long as the cairo surface, whoever holds it last.
+        let owner = Unmanaged.passRetained(pixels).toOpaque()
+        let status = cairo_surface_set_user_data(handle, CairoSurface.pixelsKey, owner) { owner in
+            owner.map { Unmanaged<HostMemoryBuffer>.fromOpaque($0).release() }
+        }
+        guard status == CAIRO_STATUS_SUCCESS else {
+            Unmanaged<HostMemoryBuffer>.fromOpaque(owner).release()
+            throw GraphicsError(cairoStatus: status)
+        }
+    }
+
+    /// The user-data key under which a mapped surface keeps its pixels (cairo compares addresses).
+    private nonisolated(unsafe) static let pixelsKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
+
     /// Adds a reference to a surface owned elsewhere.
     init(retaining handle: OpaquePointer) {
         self.handle = cairo_surface_reference(handle)
