@@ -10,3 +10,4 @@
 #include <sys/pidfd.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
+#include <pthread.h>

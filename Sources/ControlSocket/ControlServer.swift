@@ -198,6 +198,12 @@ public final class ControlServer {
         }
     }
 
+    /// The request timeout runs only while a connection waits for its request line: left armed,
+    /// it would wake an idle kiosk once for nothing.
+    private func stopRequestTimerUnlessAConnectionWaits() {
+        if !connections.values.contains(where: { !$0.isReplying }) { requestTimer?.disarm() }
+    }
+
     /// Why the peer on `fd` may not use the socket: another user than ours (root excepted), or too
     /// many connections already.
     private func refusal(of fd: FileDescriptor) -> String? {
@@ -267,10 +273,13 @@ public final class ControlServer {
             guard let connection = connections[fd] else { return }
             // Nothing to read or write until the work is done; the request timeout no longer applies.
             connection.isReplying = true
+            stopRequestTimerUnlessAConnectionWaits()
             connection.source?.update(events: [])
             let id = connection.id
             let finishedWork = finishedWork
-            DispatchQueue.global().async {
+            // A thread of its own, not libdispatch's pool: the pool's first worker starts a
+            // monitor that wakes the process every second from then on.
+            Thread.detachNewThread {
                 finishedWork.add(work(), for: fd, connection: id)
             }
         }
@@ -287,6 +296,7 @@ public final class ControlServer {
     private func respond(on fd: FileDescriptor, with reply: ControlReply) {
         guard let connection = connections[fd] else { return }
         connection.isReplying = true
+        stopRequestTimerUnlessAConnectionWaits()
         connection.request = []
         connection.reply = reply.encoded()
         connection.source?.update(events: .writable)
@@ -348,6 +358,7 @@ public final class ControlServer {
         guard let connection = connections.removeValue(forKey: fd) else { return }
         connection.source?.remove()
         connection.socket.close()
+        stopRequestTimerUnlessAConnectionWaits()
         if isAcceptingPaused {
             isAcceptingPaused = false
             listenerSource?.update(events: .readable)

@@ -71,9 +71,9 @@ public final class FrameCompletion {
 
 /// Signals an eventfd for each frame once the GPU has reached the frame's timeline point, from a
 /// thread of its own: the compositor's thread learns of completions through its event loop and
-/// never waits for the GPU. One thread for the device: its queue finishes submissions in order.
+/// never waits for the GPU. One thread for the device, which finishes submissions in order.
 final class CompletionWaiter: Sendable {
-    private let queue = DispatchQueue(label: "vitrine.gpu-completion")
+    private let thread = WorkerThread(name: "vitrine.gpu-completion")
     private nonisolated(unsafe) let device: VkDevice
 
     init(device: VkDevice) {
@@ -89,7 +89,7 @@ final class CompletionWaiter: Sendable {
         let (value, waits) = (point.value, point.timeline.hostWaits)
         waits.enter()
         done.enter()
-        queue.async {
+        thread.async {
             var handle: VkSemaphore? = semaphore
             var value = value
             var info = VkSemaphoreWaitInfo()

@@ -1,5 +1,4 @@
 internal import CVulkan
-import Dispatch
 import RendererContract
 
 /// One layer draw: a quad (or whatever the vertex shader makes of `vertexCount` vertices) with its
@@ -86,20 +85,16 @@ final class FrameRenderer {
     /// what is left of its work). Does nothing once the pipeline exists or is being made.
     func preparePipeline(variants: Set<[UInt32]>) {
         guard pipeline == nil, pipelineInProgress == nil else { return }
-        let work = PipelineInProgress()
         // Vulkan lets a device's objects be created on any thread; this thread touches nothing else.
-        // It holds the context, so a renderer gone meanwhile leaves the device until it is done.
+        // It holds the context, and a renderer gone meanwhile waits for it.
         nonisolated(unsafe) let context = context
         let (vertexSPIRV, fragmentSPIRV, pushConstantSize) = (vertexSPIRV, fragmentSPIRV, pushConstantSize)
-        DispatchQueue.global().async {
-            work.finish(Result {
-                let made = try LayerPipeline(
-                    context: context, vertexSPIRV: vertexSPIRV, fragmentSPIRV: fragmentSPIRV, pushConstantSize: pushConstantSize)
-                try made.prepare(variants)
-                return made
-            })
+        pipelineInProgress = PipelineInProgress {
+            let made = try LayerPipeline(
+                context: context, vertexSPIRV: vertexSPIRV, fragmentSPIRV: fragmentSPIRV, pushConstantSize: pushConstantSize)
+            try made.prepare(variants)
+            return made
         }
-        pipelineInProgress = work
     }
 
     /// The pipeline: made on first use (pipeline creation is the slow part of start-up, and a
@@ -418,20 +413,19 @@ final class FrameRenderer {
     }
 }
 
-/// A pipeline made on another thread, handed to the renderer's thread once done.
+/// A pipeline made on a thread of its own, handed to the renderer's thread once done.
 private final class PipelineInProgress: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    /// Written once by the making thread before `done` is signalled, read after it.
+    /// Written once by the making thread, read after it ended.
     private var result: Result<LayerPipeline, any Error>?
+    private var thread: JoinableThread?
 
-    func finish(_ result: Result<LayerPipeline, any Error>) {
-        self.result = result
-        done.signal()
+    init(_ make: @escaping @Sendable () throws -> LayerPipeline) {
+        thread = JoinableThread(name: "vitrine-pipeline") { self.result = Result { try make() } }
     }
 
-    /// Waits for the making thread (once); its error, if it failed.
+    /// Waits for the making thread to end; its error, if it failed.
     func take() throws -> LayerPipeline {
-        done.wait()
+        thread?.join()
         return try result!.get()
     }
 }

@@ -1,5 +1,4 @@
 internal import CVulkan
-import Dispatch
 
 /// The graphics pipelines layer draws use: one per set of specialization constants, made on first
 /// use and kept (shaders specialized to what a draw needs run far faster on CPU drivers).
@@ -128,7 +127,7 @@ final class LayerPipeline {
         results.initialize(repeating: nil)
         defer { results.deallocate() }
         nonisolated(unsafe) let slots = results
-        DispatchQueue.concurrentPerform(iterations: work.count) { index in
+        WorkerThread.concurrentPerform(iterations: work.count) { index in
             slots[index] = Result {
                 try makeGraphicsPipeline(
                     device: device, cache: cache, layout: layout, vertexModule: vertexModule,
