@@ -233,7 +233,7 @@ public final class Compositor: SurfaceObserver {
 
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
-        try display.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+        try display.eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
         replaceLostDevice()
         if pointerNeedsRefocus {
             pointerNeedsRefocus = false
@@ -281,18 +281,23 @@ public final class Compositor: SurfaceObserver {
 
     // MARK: - Surfaces
 
-    /// Watches the backend's descriptors as they are now: new ones are added, those that went
-    /// (with an unplugged output, still open at this point) are removed.
+    /// Watches the backend's descriptors and its outputs' frame timers as they are now: new ones
+    /// are added, those that went (with an unplugged output, still open at this point) are
+    /// removed. A frame timer's expiry goes straight to its scheduler.
     func watchBackend() throws {
-        let current = Set(backend.fileDescriptors)
+        let schedulers = Dictionary(backend.outputs.map { ($0.frameScheduler.timer.fileDescriptor, $0.frameScheduler) }) { a, _ in a }
+        let current = Set(backend.fileDescriptors).union(schedulers.keys)
         for (fd, source) in backendSources where !current.contains(fd) {
             source.remove()
             backendSources[fd] = nil
         }
         for fd in current where backendSources[fd] == nil {
-            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable) { [unowned self] _ in
-                self.backend.dispatch(fileDescriptor: fd)
+            let handler: (FileDescriptorEvents) -> Void = if let scheduler = schedulers[fd] {
+                { [weak scheduler] _ in scheduler?.timerExpired() }
+            } else {
+                { [unowned self] _ in backend.dispatch(fileDescriptor: fd) }
             }
+            backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable, handler: handler)
         }
     }
 

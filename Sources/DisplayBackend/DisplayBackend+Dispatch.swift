@@ -9,10 +9,16 @@ extension DisplayBackend {
     public func dispatchEvents(forAtMost seconds: Double, until done: () -> Bool) -> Bool {
         let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
         while !done(), monotonicNanoseconds() < deadline {
-            var entries = fileDescriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
+            let schedulers = outputs.map(\.frameScheduler)
+            let descriptors = fileDescriptors + schedulers.map(\.timer.fileDescriptor)
+            var entries = descriptors.map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
             _ = poll(&entries, nfds_t(entries.count), 50)
             for entry in entries where entry.revents & Int16(POLLIN) != 0 {
-                dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd))
+                if let scheduler = schedulers.first(where: { $0.timer.fileDescriptor.rawValue == entry.fd }) {
+                    scheduler.timerExpired()
+                } else {
+                    dispatch(fileDescriptor: FileDescriptor(rawValue: entry.fd))
+                }
             }
         }
         return done()

@@ -13,11 +13,13 @@ public import SystemCalls
 /// log), and `fileDescriptors` may change with them.
 public protocol DisplayBackend: AnyObject {
     var outputs: [any BackendOutput] { get }
-    /// Descriptors to watch for readability. They change only as outputs come and go: read them
-    /// again in `outputAdded` and `outputRemoved` (a removed output's descriptors are still open
-    /// then, so a number cannot have been reused yet).
+    /// The backend's own descriptors to watch for readability (page-flip events, refresh timers,
+    /// hotplug), besides each output's frame timer (`FrameScheduler.timer`), which the loop hands
+    /// to its scheduler itself. They change only as outputs come and go: read them again in
+    /// `outputAdded` and `outputRemoved` (a removed output's descriptors are still open then, so a
+    /// number cannot have been reused yet).
     var fileDescriptors: [FileDescriptor] { get }
-    /// Handles what became ready on `fileDescriptor` (timer expirations, page-flip events…).
+    /// Handles what became ready on one of `fileDescriptors`.
     func dispatch(fileDescriptor: FileDescriptor)
     /// Emitted when an output appeared (it is in `outputs` by then).
     var outputAdded: Signal<any BackendOutput> { get }

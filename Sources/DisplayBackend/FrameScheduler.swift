@@ -12,7 +12,7 @@ public import SystemCalls
 /// where a frame completes long before its own (see `RefreshClock.schedule`).
 public final class FrameScheduler {
     /// Starts frames: armed for a frame's start while one is scheduled. The event loop watches its
-    /// descriptor (`DisplayBackend.fileDescriptors`) and calls `timerExpired()`.
+    /// descriptor and calls `timerExpired()`, with no backend in between.
     public let timer: MonotonicTimer
     /// The display's refreshes, set by its presentations; nil until the first, or after the mode
     /// changed.

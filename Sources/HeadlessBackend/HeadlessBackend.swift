@@ -48,13 +48,12 @@ public final class HeadlessBackend: DisplayBackend {
         outputModeChanged.emit(output)
     }
 
-    /// Each output's frame timer and refresh timer.
+    /// Each output's refresh timer.
     public var fileDescriptors: [FileDescriptor] {
-        headlessOutputs.flatMap { [$0.frameScheduler.timer.fileDescriptor, $0.refreshTimer.fileDescriptor] }
+        headlessOutputs.map(\.refreshTimer.fileDescriptor)
     }
 
     public func dispatch(fileDescriptor: FileDescriptor) {
-        headlessOutputs.first { $0.frameScheduler.timer.fileDescriptor == fileDescriptor }?.frameScheduler.timerExpired()
         headlessOutputs.first { $0.refreshTimer.fileDescriptor == fileDescriptor }?.refreshTimerExpired()
     }
 

@@ -164,7 +164,7 @@ public final class KMSBackend: DisplayBackend {
 
     public var fileDescriptors: [FileDescriptor] {
         [device.descriptor] + (hotplug.map { [$0.fileDescriptor] } ?? [])
-            + kmsOutputs.flatMap { [$0.frameScheduler.timer.fileDescriptor, $0.retryTimer.fileDescriptor] }
+            + kmsOutputs.map(\.retryTimer.fileDescriptor)
     }
 
     public func dispatch(fileDescriptor: FileDescriptor) {
@@ -173,7 +173,6 @@ public final class KMSBackend: DisplayBackend {
         } else if fileDescriptor == hotplug?.fileDescriptor {
             if hotplug?.readHotplugs() == true { reprobe() }
         } else {
-            kmsOutputs.first { $0.frameScheduler.timer.fileDescriptor == fileDescriptor }?.frameScheduler.timerExpired()
             kmsOutputs.first { $0.retryTimer.fileDescriptor == fileDescriptor }?.retryTimerExpired()
         }
     }

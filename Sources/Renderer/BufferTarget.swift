@@ -119,18 +119,19 @@ extension Renderer {
             renderer: ObjectIdentifier(self))
     }
 
-    /// Renders `tree` into `target`'s memory at `scale` pixels per point over `clearColor`, without
-    /// waiting for the GPU: the pixels are there once the returned completion's descriptor turns
-    /// readable and it is finished (`FrameCompletion`). Only what changed since the target's own
-    /// last frame is written (bytes outside that rectangle keep whatever they held), and only what
-    /// changed since the renderer's last frame is redrawn; a frame that changes nothing the target
-    /// lacks does no GPU work. One frame of a renderer at a time: the next is rendered once this
-    /// one is finished.
-    @discardableResult
-    public func render(_ tree: RenderTree, into target: BufferTarget, scale: Double = 1, clearColor: Color = .clear) throws
-        -> FrameCompletion
-    {
-        precondition(target.renderer == ObjectIdentifier(self), "a host buffer target of another renderer")
+    /// The contract's frame (`LayerTreeRenderer.render(_:into:scale:clearColor:)`): renders `tree`
+    /// into `target`'s memory at `scale` pixels per point over `clearColor`, without waiting for
+    /// the GPU: the pixels are there once the returned completion's descriptor turns readable and
+    /// it is finished (`FrameCompletion`). Only what changed since the target's own last frame is
+    /// written (bytes outside that rectangle keep whatever they held), and only what changed since
+    /// the renderer's last frame is redrawn; a frame that changes nothing the target lacks does no
+    /// GPU work. One frame of a renderer at a time: the next is rendered once this one is finished.
+    public func render(
+        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
+    ) throws -> any RenderCompletion {
+        guard let target = target as? BufferTarget, target.renderer == ObjectIdentifier(self) else {
+            preconditionFailure("a host frame target of another renderer")
+        }
         return try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
     }
 

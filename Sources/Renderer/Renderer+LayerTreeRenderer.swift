@@ -15,15 +15,6 @@ extension Renderer: LayerTreeRenderer {
         try makeBufferTarget(dmabuf: dmabuf, owner: owner)
     }
 
-    public func render(
-        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
-    ) throws -> any RenderCompletion {
-        guard let target = target as? BufferTarget else {
-            preconditionFailure("a host frame target of another renderer")
-        }
-        return try render(tree, into: target, scale: scale, clearColor: clearColor)
-    }
-
     public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }
 }
 

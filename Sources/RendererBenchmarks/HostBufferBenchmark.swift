@@ -27,7 +27,7 @@ func benchmarkHostBuffers(renderer: Renderer, texture: Image) throws {
     func frame(inPlace: Bool) throws {
         next = (next + 1) % 2
         if inPlace {
-            try renderer.render(scene.context.renderTree!, into: targets[next]).finish()
+            try renderer.render(scene.context.renderTree!, into: targets[next], scale: 1, clearColor: .clear).finish()
             return
         }
         copyRows(of: try renderer.render(scene.context.renderTree!, width: width, height: height), into: mappings[next].baseAddress!, pitch: pitch)

@@ -34,7 +34,7 @@ import WaylandServer
         let deadline = Date().addingTimeInterval(60)
         while threads.contains(where: { !$0.isFinished }), Date() < deadline {
             let start = Date()
-            try display.dispatch(timeoutMilliseconds: 10)
+            try display.eventLoop.dispatch(timeoutMilliseconds: 10)
             longestDispatch = max(longestDispatch, Date().timeIntervalSince(start))
         }
         #expect(replies.value == Array(repeating: .success(mediaType: "application/octet-stream", body: body), count: 3))
@@ -88,7 +88,7 @@ import WaylandServer
         let deadline = Date().addingTimeInterval(10)
         while !(slow.isFinished && quick.isFinished), Date() < deadline {
             if Date() > quickStart, !quick.isExecuting, !quick.isFinished { quick.start() }
-            try display.dispatch(timeoutMilliseconds: 10)
+            try display.eventLoop.dispatch(timeoutMilliseconds: 10)
         }
         // The quick reply came while the slow one was still being made.
         #expect(arrivals.value.map(\.0) == [
@@ -108,7 +108,7 @@ import WaylandServer
         let silent = Thread { received.value = Self.rawExchange(path: path, sending: [], readingAtMost: nil) }
         silent.start()
         let deadline = Date().addingTimeInterval(10)
-        while !silent.isFinished, Date() < deadline { try display.dispatch(timeoutMilliseconds: 10) }
+        while !silent.isFinished, Date() < deadline { try display.eventLoop.dispatch(timeoutMilliseconds: 10) }
         #expect(String(decoding: received.value, as: UTF8.self) == #"{"error":"no request line within 0.2 s","ok":false}"# + "\n")
     }
 

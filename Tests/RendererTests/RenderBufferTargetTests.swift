@@ -78,12 +78,12 @@ final class AnonymousMapping {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target).finish()
+        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
         let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
         expectBytes(memory, equal: first, elsewhere: Self.sentinel, sourceLocation: sourceLocation)
         memory.initializeMemory(as: UInt8.self, repeating: 0xCD)
         change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target).finish()
+        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
         let rect = try #require(damagedRect(renderer))
         #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32), sourceLocation: sourceLocation)
         let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
@@ -105,7 +105,7 @@ final class AnonymousMapping {
             memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
         #expect(target.importsMemory)
         let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target).finish()
+        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
         #expect(renderer.lastFrameStatistics.damage == .full)
         let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
         expectBytes(mapping.bytes, equal: first, elsewhere: Self.sentinel)
@@ -113,7 +113,7 @@ final class AnonymousMapping {
         // A changed square: only its pixels (and a pixel around, for anti-aliasing) are written.
         mapping.fill(0xCD)
         change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target).finish()
+        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
         let rect = try #require(damagedRect(renderer))
         #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32))
         let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
@@ -132,7 +132,7 @@ final class AnonymousMapping {
         /// Renders into buffer `index`, returning the frame's damage there and the readback
         /// path's image of the same tree.
         func frame(into index: Int) throws -> (damage: FrameStatistics.Damage, image: Image) {
-            try renderer.render(try #require(context.renderTree), into: targets[index]).finish()
+            try renderer.render(try #require(context.renderTree), into: targets[index], scale: 1, clearColor: .clear).finish()
             let damage = renderer.lastFrameStatistics.damage
             return (damage, try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height))
         }
@@ -159,7 +159,7 @@ final class AnonymousMapping {
         #expect(try frame(into: 1).damage == .region(x: lacked.x, y: lacked.y, width: lacked.width, height: lacked.height))
         expectBytes(mappings[1].bytes, equal: third.image, within: lacked, elsewhere: 0xEE)
         // Now both have everything: no GPU work.
-        try renderer.render(try #require(context.renderTree), into: targets[0]).finish()
+        try renderer.render(try #require(context.renderTree), into: targets[0], scale: 1, clearColor: .clear).finish()
         #expect(renderer.lastFrameStatistics.damage == .none)
         #expect(renderer.takeValidationMessages() == [])
     }
@@ -187,7 +187,7 @@ final class AnonymousMapping {
             released = mapping
             let target = try renderer.makeBufferTarget(
                 memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
-            try renderer.render(try #require(context.renderTree), into: target).finish()
+            try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
             // The import, and the renderer's image and readback buffer for host frames.
             #expect(renderer.context.liveMemoryAllocations == before + 3)
         }()

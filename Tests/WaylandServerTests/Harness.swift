@@ -30,7 +30,7 @@ final class Harness: SurfaceObserver {
     func connect() throws -> TestClient {
         let (_, socket) = try display.createClientSocket()
         return try TestClient(socket: socket) { [unowned self] in
-            try? display.dispatch(timeoutMilliseconds: 0)
+            try? display.eventLoop.dispatch(timeoutMilliseconds: 0)
             display.flushClients()
         }
     }

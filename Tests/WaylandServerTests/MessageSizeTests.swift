@@ -35,7 +35,7 @@ import WaylandServer
         var received: [UInt8] = []
         var closed = false
         for _ in 0..<200 where !closed {
-            try harness.display.dispatch(timeoutMilliseconds: 10)
+            try harness.display.eventLoop.dispatch(timeoutMilliseconds: 10)
             harness.display.flushClients()
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { recv(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

@@ -25,7 +25,7 @@ import Testing
 
         var waited = 0
         while waited < 400 {
-            try harness.display.dispatch(timeoutMilliseconds: 50)
+            try harness.display.eventLoop.dispatch(timeoutMilliseconds: 50)
             waited += 50
         }
         // Destroyed: the name is unknown now, and binding it is the client's error.

@@ -61,7 +61,7 @@ import WaylandTestClient
         let before = Set(harness.display.connectedClients)
         let connection = try #require(try engine.connect())
         let sandboxed = try TestClient(socket: connection.take()) {
-            try? harness.display.dispatch(timeoutMilliseconds: 0)
+            try? harness.display.eventLoop.dispatch(timeoutMilliseconds: 0)
             harness.display.flushClients()
         }
         let server = try #require(Set(harness.display.connectedClients).subtracting(before).first)
@@ -86,7 +86,7 @@ import WaylandTestClient
         try harness.client.roundtrip()
         let before = Set(harness.display.connectedClients)
         let sandboxed = try TestClient(socket: try #require(try engine.connect()).take()) {
-            try? harness.display.dispatch(timeoutMilliseconds: 0)
+            try? harness.display.eventLoop.dispatch(timeoutMilliseconds: 0)
             harness.display.flushClients()
         }
         try sandboxed.roundtrip()
@@ -163,7 +163,7 @@ import WaylandTestClient
         try context(of: harness.client, socket: engine.socket, closing: closeRead).commit()
         try harness.client.roundtrip()
         let sandboxed = try TestClient(socket: try #require(try engine.connect()).take()) {
-            try? harness.display.dispatch(timeoutMilliseconds: 0)
+            try? harness.display.eventLoop.dispatch(timeoutMilliseconds: 0)
             harness.display.flushClients()
         }
         let inner = try EngineSocket()

@@ -11,7 +11,7 @@ import WaylandTestClient
     private func pool(on display: Display) throws -> (client: TestClient, pool: WlShmPoolProxy) {
         let (_, socket) = try display.createClientSocket()
         let client = try TestClient(socket: socket) {
-            try? display.dispatch(timeoutMilliseconds: 0)
+            try? display.eventLoop.dispatch(timeoutMilliseconds: 0)
             display.flushClients()
         }
         let shm = try client.bind(WlShmProxy.self, version: 1)

@@ -256,7 +256,7 @@ final class XdgHarness {
     /// Runs the server's loop until `condition` holds (at most about `milliseconds`).
     func pump(forMilliseconds milliseconds: Int, until condition: () -> Bool = { false }) throws {
         for _ in 0..<(milliseconds / 5) where !condition() {
-            try display.dispatch(timeoutMilliseconds: 5)
+            try display.eventLoop.dispatch(timeoutMilliseconds: 5)
             display.flushClients()
         }
     }

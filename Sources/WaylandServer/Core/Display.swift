@@ -141,11 +141,6 @@ public final class Display {
         }
     }
 
-    /// Runs ready work on the loop, waiting up to `timeoutMilliseconds` (-1: until something happens).
-    public func dispatch(timeoutMilliseconds: Int32) throws(SystemCallError) {
-        try eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
-    }
-
     /// Sends every client's queued events.
     public func flushClients() {
         wl_display_flush_clients(raw)
