@@ -846,8 +846,7 @@ struct GuestRun: Sendable {
         try inputBoard.write(toFile: directory + "/input-board.toml", atomically: true, encoding: .utf8)
         try dpmsBoard.write(toFile: directory + "/dpms-board.toml", atomically: true, encoding: .utf8)
         try hotplugBoard.write(toFile: directory + "/hotplug-board.toml", atomically: true, encoding: .utf8)
-        // The guest sees the output folder, but not a source tree under /tmp (its own /tmp hides it).
-        try FileManager.default.copyItem(atPath: touchScript, toPath: directory + "/uinput_touch.py")
+        try copyUinputScripts(["uinput_touch.py"], into: directory)
         let (status, log) = try runProcess(
             // The build folder is shared on its own: a clone under /tmp would be hidden by the
             // guest's /tmp. The script took over 10 minutes on a 2-core host loaded by other builds.
@@ -889,7 +888,14 @@ struct GuestRun: Sendable {
             })
     }
 
-    static let touchScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil/uinput_touch.py").path
+    /// Copies the uinput device scripts `names` from hil/, with the module they share, into
+    /// `directory` (the guest sees the output folder, but not a source tree under /tmp).
+    static func copyUinputScripts(_ names: [String], into directory: String) throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hil")
+        for name in names + ["uinput_device.py"] {
+            try FileManager.default.copyItem(atPath: folder.appendingPathComponent(name).path, toPath: directory + "/" + name)
+        }
+    }
 
     /// A kiosk showing its splash (its app draws nothing) that blanks after 3 s without input.
     static let dpmsBoard = """
