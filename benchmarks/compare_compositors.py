@@ -44,6 +44,7 @@ Another build of Vitrine joins the same run as vitrine-cpu@LABEL (or vitrine-vul
 """
 import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -161,11 +162,13 @@ def wait_for(path, timeout=20):
     return False
 
 
-def compositor_command(name, vitrine, socket, app, size):
+def compositor_command(name, vitrine, socket, app, size, board=None):
     width, height = size
     if name.startswith("vitrine-"):
         renderer = name.removeprefix("vitrine-").split("@")[0]
-        return [vitrine, "run", "--renderer", renderer, "--headless", f"{width}x{height}@60", "--socket", socket], {}
+        board_arguments = ["--config", board] if board else []
+        return [vitrine, "run", "--renderer", renderer, "--headless", f"{width}x{height}@60", "--socket", socket,
+                *board_arguments], {}
     if name.startswith("weston-"):
         renderer = "--use-pixman" if name == "weston-pixman" else "--use-gl"
         return ["weston", "--backend=headless-backend.so", "--shell=desktop-shell.so", renderer,
@@ -179,12 +182,12 @@ def compositor_command(name, vitrine, socket, app, size):
 class Session:
     """A compositor with (for vitrine and weston) a client started once its socket exists."""
 
-    def __init__(self, name, vitrine, app, client_env=None, size=SMALL, wrapper=(), socket_timeout=60):
+    def __init__(self, name, vitrine, app, client_env=None, size=SMALL, wrapper=(), socket_timeout=60, board=None):
         self.runtime = runtime_dir()
         self.socket = "bench-0"
         env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, XDG_CACHE_HOME=compositor_cache(name))
         env.pop("WAYLAND_DISPLAY", None)
-        command, extra = compositor_command(name, vitrine, self.socket, app, size)
+        command, extra = compositor_command(name, vitrine, self.socket, app, size, board)
         env.update(extra)
         if name == "cage":
             env.update(client_env or {})
@@ -336,15 +339,38 @@ def measure_idle(name, vitrine, seconds):
         session.stop()
 
 
+PRESENTATION_CLIENT = ["/usr/bin/stdbuf", "-oL", "/usr/bin/weston-presentation-shm", "-f"]
+
+
+def presentation_board():
+    """A board configuration whose app is weston-presentation-shm, seen with xdg_wm_base 4: weston
+    10's client binds whatever version is offered and libwayland aborts it on version 6's
+    wm_capabilities event (board-configs/FORMAT.md, [[compatibility]]). Vitrine forwards the
+    app's lines to its log."""
+    directory = tempfile.mkdtemp(prefix="vitrine-bench-board-")
+    os.chmod(directory, 0o755)
+    path = f"{directory}/presentation.toml"
+    with open(path, "w") as board:
+        board.write('[[output]]\nconnector = "first-connected"\n\n'
+                    f"[app]\ncommand = {json.dumps(PRESENTATION_CLIENT)}\n\n"
+                    f'[[compatibility]]\nexecutable = "{PRESENTATION_CLIENT[2]}"\nxdg-shell = 4\n')
+    os.chmod(path, 0o644)
+    return path
+
+
 def measure_presentation(name, vitrine, seconds):
     if name == "cage":
         return {}
-    session = Session(name, vitrine, ["stdbuf", "-oL", "weston-presentation-shm", "-f"])
+    if name.startswith("vitrine-"):
+        session = Session(name, vitrine, None, board=presentation_board())
+    else:
+        session = Session(name, vitrine, PRESENTATION_CLIENT)
     try:
         time.sleep(seconds)
     finally:
         session.stop()
-    values = [float(m.group(1)) for line in session.lines() for m in [re.search(r"c2p\s+(\d+) ms", line)] if m]
+    lines = open(f"{LOGS}/{name}.log").read().splitlines() if name.startswith("vitrine-") else session.lines()
+    values = [float(m.group(1)) for line in lines for m in [re.search(r"c2p\s+(\d+) ms", line)] if m]
     values = values[1:]  # the first line measures from before the first frame
     if not values:
         return {}
