@@ -56,7 +56,30 @@ extension Compositor {
         let node = makeNode(for: surface)
         for other in outputs where other !== target { other.removeLayerSurface(node) }
         target.addLayerSurface(node, on: layer)
+        placePopups(of: node, on: target, layer: layer)
         target.scheduleFrame()
+    }
+
+    /// The open popups of the layer surface `node` go where its layer wants them (it may have
+    /// changed layer or output): over it in the overlay layer, above the top layer otherwise.
+    private func placePopups(of node: SurfaceNode, on output: CompositorOutput, layer: LayerSurface.Layer) {
+        var popups: [SurfaceNode] = []
+        for shown in outputs {
+            for popup in shown.layerPopups(of: node) {
+                shown.removeLayerPopup(popup)
+                popups.append(popup)
+            }
+        }
+        if layer < .overlay {
+            for popup in node.popups {
+                node.removePopup(popup)
+                popup.container.removeFromSuperlayer()
+                popups.append(popup)
+            }
+        }
+        for popup in popups {
+            if layer < .overlay { output.addLayerPopup(popup, of: node) } else { node.addPopup(popup) }
+        }
     }
 
     /// Moves the layer surface `surface` (shown by `showLayerSurface`) to `origin` in its output's

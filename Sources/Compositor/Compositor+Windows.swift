@@ -38,7 +38,8 @@ extension Compositor {
 
     /// Shows the popup `surface` above its parent's layer, which must have been committed. The
     /// popups of a layer surface below the overlay layer are shown above the top layer instead
-    /// (`CompositorOutput.layerPopupsView`), so that windows do not hide them.
+    /// (`CompositorOutput.layerPopupsView`), so that windows do not hide them; they move when
+    /// their surface changes layer (`showLayerSurface`).
     public func showPopup(_ surface: Surface, over parent: Surface) {
         guard let parentNode = node(for: parent) else { return }
         let popupNode = makeNode(for: surface)

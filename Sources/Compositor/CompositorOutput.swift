@@ -279,6 +279,12 @@ final class CompositorOutput {
         layerPopupsView.isHidden = layerPopupsView.subviews.isEmpty
     }
 
+    /// The popups of the layer surface `parent` shown in `layerPopupsView`, oldest first.
+    func layerPopups(of parent: SurfaceNode) -> [SurfaceNode] {
+        guard let origin = layerPopupOrigins[ObjectIdentifier(parent)]?.view else { return [] }
+        return layerPopups.filter { windowViews[ObjectIdentifier($0)]?.superview === origin }
+    }
+
     /// Puts the popups of the layer surface `parent` where it is now.
     func moveLayerPopups(of parent: SurfaceNode) {
         guard let origin = layerPopupOrigins[ObjectIdentifier(parent)]?.view else { return }

@@ -104,6 +104,31 @@ import WaylandTestClient
         #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == green })
     }
 
+    /// An overlay surface covers the popup of a bottom-layer panel (0…100 × 380…440); once the
+    /// panel moves to the overlay layer, its open popup is drawn over it there, and back under
+    /// the overlay when the panel returns to the bottom layer.
+    @Test func anOpenPopupMovesWithItsPanelToAndFromTheOverlayLayer() throws {
+        let session = try HeadlessSession()
+        let panel = try PanelWithPopup(session, layer: .bottom, anchor: .top, gravity: .top, adjustment: 1)
+        try panel.map()
+        let cover = try LayerSurfacePlacementTests.LayerClient(session, layer: .overlay, pixel: 0xffff_ff00) {
+            try $0.setSize(width: 100, height: 60)
+            try $0.setAnchor(anchor: [.bottom, .left])
+            try $0.setMargin(top: 0, right: 0, bottom: 40, left: 0)
+        }
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let yellow = PremultipliedPixel(red: 255, green: 255, blue: 0, alpha: 255)
+        #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == yellow })
+        for (layer, expected) in [(ZwlrLayerShellV1Layer.overlay, red), (.bottom, yellow)] {
+            try panel.panel.layerSurface.setLayer(layer: layer)
+            try panel.panel.surface.commit()
+            try panel.panel.client.client.roundtrip()
+            #expect(try session.run(seconds: 10) { session.screen?.pixel(x: 95, y: 435) == expected }, "on \(layer)")
+            #expect(session.screen?.pixel(x: 0, y: 380) == expected, "on \(layer)")
+        }
+        withExtendedLifetime(cover) {}
+    }
+
     /// Taken by a mapped panel, the popup is configured at once (its placement is known), and a
     /// buffer committed before the ack, with no initial commit of its own (as WLCS's clients do),
     /// shows where that configure placed it; no second configure follows.
