@@ -51,16 +51,22 @@ final class MappedBuffer {
 
     /// How many of the buffer's XRGB pixels differ in colour from `screen`'s, over `screen`'s size.
     func pixelsDiffering(from screen: Image, stride: Int) -> Int {
-        var differing = 0
-        for y in 0..<screen.height {
-            for x in 0..<screen.width {
-                let shown = screen.pixel(x: x, y: y)
-                let expected = UInt32(shown.red) << 16 | UInt32(shown.green) << 8 | UInt32(shown.blue)
-                if pixel(x: x, y: y, stride: stride) & 0xff_ffff != expected { differing += 1 }
-            }
-        }
-        return differing
+        xrgbPixelsDiffering(UnsafeRawPointer(memory), stride: stride, from: screen)
     }
+}
+
+/// How many of the XRGB pixels at `memory` (rows `stride` bytes apart) differ in colour from
+/// `screen`'s, over `screen`'s size.
+func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: Image) -> Int {
+    var differing = 0
+    for y in 0..<screen.height {
+        for x in 0..<screen.width {
+            let shown = screen.pixel(x: x, y: y)
+            let expected = UInt32(shown.red) << 16 | UInt32(shown.green) << 8 | UInt32(shown.blue)
+            if memory.load(fromByteOffset: y * stride + x * 4, as: UInt32.self) & 0xff_ffff != expected { differing += 1 }
+        }
+    }
+    return differing
 }
 
 /// wlroots' screencopy on the headless compositor: the window of `sessionWithWindow` copied by a
@@ -78,7 +84,47 @@ final class MappedBuffer {
         let (client, manager, output) = try capturer(session)
         let frame = try manager.captureOutput(overlayCursor: 0, output: output)
         try client.client.roundtrip()
-        #expect(frame.events == [.buffer(format: .xrgb8888, width: 640, height: 480, stride: 2560), .bufferDone])
+        #expect(frame.events == [
+            .buffer(format: .xrgb8888, width: 640, height: 480, stride: 2560), .linuxDmabuf(format: Self.xrgb8888, width: 640, height: 480),
+            .bufferDone,
+        ])
+    }
+
+    /// DRM's XRGB8888 ("XR24").
+    private static let xrgb8888: UInt32 = 0x3432_5258
+
+    /// A copy into a linear XRGB8888 dma-buf (a memfd sealed against shrinking stands in for a
+    /// udmabuf, as lavapipe imports it), with rows longer than the picture's, holds exactly what
+    /// the output shows.
+    @Test func aCopyIntoALinearDmabufHoldsExactlyWhatTheOutputShows() throws {
+        let (session, _, _) = try sessionWithWindow()
+        let (client, manager, output) = try capturer(session)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
+        let frame = try manager.captureOutput(overlayCursor: 0, output: output)
+        let target = LinearDmabuf(width: 640, height: 480, stride: 2624, offset: 64, pixel: [0x55, 0x55, 0x55, 0x55])
+        defer { close(target.fd) }
+        try frame.copy(buffer: target.buffer(dmabuf, format: Self.xrgb8888))
+        try client.client.roundtrip()
+        #expect(frame.events.last?.name == "ready")
+        var bytes = [UInt8](repeating: 0, count: 2624 * 480)
+        #expect(bytes.withUnsafeMutableBytes { pread(target.fd, $0.baseAddress, $0.count, 64) } == bytes.count)
+        let screen = try #require(session.screen)
+        #expect(bytes.withUnsafeBytes { xrgbPixelsDiffering($0.baseAddress!, stride: 2624, from: screen) } == 0)
+        #expect(bytes.withUnsafeBytes { $0.load(fromByteOffset: 220 * 2624 + 300 * 4, as: UInt32.self) } & 0xff_ffff == 0x33_66cc)
+    }
+
+    /// A dma-buf of another size than the frame offered is invalid_buffer.
+    @Test func aDmabufOfAnotherSizeIsInvalidBuffer() throws {
+        let (session, _, _) = try sessionWithWindow()
+        let (client, manager, output) = try capturer(session)
+        let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
+        let frame = try manager.captureOutput(overlayCursor: 0, output: output)
+        let narrow = LinearDmabuf(width: 320, height: 480, pixel: [0, 0, 0, 0])
+        defer { close(narrow.fd) }
+        try frame.copy(buffer: narrow.buffer(dmabuf, format: Self.xrgb8888))
+        #expect(throws: TestClientError.protocolError(ProtocolErrorReport(ZwlrScreencopyFrameV1Error.invalidBuffer, on: frame))) {
+            try client.client.roundtrip()
+        }
     }
 
     @Test func aCopyHoldsExactlyWhatTheOutputShows() throws {
@@ -88,8 +134,8 @@ final class MappedBuffer {
         let buffer = try MappedBuffer(client, width: 640, height: 480)
         try frame.copy(buffer: buffer.proxy)
         try client.client.roundtrip()
-        #expect(frame.events.count == 4)
-        #expect(frame.events.dropFirst(2).first == .flags(flags: []))
+        #expect(frame.events.count == 5)
+        #expect(frame.events.dropFirst(3).first == .flags(flags: []))
         guard case .ready(_, _, let nanoseconds)? = frame.events.last else {
             Issue.record("no ready event: \(frame.events)")
             return
@@ -105,7 +151,9 @@ final class MappedBuffer {
         let (client, manager, output) = try capturer(session)
         let frame = try manager.captureOutputRegion(overlayCursor: 0, output: output, x: 280, y: 200, width: 16, height: 16)
         try client.client.roundtrip()
-        #expect(frame.events == [.buffer(format: .xrgb8888, width: 16, height: 16, stride: 64), .bufferDone])
+        #expect(frame.events == [
+            .buffer(format: .xrgb8888, width: 16, height: 16, stride: 64), .linuxDmabuf(format: Self.xrgb8888, width: 16, height: 16), .bufferDone,
+        ])
         let buffer = try MappedBuffer(client, width: 16, height: 16)
         try frame.copy(buffer: buffer.proxy)
         try client.client.roundtrip()
@@ -128,13 +176,16 @@ final class MappedBuffer {
         try second.copyWithDamage(buffer: buffer.proxy)
         try client.client.roundtrip()
         // Nothing changed: the copy waits.
-        #expect(second.events == [.buffer(format: .xrgb8888, width: 640, height: 480, stride: 2560), .bufferDone])
+        #expect(second.events == [
+            .buffer(format: .xrgb8888, width: 640, height: 480, stride: 2560), .linuxDmabuf(format: Self.xrgb8888, width: 640, height: 480),
+            .bufferDone,
+        ])
         try surface.attach(buffer: app.makeBuffer(width: 64, height: 64, fill: fillPixels(0xff00_ff00, count: 64 * 64)), x: 0, y: 0)
         try surface.damageBuffer(x: 0, y: 0, width: 64, height: 64)
         try surface.commit()
         try app.client.roundtrip()
         #expect(try session.run(seconds: 10) {
-            (try? client.client.roundtrip()) != nil && second.events.count > 2
+            (try? client.client.roundtrip()) != nil && second.events.count > 3
         })
         // The window's 64 rows, in bands of 16.
         let damage = second.events.compactMap { event -> [UInt32]? in

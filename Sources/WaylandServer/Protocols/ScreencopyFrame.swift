@@ -1,9 +1,10 @@
 import Buffers
 import WaylandProtocols
 
-/// zwlr_screencopy_frame_v1: one copy of an output's picture into a client's wl_shm buffer. It
-/// offers one buffer (XRGB8888, the size of its rectangle, rows 4 × width bytes apart), takes one
-/// copy request whose buffer must match the offer exactly, and ends with ready or failed.
+/// zwlr_screencopy_frame_v1: one copy of an output's picture into a client's buffer. It offers a
+/// wl_shm buffer (XRGB8888, the size of its rectangle, rows 4 × width bytes apart) and, from
+/// version 3, a dma-buf (XRGB8888 of that size, linear), takes one copy request whose buffer must
+/// match an offer, and ends with ready or failed.
 public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame {
     /// The wl_shm format of the offered buffer.
     public static let format = PixelFormat.xrgb8888
@@ -45,6 +46,8 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
         self.rect = rect
         send(.buffer(format: WlShmFormat(rawValue: Self.format.shmCode), width: UInt32(rect.width), height: UInt32(rect.height),
                      stride: UInt32(rect.width) * 4))
+        guard version >= 3 else { return }
+        send(.linuxDmabuf(format: Self.format.rawValue, width: UInt32(rect.width), height: UInt32(rect.height)))
         send(.bufferDone)
     }
 
@@ -60,14 +63,24 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
         guard phase == .offered else {
             throw ProtocolError(ZwlrScreencopyFrameV1Error.alreadyUsed, "the frame was already copied")
         }
-        guard let display = client.display, let buffer = Buffer.from(object.raw, display: display),
-              let stride = buffer.withShmContents(\.stride), case .shm(let format) = buffer.storage else {
-            throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer, "wl_buffer@\(object.id) is not a wl_shm buffer")
+        guard let display = client.display, let buffer = Buffer.from(object.raw, display: display) else {
+            throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer, "wl_buffer@\(object.id) is not a buffer Vitrine knows")
         }
-        guard format == Self.format, buffer.width == rect.width, buffer.height == rect.height, stride == Int(rect.width) * 4 else {
-            throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer,
-                                "wl_buffer@\(object.id) is \(buffer.width)×\(buffer.height) \(format) with rows \(stride) bytes apart; "
-                                    + "the frame offered \(rect.width)×\(rect.height) \(Self.format) with rows \(rect.width * 4) apart")
+        if case .dmabuf(let attributes) = buffer.storage {
+            guard version >= 3, buffer.isWritableDmabuf(format: Self.format, width: rect.width, height: rect.height) else {
+                throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer,
+                                    "wl_buffer@\(object.id) is a \(buffer.width)×\(buffer.height) dma-buf of \(attributes.format) in "
+                                        + "\(attributes.planes.count) planes; the frame offered a linear \(rect.width)×\(rect.height) \(Self.format) one")
+            }
+        } else {
+            guard let stride = buffer.withShmContents(\.stride), case .shm(let format) = buffer.storage else {
+                throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer, "wl_buffer@\(object.id) is neither wl_shm nor a dma-buf")
+            }
+            guard format == Self.format, buffer.width == rect.width, buffer.height == rect.height, stride == Int(rect.width) * 4 else {
+                throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer,
+                                    "wl_buffer@\(object.id) is \(buffer.width)×\(buffer.height) \(format) with rows \(stride) bytes apart; "
+                                        + "the frame offered \(rect.width)×\(rect.height) \(Self.format) with rows \(rect.width * 4) apart")
+            }
         }
         phase = .copying
         self.buffer = buffer
@@ -77,7 +90,9 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
     }
 
     public func writePixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool {
-        buffer?.writeShmPixels(body) ?? false
+        guard let buffer else { return false }
+        if case .dmabuf = buffer.storage { return buffer.writeDmabufPixels(body) }
+        return buffer.writeShmPixels(body)
     }
 
     /// The copy is in the buffer: tells the client what changed (for copy_with_damage, rectangles
