@@ -6,10 +6,11 @@ import Renderer
 import WaylandServer
 
 /// The compositor's side of zwp_linux_dmabuf_v1: client dma-bufs imported once, when the client
-/// makes the wl_buffer, into the device that every output's renderer shares; the frames that draw
-/// a surface's commit copy its damage from there (`ClientBufferContents`).
+/// makes the wl_buffer, into the device that every output's renderer shares, and dropped when it
+/// is destroyed. Frames sample an import where it lies when the device reads its layout as an
+/// image, and otherwise copy a commit's damage from it (`DmabufImport`, `ClientBufferContents`).
 ///
-/// Imports are single-plane and linear (what `Renderer.dmabufSupport()` offers); buffers with
+/// Imports are single-plane, with the modifiers `Renderer.dmabufSupport()` offers; buffers with
 /// other layouts or flags, and planes a client could shrink under the mapping, are refused, so
 /// their clients hear `failed` and fall back to wl_shm.
 final class DmabufImports: DmabufImporter {
@@ -33,7 +34,7 @@ final class DmabufImports: DmabufImporter {
                 return nil
             case .supported(let node, let supported):
                 let imports = DmabufImports(device: device, logger: logger)
-                                let global: LinuxDmabufGlobal
+                let global: LinuxDmabufGlobal
                 if let node {
                     let main = DeviceNumber(major: node.major, minor: node.minor)
                     global = try LinuxDmabufGlobal(
@@ -43,7 +44,8 @@ final class DmabufImports: DmabufImporter {
                 } else {
                     global = try LinuxDmabufGlobal(display: display, formats: supported, importer: imports)
                 }
-                logger.info("zwp_linux_dmabuf_v1 advertised: \(supported.count) linear formats, copied when drawn (\(device.deviceName))")
+                logger.info(
+                    "zwp_linux_dmabuf_v1 advertised: \(supported.count) format/modifier pairs, sampled in place where the device reads the layout, copied otherwise (\(device.deviceName))")
                 return (global, imports)
             }
         } catch {

@@ -5,7 +5,8 @@ import LayerKit
 /// A client's buffer as a layer's contents, read where it lies when a frame draws it: nothing is
 /// copied when the client commits. The first frame that draws the contents brings its surface's
 /// texture up to date — a shm buffer's damaged rows staged straight from the client's memory, a
-/// dma-buf's damaged rectangle copied by the GPU from its import — and then `read` is called: the
+/// dma-buf's damaged rectangle copied by the GPU from its import, nothing for a dma-buf sampled
+/// where it lies (`DmabufImport.isSampledInPlace`) — and then `read` is called: the
 /// buffer may go back to its client. Contents replaced before any frame drew them pass their
 /// damage on to their successor and are read no more.
 ///
@@ -88,8 +89,17 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
             isUploaded = false
             damage = nil
         }
+        if let dmabuf, dmabuf.context !== context { return nil }
+        if let inPlace = dmabuf?.inPlace {
+            // Sampled where it lies: nothing to bring up to date. The surface's copy texture no
+            // longer holds what is shown, so a later copied buffer is copied whole.
+            surface.texture = nil
+            surface.inPlaceSamples += 1
+            guard !isUploaded else { return (inPlace, nil) }
+            isUploaded = true
+            return (inPlace, { [self] in finishReading() })
+        }
         if isUploaded, let texture = surface.texture { return (texture, nil) }
-        if let dmabuf, dmabuf.memory.context !== context { return nil }
         // A shm buffer's rows are staged as 0xAARRGGBB words; a dma-buf is copied as it is.
         let format = dmabuf?.vulkanFormat ?? GPUImage.format
         let opaque = isOpaque
@@ -159,6 +169,8 @@ public final class ClientSurfaceTexture: @unchecked Sendable {
     var texture: Texture?
     /// Bytes of client pixels uploaded into the texture so far: the measure of what a commit costs.
     public internal(set) var uploadedBytes = 0
+    /// How many times frames sampled one of the surface's dma-bufs where it lies, copying nothing.
+    public internal(set) var inPlaceSamples = 0
     /// Whose surface this is (the compositor's object), for the frames that show it to name it.
     public private(set) weak var owner: AnyObject?
 

@@ -6,7 +6,8 @@ import LayerKit
 
 /// Why a dma-buf cannot be imported.
 public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The format or modifier is not one `dmabufSupport()` reports.
+    /// The format or modifier is not one `dmabufSupport()` reports, or the device cannot read this
+    /// buffer's layout of a tiled modifier.
     case unsupportedFormat(DmabufFormat)
     /// The device imports no dma-bufs at all.
     case unsupportedDevice
@@ -26,10 +27,16 @@ public enum DmabufImportError: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 /// A client's dma-buf imported into the renderer's device, for as long as the client's buffer
-/// lives. What it holds reaches the screen through `ClientBufferContents`: the frames that draw
-/// a commit of it copy its damaged rectangle into the surface's texture.
+/// lives. What it holds reaches the screen through `ClientBufferContents`: where the device can
+/// read the buffer's layout as an image (`VK_EXT_image_drm_format_modifier` with its modifier, or
+/// on a device without modifiers a linear buffer whose stride is the driver's row pitch), frames
+/// sample that image where the buffer lies and nothing is copied; otherwise the frames that draw
+/// a commit copy its damaged rectangle into the surface's texture.
 public final class DmabufImport {
-    let memory: ImportedBuffer
+    /// The buffer as an image that frames sample in place; nil where its pixels are copied.
+    let inPlace: Texture?
+    /// The buffer as memory that copies read from; nil where it is sampled in place.
+    let memory: ImportedBuffer?
     let format: PixelFormat
     let vulkanFormat: VkFormat
     public let width: Int
@@ -37,27 +44,50 @@ public final class DmabufImport {
     let offset: Int
     let stride: Int
 
+    /// Whether frames sample the buffer where it lies rather than copying it.
+    public var isSampledInPlace: Bool { inPlace != nil }
+
+    var context: VulkanContext { inPlace?.image.context ?? memory!.context }
+
     init(context: VulkanContext, layout: DmabufLayout) throws {
         guard context.getMemoryFdProperties != nil else { throw DmabufImportError.unsupportedDevice }
         guard PixelFormat.sampledFromDmabufs.contains(layout.format), let vulkanFormat = layout.format.vulkanFormat,
-            layout.modifier == FormatModifier.linear
+            context.importableModifiers(of: layout.format).contains(layout.modifier)
         else { throw DmabufImportError.unsupportedFormat(DmabufFormat(layout.format, modifier: layout.modifier)) }
         guard layout.width > 0, layout.height > 0 else {
             throw DmabufImportError.badLayout("the size is \(layout.width)×\(layout.height)")
         }
-        // Copies address rows in whole pixels from an offset aligned to one.
-        guard layout.stride % 4 == 0, layout.offset % 4 == 0, layout.stride >= layout.width * 4 else {
-            throw DmabufImportError.badLayout(
-                "offset \(layout.offset) and stride \(layout.stride) must be multiples of 4, the stride at least \(layout.width * 4)")
-        }
-        let needed = layout.offset + layout.stride * (layout.height - 1) + layout.width * 4
         // An exporter that cannot seek says nothing of its size: trust the layout, as the protocol does.
         let end = lseek(layout.fileDescriptor, 0, SEEK_END)
-        let size = end > 0 ? Int(end) : needed
-        guard needed <= size else {
-            throw DmabufImportError.badLayout("its rows need \(needed) bytes but the dma-buf has \(size)")
+        let opaque = !layout.format.hasAlpha
+        if layout.modifier != FormatModifier.linear {
+            // A tiled buffer is only ever read in place: its plane layout is the driver's to check.
+            guard let image = try GPUImage.importing(
+                layout, size: Int(max(end, 0)), format: vulkanFormat, usage: Self.sampledUsage, opaque: opaque, context: context)
+            else { throw DmabufImportError.unsupportedFormat(DmabufFormat(layout.format, modifier: layout.modifier)) }
+            inPlace = Texture(inPlace: image)
+            memory = nil
+        } else {
+            // Copies address rows in whole pixels from an offset aligned to one.
+            guard layout.stride % 4 == 0, layout.offset % 4 == 0, layout.stride >= layout.width * 4 else {
+                throw DmabufImportError.badLayout(
+                    "offset \(layout.offset) and stride \(layout.stride) must be multiples of 4, the stride at least \(layout.width * 4)")
+            }
+            let needed = layout.offset + layout.stride * (layout.height - 1) + layout.width * 4
+            let size = end > 0 ? Int(end) : needed
+            guard needed <= size else {
+                throw DmabufImportError.badLayout("its rows need \(needed) bytes but the dma-buf has \(size)")
+            }
+            if let image = try GPUImage.importing(
+                layout, size: size, format: vulkanFormat, usage: Self.sampledUsage, opaque: opaque, context: context)
+            {
+                inPlace = Texture(inPlace: image)
+                memory = nil
+            } else {
+                inPlace = nil
+                memory = try ImportedBuffer.dmabuf(context: context, fileDescriptor: layout.fileDescriptor, size: size)
+            }
         }
-        memory = try ImportedBuffer.dmabuf(context: context, fileDescriptor: layout.fileDescriptor, size: size)
         format = layout.format
         self.vulkanFormat = vulkanFormat
         width = layout.width
@@ -65,6 +95,8 @@ public final class DmabufImport {
         offset = layout.offset
         stride = layout.stride
     }
+
+    static let sampledUsage = VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue)
 
     /// The region of `rect` in the buffer, as a copy into the same place of an image.
     func copyRegion(of rect: ImageRect) -> VkBufferImageCopy {

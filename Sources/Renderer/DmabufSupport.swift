@@ -63,9 +63,7 @@ extension PixelFormat {
 
 extension VulkanContext {
     /// Asks the device honestly: the extensions, then whether a buffer can be bound to imported
-    /// dma-buf memory. Imports are linear (rows at the client's stride, copied into a texture),
-    /// which every device that imports dma-buf memory reads; tiled layouts would need images
-    /// made with `VK_EXT_image_drm_format_modifier`, which Vitrine does not create yet.
+    /// dma-buf memory, then which modifiers it samples (`importableModifiers(of:)`).
     func dmabufSupport() throws -> DmabufSupport {
         let properties: [VkExtensionProperties] = try enumerate("vkEnumerateDeviceExtensionProperties") {
             vkEnumerateDeviceExtensionProperties(physicalDevice, nil, $0, $1)
@@ -74,9 +72,24 @@ extension VulkanContext {
         let missing = Self.dmabufExtensions.filter { !available.contains($0) }
         guard missing.isEmpty else { return .unsupported(.missingExtensions(missing)) }
         guard canImportDmabufBuffers else { return .unsupported(.noImportableFormat) }
-        let formats = PixelFormat.sampledFromDmabufs.map { DmabufFormat($0, modifier: FormatModifier.linear) }
+        let formats = PixelFormat.sampledFromDmabufs.flatMap { format in
+            importableModifiers(of: format).map { DmabufFormat(format, modifier: $0) }
+        }
         let node = available.contains("VK_EXT_physical_device_drm") ? drmRenderNode() : nil
         return .supported(renderNode: node, formats: formats)
+    }
+
+    /// The modifiers of `format` that client dma-bufs are imported with: linear, which every
+    /// device that imports dma-buf memory reads (sampled in place where the driver's row pitch
+    /// allows, copied otherwise), and each single-plane modifier the device samples from imported
+    /// memory (`VK_EXT_image_drm_format_modifier`), read only in place.
+    func importableModifiers(of format: PixelFormat) -> [UInt64] {
+        guard let vulkanFormat = format.vulkanFormat else { return [] }
+        let usage = DmabufImport.sampledUsage
+        let tiled = drmFormatModifiers(of: vulkanFormat, usage: usage).filter {
+            $0 != FormatModifier.linear && dmabufImageSupport(format: vulkanFormat, tiling: .modifier($0), usage: usage) != nil
+        }
+        return [FormatModifier.linear] + tiled
     }
 
     /// Whether a transfer-source buffer can be bound to imported dma-buf memory.

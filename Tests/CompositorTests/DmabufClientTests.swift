@@ -8,6 +8,7 @@ import Testing
 import Views
 import WaylandTestClient
 @testable import Compositor
+@testable import Renderer
 
 let argb8888: UInt32 = 0x3432_5241  // "AR24"
 private let xrgb8888: UInt32 = 0x3432_5258  // "XR24"
@@ -62,7 +63,8 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
 }
 
 /// zwp_linux_dmabuf_v1 with the compositor's renderer: client dma-bufs imported on the device when
-/// made, and copied into their surfaces' textures by the frames that draw them, shown as windows.
+/// made, and sampled in place or copied into their surfaces' textures by the frames that draw
+/// them, shown as windows.
 @Suite(.serialized) struct DmabufClientTests {
     /// lavapipe names no render node, so the global is version 3 and lists its formats as events.
     @Test func lavapipeAdvertisesVersion3WithTheFourLinearFormats() throws {
@@ -155,10 +157,11 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     }
 
     /// Committing the same buffer again with damage copies the damaged rows only: rows repainted
-    /// outside it keep showing what was copied before.
+    /// outside it keep showing what was copied before. (Its stride is padded past lavapipe's row
+    /// pitch, so it is copied rather than sampled in place.)
     @Test func aDamagedCommitCopiesTheDamagedRows() throws {
         let (session, client, dmabuf, surface) = try dmabufWindow()
-        let pixels = LinearDmabuf(width: 64, height: 64, pixel: [0x00, 0x00, 0xFF, 0x00])
+        let pixels = LinearDmabuf(width: 64, height: 64, stride: 320, pixel: [0x00, 0x00, 0xFF, 0x00])
         defer { close(pixels.fd) }
         let buffer = try pixels.buffer(dmabuf, format: xrgb8888)
         try client.show(buffer, on: surface)
@@ -227,12 +230,32 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 50, y: 50) == orange })
     }
 
+    /// A window of a linear dma-buf whose stride is lavapipe's row pitch for its width is sampled
+    /// where it lies: it shows its pixels and nothing of it is ever copied.
+    @Test func aDmabufAtTheDevicesRowPitchIsSampledInPlaceWithNothingCopied() throws {
+        let (session, client, dmabuf, surface) = try dmabufWindow()
+        let pixels = LinearDmabuf(width: 64, height: 64, stride: 256, offset: 0, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        defer { close(pixels.fd) }
+        let buffer = try pixels.buffer(dmabuf, format: abgr8888)
+        try client.show(buffer, on: surface)
+        try client.client.roundtrip()
+        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
+        let texture = try #require(session.compositor.nodes.values.first?.surfaceTexture)
+        #expect(texture.uploadedBytes == 0)
+        #expect(texture.inPlaceSamples > 0)
+        let node = try #require(session.compositor.nodes.values.first)
+        let contents = try #require(node.content.externalContents as? ClientBufferContents)
+        #expect(contents.dmabuf?.isSampledInPlace == true)
+    }
+
     /// Commits of a window scanned out directly are not copied into its texture: the copy waits
-    /// until a frame is composed again, and then shows the latest commit.
+    /// until a frame is composed again, and then shows the latest commit. The stride is padded
+    /// past lavapipe's row pitch, so the buffer is copied rather than sampled in place.
     @Test func aScannedOutWindowIsCopiedOnlyWhenCompositionResumes() throws {
         let (session, client, dmabuf, surface) = try dmabufWindow()
         let output = session.compositor.outputs[0]
-        let pixels = LinearDmabuf(width: 640, height: 480, pixel: [0x10, 0x80, 0xFF, 0x00])
+        let pixels = LinearDmabuf(width: 640, height: 480, stride: 2624, pixel: [0x10, 0x80, 0xFF, 0x00])
         defer { close(pixels.fd) }
         let buffer = try pixels.buffer(dmabuf, format: xrgb8888)
         try client.show(buffer, on: surface)

@@ -159,6 +159,73 @@ final class ClientDmabuf: PixelBuffer {
         #expect(pixel(image, 0, 4) == [255, 255, 255, 255])
     }
 
+    /// A linear buffer whose stride is the row pitch the device gives a linear image of its width
+    /// (lavapipe: the row's bytes rounded up to 64) becomes an image over the dma-buf: frames
+    /// sample it where it lies, copying nothing, so what the client writes later shows in the
+    /// next frame that draws it.
+    @Test func aBufferAtTheDevicesRowPitchIsSampledWhereItLies() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 16, rows: 4, stride: 64, offset: 128, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        defer { close(fd) }
+        let layout = DmabufLayout(fileDescriptor: fd, width: 16, height: 4, format: .abgr8888, modifier: 0, offset: 128, stride: 64)
+        let source = try renderer.importDmabuf(layout)
+        #expect(source.isSampledInPlace)
+        let shown = contents(layout, import: source)
+        let root = makeRoot(16, 8)
+        _ = layer(showing: shown, in: root, frame: Rect(x: 0, y: 0, width: 16, height: 4))
+        let image = try render(root)
+        #expect(pixel(image, 0, 0) == [0xFF, 0x80, 0x10, 0xFF] && pixel(image, 15, 3) == [0xFF, 0x80, 0x10, 0xFF])
+        #expect(pixel(image, 0, 4) == [255, 255, 255, 255])
+        #expect(shown.surface.uploadedBytes == 0 && shown.surface.inPlaceSamples == 1)
+
+        repaint(fd, rows: 0..<4, width: 16, stride: 64, offset: 128, pixel: [0x00, 0x00, 0xFF, 0xFF])
+        renderer.invalidatePreviousFrame()
+        #expect(pixel(try render(root), 7, 2) == [0, 0, 255, 255])
+        #expect(shown.surface.uploadedBytes == 0 && shown.surface.inPlaceSamples == 2)
+    }
+
+    /// Where the stride differs from the device's row pitch, or the offset from its alignment,
+    /// the buffer is copied as before: the whole of it for the first frame.
+    @Test func aBufferOffTheDevicesRowPitchIsCopied() throws {
+        let renderer = try validatingRenderer.get()
+        let fd = linearBufferFile(width: 16, rows: 4, stride: 80, offset: 0, pixel: [0x10, 0x80, 0xFF, 0x00])
+        defer { close(fd) }
+        let layout = DmabufLayout(fileDescriptor: fd, width: 16, height: 4, format: .xrgb8888, modifier: 0, offset: 0, stride: 80)
+        let source = try renderer.importDmabuf(layout)
+        #expect(!source.isSampledInPlace)
+        let shown = contents(layout, import: source)
+        let root = makeRoot(16, 4)
+        _ = layer(showing: shown, in: root, frame: Rect(x: 0, y: 0, width: 16, height: 4))
+        #expect(pixel(try render(root), 7, 2) == [0xFF, 0x80, 0x10, 0xFF])
+        #expect(shown.surface.uploadedBytes == 16 * 4 * 4 && shown.surface.inPlaceSamples == 0)
+    }
+
+    /// A thousand buffers sampled in place, each imported, drawn and dropped: the device holds
+    /// the images and memory it held before, and the process the descriptors.
+    @Test func aThousandBuffersSampledInPlaceLeaveNoImageMemoryOrDescriptorBehind() throws {
+        let renderer = try validatingRenderer.get()
+        let root = makeRoot(16, 4)
+        func churn(_ count: Int) throws {
+            for index in 0..<count {
+                let fd = linearBufferFile(width: 16, rows: 4, stride: 64, offset: 0, pixel: [0, 0, UInt8(index % 256), 0xFF])
+                let layout = DmabufLayout(fileDescriptor: fd, width: 16, height: 4, format: .abgr8888, modifier: 0, offset: 0, stride: 64)
+                let source = try renderer.importDmabuf(layout)
+                close(fd)
+                guard source.isSampledInPlace else { Issue.record("buffer \(index) is copied"); return }
+                let shown = layer(showing: contents(layout, import: source), in: root, frame: Rect(x: 0, y: 0, width: 16, height: 4))
+                #expect(pixel(try render(root), 1, 1) == [0, 0, index % 256, 255])
+                change { shown.removeFromSuperlayer() }
+            }
+            _ = try render(root)
+        }
+        try churn(10)
+        let (images, memory, descriptors) = (renderer.context.liveImages, renderer.context.liveMemoryAllocations, openDescriptors())
+        try churn(1000)
+        #expect(renderer.context.liveImages == images)
+        #expect(renderer.context.liveMemoryAllocations == memory)
+        #expect(openDescriptors() == descriptors)
+    }
+
     /// XRGB8888's top byte is padding: zero there still shows an opaque pixel.
     @Test func xrgbPaddingReadsAsOpaque() throws {
         let renderer = try validatingRenderer.get()
@@ -266,4 +333,16 @@ final class ClientDmabuf: PixelBuffer {
         _ = layer(showing: contents(layout, import: source), in: root, frame: Rect(x: 0, y: 0, width: 2, height: 2))
         #expect(pixel(try render(root), 1, 1) == [0, 0, 255, 255])
     }
+}
+
+/// The process's open descriptors.
+private func openDescriptors() -> Int {
+    var count = 0
+    guard let directory = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(directory) }
+    while let entry = readdir(directory) {
+        if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
+    }
+    // The directory's own descriptor.
+    return count - 1
 }

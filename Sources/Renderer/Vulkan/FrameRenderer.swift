@@ -164,7 +164,8 @@ final class FrameRenderer {
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
         try check(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
 
-        Texture.recordUploads(textures, into: commandBuffer, queueFamily: context.queueFamilyIndex)
+        Texture.recordUploads(
+            textures, into: commandBuffer, queueFamily: context.queueFamilyIndex, externalFamily: context.externalQueueFamily)
 
         let load = loadPrevious && target.image.layout != VK_IMAGE_LAYOUT_UNDEFINED
         for pass in passes {
@@ -216,6 +217,8 @@ final class FrameRenderer {
             }
         }
 
+        Texture.recordReleases(
+            textures, into: commandBuffer, queueFamily: context.queueFamilyIndex, externalFamily: context.externalQueueFamily)
         if let hostCopy {
             recordCopy(of: target, region: hostCopy.region, to: hostCopy.buffer.handle,
                        rowPixels: hostCopy.bytesPerRow / 4, into: commandBuffer)

@@ -32,18 +32,7 @@ final class GPUImage {
             throw VulkanError.imageTooLarge(width: width, height: height, maximum: maximum)
         }
         isOpaque = opaque
-        var info = VkImageCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
-        info.imageType = VK_IMAGE_TYPE_2D
-        info.format = format
-        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
-        info.mipLevels = 1
-        info.arrayLayers = 1
-        info.samples = VK_SAMPLE_COUNT_1_BIT
-        info.tiling = VK_IMAGE_TILING_OPTIMAL
-        info.usage = usage
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        var info = Self.createInfo(width: width, height: height, format: format, usage: usage, tiling: VK_IMAGE_TILING_OPTIMAL)
         var image: VkImage?
         try check(vkCreateImage(context.device, &info, nil, &image), "vkCreateImage")
         var memory: VkDeviceMemory?
@@ -64,16 +53,7 @@ final class GPUImage {
             requirements, preferred: VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue), required: 0)
         try check(vkBindImageMemory(context.device, image, memory, 0), "vkBindImageMemory")
 
-        var viewInfo = VkImageViewCreateInfo()
-        viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
-        viewInfo.image = image
-        viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
-        viewInfo.format = format
-        viewInfo.components = VkComponentMapping(
-            r: VK_COMPONENT_SWIZZLE_IDENTITY, g: VK_COMPONENT_SWIZZLE_IDENTITY, b: VK_COMPONENT_SWIZZLE_IDENTITY,
-            a: opaque ? VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY)
-        viewInfo.subresourceRange = Self.colorRange
-        try check(vkCreateImageView(context.device, &viewInfo, nil, &view), "vkCreateImageView")
+        view = try Self.makeView(of: image!, format: format, opaque: opaque, context: context)
 
         self.context = context
         handle = image!
@@ -83,9 +63,64 @@ final class GPUImage {
         self.height = height
         self.format = format
         succeeded = true
+        context.liveImages += 1
+    }
+
+    /// An image made elsewhere (`importing(_:size:format:usage:opaque:context:)`), whose handle,
+    /// view and memory it owns from now on.
+    init(
+        context: VulkanContext, handle: VkImage, view: VkImageView, memory: VkDeviceMemory, width: Int, height: Int,
+        format: VkFormat, opaque: Bool
+    ) {
+        self.context = context
+        self.handle = handle
+        self.view = view
+        self.memory = memory
+        self.width = width
+        self.height = height
+        self.format = format
+        isOpaque = opaque
+        context.liveImages += 1
+    }
+
+    /// A 2D image of one level and layer, exclusive to one queue family, starting undefined.
+    static func createInfo(width: Int, height: Int, format: VkFormat, usage: VkImageUsageFlags, tiling: VkImageTiling)
+        -> VkImageCreateInfo
+    {
+        var info = VkImageCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
+        info.imageType = VK_IMAGE_TYPE_2D
+        info.format = format
+        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+        info.mipLevels = 1
+        info.arrayLayers = 1
+        info.samples = VK_SAMPLE_COUNT_1_BIT
+        info.tiling = tiling
+        info.usage = usage
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        return info
+    }
+
+    /// A view of all of `image`; `opaque` makes it read alpha as 1 whatever the image holds (for
+    /// xrgb pixels, whose top byte is undefined).
+    static func makeView(of image: VkImage, format: VkFormat, opaque: Bool, context: VulkanContext) throws -> VkImageView {
+        var viewInfo = VkImageViewCreateInfo()
+        viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
+        viewInfo.image = image
+        viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
+        viewInfo.format = format
+        viewInfo.components = VkComponentMapping(
+            r: VK_COMPONENT_SWIZZLE_IDENTITY, g: VK_COMPONENT_SWIZZLE_IDENTITY, b: VK_COMPONENT_SWIZZLE_IDENTITY,
+            a: opaque ? VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY)
+        viewInfo.subresourceRange = colorRange
+        var view: VkImageView?
+        try check(vkCreateImageView(context.device, &viewInfo, nil, &view), "vkCreateImageView")
+        return view!
     }
 
     deinit {
+        context.liveImages -= 1
         vkDestroyImageView(context.device, view, nil)
         vkDestroyImage(context.device, handle, nil)
         context.freeMemory(memory)

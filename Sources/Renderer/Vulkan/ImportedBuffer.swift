@@ -121,17 +121,26 @@ extension VulkanContext {
     }
 
     /// Memory of type `memoryTypeIndex` holding the dma-buf behind a duplicate of `fileDescriptor`,
-    /// counted with the other allocations (`freeMemory` releases it).
-    func importDmabufMemory(_ fileDescriptor: Int32, size: Int, memoryTypeIndex: UInt32) throws -> VkDeviceMemory {
+    /// counted with the other allocations (`freeMemory` releases it); a dedicated allocation of
+    /// `dedicatedTo` where given (an image whose format needs one).
+    func importDmabufMemory(
+        _ fileDescriptor: Int32, size: Int, memoryTypeIndex: UInt32, dedicatedTo image: VkImage? = nil
+    ) throws -> VkDeviceMemory {
         let fd = fcntl(fileDescriptor, F_DUPFD_CLOEXEC, 0)
         guard fd >= 0 else { throw VulkanError.descriptor(.current("fcntl(F_DUPFD_CLOEXEC)")) }
         let duplicate = OwnedFileDescriptor(rawValue: fd)
+        var dedicated = VkMemoryDedicatedAllocateInfo()
+        dedicated.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO
+        dedicated.image = image
         var importInfo = VkImportMemoryFdInfoKHR()
         importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR
         importInfo.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
         importInfo.fd = duplicate.rawValue
         do {
-            let memory = try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "dma-buf")
+            let memory = try withUnsafePointer(to: &dedicated) { dedicated in
+                importInfo.pNext = image == nil ? nil : UnsafeRawPointer(dedicated)
+                return try allocateImported(&importInfo, size: size, memoryTypeIndex: memoryTypeIndex, what: "dma-buf")
+            }
             // The memory owns the descriptor from now on.
             _ = duplicate.take()
             return memory

@@ -38,7 +38,7 @@ final class Texture {
         var buffer: VkBuffer {
             switch self {
             case .staged(let staging, _): staging.buffer.handle
-            case .dmabuf(let source, _): source.memory.handle
+            case .dmabuf(let source, _): source.memory!.handle
             }
         }
     }
@@ -57,7 +57,20 @@ final class Texture {
     init(rendered image: GPUImage) {
         self.image = image
         pending = nil
+        isForeign = false
     }
+
+    /// A texture over a client's dma-buf imported as an image (`GPUImage.importing`), sampled
+    /// where it lies: nothing is ever uploaded. Its producer owns it between frames, so each frame
+    /// that samples it acquires it from `VulkanContext.externalQueueFamily` and releases it back.
+    init(inPlace image: GPUImage) {
+        self.image = image
+        pending = nil
+        isForeign = true
+    }
+
+    /// Whether the image belongs to a producer outside this device's queue between frames.
+    let isForeign: Bool
 
     /// Uploads `source`, either pixel format; xrgb8888 reads as opaque whatever its top byte
     /// holds. The staging buffer comes from `pool`.
@@ -67,6 +80,7 @@ final class Texture {
             usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
             opaque: source.pixelFormat == .xrgb8888)
         pending = .staged(try source.withRows { try Self.stage($0, in: nil, pool: pool) }, image.bufferCopyRegion)
+        isForeign = false
     }
 
     /// An empty texture of `width`×`height` pixels in `format` (opaque: alpha reads as one), for
@@ -77,6 +91,7 @@ final class Texture {
             usage: VkImageUsageFlags(VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue),
             opaque: opaque, format: format)
         pending = nil
+        isForeign = false
     }
 
     /// A staging buffer holding `rect` of `source` (all of it when nil) as packed 0xAARRGGBB
@@ -134,18 +149,35 @@ final class Texture {
     }
 
     /// Records the pending copies of `textures` (those with pixels to upload) into
-    /// `commandBuffer`, leaving them in `SHADER_READ_ONLY_OPTIMAL` for fragment shaders. Their
-    /// state changes only in `uploadSubmitted()`, once the submission is accepted.
-    static func recordUploads(_ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32) {
+    /// `commandBuffer`, leaving them in `SHADER_READ_ONLY_OPTIMAL` for fragment shaders, and
+    /// acquires the client dma-bufs among them that are sampled in place from `externalFamily`
+    /// (`recordReleases` hands them back after the frame). Their state changes only in
+    /// `uploadSubmitted()`, once the submission is accepted.
+    static func recordUploads(
+        _ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32, externalFamily: UInt32
+    ) {
         let pending = textures.filter { $0.pending != nil }
-        guard !pending.isEmpty else { return }
+        // A producer outside Vulkan keeps its buffer in the general layout; its pixels stay as they are.
+        let acquired = textures.filter(\.isForeign).map { texture in
+            var acquire = texture.image.barrier(
+                to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
+                to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
+            acquire.oldLayout = VK_IMAGE_LAYOUT_GENERAL
+            acquire.srcQueueFamilyIndex = externalFamily
+            acquire.dstQueueFamilyIndex = queueFamily
+            return acquire
+        }
+        guard !pending.isEmpty else {
+            if !acquired.isEmpty { pipelineBarrier(commandBuffer, images: acquired) }
+            return
+        }
         // Client dma-bufs are acquired from outside Vulkan for the copy, and handed back after it.
         let external = pending.compactMap { texture -> VkBuffer? in
             if case .dmabuf = texture.pending { texture.pending!.buffer } else { nil }
         }
         pipelineBarrier(
             commandBuffer,
-            images: pending.map {
+            images: acquired + pending.map {
                 // A whole image's old pixels are not needed; an update keeps them, after earlier
                 // frames' shaders have read them.
                 $0.isWhollyPending
@@ -162,7 +194,7 @@ final class Texture {
                 var acquire = bufferBarrier(
                     buffer, from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
                     to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
-                acquire.srcQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL
+                acquire.srcQueueFamilyIndex = externalFamily
                 acquire.dstQueueFamilyIndex = queueFamily
                 return acquire
             })
@@ -186,9 +218,26 @@ final class Texture {
                     buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT),
                     to: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE))
                 release.srcQueueFamilyIndex = queueFamily
-                release.dstQueueFamilyIndex = VK_QUEUE_FAMILY_EXTERNAL
+                release.dstQueueFamilyIndex = externalFamily
                 return release
             })
+    }
+
+    /// Hands the client dma-bufs among `textures` that the frame sampled in place back to
+    /// `externalFamily`, once its fragment shaders are done with them.
+    static func recordReleases(
+        _ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32, externalFamily: UInt32
+    ) {
+        let released = textures.filter(\.isForeign).map { texture in
+            var release = texture.image.barrier(
+                to: VK_IMAGE_LAYOUT_GENERAL, from: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE),
+                to: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE))
+            release.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+            release.srcQueueFamilyIndex = queueFamily
+            release.dstQueueFamilyIndex = externalFamily
+            return release
+        }
+        if !released.isEmpty { pipelineBarrier(commandBuffer, images: released) }
     }
 
     private var isWhollyPending: Bool {
@@ -200,6 +249,7 @@ final class Texture {
     /// Marks the upload as done by a submitted frame, which keeps what it reads alive itself
     /// until it finishes.
     func uploadSubmitted() {
+        if isForeign { image.layout = VK_IMAGE_LAYOUT_GENERAL }
         guard pending != nil else { return }
         pending = nil
         image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL

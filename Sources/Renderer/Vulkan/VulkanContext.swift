@@ -58,6 +58,13 @@ final class VulkanContext {
     /// `vkGetMemoryFdPropertiesKHR`, with `VK_KHR_external_memory_fd` and
     /// `VK_EXT_external_memory_dma_buf` enabled: client dma-bufs can then be imported as memory.
     let getMemoryFdProperties: PFN_vkGetMemoryFdPropertiesKHR?
+    /// Whether `VK_EXT_image_drm_format_modifier` is enabled: images then take a dma-buf's
+    /// modifier and plane layout as they are (lavapipe in Mesa 25.0 lacks it).
+    let hasDrmFormatModifiers: Bool
+    /// The queue family that dma-bufs are acquired from and released to around each use:
+    /// `VK_QUEUE_FAMILY_FOREIGN_EXT` where the device has it (a client's buffer may come from any
+    /// driver), `VK_QUEUE_FAMILY_EXTERNAL` otherwise.
+    let externalQueueFamily: UInt32
     /// With `VK_EXT_external_memory_host` enabled, the alignment that host memory (its address and
     /// size) needs to become a buffer without a copy (`minImportedHostPointerAlignment`); nil
     /// without the extension.
@@ -77,6 +84,8 @@ final class VulkanContext {
     /// How many `VkDeviceMemory` allocations are alive: devices allow only `maxMemoryAllocationCount`
     /// (often 4096), so this is the figure to watch for leaks.
     private(set) var liveMemoryAllocations = 0
+    /// How many images (`GPUImage`) exist on the device now: for tests that prove imports are freed.
+    var liveImages = 0
 
     private let memoryProperties: VkPhysicalDeviceMemoryProperties
     private let messenger: Messenger?
@@ -92,6 +101,10 @@ final class VulkanContext {
     static let hostMemoryExtension = "VK_EXT_external_memory_host"
     /// What importing a dma-buf's memory needs (`dmabufSupport()` reports what the device lacks).
     static let dmabufExtensions = ["VK_KHR_external_memory_fd", "VK_EXT_external_memory_dma_buf"]
+    /// Images laid out by a DRM format modifier (tiled client buffers, sampled where they lie).
+    static let modifierExtension = "VK_EXT_image_drm_format_modifier"
+    /// The queue family of owners outside Vulkan (a client's GPU context, the display).
+    static let foreignQueueExtension = "VK_EXT_queue_family_foreign"
 
     init(options: VulkanOptions) throws {
         let log = options.enableValidation ? ValidationLog() : nil
@@ -115,9 +128,12 @@ final class VulkanContext {
             instance: instance, preferredDRMRenderNode: options.preferredDRMRenderNode)
         let dmabufExtensions = Self.dmabufExtensions.allSatisfy(choice.extensions.contains) ? Self.dmabufExtensions : []
         let hostMemoryExtension = choice.extensions.contains(Self.hostMemoryExtension) ? [Self.hostMemoryExtension] : []
+        // Both only matter for dma-bufs; VK_KHR_image_format_list, which modifiers need, is core in 1.2.
+        let dmabufImageExtensions = dmabufExtensions.isEmpty
+            ? [] : [Self.modifierExtension, Self.foreignQueueExtension].filter(choice.extensions.contains)
         device = try Self.makeDevice(
             choice.handle, queueFamilyIndex: choice.queueFamilyIndex,
-            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + hostMemoryExtension)
+            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + dmabufImageExtensions + hostMemoryExtension)
 
         var queue: VkQueue?
         vkGetDeviceQueue(device, choice.queueFamilyIndex, 0, &queue)
@@ -158,6 +174,9 @@ final class VulkanContext {
             getMemoryHostPointerProperties = nil
             hostPointerAlignment = nil
         }
+        hasDrmFormatModifiers = dmabufImageExtensions.contains(Self.modifierExtension)
+        externalQueueFamily = dmabufImageExtensions.contains(Self.foreignQueueExtension)
+            ? VK_QUEUE_FAMILY_FOREIGN_EXT : VK_QUEUE_FAMILY_EXTERNAL
         limits = properties.limits
         self.memoryProperties = memoryProperties
         cmdPushDescriptorSet = unsafeBitCast(pushDescriptor, to: PFN_vkCmdPushDescriptorSetKHR.self)
