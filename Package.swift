@@ -124,7 +124,7 @@ let package = Package(
         .target(name: "SystemCalls", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")]),
         // Level 1: one buffer abstraction (client shm and dma-buf, GBM, dumb buffers, host memory) and
         // one pixel-format type (DRM fourcc codes), for every module that shows or samples pixels.
-        .target(name: "Buffers"),
+        .target(name: "Buffers", dependencies: ["SystemCalls"]),
 
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
@@ -295,7 +295,7 @@ let package = Package(
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
-        .testTarget(name: "DisplayBackendTests", dependencies: ["DisplayBackend", "HeadlessBackend", "Graphics", "SystemCalls"]),
+        .testTarget(name: "DisplayBackendTests", dependencies: ["Buffers", "DisplayBackend", "HeadlessBackend", "Graphics", "SystemCalls"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),

@@ -1,8 +1,16 @@
+import Glibc
+public import SystemCalls
+
 /// One plane of a dma-buf, as a device reads it: a client's buffer that the renderer imports and
 /// a display may scan out, or a buffer object the compositor allocated. Linear unless `modifier`
 /// says otherwise.
+///
+/// The layout borrows its owner's descriptor (a wl_buffer's, a buffer object's): it is valid only
+/// while that owner lives, and a client may destroy its buffer at any time. Whoever reads the
+/// buffer later than the call it was handed in keeps a `RetainedDmabuf` instead, or imports it
+/// (a Vulkan import holds a duplicate of its own).
 public struct DmabufLayout: Hashable, Sendable {
-    /// The owner's descriptor: whoever imports the buffer keeps a duplicate or nothing of it.
+    /// The owner's descriptor, borrowed.
     public var fileDescriptor: Int32
     public var width: Int
     public var height: Int
@@ -39,4 +47,24 @@ public struct DmabufFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(format.fourcc) (0x\(String(format.rawValue, radix: 16))) modifier 0x\(String(modifier, radix: 16))" }
+}
+
+/// A dma-buf plane with a descriptor of its own: a duplicate of the lender's, made when it was
+/// retained and closed when it goes, so `layout` names the same file for as long as this object
+/// lives, whatever the buffer's owner does meanwhile (a display scanning out a client's buffer
+/// that the client destroys).
+public final class RetainedDmabuf {
+    /// The plane, its descriptor the duplicate this object owns.
+    public let layout: DmabufLayout
+    private let descriptor: OwnedFileDescriptor
+
+    /// Duplicates `layout`'s descriptor; throws where the process is out of descriptors.
+    public init(duplicating layout: DmabufLayout) throws(SystemCallError) {
+        let fd = fcntl(layout.fileDescriptor, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw SystemCallError.current("fcntl(F_DUPFD_CLOEXEC)") }
+        descriptor = OwnedFileDescriptor(rawValue: fd)
+        var retained = layout
+        retained.fileDescriptor = fd
+        self.layout = retained
+    }
 }

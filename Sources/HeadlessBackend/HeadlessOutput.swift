@@ -58,6 +58,11 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         }
         return shownImage
     }
+    /// The client dma-buf the output scans out now (direct scanout), its descriptor the one the
+    /// output holds; nil while it shows a frame of its own or a shm buffer.
+    public var scannedOutDmabuf: DmabufLayout? {
+        if case .client(let buffer) = shownFrame { buffer.dmabuf } else { nil }
+    }
     /// How many frames were shown.
     public private(set) var presentedFrameCount = 0
     /// Whether a committed frame waits for its refresh, so `lastShownImage` is not the latest yet.
