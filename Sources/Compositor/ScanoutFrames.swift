@@ -57,15 +57,18 @@ final class ScanoutTargets {
         }
         guard let target else { return nil }
         let completion = try renderer.render(tree, into: target, scale: scale, clearColor: Color(white: 0))
-        return (OutputState(buffer: .swapchain(buffer)), completion)
+        // Where the renderer exports the frame's completion, the display waits for it, not we.
+        return (OutputState(buffer: .swapchain(buffer), acquireFence: completion.takeAcquireFence()), completion)
     }
 }
 
 /// A frame on its way to its display: committed once what it shows is done (a frame drawn on the
 /// GPU: when the event loop sees the frame's completion descriptor readable, so that the
 /// compositor's thread goes on meanwhile and waits for nothing; a client's buffer scanned out
-/// directly, or a frame the CPU drew: at once). Every frame, composed or not, reaches the display
-/// through here. The event loop's source keeps it until then.
+/// directly, or a frame the CPU drew: at once), or at once with an acquire fence that the display
+/// waits on (a GPU frame whose completion the renderer exported as a sync_file; finished when its
+/// descriptor turns readable). Every frame, composed or not, reaches the display through here.
+/// The event loop's source keeps it until then.
 final class FrameInFlight {
     /// Why a frame did not reach its display.
     enum Failure {
@@ -80,6 +83,7 @@ final class FrameInFlight {
     private var backend: (any BackendOutput)?
     private var failed: ((Failure) -> Void)?
     private var source: FileDescriptorSource?
+    private var isCommitted = false
 
     /// Commits `state` to `backend` once `completion` is done (at once when it is, or when there
     /// is none); `failed` hears of a frame that could not be finished or committed, which the
@@ -96,6 +100,7 @@ final class FrameInFlight {
             done()
             return
         }
+        if state.acquireFence != nil { commit() }
         do {
             // The closure holds the frame (a cycle the removal in `done()` breaks): a cancelled
             // frame is still finished, so that the client buffers it read are released.
@@ -108,7 +113,7 @@ final class FrameInFlight {
     }
 
     /// Whether the frame is on the GPU, its commit waiting for the event loop.
-    var isWaiting: Bool { source != nil && backend != nil }
+    var isWaiting: Bool { source != nil && backend != nil && !isCommitted }
 
     /// The frame is not to be committed (its display changed mode or went away); it is still
     /// finished when the GPU is done with it.
@@ -124,17 +129,30 @@ final class FrameInFlight {
         completion = nil
         do {
             try finished?.finish()
+        } catch {
+            // A client's buffer that no display took goes back to its surface.
+            if !isCommitted, case .client(_, let released) = state.buffer { released() }
+            failed?(.error(error))
+            if !isCommitted { backend?.frameScheduler.frameSkipped() }
+            cancel()
+            return
+        }
+        if !isCommitted { commit() }
+        cancel()
+    }
+
+    private func commit() {
+        isCommitted = true
+        do {
             if let backend, try !backend.commit(state), case .client(_, let released) = state.buffer {
                 released()
                 failed?(.scanoutRefused)
                 backend.frameScheduler.frameSkipped()
             }
         } catch {
-            // A client's buffer that no display took goes back to its surface.
             if case .client(_, let released) = state.buffer { released() }
             failed?(.error(error))
             backend?.frameScheduler.frameSkipped()
         }
-        cancel()
     }
 }

@@ -189,7 +189,10 @@ extension Renderer {
                 drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
             // Without an import the frame comes through the readback buffer, copied by the CPU.
             let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
-            return try FrameCompletion(point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy)
+            let fence = target.imported?.renderFence
+            target.imported?.renderFence = nil
+            return try FrameCompletion(
+                point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy, acquireFence: fence)
         } catch {
             // A frame that failed leaves the image's and the memory's pixels unknown.
             host.reset()

@@ -9,8 +9,10 @@ public import SystemCalls
 /// part of a frame that the GPU could not write where it goes, and the client buffers it read).
 ///
 /// The descriptor is an eventfd that a thread of the device's signals when the frame's timeline
-/// point is reached (`CompletionWaiter`): lavapipe, like every device without
-/// `VK_KHR_external_semaphore_fd`, cannot export the frame's completion as a sync_file.
+/// point is reached (`CompletionWaiter`). Where the device exports sync_files
+/// (`FrameFenceSource.exportedSyncFile`; lavapipe does not) a frame the GPU wrote into its
+/// target's memory also carries one (`takeAcquireFence()`), for the display to wait on, so that
+/// the frame can be committed at once.
 public final class FrameCompletion {
     private let descriptor: OwnedFileDescriptor
     private let point: TimelinePoint?
@@ -22,17 +24,23 @@ public final class FrameCompletion {
     /// them no more either way.
     private var clientReads: [() -> Void]
     private var isFinished = false
+    /// The frame's completion as a sync_file, until taken.
+    private var acquireFence: OwnedFileDescriptor?
 
     /// Readable once the frame is done on the GPU (at once for a frame without GPU work).
     public var fileDescriptor: FileDescriptor { descriptor.fileDescriptor }
 
-    init(point: TimelinePoint?, clientReads: [() -> Void] = [], finishing: (() -> Void)? = nil) throws {
+    init(
+        point: TimelinePoint?, clientReads: [() -> Void] = [], finishing: (() -> Void)? = nil,
+        acquireFence: OwnedFileDescriptor? = nil
+    ) throws {
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard fd >= 0 else { throw SystemCallError.current("eventfd") }
         descriptor = OwnedFileDescriptor(rawValue: fd)
         self.point = point
         self.clientReads = clientReads
         self.finishing = finishing
+        self.acquireFence = acquireFence
         if let point, point.timeline.completedValue < point.value {
             point.timeline.context.completionWaiter.signal(descriptor.fileDescriptor, when: point, then: signalled)
         } else {
@@ -43,6 +51,13 @@ public final class FrameCompletion {
     deinit {
         // Only a frame never finished (its event source could not be added) waits here for the GPU.
         signalled.wait()
+    }
+
+    /// The frame's completion as a sync_file that signals once the GPU is done, for the display to
+    /// wait on (`OutputState.acquireFence`); nil where the device exports none, or once taken.
+    public func takeAcquireFence() -> OwnedFileDescriptor? {
+        defer { acquireFence = nil }
+        return acquireFence
     }
 
     /// Whether the GPU is done with the frame (without waiting).

@@ -1,4 +1,5 @@
 internal import CVulkan
+import SystemCalls
 import RendererContract
 
 /// One layer draw: a quad (or whatever the vertex shader makes of `vertexCount` vertices) with its
@@ -234,7 +235,11 @@ final class FrameRenderer {
         keptAlive.append(contentsOf: textures.compactMap(\.pending?.resource))
         keptAlive.append(contentsOf: images)
         // Drawables' rendering must finish before this frame samples them.
-        let point = try ring.submit(slot, keepingAlive: keptAlive, waitingFor: textures.compactMap(\.readyPoint))
+        // A frame the GPU writes into its destination's memory itself may hand the display a fence.
+        let readyPoints = textures.compactMap(\.readyPoint)
+        let (point, fence): (TimelinePoint, OwnedFileDescriptor?) = hostCopy == nil
+            ? (try ring.submit(slot, keepingAlive: keptAlive, waitingFor: readyPoints), nil)
+            : try ring.submitExportingFence(slot, keepingAlive: keptAlive, waitingFor: readyPoints)
         // Only now, with the commands accepted, does the tracked state move on: a frame that failed
         // before submission leaves uploads pending and layouts as they were.
         for texture in textures {
@@ -246,7 +251,10 @@ final class FrameRenderer {
         target.lastSubmission = point
         // The imported memory waits for this frame itself when it goes, rather than staying with the
         // ring: it is the caller's, to be released as soon as its target is.
-        if let hostCopy { hostCopy.buffer.lastUse = point }
+        if let hostCopy {
+            hostCopy.buffer.lastUse = point
+            hostCopy.buffer.renderFence = fence
+        }
     }
 
     /// Sampling an intermediate no earlier pass rendered would read undefined pixels (and its own

@@ -1,4 +1,5 @@
 internal import CVulkan
+import SystemCalls
 
 /// Per-frame resources for a few frames in flight, reused round-robin.
 ///
@@ -38,6 +39,9 @@ final class FrameRing {
 
     let context: VulkanContext
     let timeline: TimelineSemaphore
+    /// What frames into displays' buffers export their completion through, where the device can
+    /// (`FrameFenceSource.exportedSyncFile`); dropped after an export that failed.
+    private var syncFile: SyncFileSemaphore?
     private let slots: [Slot]
     private var nextSlot = 0
 
@@ -48,6 +52,7 @@ final class FrameRing {
         precondition((1...8).contains(count), "a ring of \(count) frames")
         self.context = context
         timeline = try TimelineSemaphore(context: context)
+        syncFile = try SyncFileSemaphore(context: context)
         var info = VkCommandBufferAllocateInfo()
         info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
         info.commandPool = context.commandPool
@@ -93,7 +98,32 @@ final class FrameRing {
     func submit(_ slot: Slot, keepingAlive objects: [AnyObject], waitingFor waits: [TimelinePoint] = []) throws
         -> TimelinePoint
     {
-        let point = try submitCommands(slot.commandBuffer, on: context, signalling: timeline, waitingFor: waits)
+        try submit(slot, keepingAlive: objects, waitingFor: waits, alsoSignalling: nil)
+    }
+
+    /// Submits as `submit(_:keepingAlive:waitingFor:)` does and, where the device exports
+    /// sync_files, also returns the frame's completion as one, for the display to wait on
+    /// (`OutputState.acquireFence`); nil where it cannot (the waiter thread tells of it then).
+    func submitExportingFence(_ slot: Slot, keepingAlive objects: [AnyObject], waitingFor waits: [TimelinePoint] = [])
+        throws -> (point: TimelinePoint, fence: OwnedFileDescriptor?)
+    {
+        guard let syncFile else { return (try submit(slot, keepingAlive: objects, waitingFor: waits), nil) }
+        let point = try submit(slot, keepingAlive: objects, waitingFor: waits, alsoSignalling: syncFile.handle)
+        do {
+            return (point, try syncFile.exportPendingSignal())
+        } catch {
+            // A signal no export took leaves the semaphore signalled, and a binary semaphore cannot
+            // be signalled again: later frames go without, and it goes once this frame is done.
+            slot.keptAlive.append(syncFile)
+            self.syncFile = nil
+            return (point, nil)
+        }
+    }
+
+    private func submit(
+        _ slot: Slot, keepingAlive objects: [AnyObject], waitingFor waits: [TimelinePoint], alsoSignalling binary: VkSemaphore?
+    ) throws -> TimelinePoint {
+        let point = try submitCommands(slot.commandBuffer, on: context, signalling: timeline, waitingFor: waits, alsoSignalling: binary)
         slot.submittedValue = point.value
         slot.keptAlive = objects
         // What finished frames kept alive goes now, not when their slot comes round again: an
@@ -113,10 +143,11 @@ extension FrameRing {
 }
 
 /// Submits `commandBuffer` to the context's queue, signalling `timeline`'s next value once it is
-/// done, its fragment shaders first waiting for `waits`. Returns the point to wait for.
+/// done (and the binary semaphore `binary`, where given), its fragment shaders first waiting for
+/// `waits`. Returns the point to wait for.
 func submitCommands(
     _ commandBuffer: VkCommandBuffer, on context: VulkanContext, signalling timeline: TimelineSemaphore,
-    waitingFor waits: [TimelinePoint] = []
+    waitingFor waits: [TimelinePoint] = [], alsoSignalling binary: VkSemaphore? = nil
 ) throws -> TimelinePoint {
     var commandBufferInfo = VkCommandBufferSubmitInfo()
     commandBufferInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO
@@ -126,6 +157,14 @@ func submitCommands(
     signal.semaphore = timeline.handle
     signal.value = timeline.nextValue
     signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
+    var signals = [signal]
+    if let binary {
+        var binarySignal = VkSemaphoreSubmitInfo()
+        binarySignal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
+        binarySignal.semaphore = binary
+        binarySignal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
+        signals.append(binarySignal)
+    }
     let waitInfos = waits.map { point in
         var wait = VkSemaphoreSubmitInfo()
         wait.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO
@@ -135,7 +174,7 @@ func submitCommands(
         return wait
     }
     try withUnsafePointer(to: &commandBufferInfo) { commandBufferInfo in
-        try withUnsafePointer(to: &signal) { signal in
+        try signals.withUnsafeBufferPointer { signals in
             try waitInfos.withUnsafeBufferPointer { waitInfos in
                 var submit = VkSubmitInfo2()
                 submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2
@@ -143,8 +182,8 @@ func submitCommands(
                 submit.pWaitSemaphoreInfos = waitInfos.baseAddress
                 submit.commandBufferInfoCount = 1
                 submit.pCommandBufferInfos = commandBufferInfo
-                submit.signalSemaphoreInfoCount = 1
-                submit.pSignalSemaphoreInfos = signal
+                submit.signalSemaphoreInfoCount = UInt32(signals.count)
+                submit.pSignalSemaphoreInfos = signals.baseAddress
                 try check(vkQueueSubmit2(context.queue, 1, &submit, nil), "vkQueueSubmit2")
             }
         }

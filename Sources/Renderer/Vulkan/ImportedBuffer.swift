@@ -14,6 +14,9 @@ final class ImportedBuffer {
     private let owner: AnyObject?
     /// The last submission that used the memory.
     var lastUse: TimelinePoint?
+    /// The sync_file of the last frame written into the memory, where the device exports them,
+    /// until that frame's completion takes it.
+    var renderFence: OwnedFileDescriptor?
 
     /// A buffer of `size` bytes for `usage` bound to memory that `importMemory` imports with
     /// `handleType` (as a type of `memoryTypeBits`, the types the import can be). Nil when the

@@ -58,6 +58,11 @@ final class VulkanContext {
     /// `vkGetMemoryFdPropertiesKHR`, with `VK_KHR_external_memory_fd` and
     /// `VK_EXT_external_memory_dma_buf` enabled: client dma-bufs can then be imported as memory.
     let getMemoryFdProperties: PFN_vkGetMemoryFdPropertiesKHR?
+    /// How frames into displays' buffers tell the display they are done: an exported sync_file
+    /// where the device can (then `getSemaphoreFd` is loaded), the waiter thread otherwise.
+    let frameFenceSource: FrameFenceSource
+    /// `vkGetSemaphoreFdKHR`, with `VK_KHR_external_semaphore_fd` enabled.
+    let getSemaphoreFd: PFN_vkGetSemaphoreFdKHR?
     /// Whether `VK_EXT_image_drm_format_modifier` is enabled: images then take a dma-buf's
     /// modifier and plane layout as they are (lavapipe in Mesa 25.0 lacks it).
     let hasDrmFormatModifiers: Bool
@@ -131,9 +136,14 @@ final class VulkanContext {
         // Both only matter for dma-bufs; VK_KHR_image_format_list, which modifiers need, is core in 1.2.
         let dmabufImageExtensions = dmabufExtensions.isEmpty
             ? [] : [Self.modifierExtension, Self.foreignQueueExtension].filter(choice.extensions.contains)
+        let fenceSource = FrameFenceSource.choose(
+            hasSemaphoreFdExtension: choice.extensions.contains(Self.semaphoreFdExtension),
+            semaphoreFeatures: Self.syncFileSemaphoreFeatures(of: choice.handle))
+        let fenceExtensions = fenceSource == .exportedSyncFile ? [Self.semaphoreFdExtension] : []
         device = try Self.makeDevice(
             choice.handle, queueFamilyIndex: choice.queueFamilyIndex,
-            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + dmabufImageExtensions + hostMemoryExtension)
+            extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + dmabufImageExtensions + hostMemoryExtension
+                + fenceExtensions)
 
         var queue: VkQueue?
         vkGetDeviceQueue(device, choice.queueFamilyIndex, 0, &queue)
@@ -174,6 +184,9 @@ final class VulkanContext {
             getMemoryHostPointerProperties = nil
             hostPointerAlignment = nil
         }
+        getSemaphoreFd = fenceExtensions.isEmpty
+            ? nil : vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR").map { unsafeBitCast($0, to: PFN_vkGetSemaphoreFdKHR.self) }
+        frameFenceSource = getSemaphoreFd == nil ? .waiterThread : fenceSource
         hasDrmFormatModifiers = dmabufImageExtensions.contains(Self.modifierExtension)
         externalQueueFamily = dmabufImageExtensions.contains(Self.foreignQueueExtension)
             ? VK_QUEUE_FAMILY_FOREIGN_EXT : VK_QUEUE_FAMILY_EXTERNAL
