@@ -58,10 +58,14 @@ extension CompositorOutput {
 /// client having declared it opaque), one plane.
 private final class OpaqueClientBuffer: PixelBuffer {
     private let pixels: ClientPixelBuffer
+    /// A shm buffer's memory, readable until the display stops showing it, should its client
+    /// destroy the buffer meanwhile.
+    private let shmMemory: ShmMemory?
     let format: PixelFormat
 
     init(_ pixels: ClientPixelBuffer) {
         self.pixels = pixels
+        shmMemory = pixels.buffer.keepingShmMemory()
         format = pixels.format.opaqueEquivalent ?? pixels.format
     }
 
@@ -75,8 +79,13 @@ private final class OpaqueClientBuffer: PixelBuffer {
     }
 
     func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
-        try pixels.withPixels { rows in
-            try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
+        guard let shmMemory else {
+            return try pixels.withPixels { rows in
+                try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
+            }
+        }
+        return try shmMemory.withContents { contents in
+            try body(PixelRows(bytes: contents.bytes, width: contents.width, height: contents.height, bytesPerRow: contents.stride, format: format))
         }
     }
 }

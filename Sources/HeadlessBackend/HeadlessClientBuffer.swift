@@ -52,8 +52,7 @@ final class HeadlessClientBuffer {
         released?()
     }
 
-    /// Calls `body` with the buffer's rows as they are now; nil where they cannot be read (a shm
-    /// buffer its client destroyed).
+    /// Calls `body` with the buffer's rows as they are now; nil where they cannot be read.
     func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
         switch pixels {
         case .mapped(let mapping, let length, let retained):

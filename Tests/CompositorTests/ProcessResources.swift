@@ -13,6 +13,22 @@ func threadCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
 }
 
+/// How many of the process's mappings map the file with `inode` (read line by line: /proc/self/maps
+/// has no size to read it by).
+func mappingCount(ofInode inode: UInt) -> Int {
+    guard let maps = fopen("/proc/self/maps", "r") else { return -1 }
+    defer { fclose(maps) }
+    var line: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(line) }
+    var count = 0
+    while getline(&line, &capacity, maps) >= 0, let line {
+        // address perms offset device inode [path]
+        if String(cString: line).split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first == "\(inode)" { count += 1 }
+    }
+    return count
+}
+
 /// The process's resident memory, in bytes.
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }

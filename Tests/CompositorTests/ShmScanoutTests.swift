@@ -110,6 +110,47 @@ import WaylandTestClient
         #expect(output.isScanningOutDirectly)
     }
 
+    /// A client that destroys the shown buffer (its pool is already gone) leaves the frame on
+    /// screen: the output keeps the pool mapped, so a capture still holds the client's exact
+    /// pixels, until the frame that replaces it unmaps it.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func aShownBufferItsClientDestroyedIsCapturedUntilTheNextFrameUnmapsIt(renderer: RendererKind) throws {
+        let (session, client, surface, buffer) = try fullscreenWindow(renderer: renderer)
+        #expect(try runUntilScannedOut(session))
+        var file = stat()
+        #expect(fstat(buffer.file, &file) == 0)
+        // The test's own mapping of the buffer's file and the compositor's.
+        func mappings() -> Int { mappingCount(ofInode: file.st_ino) }
+        #expect(mappings() == 2)
+        try buffer.proxy.destroy()
+        try client.client.roundtrip()
+        #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 0)
+        #expect(mappings() == 2)
+
+        let second = try MappedBuffer(client, width: 640, height: 480)
+        second.memory.initializeMemory(as: UInt32.self, repeating: 0xFF00_00FF, count: 640 * 480)
+        try client.show(second.proxy, on: surface)
+        try client.client.roundtrip()
+        let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
+        #expect(withExtendedLifetime(buffer) { mappings() } == 1)
+    }
+
+    /// A destroyed shown buffer whose file its client then truncates reads as zeros past the new
+    /// end (libwayland's guard needs the buffer, so the kept mapping is read through the kernel),
+    /// not a SIGBUS; what is left of the file still reads as the client's pixels.
+    @Test func aDestroyedShownBufferTruncatedUnderTheOutputReadsAsZerosPastItsEnd() throws {
+        let (session, client, _, buffer) = try fullscreenWindow(renderer: .cpu)
+        #expect(try runUntilScannedOut(session))
+        try buffer.proxy.destroy()
+        try client.client.roundtrip()
+        #expect(ftruncate(buffer.file, 4096) == 0)
+        let screen = try #require(session.screen)
+        #expect(screen.pixel(x: 10, y: 1) == PremultipliedPixel(red: 10, green: 1, blue: 11, alpha: 255))
+        #expect(screen.pixel(x: 320, y: 240) == black)
+        #expect(session.compositor.outputs[0].isScanningOutDirectly)
+    }
+
     /// A view over the window brings composition back: the composed frame reads the buffer (the
     /// Vulkan renderer uploads it whole, once), and the buffer shown directly until then is
     /// released by that frame's presentation, not before.

@@ -48,6 +48,11 @@ struct vitrine_shm_stride_check *vitrine_display_add_shm_stride_check(
     struct wl_display *display, void *context, vitrine_shm_bytes_per_pixel bytes_per_pixel);
 void vitrine_shm_stride_check_destroy(struct vitrine_shm_stride_check *check);
 
+/// Copies `count` bytes of this process's memory from `source` to `target` through the kernel,
+/// which reports a page it cannot read (past the end of a truncated file) instead of raising
+/// SIGBUS: the bytes copied before such a page, or -1 when it is the first.
+long vitrine_copy_own_memory(void *target, const void *source, size_t count);
+
 typedef void (*vitrine_log_callback)(const char *message);
 /// Routes libwayland-server's own log lines (already formatted) to `callback`.
 void vitrine_set_server_log_handler(vitrine_log_callback callback);

@@ -73,15 +73,27 @@ public final class Buffer: EventSender {
     /// client's: a pool shrunk under the buffer reads as zeros and gets the client an error
     /// (libwayland's SIGBUS guard), so copy what is needed inside `body`.
     public func withShmContents<Result>(_ body: (ShmContents) throws -> Result) rethrows -> Result? {
+        guard let (shm, contents) = shmContents else { return nil }
+        wl_shm_buffer_begin_access(shm)
+        defer { wl_shm_buffer_end_access(shm) }
+        return try body(contents)
+    }
+
+    /// Keeps a shm buffer's memory mapped for as long as the result lives (a display showing
+    /// it); nil for other storage or a destroyed buffer.
+    public func keepingShmMemory() -> ShmMemory? {
+        guard let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) else { return nil }
+        return ShmMemory(buffer: self, pool: pool, contents: contents)
+    }
+
+    /// A live shm buffer's libwayland object and where its rows lie.
+    private var shmContents: (OpaquePointer, ShmContents)? {
         guard isAlive, case .shm(let format) = storage, let shm = wl_shm_buffer_get(raw),
               let data = wl_shm_buffer_get_data(shm) else { return nil }
         let stride = Int(wl_shm_buffer_get_stride(shm))
-        wl_shm_buffer_begin_access(shm)
-        defer { wl_shm_buffer_end_access(shm) }
-        let contents = ShmContents(
+        return (shm, ShmContents(
             bytes: UnsafeRawBufferPointer(start: data, count: stride * Int(height)),
-            width: Int(width), height: Int(height), stride: stride, format: format)
-        return try body(contents)
+            width: Int(width), height: Int(height), stride: stride, format: format))
     }
 
     /// Writes into a shm buffer a client handed over to be filled (a screen capture's): `body`
