@@ -20,10 +20,15 @@ final class SurfaceNode {
     /// The output the client was told the surface is on (wl_surface.enter).
     weak var enteredOutput: Output?
     /// The dma-buf the surface shows, kept from its client (not released) so that a display can
-    /// scan it out directly; released once a later commit replaces it and no display shows it.
+    /// scan it out directly; released once a later commit replaces it, no display shows it and no
+    /// frame on the GPU reads it.
     private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
     /// How many displays scan out each replaced or current buffer now (DirectScanout.swift).
     private var scanouts: [ObjectIdentifier: Int] = [:]
+    /// How many frames submitted to the GPU and not done yet read each dma-buf (sampled in place
+    /// or copied): a replaced one goes back to its client only once they are done, so that the
+    /// client does not write into pixels a frame still reads.
+    private var framesReading: [ObjectIdentifier: Int] = [:]
     /// The shm and single-pixel buffers the surface shows that no frame has finished reading: not
     /// given back to their clients yet.
     private var unread: Set<ObjectIdentifier> = []
@@ -89,8 +94,15 @@ final class SurfaceNode {
     private func show(_ pixels: ClientPixelBuffer, damage: ImageRect?, dmabufs: DmabufImports?) {
         var dmabufImport: DmabufImport?
         var read: () -> Void = {}
+        var frameReads: (() -> () -> Void)?
         if case .dmabuf(let attributes) = pixels.buffer.storage {
             dmabufImport = dmabufs?.imported(attributes)
+            frameReads = { [weak self, weak buffer = pixels.buffer] in
+                guard let self, let buffer else { return {} }
+                framesReading[ObjectIdentifier(buffer), default: 0] += 1
+                // The node stays until the frame is done: only it knows whether to release then.
+                return { [self] in frameFinishedReading(buffer) }
+            }
         } else {
             unread.insert(ObjectIdentifier(pixels.buffer))
             read = { [weak self, weak buffer = pixels.buffer] in
@@ -99,7 +111,8 @@ final class SurfaceNode {
             }
         }
         let contents = ClientBufferContents(
-            buffer: pixels, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents, read: read)
+            buffer: pixels, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents, read: read,
+            frameReads: frameReads)
         shown = (contents, pixels)
         content.externalContents = contents
     }
@@ -127,14 +140,24 @@ final class SurfaceNode {
     }
 
     /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
-    /// still scans it out (then when the last one stops).
+    /// still scans it out or a frame on the GPU still reads it (then when the last one stops).
     private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {
         guard let old = shownDmabuf?.buffer, old !== new?.buffer else {
             shownDmabuf = new
             return
         }
         shownDmabuf = new
-        if scanouts[ObjectIdentifier(old)] == nil { old.release() }
+        if scanouts[ObjectIdentifier(old)] == nil, framesReading[ObjectIdentifier(old)] == nil { old.release() }
+    }
+
+    /// A frame that read the dma-buf is done on the GPU: the buffer goes back to its client once
+    /// no other frame reads it, no display scans it out and the surface no longer shows it.
+    private func frameFinishedReading(_ buffer: Buffer) {
+        let id = ObjectIdentifier(buffer)
+        framesReading[id, default: 1] -= 1
+        guard framesReading[id] == 0 else { return }
+        framesReading[id] = nil
+        if scanouts[id] == nil, shownDmabuf?.buffer !== buffer { buffer.release() }
     }
 
     /// The surface is gone: the dma-buf it showed goes back to its client (once no display scans
@@ -176,7 +199,12 @@ final class SurfaceNode {
             scanouts[id, default: 1] -= 1
             guard scanouts[id] == 0 else { return }
             scanouts[id] = nil
-            let inUse = if case .dmabuf = buffer.storage { shownDmabuf?.buffer === buffer } else { unread.contains(id) }
+            let inUse =
+                if case .dmabuf = buffer.storage {
+                    shownDmabuf?.buffer === buffer || framesReading[id] != nil
+                } else {
+                    unread.contains(id)
+                }
             if !inUse { buffer.release() }
         })
     }

@@ -8,7 +8,9 @@ import LayerKit
 /// dma-buf's damaged rectangle copied by the GPU from its import, nothing for a dma-buf sampled
 /// where it lies (`DmabufImport.isSampledInPlace`) — and then `read` is called: the
 /// buffer may go back to its client. Contents replaced before any frame drew them pass their
-/// damage on to their successor and are read no more.
+/// damage on to their successor and are read no more. A dma-buf is read on the GPU by every frame
+/// that samples it in place or copies from it: `frameReads` hears of each such frame when it is
+/// recorded, and what it returns is called once that frame is done on the GPU.
 ///
 /// One object per commit, compared by identity like an image; the contents of one surface share
 /// one texture (`ClientSurfaceTexture`), which each commit's damage updates.
@@ -26,19 +28,24 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     private let changedFromPredecessor: ImageRect?
     /// Called once, when the buffer is no longer read: after its upload, or when replaced unread.
     private var read: (() -> Void)?
+    /// Called for each frame that reads a dma-buf on the GPU; returns what that frame's completion
+    /// calls.
+    private let frameReads: (() -> () -> Void)?
     /// Whether the texture holds this commit's pixels (its upload is staged or recorded).
     public private(set) var isUploaded = false
 
     /// Contents of `surface` showing `buffer`, whose pixels differ from `previous`'s (the
     /// surface's last contents, nil for its first buffer) in `damage` (all of them when nil).
-    /// `dmabuf`: the buffer's import, for a client's dma-buf.
+    /// `dmabuf`: the buffer's import, for a client's dma-buf; `frameReads`: told of each frame that
+    /// reads it on the GPU.
     public init(
         buffer: any PixelBuffer, dmabuf: DmabufImport?, damage: ImageRect?, surface: ClientSurfaceTexture,
-        replacing previous: ClientBufferContents?, read: @escaping () -> Void
+        replacing previous: ClientBufferContents?, read: @escaping () -> Void, frameReads: (() -> () -> Void)? = nil
     ) {
         self.buffer = buffer
         self.dmabuf = dmabuf
         self.read = read
+        self.frameReads = frameReads
         self.surface = surface
         predecessor = previous
         changedFromPredecessor = damage
@@ -81,7 +88,8 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     /// damaged pixels staged from a shm buffer (`read` follows at once, the client's memory being
     /// read) or recorded as a copy from a dma-buf (whose `read` the caller calls once the frame
     /// that copies is done: it is returned). Nil when the buffer cannot be read now (gone, or in
-    /// a format without a texture): the layer is drawn without contents.
+    /// a format without a texture): the layer is drawn without contents. A frame that samples a
+    /// dma-buf in place or copies from it returns `frameReads`' closure too, for its completion.
     func texture(on context: VulkanContext, pool: StagingBufferPool) throws -> (texture: Texture, readAfterFrame: (() -> Void)?)? {
         if surface.texture?.image.context !== context {
             // A new device (the old one was lost): everything is uploaded again.
@@ -95,9 +103,13 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
             // longer holds what is shown, so a later copied buffer is copied whole.
             surface.texture = nil
             surface.inPlaceSamples += 1
-            guard !isUploaded else { return (inPlace, nil) }
+            let frameDone = frameReads?()
+            guard !isUploaded else { return (inPlace, frameDone) }
             isUploaded = true
-            return (inPlace, { [self] in finishReading() })
+            return (inPlace, { [self] in
+                finishReading()
+                frameDone?()
+            })
         }
         if isUploaded, let texture = surface.texture { return (texture, nil) }
         // A shm buffer's rows are staged as 0xAARRGGBB words; a dma-buf is copied as it is.
@@ -129,7 +141,11 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
             texture.update(from: dmabuf, in: rect)
             isUploaded = true
             surface.uploadedBytes += bytes
-            return (texture, { [self] in finishReading() })
+            let frameDone = frameReads?()
+            return (texture, { [self] in
+                finishReading()
+                frameDone?()
+            })
         }
         let staged = try buffer.withPixels { rows -> Bool in
             guard rows.format.bytesPerPixel != nil, rows.width == texture.width, rows.height == texture.height else { return false }

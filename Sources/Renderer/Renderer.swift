@@ -65,6 +65,12 @@ public final class Renderer {
         textures = TextureCache(context: context)
     }
 
+    deinit {
+        // Reads recorded into a frame that failed before its submission, the renderer replaced
+        // since (its device lost): nothing will read those buffers.
+        for read in readsAfterFrame { read() }
+    }
+
     /// Starts making, on another thread, the pipeline a layer showing an image draws with (every
     /// client's window), so that the first frame with a window waits less for the driver's
     /// compiler: a compositor calls it when it has made its renderer, and the work runs while
