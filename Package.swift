@@ -292,6 +292,9 @@ let package = Package(
 
         .executableTarget(name: "RendererBenchmarks", dependencies: ["CPURenderer", "Renderer"]),
 
+        // An app with a TiledLayer that draws its tiles and waits, for IdleThreadsTests.
+        .executableTarget(name: "tiled-layer-idle", dependencies: ["LayerKit"]),
+
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),

@@ -5,8 +5,9 @@ import Glibc
 import Testing
 
 /// An idle kiosk sleeps in every thread, whatever it did before: the Vulkan renderer's frame
-/// completions and the control socket's slow work run on threads of their own, not on libdispatch's
-/// pool, whose first worker starts a monitor that wakes the process every second from then on.
+/// completions and the control socket's slow work run on threads of their own, and a tiled layer's
+/// tiles on a serial queue, none on libdispatch's pool, whose first worker starts a monitor that
+/// wakes the process every second from then on.
 @Suite struct IdleThreadsTests {
     /// Wakeups of all of `pid`'s threads so far (each voluntary context switch ends in one).
     func wakeups(of pid: Int32) throws -> Int {
@@ -17,12 +18,16 @@ import Testing
         }
     }
 
-    /// The wakeups of `vitrine` over three seconds, half a second after what came before.
-    func idleWakeups(of vitrine: RunningVitrine) throws -> Int {
+    /// The wakeups of process `pid` over three seconds, half a second after what came before.
+    func idleWakeups(of pid: Int32) throws -> Int {
         usleep(500_000)
-        let before = try wakeups(of: vitrine.process.processIdentifier)
+        let before = try wakeups(of: pid)
         sleep(3)
-        return try wakeups(of: vitrine.process.processIdentifier) - before
+        return try wakeups(of: pid) - before
+    }
+
+    func idleWakeups(of vitrine: RunningVitrine) throws -> Int {
+        try idleWakeups(of: vitrine.process.processIdentifier)
     }
 
     @Test func aKioskIdleAfterAClientDrewWithVulkanWakesNoThread() throws {
@@ -50,5 +55,26 @@ import Testing
             return
         }
         #expect(try idleWakeups(of: vitrine) == 0)
+    }
+
+    /// An app's TiledLayer draws its tiles on its cache's serial queue, which libdispatch serves from
+    /// its overcommit threads, not from the pool that the monitor watches: idle once they are drawn,
+    /// the app wakes no thread (a global queue would start the monitor: once a second).
+    @Test func anAppIdleAfterItsTiledLayerDrewTilesWakesNoThread() throws {
+        let app = Process()
+        app.executableURL = URL(fileURLWithPath: KioskSessionTests.vitrine).deletingLastPathComponent()
+            .appendingPathComponent("tiled-layer-idle")
+        let (input, output) = (Pipe(), Pipe())
+        (app.standardInput, app.standardOutput) = (input, output)
+        try app.run()
+        // Its standard input ending ends it, whatever the test's outcome.
+        defer {
+            try? input.fileHandleForWriting.close()
+            app.waitUntilExit()
+        }
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        // The 1024 × 1024 points of the view, in 256 × 256 tiles.
+        #expect(line == "drew 16 tiles\n")
+        #expect(try idleWakeups(of: app.processIdentifier) == 0)
     }
 }
