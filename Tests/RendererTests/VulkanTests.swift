@@ -298,11 +298,15 @@ struct VulkanTests {
                     // Every frame is done: what they kept alive goes, so the count is exact.
                     try frames.releaseFinishedFrames()
                 }
-                if frame == 9 { allocationsAfterWarmUp = context.liveMemoryAllocations }
+                // The staging pool keeps as many buffers as uploads were alive at once, which
+                // depends on how far the GPU lagged: they are counted apart.
+                if frame == 9 { allocationsAfterWarmUp = context.liveMemoryAllocations - cache.stagingBuffers.idleCount }
             }
             #expect(firstTexture == nil, "the first frame's texture outlived its frame")
             #expect(cache.count == 1)
-            #expect(context.liveMemoryAllocations == allocationsAfterWarmUp)
+            #expect(context.liveMemoryAllocations - cache.stagingBuffers.idleCount == allocationsAfterWarmUp)
+            // At most one upload per frame in flight, and the one taken before its frame waits for a slot.
+            #expect(cache.stagingBuffers.idleCount <= 4)
         }
     }
 }

@@ -21,6 +21,9 @@ final class StagingBufferPool {
     /// The bytes of the buffers waiting for reuse.
     private(set) var idleBytes = 0
 
+    /// How many buffers wait for reuse.
+    var idleCount: Int { idle.count }
+
     /// A buffer of at least `size` bytes: an idle one no more than twice as large, else a new one.
     func take(size: Int) throws -> StagingBuffer {
         let fitting = idle.indices.filter { idle[$0].size >= size && idle[$0].size <= 2 * size }
