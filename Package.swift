@@ -298,7 +298,7 @@ let package = Package(
         .testTarget(name: "BuffersTests", dependencies: ["Buffers"]),
         .testTarget(name: "GraphicsTests", dependencies: ["Graphics", "SystemCalls"]),
         .testTarget(name: "SignalsTests", dependencies: ["Signals"]),
-        .testTarget(name: "DisplayBackendTests", dependencies: ["Buffers", "DisplayBackend", "HeadlessBackend", "Graphics", "SystemCalls"]),
+        .testTarget(name: "DisplayBackendTests", dependencies: ["Buffers", "BufferFixtures", "DisplayBackend", "HeadlessBackend", "Graphics", "SystemCalls"]),
         .testTarget(name: "InputTests", dependencies: ["Input", "SystemCalls"]),
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
@@ -319,9 +319,10 @@ let package = Package(
         .testTarget(name: "CompositorTests", dependencies: ["BoardConfig", "Buffers", "Compositor", "CPURenderer", "GoldenImages", "Graphics", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "LayerKit", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"], exclude: ["Clients", "Golden"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
-        .testTarget(name: "RendererTests", dependencies: ["Buffers", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls", "SeedExamples"], exclude: ["Golden"]),
+        .testTarget(name: "RendererTests", dependencies: ["Buffers", "BufferFixtures", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls", "SeedExamples"], exclude: ["Golden"]),
         // Golden-image comparison shared by the test targets that render.
         .target(name: "GoldenImages", dependencies: ["Graphics"], path: "Tests/GoldenImages"),
+        .target(name: "BufferFixtures", dependencies: ["Buffers"], path: "Tests/BufferFixtures"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -53,6 +53,9 @@ struct LinearDmabuf {
     }
 }
 
+/// The screen's pixel for the buffers' orange, whatever their channel order.
+private let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
+
 /// A 640×480 session, and a client with zwp_linux_dmabuf_v1 (version 3) and a configured toplevel.
 private func dmabufWindow() throws -> (session: HeadlessSession, client: SessionClient, dmabuf: ZwpLinuxDmabufV1Proxy, surface: WlSurfaceProxy) {
     let session = try HeadlessSession(width: 640, height: 480)
@@ -60,6 +63,21 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
     let (surface, _) = try client.makeToplevel()
     return (session, client, dmabuf, surface)
+}
+
+/// `dmabufWindow()` showing a 64×64 orange ABGR8888 dma-buf laid out at `stride` and `offset`,
+/// once the screen shows it; the caller closes `pixels.fd`.
+private func orangeDmabufWindow(stride: Int, offset: Int) throws -> (
+    session: HeadlessSession, client: SessionClient, dmabuf: ZwpLinuxDmabufV1Proxy, surface: WlSurfaceProxy,
+    pixels: LinearDmabuf, buffer: WlBufferProxy
+) {
+    let (session, client, dmabuf, surface) = try dmabufWindow()
+    let pixels = LinearDmabuf(width: 64, height: 64, stride: stride, offset: offset, pixel: [0xFF, 0x80, 0x10, 0xFF])
+    let buffer = try pixels.buffer(dmabuf, format: abgr8888)
+    try client.show(buffer, on: surface)
+    try client.client.roundtrip()
+    #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
+    return (session, client, dmabuf, surface, pixels, buffer)
 }
 
 /// zwp_linux_dmabuf_v1 with the compositor's renderer: client dma-bufs imported on the device when
@@ -81,14 +99,8 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     /// the client while it is the surface's (a display may scan it out directly), and released
     /// when the next commit replaces it.
     @Test func aDmabufWindowShowsItsPixelsAndItsBufferIsReleasedWhenReplaced() throws {
-        let (session, client, dmabuf, surface) = try dmabufWindow()
-        let pixels = LinearDmabuf(width: 64, height: 64, stride: 320, offset: 128, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        let (session, client, dmabuf, surface, pixels, buffer) = try orangeDmabufWindow(stride: 320, offset: 128)
         defer { close(pixels.fd) }
-        let buffer = try pixels.buffer(dmabuf, format: abgr8888)
-        try client.show(buffer, on: surface)
-        try client.client.roundtrip()
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
-        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         try client.client.roundtrip()
         #expect(!buffer.events.contains(.release))
 
@@ -128,7 +140,6 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         defer { close(pixels.fd) }
         try client.show(try pixels.buffer(dmabuf, format: xrgb8888), on: surface)
         try client.client.roundtrip()
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         let output = session.compositor.outputs[0]
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 639, y: 479) == orange })
         #expect(ftruncate(pixels.fd, 1) == -1 && errno == EPERM)
@@ -188,7 +199,6 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         defer { close(pixels.fd) }
         try client.show(try pixels.buffer(dmabuf, format: argb8888), on: surface)
         try client.client.roundtrip()
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { session.compositor.capture(outputAt: 0)?.pixel(x: 320, y: 240) == orange })
 
         let second = try session.backend.addOutput(
@@ -210,7 +220,6 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         try client.show(try pixels.buffer(dmabuf, format: xrgb8888), on: surface)
         try client.client.roundtrip()
         let output = session.compositor.outputs[0]
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { output.isScanningOutDirectly && session.screen?.pixel(x: 639, y: 479) == orange })
         #expect(session.compositor.outputStatuses.map(\.isScanningOutDirectly) == [true])
 
@@ -233,14 +242,8 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
     /// A window of a linear dma-buf whose stride is lavapipe's row pitch for its width is sampled
     /// where it lies: it shows its pixels and nothing of it is ever copied.
     @Test func aDmabufAtTheDevicesRowPitchIsSampledInPlaceWithNothingCopied() throws {
-        let (session, client, dmabuf, surface) = try dmabufWindow()
-        let pixels = LinearDmabuf(width: 64, height: 64, stride: 256, offset: 0, pixel: [0xFF, 0x80, 0x10, 0xFF])
+        let (session, _, _, _, pixels, _) = try orangeDmabufWindow(stride: 256, offset: 0)
         defer { close(pixels.fd) }
-        let buffer = try pixels.buffer(dmabuf, format: abgr8888)
-        try client.show(buffer, on: surface)
-        try client.client.roundtrip()
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
-        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         let texture = try #require(session.compositor.nodes.values.first?.surfaceTexture)
         #expect(texture.uploadedBytes == 0)
         #expect(texture.inPlaceSamples > 0)
@@ -292,7 +295,6 @@ private func dmabufWindow() throws -> (session: HeadlessSession, client: Session
         defer { close(pixels.fd) }
         try client.show(try pixels.buffer(dmabuf, format: argb8888), on: surface)
         try client.client.roundtrip()
-        let orange = PremultipliedPixel(red: 0xFF, green: 0x80, blue: 0x10, alpha: 0xFF)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == orange })
         #expect(!output.isScanningOutDirectly)
 

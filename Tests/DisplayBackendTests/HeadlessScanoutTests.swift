@@ -1,3 +1,4 @@
+import BufferFixtures
 import Buffers
 import DisplayBackend
 import Glibc
@@ -24,7 +25,7 @@ import Testing
         #expect(fstat(fd, &lent) == 0)
         var released = false
         let layout = DmabufLayout(fileDescriptor: fd, width: 64, height: 48, format: .xrgb8888, modifier: 0, offset: 0, stride: 256)
-        #expect(try output.commit(OutputState(buffer: .client(LentDmabuf(layout), released: { released = true }))))
+        #expect(try output.commit(OutputState(buffer: .client(ClientDmabuf(layout), released: { released = true }))))
         // The client destroys its buffer; the number may go to the next file anyone opens.
         close(fd)
         let other = open("/dev/null", O_RDONLY)
@@ -37,21 +38,4 @@ import Testing
         #expect(headless.lastShownImage?.pixel(x: 63, y: 47) == PremultipliedPixel(red: 0, green: 0x80, blue: 0xFF, alpha: 0xFF))
         #expect(!released)
     }
-}
-
-/// A client's dma-buf as the compositor hands it to a display: its layout, with the descriptor the
-/// client's wl_buffer lends.
-private final class LentDmabuf: PixelBuffer {
-    let layout: DmabufLayout
-
-    init(_ layout: DmabufLayout) {
-        self.layout = layout
-    }
-
-    var width: Int { layout.width }
-    var height: Int { layout.height }
-    var format: PixelFormat { layout.format }
-    var kind: BufferKind { .clientDmabuf }
-    var dmabuf: DmabufLayout? { layout }
-    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? { nil }
 }

@@ -1,3 +1,4 @@
+import BufferFixtures
 import Buffers
 import Foundation
 import Glibc
@@ -34,22 +35,6 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
     for y in rows {
         row.withUnsafeBytes { precondition(pwrite(fd, $0.baseAddress, $0.count, off_t(offset + y * stride)) == $0.count) }
     }
-}
-
-/// A client's dma-buf as the renderer reads it: through its import, never mapped by the CPU.
-final class ClientDmabuf: PixelBuffer {
-    let layout: DmabufLayout
-
-    init(_ layout: DmabufLayout) {
-        self.layout = layout
-    }
-
-    var width: Int { layout.width }
-    var height: Int { layout.height }
-    var format: PixelFormat { layout.format }
-    var kind: BufferKind { .clientDmabuf }
-    var dmabuf: DmabufLayout? { layout }
-    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? { nil }
 }
 
 /// Client buffers as layers' contents, read when a frame draws them: a shm-like buffer in host
