@@ -1,27 +1,31 @@
+import Buffers
 internal import CPixman
 import RendererContract
 
-/// Host memory the CPU renderer draws frames into in place (`HostFrameTarget`): pixman composites
-/// straight into it, and the pixels it has not received since its own last frame are remembered
-/// as a region that its next frame redraws along with that frame's changes (its buffer age).
-public final class CPUFrameTarget: HostFrameTarget {
-    public let width: Int
-    public let height: Int
-    public let bytesPerRow: Int
+/// A swapchain buffer the CPU renderer draws frames into in place: pixman composites straight
+/// into its mapping, and the pixels it has not received since its own last frame are remembered
+/// as a region that its next frame redraws along with that frame's changes (its buffer age). The
+/// renderer keeps it, keyed by the buffer, while it draws into the buffer.
+final class CPUFrameTarget {
+    let width: Int
+    let height: Int
     let image: PixmanImage
-    /// Keeps the memory valid for as long as the target lives.
-    private let owner: AnyObject?
-    let renderer: ObjectIdentifier
+    /// The buffer: held so that its memory stays valid and its identity, the target's key, names
+    /// no other buffer meanwhile.
+    let buffer: AnyObject
     /// What the memory lacks of the renderer's latest frame; all of it at first.
     let stale = PixmanRegion()
+    /// The renderer's frame that last drew into it.
+    var lastFrame = 0
 
-    init(memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?, renderer: ObjectIdentifier) {
-        precondition(width > 0 && height > 0, "a host frame target of \(width)×\(height) pixels")
+    init(_ buffer: any SwapchainBuffer, mapping memory: UnsafeMutableRawBufferPointer, bytesPerRow: Int) {
+        let (width, height) = (buffer.width, buffer.height)
+        precondition(width > 0 && height > 0, "a frame target of \(width)×\(height) pixels")
         precondition(bytesPerRow >= width * 4 && bytesPerRow % 4 == 0, "\(bytesPerRow) bytes per row for \(width) pixels")
         precondition(
             memory.baseAddress != nil && memory.count >= bytesPerRow * (height - 1) + width * 4,
             "\(memory.count) bytes for \(height) rows of \(bytesPerRow)")
-        (self.width, self.height, self.bytesPerRow, self.owner, self.renderer) = (width, height, bytesPerRow, owner, renderer)
+        (self.width, self.height, self.buffer) = (width, height, buffer)
         image = PixmanImage(format: PIXMAN_a8r8g8b8, width: width, height: height, bits: memory.baseAddress!, bytesPerRow: bytesPerRow)
         stale.add(PixelBox(x: 0, y: 0, width: width, height: height))
     }

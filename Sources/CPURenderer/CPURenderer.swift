@@ -15,10 +15,13 @@ import SystemCalls
 public final class CPURenderer: LayerTreeRenderer {
     private var damage = DamageTracker()
     private var lastClearColor: Color?
-    /// Every target made, for each to learn what later frames changed while it was not drawn.
-    private var targets: [WeakTarget] = []
+    /// The target of each buffer drawn into, by the buffer's identity (which the target holds),
+    /// for each to learn what later frames changed while it was not drawn.
+    private var targets: [ObjectIdentifier: CPUFrameTarget] = [:]
+    /// Counts frames; a target's `lastFrame` is one of these.
+    private var frameCount = 0
     /// The memory `render(_:width:height:scale:clearColor:)` draws into, and the image it last made.
-    private var imageFrame: (target: CPUFrameTarget, memory: HostMemoryBuffer, image: Image?)?
+    private var imageFrame: (memory: HostMemoryBuffer, image: Image?)?
     /// Shape and text layers' images, redrawn only when a shape, its text or its scale changes.
     private let rasters = TreePainter.Rasters()
     /// What each subtree may draw, so that a frame walks only the subtrees it redraws.
@@ -35,49 +38,42 @@ public final class CPURenderer: LayerTreeRenderer {
     public var onContentsUnavailable: ((ContentsFailure) -> Void)?
     public private(set) var lastFrameStatistics = FrameStatistics()
 
-    private struct WeakTarget {
-        weak var target: CPUFrameTarget?
-    }
-
     public init() {}
 
     public var deviceName: String { "CPU (pixman \(String(cString: pixman_version_string())))" }
 
-    public func makeHostFrameTarget(
-        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
-    ) throws -> any HostFrameTarget {
-        let target = CPUFrameTarget(
-            memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, renderer: ObjectIdentifier(self))
-        targets.removeAll { $0.target == nil }
-        targets.append(WeakTarget(target: target))
-        return target
-    }
-
-    /// Pixman writes through a mapping: the CPU renderer's displays use dumb buffers.
-    public func makeDmabufFrameTarget(_ dmabuf: DmabufLayout, owner: AnyObject?) throws -> (any HostFrameTarget)? { nil }
-
-    /// Draws in place before it returns: the completion is done at once.
+    /// Draws in place before it returns: the completion is done at once. Pixman writes through a
+    /// mapping: a dma-buf is refused, and the CPU renderer's displays use dumb buffers.
     public func render(
-        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
+        _ tree: RenderTree, into buffer: any SwapchainBuffer, scale: Double, clearColor: Color
     ) throws -> any RenderCompletion {
-        guard let target = target as? CPUFrameTarget, target.renderer == ObjectIdentifier(self) else {
-            preconditionFailure("a host frame target of another renderer")
-        }
-        draw(tree, into: target, scale: scale, clearColor: clearColor)
+        draw(tree, into: try target(for: buffer), scale: scale, clearColor: clearColor)
         return FinishedFrame()
     }
 
+    /// The target of `buffer`, made the first time. A target not drawn into for 16 frames goes (a
+    /// display's ring draws into each of its buffers every few frames: the display replaced it;
+    /// made again, it is drawn whole).
+    private func target(for buffer: any SwapchainBuffer) throws -> CPUFrameTarget {
+        targets = targets.filter { $0.value.lastFrame > frameCount - 16 }
+        if let target = targets[ObjectIdentifier(buffer)] { return target }
+        guard case .mapped(let mapping, let bytesPerRow) = buffer.memory else {
+            throw UnwritableBuffer(reason: "the CPU renderer draws into memory it maps only")
+        }
+        let made = CPUFrameTarget(buffer, mapping: mapping, bytesPerRow: bytesPerRow)
+        targets[ObjectIdentifier(buffer)] = made
+        return made
+    }
+
     public func render(_ tree: RenderTree, width: Int, height: Int, scale: Double = 1, clearColor: Color = .clear) throws -> Image {
-        if imageFrame?.target.width != width || imageFrame?.target.height != height {
+        if imageFrame?.memory.width != width || imageFrame?.memory.height != height {
             guard let memory = HostMemoryBuffer(width: width, height: height, format: .argb8888) else {
                 throw CPURendererError.outOfMemory(width: width, height: height)
             }
-            let target = try makeHostFrameTarget(
-                memory: memory.mapping, width: width, height: height, bytesPerRow: memory.bytesPerRow, owner: memory)
-            imageFrame = (target as! CPUFrameTarget, memory, nil)
+            imageFrame = (memory, nil)
         }
-        let (target, memory, last) = imageFrame!
-        guard let drawn = draw(tree, into: target, scale: scale, clearColor: clearColor) else {
+        let (memory, last) = imageFrame!
+        guard let drawn = draw(tree, into: try target(for: memory), scale: scale, clearColor: clearColor) else {
             if let last { return last }
             return try Image(width: width, height: height, pixelFormat: .argb8888, bytesPerRow: memory.bytesPerRow, bytes: UnsafeRawBufferPointer(memory.mapping))
         }
@@ -100,7 +96,7 @@ public final class CPURenderer: LayerTreeRenderer {
 
     public func invalidatePreviousFrame() {
         damage.reset()
-        for case let target? in targets.map(\.target) { target.stale.add(PixelBox(x: 0, y: 0, width: target.width, height: target.height)) }
+        for target in targets.values { target.stale.add(PixelBox(x: 0, y: 0, width: target.width, height: target.height)) }
         imageFrame?.image = nil
     }
 
@@ -127,7 +123,9 @@ public final class CPURenderer: LayerTreeRenderer {
         case .full: full
         case .region(let r): PixelBox(r)
         }
-        for entry in targets { entry.target?.stale.add(changed) }
+        for other in targets.values { other.stale.add(changed) }
+        frameCount += 1
+        target.lastFrame = frameCount
         guard !target.stale.isEmpty else {
             lastFrameStatistics = FrameStatistics(damage: .none)
             return nil

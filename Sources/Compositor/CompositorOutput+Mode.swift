@@ -3,8 +3,7 @@ import LayerKit
 
 extension CompositorOutput {
     /// The backend's display has a new mode: clients hear it (wl_output's mode, zxdg_output's
-    /// logical size, one done), the scanout and the logical output take the new size, and the
-    /// renderer's targets of the old buffers go, so the next frame is drawn whole; a frame on the
+    /// logical size, one done), and the scanout and the logical output take the new size; a frame on the
     /// GPU for the old mode is not committed (the backend dropped it from its schedule). Call inside a
     /// transaction; the windows are configured again by the window policy.
     func followMode() {
@@ -21,7 +20,6 @@ extension CompositorOutput {
         root.position = Point(x: scanout.bounds.width / 2, y: scanout.bounds.height / 2)
         rootView.frame = root.bounds
         windowsView.frame = rootView.bounds
-        scanoutTargets.removeAll()
         cancelFrameInFlight()
     }
 }

@@ -44,8 +44,6 @@ final class CompositorOutput {
     /// Draws the output; `VulkanLayer`s shown on it render through its device. Replaced only
     /// when the device is lost (`replaceRenderer`).
     private(set) var renderer: any LayerTreeRenderer
-    /// Where frames drawn in place into the backend's scanout buffers go (ScanoutFrames.swift).
-    let scanoutTargets = ScanoutTargets()
     /// Valid display links, called before each frame is drawn.
     private var displayLinks: [DisplayLink] = []
     /// Set while display links run: what they present shows in the frame being drawn.
@@ -163,14 +161,13 @@ final class CompositorOutput {
         renderer.onContentsUnavailable = { [unowned self] failure in onContentsUnavailable?(failure) }
     }
 
-    /// Draws with `new` from now on (the old one's device was lost): the scanout buffers' targets
+    /// Draws with `new` from now on (the old one's device was lost): the scanout buffers' imports
     /// go with the old renderer, and the next frame is drawn whole.
     func replaceRenderer(with new: any LayerTreeRenderer) {
         (renderer as? Renderer)?.onDrawablePresented = nil
         renderer.onContentsUnavailable = nil
         renderer = new
         observe(new)
-        scanoutTargets.removeAll()
         backend.scheduleFrame()
     }
 
@@ -375,7 +372,7 @@ final class CompositorOutput {
                 let target = Double(request.targetPresentationNanoseconds) / 1e9
                 // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
                 let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
-                guard let drawn = try scanoutTargets.draw(frameTree, for: backend, renderer: renderer, scale: backend.scaleFactor) else {
+                guard let drawn = try backend.draw(frameTree, with: renderer, scale: backend.scaleFactor) else {
                     backend.frameScheduler.frameSkipped()
                     return
                 }
@@ -480,4 +477,28 @@ final class CompositorOutput {
 /// to what lies below (the windows' host must not hide the bottom and background layers).
 private final class PassThroughView: View {
     override func point(inside point: Point) -> Bool { false }
+}
+
+extension BackendOutput {
+    /// Draws `tree` at `scale` with `renderer` into the next swapchain buffer and returns the state
+    /// that shows it, with the frame's completion (at once for the CPU renderer, on the GPU for
+    /// Vulkan); nil when no buffer is free. A buffer the renderer cannot draw into (a GBM buffer
+    /// object it cannot import, or any dma-buf for the CPU renderer) turns the output to buffers
+    /// the CPU maps. Every drawn frame of an output or a mirror starts here.
+    func draw(
+        _ tree: RenderTree, with renderer: any LayerTreeRenderer, scale: Double
+    ) throws -> (state: OutputState, completion: any RenderCompletion)? {
+        guard var buffer = nextBuffer() else { return nil }
+        let completion: any RenderCompletion
+        do {
+            completion = try renderer.render(tree, into: buffer, scale: scale, clearColor: Color(white: 0))
+        } catch let refusal as UnwritableBuffer {
+            try useMappedBuffers(because: "the renderer cannot draw into its \(buffer.kind)s: \(refusal)")
+            guard let mapped = nextBuffer() else { return nil }
+            buffer = mapped
+            completion = try renderer.render(tree, into: buffer, scale: scale, clearColor: Color(white: 0))
+        }
+        // Where the renderer exports the frame's completion, the display waits for it, not we.
+        return (OutputState(buffer: .swapchain(buffer), acquireFence: completion.takeAcquireFence()), completion)
+    }
 }

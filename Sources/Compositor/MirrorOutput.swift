@@ -22,7 +22,6 @@ final class MirrorOutput {
     private(set) weak var source: CompositorOutput?
     /// Draws on the source's device, so that the source's `VulkanLayer`s show here too.
     private var renderer: (any LayerTreeRenderer)?
-    private var scanoutTargets = ScanoutTargets()
     /// The source's latest frame as it sampled it, with the source's geometry then; nil: black.
     private var frame: (tree: RenderTree, source: SourceGeometry)?
     /// Errors while drawing (the frame is skipped).
@@ -42,7 +41,6 @@ final class MirrorOutput {
     /// Mirrors `output` from its next frame on (asked for now, so that an idle source shows at once).
     func follow(_ output: CompositorOutput) throws {
         renderer = try (output.renderer as? Renderer).map { try Renderer(sharingDeviceOf: $0) } ?? CPURenderer()
-        scanoutTargets = ScanoutTargets()
         source = output
         output.scheduleFrame()
     }
@@ -51,7 +49,6 @@ final class MirrorOutput {
     func sourceLeft() {
         source = nil
         renderer = nil
-        scanoutTargets = ScanoutTargets()
         frame = nil
         backend.scheduleFrame()
     }
@@ -60,7 +57,6 @@ final class MirrorOutput {
     func followMode() {
         // The backend dropped a frame drawn for the old mode from its schedule.
         frameInFlight?.cancel()
-        scanoutTargets = ScanoutTargets()
         backend.scheduleFrame()
     }
 
@@ -119,8 +115,8 @@ final class MirrorOutput {
             // them would not hold, so every frame is drawn whole.
             renderer.invalidatePreviousFrame()
             let fit = fit(showing: frame.source)
-            guard let (state, completion) = try scanoutTargets.draw(
-                frame.tree.placingRoot(by: Transform3D(fit.transform)), for: backend, renderer: renderer, scale: fit.scale)
+            guard let (state, completion) = try backend.draw(
+                frame.tree.placingRoot(by: Transform3D(fit.transform)), with: renderer, scale: fit.scale)
             else {
                 backend.frameScheduler.frameSkipped()
                 return
@@ -135,14 +131,13 @@ final class MirrorOutput {
         }
     }
 
-    /// Fills the next buffer with opaque black and shows it. Its target's idea of what the buffer
-    /// holds is gone with it.
+    /// Fills the next buffer with opaque black and shows it (the source's frames are drawn whole,
+    /// so none counts on what a buffer held).
     private func showBlack() throws {
         guard let buffer = backend.nextBuffer() else {
             backend.frameScheduler.frameSkipped()
             return
         }
-        scanoutTargets = ScanoutTargets()
         buffer.clear()
         try backend.commit(OutputState(buffer: .swapchain(buffer)))
     }

@@ -1,9 +1,9 @@
-public import Buffers
+import Buffers
 import LayerKit
 import RendererContract
 
-/// A buffer that a renderer writes frames straight into: `height` rows of `width`
-/// premultiplied ARGB8888 pixels (native-endian 0xAARRGGBB, the byte order of Wayland's and
+/// The renderer's hold on a swapchain buffer it writes frames straight into: `height` rows of
+/// `width` premultiplied ARGB8888 pixels (native-endian 0xAARRGGBB, the byte order of Wayland's and
 /// DRM's ARGB8888 and XRGB8888), `bytesPerRow` apart. A GBM buffer object's dma-buf, or host
 /// memory (a dumb buffer's mapping, a headless output's).
 ///
@@ -13,38 +13,70 @@ import RendererContract
 /// for (a page on lavapipe); otherwise the rectangle goes through the renderer's readback buffer
 /// and the CPU copies it. Each target remembers the frame it last received, so a ring of them (a
 /// display's buffers) each gets what changed since its own last frame: its buffer age. The
-/// import is released when the target goes.
-public final class BufferTarget {
-    public let width: Int
-    public let height: Int
-    public let bytesPerRow: Int
+/// renderer keeps the target, keyed by the buffer, while it draws into the buffer
+/// (`HostFrameState.target(for:context:)`).
+final class BufferTarget {
+    let width: Int
+    let height: Int
+    let bytesPerRow: Int
     /// The CPU's way in, for a target without an import; nil for a dma-buf.
     let memory: UnsafeMutableRawBufferPointer?
-    /// Keeps the memory valid for as long as the target (and its import) lives.
-    private let owner: AnyObject?
-    let imported: ImportedBuffer?
-    let renderer: ObjectIdentifier
+    /// The buffer: held so that its memory stays valid (the import goes first, `deinit`) and its
+    /// identity, the target's key, names no other buffer meanwhile.
+    let buffer: AnyObject
+    private(set) var imported: ImportedBuffer?
     /// The renderer's host frame that last wrote this memory; nil while its pixels are unknown.
     var lastFrame: Int?
 
-    /// Whether the GPU writes into the memory itself (`VK_EXT_external_memory_host`), rather than
-    /// the CPU copying each frame from the readback buffer.
-    public var importsMemory: Bool { imported != nil }
+    /// Whether the GPU writes into the memory itself (`VK_EXT_external_memory_host`, a dma-buf),
+    /// rather than the CPU copying each frame from the readback buffer.
+    var importsMemory: Bool { imported != nil }
 
-    init(
-        memory: UnsafeMutableRawBufferPointer?, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?,
-        imported: ImportedBuffer?, renderer: ObjectIdentifier
-    ) {
-        (self.memory, self.width, self.height, self.bytesPerRow) = (memory, width, height, bytesPerRow)
-        (self.owner, self.imported, self.renderer) = (owner, imported, renderer)
+    /// Imports `buffer` on `context`'s device: a mapping where the device and the alignment allow
+    /// (otherwise frames reach it through the readback buffer), a dma-buf where the device can
+    /// write into it (otherwise `UnwritableBuffer` is thrown).
+    init(_ buffer: any SwapchainBuffer, context: VulkanContext) throws {
+        (self.buffer, width, height) = (buffer, buffer.width, buffer.height)
+        switch buffer.memory {
+        case .mapped(let mapping, let bytesPerRow):
+            precondition(bytesPerRow >= width * 4 && bytesPerRow % 4 == 0, "\(bytesPerRow) bytes per row for \(width) pixels")
+            precondition(
+                mapping.baseAddress != nil && mapping.count >= bytesPerRow * (height - 1) + width * 4,
+                "\(mapping.count) bytes for \(height) rows of \(bytesPerRow)")
+            (memory, self.bytesPerRow) = (mapping, bytesPerRow)
+            imported = try ImportedBuffer.hostMemory(context: context, pointer: mapping.baseAddress!, size: mapping.count)
+        case .dmabuf(let layout):
+            precondition(layout.stride >= layout.width * 4 && layout.stride % 4 == 0 && layout.offset == 0,
+                         "a dma-buf target of \(layout.width) pixels, \(layout.stride) bytes per row from \(layout.offset)")
+            (memory, bytesPerRow) = (nil, layout.stride)
+            // Tiled layouts need VK_EXT_image_drm_format_modifier to render into.
+            guard layout.modifier == FormatModifier.linear else {
+                throw UnwritableBuffer(reason: "\(VulkanError.missingExtension("VK_EXT_image_drm_format_modifier"))")
+            }
+            do {
+                imported = try ImportedBuffer.dmabuf(
+                    context: context, fileDescriptor: layout.fileDescriptor, size: layout.stride * layout.height, usage: .destination)
+            } catch VulkanError.deviceLost(let function) {
+                throw VulkanError.deviceLost(while: function)
+            } catch {
+                throw UnwritableBuffer(reason: "\(error)")
+            }
+        }
+    }
+
+    deinit {
+        // The import maps the buffer's memory: it goes while the buffer still holds it.
+        imported = nil
     }
 }
 
-/// The host targets' side of a renderer: one GPU image that holds the latest frame whichever
-/// memory it went to, redrawn where the scene changed, and the changed rectangle of each recent
-/// frame, from which a target's own damage follows.
+/// The swapchain buffers' side of a renderer: one GPU image that holds the latest frame whichever
+/// buffer it went to, redrawn where the scene changed, the changed rectangle of each recent frame,
+/// from which a buffer's own damage follows, and the target of each buffer drawn into.
 struct HostFrameState {
     var image: OffscreenTarget?
+    /// By the buffer's identity.
+    private(set) var targets: [ObjectIdentifier: BufferTarget] = [:]
     var damage = DamageTracker()
     var lastClearColor: Color?
     /// Counts frames; a target's `lastFrame` is one of these.
@@ -56,6 +88,23 @@ struct HostFrameState {
     mutating func reset() {
         damage.reset()
         history = []
+    }
+
+    /// The target of `buffer`, imported on `context`'s device the first time. A target not drawn
+    /// into for `historyLength` frames goes (its buffer would get a whole frame anyway, and a
+    /// display's ring draws into each of its buffers every few frames: the display replaced it),
+    /// as do all at a new frame size (`clearTargets()`).
+    mutating func target(for buffer: any SwapchainBuffer, context: VulkanContext) throws -> BufferTarget {
+        targets = targets.filter { $0.value.lastFrame.map { $0 > frameCount - Self.historyLength } ?? false }
+        if let target = targets[ObjectIdentifier(buffer)] { return target }
+        let made = try BufferTarget(buffer, context: context)
+        targets[ObjectIdentifier(buffer)] = made
+        return made
+    }
+
+    /// Lets go of every target: frames of a new size go into other buffers.
+    mutating func clearTargets() {
+        targets = [:]
     }
 
     /// What changed since `lastFrame` before the frame now being drawn, as one rectangle (nil: the
@@ -80,143 +129,5 @@ struct HostFrameState {
         let x1 = max(Int64(a.x) + Int64(a.width), Int64(b.x) + Int64(b.width))
         let y1 = max(Int64(a.y) + Int64(a.height), Int64(b.y) + Int64(b.height))
         return PixelRect(x: x0, y: y0, width: UInt32(x1 - Int64(x0)), height: UInt32(y1 - Int64(y0)))
-    }
-}
-
-extension Renderer {
-    /// A target for frames written into `memory` (see `BufferTarget`), which `owner` keeps
-    /// valid: the target holds it. `bytesPerRow` is at least `width` × 4 and a multiple of 4.
-    public func makeBufferTarget(
-        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
-    ) throws -> BufferTarget {
-        precondition(width > 0 && height > 0, "a host buffer target of \(width)×\(height) pixels")
-        precondition(bytesPerRow >= width * 4 && bytesPerRow % 4 == 0, "\(bytesPerRow) bytes per row for \(width) pixels")
-        precondition(
-            memory.baseAddress != nil && memory.count >= bytesPerRow * (height - 1) + width * 4,
-            "\(memory.count) bytes for \(height) rows of \(bytesPerRow)")
-        let imported = try onDevice {
-            try ImportedBuffer.hostMemory(context: context, pointer: memory.baseAddress!, size: memory.count, owner: owner)
-        }
-        return BufferTarget(
-            memory: memory, width: width, height: height, bytesPerRow: bytesPerRow, owner: owner, imported: imported,
-            renderer: ObjectIdentifier(self))
-    }
-
-    /// A target for frames written into the dma-buf `layout` (linear, its first row at offset 0;
-    /// `owner` keeps the descriptor open: the target holds it). Throws where the device cannot
-    /// import it for writing.
-    public func makeBufferTarget(dmabuf layout: DmabufLayout, owner: AnyObject?) throws -> BufferTarget {
-        precondition(layout.width > 0 && layout.height > 0 && layout.stride >= layout.width * 4 && layout.stride % 4 == 0 && layout.offset == 0,
-                     "a dma-buf target of \(layout.width)×\(layout.height) pixels, \(layout.stride) bytes per row from \(layout.offset)")
-        // Tiled layouts need VK_EXT_image_drm_format_modifier to render into.
-        guard layout.modifier == FormatModifier.linear else { throw VulkanError.missingExtension("VK_EXT_image_drm_format_modifier") }
-        let imported = try onDevice {
-            try ImportedBuffer.dmabuf(
-                context: context, fileDescriptor: layout.fileDescriptor, size: layout.stride * layout.height, usage: .destination)
-        }
-        return BufferTarget(
-            memory: nil, width: layout.width, height: layout.height, bytesPerRow: layout.stride, owner: owner, imported: imported,
-            renderer: ObjectIdentifier(self))
-    }
-
-    /// The contract's frame (`LayerTreeRenderer.render(_:into:scale:clearColor:)`): renders `tree`
-    /// into `target`'s memory at `scale` pixels per point over `clearColor`, without waiting for
-    /// the GPU: the pixels are there once the returned completion's descriptor turns readable and
-    /// it is finished (`FrameCompletion`). Only what changed since the target's own last frame is
-    /// written (bytes outside that rectangle keep whatever they held), and only what changed since
-    /// the renderer's last frame is redrawn; a frame that changes nothing the target lacks does no
-    /// GPU work. One frame of a renderer at a time: the next is rendered once this one is finished.
-    public func render(
-        _ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color
-    ) throws -> any RenderCompletion {
-        guard let target = target as? BufferTarget, target.renderer == ObjectIdentifier(self) else {
-            preconditionFailure("a host frame target of another renderer")
-        }
-        return try onDevice { try renderFrame(tree, into: target, scale: scale, clearColor: clearColor) }
-    }
-
-    private func renderFrame(_ tree: RenderTree, into target: BufferTarget, scale: Double, clearColor: Color) throws -> FrameCompletion {
-        let start = ContinuousClock.now
-        let image = try hostImage(width: target.width, height: target.height)
-        if clearColor != host.lastClearColor {
-            host.reset()
-            host.lastClearColor = clearColor
-        }
-        let frameDamage = liveContents.damage(
-            adding: host.damage.damage(for: tree, scale: scale, width: target.width, height: target.height), tree: tree,
-            scale: scale, width: target.width, height: target.height)
-        let full = PixelRect(x: 0, y: 0, width: UInt32(target.width), height: UInt32(target.height))
-        var redrawn: PixelRect?
-        switch frameDamage {
-        case .full: redrawn = nil
-        case .region(let r): redrawn = r
-        case .none: redrawn = PixelRect(x: 0, y: 0, width: 0, height: 0)
-        }
-        // What the target lacks: this frame's changes and those of the frames it missed.
-        let missed = host.changes(since: target.lastFrame)
-        let copied: PixelRect? = switch (missed, redrawn) {
-        case (.some(nil), _), (_, nil): nil
-        case (.some(let m?), let r?): HostFrameState.union(m, r)
-        case (.none, let r?): r
-        }
-        if let copied, copied.width == 0 || copied.height == 0 {
-            host.frameCount += 1
-            host.history.append((host.frameCount, redrawn))
-            host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
-            target.lastFrame = host.frameCount
-            lastFrameStatistics = FrameStatistics(damage: .none)
-            return try FrameCompletion(point: nil)
-        }
-        let region = copied.map { $0 == full ? nil : $0 } ?? nil
-        // An imported target that lacks more than the scene changed (a buffer drawn into for the
-        // first time, or one that missed frames) gets only the changes drawn again: the GPU copies
-        // the rest from the image, which holds it already. Without an import the readback buffer
-        // mirrors only what is drawn, so the whole region is drawn again.
-        var drawn = region
-        if target.imported != nil, let redrawn, redrawn.width > 0, redrawn.height > 0, redrawn != full {
-            drawn = redrawn
-        }
-        do {
-            let hostCopy = target.imported.map { HostCopy(buffer: $0, bytesPerRow: target.bytesPerRow, region: region ?? full) }
-            let (drawCount, encoded) = try draw(
-                tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
-            host.frameCount += 1
-            host.history.append((host.frameCount, redrawn.map { $0 == full ? nil : $0 } ?? nil))
-            host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
-            target.lastFrame = host.frameCount
-            lastFrameStatistics = FrameStatistics(
-                damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
-                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
-            // Without an import the frame comes through the readback buffer, copied by the CPU.
-            let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
-            let fence = target.imported?.renderFence
-            target.imported?.renderFence = nil
-            return try FrameCompletion(
-                point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy, acquireFence: fence)
-        } catch {
-            // A frame that failed leaves the image's and the memory's pixels unknown.
-            host.reset()
-            target.lastFrame = nil
-            throw error
-        }
-    }
-
-    /// The GPU image host frames of this size are drawn in; a new size starts without history.
-    private func hostImage(width: Int, height: Int) throws -> OffscreenTarget {
-        if let image = host.image, image.width == width, image.height == height { return image }
-        let made = try OffscreenTarget(context: context, width: width, height: height)
-        host.image = made
-        host.reset()
-        return made
-    }
-
-    /// The fallback without an import: `region` of the finished frame from the readback buffer
-    /// (which mirrors the image row for row) into the target's rows.
-    private func copyReadback(of image: OffscreenTarget, region: PixelRect, into target: BufferTarget) {
-        let (x, y, width) = (Int(region.x), Int(region.y), Int(region.width))
-        for row in y..<y + Int(region.height) {
-            (target.memory!.baseAddress! + row * target.bytesPerRow + x * 4).copyMemory(
-                from: image.readbackBuffer.contents + (row * image.width + x) * 4, byteCount: width * 4)
-        }
     }
 }

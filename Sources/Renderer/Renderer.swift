@@ -1,3 +1,4 @@
+import Buffers
 import LayerKit
 import RendererContract
 
@@ -20,7 +21,7 @@ public final class Renderer {
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
     var liveContents = LiveContentsRegistry()
-    /// The state of frames drawn into host memory (BufferTarget.swift).
+    /// The state of frames drawn into swapchain buffers, and each buffer's target (BufferTarget.swift).
     var host = HostFrameState()
     private var lastClearColor: Color?
     private var lastImage: Image?
@@ -135,6 +136,118 @@ public final class Renderer {
             // A frame that failed leaves the target's pixels unknown: draw the next one in full.
             damage.reset()
             throw error
+        }
+    }
+
+    /// The contract's frame (`LayerTreeRenderer.render(_:into:scale:clearColor:)`): renders `tree`
+    /// into the swapchain buffer `buffer` at `scale` pixels per point over `clearColor`, without
+    /// waiting for the GPU: the pixels are there once the returned completion's descriptor turns
+    /// readable and it is finished (`FrameCompletion`). The buffer is imported the first time
+    /// (`BufferTarget`). Only what changed since the buffer's own last frame is written (bytes
+    /// outside that rectangle keep whatever they held), and only what changed since the
+    /// renderer's last frame is redrawn; a frame that changes nothing the buffer lacks does no GPU
+    /// work. One frame of a renderer at a time: the next is rendered once this one is finished.
+    public func render(
+        _ tree: RenderTree, into buffer: any SwapchainBuffer, scale: Double, clearColor: Color
+    ) throws -> any RenderCompletion {
+        try onDevice {
+            // A new size lets go of the targets first.
+            let image = try hostImage(width: buffer.width, height: buffer.height)
+            return try renderFrame(tree, into: host.target(for: buffer, context: context), image: image, scale: scale, clearColor: clearColor)
+        }
+    }
+
+    /// Whether the GPU writes frames into `buffer` itself (its memory imported), rather than the CPU
+    /// copying them from the readback buffer; false before the first frame into it.
+    public func importsMemory(of buffer: any SwapchainBuffer) -> Bool {
+        host.targets[ObjectIdentifier(buffer)]?.importsMemory ?? false
+    }
+
+    private func renderFrame(
+        _ tree: RenderTree, into target: BufferTarget, image: OffscreenTarget, scale: Double, clearColor: Color
+    ) throws -> FrameCompletion {
+        let start = ContinuousClock.now
+        if clearColor != host.lastClearColor {
+            host.reset()
+            host.lastClearColor = clearColor
+        }
+        let frameDamage = liveContents.damage(
+            adding: host.damage.damage(for: tree, scale: scale, width: target.width, height: target.height), tree: tree,
+            scale: scale, width: target.width, height: target.height)
+        let full = PixelRect(x: 0, y: 0, width: UInt32(target.width), height: UInt32(target.height))
+        var redrawn: PixelRect?
+        switch frameDamage {
+        case .full: redrawn = nil
+        case .region(let r): redrawn = r
+        case .none: redrawn = PixelRect(x: 0, y: 0, width: 0, height: 0)
+        }
+        // What the target lacks: this frame's changes and those of the frames it missed.
+        let missed = host.changes(since: target.lastFrame)
+        let copied: PixelRect? = switch (missed, redrawn) {
+        case (.some(nil), _), (_, nil): nil
+        case (.some(let m?), let r?): HostFrameState.union(m, r)
+        case (.none, let r?): r
+        }
+        if let copied, copied.width == 0 || copied.height == 0 {
+            host.frameCount += 1
+            host.history.append((host.frameCount, redrawn))
+            host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
+            target.lastFrame = host.frameCount
+            lastFrameStatistics = FrameStatistics(damage: .none)
+            return try FrameCompletion(point: nil)
+        }
+        let region = copied.map { $0 == full ? nil : $0 } ?? nil
+        // An imported target that lacks more than the scene changed (a buffer drawn into for the
+        // first time, or one that missed frames) gets only the changes drawn again: the GPU copies
+        // the rest from the image, which holds it already. Without an import the readback buffer
+        // mirrors only what is drawn, so the whole region is drawn again.
+        var drawn = region
+        if target.imported != nil, let redrawn, redrawn.width > 0, redrawn.height > 0, redrawn != full {
+            drawn = redrawn
+        }
+        do {
+            let hostCopy = target.imported.map { HostCopy(buffer: $0, bytesPerRow: target.bytesPerRow, region: region ?? full) }
+            let (drawCount, encoded) = try draw(
+                tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
+            host.frameCount += 1
+            host.history.append((host.frameCount, redrawn.map { $0 == full ? nil : $0 } ?? nil))
+            host.history.removeFirst(max(0, host.history.count - HostFrameState.historyLength))
+            target.lastFrame = host.frameCount
+            lastFrameStatistics = FrameStatistics(
+                damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+            // Without an import the frame comes through the readback buffer, copied by the CPU.
+            let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
+            let fence = target.imported?.renderFence
+            target.imported?.renderFence = nil
+            return try FrameCompletion(
+                point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy, acquireFence: fence)
+        } catch {
+            // A frame that failed leaves the image's and the memory's pixels unknown.
+            host.reset()
+            target.lastFrame = nil
+            throw error
+        }
+    }
+
+    /// The GPU image swapchain frames of this size are drawn in; a new size starts without history
+    /// and without targets (the buffers of the old size are the display's old mode's).
+    private func hostImage(width: Int, height: Int) throws -> OffscreenTarget {
+        if let image = host.image, image.width == width, image.height == height { return image }
+        let made = try OffscreenTarget(context: context, width: width, height: height)
+        host.image = made
+        host.reset()
+        host.clearTargets()
+        return made
+    }
+
+    /// The fallback without an import: `region` of the finished frame from the readback buffer
+    /// (which mirrors the image row for row) into the target's rows.
+    private func copyReadback(of image: OffscreenTarget, region: PixelRect, into target: BufferTarget) {
+        let (x, y, width) = (Int(region.x), Int(region.y), Int(region.width))
+        for row in y..<y + Int(region.height) {
+            (target.memory!.baseAddress! + row * target.bytesPerRow + x * 4).copyMemory(
+                from: image.readbackBuffer.contents + (row * image.width + x) * 4, byteCount: width * 4)
         }
     }
 

@@ -1,36 +1,32 @@
+import Buffers
 import Foundation
 import LayerKit
 import Renderer
 
-/// A KMS output's frames at 1280×800 into a ring of two page-aligned buffers standing in for
-/// dumb buffers' mappings (anonymous mmaps, rows padded to 5,376 bytes as a driver's pitch may
-/// be): as the KMS backend did, a frame read back into an `Image` and then copied row by row into
-/// the buffer, against the renderer writing it into the buffer itself (`BufferTarget`, the
-/// memory imported with VK_EXT_external_memory_host, only the buffer's damage copied). Full
+/// A display's frames at 1280×800 into a ring of two page-aligned buffers (`HostMemoryBuffer`, a
+/// headless output's, standing in for dumb buffers' mappings): as the KMS backend did, a frame
+/// read back into an `Image` and then copied row by row into the buffer, against the renderer
+/// writing it into the buffer itself (the memory imported with VK_EXT_external_memory_host, only
+/// the buffer's damage copied). Full
 /// frames and frames with one small damaged tile, the two paths alternating so that a changing
 /// load weighs on both alike. Reports medians of the wall time and of the calling thread's CPU time per frame.
 @MainActor
 func benchmarkHostBuffers(renderer: Renderer, texture: Image) throws {
-    let (width, height, pitch) = (1280, 800, 5376)
+    let (width, height) = (1280, 800)
     let scene = makeScene(layers: 100, texture: texture, width: 1280, height: 800)
     let tile = scene.tiles[scene.tiles.count / 2]
-    let mappings = (0..<2).map { _ in
-        UnsafeMutableRawBufferPointer(
-            start: mmap(nil, pitch * height, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), count: pitch * height)
-    }
-    defer { for mapping in mappings { munmap(mapping.baseAddress, mapping.count) } }
-    let targets = try mappings.map { mapping in
-        try renderer.makeBufferTarget(memory: mapping, width: width, height: height, bytesPerRow: pitch, owner: nil)
-    }
-    print("host buffers: memory imported: \(targets.allSatisfy(\.importsMemory))")
+    let buffers = (0..<2).map { _ in HostMemoryBuffer(width: width, height: height, format: .xrgb8888)! }
     var next = 0
     func frame(inPlace: Bool) throws {
         next = (next + 1) % 2
+        let buffer = buffers[next]
         if inPlace {
-            try renderer.render(scene.context.renderTree!, into: targets[next], scale: 1, clearColor: .clear).finish()
+            try renderer.render(scene.context.renderTree!, into: buffer, scale: 1, clearColor: .clear).finish()
             return
         }
-        copyRows(of: try renderer.render(scene.context.renderTree!, width: width, height: height), into: mappings[next].baseAddress!, pitch: pitch)
+        copyRows(
+            of: try renderer.render(scene.context.renderTree!, width: width, height: height), into: buffer.mapping.baseAddress!,
+            pitch: buffer.bytesPerRow)
     }
     var flip = false
     var samples: [String: [(wall: Double, cpu: Double)]] = [:]
@@ -64,6 +60,7 @@ func benchmarkHostBuffers(renderer: Renderer, texture: Image) throws {
             }
         }
     }
+    print("host buffers: memory imported: \(buffers.allSatisfy(renderer.importsMemory(of:)))")
     for key in samples.keys.sorted() {
         let s = samples[key]!
         let wall = s.map(\.wall).sorted()[s.count / 2]

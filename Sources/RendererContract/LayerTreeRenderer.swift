@@ -14,22 +14,12 @@ public protocol LayerTreeRenderer: AnyObject {
     /// `clearColor`, redrawing only what changed since the last image of this size.
     func render(_ tree: RenderTree, width: Int, height: Int, scale: Double, clearColor: Color) throws -> Image
 
-    /// A target over `memory` (at least `bytesPerRow` × (`height` − 1) + `width` × 4 bytes, which
-    /// `owner` keeps valid: the target holds it) for `render(_:into:scale:clearColor:)`.
-    func makeHostFrameTarget(
-        memory: UnsafeMutableRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, owner: AnyObject?
-    ) throws -> any HostFrameTarget
-
-    /// A target over the linear dma-buf `dmabuf` (a GBM buffer object a display scans out; `owner`
-    /// keeps its descriptor open: the target holds it), or nil where this renderer draws into
-    /// memory it maps only (the CPU renderer), whose displays then use dumb buffers. Throws where
-    /// the device cannot import it.
-    func makeDmabufFrameTarget(_ dmabuf: DmabufLayout, owner: AnyObject?) throws -> (any HostFrameTarget)?
-
-    /// Renders `tree` into `target` (one this renderer made); the pixels are there once the
-    /// returned completion is done and finished. Only what changed since the target's own last
-    /// frame is written.
-    func render(_ tree: RenderTree, into target: any HostFrameTarget, scale: Double, clearColor: Color) throws -> any RenderCompletion
+    /// Renders `tree` into `buffer`, a display's swapchain buffer, at `scale` pixels per point over
+    /// `clearColor`; the pixels are there once the returned completion is done and finished. The
+    /// renderer keeps what it needs of each buffer (an import, what the buffer lacks of later
+    /// frames) while anyone else holds the buffer, so only what changed since the buffer's own
+    /// last frame is written. Throws `UnwritableBuffer` for a buffer it cannot draw into.
+    func render(_ tree: RenderTree, into buffer: any SwapchainBuffer, scale: Double, clearColor: Color) throws -> any RenderCompletion
 
     /// The owners of the client surfaces (`ClientContents.surfaceOwner`) whose buffers the last
     /// frame showed, in drawing order: whose frame callbacks and presentation feedback it answers.

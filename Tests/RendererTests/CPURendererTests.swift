@@ -26,24 +26,23 @@ import Testing
         let context = RenderContext(rootLayer: root)
         Transaction.flush()
         let renderer = CPURenderer()
-        let mappings = try (0..<2).map { _ in try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height) }
-        let targets = try mappings.map { mapping in
+        let mappings = try (0..<2).map { _ in
+            let mapping = try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow)
             mapping.fill(0xAB)
-            return try renderer.makeHostFrameTarget(
-                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+            return mapping
         }
         func frame(into index: Int) throws -> Image {
             let tree = try #require(context.renderTree)
-            try renderer.render(tree, into: targets[index], scale: 1, clearColor: .clear).finish()
+            try renderer.render(tree, into: mappings[index], scale: 1, clearColor: .clear).finish()
             return try Image(
                 width: Self.width, height: Self.height, pixelFormat: .argb8888, bytesPerRow: Self.bytesPerRow,
-                bytes: UnsafeRawBufferPointer(mappings[index].bytes))
+                bytes: UnsafeRawBufferPointer(mappings[index].mapping))
         }
         func reference() throws -> Image {
             try CPURenderer().render(try #require(context.renderTree), width: Self.width, height: Self.height)
         }
         func padding(_ index: Int) -> Set<UInt8> {
-            Set((0..<Self.height).flatMap { y in (Self.width * 4..<Self.bytesPerRow).map { mappings[index].bytes[y * Self.bytesPerRow + $0] } })
+            Set((0..<Self.height).flatMap { y in (Self.width * 4..<Self.bytesPerRow).map { mappings[index].mapping[y * Self.bytesPerRow + $0] } })
         }
         #expect(try frame(into: 0).maximumChannelDifference(from: reference()) == 0)
         #expect(renderer.lastFrameStatistics.damage == .full)
@@ -61,6 +60,18 @@ import Testing
         #expect(pixel(try frame(into: 1), 30, 40) == [0, 255, 0, 255])
         #expect(renderer.lastFrameStatistics.damage == .none)
         #expect(padding(0) == [0xAB] && padding(1) == [0xAB])
+    }
+
+    /// Pixman writes through a mapping: a display's dma-buf is refused as unwritable (its display
+    /// then turns to dumb buffers), and nothing of it is kept.
+    @Test func aDmabufIsRefusedAsUnwritable() throws {
+        let context = RenderContext(rootLayer: makeRoot(8, 8))
+        Transaction.flush()
+        let buffer = try DmabufFile(width: 8, height: 8, stride: 32, filledWith: 0xAB)
+        #expect(throws: UnwritableBuffer.self) {
+            try CPURenderer().render(try #require(context.renderTree), into: buffer, scale: 1, clearColor: .clear)
+        }
+        #expect(Set(buffer.contents) == [0xAB])
     }
 
     /// A subtree's box is its layers' drawing (bounds, and a layer unit of anti-aliasing) in its

@@ -22,12 +22,10 @@ internal import CVulkan
         #expect(context.frameFenceSource == .waiterThread)
         #expect(context.getSemaphoreFd == nil)
 
-        let mapping = try #require(HostMemoryBuffer(width: 64, height: 64, format: .argb8888))
-        let target = try renderer.makeBufferTarget(
-            memory: mapping.mapping, width: 64, height: 64, bytesPerRow: mapping.bytesPerRow, owner: mapping)
-        #expect(target.importsMemory)
+        let buffer = try #require(HostMemoryBuffer(width: 64, height: 64, format: .argb8888))
         let root = makeRoot(64, 64)
-        let completion = try renderer.render(try commit(root), into: target, scale: 1, clearColor: .clear)
+        let completion = try renderer.render(try commit(root), into: buffer, scale: 1, clearColor: .clear)
+        #expect(renderer.importsMemory(of: buffer))
         #expect(completion.takeAcquireFence() == nil)
         try completion.finish()
         #expect(renderer.takeValidationMessages() == [])

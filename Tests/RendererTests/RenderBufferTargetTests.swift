@@ -6,22 +6,69 @@ import SystemCalls
 import Testing
 @testable import Renderer
 
-/// Anonymous page-aligned memory standing in for a dumb buffer's mapping; unmapped when it goes.
-final class AnonymousMapping {
-    let bytes: UnsafeMutableRawBufferPointer
+/// Anonymous memory standing in for a dumb buffer: `height` rows of `width` ARGB8888 pixels,
+/// `bytesPerRow` apart, from `offset` bytes into a page-aligned mapping; unmapped when it goes.
+final class AnonymousMapping: MappedPixelBuffer, SwapchainBuffer {
+    let width: Int
+    let height: Int
+    let bytesPerRow: Int
+    var format: PixelFormat { .argb8888 }
+    var kind: BufferKind { .dumb }
+    var dmabuf: DmabufLayout? { nil }
+    /// The rows, from `offset` on.
+    let mapping: UnsafeMutableRawBufferPointer
+    private let whole: UnsafeMutableRawBufferPointer
 
-    init(byteCount: Int) throws {
-        let address = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    init(width: Int, height: Int, bytesPerRow: Int, offset: Int = 0) throws {
+        (self.width, self.height, self.bytesPerRow) = (width, height, bytesPerRow)
+        let byteCount = bytesPerRow * height
+        let address = mmap(nil, offset + byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         try #require(address != nil && address != MAP_FAILED)
-        bytes = UnsafeMutableRawBufferPointer(start: address, count: byteCount)
+        whole = UnsafeMutableRawBufferPointer(start: address, count: offset + byteCount)
+        mapping = UnsafeMutableRawBufferPointer(rebasing: whole[offset...])
     }
 
-    deinit { munmap(bytes.baseAddress, bytes.count) }
+    deinit { munmap(whole.baseAddress, whole.count) }
 
-    func fill(_ byte: UInt8) { bytes.initializeMemory(as: UInt8.self, repeating: byte) }
+    func fill(_ byte: UInt8) { mapping.initializeMemory(as: UInt8.self, repeating: byte) }
 }
 
-/// Frames written straight into host memory (`BufferTarget`): imported with
+/// A file standing in for a display's dma-buf (a GBM buffer object's on KMS), which lavapipe
+/// maps as it would one; the test sees its bytes through `contents`.
+final class DmabufFile: SwapchainBuffer {
+    let layout: DmabufLayout
+    let contents: UnsafeMutableRawBufferPointer
+    private let descriptor: OwnedFileDescriptor
+    var width: Int { layout.width }
+    var height: Int { layout.height }
+    var format: PixelFormat { layout.format }
+    var kind: BufferKind { .gbm }
+    var dmabuf: DmabufLayout? { layout }
+    var memory: SwapchainMemory { .dmabuf(layout) }
+
+    init(width: Int, height: Int, stride: Int, filledWith byte: UInt8) throws {
+        let fd = linearBufferFile(width: stride / 4, rows: height, stride: stride, offset: 0, pixel: [byte, byte, byte, byte])
+        descriptor = OwnedFileDescriptor(rawValue: fd)
+        layout = DmabufLayout(
+            fileDescriptor: fd, width: width, height: height, format: .xrgb8888, modifier: FormatModifier.linear, offset: 0,
+            stride: stride)
+        let address = mmap(nil, stride * height, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        try #require(address != nil && address != MAP_FAILED)
+        contents = UnsafeMutableRawBufferPointer(start: address, count: stride * height)
+    }
+
+    deinit { munmap(contents.baseAddress, contents.count) }
+
+    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? { nil }
+
+    func clear() {
+        for row in 0..<height {
+            (contents.baseAddress! + row * layout.stride).initializeMemory(as: UInt32.self, repeating: 0xFF00_0000, count: width)
+        }
+    }
+}
+
+/// Frames written straight into swapchain buffers (`BufferTarget`): host memory imported with
 /// VK_EXT_external_memory_host where the device and the alignment allow, through the readback
 /// buffer otherwise; either way the same bytes as the readback path's image, and only where the
 /// target lacks them.
@@ -74,7 +121,7 @@ final class AnonymousMapping {
     /// change of one square: the first frame writes every pixel, the second only the square (and a
     /// pixel around), each the readback path's bytes, and nothing else is touched.
     func expectFramesWrittenInPlace(
-        by renderer: Renderer, into target: BufferTarget, visibleAs memory: UnsafeMutableRawBufferPointer,
+        by renderer: Renderer, into target: any SwapchainBuffer, visibleAs memory: UnsafeMutableRawBufferPointer,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let (_, context, squares) = scene()
@@ -99,40 +146,36 @@ final class AnonymousMapping {
     @Test func anImportedBufferGetsTheReadbackPathsPixelsAndPartialFramesOnlyTheirDamage() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
         try #require(renderer.context.hostPointerAlignment != nil, "lavapipe offers VK_EXT_external_memory_host")
-        let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
+        let mapping = try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow)
         mapping.fill(Self.sentinel)
-        let target = try renderer.makeBufferTarget(
-            memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
-        #expect(target.importsMemory)
         let (_, context, squares) = scene()
-        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
+        try renderer.render(try #require(context.renderTree), into: mapping, scale: 1, clearColor: .clear).finish()
+        #expect(renderer.importsMemory(of: mapping))
         #expect(renderer.lastFrameStatistics.damage == .full)
         let first = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
-        expectBytes(mapping.bytes, equal: first, elsewhere: Self.sentinel)
+        expectBytes(mapping.mapping, equal: first, elsewhere: Self.sentinel)
 
         // A changed square: only its pixels (and a pixel around, for anti-aliasing) are written.
         mapping.fill(0xCD)
         change { squares[1].backgroundColor = .red }
-        try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
+        try renderer.render(try #require(context.renderTree), into: mapping, scale: 1, clearColor: .clear).finish()
         let rect = try #require(damagedRect(renderer))
         #expect(rect == ImageRect(x: 79, y: 29, width: 32, height: 32))
         let second = try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height)
-        expectBytes(mapping.bytes, equal: second, within: rect, elsewhere: 0xCD)
+        expectBytes(mapping.mapping, equal: second, within: rect, elsewhere: 0xCD)
         #expect(renderer.takeValidationMessages() == [])
     }
 
     @Test func eachBufferOfARingGetsWhatItLacksWhileOnlyTheScenesChangesAreDrawnAgain() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
-        let mappings = try (0..<2).map { _ in try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height) }
-        let targets = try mappings.map { mapping in
-            try renderer.makeBufferTarget(
-                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
+        let mappings = try (0..<2).map { _ in
+            try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow)
         }
         let (_, context, squares) = scene()
         /// Renders into buffer `index`, returning the frame's damage there and the readback
         /// path's image of the same tree.
         func frame(into index: Int) throws -> (damage: FrameStatistics.Damage, image: Image) {
-            try renderer.render(try #require(context.renderTree), into: targets[index], scale: 1, clearColor: .clear).finish()
+            try renderer.render(try #require(context.renderTree), into: mappings[index], scale: 1, clearColor: .clear).finish()
             let damage = renderer.lastFrameStatistics.damage
             return (damage, try renderer.render(try #require(context.renderTree), width: Self.width, height: Self.height))
         }
@@ -143,7 +186,7 @@ final class AnonymousMapping {
         mappings[1].fill(0xEE)
         let second = try frame(into: 1)
         #expect(second.damage == .region(x: 19, y: 29, width: 32, height: 32))
-        expectBytes(mappings[1].bytes, equal: second.image, within: ImageRect(x: 0, y: 0, width: Self.width, height: Self.height), elsewhere: 0xEE)
+        expectBytes(mappings[1].mapping, equal: second.image, within: ImageRect(x: 0, y: 0, width: Self.width, height: Self.height), elsewhere: 0xEE)
         change { squares[2].backgroundColor = .green }
         mappings[0].fill(0xEE)  // what buffer 0 gets now shows in its bytes
         let third = try frame(into: 0)
@@ -153,13 +196,13 @@ final class AnonymousMapping {
         let rect = ImageRect(x: 19, y: 16, width: 162, height: 52)
         let lacked = ImageRect(x: 129, y: 16, width: 52, height: 52)
         #expect(third.damage == .region(x: lacked.x, y: lacked.y, width: lacked.width, height: lacked.height))
-        expectBytes(mappings[0].bytes, equal: third.image, within: rect, elsewhere: 0xEE)
+        expectBytes(mappings[0].mapping, equal: third.image, within: rect, elsewhere: 0xEE)
         // Nothing changes, but buffer 1 lacks the third square's change: it gets just that.
         mappings[1].fill(0xEE)
         #expect(try frame(into: 1).damage == .region(x: lacked.x, y: lacked.y, width: lacked.width, height: lacked.height))
-        expectBytes(mappings[1].bytes, equal: third.image, within: lacked, elsewhere: 0xEE)
+        expectBytes(mappings[1].mapping, equal: third.image, within: lacked, elsewhere: 0xEE)
         // Now both have everything: no GPU work.
-        try renderer.render(try #require(context.renderTree), into: targets[0], scale: 1, clearColor: .clear).finish()
+        try renderer.render(try #require(context.renderTree), into: mappings[0], scale: 1, clearColor: .clear).finish()
         #expect(renderer.lastFrameStatistics.damage == .none)
         #expect(renderer.takeValidationMessages() == [])
     }
@@ -168,31 +211,41 @@ final class AnonymousMapping {
     /// buffer and the CPU copies the same rectangle.
     @Test func unalignedMemoryGetsTheSameBytesThroughTheReadbackBuffer() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
-        let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height + 4096)
-        let memory = UnsafeMutableRawBufferPointer(rebasing: mapping.bytes[64..<64 + Self.bytesPerRow * Self.height])
-        memory.initializeMemory(as: UInt8.self, repeating: Self.sentinel)
-        let target = try renderer.makeBufferTarget(
-            memory: memory, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
-        #expect(!target.importsMemory)
-        try expectFramesWrittenInPlace(by: renderer, into: target, visibleAs: memory)
+        let mapping = try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, offset: 64)
+        mapping.fill(Self.sentinel)
+        try expectFramesWrittenInPlace(by: renderer, into: mapping, visibleAs: mapping.mapping)
+        #expect(!renderer.importsMemory(of: mapping))
     }
 
-    @Test func theImportIsReleasedWhenTheTargetGoes() throws {
+    /// The renderer keeps a buffer's import while it draws into the buffer; one not drawn into
+    /// for 16 frames (its display replaced it) is let go, and a new frame size lets go of all.
+    @Test func anImportIsReleasedOnceItsBufferIsNoLongerDrawnInto() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
-        let (_, context, _) = scene()
-        let before = renderer.context.liveMemoryAllocations
+        let (_, context, squares) = scene()
+        let kept = try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow)
+        let tree = { try #require(context.renderTree) }
         weak var released: AnonymousMapping?
         try {
-            let mapping = try AnonymousMapping(byteCount: Self.bytesPerRow * Self.height)
-            released = mapping
-            let target = try renderer.makeBufferTarget(
-                memory: mapping.bytes, width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow, owner: mapping)
-            try renderer.render(try #require(context.renderTree), into: target, scale: 1, clearColor: .clear).finish()
-            // The import, and the renderer's image and readback buffer for host frames.
-            #expect(renderer.context.liveMemoryAllocations == before + 3)
+            let replaced = try AnonymousMapping(width: Self.width, height: Self.height, bytesPerRow: Self.bytesPerRow)
+            released = replaced
+            try renderer.render(tree(), into: replaced, scale: 1, clearColor: .clear).finish()
         }()
-        #expect(renderer.context.liveMemoryAllocations == before + 2)
+        // 16 frames after the one into `replaced` still keep it.
+        for frame in 0..<16 {
+            change { squares[0].backgroundColor = frame % 2 == 0 ? .green : .blue }
+            try renderer.render(tree(), into: kept, scale: 1, clearColor: .clear).finish()
+        }
+        #expect(released != nil)
+        let both = renderer.context.liveMemoryAllocations
+        try renderer.render(tree(), into: kept, scale: 1, clearColor: .clear).finish()
         #expect(released == nil)
+        #expect(renderer.context.liveMemoryAllocations == both - 1)
+        #expect(renderer.importsMemory(of: kept))
+
+        let smaller = try AnonymousMapping(width: Self.width / 2, height: Self.height, bytesPerRow: Self.bytesPerRow)
+        try renderer.render(tree(), into: smaller, scale: 1, clearColor: .clear).finish()
+        #expect(!renderer.importsMemory(of: kept))
+        #expect(renderer.importsMemory(of: smaller))
         #expect(renderer.takeValidationMessages() == [])
     }
 
@@ -201,18 +254,8 @@ final class AnonymousMapping {
     /// its stride, with no CPU copy, the same bytes as the readback path's image.
     @Test func aDmabufGetsTheFramesPixelsAtItsStrideAndPartialFramesOnlyTheirDamage() throws {
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
-        let fd = linearBufferFile(width: Self.bytesPerRow / 4, rows: Self.height, stride: Self.bytesPerRow, offset: 0,
-                                  pixel: [Self.sentinel, Self.sentinel, Self.sentinel, Self.sentinel])
-        let owner = OwnedFileDescriptor(rawValue: fd)
-        let layout = DmabufLayout(
-            fileDescriptor: fd, width: Self.width, height: Self.height, format: .xrgb8888, modifier: FormatModifier.linear, offset: 0,
-            stride: Self.bytesPerRow)
-        let target = try renderer.makeBufferTarget(dmabuf: layout, owner: owner)
-        #expect(target.importsMemory)
-        let size = Self.bytesPerRow * Self.height
-        let contents = try #require(mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0))
-        defer { munmap(contents, size) }
-        let memory = UnsafeMutableRawBufferPointer(start: contents, count: size)
-        try expectFramesWrittenInPlace(by: renderer, into: target, visibleAs: memory)
+        let buffer = try DmabufFile(width: Self.width, height: Self.height, stride: Self.bytesPerRow, filledWith: Self.sentinel)
+        try expectFramesWrittenInPlace(by: renderer, into: buffer, visibleAs: buffer.contents)
+        #expect(renderer.importsMemory(of: buffer))
     }
 }

@@ -3,15 +3,15 @@ import Glibc
 import SystemCalls
 
 /// A buffer over memory Vulkan did not allocate: host memory the caller owns (a dumb buffer's
-/// mapping, which frames are copied into with no staging buffer and no CPU copy) or a client's
-/// dma-buf (which copies read from). When the buffer goes, it waits for the last submission that
-/// used it, then releases the import and `owner`, which kept host memory mapped.
+/// mapping, which frames are copied into with no staging buffer and no CPU copy, kept mapped by
+/// the caller for as long as the import lives) or a dma-buf (a client's, which copies read from;
+/// a display's, which frames are copied into). When the buffer goes, it waits for the last
+/// submission that used it, then releases the import.
 final class ImportedBuffer {
     let context: VulkanContext
     let handle: VkBuffer
     let size: Int
     private let memory: VkDeviceMemory
-    private let owner: AnyObject?
     /// The last submission that used the memory.
     var lastUse: TimelinePoint?
     /// The sync_file of the last frame written into the memory, where the device exports them,
@@ -23,7 +23,7 @@ final class ImportedBuffer {
     /// buffer needs more, or memory of another type, than the import gives.
     private init?(
         context: VulkanContext, size: Int, usage: VkBufferUsageFlagBits, handleType: VkExternalMemoryHandleTypeFlagBits,
-        memoryTypeBits: UInt32, owner: AnyObject?, importMemory: (UInt32) throws -> VkDeviceMemory
+        memoryTypeBits: UInt32, importMemory: (UInt32) throws -> VkDeviceMemory
     ) throws {
         var external = VkExternalMemoryBufferCreateInfo()
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
@@ -57,7 +57,6 @@ final class ImportedBuffer {
         handle = buffer!
         self.memory = memory!
         self.size = size
-        self.owner = owner
     }
 
     deinit {
@@ -70,9 +69,7 @@ final class ImportedBuffer {
     /// Imports `size` bytes at `pointer` as a transfer destination (`VK_EXT_external_memory_host`),
     /// or returns nil when the device cannot: no extension, an address or size off the device's
     /// alignment, or no memory type that takes the pointer.
-    static func hostMemory(
-        context: VulkanContext, pointer: UnsafeMutableRawPointer, size: Int, owner: AnyObject?
-    ) throws -> ImportedBuffer? {
+    static func hostMemory(context: VulkanContext, pointer: UnsafeMutableRawPointer, size: Int) throws -> ImportedBuffer? {
         let handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
         guard let alignment = context.hostPointerAlignment, let properties = context.getMemoryHostPointerProperties,
             size > 0, Int(bitPattern: pointer) % alignment == 0, size % alignment == 0
@@ -82,7 +79,7 @@ final class ImportedBuffer {
         guard properties(context.device, handleType, pointer, &pointerProperties) == VK_SUCCESS else { return nil }
         return try ImportedBuffer(
             context: context, size: size, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT, handleType: handleType,
-            memoryTypeBits: pointerProperties.memoryTypeBits, owner: owner
+            memoryTypeBits: pointerProperties.memoryTypeBits
         ) { type in try context.importHostMemory(pointer, size: size, memoryTypeIndex: type) }
     }
 
@@ -105,7 +102,7 @@ final class ImportedBuffer {
         try check(getProperties(context.device, handleType, fileDescriptor, &fdProperties), "vkGetMemoryFdPropertiesKHR")
         let imported = try ImportedBuffer(
             context: context, size: size, usage: usage == .source ? VK_BUFFER_USAGE_TRANSFER_SRC_BIT : VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-            handleType: handleType, memoryTypeBits: fdProperties.memoryTypeBits, owner: nil
+            handleType: handleType, memoryTypeBits: fdProperties.memoryTypeBits
         ) { type in try context.importDmabufMemory(fileDescriptor, size: size, memoryTypeIndex: type) }
         guard let imported else { throw VulkanError.dmabufUnusable(size: size) }
         return imported

@@ -1,66 +1,6 @@
-import Buffers
-import RendererContract
 import DisplayBackend
-import LayerKit
-import Renderer
+import RendererContract
 import WaylandServer
-
-/// The renderer's targets for an output's swapchain buffers, one per buffer and made when first
-/// drawn into, so that each keeps its own buffer age; they go with the output.
-final class ScanoutTargets {
-    private var targets: [ObjectIdentifier: any HostFrameTarget] = [:]
-
-    /// The target for `buffer`, nil where the renderer cannot draw into it (a dma-buf for the CPU
-    /// renderer); the target holds the buffer, so the identifier stays its.
-    func target(for buffer: any SwapchainBuffer, renderer: any LayerTreeRenderer) throws -> (any HostFrameTarget)? {
-        if let target = targets[ObjectIdentifier(buffer)] { return target }
-        let made: any HostFrameTarget
-        switch buffer.memory {
-        case .mapped(let mapping, let bytesPerRow):
-            made = try renderer.makeHostFrameTarget(
-                memory: mapping, width: buffer.width, height: buffer.height, bytesPerRow: bytesPerRow, owner: buffer)
-        case .dmabuf(let layout):
-            guard let target = try renderer.makeDmabufFrameTarget(layout, owner: buffer) else { return nil }
-            made = target
-        }
-        targets[ObjectIdentifier(buffer)] = made
-        return made
-    }
-
-    /// Lets go of every target (and the buffers they hold): the output's buffers were replaced.
-    func removeAll() {
-        targets = [:]
-    }
-
-    /// Draws `tree` at `scale` into `backend`'s next swapchain buffer and returns the state that
-    /// shows it, with the frame's completion (at once for the CPU renderer, on the GPU for
-    /// Vulkan); nil when no buffer is free. A buffer the renderer cannot draw into (a GBM buffer
-    /// object it cannot import, or any dma-buf for the CPU renderer) turns the output to buffers
-    /// the CPU maps.
-    func draw(
-        _ tree: RenderTree, for backend: any BackendOutput, renderer: any LayerTreeRenderer, scale: Double
-    ) throws -> (state: OutputState, completion: any RenderCompletion)? {
-        guard var buffer = backend.nextBuffer() else { return nil }
-        var target: (any HostFrameTarget)?
-        var refusal = "it draws into memory it maps only"
-        do {
-            target = try self.target(for: buffer, renderer: renderer)
-        } catch {
-            guard case .dmabuf = buffer.memory else { throw error }
-            refusal = "\(error)"
-        }
-        if target == nil {
-            try backend.useMappedBuffers(because: "the renderer cannot draw into its \(buffer.kind)s: \(refusal)")
-            guard let mapped = backend.nextBuffer() else { return nil }
-            buffer = mapped
-            target = try self.target(for: buffer, renderer: renderer)
-        }
-        guard let target else { return nil }
-        let completion = try renderer.render(tree, into: target, scale: scale, clearColor: Color(white: 0))
-        // Where the renderer exports the frame's completion, the display waits for it, not we.
-        return (OutputState(buffer: .swapchain(buffer), acquireFence: completion.takeAcquireFence()), completion)
-    }
-}
 
 /// A frame on its way to its display: committed once what it shows is done (a frame drawn on the
 /// GPU: when the event loop sees the frame's completion descriptor readable, so that the
