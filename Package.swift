@@ -271,13 +271,19 @@ let package = Package(
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["startup.order"],
             // The device build's start-up (docs/benchmarks.md): lld packs the executable's 110,000
             // relative relocations into a few kilobytes (DT_RELR, glibc 2.36 or later), and the
             // executable's own symbols are not exported, which the dynamic loader would otherwise
-            // read and search (the Swift toolchain exports them; nothing looks them up).
+            // read and search (the Swift toolchain exports them; nothing looks them up). The code
+            // that start-up and the kiosk's frames run is laid out together at the start of `.text`
+            // (`startup.order`, written by benchmarks/startup_order.py), so that the process maps
+            // a few megabytes of the binary instead of pages all over it.
             linkerSettings: [
                 .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/startup.order",
+                     "-Xlinker", "--no-warn-symbol-ordering"],
                     .when(platforms: [.linux], configuration: .release))
             ]
         ),
@@ -326,3 +332,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Each function of Vitrine's own code in a section of its own in release builds, so that the
+// vitrine link can place the functions `startup.order` names together (the Swift compiler
+// otherwise puts a file's functions into one section, which the linker moves only whole).
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release))
+    ]
+}

@@ -1,6 +1,7 @@
 import DisplayBackend
 import Foundation
 import Glibc
+import Synchronization
 import SystemCalls
 import WaylandServer
 
@@ -320,11 +321,10 @@ public final class ControlServer {
 
     /// Replies made on other threads, handed to the loop's thread through a pipe that wakes it.
     /// The pipe lives as long as any work that may write to it.
-    private final class FinishedWork: @unchecked Sendable {
+    private final class FinishedWork: Sendable {
         let readEnd: OwnedFileDescriptor
         private let writeEnd: OwnedFileDescriptor
-        private let lock = NSLock()
-        private var replies: [(fd: FileDescriptor, id: UInt64, reply: ControlReply)] = []
+        private let replies = Mutex<[(fd: FileDescriptor, id: UInt64, reply: ControlReply)]>([])
 
         init() throws(SystemCallError) {
             var ends: [Int32] = [-1, -1]
@@ -338,7 +338,7 @@ public final class ControlServer {
         }
 
         func add(_ reply: ControlReply, for fd: FileDescriptor, connection id: UInt64) {
-            lock.withLock { replies.append((fd, id, reply)) }
+            replies.withLock { $0.append((fd, id, reply)) }
             var byte: UInt8 = 1
             _ = write(writeEnd.rawValue, &byte, 1)
         }
@@ -347,7 +347,7 @@ public final class ControlServer {
         func take() -> [(fd: FileDescriptor, id: UInt64, reply: ControlReply)] {
             var drain = [UInt8](repeating: 0, count: 64)
             while drain.withUnsafeMutableBytes({ read(readEnd.rawValue, $0.baseAddress, $0.count) }) > 0 {}
-            return lock.withLock {
+            return replies.withLock { replies in
                 defer { replies = [] }
                 return replies
             }

@@ -16,14 +16,16 @@ public struct RendererChoice: Equatable, Sendable, CustomStringConvertible {
 
     /// The renderer `selection` asks for (`namedBy` says who asked: the board, `--renderer`);
     /// for `auto`, Vulkan when `system` has a hardware Vulkan device
-    /// (`GraphicsInventory.hardwareVulkanDevices`), the CPU renderer otherwise.
+    /// (`GraphicsInventory.hardwareVulkanDevices`), the CPU renderer otherwise. `system` is read
+    /// only for `auto` (reading it parses the Vulkan drivers' JSON manifests).
     public static func choose(
-        _ selection: RendererSelection, namedBy source: String = "renderer", in system: GraphicsInventory
+        _ selection: RendererSelection, namedBy source: String = "renderer", in system: @autoclosure () -> GraphicsInventory
     ) -> RendererChoice {
         switch selection {
         case .vulkan: return RendererChoice(kind: .vulkan, reason: "\(source) vulkan")
         case .cpu: return RendererChoice(kind: .cpu, reason: "\(source) cpu")
         case .auto:
+            let system = system()
             let devices = system.hardwareVulkanDevices
             if let first = devices.first {
                 return RendererChoice(

@@ -80,7 +80,8 @@ public final class XDisplaySockets {
         for _ in 0..<2 {
             let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
             if descriptor >= 0 {
-                let text = Array(String(format: "%10d\n", getpid()).utf8)
+                let pid = String(getpid())
+                let text = Array((String(repeating: " ", count: max(0, 10 - pid.count)) + pid + "\n").utf8)
                 let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
                 close(descriptor)
                 guard written == text.count else {
@@ -92,7 +93,8 @@ public final class XDisplaySockets {
             }
             guard errno == EEXIST else { throw .current("open", path: path) }
             guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), owner > 0,
+                case let fields = text.split(whereSeparator: \.isWhitespace), fields.count == 1,
+                let owner = pid_t(fields[0]), owner > 0,
                 kill(owner, 0) != 0, errno == ESRCH
             else { return false }
             unlink(path)
