@@ -86,7 +86,7 @@ def defined_more_than_once(binary):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vitrine", default=".build/release/vitrine")
-    parser.add_argument("--output", default=os.path.join(bench.HERE, "..", "Sources", "vitrine", "startup.order"))
+    parser.add_argument("--output", default=os.path.normpath(os.path.join(bench.HERE, "..", "Sources", "vitrine", "startup.order")))
     arguments = parser.parse_args()
     vitrine = bench.without_debug_info(os.path.abspath(arguments.vitrine))
     client = bench.build_fullscreen_client()
