@@ -358,7 +358,10 @@ public final class Compositor: SurfaceObserver {
         // Client content never animates implicitly: what a client commits is what the next frame shows.
         Transaction.begin()
         Transaction.disableActions = true
+        let revision = Transaction.revisionExceptContents
         let node = makeNode(for: surface)
+        let inputRegion = node.inputRegion
+        let wasOpaque = node.showsOpaquePixels
         node.apply(surface.current, dmabufs: dmabuf?.imports)
         node.restack { [unowned self] member in
             member.subsurface == nil ? nil : makeNode(for: member)
@@ -372,11 +375,13 @@ public final class Compositor: SurfaceObserver {
         }
         windowPolicy?.surfaceCommitted(surface)
         for output in outputs { output.cursor.surfaceCommitted(node) }
+        // A new size, place, input region, opacity or subsurface may change what is under the
+        // pointer, and which windows are covered; new contents alone (the common commit) do not.
+        if Transaction.revisionExceptContents != revision || node.inputRegion != inputRegion || node.showsOpaquePixels != wasOpaque {
+            pointerNeedsRefocus = true
+            windowVisibilityNeedsUpdate = true
+        }
         Transaction.commit()
-        // A new size, input region or subsurface may change what is under the pointer, and
-        // which windows are covered.
-        pointerNeedsRefocus = true
-        windowVisibilityNeedsUpdate = true
         for output in outputs where output.shows(surface) { output.scheduleFrame() }
     }
 

@@ -17,6 +17,8 @@ final class SurfaceNode {
     let content = ExternalContentsLayer()
     /// Popups of this surface, above its content and subsurfaces, newest on top.
     private(set) var popups: [SurfaceNode] = []
+    /// Where the surface took input at the last commit applied.
+    private(set) var inputRegion = Region.infinite
     /// The output the client was told the surface is on (wl_surface.enter).
     weak var enteredOutput: Output?
     /// The dma-buf the surface shows, kept from its client (not released) so that a display can
@@ -51,6 +53,7 @@ final class SurfaceNode {
     /// `dmabufs` makes a dma-buf's contents (nil where the compositor imports none).
     func apply(_ state: SurfaceState, dmabufs: DmabufImports?) {
         let size = state.size
+        inputRegion = state.inputRegion
         container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
         if let position = surface.subsurface?.position {
             container.position = Point(x: Double(position.x), y: Double(position.y))

@@ -125,8 +125,11 @@ open class Layer {
     /// `revisionExceptContents`.
     final func markChanged(contentsOnly: Bool = false) {
         guard !isPresentation else { return }
-        if !contentsOnly { revisionExceptContents &+= 1 }
         let transaction = Transaction.state
+        if !contentsOnly {
+            revisionExceptContents &+= 1
+            transaction.revisionExceptContents &+= 1
+        }
         transaction.noteChange()
         guard !isMarkedChanged else { return }
         isMarkedChanged = true

@@ -84,6 +84,12 @@ public enum Transaction {
         }
     }
 
+    /// Counts the calling thread's changes to layers in anything but their contents (values,
+    /// sublayers, masks): the same before and after some work when that work changed nothing but
+    /// contents (a client's new buffer), so that what depends on the layers' geometry alone (what
+    /// lies under the pointer) need not be worked out again.
+    public static var revisionExceptContents: UInt64 { state.revisionExceptContents }
+
     public static func value(forKey key: String) -> (any Sendable)? {
         state.current?.values[key]
     }
@@ -113,6 +119,8 @@ final class TransactionState {
     /// Completion groups of closed transactions, closed after the outermost commit (a group with
     /// no animations runs its block then).
     var closingGroups: [CompletionGroup] = []
+    /// See `Transaction.revisionExceptContents`.
+    var revisionExceptContents: UInt64 = 0
 
     /// The completion groups of the open transactions, which animations added now join.
     var openCompletionGroups: [CompletionGroup] { stack.compactMap(\.completion) }

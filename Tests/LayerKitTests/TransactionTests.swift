@@ -106,6 +106,23 @@ import Testing
         #expect(context.renderTree?.generation == generation)
     }
 
+
+    @Test func newContentsLeaveTheRevisionExceptContentsAndOtherChangesAdvanceIt() {
+        let root = makeLayer(10, 10)
+        let child = makeLayer(4, 4)
+        _ = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let start = Transaction.revisionExceptContents
+        root.contents = Image(width: 10, height: 10, fill: .clear)
+        root.bounds = Rect(x: 0, y: 0, width: 10, height: 10)
+        Transaction.flush()
+        #expect(Transaction.revisionExceptContents == start)
+        root.position = Point(x: 1, y: 0)
+        #expect(Transaction.revisionExceptContents == start + 1)
+        root.addSublayer(child)
+        #expect(Transaction.revisionExceptContents > start + 1)
+        Transaction.flush()
+    }
     @Test func layoutRunsBeforeDisplayInACommit() {
         final class Ordered: Layer, LayerLayoutDelegate {
             var events: [String] = []
