@@ -54,6 +54,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 /// Writes an image of what a running Vitrine shows, taken through its control socket.
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "capture",
         abstract: "Capture what a running vitrine shows, through its control socket.",
         discussion: """
             Example: vitrine capture -o screen.png (the instance on $WAYLAND_DISPLAY); vitrine capture --display wayland-1 > screen.png
@@ -107,6 +108,7 @@ struct Capture: ParsableCommand {
 /// Prints a layer of a running kiosk on the board's printer.
 struct Print: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "print",
         abstract: "Print what a running vitrine shows (or one layer of it) on its board's printer, through CUPS.",
         discussion: """
             Example: vitrine print --layer org.example.tickets --title "Ticket 42"
@@ -133,6 +135,7 @@ struct Print: ParsableCommand {
 /// Prints what a running Vitrine reports about itself.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show the state of a running vitrine (version, outputs, clients, app), through its control socket.")
 
     @OptionGroup var connection: ControlSocketOptions

@@ -24,6 +24,7 @@ import Xwayland
 /// leaves a screenshot.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run the compositor (headless, or on a display with --kms) and optionally an app on it.",
         discussion: """
             Example: vitrine run --headless 1920x1080@60 --screenshot out.png --after 2 -- weston-simple-shm

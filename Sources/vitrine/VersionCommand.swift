@@ -6,6 +6,7 @@ import WaylandServer
 /// compiler, the libwayland it was built against, and the Vulkan device it would render with.
 struct Version: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "version",
         abstract: "Print the version and build information, and the Vulkan device Vitrine would render with.")
 
     func run() throws {

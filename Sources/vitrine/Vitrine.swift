@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LayerKit
 
+/// Every command names itself (`commandName`): ArgumentParser otherwise derives each name from
+/// its type's description, a reflection of every command type at every start.
 @main
 struct Vitrine: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +20,7 @@ struct Vitrine: ParsableCommand {
 /// with Vulkan (lavapipe where there is no GPU).
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Build a LayerKit scene from the seeds, commit it and print its render tree.")
 
     @Option(name: .shortAndLong, help: "Where to write the screenshot (PNG).")
