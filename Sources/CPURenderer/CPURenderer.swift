@@ -42,6 +42,9 @@ public final class CPURenderer: LayerTreeRenderer {
 
     public var deviceName: String { "CPU (pixman \(String(cString: pixman_version_string())))" }
 
+    /// Pixman writes through a mapping: no dma-buf layout at all.
+    public var renderTargetFormats: [DmabufFormat] { [] }
+
     /// Draws in place before it returns: the completion is done at once. Pixman writes through a
     /// mapping: a dma-buf is refused, and the CPU renderer's displays use dumb buffers.
     public func render(

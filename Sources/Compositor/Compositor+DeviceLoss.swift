@@ -42,6 +42,7 @@ extension Compositor {
         }
         new.prepareWindowPipeline()
         device = new
+        backend.useRenderTargetFormats(new.renderTargetFormats)
         deviceLoss.cause = nil
         deviceLoss.replacements += 1
         var failures: [String] = []

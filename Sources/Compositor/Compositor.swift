@@ -179,6 +179,8 @@ public final class Compositor: SurfaceObserver {
             device.prepareWindowPipeline()
             self.device = device
             dmabuf = DmabufImports.advertise(on: display, device: device, logger: logger)
+            // Displays lay their buffers out in a tiled layout the device renders into, where one fits.
+            backend.useRenderTargetFormats(device.renderTargetFormats)
         }
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {

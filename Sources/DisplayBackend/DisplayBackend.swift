@@ -29,6 +29,12 @@ public protocol DisplayBackend: AnyObject {
     /// on the same port, a virtual display resized): `mode` is the new one and the next frames
     /// are drawn at its size; the buffers of the old size are gone.
     var outputModeChanged: Signal<any BackendOutput> { get }
+    /// The renderer renders frames into dma-bufs of these layouts besides linear ones
+    /// (`LayerTreeRenderer.renderTargetFormats`; empty: linear ones only). A backend whose
+    /// swapchains are dma-bufs lays its buffers out in one of them where its planes scan it out:
+    /// the outputs it lights from now on, and those it has (with a new ring where their layout
+    /// changes).
+    func useRenderTargetFormats(_ formats: [DmabufFormat])
 }
 
 /// One display of a backend: its frame cycle (`frameScheduler`, the same for every backend), the

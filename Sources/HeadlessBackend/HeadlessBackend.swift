@@ -1,3 +1,4 @@
+public import Buffers
 public import DisplayBackend
 public import Signals
 public import SystemCalls
@@ -56,6 +57,9 @@ public final class HeadlessBackend: DisplayBackend {
     public func dispatch(fileDescriptor: FileDescriptor) {
         headlessOutputs.first { $0.refreshTimer.fileDescriptor == fileDescriptor }?.refreshTimerExpired()
     }
+
+    /// Headless swapchains are host memory, which has no layout to choose.
+    public func useRenderTargetFormats(_ formats: [DmabufFormat]) {}
 
     /// The headless output `index` (0-based) as its concrete type, for capture.
     public func headlessOutput(_ index: Int) -> HeadlessOutput { headlessOutputs[index] }

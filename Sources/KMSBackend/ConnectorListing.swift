@@ -1,3 +1,4 @@
+import Buffers
 internal import CDRM
 import DisplayBackend
 import Glibc
@@ -44,14 +45,19 @@ extension KMSBackend {
 
 extension KMSBackend {
     /// Which buffers the outputs of the device at `devicePath` (default: the one `KMSBackend` would
-    /// open) would draw frames into and scan out from, found by allocating one buffer of
-    /// `width`×`height` as an output would: "GBM buffer objects, linear", or "dumb buffers" with
-    /// the reason. Needs no DRM master. Whether the renderer can import GBM's buffers shows only
-    /// when Vitrine runs (the log then says so, and the output turns to dumb buffers).
-    public static func swapchainPath(devicePath: String? = nil, width: Int, height: Int) throws(KMSError) -> String {
+    /// open) would draw frames into and scan out from, for a renderer that renders into
+    /// `renderTargetFormats` (`LayerTreeRenderer.renderTargetFormats`), found by allocating
+    /// buffers of `width`×`height` as an output would: "GBM buffer objects, modifier …", "GBM
+    /// buffer objects, linear (…)" or "dumb buffers (…)", with the reasons. Needs no DRM master.
+    /// Whether the renderer can import GBM's buffers shows only when Vitrine runs (the log then
+    /// says so, and the output turns to dumb buffers).
+    public static func swapchainPath(
+        devicePath: String? = nil, width: Int, height: Int, renderTargetFormats: [DmabufFormat]
+    ) throws(KMSError) -> String {
         let path = if let devicePath { devicePath } else { try defaultDevicePath() }
         let device = try DRMDevice(path: path)
         let allocator = SwapchainAllocator(device: device, mappedBuffersReason: nil)
+        allocator.renderModifiers = renderTargetFormats.filter { $0.format == .xrgb8888 }.map(\.modifier)
         guard let resources = drmModeGetPlaneResources(device.fd) else { throw KMSError.current("drmModeGetPlaneResources(\(path))") }
         let planes = (0..<Int(resources.pointee.count_planes)).map { resources.pointee.planes[$0] }
         drmModeFreePlaneResources(resources)

@@ -6,8 +6,8 @@ import SystemCalls
 
 /// A GBM buffer object allocated on the display device for scanout and rendering, with its
 /// framebuffer and a read-write dma-buf of it that the renderer imports and draws into: an
-/// output's swapchain buffer on the GPU path. Linear: `modifier` is the explicit LINEAR where the
-/// device takes modifiers, nil (implicit, allocated with GBM_BO_USE_LINEAR) where it does not.
+/// output's swapchain buffer on the GPU path, laid out as its `SwapchainLayout` says: tiled with
+/// the modifier GBM chose among those offered, or linear.
 final class GBMBuffer: ScanoutBuffer {
     private let device: GBMDevice
     private let bo: OpaquePointer
@@ -19,17 +19,40 @@ final class GBMBuffer: ScanoutBuffer {
     let format: PixelFormat
     let stride: Int
     let framebuffer: UInt32
-    private let modifier: UInt64?
+    /// The framebuffer's explicit modifier: the one GBM chose for a tiled layout, LINEAR for an
+    /// explicit linear one; nil where the layout is implied (linear, GBM_BO_USE_LINEAR).
+    let modifier: UInt64?
     var kind: BufferKind { .gbm }
 
-    init(device: GBMDevice, width: Int, height: Int, format: PixelFormat = .xrgb8888, modifier: UInt64?) throws(KMSError) {
+    init(device: GBMDevice, width: Int, height: Int, format: PixelFormat = .xrgb8888, layout: SwapchainLayout) throws(KMSError) {
         let usage = UInt32(GBM_BO_USE_SCANOUT.rawValue | GBM_BO_USE_RENDERING.rawValue)
-        let made: OpaquePointer? = if var modifier {
-            gbm_bo_create_with_modifiers2(device.handle, UInt32(width), UInt32(height), format.rawValue, &modifier, 1, usage)
-        } else {
-            gbm_bo_create(device.handle, UInt32(width), UInt32(height), format.rawValue, usage | UInt32(GBM_BO_USE_LINEAR.rawValue))
+        let made: OpaquePointer?
+        switch layout {
+        case .tiled(let modifiers):
+            made = gbm_bo_create_with_modifiers2(
+                device.handle, UInt32(width), UInt32(height), format.rawValue, modifiers, UInt32(modifiers.count), usage)
+        case .linear(explicitModifier: true):
+            made = gbm_bo_create_with_modifiers2(
+                device.handle, UInt32(width), UInt32(height), format.rawValue, [FormatModifier.linear], 1, usage)
+        case .linear(explicitModifier: false):
+            made = gbm_bo_create(device.handle, UInt32(width), UInt32(height), format.rawValue, usage | UInt32(GBM_BO_USE_LINEAR.rawValue))
         }
         guard let bo = made else { throw KMSError.current("gbm_bo_create(\(width)×\(height), \(format))") }
+        let modifier: UInt64?
+        switch layout {
+        case .tiled(let offered):
+            // The renderer imports one plane with an explicit layout: GBM's choice must be one of
+            // the single-plane modifiers it was offered.
+            let chosen = gbm_bo_get_modifier(bo)
+            let planes = Int(gbm_bo_get_plane_count(bo))
+            guard offered.contains(chosen), planes == 1 else {
+                gbm_bo_destroy(bo)
+                throw KMSError.unusableLayout("GBM chose \(DRMDevice.name(ofModifier: chosen)) with \(planes) plane(s)")
+            }
+            modifier = chosen
+        case .linear(let explicit):
+            modifier = explicit ? FormatModifier.linear : nil
+        }
         let drm = device.drm
         let handle = gbm_bo_get_handle(bo).u32
         var fd: Int32 = -1
@@ -39,7 +62,7 @@ final class GBMBuffer: ScanoutBuffer {
             throw error
         }
         let owned = OwnedFileDescriptor(rawValue: fd)
-        let stride = Int(gbm_bo_get_stride(bo))
+        let stride = Int(gbm_bo_get_stride_for_plane(bo, 0))
         let added = drm.addFramebuffer(
             width: width, height: height, format: format, handle: handle, pitch: UInt32(stride), offset: gbm_bo_get_offset(bo, 0),
             modifier: modifier)

@@ -47,4 +47,15 @@ extension DRMDevice {
         }
         return result
     }
+
+    /// A layout modifier as libdrm names it ("INTEL Y_TILED (0x100000000000002)", "NONE LINEAR
+    /// (0x0)"), or its number alone where libdrm has no name for it.
+    static func name(ofModifier modifier: UInt64) -> String {
+        let number = "0x\(String(modifier, radix: 16))"
+        guard let vendor = drmGetFormatModifierVendor(modifier) else { return number }
+        defer { free(vendor) }
+        guard let name = drmGetFormatModifierName(modifier) else { return number }
+        defer { free(name) }
+        return "\(String(cString: vendor)) \(String(cString: name)) (\(number))"
+    }
 }

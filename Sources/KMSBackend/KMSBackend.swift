@@ -159,6 +159,16 @@ public final class KMSBackend: DisplayBackend {
         reprobe()
     }
 
+    /// The outputs' GBM buffers take the XRGB8888 modifiers among `formats` that their planes
+    /// scan out (`SwapchainLayout`); each output whose layout that changes gets a new ring.
+    public func useRenderTargetFormats(_ formats: [DmabufFormat]) {
+        let modifiers = formats.filter { $0.format == .xrgb8888 }.map(\.modifier)
+        let old = allocator.renderModifiers
+        guard modifiers != old else { return }
+        allocator.renderModifiers = modifiers
+        for output in kmsOutputs { output.renderModifiersChanged(from: old) }
+    }
+
     /// The device path in use.
     public var devicePath: String { device.path }
 

@@ -19,6 +19,8 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
     case notTheBackBuffer(output: String)
     /// The seat manager would not give the device out.
     case seatRefused(device: String, reason: String)
+    /// GBM allocated a buffer in a layout the renderer cannot take.
+    case unusableLayout(String)
 
     static func current(_ operation: String) -> KMSError {
         .system(.current(operation))
@@ -60,6 +62,8 @@ public enum KMSError: Error, Equatable, CustomStringConvertible {
             "a frame committed on \(output) is not in its back buffer"
         case .seatRefused(let device, let reason):
             "the seat manager would not open \(device): \(reason)"
+        case .unusableLayout(let reason):
+            reason
         }
     }
 }

@@ -415,9 +415,27 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     /// mode changes. The buffer on screen stays until the next flip replaces it.
     public func useMappedBuffers(because reason: String) throws {
         guard mappedOnly == nil else { return }
-        let (newBuffers, path) = try allocator.makeBuffers(width: mode.width, height: mode.height, plane: plane, mappedOnly: reason)
+        try replaceBuffers(mappedOnly: reason)
         mappedOnly = reason
-        retiredBuffers = buffers
+    }
+
+    /// The renderer renders into other modifiers now (`SwapchainAllocator.renderModifiers`, which
+    /// were `old`): a new ring where that changes the layouts the output's GBM buffers are tried
+    /// with. The buffer on screen stays until the next flip replaces it; where no new ring can be
+    /// made, the output keeps its buffers and the log says why.
+    func renderModifiersChanged(from old: [UInt64]) {
+        guard mappedOnly == nil, allocator.layouts(for: plane).layouts != allocator.layouts(for: plane, renderModifiers: old).layouts
+        else { return }
+        do throws(KMSError) {
+            try replaceBuffers(mappedOnly: nil)
+        } catch {
+            onRecovery?("frames on \(name) stay in \(swapchainPath): \(error)")
+        }
+    }
+
+    private func replaceBuffers(mappedOnly: String?) throws(KMSError) {
+        let (newBuffers, path) = try allocator.makeBuffers(width: mode.width, height: mode.height, plane: plane, mappedOnly: mappedOnly)
+        retiredBuffers += buffers
         buffers = newBuffers
         swapchainPath = path
         // The front buffer is a retired one now: nothing to read back until the next flip.

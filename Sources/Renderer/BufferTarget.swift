@@ -8,10 +8,11 @@ import RendererContract
 /// memory (a dumb buffer's mapping, a headless output's).
 ///
 /// A dma-buf is imported once (`VK_EXT_external_memory_dma_buf`) and the GPU copies each frame's
-/// changed rectangle into it. Host memory is imported the same way where the device has
-/// `VK_EXT_external_memory_host` and the memory's address and size keep the alignment it asks
-/// for (a page on lavapipe); otherwise the rectangle goes through the renderer's readback buffer
-/// and the CPU copies it. Each target remembers the frame it last received, so a ring of them (a
+/// changed rectangle into it: a linear one as a buffer, a tiled one as an image with its modifier
+/// (`TiledTarget`, where the device has `VK_EXT_image_drm_format_modifier`). Host memory is
+/// imported as a buffer where the device has `VK_EXT_external_memory_host` and the memory's
+/// address and size keep the alignment it asks for (a page on lavapipe); otherwise the rectangle
+/// goes through the renderer's readback buffer and the CPU copies it. Each target remembers the frame it last received, so a ring of them (a
 /// display's buffers) each gets what changed since its own last frame: its buffer age. The
 /// renderer keeps the target, keyed by the buffer, while it draws into the buffer
 /// (`HostFrameState.target(for:context:)`).
@@ -25,12 +26,20 @@ final class BufferTarget {
     /// identity, the target's key, names no other buffer meanwhile.
     let buffer: AnyObject
     private(set) var imported: ImportedBuffer?
+    /// A tiled dma-buf's import; nil for linear memory.
+    private(set) var tiled: TiledTarget?
     /// The renderer's host frame that last wrote this memory; nil while its pixels are unknown.
     var lastFrame: Int?
 
     /// Whether the GPU writes into the memory itself (`VK_EXT_external_memory_host`, a dma-buf),
     /// rather than the CPU copying each frame from the readback buffer.
-    var importsMemory: Bool { imported != nil }
+    var importsMemory: Bool { imported != nil || tiled != nil }
+
+    /// Where the GPU copies frames, nil where the CPU copies them from the readback buffer.
+    func destination() -> HostCopy.Destination? {
+        if let tiled { return .image(tiled) }
+        return imported.map { .buffer($0, bytesPerRow: bytesPerRow) }
+    }
 
     /// Imports `buffer` on `context`'s device: a mapping where the device and the alignment allow
     /// (otherwise frames reach it through the readback buffer), a dma-buf where the device can
@@ -46,16 +55,19 @@ final class BufferTarget {
             (memory, self.bytesPerRow) = (mapping, bytesPerRow)
             imported = try ImportedBuffer.hostMemory(context: context, pointer: mapping.baseAddress!, size: mapping.count)
         case .dmabuf(let layout):
-            precondition(layout.stride >= layout.width * 4 && layout.stride % 4 == 0 && layout.offset == 0,
+            // A tiled buffer's plane starts where its layout says; a linear one is copied into
+            // from its first byte, row for row.
+            let linear = layout.modifier == FormatModifier.linear
+            precondition(layout.stride >= layout.width * 4 && layout.stride % 4 == 0 && (!linear || layout.offset == 0),
                          "a dma-buf target of \(layout.width) pixels, \(layout.stride) bytes per row from \(layout.offset)")
             (memory, bytesPerRow) = (nil, layout.stride)
-            // Tiled layouts need VK_EXT_image_drm_format_modifier to render into.
-            guard layout.modifier == FormatModifier.linear else {
-                throw UnwritableBuffer(reason: "\(VulkanError.missingExtension("VK_EXT_image_drm_format_modifier"))")
-            }
             do {
-                imported = try ImportedBuffer.dmabuf(
-                    context: context, fileDescriptor: layout.fileDescriptor, size: layout.stride * layout.height, usage: .destination)
+                if linear {
+                    imported = try ImportedBuffer.dmabuf(
+                        context: context, fileDescriptor: layout.fileDescriptor, size: layout.stride * layout.height, usage: .destination)
+                } else {
+                    tiled = try TiledTarget(layout: layout, context: context)
+                }
             } catch VulkanError.deviceLost(let function) {
                 throw VulkanError.deviceLost(while: function)
             } catch {
@@ -67,6 +79,7 @@ final class BufferTarget {
     deinit {
         // The import maps the buffer's memory: it goes while the buffer still holds it.
         imported = nil
+        tiled = nil
     }
 }
 

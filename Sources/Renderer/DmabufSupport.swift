@@ -92,6 +92,18 @@ extension VulkanContext {
         return [FormatModifier.linear] + tiled
     }
 
+    /// The single-plane modifiers of XRGB8888 that frames are copied into, as images over
+    /// imported dma-buf memory with that modifier (`VK_IMAGE_TILING_DRM_FORMAT_MODIFIER_EXT`):
+    /// the layouts a display's GBM buffers may take. Empty without `VK_EXT_image_drm_format_modifier`
+    /// (linear buffers are written through a buffer import on every device).
+    func renderTargetModifiers() -> [UInt64] {
+        guard let vulkanFormat = PixelFormat.xrgb8888.vulkanFormat else { return [] }
+        let usage = TiledTarget.usage
+        return drmFormatModifiers(of: vulkanFormat, usage: usage).filter {
+            dmabufImageSupport(format: vulkanFormat, tiling: .modifier($0), usage: usage) != nil
+        }
+    }
+
     /// Whether a transfer-source buffer can be bound to imported dma-buf memory.
     private var canImportDmabufBuffers: Bool {
         var info = VkPhysicalDeviceExternalBufferInfo()

@@ -5,6 +5,10 @@ import LayerKit
 import SystemCalls
 
 extension Renderer: LayerTreeRenderer {
+    public var renderTargetFormats: [DmabufFormat] {
+        context.renderTargetModifiers().map { DmabufFormat(.xrgb8888, modifier: $0) }
+    }
+
     public var sampledSurfaceOwners: [AnyObject] { sampledClientContents.compactMap { $0.surface.owner } }
 }
 

@@ -202,11 +202,11 @@ public final class Renderer {
         // the rest from the image, which holds it already. Without an import the readback buffer
         // mirrors only what is drawn, so the whole region is drawn again.
         var drawn = region
-        if target.imported != nil, let redrawn, redrawn.width > 0, redrawn.height > 0, redrawn != full {
+        if target.importsMemory, let redrawn, redrawn.width > 0, redrawn.height > 0, redrawn != full {
             drawn = redrawn
         }
         do {
-            let hostCopy = target.imported.map { HostCopy(buffer: $0, bytesPerRow: target.bytesPerRow, region: region ?? full) }
+            let hostCopy = target.destination().map { HostCopy(destination: $0, region: region ?? full) }
             let (drawCount, encoded) = try draw(
                 tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
             host.frameCount += 1
@@ -218,7 +218,8 @@ public final class Renderer {
                 drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
             // Without an import the frame comes through the readback buffer, copied by the CPU.
             let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
-            let fence = target.imported?.renderFence
+            let fence = target.tiled?.renderFence ?? target.imported?.renderFence
+            target.tiled?.renderFence = nil
             target.imported?.renderFence = nil
             return try FrameCompletion(
                 point: image.lastSubmission, clientReads: takeClientReads(), finishing: copy, acquireFence: fence)

@@ -14,6 +14,14 @@ public protocol LayerTreeRenderer: AnyObject {
     /// `clearColor`, redrawing only what changed since the last image of this size.
     func render(_ tree: RenderTree, width: Int, height: Int, scale: Double, clearColor: Color) throws -> Image
 
+    /// The dma-buf layouts besides linear that frames are drawn into (`render(_:into:…)` of a
+    /// swapchain buffer that is a dma-buf): XRGB8888 with each single-plane modifier the device
+    /// renders into. What a display's GBM buffers may be tiled with
+    /// (`DisplayBackend.useRenderTargetFormats`); empty where the renderer draws linear dma-bufs
+    /// only (a device without `VK_EXT_image_drm_format_modifier`, lavapipe) or none (the CPU
+    /// renderer).
+    var renderTargetFormats: [DmabufFormat] { get }
+
     /// Renders `tree` into `buffer`, a display's swapchain buffer, at `scale` pixels per point over
     /// `clearColor`; the pixels are there once the returned completion is done and finished. The
     /// renderer keeps what it needs of each buffer (an import, what the buffer lacks of later

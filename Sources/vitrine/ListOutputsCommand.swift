@@ -1,6 +1,7 @@
 import ArgumentParser
 import Compositor
 import KMSBackend
+import Renderer
 
 /// Lists a DRM device's connectors and modes: the names a board configuration's `connector` and
 /// `mode` take.
@@ -13,7 +14,7 @@ struct ListOutputs: ParsableCommand {
 
               /dev/dri/card0
                 Virtual-1: connected, modes 1024x768@74.993 (preferred), 5120x2160@50.0, …
-                frames with the Vulkan renderer: GBM buffer objects, linear
+                frames with the Vulkan renderer: GBM buffer objects, linear (the device takes no format modifiers)
                 frames with the CPU renderer: dumb buffers (the CPU renderer writes through a mapping)
             """)
 
@@ -29,7 +30,10 @@ struct ListOutputs: ParsableCommand {
         if let connected = connectors.first(where: { $0.isConnected && !$0.modes.isEmpty }) {
             let mode = connected.modes[connected.preferredMode ?? 0]
             do {
-                print("  frames with the Vulkan renderer: \(try KMSBackend.swapchainPath(devicePath: path, width: mode.width, height: mode.height))")
+                // The layouts the Vulkan device renders into decide whether buffers may be tiled.
+                let formats = (try? Renderer())?.renderTargetFormats ?? []
+                let buffers = try KMSBackend.swapchainPath(devicePath: path, width: mode.width, height: mode.height, renderTargetFormats: formats)
+                print("  frames with the Vulkan renderer: \(buffers)")
             } catch {
                 print("  frames with the Vulkan renderer: unknown (\(error))")
             }

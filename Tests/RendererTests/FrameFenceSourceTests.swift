@@ -58,4 +58,22 @@ internal import CVulkan
         #expect(context.drmFormatModifiers(of: VK_FORMAT_B8G8R8A8_UNORM, usage: sampled) == [])
         #expect(context.importableModifiers(of: .argb8888) == [FormatModifier.linear])
     }
+
+    /// Without VK_EXT_image_drm_format_modifier lavapipe renders into linear dma-bufs only: it
+    /// reports no tiled layout for displays to allocate, and refuses a buffer with a modifier as
+    /// unwritable, writing nothing into it (the display's buffers then stay linear; see
+    /// `SwapchainLayout`).
+    @Test func lavapipeRendersIntoLinearDmabufsOnly() throws {
+        let renderer = try Renderer()
+        try #require(renderer.deviceName.contains("llvmpipe"), "this expectation is about lavapipe, not \(renderer.deviceName)")
+        #expect(renderer.renderTargetFormats == [])
+        let tiled = try DmabufFile(width: 64, height: 64, stride: 256, filledWith: 0xAB, modifier: 0x0100_0000_0000_0002)
+        let error = #expect(throws: UnwritableBuffer.self) {
+            try renderer.render(try commit(makeRoot(64, 64)), into: tiled, scale: 1, clearColor: .clear)
+        }
+        #expect(
+            error?.reason
+                == "the Vulkan implementation lacks VK_EXT_image_drm_format_modifier for XR24 (0x34325258) modifier 0x100000000000002")
+        #expect(Set(tiled.contents) == [0xAB])
+    }
 }

@@ -46,12 +46,12 @@ final class DmabufFile: SwapchainBuffer {
     var dmabuf: DmabufLayout? { layout }
     var memory: SwapchainMemory { .dmabuf(layout) }
 
-    init(width: Int, height: Int, stride: Int, filledWith byte: UInt8) throws {
+    /// `modifier`: the layout the buffer claims (the file's bytes are rows all the same).
+    init(width: Int, height: Int, stride: Int, filledWith byte: UInt8, modifier: UInt64 = FormatModifier.linear) throws {
         let fd = linearBufferFile(width: stride / 4, rows: height, stride: stride, offset: 0, pixel: [byte, byte, byte, byte])
         descriptor = OwnedFileDescriptor(rawValue: fd)
         layout = DmabufLayout(
-            fileDescriptor: fd, width: width, height: height, format: .xrgb8888, modifier: FormatModifier.linear, offset: 0,
-            stride: stride)
+            fileDescriptor: fd, width: width, height: height, format: .xrgb8888, modifier: modifier, offset: 0, stride: stride)
         let address = mmap(nil, stride * height, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         try #require(address != nil && address != MAP_FAILED)
         contents = UnsafeMutableRawBufferPointer(start: address, count: stride * height)

@@ -27,12 +27,16 @@ struct DrawCall {
     var sampledIntermediate2: Int? = nil
 }
 
-/// Where a frame goes instead of the target's readback buffer: host memory imported as a buffer
-/// (`ImportedBuffer`) that mirrors the target row for row, `bytesPerRow` apart; only `region`
-/// of it is written.
+/// Where a frame goes instead of the target's readback buffer; only `region` of it is written.
 struct HostCopy {
-    var buffer: ImportedBuffer
-    var bytesPerRow: Int
+    enum Destination {
+        /// Memory imported as a buffer (`ImportedBuffer`) that mirrors the target row for row,
+        /// `bytesPerRow` apart: host memory, or a linear dma-buf.
+        case buffer(ImportedBuffer, bytesPerRow: Int)
+        /// A tiled dma-buf imported as an image in its own layout.
+        case image(TiledTarget)
+    }
+    var destination: Destination
     var region: PixelRect
 }
 
@@ -160,6 +164,7 @@ final class FrameRenderer {
         }
 
         let commandBuffer = slot.commandBuffer
+        var keptAliveByCopy: GPUImage?
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
@@ -220,17 +225,20 @@ final class FrameRenderer {
 
         Texture.recordReleases(
             textures, into: commandBuffer, queueFamily: context.queueFamilyIndex, externalFamily: context.externalQueueFamily)
-        if let hostCopy {
-            recordCopy(of: target, region: hostCopy.region, to: hostCopy.buffer.handle,
-                       rowPixels: hostCopy.bytesPerRow / 4, into: commandBuffer)
-        } else {
+        switch hostCopy?.destination {
+        case .buffer(let buffer, let bytesPerRow):
+            recordCopy(of: target, region: hostCopy!.region, to: buffer.handle, rowPixels: bytesPerRow / 4, into: commandBuffer)
+        case .image(let tiled):
+            recordCopy(of: target, region: hostCopy!.region, to: tiled.image, into: commandBuffer)
+            keptAliveByCopy = tiled.image
+        case nil:
             recordCopy(of: target, region: readbackRegion.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                        to: target.readbackBuffer.handle,
                        rowPixels: target.width, into: commandBuffer)
         }
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
-        var keptAlive: [AnyObject] = [target, pipeline]
+        var keptAlive: [AnyObject] = [target, pipeline] + (keptAliveByCopy.map { [$0] } ?? [])
         keptAlive.append(contentsOf: textures)
         keptAlive.append(contentsOf: textures.compactMap(\.pending?.resource))
         keptAlive.append(contentsOf: images)
@@ -251,9 +259,16 @@ final class FrameRenderer {
         target.lastSubmission = point
         // The imported memory waits for this frame itself when it goes, rather than staying with the
         // ring: it is the caller's, to be released as soon as its target is.
-        if let hostCopy {
-            hostCopy.buffer.lastUse = point
-            hostCopy.buffer.renderFence = fence
+        switch hostCopy?.destination {
+        case .buffer(let buffer, _):
+            buffer.lastUse = point
+            buffer.renderFence = fence
+        case .image(let tiled):
+            // Handed back to the display, in the general layout (`recordCopy(of:region:to:into:)`).
+            tiled.image.layout = VK_IMAGE_LAYOUT_GENERAL
+            tiled.renderFence = fence
+        case nil:
+            break
         }
     }
 
@@ -421,6 +436,42 @@ final class FrameRenderer {
                     buffer, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
                     to: (VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT))
             ])
+    }
+}
+
+extension FrameRenderer {
+    /// Moves the target to `TRANSFER_SRC_OPTIMAL` and copies `region` of it to the same pixels of
+    /// `destination`, a display's tiled dma-buf: acquired from the display (the external queue
+    /// family, in the general layout; undefined before its first frame), and handed back to it
+    /// once written. Nothing outside the region is written.
+    fileprivate func recordCopy(of target: OffscreenTarget, region: PixelRect, to destination: GPUImage, into commandBuffer: VkCommandBuffer) {
+        var toTransfer = target.image.barrier(
+            to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+            from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
+            to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
+        toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+        var acquire = destination.barrier(
+            to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, from: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE),
+            to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
+        acquire.srcQueueFamilyIndex = context.externalQueueFamily
+        acquire.dstQueueFamilyIndex = context.queueFamilyIndex
+        pipelineBarrier(commandBuffer, images: [toTransfer, acquire])
+        let layers = VkImageSubresourceLayers(
+            aspectMask: VkImageAspectFlags(VK_IMAGE_ASPECT_COLOR_BIT.rawValue), mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
+        let offset = VkOffset3D(x: region.x, y: region.y, z: 0)
+        var copy = VkImageCopy(
+            srcSubresource: layers, srcOffset: offset, dstSubresource: layers, dstOffset: offset,
+            extent: VkExtent3D(width: region.width, height: region.height, depth: 1))
+        vkCmdCopyImage(
+            commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination.handle,
+            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy)
+        var release = destination.barrier(
+            to: VK_IMAGE_LAYOUT_GENERAL, from: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT),
+            to: (VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE))
+        release.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+        release.srcQueueFamilyIndex = context.queueFamilyIndex
+        release.dstQueueFamilyIndex = context.externalQueueFamily
+        pipelineBarrier(commandBuffer, images: [release])
     }
 }
 
