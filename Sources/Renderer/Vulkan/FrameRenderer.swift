@@ -164,7 +164,6 @@ final class FrameRenderer {
         }
 
         let commandBuffer = slot.commandBuffer
-        var keptAliveByCopy: GPUImage?
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
@@ -230,7 +229,6 @@ final class FrameRenderer {
             recordCopy(of: target, region: hostCopy!.region, to: buffer.handle, rowPixels: bytesPerRow / 4, into: commandBuffer)
         case .image(let tiled):
             recordCopy(of: target, region: hostCopy!.region, to: tiled.image, into: commandBuffer)
-            keptAliveByCopy = tiled.image
         case nil:
             recordCopy(of: target, region: readbackRegion.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
                        to: target.readbackBuffer.handle,
@@ -238,7 +236,9 @@ final class FrameRenderer {
         }
         try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
-        var keptAlive: [AnyObject] = [target, pipeline] + (keptAliveByCopy.map { [$0] } ?? [])
+        var keptAlive: [AnyObject] = [target, pipeline]
+        // A tiled destination stays with the frame, as the textures do.
+        if case .image(let tiled) = hostCopy?.destination { keptAlive.append(tiled.image) }
         keptAlive.append(contentsOf: textures)
         keptAlive.append(contentsOf: textures.compactMap(\.pending?.resource))
         keptAlive.append(contentsOf: images)
@@ -444,7 +444,9 @@ extension FrameRenderer {
     /// `destination`, a display's tiled dma-buf: acquired from the display (the external queue
     /// family, in the general layout; undefined before its first frame), and handed back to it
     /// once written. Nothing outside the region is written.
-    fileprivate func recordCopy(of target: OffscreenTarget, region: PixelRect, to destination: GPUImage, into commandBuffer: VkCommandBuffer) {
+    fileprivate func recordCopy(
+        of target: OffscreenTarget, region: PixelRect, to destination: GPUImage, into commandBuffer: VkCommandBuffer
+    ) {
         var toTransfer = target.image.barrier(
             to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
             from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),

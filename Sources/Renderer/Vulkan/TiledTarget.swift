@@ -23,7 +23,10 @@ final class TiledTarget {
     init(layout: DmabufLayout, context: VulkanContext) throws {
         guard layout.format == .xrgb8888, let format = layout.format.vulkanFormat,
             context.renderTargetModifiers().contains(layout.modifier)
-        else { throw VulkanError.missingExtension("VK_EXT_image_drm_format_modifier for \(DmabufFormat(layout.format, modifier: layout.modifier))") }
+        else {
+            let wanted = DmabufFormat(layout.format, modifier: layout.modifier)
+            throw VulkanError.missingExtension("VK_EXT_image_drm_format_modifier for \(wanted)")
+        }
         // A tiled buffer's size is not rows times stride: the exporter knows it.
         let size = lseek(layout.fileDescriptor, 0, SEEK_END)
         guard size > 0, let image = try GPUImage.importing(
