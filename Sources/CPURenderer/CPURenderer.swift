@@ -117,6 +117,7 @@ public final class CPURenderer: LayerTreeRenderer {
         let start = ContinuousClock.now
         let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
         subtreeBounds.update(for: tree)
+        let measured = subtreeBounds.measuredCount
         if clearColor != lastClearColor {
             damage.reset()
             lastClearColor = clearColor
@@ -156,43 +157,15 @@ public final class CPURenderer: LayerTreeRenderer {
         rasters.texts.endFrame(keepingUnusedIn: walked)
         rasters.shadowMasks.endFrame(keepingUnusedIn: walked)
         region.removeAll()
-        let shown = Self.externalContents(in: tree)
-        sampledClients = shown.clients
-        report(painter.unreadableClients, undrawable: shown.others)
+        // A VulkanLayer's drawables are external contents only the Vulkan renderer samples.
+        let shown = tree.shownExternalContents()
+        sampledClients = shown.compactMap { $0 as? any ClientContents }
+        report(painter.unreadableClients, undrawable: shown.filter { !($0 is any ClientContents) })
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
-            drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+            drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+            placedLayerCount: painter.placedLayers, measuredLayerCount: subtreeBounds.measuredCount - measured)
         return box
-    }
-
-    /// Every client buffer in a layer the tree shows, in drawing order (a replicated one once per
-    /// instance), whether or not the frame redraws its pixels; and the other external contents
-    /// there, which only the Vulkan renderer can sample (a `VulkanLayer`'s drawables), drawn as
-    /// missing.
-    static func externalContents(in tree: RenderTree) -> (clients: [any ClientContents], others: [any ExternalContents]) {
-        var found: [any ClientContents] = []
-        var others: [any ExternalContents] = []
-        func collect(_ layer: RenderLayer, in tree: RenderTree) {
-            let p = layer.properties
-            guard !p.isHidden, p.opacity > 0 else { return }
-            if let client = p.externalContents as? any ClientContents {
-                found.append(client)
-            } else if let other = p.externalContents {
-                others.append(other)
-            }
-            if p.replicator != nil {
-                for instance in tree.replicatorInstances(of: layer) {
-                    switch instance.part {
-                    case .plane(let plane): collect(plane.layer, in: instance.tree)
-                    case .sublayers(let sublayers, _): for sublayer in sublayers { collect(sublayer, in: instance.tree) }
-                    }
-                }
-            } else {
-                for sublayer in tree.sortedSublayers(of: layer) { collect(sublayer, in: tree) }
-            }
-        }
-        if let root = tree.root { collect(root, in: tree) }
-        return (found, others)
     }
 
     /// Reports each contents object the frame could not draw, once.

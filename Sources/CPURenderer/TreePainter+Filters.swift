@@ -43,6 +43,7 @@ extension TreePainter {
     /// Counts what an offscreen painter did as this one's.
     mutating func absorb(_ painter: TreePainter) {
         composites += painter.composites
+        placedLayers += painter.placedLayers
         unreadableClients += painter.unreadableClients
     }
 
@@ -189,23 +190,11 @@ extension Coverage {
 }
 
 extension PixmanRegion {
-    /// Adds, for each layer with `backgroundFilters` whose pixels the region touches, those pixels
-    /// and what its blurs read around them (within `full`), so that when the layer is drawn the
-    /// canvas holds, there, what this frame draws behind it rather than the last frame's pixels.
-    /// Repeated while a box added touches another such layer.
+    /// Adds what the backdrops the region touches read behind them (`DamageTracker.growForBackdrops`),
+    /// so that when such a layer is drawn the canvas holds, there, what this frame draws behind it
+    /// rather than the last frame's pixels.
     func growForBackdrops(in tree: RenderTree, scale: Double, within full: PixelBox) {
-        var pending = DamageTracker.backdrops(in: tree, scale: scale)
-        var grew = true
-        while grew {
-            grew = false
-            pending.removeAll { backdrop in
-                let shape = PixelBox(covering: backdrop.shape).intersection(full)
-                guard !shape.isEmpty, intersects(shape) else { return false }
-                add(PixelBox(covering: backdrop.shape.insetBy(dx: -backdrop.reach, dy: -backdrop.reach)).intersection(full))
-                grew = true
-                return true
-            }
-        }
+        DamageTracker.growForBackdrops(in: tree, scale: scale, within: full, meets: intersects, add: add)
     }
 
     /// Whether any pixel of `box` is in the region.

@@ -41,7 +41,7 @@ extension TreePainter {
             tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
         shape.rasters = rasters
         shape.drawLayer(layer, transform: offsetTransform, opacity: 1, clip: nil, flipped: flipped, shadow: false)
-        composites += shape.composites
+        absorb(shape)
         guard
             let drawn = try? Image(
                 width: box.width, height: box.height, pixelFormat: .argb8888, bytesPerRow: image.bytesPerRow,

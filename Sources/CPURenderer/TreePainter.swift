@@ -20,6 +20,8 @@ struct TreePainter {
     var tint = (1.0, 1.0, 1.0)
     /// Composite operations done.
     var composites = 0
+    /// Layers placed (see `FrameStatistics.placedLayerCount`).
+    var placedLayers = 0
     /// Client buffers pixman cannot read (their format), drawn without their contents.
     var unreadableClients: [any ClientContents] = []
     /// Measuring: the last layer found whose background or contents hide the whole canvas box.
@@ -74,11 +76,6 @@ struct TreePainter {
             }
         } else {
             let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
-            // A subtree that draws nothing the frame redraws holds no occluder either. The root is
-            // walked: it fills the output, and its box would be made again with every change.
-            if layer.superlayerID != nil, let box = subtreeBounds?.box(of: layer, in: tree), pixelBox(of: box, transform).isEmpty {
-                return
-            }
             place(layer, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
     }
@@ -87,6 +84,7 @@ struct TreePainter {
     /// times `parentOpacity`; as one image first when it has group opacity.
     mutating func place(_ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Coverage?, flipped: Bool) {
         let p = layer.properties
+        placedLayers += 1
         if let transition = p.transition, drawnWithoutTransition != layer.id {
             return drawTransition(layer, transition, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
@@ -124,8 +122,8 @@ struct TreePainter {
         // The layer's backdrop is what is behind it here, though drawn inside the image.
         content.carriedBackdrop = carriedBackdrop(for: layer, transform: transform, clip: clip)
         content.drawLayer(layer, transform: transform, opacity: grouped ? 1 : opacity, clip: nil, flipped: flipped)
-        composites += content.composites + 1
-        unreadableClients += content.unreadableClients
+        absorb(content)
+        composites += 1
         let coverage = Coverage(box: box)
         coverage.paint(alpha: grouped ? opacity : 1)
         if let mask {
@@ -135,7 +133,7 @@ struct TreePainter {
                 tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box, target: canvas.target))
             masking.rasters = rasters
             masking.visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, flipped: flipped)
-            composites += masking.composites
+            absorb(masking)
             pixman_image_composite32(
                 PIXMAN_OP_IN, alpha.handle, nil, coverage.image.handle, 0, 0, 0, 0, 0, 0, Int32(box.width), Int32(box.height))
         }
@@ -196,7 +194,9 @@ struct TreePainter {
             if p.replicator != nil {
                 drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
             } else {
-                for sublayer in tree.sortedSublayers(of: layer) {
+                // A subtree that draws nothing the canvas holds holds no occluder either.
+                let sublayers = subtreeBounds?.sublayers(of: layer, in: tree, transform: transform, within: canvas.box)
+                for sublayer in sublayers ?? tree.sortedSublayers(of: layer) {
                     visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
                 }
             }

@@ -21,6 +21,8 @@ public final class RenderContext {
     private var presentationCache: (generation: UInt64, time: Double, layers: [LayerID: Layer])?
     private var animatedLayerIDs: Set<LayerID> = []
     private var tiledLayerIDs: Set<LayerID> = []
+    private var externalContentsLayerIDs: Set<LayerID> = []
+    private var backdropLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
     private var recentChanges: [GenerationChanges] = []
     private var generation: UInt64 = 0
@@ -115,6 +117,8 @@ public final class RenderContext {
             animatedLayerIDs.insert(layer.id)
         }
         if node.properties.tiled == nil { tiledLayerIDs.remove(layer.id) } else { tiledLayerIDs.insert(layer.id) }
+        if node.properties.externalContents == nil { externalContentsLayerIDs.remove(layer.id) } else { externalContentsLayerIDs.insert(layer.id) }
+        if node.properties.backgroundFilters.isEmpty { backdropLayerIDs.remove(layer.id) } else { backdropLayerIDs.insert(layer.id) }
         changedLayerIDs.insert(layer.id)
     }
 
@@ -123,6 +127,8 @@ public final class RenderContext {
         modelLayers[id] = nil
         animatedLayerIDs.remove(id)
         tiledLayerIDs.remove(id)
+        externalContentsLayerIDs.remove(id)
+        backdropLayerIDs.remove(id)
         changedLayerIDs.insert(id)
     }
 
@@ -158,7 +164,8 @@ public final class RenderContext {
         if recentChanges.count > Self.changeHistoryLength { recentChanges.removeFirst() }
         let tree = RenderTree(
             contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges)
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges)
         changedLayerIDs = []
         renderTree = tree
         // The copies show the last snapshot, and their models may have left the tree since: kept,

@@ -14,7 +14,8 @@ extension RenderTree {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs.union(ids),
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: hiddenLayers, recentChanges: recentChanges,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: hiddenLayers, recentChanges: recentChanges,
             sampledProperties: shown, sampleTime: sampleTime)
     }
 }

@@ -22,7 +22,8 @@ extension RenderTree {
         if let sampled = shown[rootID] { shown[rootID] = placed(sampled) }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs.union([rootID]),
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: placedLayers, recentChanges: recentChanges,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: placedLayers, recentChanges: recentChanges,
             sampledProperties: shown, sampleTime: sampleTime)
     }
 }

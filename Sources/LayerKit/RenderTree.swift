@@ -69,6 +69,11 @@ public struct RenderTree: Sendable {
     public let animatedLayerIDs: Set<LayerID>
     /// The tiled layers, whose tiles arrive and fade in between commits (see `TiledLayer`).
     public let tiledLayerIDs: Set<LayerID>
+    /// The layers with `externalContents` (a client's buffer, a `VulkanLayer`'s drawables) and
+    /// those with `backgroundFilters`, as committed: what a renderer looks for in the whole tree
+    /// every frame, found without walking it.
+    public let externalContentsLayerIDs: Set<LayerID>
+    public let backdropLayerIDs: Set<LayerID>
     /// The changed layers of this and a few earlier generations, newest last.
     let recentChanges: [GenerationChanges]
     let layers: TreeDictionary<LayerID, RenderLayer>
@@ -79,7 +84,8 @@ public struct RenderTree: Sendable {
 
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
-        tiledLayerIDs: Set<LayerID> = [], layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
+        tiledLayerIDs: Set<LayerID> = [], externalContentsLayerIDs: Set<LayerID> = [], backdropLayerIDs: Set<LayerID> = [],
+        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
         self.recentChanges = recentChanges
@@ -90,6 +96,8 @@ public struct RenderTree: Sendable {
         self.changedLayerIDs = changedLayerIDs
         self.animatedLayerIDs = animatedLayerIDs
         self.tiledLayerIDs = tiledLayerIDs
+        self.externalContentsLayerIDs = externalContentsLayerIDs
+        self.backdropLayerIDs = backdropLayerIDs
         self.layers = layers
         self.sampledProperties = sampledProperties
     }
@@ -193,7 +201,9 @@ public struct RenderTree: Sendable {
         guard !animatedLayerIDs.isEmpty else {
             return RenderTree(
                 contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-                animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampleTime: t)
+                animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+                externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges,
+                sampleTime: t)
         }
         var shown: [LayerID: LayerProperties] = [:]
         shown.reserveCapacity(animatedLayerIDs.count)
@@ -208,7 +218,8 @@ public struct RenderTree: Sendable {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
             sampleTime: t)
     }
 
@@ -236,7 +247,8 @@ public struct RenderTree: Sendable {
         }
         return RenderTree(
             contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
             sampleTime: t)
     }
 

@@ -50,9 +50,10 @@ extension SceneEncoder {
         let chain = p.filters.filter { !$0.kind.isBlendMode }
         let reach = FilterBlur.reach(of: chain, scale: scale)
         let circles = DamageTracker.distortionBox(of: p, transform: transform)
-        let outerTint = tint
-        tint = (1, 1, 1)
-        defer { tint = outerTint }
+        let (outerTint, outerCulling) = (tint, culling)
+        // Filters spread and move pixels: what lies outside the redrawn ones reaches into them.
+        (tint, culling) = ((1, 1, 1), nil)
+        defer { (tint, culling) = (outerTint, outerCulling) }
 
         beginPass()
         if mask != nil || group {

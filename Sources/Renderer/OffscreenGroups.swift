@@ -62,9 +62,12 @@ extension SceneEncoder {
         if let mask {
             // The mask lives in the masked layer's bounds space, with no sublayerTransform between
             // (transformToSuperlayer(nil)): its parent transform is the masked layer's.
+            let outerCulling = culling
+            culling = nil
             beginPass()
             visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, scissor: nil, flipped: flipped)
             maskIndex = endPass(box: content.box, limit: content.box)?.index
+            culling = outerCulling
         }
         var flags: Flags = [.hasContents]
         if maskIndex != nil { flags.insert(.mask) }
@@ -119,8 +122,12 @@ extension SceneEncoder {
         tint = (1, 1, 1)
         defer { tint = outerTint }
 
+        // The shape is blurred: what lies outside the redrawn pixels reaches into them.
+        let outerCulling = culling
+        culling = nil
         beginPass()
         drawLayer(layer, transform: offsetTransform, opacity: 1, clip: nil, scissor: nil, flipped: flipped, shadow: false)
+        culling = outerCulling
         // Shapes off the target still cast shadows onto it, from up to the blur away.
         guard let shape = endPass(limit: targetBox.insetBy(dx: -radius, dy: -radius)) else { return }
 

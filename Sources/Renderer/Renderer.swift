@@ -20,6 +20,8 @@ public final class Renderer {
     let shadowMasks = RasterCache<ShadowMaskSource>(budgetBytes: 64 << 20)
     private var target: OffscreenTarget?
     private var damage = DamageTracker()
+    /// What each subtree may draw, so that a frame encodes only the subtrees it redraws.
+    private let subtreeBounds = SubtreeBounds()
     var liveContents = LiveContentsRegistry()
     /// The state of frames drawn into swapchain buffers, and each buffer's target (BufferTarget.swift).
     var host = HostFrameState()
@@ -123,14 +125,15 @@ public final class Renderer {
         var region: PixelRect?
         if case let .region(r) = frameDamage { region = r }
         do {
-            let (drawCount, encoded) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
+            let (drawCount, encoded, placed, measured) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
             // Only the redrawn region is read back: the rest of the frame is the last one's.
             let image = try target.readback(updating: region == nil ? nil : lastImage, region: region)
             for read in takeClientReads() { read() }
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
-                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+                placedLayerCount: placed, measuredLayerCount: measured)
             return image
         } catch {
             // A frame that failed leaves the target's pixels unknown: draw the next one in full.
@@ -207,7 +210,7 @@ public final class Renderer {
         }
         do {
             let hostCopy = target.destination().map { HostCopy(destination: $0, region: region ?? full) }
-            let (drawCount, encoded) = try draw(
+            let (drawCount, encoded, placed, measured) = try draw(
                 tree, into: image, scale: scale, clearColor: clearColor, region: drawn, hostCopy: hostCopy)
             host.frameCount += 1
             host.history.append((host.frameCount, redrawn.map { $0 == full ? nil : $0 } ?? nil))
@@ -215,7 +218,8 @@ public final class Renderer {
             target.lastFrame = host.frameCount
             lastFrameStatistics = FrameStatistics(
                 damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
-                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start))
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+                placedLayerCount: placed, measuredLayerCount: measured)
             // Without an import the frame comes through the readback buffer, copied by the CPU.
             let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
             let fence = target.tiled?.renderFence ?? target.imported?.renderFence
@@ -344,20 +348,28 @@ public final class Renderer {
     }
 
     /// Encodes and submits one frame; within `region` only (over the previous pixels) when given.
-    /// Returns the number of draw calls and when encoding ended.
+    /// Returns the number of draw calls, when encoding ended, and how many layers the encoder
+    /// placed and measured.
     /// With `hostCopy`, the frame goes to that host memory instead of the readback buffer.
     func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?,
         hostCopy: HostCopy? = nil
-    ) throws -> (Int, ContinuousClock.Instant) {
+    ) throws -> (Int, ContinuousClock.Instant, placed: Int, measured: Int) {
+        subtreeBounds.update(for: tree)
+        let measured = subtreeBounds.measuredCount
+        let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
+        // What backdrops read around the region is drawn too, so that they blur this frame's pixels.
+        let redrawn = region.map { DamageTracker.growingForBackdrops(PixelBox($0), in: tree, scale: scale, within: full) } ?? full
         var encoder = SceneEncoder(
             tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes, texts: texts,
-            shadowMasks: shadowMasks)
-        shapes.endFrame()
-        texts.endFrame()
-        shadowMasks.endFrame()
+            shadowMasks: shadowMasks, culling: (subtreeBounds, redrawn))
+        // A partial frame skipped the layers it does not redraw: their images stay.
+        let walked = region == nil ? nil : tree
+        shapes.endFrame(keepingUnusedIn: walked)
+        texts.endFrame(keepingUnusedIn: walked)
+        shadowMasks.endFrame(keepingUnusedIn: walked)
         // Every client buffer the frame shows, drawn again or not: what its surfaces hear of.
-        sampledClientContents = encoder.passes.flatMap { $0.draws.compactMap(\.clientContents) }
+        sampledClientContents = tree.shownExternalContents().compactMap { $0 as? ClientBufferContents }
         let fill = encoder.takeBottomFill(within: region)
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
@@ -448,7 +460,7 @@ public final class Renderer {
                 into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil,
                 readbackRegion: region.map { (x: $0.x, y: $0.y, width: $0.width, height: $0.height) }, hostCopy: hostCopy)
         }
-        return (passes.reduce(0) { $0 + $1.draws.count }, encoded)
+        return (passes.reduce(0) { $0 + $1.draws.count }, encoded, encoder.placedLayers, subtreeBounds.measuredCount - measured)
     }
 }
 

@@ -17,9 +17,10 @@ extension SceneEncoder {
         let parts = transition.parts(in: p.bounds)
         let previous = transition.previousTree(shownWith: tree)
         let (partClip, partScissor) = boundsClip(of: p, transform: transform, radii: p.cornerRadii, clip: clip, scissor: scissor)
-        let outerTint = tint
-        tint = (1, 1, 1)
-        defer { tint = outerTint }
+        let (outerTint, outerCulling) = (tint, culling)
+        // The parts move, and the previous one is another tree's.
+        (tint, culling) = ((1, 1, 1), nil)
+        defer { (tint, culling) = (outerTint, outerCulling) }
 
         // The parts' passes nest, so that their box, known once all are drawn, can be shared.
         for part in parts {

@@ -90,6 +90,13 @@ struct SceneEncoder {
     /// Layers in a transition whose current state is being drawn as one of its parts (see
     /// SceneEncoder+Transitions.swift).
     var layersDrawnWithoutTransition: Set<LayerID> = []
+    /// What each subtree may draw and the target pixels the frame redraws: sublayers that draw
+    /// nothing there are not encoded, as the CPU renderer does not draw them. Nil where what is
+    /// drawn spreads past its pixels or is not the sample's (shadow shapes, filters, transitions,
+    /// masks, replicator instances): everything there is encoded.
+    var culling: (bounds: SubtreeBounds, region: PixelBox)?
+    /// Layers placed (see `FrameStatistics.placedLayerCount`).
+    private(set) var placedLayers = 0
 
     /// Every draw of every pass, in rendering order.
     var draws: [EncodedDraw] { passes.flatMap(\.draws) }
@@ -158,8 +165,9 @@ struct SceneEncoder {
     init(
         tree: RenderTree, scale: Double, targetSize: (width: Int, height: Int),
         shapes: RasterCache<ShapeProperties> = RasterCache(), texts: RasterCache<TextRasterSource> = RasterCache(),
-        shadowMasks: RasterCache<ShadowMaskSource> = RasterCache()
+        shadowMasks: RasterCache<ShadowMaskSource> = RasterCache(), culling: (bounds: SubtreeBounds, region: PixelBox)? = nil
     ) {
+        self.culling = culling
         self.shapes = shapes
         self.texts = texts
         self.shadowMasks = shadowMasks
@@ -216,6 +224,7 @@ struct SceneEncoder {
         flipped: Bool
     ) {
         let p = layer.properties
+        placedLayers += 1
         if let transition = p.transition, !layersDrawnWithoutTransition.contains(layer.id) {
             return encodeTransition(
                 layer, transition, transform: transform, parentOpacity: parentOpacity, clip: clip, scissor: scissor,
@@ -348,7 +357,8 @@ struct SceneEncoder {
             drawInstances(
                 of: layer, transform: transform, opacity: opacity, clip: innerClip, scissor: innerScissor, flipped: childFlipped)
         } else {
-            for sublayer in tree.sortedSublayers(of: layer) {
+            let sublayers = culling.map { $0.bounds.sublayers(of: layer, in: tree, transform: transform, within: $0.region) }
+            for sublayer in sublayers ?? tree.sortedSublayers(of: layer) {
                 visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity,
                       clip: innerClip, scissor: innerScissor, flipped: childFlipped)
             }
@@ -396,7 +406,9 @@ struct SceneEncoder {
     mutating func drawInstances(
         of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Clip?, scissor: PixelRect?, flipped: Bool
     ) {
-        let (outerTint, sample) = (tint, tree)
+        let (outerTint, sample, outerCulling) = (tint, tree, culling)
+        culling = nil
+        defer { culling = outerCulling }
         for instance in sample.replicatorInstances(of: layer) {
             (tint, tree) = (instance.tint(within: outerTint), instance.tree)
             let alpha = instance.color.alpha

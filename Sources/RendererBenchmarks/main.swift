@@ -67,18 +67,17 @@ func makeTexture() throws -> Image {
 }
 /// The median of `runs` measurements of `body`, which returns the frame's statistics.
 @MainActor
-func median(runs: Int, _ body: () throws -> FrameStatistics) rethrows -> (encode: Double, total: Double, draws: Int) {
+func median(runs: Int, _ body: () throws -> FrameStatistics) rethrows -> (encode: Double, total: Double, draws: Int, last: FrameStatistics) {
     var encode: [Double] = [], total: [Double] = []
-    var draws = 0
+    var last = FrameStatistics()
     for _ in 0..<runs {
-        let stats = try body()
-        encode.append(stats.encodeSeconds)
-        total.append(stats.totalSeconds)
-        draws = stats.drawCount
+        last = try body()
+        encode.append(last.encodeSeconds)
+        total.append(last.totalSeconds)
     }
     encode.sort()
     total.sort()
-    return (encode[runs / 2], total[runs / 2], draws)
+    return (encode[runs / 2], total[runs / 2], last.drawCount, last)
 }
 
 func milliseconds(_ seconds: Double) -> String { String(format: "%8.2f ms", seconds * 1000) }
@@ -136,10 +135,11 @@ func makeEmitterScene(texture: Image) -> RenderContext {
     return context
 }
 
-/// The 100, 1,000 and 10,000-layer scenes: full frames, one tile damaged, nothing changed.
+/// The 100, 1,000 and 10,000-layer scenes: full frames, one tile damaged, nothing changed; with
+/// the layers the last frame placed and the subtree boxes it made again.
 @MainActor
 func benchmarkScenes(renderer: any LayerTreeRenderer, texture: Image) throws {
-    print("scene          frame              draws  encode (CPU)   to finished")
+    print("scene          frame              draws  encode (CPU)   to finished   placed  measured")
     for count in [100, 1_000, 10_000] {
         let scene = makeScene(layers: count, texture: texture)
         let runs = count == 10_000 ? 5 : 11
@@ -166,7 +166,8 @@ func benchmarkScenes(renderer: any LayerTreeRenderer, texture: Image) throws {
         for (name, m) in [("full", full), ("one tile damaged", damaged), ("nothing changed", idle)] {
             let scene = "\(count) layers".padding(toLength: 14, withPad: " ", startingAt: 0)
             let frame = name.padding(toLength: 17, withPad: " ", startingAt: 0)
-            print("\(scene) \(frame) \(String(format: "%6d", m.draws)) \(milliseconds(m.encode))    \(milliseconds(m.total))")
+            let counts = String(format: "%8d  %8d", m.last.placedLayerCount, m.last.measuredLayerCount)
+            print("\(scene) \(frame) \(String(format: "%6d", m.draws)) \(milliseconds(m.encode))    \(milliseconds(m.total))  \(counts)")
         }
     }
 }

@@ -175,7 +175,7 @@ public struct DamageTracker {
     /// instance).
     public static func pixelBounds(ofSubtree layer: RenderLayer, in tree: RenderTree, transform: Transform3D, scale: Double) -> Rect {
         var box = Rect.null
-        func visit(_ layer: RenderLayer, in tree: RenderTree, _ transform: Transform3D, asIs: Bool = false) {
+        func visit(_ layer: RenderLayer, in tree: RenderTree, _ transform: Transform3D, asIs: Bool = false, shadowless: Bool = false) {
             let p = layer.properties
             if !asIs, let transition = p.transition {
                 let previous = transition.previousTree(shownWith: tree)
@@ -220,6 +220,18 @@ public struct DamageTracker {
             let spread = p.isTransformLayer ? 0 : filterReach(of: p, scale: scale)
             if spread > 0, !box.isNull { box = box.insetBy(dx: -spread, dy: -spread) }
             if !p.isTransformLayer { box = box.union(distortedBounds(of: p, transform)) }
+            if !shadowless, p.shadowOpacity > 0, p.shadowPath == nil,
+                p.contentsLogicalSize != nil || p.shape != nil || p.text != nil || tree.hasVisibleSublayers(layer)
+            {
+                // A shadow of the composited alpha: the subtree drawn offset in the layer's plane,
+                // blurred in target pixels by σ of the transform's longer axis.
+                let drawn = box
+                box = .null
+                visit(layer, in: tree, Transform3D(translationX: p.shadowOffset.width, y: p.shadowOffset.height).concatenating(transform),
+                      asIs: true, shadowless: true)
+                let reach = Double(ShadowBlur.reach(sigma: ShadowBlur.sigma(pixels: max(0, p.shadowRadius) * transform.pixelsPerUnit))) + 1
+                box = drawn.union(box.isNull ? box : box.insetBy(dx: -reach, dy: -reach))
+            }
             box = outer.union(box)
         }
         visit(layer, in: tree, transform)
@@ -268,23 +280,48 @@ public struct DamageTracker {
 
     /// The layers with `backgroundFilters`: each one's shape (its bounds' box in output pixels)
     /// and how far its blurs read around it (three σ each, and a pixel).
+    /// Those not hidden (nor under a hidden layer) and not in a mask count, in no order; an
+    /// animation may give a layer its filters.
     public static func backdrops(in tree: RenderTree, scale: Double) -> [(shape: Rect, reach: Double)] {
-        var backdrops: [(shape: Rect, reach: Double)] = []
-        func collect(_ layer: RenderLayer) {
+        tree.backdropLayerIDs.union(tree.animatedLayerIDs).compactMap { id in
+            guard let layer = tree[id], !layer.properties.backgroundFilters.isEmpty,
+                let chain = tree.superlayerChain(of: id), !chain.contains(where: \.properties.isHidden),
+                let toRoot = tree.transformToRoot(of: id)
+            else { return nil }
             let p = layer.properties
-            if p.isHidden { return }
-            if !p.backgroundFilters.isEmpty, let toRoot = tree.transformToRoot(of: layer.id) {
-                let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
-                let corners = p.bounds.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
-                let sigmas = p.backgroundFilters.compactMap(\.blurSigma)
-                if corners.count == 4 {
-                    backdrops.append((Rect(boundingPoints: corners), sigmas.reduce(1) { $0 + 3 * $1 * scale }))
-                }
-            }
-            for id in layer.sublayerIDs { if let sublayer = tree[id] { collect(sublayer) } }
+            let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
+            let corners = p.bounds.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
+            let sigmas = p.backgroundFilters.compactMap(\.blurSigma)
+            return corners.count == 4 ? (Rect(boundingPoints: corners), sigmas.reduce(1) { $0 + 3 * $1 * scale }) : nil
         }
-        if let root = tree.root { collect(root) }
-        return backdrops
+    }
+
+    /// Grows what a frame redraws (`meets` asks whether it holds any of a box's pixels, `add` adds
+    /// a box to it) by the pixels each layer with `backgroundFilters` whose shape it meets reads
+    /// behind itself (its shape and its blurs' reach), within `full`: so that the backdrop is made
+    /// of this frame's pixels. Repeated while a layer added reaches another.
+    public static func growForBackdrops(
+        in tree: RenderTree, scale: Double, within full: PixelBox, meets: (PixelBox) -> Bool, add: (PixelBox) -> Void
+    ) {
+        var pending = backdrops(in: tree, scale: scale)
+        var grew = true
+        while grew {
+            grew = false
+            pending.removeAll { backdrop in
+                let shape = PixelBox(covering: backdrop.shape).intersection(full)
+                guard !shape.isEmpty, meets(shape) else { return false }
+                add(PixelBox(covering: backdrop.shape.insetBy(dx: -backdrop.reach, dy: -backdrop.reach)).intersection(full))
+                grew = true
+                return true
+            }
+        }
+    }
+
+    /// `box` grown as `growForBackdrops` grows a region, to the box of the result.
+    public static func growingForBackdrops(_ box: PixelBox, in tree: RenderTree, scale: Double, within full: PixelBox) -> PixelBox {
+        var grown = box
+        growForBackdrops(in: tree, scale: scale, within: full, meets: { !$0.intersection(grown).isEmpty }, add: { grown = grown.union($0) })
+        return grown
     }
 
     /// `box` with the bounds of every layer with `backgroundFilters` whose filtered backdrop it

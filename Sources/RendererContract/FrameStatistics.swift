@@ -17,8 +17,17 @@ public struct FrameStatistics: Sendable, Equatable {
     public var encodeSeconds = 0.0
     /// From the call until the frame's pixels were in place.
     public var totalSeconds = 0.0
+    /// Layers the frame placed to draw them and their sublayers (the others it skipped, with
+    /// their subtrees, as drawing nothing it redrew).
+    public var placedLayerCount = 0
+    /// Layers whose subtree's box the frame made again (`SubtreeBounds`).
+    public var measuredLayerCount = 0
 
-    public init(damage: Damage = .full, drawCount: Int = 0, encodeSeconds: Double = 0, totalSeconds: Double = 0) {
+    public init(
+        damage: Damage = .full, drawCount: Int = 0, encodeSeconds: Double = 0, totalSeconds: Double = 0, placedLayerCount: Int = 0,
+        measuredLayerCount: Int = 0
+    ) {
         (self.damage, self.drawCount, self.encodeSeconds, self.totalSeconds) = (damage, drawCount, encodeSeconds, totalSeconds)
+        (self.placedLayerCount, self.measuredLayerCount) = (placedLayerCount, measuredLayerCount)
     }
 }

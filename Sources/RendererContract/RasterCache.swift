@@ -12,60 +12,79 @@ public final class RasterCache<Source: Equatable> {
         var source: Source
         var scale: Double
         var raster: Raster?
-        var used: Bool
+        /// The frame that last drew it.
+        var frame: UInt64
 
         var bytes: Int { raster.map { $0.image.height * $0.image.bytesPerRow } ?? 0 }
     }
 
     private var entries: [LayerID: Entry] = [:]
+    /// Counts frames: an entry drawn in the current one is in use.
+    private var frame: UInt64 = 0
+    /// The snapshot a partial frame last kept unused entries for: the next one looks only at the
+    /// layers changed since (a removed layer is a change), not at every entry.
+    private var keptFor: (contextID: UInt64, generation: UInt64)?
     /// The most bytes of images kept from one frame to the next.
     public let budgetBytes: Int
     /// How many images have been drawn since the cache was made (the misses).
     public private(set) var rasterizationCount = 0
     /// How many times a kept image served a draw since the cache was made.
     public private(set) var hitCount = 0
+    /// The bytes of the images kept now.
+    public private(set) var keptBytes = 0
 
     public init(budgetBytes: Int = .max) {
         self.budgetBytes = budgetBytes
     }
 
-    /// The bytes of the images kept now.
-    public var keptBytes: Int { entries.values.reduce(0) { $0 + $1.bytes } }
-
     /// The image of layer `id` drawn from `source` at `scale` pixels per point; `draw` runs only
     /// when the source or scale differ from the kept image's.
     public func raster(for id: LayerID, source: Source, scale: Double, draw: (Source, Double) -> Raster?) -> Raster? {
-        if var entry = entries[id], entry.source == source, entry.scale == scale {
-            entry.used = true
-            entries[id] = entry
+        if let entry = entries[id], entry.source == source, entry.scale == scale {
+            entries[id]?.frame = frame
             hitCount += 1
             return entry.raster
         }
         let raster = draw(source, scale)
         rasterizationCount += 1
-        entries[id] = Entry(source: source, scale: scale, raster: raster, used: true)
+        set(Entry(source: source, scale: scale, raster: raster, frame: frame), for: id)
         return raster
     }
 
     /// Drops every kept image.
     public func removeAll() {
         entries = [:]
+        keptBytes = 0
+        keptFor = nil
     }
 
     /// Drops the entries the frame did not use, then the largest ones while over budget, and
-    /// starts counting use for the next frame. A frame that skipped subtrees outside what it
-    /// redrew gives its `tree`: unused entries then stay while their layer is in it.
+    /// starts the next frame. A frame that skipped subtrees outside what it redrew gives its
+    /// `tree`: unused entries then stay while their layer is in it, and only the entries of
+    /// layers changed since the tree given last are looked at.
     public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
-        entries = entries.filter { entry in entry.value.used || tree?[entry.key] != nil }
-        var bytes = keptBytes
-        if bytes > budgetBytes {
+        if let tree {
+            let changed = keptFor.flatMap { $0.contextID == tree.contextID ? tree.changedLayerIDs(since: $0.generation) : nil }
+            for id in changed ?? Set(entries.keys) where tree[id] == nil && entries[id].map({ $0.frame != frame }) == true {
+                set(nil, for: id)
+            }
+            keptFor = (tree.contextID, tree.generation)
+        } else {
+            for (id, entry) in entries where entry.frame != frame { set(nil, for: id) }
+            keptFor = nil
+        }
+        if keptBytes > budgetBytes {
             // Dropping the largest first keeps the most layers cached for the memory.
-            for (id, entry) in entries.sorted(by: { $0.value.bytes > $1.value.bytes }) where bytes > budgetBytes {
-                entries[id] = nil
-                bytes -= entry.bytes
+            for id in entries.sorted(by: { $0.value.bytes > $1.value.bytes }).map(\.key) where keptBytes > budgetBytes {
+                set(nil, for: id)
             }
         }
-        for id in entries.keys { entries[id]?.used = false }
+        frame += 1
+    }
+
+    private func set(_ entry: Entry?, for id: LayerID) {
+        keptBytes += (entry?.bytes ?? 0) - (entries[id]?.bytes ?? 0)
+        entries[id] = entry
     }
 }
 

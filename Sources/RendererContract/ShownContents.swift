@@ -1,0 +1,68 @@
+import LayerKit
+
+extension RenderTree {
+    /// The external contents of every layer the tree shows (it and every layer above it neither
+    /// hidden nor fully transparent), in drawing order, a replicated one once per instance,
+    /// whether or not a frame redraws its pixels: what a frame of the tree shows (client buffers
+    /// whose surfaces hear of the frame). Found from `externalContentsLayerIDs`; the tree is
+    /// walked only where a replicator above one repeats it.
+    public func shownExternalContents() -> [any ExternalContents] {
+        var shown: [(layer: RenderLayer, chain: [RenderLayer])] = []
+        for id in externalContentsLayerIDs {
+            guard let layer = self[id], layer.properties.externalContents != nil, let chain = superlayerChain(of: id),
+                !chain.contains(where: { $0.properties.isHidden || $0.properties.opacity <= 0 })
+            else { continue }
+            if chain.dropFirst().contains(where: { $0.properties.replicator != nil }) { return walkedExternalContents() }
+            shown.append((layer, chain))
+        }
+        if shown.count > 1 {
+            // Back to front: by each level's place among its siblings, from the root down.
+            var places: [LayerID: [LayerID: Int]] = [:]
+            func path(_ chain: [RenderLayer]) -> [Int] {
+                zip(chain.dropLast(), chain.dropFirst()).reversed().map { layer, superlayer in
+                    if places[superlayer.id] == nil {
+                        places[superlayer.id] = Dictionary(uniqueKeysWithValues: sortedSublayers(of: superlayer).enumerated().map { ($1.id, $0) })
+                    }
+                    return places[superlayer.id]?[layer.id] ?? 0
+                }
+            }
+            shown = shown.map { ($0.layer, $0.chain, path($0.chain)) }.sorted { $0.2.lexicographicallyPrecedes($1.2) }.map { ($0.0, $0.1) }
+        }
+        return shown.compactMap(\.layer.properties.externalContents)
+    }
+
+    /// The same by walking the whole tree.
+    private func walkedExternalContents() -> [any ExternalContents] {
+        var found: [any ExternalContents] = []
+        func collect(_ layer: RenderLayer, in tree: RenderTree) {
+            let p = layer.properties
+            guard !p.isHidden, p.opacity > 0 else { return }
+            if let contents = p.externalContents { found.append(contents) }
+            if p.replicator != nil {
+                for instance in tree.replicatorInstances(of: layer) {
+                    switch instance.part {
+                    case .plane(let plane): collect(plane.layer, in: instance.tree)
+                    case .sublayers(let sublayers, _): for sublayer in sublayers { collect(sublayer, in: instance.tree) }
+                    }
+                }
+            } else {
+                for sublayer in tree.sortedSublayers(of: layer) { collect(sublayer, in: tree) }
+            }
+        }
+        if let root { collect(root, in: self) }
+        return found
+    }
+
+    /// `id`'s layer and the layers above it through their superlayers, up to the root; nil when
+    /// that does not end at the root (the layer is in a mask, or not in the tree).
+    public func superlayerChain(of id: LayerID) -> [RenderLayer]? {
+        var chain: [RenderLayer] = []
+        var current = self[id]
+        while let layer = current {
+            chain.append(layer)
+            guard let superlayer = layer.superlayerID else { return layer.id == rootID ? chain : nil }
+            current = self[superlayer]
+        }
+        return nil
+    }
+}
