@@ -483,22 +483,23 @@ extension BackendOutput {
     /// Draws `tree` at `scale` with `renderer` into the next swapchain buffer and returns the state
     /// that shows it, with the frame's completion (at once for the CPU renderer, on the GPU for
     /// Vulkan); nil when no buffer is free. A buffer the renderer cannot draw into (a GBM buffer
-    /// object it cannot import, or any dma-buf for the CPU renderer) turns the output to buffers
-    /// the CPU maps. Every drawn frame of an output or a mirror starts here.
+    /// object it cannot import, or any dma-buf for the CPU renderer) turns the output to simpler
+    /// buffers (tiled, then linear GBM buffers, then buffers the CPU maps) until one takes the
+    /// frame. Every drawn frame of an output or a mirror starts here.
     func draw(
         _ tree: RenderTree, with renderer: any LayerTreeRenderer, scale: Double
     ) throws -> (state: OutputState, completion: any RenderCompletion)? {
         guard var buffer = nextBuffer() else { return nil }
-        let completion: any RenderCompletion
-        do {
-            completion = try renderer.render(tree, into: buffer, scale: scale, clearColor: Color(white: 0))
-        } catch let refusal as UnwritableBuffer {
-            try useMappedBuffers(because: "the renderer cannot draw into its \(buffer.kind)s: \(refusal)")
-            guard let mapped = nextBuffer() else { return nil }
-            buffer = mapped
-            completion = try renderer.render(tree, into: buffer, scale: scale, clearColor: Color(white: 0))
+        while true {
+            do {
+                let completion = try renderer.render(tree, into: buffer, scale: scale, clearColor: Color(white: 0))
+                // Where the renderer exports the frame's completion, the display waits for it, not we.
+                return (OutputState(buffer: .swapchain(buffer), acquireFence: completion.takeAcquireFence()), completion)
+            } catch let refusal as UnwritableBuffer {
+                guard try useSimplerBuffers(because: "the renderer cannot draw into its \(buffer.kind)s: \(refusal)") else { throw refusal }
+                guard let simpler = nextBuffer() else { return nil }
+                buffer = simpler
+            }
         }
-        // Where the renderer exports the frame's completion, the display waits for it, not we.
-        return (OutputState(buffer: .swapchain(buffer), acquireFence: completion.takeAcquireFence()), completion)
     }
 }

@@ -57,8 +57,10 @@ public protocol BackendOutput: AnyObject {
     /// changed since its own last frame there. Nil when none can be written now.
     func nextBuffer() -> (any SwapchainBuffer)?
     /// The renderer cannot draw into the swapchain's buffers (it could not import them): from now
-    /// on the output gives out buffers the CPU maps (on KMS, dumb buffers instead of GBM's).
-    func useMappedBuffers(because reason: String) throws
+    /// on the output gives out simpler ones (on KMS, linear GBM buffers in place of tiled ones,
+    /// then dumb buffers, which the CPU maps). False where its buffers are as simple as they get
+    /// (mapped memory).
+    func useSimplerBuffers(because reason: String) throws -> Bool
     /// Whether the display would take `state` as it is (on KMS, a TEST_ONLY commit); nothing changes.
     func test(_ state: OutputState) -> Bool
     /// Applies `state` at the next refresh. A state with a buffer is the frame the scheduler asked

@@ -117,7 +117,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     private var period: UInt64 { mode.refreshNanoseconds }
 
     /// Its buffers are mapped host memory already.
-    public func useMappedBuffers(because reason: String) {}
+    public func useSimplerBuffers(because reason: String) -> Bool { false }
 
     /// The buffer that is not shown: nothing reads it until it is committed.
     public func nextBuffer() -> (any SwapchainBuffer)? {

@@ -23,6 +23,7 @@ final class GBMBuffer: ScanoutBuffer {
     /// explicit linear one; nil where the layout is implied (linear, GBM_BO_USE_LINEAR).
     let modifier: UInt64?
     var kind: BufferKind { .gbm }
+    var isTiled: Bool { modifier.map { $0 != FormatModifier.linear } ?? false }
 
     init(device: GBMDevice, width: Int, height: Int, format: PixelFormat = .xrgb8888, layout: SwapchainLayout) throws(KMSError) {
         let usage = UInt32(GBM_BO_USE_SCANOUT.rawValue | GBM_BO_USE_RENDERING.rawValue)

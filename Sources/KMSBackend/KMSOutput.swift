@@ -64,7 +64,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     /// Buffers replaced while one of them was still on screen, kept until the next flip.
     private var retiredBuffers: [any ScanoutBuffer] = []
     private let allocator: SwapchainAllocator
-    /// Why the output keeps to dumb buffers although GBM allocates (`useMappedBuffers(because:)`).
+    /// Why the output keeps to linear GBM buffers although its plane and the renderer share a
+    /// tiled layout, and why to dumb buffers although GBM allocates (`useSimplerBuffers(because:)`).
+    private var tiledRefused: String?
     private var mappedOnly: String?
     /// The buffer scanned out now.
     private var front = 0
@@ -244,7 +246,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         let newPath: String
         var values = modesetValues
         do throws(KMSError) {
-            (newBuffers, newPath) = try allocator.makeBuffers(width: newMode.width, height: newMode.height, plane: plane, mappedOnly: mappedOnly)
+            (newBuffers, newPath) = try allocator.makeBuffers(width: newMode.width, height: newMode.height, plane: plane, tiledRefused: tiledRefused, mappedOnly: mappedOnly)
             newBuffers[0].clear()
             // Property ids are the device's, shared by every CRTC (and plane): only this CRTC's and
             // primary plane's entries change.
@@ -411,12 +413,18 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         buffers[(front + 1) % buffers.count]
     }
 
-    /// The renderer cannot draw into the GBM buffers: the ring becomes dumb buffers, now and after
-    /// mode changes. The buffer on screen stays until the next flip replaces it.
-    public func useMappedBuffers(because reason: String) throws {
-        guard mappedOnly == nil else { return }
-        try replaceBuffers(mappedOnly: reason)
-        mappedOnly = reason
+    /// The renderer cannot draw into the output's buffers: tiled GBM buffers give way to linear
+    /// ones, linear ones to dumb buffers, now and after mode changes. The buffer on screen stays
+    /// until the next flip replaces it. False where the buffers are dumb ones already.
+    public func useSimplerBuffers(because reason: String) throws -> Bool {
+        guard mappedOnly == nil else { return false }
+        if tiledRefused == nil, buffers.contains(where: { ($0 as? GBMBuffer)?.isTiled == true }) {
+            tiledRefused = reason
+        } else {
+            mappedOnly = reason
+        }
+        try replaceBuffers()
+        return true
     }
 
     /// The renderer renders into other modifiers now (`SwapchainAllocator.renderModifiers`, which
@@ -424,17 +432,19 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
     /// with. The buffer on screen stays until the next flip replaces it; where no new ring can be
     /// made, the output keeps its buffers and the log says why.
     func renderModifiersChanged(from old: [UInt64]) {
-        guard mappedOnly == nil, allocator.layouts(for: plane).layouts != allocator.layouts(for: plane, renderModifiers: old).layouts
+        guard mappedOnly == nil, tiledRefused == nil,
+            allocator.layouts(for: plane).layouts != allocator.layouts(for: plane, renderModifiers: old).layouts
         else { return }
         do throws(KMSError) {
-            try replaceBuffers(mappedOnly: nil)
+            try replaceBuffers()
         } catch {
             onRecovery?("frames on \(name) stay in \(swapchainPath): \(error)")
         }
     }
 
-    private func replaceBuffers(mappedOnly: String?) throws(KMSError) {
-        let (newBuffers, path) = try allocator.makeBuffers(width: mode.width, height: mode.height, plane: plane, mappedOnly: mappedOnly)
+    private func replaceBuffers() throws(KMSError) {
+        let (newBuffers, path) = try allocator.makeBuffers(
+            width: mode.width, height: mode.height, plane: plane, tiledRefused: tiledRefused, mappedOnly: mappedOnly)
         retiredBuffers += buffers
         buffers = newBuffers
         swapchainPath = path

@@ -33,19 +33,24 @@ final class SwapchainAllocator {
     }
 
     /// The GBM layouts buffers for `plane` are tried with, best first, and why they are linear
-    /// (`SwapchainLayout.candidates`), for a renderer that renders into `renderModifiers`; none
-    /// where GBM is not used.
-    func layouts(for plane: UInt32, renderModifiers: [UInt64]? = nil) -> (layouts: [SwapchainLayout], whyLinear: String?) {
+    /// (`SwapchainLayout.candidates`), for a renderer that renders into `renderModifiers` and
+    /// could not draw into tiled buffers where `tiledRefused` says why; none where GBM is not used.
+    func layouts(
+        for plane: UInt32, renderModifiers: [UInt64]? = nil, tiledRefused: String? = nil
+    ) -> (layouts: [SwapchainLayout], whyLinear: String?) {
         guard case .success = gbm else { return ([], nil) }
         let takesModifiers = device.takesModifiers
         return SwapchainLayout.candidates(
             takesModifiers: takesModifiers, planeModifiers: takesModifiers ? device.modifiers(of: plane, for: .xrgb8888) : [],
-            renderModifiers: renderModifiers ?? self.renderModifiers)
+            renderModifiers: renderModifiers ?? self.renderModifiers, tiledRefused: tiledRefused)
     }
 
     /// Two buffers of `width`×`height` for `plane`, and which path they take, for the log.
+    /// `tiledRefused`: linear GBM buffers whatever the plane and the renderer share, and
     /// `mappedOnly`: dumb buffers whatever GBM can do, because of the reason given.
-    func makeBuffers(width: Int, height: Int, plane: UInt32, mappedOnly: String? = nil) throws(KMSError)
+    func makeBuffers(
+        width: Int, height: Int, plane: UInt32, tiledRefused: String? = nil, mappedOnly: String? = nil
+    ) throws(KMSError)
         -> (buffers: [any ScanoutBuffer], path: String)
     {
         let reason: String
@@ -55,7 +60,7 @@ final class SwapchainAllocator {
         case (nil, .failure(let refusal)):
             reason = refusal.reason
         case (nil, .success(let gbm)):
-            let (layouts, whyLinear) = layouts(for: plane)
+            let (layouts, whyLinear) = layouts(for: plane, tiledRefused: tiledRefused)
             let made = SwapchainLayout.allocate(layouts, whyLinear: whyLinear) { layout throws(KMSError) in
                 let buffers = try (0..<2).map { _ throws(KMSError) in
                     try GBMBuffer(device: gbm, width: width, height: height, layout: layout)

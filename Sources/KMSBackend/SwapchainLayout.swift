@@ -14,13 +14,15 @@ enum SwapchainLayout: Hashable {
     /// The layouts to try for XRGB8888 buffers, best first, and why they are linear where they
     /// are (nil where a tiled layout comes first). `takesModifiers`: the device's
     /// DRM_CAP_ADDFB2_MODIFIERS; `planeModifiers`: the primary plane's IN_FORMATS for XRGB8888;
-    /// `renderModifiers`: those the renderer renders into (`LayerTreeRenderer.renderTargetFormats`).
+    /// `renderModifiers`: those the renderer renders into (`LayerTreeRenderer.renderTargetFormats`);
+    /// `tiledRefused`: why the renderer could not draw into tiled buffers it said it renders into.
     static func candidates(
-        takesModifiers: Bool, planeModifiers: [UInt64], renderModifiers: [UInt64]
+        takesModifiers: Bool, planeModifiers: [UInt64], renderModifiers: [UInt64], tiledRefused: String? = nil
     ) -> (layouts: [SwapchainLayout], whyLinear: String?) {
         guard takesModifiers else { return ([.linear(explicitModifier: false)], "the device takes no format modifiers") }
         let linear = SwapchainLayout.linear(explicitModifier: planeModifiers.contains(FormatModifier.linear))
         let tiled = planeModifiers.filter { $0 != FormatModifier.linear && $0 != FormatModifier.invalid && renderModifiers.contains($0) }
+        if !tiled.isEmpty, let tiledRefused { return ([linear], tiledRefused) }
         guard tiled.isEmpty else { return ([.tiled(tiled), linear], nil) }
         let why: String
         if planeModifiers.isEmpty {

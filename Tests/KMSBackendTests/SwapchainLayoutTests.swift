@@ -50,6 +50,19 @@ import Testing
         #expect(withoutLinear == [.tiled([Self.yTiled]), .linear(explicitModifier: false)])
     }
 
+    @Test func aRendererThatCouldNotDrawIntoTiledBuffersGetsLinearOnesWithItsReason() {
+        let (layouts, why) = SwapchainLayout.candidates(
+            takesModifiers: true, planeModifiers: [Self.linear, Self.yTiled], renderModifiers: [Self.yTiled],
+            tiledRefused: "the renderer cannot draw into its GBM buffer objects: no memory")
+        #expect(layouts == [.linear(explicitModifier: true)])
+        #expect(why == "the renderer cannot draw into its GBM buffer objects: no memory")
+        // Where no tiled layout was on offer anyway, the reason stays the choice's own.
+        let (linearOnly, ownReason) = SwapchainLayout.candidates(
+            takesModifiers: false, planeModifiers: [], renderModifiers: [Self.yTiled], tiledRefused: "refused")
+        #expect(linearOnly == [.linear(explicitModifier: false)])
+        #expect(ownReason == "the device takes no format modifiers")
+    }
+
     @Test func noSharedTiledModifierNamesThePlanesModifiers() {
         let (layouts, why) = SwapchainLayout.candidates(
             takesModifiers: true, planeModifiers: [Self.linear, Self.yTiledCCS], renderModifiers: [Self.linear, Self.yTiled])
