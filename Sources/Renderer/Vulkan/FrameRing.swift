@@ -188,5 +188,6 @@ func submitCommands(
             }
         }
     }
+    for point in waits { point.timeline.didSubmitWait() }
     return timeline.didSubmitNextValue()
 }

@@ -10,6 +10,8 @@ final class TimelineSemaphore {
     private(set) var lastSubmittedValue: UInt64 = 0
     /// Waits for this semaphore on other threads (`CompletionWaiter`), which must end before it goes.
     let hostWaits = DispatchGroup()
+    /// Whether a submission of another timeline waited on this one (a frame sampling a drawable).
+    private(set) var isWaitedOnByQueue = false
 
     init(context: VulkanContext) throws {
         var type = VkSemaphoreTypeCreateInfo()
@@ -28,15 +30,25 @@ final class TimelineSemaphore {
     }
 
     deinit {
-        // Destroying a semaphore that a pending submission will signal, or that a thread waits on,
-        // is invalid; this waits only for this timeline's own submissions and their waiters.
+        // Destroying a semaphore that a pending submission signals or waits on, or that a thread
+        // waits on, is invalid; this waits for this timeline's own submissions and their waiters.
         try? wait(for: lastSubmittedValue)
+        // A submission that waited on it can be seen done (its own timeline reached) before the
+        // queue has let go of its wait: lavapipe's submit thread releases the waits after it
+        // signals, and a semaphore destroyed in between is written after it is freed. Only an
+        // idle queue has let go of every submission (the queue is the renderer's thread's, as this is).
+        if isWaitedOnByQueue { vkQueueWaitIdle(context.queue) }
         hostWaits.wait()
         vkDestroySemaphore(context.device, handle, nil)
     }
 
     /// The value the next submission should signal.
     var nextValue: UInt64 { lastSubmittedValue + 1 }
+
+    /// Records that a submission accepted by the queue waits on the semaphore.
+    func didSubmitWait() {
+        isWaitedOnByQueue = true
+    }
 
     /// Records that a submission signalling `nextValue` was accepted by the queue.
     func didSubmitNextValue() -> TimelinePoint {
