@@ -51,7 +51,7 @@ import WaylandTestClient
     }
 
     @Test func theFirstFrameHoldsExactlyWhatTheOutputShowsAndDamagesAllOfIt() throws {
-        let (session, _, _) = try sessionWithWindow()
+        let (session, app, _) = try sessionWithWindow()
         let capturer = try Capturer(session)
         let buffer = try MappedBuffer(capturer.client, width: 640, height: 480)
         let frame = try capturer.capture(capturer.session(), into: buffer)
@@ -60,10 +60,11 @@ import WaylandTestClient
         #expect(buffer.pixelsDiffering(from: try #require(session.screen), stride: 2560) == 0)
         #expect(buffer.pixel(x: 300, y: 220, stride: 2560) & 0xff_ffff == 0x33_66cc)
         #expect(buffer.pixel(x: 287, y: 220, stride: 2560) & 0xff_ffff == 0)
+        withExtendedLifetime(app) {}
     }
 
     @Test func aBufferWithLongerRowsIsFilledRowByRow() throws {
-        let (session, _, _) = try sessionWithWindow()
+        let (session, app, _) = try sessionWithWindow()
         let capturer = try Capturer(session)
         let buffer = try MappedBuffer(capturer.client, width: 640, height: 480, stride: 2624)
         let frame = try capturer.capture(capturer.session(), into: buffer)
@@ -73,6 +74,7 @@ import WaylandTestClient
         #expect(buffer.pixel(x: 352, y: 271, stride: 2624) & 0xff_ffff == 0)
         // The 16 bytes past each row are not the picture's: left as they were.
         #expect(buffer.pixel(x: 640, y: 10, stride: 2624) == 0x5555_5555)
+        withExtendedLifetime(app) {}
     }
 
     @Test func aLaterFrameWaitsForAChangeAndReportsOnlyWhatChanged() throws {

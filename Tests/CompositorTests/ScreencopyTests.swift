@@ -6,7 +6,10 @@ import WaylandServer
 import WaylandTestClient
 
 /// A session with a mapped 64×64 window of 0x3366cc (centred on 640×480 at 288…352 × 208…272),
-/// whose own client is returned; with `allowingCapture`, the test process may capture.
+/// whose own client is returned; with `allowingCapture`, the test process may capture. The window
+/// lasts as long as that client: a test that reads the window's pixels keeps it to its end
+/// (`withExtendedLifetime`), or the client's disconnect takes the window away and the frame
+/// without it can be shown while the test dispatches.
 func sessionWithWindow(allowingCapture: Bool = true) throws -> (HeadlessSession, SessionClient, WlSurfaceProxy) {
     let session = try HeadlessSession()
     if allowingCapture {
@@ -97,7 +100,7 @@ func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: I
     /// udmabuf, as lavapipe imports it), with rows longer than the picture's, holds exactly what
     /// the output shows.
     @Test func aCopyIntoALinearDmabufHoldsExactlyWhatTheOutputShows() throws {
-        let (session, _, _) = try sessionWithWindow()
+        let (session, app, _) = try sessionWithWindow()
         let (client, manager, output) = try capturer(session)
         let dmabuf = try client.client.bind(ZwpLinuxDmabufV1Proxy.self, version: 3)
         let frame = try manager.captureOutput(overlayCursor: 0, output: output)
@@ -111,6 +114,7 @@ func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: I
         let screen = try #require(session.screen)
         #expect(bytes.withUnsafeBytes { xrgbPixelsDiffering($0.baseAddress!, stride: 2624, from: screen) } == 0)
         #expect(bytes.withUnsafeBytes { $0.load(fromByteOffset: 220 * 2624 + 300 * 4, as: UInt32.self) } & 0xff_ffff == 0x33_66cc)
+        withExtendedLifetime(app) {}
     }
 
     /// A dma-buf of another size than the frame offered is invalid_buffer.
@@ -128,7 +132,7 @@ func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: I
     }
 
     @Test func aCopyHoldsExactlyWhatTheOutputShows() throws {
-        let (session, _, _) = try sessionWithWindow()
+        let (session, app, _) = try sessionWithWindow()
         let (client, manager, output) = try capturer(session)
         let frame = try manager.captureOutput(overlayCursor: 0, output: output)
         let buffer = try MappedBuffer(client, width: 640, height: 480)
@@ -144,10 +148,11 @@ func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: I
         #expect(buffer.pixelsDiffering(from: try #require(session.screen), stride: 2560) == 0)
         #expect(buffer.pixel(x: 300, y: 220, stride: 2560) & 0xff_ffff == 0x33_66cc)
         #expect(buffer.pixel(x: 10, y: 10, stride: 2560) & 0xff_ffff == 0)
+        withExtendedLifetime(app) {}
     }
 
     @Test func aRegionIsCopiedFromItsLogicalRectangle() throws {
-        let (session, _, _) = try sessionWithWindow()
+        let (session, app, _) = try sessionWithWindow()
         let (client, manager, output) = try capturer(session)
         let frame = try manager.captureOutputRegion(overlayCursor: 0, output: output, x: 280, y: 200, width: 16, height: 16)
         try client.client.roundtrip()
@@ -161,6 +166,7 @@ func xrgbPixelsDiffering(_ memory: UnsafeRawPointer, stride: Int, from screen: I
         #expect(buffer.pixel(x: 7, y: 7, stride: 64) & 0xff_ffff == 0)
         #expect(buffer.pixel(x: 8, y: 8, stride: 64) & 0xff_ffff == 0x33_66cc)
         #expect(buffer.pixel(x: 15, y: 15, stride: 64) & 0xff_ffff == 0x33_66cc)
+        withExtendedLifetime(app) {}
     }
 
     @Test func copiesWithDamageReportWhatChangedSinceTheSessionsLastCopy() throws {
