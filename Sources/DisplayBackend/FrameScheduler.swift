@@ -20,9 +20,9 @@ public final class FrameScheduler {
     public private(set) var period: UInt64
     /// How long frames take from their start to their commit.
     public private(set) var renderTimes = RenderTimePredictor()
-    /// At most this lead before a refresh (nil: no limit). A display that shows a late frame at the
-    /// first refresh after its commit (headless) starts a slow frame within a period instead of
-    /// waiting for a refresh it would make, so that a loaded machine keeps its frame rate.
+    /// At most this lead before a refresh (nil: no limit). A display that shows a frame at its
+    /// commit (headless) starts frames at their refresh (0), so that the refresh's one wakeup
+    /// draws the frame and shows it.
     private let maximumLead: UInt64?
     /// The latest refresh of a display that counts them, read when a frame is asked for after an
     /// idle spell (the last presentation may be long past, and the display's clock drifts from the

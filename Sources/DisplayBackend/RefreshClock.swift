@@ -51,6 +51,12 @@ public struct RefreshClock: Sendable, Equatable {
         refresh(atOrAfter: time + 1)
     }
 
+    /// The last refresh at `time` or before it.
+    public func refresh(atOrBefore time: UInt64) -> Refresh {
+        let next = refresh(after: time)
+        return Refresh(nanoseconds: next.nanoseconds - period, sequence: next.sequence &- 1)
+    }
+
     /// When to start a frame asked for at `now` that needs `lead` before its refresh: the first
     /// refresh at least `lead` away (a nearer one would be missed, so the frame aims at the next
     /// one rather than being shown late) and after the refresh the previous frame aimed at,

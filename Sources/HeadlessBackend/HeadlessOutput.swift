@@ -7,10 +7,12 @@ public import SystemCalls
 /// A display that exists only in memory, refreshed by a timer as a panel is by its vblank.
 ///
 /// Its refreshes are a clock from CLOCK_MONOTONIC (refresh k at start + k·period). Frames are
-/// paced by the shared `FrameScheduler`; a committed frame is shown at the first refresh after
-/// its commit (as a display scanning out with vsync would) at which its acquire fence, if it has
-/// one, has signalled, and `presented` is emitted at that
-/// refresh with its time and number. Frames are drawn in place into a ring of two buffers of host
+/// paced by the shared `FrameScheduler` and start at a refresh, where KMS starts them just in time
+/// before one. There is no scanout to wait for: a frame shows at the refresh it was started at,
+/// and `presented` is emitted with that refresh's time and number as soon as the frame is
+/// committed, so that one wakeup draws a frame and shows it (as wlroots' headless output presents
+/// at commit). A frame whose acquire fence has not signalled when it is committed shows at the
+/// first refresh at which it has. Frames are drawn in place into a ring of two buffers of host
 /// memory, as into a KMS output's swapchain; the shown frame is read back only when captured. A
 /// client's XRGB8888 buffer of the mode's size, a dma-buf or a shm buffer, can be shown as the frame
 /// (direct scanout: nothing is copied; a capture reads the client's buffer), and a
@@ -96,7 +98,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         let period = configuration.mode.refreshNanoseconds
         refreshes = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: period)
         do throws(SystemCallError) {
-            frameScheduler = try FrameScheduler(period: period, clock: refreshes, maximumLead: period)
+            frameScheduler = try FrameScheduler(period: period, clock: refreshes, maximumLead: 0)
             refreshTimer = try MonotonicTimer()
         } catch {
             throw .system(error)
@@ -180,12 +182,24 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         return true
     }
 
-    /// Shows `frame` at the first refresh from now at which `fence` (if any) has signalled.
+    /// Shows `frame` at the refresh it was started at (the last one), or, while `fence` has not
+    /// signalled, at the first refresh at which it has.
     private func show(_ frame: ShownFrame, after fence: OwnedFileDescriptor?) {
-        pendingFrame = frame
-        pendingFence = fence
         frameScheduler.frameCommitted()
-        scheduleRefresh(forCursor: false)
+        guard fence.map(Self.hasSignalled) ?? true else {
+            pendingFrame = frame
+            pendingFence = fence
+            scheduleRefresh(forCursor: false)
+            return
+        }
+        present(frame, at: refreshes.refresh(atOrBefore: monotonicNanoseconds()))
+    }
+
+    /// Whether a sync_file has signalled: it reads as readable then (looked at when a frame is
+    /// committed and at each refresh while one waits, as KMS's IN_FENCE_FD holds a flip).
+    private static func hasSignalled(_ fence: OwnedFileDescriptor) -> Bool {
+        var entry = pollfd(fd: fence.rawValue, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1
     }
 
     private func setPowered(_ on: Bool) {
@@ -237,15 +251,15 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         armedRefresh = nil
         if cursorRefreshPending { showCursor(at: refresh) }
         guard let frame = pendingFrame else { return }
-        // A fence not signalled yet holds the frame to a later refresh, as KMS's IN_FENCE_FD
-        // holds a flip (looked at each refresh: a sync_file reads as readable once signalled).
-        if let fence = pendingFence {
-            var entry = pollfd(fd: fence.rawValue, events: Int16(POLLIN), revents: 0)
-            guard poll(&entry, 1, 0) == 1 else {
-                scheduleRefresh(forCursor: false)
-                return
-            }
+        guard pendingFence.map(Self.hasSignalled) ?? true else {
+            scheduleRefresh(forCursor: false)
+            return
         }
+        present(frame, at: refresh)
+    }
+
+    /// `frame` is what the output shows from `refresh` on.
+    private func present(_ frame: ShownFrame, at refresh: Refresh) {
         pendingFrame = nil
         pendingFence = nil
         shownFrame = frame

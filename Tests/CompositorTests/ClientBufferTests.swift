@@ -108,7 +108,11 @@ import WaylandTestClient
                     }
                     try client.show(buffer, on: surface)
                     try client.client.roundtrip()
-                    if index % 10 == 9 { guard try session.runFrames(1) else { exit(3) } }
+                    // Drawn: a frame presented at its commit may already have come during the
+                    // roundtrip, so this waits for the output to show the commit, not for one more frame.
+                    if index % 10 == 9 {
+                        guard try session.run(seconds: 20, until: { session.compositor.outputs.allSatisfy(\.isSettled) }) else { exit(3) }
+                    }
                     try buffer.destroy()
                 }
                 try client.client.roundtrip()
