@@ -11,9 +11,12 @@ benchmarks/compare_compositors.py runs it) and lists the functions executed in t
   1. `--renderer cpu` from start to idle, without a client;
   2. `--renderer cpu` with fullscreen_shm (the kiosk's common frame) and with weston-simple-shm;
   3. `--renderer vulkan` from start to idle, and with fullscreen_shm.
-In that order, each group's new names sorted (so that a new run changes few lines). Left out:
-names defined more than once in the binary (local helpers such as `objectdestroyTm`), which the
-linker would apply to every copy, moving whole files' code that start-up does not run.
+In that order, each group's new names sorted (so that a new run changes few lines). A name defined
+more than once in the binary (local helpers such as `objectdestroyTm`) names every copy for the
+linker: it is listed when all its copies lie in Vitrine's own Swift objects, where each function has
+a section of its own (a few bytes moved per copy), and left out when a copy lies in a library built
+without function sections (the standard library, Foundation, the packages), whose whole code the
+linker would move.
 Run it after large changes; names that no longer exist are ignored by the link, and code not
 listed stays where the linker puts it, so a stale list costs memory, never correctness.
 Usage: python3 benchmarks/startup_order.py [--vitrine .build/release/vitrine] [--output PATH]
@@ -74,13 +77,31 @@ def profile(name, vitrine, app=None, client_env=None):
     return names
 
 
-def defined_more_than_once(binary):
+def function_counts(*paths):
+    """How many times each function name is defined in `paths` (a binary, or object files)."""
     counts = collections.Counter()
-    for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+    for line in subprocess.run(["nm", "--defined-only", *paths], capture_output=True, text=True, check=True).stdout.splitlines():
         fields = line.split()
         if len(fields) == 3 and fields[1] in "tTwW":
             counts[fields[2]] += 1
-    return {name for name, count in counts.items() if count > 1}
+    return counts
+
+
+def own_swift_objects(build_directory):
+    """The object files of Vitrine's own Swift targets (Sources/*), which Package.swift compiles
+    with a section per function in release builds."""
+    sources = os.path.normpath(os.path.join(bench.HERE, "..", "Sources"))
+    return [os.path.join(build_directory, f"{target}.build", name)
+            for target in sorted(os.listdir(sources)) if os.path.isdir(os.path.join(build_directory, f"{target}.build"))
+            for name in sorted(os.listdir(os.path.join(build_directory, f"{target}.build"))) if name.endswith(".swift.o")]
+
+
+def moved_with_other_code(binary, build_directory):
+    """Names defined more than once in `binary` with a copy outside Vitrine's own Swift objects:
+    listing one would move a library's whole code."""
+    in_binary = function_counts(binary)
+    in_own_objects = function_counts(*own_swift_objects(build_directory))
+    return {name for name, count in in_binary.items() if count > 1 and in_own_objects[name] < count}
 
 
 def main():
@@ -88,6 +109,7 @@ def main():
     parser.add_argument("--vitrine", default=".build/release/vitrine")
     parser.add_argument("--output", default=os.path.normpath(os.path.join(bench.HERE, "..", "Sources", "vitrine", "startup.order")))
     arguments = parser.parse_args()
+    build_directory = os.path.dirname(os.path.realpath(arguments.vitrine))
     vitrine = bench.without_debug_info(os.path.abspath(arguments.vitrine))
     client = bench.build_fullscreen_client()
     fullscreen = [client, str(bench.SMALL[0]), str(bench.SMALL[1])]
@@ -97,7 +119,7 @@ def main():
         profile("vitrine-cpu", vitrine, fullscreen, debug) | profile("vitrine-cpu", vitrine, ["weston-simple-shm"], debug),
         profile("vitrine-vulkan", vitrine) | profile("vitrine-vulkan", vitrine, fullscreen, debug),
     ]
-    ambiguous = defined_more_than_once(vitrine)
+    ambiguous = moved_with_other_code(vitrine, build_directory)
     listed, lines = set(), []
     for group in groups:
         new = sorted(group - listed - ambiguous)
