@@ -114,7 +114,7 @@ public final class CPURenderer: LayerTreeRenderer {
     /// returns the box of the pixels written, or nil when none were.
     @discardableResult
     func draw(_ tree: RenderTree, into target: CPUFrameTarget, scale: Double, clearColor: Color) -> PixelBox? {
-        let start = ContinuousClock.now
+        let start = monotonicNanoseconds()
         let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
         subtreeBounds.update(for: tree)
         let measured = subtreeBounds.measuredCount
@@ -149,7 +149,7 @@ public final class CPURenderer: LayerTreeRenderer {
             canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
             painter.composites += 1
         }
-        let encoded = ContinuousClock.now
+        let encoded = monotonicNanoseconds()
         painter.paintTree()
         // A partial frame skipped the layers it does not redraw: their images stay.
         let walked = box == full ? nil : tree
@@ -163,7 +163,7 @@ public final class CPURenderer: LayerTreeRenderer {
         report(painter.unreadableClients, undrawable: shown.filter { !($0 is any ClientContents) })
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
-            drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+            drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(monotonicNanoseconds() - start),
             placedLayerCount: painter.placedLayers, measuredLayerCount: subtreeBounds.measuredCount - measured)
         return box
     }
@@ -186,8 +186,8 @@ public final class CPURenderer: LayerTreeRenderer {
         }
     }
 
-    private func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    private func seconds(_ nanoseconds: UInt64) -> Double {
+        Double(nanoseconds) * 1e-9
     }
 }
 

@@ -1,4 +1,5 @@
 import DisplayBackend
+import SystemCalls
 import WaylandServer
 
 /// What tells the kiosk shell that its app hung or stopped drawing (it restarts it then): pings a

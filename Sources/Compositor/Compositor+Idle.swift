@@ -1,4 +1,5 @@
 import DisplayBackend
+import SystemCalls
 import WaylandServer
 
 /// When the user last did something, and whether a visible client asks the screen to stay on

@@ -1,5 +1,6 @@
 import DisplayBackend
 import LayerKit
+import SystemCalls
 import Views
 
 /// The compositor's own views take input before the clients under them: a press, a touch or a

@@ -2,6 +2,7 @@ import DisplayBackend
 import LayerKit
 import Renderer
 import Signals
+import SystemCalls
 import Views
 import WaylandServer
 

@@ -1,5 +1,6 @@
 import DisplayBackend
 import LayerKit
+import SystemCalls
 import WaylandServer
 
 /// Where the compositor's input stands: the pointer's position in the outputs' layout (global

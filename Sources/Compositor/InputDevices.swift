@@ -1,6 +1,7 @@
 import DisplayBackend
 import Input
 import LayerKit
+import SystemCalls
 import WaylandServer
 
 /// The input contexts the compositor reads and what it measures of them.

@@ -1,6 +1,7 @@
 import DisplayBackend
 import Graphics
 import LayerKit
+import SystemCalls
 import WaylandServer
 
 /// When the pointer cursor is drawn.

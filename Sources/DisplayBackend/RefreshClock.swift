@@ -1,5 +1,3 @@
-import Glibc
-
 /// How long the next frame will take to draw and hand to the display, predicted from the last few:
 /// every backend that starts frames just in time asks it how early to start.
 public struct RenderTimePredictor: Sendable, Equatable {
@@ -125,11 +123,4 @@ public struct FrameSchedule: Sendable, Equatable {
         self.startNanoseconds = startNanoseconds
         self.target = target
     }
-}
-
-/// The current CLOCK_MONOTONIC time in nanoseconds (wp_presentation's clock).
-public func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
 }

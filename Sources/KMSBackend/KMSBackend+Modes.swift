@@ -1,6 +1,7 @@
 internal import CDRM
 import DisplayBackend
 import Glibc
+import SystemCalls
 
 /// Outputs whose display stays connected but offers another preferred mode after a hotplug (a
 /// monitor swapped on the same port, a virtual display resized).

@@ -1,6 +1,7 @@
 import Buffers
 import LayerKit
 import RendererContract
+import SystemCalls
 
 /// Draws committed layer trees with Vulkan: the only module that talks to the GPU.
 ///
@@ -109,7 +110,7 @@ public final class Renderer {
     }
 
     private func renderImage(_ tree: RenderTree, width: Int, height: Int, scale: Double, clearColor: Color) throws -> Image {
-        let start = ContinuousClock.now
+        let start = monotonicNanoseconds()
         let target = try offscreenTarget(width: width, height: height)
         if clearColor != lastClearColor {
             damage.reset()
@@ -132,7 +133,7 @@ public final class Renderer {
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
-                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(monotonicNanoseconds() - start),
                 placedLayerCount: placed, measuredLayerCount: measured)
             return image
         } catch {
@@ -169,7 +170,7 @@ public final class Renderer {
     private func renderFrame(
         _ tree: RenderTree, into target: BufferTarget, image: OffscreenTarget, scale: Double, clearColor: Color
     ) throws -> FrameCompletion {
-        let start = ContinuousClock.now
+        let start = monotonicNanoseconds()
         if clearColor != host.lastClearColor {
             host.reset()
             host.lastClearColor = clearColor
@@ -218,7 +219,7 @@ public final class Renderer {
             target.lastFrame = host.frameCount
             lastFrameStatistics = FrameStatistics(
                 damage: drawn.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
-                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(.now - start),
+                drawCount: drawCount, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(monotonicNanoseconds() - start),
                 placedLayerCount: placed, measuredLayerCount: measured)
             // Without an import the frame comes through the readback buffer, copied by the CPU.
             let copy: (() -> Void)? = hostCopy == nil ? { [self] in copyReadback(of: image, region: region ?? full, into: target) } : nil
@@ -322,8 +323,8 @@ public final class Renderer {
         return made
     }
 
-    func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    func seconds(_ nanoseconds: UInt64) -> Double {
+        Double(nanoseconds) * 1e-9
     }
 
     /// The scissor of a call extended by a draw with `scissor`, or nil when they cannot share one:
@@ -354,7 +355,7 @@ public final class Renderer {
     func draw(
         _ tree: RenderTree, into target: OffscreenTarget, scale: Double, clearColor: Color, region: PixelRect?,
         hostCopy: HostCopy? = nil
-    ) throws -> (Int, ContinuousClock.Instant, placed: Int, measured: Int) {
+    ) throws -> (Int, UInt64, placed: Int, measured: Int) {
         subtreeBounds.update(for: tree)
         let measured = subtreeBounds.measuredCount
         let full = PixelBox(x: 0, y: 0, width: target.width, height: target.height)
@@ -454,7 +455,7 @@ public final class Renderer {
             host.damage.reset()
         }
         let sizes = encoder.intermediates.map { IntermediateSize(width: Int($0.width), height: Int($0.height)) }
-        let encoded = ContinuousClock.now
+        let encoded = monotonicNanoseconds()
         try encoder.floats.withUnsafeBytes { bytes in
             try frames.renderFrame(
                 into: target, instanceBytes: bytes, intermediates: sizes, passes: passes, loadPrevious: region != nil,

@@ -57,7 +57,7 @@ public final class XwaylandServer {
     private var readinessPipe: OwnedFileDescriptor?
     /// Vitrine's end of the window manager's X connection, while Xwayland runs.
     private var windowManagerEnd: OwnedFileDescriptor?
-    private var startedAt = ContinuousClock.now
+    private var startedAt = monotonicNanoseconds()
     /// Whether the Xwayland as last started said it is ready.
     private var isReady = false
 
@@ -167,7 +167,7 @@ public final class XwaylandServer {
             executable, displayName, "-rootless", "-listenfd", "\(numbers[0])", "-listenfd", "\(numbers[1])",
             "-wm", "\(numbers[3])", "-displayfd", "\(numbers[4])",
         ]
-        startedAt = .now
+        startedAt = monotonicNanoseconds()
         isReady = false
         let process = try ClientProcess(
             arguments: arguments, environment: ["WAYLAND_SOCKET": "\(numbers[2])"], removing: ["WAYLAND_DISPLAY", "DISPLAY"],
@@ -198,8 +198,7 @@ public final class XwaylandServer {
         }
         guard !isReady, buffer[..<count].contains(UInt8(ascii: "\n")) else { return }
         isReady = true
-        let (seconds, attoseconds) = startedAt.duration(to: .now).components
-        events.append(.ready(milliseconds: UInt64(seconds) * 1000 + UInt64(attoseconds / 1_000_000_000_000_000)))
+        events.append(.ready(milliseconds: (monotonicNanoseconds() - startedAt) / 1_000_000))
         guard let connection = windowManagerEnd, client != nil else { return }
         windowManagerEnd = nil
         do {

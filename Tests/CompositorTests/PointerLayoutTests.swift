@@ -3,6 +3,7 @@ import DisplayBackend
 import Graphics
 import HeadlessBackend
 import Input
+import SystemCalls
 import Testing
 import WaylandTestClient
 

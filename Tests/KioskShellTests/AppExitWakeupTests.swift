@@ -6,6 +6,7 @@ import Glibc
 import HeadlessBackend
 import KioskShell
 import Logging
+import SystemCalls
 import Testing
 import WindowPolicy
 

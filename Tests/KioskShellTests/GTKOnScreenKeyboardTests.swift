@@ -8,6 +8,7 @@ import Graphics
 import KioskShell
 import LayerKit
 import OnScreenKeyboard
+import SystemCalls
 import Testing
 
 /// The end-to-end case: a real GTK 4 app (Debian's python3-gi and gir1.2-gtk-4.0) with

@@ -7,6 +7,7 @@ import Graphics
 import HeadlessBackend
 import KioskShell
 import Logging
+import SystemCalls
 import Testing
 import WaylandTestClient
 import WindowPolicy

@@ -9,6 +9,7 @@ import KioskShell
 import LayerKit
 import Logging
 import OnScreenKeyboard
+import SystemCalls
 import WaylandTestClient
 import WindowPolicy
 

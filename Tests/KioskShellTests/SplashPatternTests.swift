@@ -8,6 +8,7 @@ import HeadlessBackend
 import KioskShell
 import LayerKit
 import Logging
+import SystemCalls
 import Testing
 import WindowPolicy
 @testable import FaultInjection

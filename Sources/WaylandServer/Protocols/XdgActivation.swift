@@ -1,3 +1,4 @@
+import SystemCalls
 import WaylandProtocols
 
 /// An activation token as the compositor sees it when a client redeems it.
@@ -39,7 +40,8 @@ public final class XdgActivationGlobal {
         var seat: Resource?
         var surface: Surface?
         var client: Client?
-        let time: ContinuousClock.Instant
+        /// When it was issued, in CLOCK_MONOTONIC nanoseconds.
+        let time: UInt64
     }
 
     private var global: Global?
@@ -57,11 +59,11 @@ public final class XdgActivationGlobal {
     /// Issues a token the compositor hands out itself, e.g. in XDG_ACTIVATION_TOKEN of an
     /// application it launches.
     public func issueToken(appID: String? = nil) -> String {
-        issue(Issued(appID: appID, time: .now))
+        issue(Issued(appID: appID, time: monotonicNanoseconds()))
     }
 
     fileprivate func issue(appID: String?, serial: UInt32?, seat: Resource?, surface: Surface?, client: Client) -> String {
-        issue(Issued(appID: appID, serial: serial, seat: seat, surface: surface, client: client, time: .now))
+        issue(Issued(appID: appID, serial: serial, seat: seat, surface: surface, client: client, time: monotonicNanoseconds()))
     }
 
     private func issue(_ token: Issued) -> String {
@@ -92,8 +94,10 @@ public final class XdgActivationGlobal {
     }
 
     private func forgetExpiredTokens() {
-        let now = ContinuousClock.now
-        issued = issued.filter { now - $0.value.time <= tokenLifetime }
+        let now = monotonicNanoseconds()
+        let (seconds, attoseconds) = tokenLifetime.components
+        let lifetime = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        issued = issued.filter { Int64(now - $0.value.time) <= lifetime }
     }
 }
 
