@@ -14,10 +14,22 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
     public static let maximumSize: UInt32 = 16384
 
     /// zwlr_layer_shell_v1.layer, bottom to top; application windows lie between bottom and top.
-    public enum Layer: UInt32, Sendable, CaseIterable, Comparable {
+    public enum Layer: UInt32, Sendable, CaseIterable, Comparable, CustomStringConvertible {
         case background = 0, bottom, top, overlay
 
         public static func < (lhs: Layer, rhs: Layer) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The protocol's name of the layer. Written out: interpolating an enum without it makes the
+        /// runtime look the case name up in the binary's reflection metadata, at every start (each
+        /// output names its layers' views).
+        public var description: String {
+            switch self {
+            case .background: "background"
+            case .bottom: "bottom"
+            case .top: "top"
+            case .overlay: "overlay"
+            }
+        }
     }
 
     /// The output edges a surface is anchored to (zwlr_layer_surface_v1.anchor).
