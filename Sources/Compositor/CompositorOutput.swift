@@ -115,7 +115,7 @@ final class CompositorOutput {
         root.backgroundColor = Color(white: 0)
         root.contentsScale = backend.scaleFactor
         cursor = PointerCursor(scale: backend.scaleFactor, hardware: backend as? any HardwareCursorOutput)
-        rootView = RootView(frame: root.bounds, scaleFactor: backend.scaleFactor)
+        rootView = OutputRootView(frame: root.bounds, scaleFactor: backend.scaleFactor)
         rootView.layer.name = "views"
         rootView.layer.zPosition = 500_000
         dispatcher = EventDispatcher(root: rootView)
@@ -475,9 +475,17 @@ final class CompositorOutput {
 }
 
 /// Holds surface views (one layer's, or the windows'): input goes through it to its surfaces or
-/// to what lies below (the windows' host must not hide the bottom and background layers).
+/// to what lies below (the windows' host must not hide the bottom and background layers). It
+/// draws nothing: it updates its layer (with nothing) instead of drawing, so that no graphics
+/// context is made to find that out.
 private final class PassThroughView: View {
     override func point(inside point: Point) -> Bool { false }
+    override var wantsUpdateLayer: Bool { true }
+}
+
+/// An output's root view, which only holds the others and draws nothing, like PassThroughView.
+private final class OutputRootView: RootView {
+    override var wantsUpdateLayer: Bool { true }
 }
 
 extension BackendOutput {

@@ -69,7 +69,9 @@ final class PointerCursor {
     /// The cursor plane the cursor may use now.
     private var plane: (any HardwareCursorOutput)? { isMirrored ? nil : hardware }
     /// The arrow's pixels and its hotspot in them, for the hardware cursor.
-    private let arrowImage: Graphics.Image?
+    /// Drawn when first shown, captured or handed to a cursor plane: a kiosk without a pointer
+    /// never shows it, and drawing it would be the only drawing an idle compositor does.
+    private lazy var arrowImage: Graphics.Image? = Self.drawArrow(scale: scale)
     private let arrowHotspotPixels: (x: Int, y: Int)
     /// What the hardware cursor shows now.
     private enum OnHardware {
@@ -109,9 +111,7 @@ final class PointerCursor {
         arrow.anchorPoint = .zero
         arrow.bounds = Rect(x: 0, y: 0, width: 13, height: 21)
         arrow.contentsScale = scale
-        arrowImage = Self.drawArrow(scale: scale)
         arrowHotspotPixels = (Int((Self.arrowHotspot.x * scale).rounded()), Int((Self.arrowHotspot.y * scale).rounded()))
-        arrow.contents = arrowImage
         clientHolder.anchorPoint = .zero
         overlay.addSublayer(arrow)
         overlay.addSublayer(clientHolder)
@@ -357,6 +357,7 @@ final class PointerCursor {
             // Left where it was while the hardware shows the arrow: a moved layer is damage.
             guard !isOnHardware else { break }
             arrow.isHidden = !cursorVisible
+            if cursorVisible, arrow.contents == nil { arrow.contents = arrowImage }
             arrow.position = Point(x: position.x - Self.arrowHotspot.x, y: position.y - Self.arrowHotspot.y)
         case .client(let node, let hotspot):
             // Not in the holder while on the hardware cursor, or until first placed.
