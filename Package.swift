@@ -271,21 +271,21 @@ let package = Package(
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["startup.order", "unnamed.ld"],
+            exclude: ["startup.order", "startup.ld"],
             // The device build's start-up (docs/benchmarks.md): lld packs the executable's 110,000
             // relative relocations into a few kilobytes (DT_RELR, glibc 2.36 or later), and the
             // executable's own symbols are not exported, which the dynamic loader would otherwise
             // read and search (the Swift toolchain exports them; nothing looks them up). The code
             // that start-up and the kiosk's frames run is laid out together at the start of `.text`
-            // (`startup.order`, written by benchmarks/startup_order.py), and the functions the
-            // compiler emits without a symbol, which that list cannot name, just before it
-            // (`unnamed.ld`), so that the process maps a few megabytes of the binary instead of
-            // pages all over it.
+            // (`startup.order`, written by benchmarks/startup_order.py), with what that list cannot
+            // name just before it (`startup.ld`, written with it: the functions the compiler emits
+            // without a symbol, local helpers defined in many files, the C start files' code), so
+            // that the process maps a few megabytes of the binary instead of pages all over it.
             linkerSettings: [
                 .unsafeFlags(
                     ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
                      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/startup.order",
-                     "-Xlinker", "--script=\(Context.packageDirectory)/Sources/vitrine/unnamed.ld",
+                     "-Xlinker", "--script=\(Context.packageDirectory)/Sources/vitrine/startup.ld",
                      "-Xlinker", "--no-warn-symbol-ordering"],
                     .when(platforms: [.linux], configuration: .release))
             ]

@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
-"""Writes Sources/vitrine/startup.order: the functions of the vitrine binary that start-up and the
-kiosk's frames run, which the release link places together at the start of `.text`.
+"""Writes Sources/vitrine/startup.order and startup.ld: the functions of the vitrine binary that
+start-up and the kiosk's frames run, which the release link places together at the start of the
+code.
 
-The kernel maps a binary's code around each page that runs (fault-around, 64 KiB), so code that
-runs once at start-up, scattered over the 19 MiB of `.text`, keeps most of it mapped: the idle
-compositor's resident memory. Laid out together, the same code fills a few megabytes.
+The kernel maps a binary's code around each page that runs (fault-around, 64 KiB, or the page
+cache's larger folios), so code that runs once at start-up, scattered over the 19 MiB of `.text`,
+keeps most of it mapped: the idle compositor's resident memory. Laid out together, the same code
+fills a few megabytes.
 
 It runs a release build of vitrine under valgrind's callgrind (headless, as
 benchmarks/compare_compositors.py runs it) and lists the functions executed in the binary:
   1. `--renderer cpu` from start to idle, without a client;
   2. `--renderer cpu` with fullscreen_shm (the kiosk's common frame) and with weston-simple-shm;
   3. `--renderer vulkan` from start to idle, and with fullscreen_shm.
-In that order, each group's new names sorted (so that a new run changes few lines). A name defined
-more than once in the binary (local helpers such as `objectdestroyTm`) names every copy for the
-linker: it is listed when all its copies lie in Vitrine's own Swift objects, where each function has
-a section of its own (a few bytes moved per copy), and left out when a copy lies in a library built
-without function sections (the standard library, Foundation, the packages), whose whole code the
-linker would move.
+In that order, each group's new names sorted (so that a new run changes few lines), into
+startup.order, the linker's symbol ordering file. A name defined more than once in the binary
+(local helpers such as `objectdestroyTm`) would name every copy for the linker, including copies
+inside the standard library's or Foundation's code, which it would then move whole: those names go
+into startup.ld instead, a linker script that places the sections of that name, which only
+Vitrine's own objects have (Package.swift gives each of their functions a section of its own), just
+before `.text`, with the functions the compiler emits without a symbol (sections `.text..L*`) and
+the C start files' code.
 Run it after large changes; names that no longer exist are ignored by the link, and code not
-listed stays where the linker puts it, so a stale list costs memory, never correctness.
-Usage: python3 benchmarks/startup_order.py [--vitrine .build/release/vitrine] [--output PATH]
+listed stays where the linker puts it, so a stale list costs memory, never correctness. SwiftPM
+does not relink for the lists alone: delete .build/release/vitrine.
+Usage: python3 benchmarks/startup_order.py [--vitrine .build/release/vitrine] [--output PATH] [--script PATH]
 """
 import argparse
 import collections
@@ -77,39 +82,40 @@ def profile(name, vitrine, app=None, client_env=None):
     return names
 
 
-def function_counts(*paths):
-    """How many times each function name is defined in `paths` (a binary, or object files)."""
+def defined_more_than_once(binary):
     counts = collections.Counter()
-    for line in subprocess.run(["nm", "--defined-only", *paths], capture_output=True, text=True, check=True).stdout.splitlines():
+    for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout.splitlines():
         fields = line.split()
         if len(fields) == 3 and fields[1] in "tTwW":
             counts[fields[2]] += 1
-    return counts
+    return {name for name, count in counts.items() if count > 1}
 
 
-def own_swift_objects(build_directory):
-    """The object files of Vitrine's own Swift targets (Sources/*), which Package.swift compiles
-    with a section per function in release builds."""
-    sources = os.path.normpath(os.path.join(bench.HERE, "..", "Sources"))
-    return [os.path.join(build_directory, f"{target}.build", name)
-            for target in sorted(os.listdir(sources)) if os.path.isdir(os.path.join(build_directory, f"{target}.build"))
-            for name in sorted(os.listdir(os.path.join(build_directory, f"{target}.build"))) if name.endswith(".swift.o")]
+SCRIPT_HEAD = """/* Written by benchmarks/startup_order.py with startup.order: the code start-up and the kiosk's
+   frames run that startup.order cannot name, placed just before .text, whose start holds what
+   startup.order lists (docs/benchmarks.md, "Start-up and idle memory of the device build"): the
+   functions the Swift compiler emits without a symbol (outlined copies and releases, object
+   destructors, key path accessors), the C start files' code, and the sections of local helpers
+   whose name more than one object defines (startup.order would move every copy, some inside
+   libraries' whole code). */
+SECTIONS {
+  .text.helpers : {
+    *(.text..L*)
+    *crt1.o(.text)
+    *crtbegin*.o(.text)
+"""
 
-
-def moved_with_other_code(binary, build_directory):
-    """Names defined more than once in `binary` with a copy outside Vitrine's own Swift objects:
-    listing one would move a library's whole code."""
-    in_binary = function_counts(binary)
-    in_own_objects = function_counts(*own_swift_objects(build_directory))
-    return {name for name, count in in_binary.items() if count > 1 and in_own_objects[name] < count}
+SCRIPT_TAIL = """  }
+} INSERT BEFORE .text;
+"""
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vitrine", default=".build/release/vitrine")
     parser.add_argument("--output", default=os.path.normpath(os.path.join(bench.HERE, "..", "Sources", "vitrine", "startup.order")))
+    parser.add_argument("--script", default=os.path.normpath(os.path.join(bench.HERE, "..", "Sources", "vitrine", "startup.ld")))
     arguments = parser.parse_args()
-    build_directory = os.path.dirname(os.path.realpath(arguments.vitrine))
     vitrine = bench.without_debug_info(os.path.abspath(arguments.vitrine))
     client = bench.build_fullscreen_client()
     fullscreen = [client, str(bench.SMALL[0]), str(bench.SMALL[1])]
@@ -119,15 +125,18 @@ def main():
         profile("vitrine-cpu", vitrine, fullscreen, debug) | profile("vitrine-cpu", vitrine, ["weston-simple-shm"], debug),
         profile("vitrine-vulkan", vitrine) | profile("vitrine-vulkan", vitrine, fullscreen, debug),
     ]
-    ambiguous = moved_with_other_code(vitrine, build_directory)
-    listed, lines = set(), []
+    ambiguous = defined_more_than_once(vitrine)
+    listed, lines, helpers = set(), [], []
     for group in groups:
         new = sorted(group - listed - ambiguous)
         lines += new
+        helpers += sorted(name for name in group & ambiguous - set(helpers) if re.fullmatch(r"[^\s\"]+", name))
         listed |= set(new)
     with open(arguments.output, "w") as order:
         order.write("\n".join(lines) + "\n")
-    print(f"{len(lines)} functions written to {arguments.output}")
+    with open(arguments.script, "w") as script:
+        script.write(SCRIPT_HEAD + "".join(f'    *(".text.{name}")\n' for name in helpers) + SCRIPT_TAIL)
+    print(f"{len(lines)} functions written to {arguments.output}, {len(helpers)} local helpers to {arguments.script}")
     return 0
 
 
