@@ -26,7 +26,8 @@ public final class FrameScheduler {
     private let maximumLead: UInt64?
     /// The latest refresh of a display that counts them, read when a frame is asked for after an
     /// idle spell (the last presentation may be long past, and the display's clock drifts from the
-    /// CPU's); nil where it cannot tell.
+    /// CPU's); nil where it cannot tell. A display whose refreshes are only a timer (headless)
+    /// restarts them here when it has been idle (`RefreshClock.restarted`).
     public var latestRefresh: (() -> Refresh?)?
 
     /// The compositor's renderer: called when it is time to draw a frame, which it then commits

@@ -55,6 +55,19 @@ public struct RefreshClock: Sendable, Equatable {
         return Refresh(nanoseconds: next.nanoseconds - period, sequence: next.sequence &- 1)
     }
 
+    /// The refreshes of a display that has no vblank (headless: its refreshes are a timer) when
+    /// a frame is asked for at `now`: after an idle spell, the last refresh that showed anything
+    /// (`lastUsed`; nil: none yet) a period or more before `now`, they restart at `now`, as a
+    /// panel's leaving self-refresh, so that the frame starts at once instead of waiting up to a
+    /// period for a refresh that nothing needs. The refresh at `now` takes the number of the old
+    /// phase's first refresh at or after it, so numbers keep increasing. Within a period of the
+    /// last one the clock keeps its phase: frames that follow each other keep the refresh
+    /// cadence, and refreshes that show something are never closer than a period.
+    public func restarted(at now: UInt64, lastUsed: Refresh?) -> RefreshClock {
+        if let lastUsed, now < lastUsed.nanoseconds + period { return self }
+        return RefreshClock(anchorNanoseconds: now, anchorSequence: refresh(atOrAfter: now).sequence, period: period)
+    }
+
     /// When to start a frame asked for at `now` that needs `lead` before its refresh: the first
     /// refresh at least `lead` away (a nearer one would be missed, so the frame aims at the next
     /// one rather than being shown late) and after the refresh the previous frame aimed at,

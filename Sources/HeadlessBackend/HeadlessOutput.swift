@@ -8,7 +8,10 @@ public import SystemCalls
 ///
 /// Its refreshes are a clock from CLOCK_MONOTONIC (refresh k at start + k·period). Frames are
 /// paced by the shared `FrameScheduler` and start at a refresh, where KMS starts them just in time
-/// before one. There is no scanout to wait for: a frame shows at the refresh it was started at,
+/// before one. The clock is virtual: a frame asked for after an idle spell (nothing shown for a
+/// period or more, or nothing yet) starts at once and the refreshes restart from it
+/// (`RefreshClock.restarted`), as wlroots' headless output starts a frame at once when none is
+/// pending; frames that follow each other keep the cadence. There is no scanout to wait for: a frame shows at the refresh it was started at,
 /// and `presented` is emitted with that refresh's time and number as soon as the frame is
 /// committed, so that one wakeup draws a frame and shows it (as wlroots' headless output presents
 /// at commit). A frame whose acquire fence has not signalled when it is committed shows at the
@@ -32,6 +35,8 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     private var refreshes: RefreshClock
     /// The refresh `refreshTimer` is armed for.
     private var armedRefresh: Refresh?
+    /// The last refresh that showed a frame or the cursor plane's change; nil before the first.
+    private var lastUsedRefresh: Refresh?
 
     /// What a committed frame shows: a buffer of the ring, or a client's buffer.
     private enum ShownFrame {
@@ -104,6 +109,15 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
             throw .system(error)
         }
         buffers = try Self.frameBuffers(for: configuration.mode)
+        frameScheduler.latestRefresh = { [unowned self] in refreshForAskedFrame() }
+    }
+
+    /// The latest refresh when a frame is asked for with none on its way: after an idle spell,
+    /// with no refresh awaited either, the clock restarts now and this is a refresh at once.
+    private func refreshForAskedFrame() -> Refresh {
+        let now = monotonicNanoseconds()
+        if armedRefresh == nil { refreshes = refreshes.restarted(at: now, lastUsed: lastUsedRefresh) }
+        return refreshes.refresh(atOrBefore: now)
     }
 
     /// The two frame buffers of `mode`, in host memory: premultiplied ARGB8888, as the renderer writes.
@@ -215,6 +229,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         mode = newMode
         cursorGeometry = CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform)
         refreshes = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: newMode.refreshNanoseconds)
+        lastUsedRefresh = nil
         front = 1
         shownFrame = nil
         shownImage = nil
@@ -264,6 +279,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         pendingFence = nil
         shownFrame = frame
         shownImage = nil
+        lastUsedRefresh = refresh
         if case .buffer(let index) = frame { front = index }
         presentedFrameCount += 1
         // vsync, and zero-copy for a client's own buffer.
@@ -282,6 +298,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     /// The cursor plane takes what was last set, turned for the panel, at `refresh`.
     private func showCursor(at refresh: Refresh) {
         cursorRefreshPending = false
+        lastUsedRefresh = refresh
         shownCursor = wantedCursor.flatMap { wanted in
             let turned = cursorGeometry.turnedSize(width: wanted.image.width, height: wanted.image.height)
             var pixels = [UInt8](repeating: 0, count: turned.width * turned.height * 4)

@@ -6,7 +6,8 @@ import SystemCalls
 import Testing
 
 /// The headless output's frame clock: frames start at a refresh and are shown at it, presented
-/// when they are committed, in the refresh's one wakeup.
+/// when they are committed, in the refresh's one wakeup; after an idle spell the refreshes restart
+/// at the frame asked for.
 @Suite struct HeadlessFrameClockTests {
     @Test func aFrameStartsAtItsTargetRefreshAndIsPresentedAtItWhenCommitted() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
@@ -43,6 +44,51 @@ import Testing
         backend.dispatchEvents(forAtMost: 10) { checked == 10 }
         #expect(checked == 10)
         #expect(!output.hasFrameWaitingToShow)
+    }
+
+    /// Its refreshes are a timer: a frame asked for with nothing shown yet, or after an idle spell
+    /// of more than a period, starts at once, at a refresh at the moment it was asked for (between
+    /// the clock's reads around `scheduleFrame()`), and the frame asked for right after it is
+    /// shown exactly a period later.
+    @Test func aFrameAskedForAfterAnIdleSpellStartsAtOnceAndTheNextAPeriodLater() throws {
+        let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+        let output = backend.headlessOutput(0)
+        let period = output.mode.refreshNanoseconds
+        var requests: [FrameRequest] = []
+        output.frameScheduler.onFrame = { frame in
+            requests.append(frame)
+            _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
+        }
+        var presentations: [PresentationTiming] = []
+        let presented = output.presented.listen { presentations.append($0) }
+        defer { presented.cancel() }
+        /// Asks for a frame and the one right after its presentation; returns when each asked for
+        /// the first one was.
+        func askForTwoFrames() -> (before: UInt64, after: UInt64) {
+            let before = monotonicNanoseconds()
+            output.scheduleFrame()
+            let after = monotonicNanoseconds()
+            let shown = presentations.count
+            backend.dispatchEvents(forAtMost: 10) { presentations.count == shown + 1 }
+            output.scheduleFrame()
+            backend.dispatchEvents(forAtMost: 10) { presentations.count == shown + 2 }
+            return (before, after)
+        }
+        for spell in 0..<2 {
+            // The first time nothing was shown yet; the second, nothing for 50 ms (three periods).
+            if spell == 1 { backend.dispatchEvents(forAtMost: 0.05) { false } }
+            let asked = askForTwoFrames()
+            try #require(requests.count == 2 * spell + 2 && presentations.count == 2 * spell + 2)
+            let first = requests[2 * spell], second = requests[2 * spell + 1]
+            #expect(first.targetPresentationNanoseconds >= asked.before && first.targetPresentationNanoseconds <= asked.after)
+            #expect(presentations[2 * spell].nanoseconds == first.targetPresentationNanoseconds)
+            #expect(presentations[2 * spell].sequence == first.sequence)
+            #expect(second.targetPresentationNanoseconds == first.targetPresentationNanoseconds + period)
+            #expect(second.sequence == first.sequence + 1)
+            #expect(presentations[2 * spell + 1].nanoseconds == second.targetPresentationNanoseconds)
+        }
+        // Numbers keep increasing across the idle spell: three refreshes passed unused.
+        #expect(requests[2].sequence >= requests[1].sequence + 3)
     }
 
     @Test func slowFramesStillStartAtTheirRefresh() throws {

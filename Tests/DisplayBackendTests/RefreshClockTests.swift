@@ -147,4 +147,43 @@ import Testing
             $1.sequence == $0.sequence + 1 && $1.nanoseconds - $0.nanoseconds == Self.period
         })
     }
+
+    /// A virtual clock (headless) that showed its last refresh 40 ms ago: a frame asked for now
+    /// starts at once, at a refresh numbered as the old phase's next, and the frames that follow
+    /// it keep the period from there.
+    @Test func afterAnIdleSpellAVirtualClockRestartsAtTheFrameAskedFor() {
+        let lastShown = Refresh(nanoseconds: Self.flip, sequence: 500)
+        let asked = Self.flip + 40_000_000
+        let restarted = clock.restarted(at: asked, lastUsed: lastShown)
+        #expect(restarted == RefreshClock(anchorNanoseconds: asked, anchorSequence: 503, period: Self.period))
+        let first = restarted.schedule(now: asked, lead: 0, after: lastShown)
+        #expect(first == FrameSchedule(startNanoseconds: asked, target: Refresh(nanoseconds: asked, sequence: 503)))
+        // The client commits its next frame 3 ms after this one was shown: within the period, so
+        // the clock keeps the new phase.
+        let next = asked + 3_000_000
+        let kept = restarted.restarted(at: next, lastUsed: first.target)
+        #expect(kept == restarted)
+        let second = kept.schedule(now: next, lead: 0, after: first.target)
+        #expect(second == FrameSchedule(startNanoseconds: 5_056_666_666, target: Refresh(nanoseconds: 5_056_666_666, sequence: 504)))
+        let third = kept.restarted(at: 5_060_000_000, lastUsed: second.target).schedule(now: 5_060_000_000, lead: 0, after: second.target)
+        #expect(third.target == Refresh(nanoseconds: 5_073_333_332, sequence: 505))
+    }
+
+    /// Frames that follow each other within a period keep the cadence: the next one waits for its
+    /// refresh. From a whole period on, the restarted refresh is the old phase's own.
+    @Test func aVirtualClockThatShowedAFrameWithinAPeriodKeepsItsPhase() {
+        let lastShown = Refresh(nanoseconds: Self.flip, sequence: 500)
+        let late = Self.flip + Self.period - 1
+        #expect(clock.restarted(at: late, lastUsed: lastShown) == clock)
+        #expect(clock.restarted(at: late, lastUsed: lastShown).schedule(now: late, lead: 0, after: lastShown)
+            == FrameSchedule(startNanoseconds: Self.flip + Self.period, target: Refresh(nanoseconds: Self.flip + Self.period, sequence: 501)))
+        let onTheRefresh = Self.flip + Self.period
+        #expect(clock.restarted(at: onTheRefresh, lastUsed: lastShown).schedule(now: onTheRefresh, lead: 0, after: lastShown)
+            == FrameSchedule(startNanoseconds: onTheRefresh, target: Refresh(nanoseconds: onTheRefresh, sequence: 501)))
+    }
+
+    @Test func aVirtualClockThatShowedNothingYetStartsTheFirstFrameAtOnce() {
+        let asked = Self.flip + 5_000_000
+        #expect(clock.restarted(at: asked, lastUsed: nil) == RefreshClock(anchorNanoseconds: asked, anchorSequence: 501, period: Self.period))
+    }
 }
