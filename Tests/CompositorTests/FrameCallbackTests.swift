@@ -19,9 +19,9 @@ import WaylandTestClient
         let presentedBefore = output.presentedFrameCount
         try surface.commit()
         try client.roundtrip()
-        // Committed, but no refresh has shown it yet.
-        #expect(callback.events.isEmpty)
-        #expect(output.presentedFrameCount == presentedBefore)
+        // The output may have drawn and presented the commit while the client waited (a frame
+        // asked for after an idle spell starts at once); the callback never fires before that.
+        #expect(callback.events.isEmpty || output.presentedFrameCount > presentedBefore)
         #expect(try session.run(seconds: 30) {
             try? client.pump()
             return !callback.events.isEmpty
