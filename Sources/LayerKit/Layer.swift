@@ -30,6 +30,8 @@ open class Layer {
     var isMarkedChanged = false
     /// See `RenderLayer.revisionExceptContents`.
     var revisionExceptContents: UInt64 = 0
+    /// See `RenderLayer.revisionExceptSublayers`.
+    var revisionExceptSublayers: UInt64 = 0
     var needsDisplayFlag = false
     /// The part of the bounds marked since the last display (`setNeedsDisplay(in:)`); infinite for all.
     var needsDisplayRect = Rect.null
@@ -122,14 +124,16 @@ open class Layer {
     /// Adds the layer to the current transaction's set of changed layers (once per transaction).
     /// Presentation copies are never committed.
     /// Notes a change for the next commit; anything but a new `contents` counts in
-    /// `revisionExceptContents`.
-    final func markChanged(contentsOnly: Bool = false) {
+    /// `revisionExceptContents`, anything but a change of the sublayers in
+    /// `revisionExceptSublayers`.
+    final func markChanged(contentsOnly: Bool = false, sublayersOnly: Bool = false) {
         guard !isPresentation else { return }
         let transaction = Transaction.state
         if !contentsOnly {
             revisionExceptContents &+= 1
             transaction.revisionExceptContents &+= 1
         }
+        if !sublayersOnly { revisionExceptSublayers &+= 1 }
         transaction.noteChange()
         guard !isMarkedChanged else { return }
         isMarkedChanged = true
@@ -425,7 +429,7 @@ open class Layer {
                 layer.markChanged()
             }
             _sublayers = []
-            markChanged()
+            markChanged(sublayersOnly: true)
             setNeedsLayout()
             for layer in newValue { addSublayer(layer) }
         }
@@ -452,7 +456,7 @@ open class Layer {
         layer._superlayer = self
         layer.autoresizingReferenceSize = bounds.size
         layer.markChanged()
-        markChanged()
+        markChanged(sublayersOnly: true)
         setNeedsLayout()
     }
 
@@ -501,7 +505,7 @@ open class Layer {
         // (a client's subsurfaces) far more per removal.
         if let index = parent._sublayers.lastIndex(where: { $0 === self }) { parent._sublayers.remove(at: index) }
         _superlayer = nil
-        parent.markChanged()
+        parent.markChanged(sublayersOnly: true)
         markChanged()
     }
 

@@ -107,7 +107,7 @@ public final class RenderContext {
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
             maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
             animations: animations,
-            revisionExceptContents: layer.revisionExceptContents)
+            revisionExceptContents: layer.revisionExceptContents, revisionExceptSublayers: layer.revisionExceptSublayers)
         layers[layer.id] = node
         modelLayers[layer.id] = layer
         // An emitter's particles move whether or not anything animates its values.

@@ -23,12 +23,19 @@ public final class RenderLayer: Sendable {
     /// two entries of one layer with the same revision differ at most in their contents, which
     /// lets the renderer redraw only the contents' changed pixels (see `Image.changedRect(since:)`).
     public let revisionExceptContents: UInt64
+    /// Counts the layer's committed changes of anything but which sublayers it has and their
+    /// order: two entries of one layer with the same revision draw the same themselves, and a
+    /// sublayer that came, went or moved is changed itself (so a window's removal damages only
+    /// the window's pixels, not its container's).
+    public let revisionExceptSublayers: UInt64
 
     init(
         id: LayerID, properties: LayerProperties, superlayerID: LayerID?, sublayerIDs: [LayerID],
-        maskID: LayerID?, maskedLayerID: LayerID?, animations: [any RenderAnimation], revisionExceptContents: UInt64
+        maskID: LayerID?, maskedLayerID: LayerID?, animations: [any RenderAnimation], revisionExceptContents: UInt64,
+        revisionExceptSublayers: UInt64
     ) {
         self.revisionExceptContents = revisionExceptContents
+        self.revisionExceptSublayers = revisionExceptSublayers
         self.id = id
         self.properties = properties
         self.superlayerID = superlayerID
@@ -43,7 +50,7 @@ public final class RenderLayer: Sendable {
         RenderLayer(
             id: id, properties: properties, superlayerID: superlayerID, sublayerIDs: sublayerIDs,
             maskID: maskID, maskedLayerID: maskedLayerID, animations: animations,
-            revisionExceptContents: revisionExceptContents)
+            revisionExceptContents: revisionExceptContents, revisionExceptSublayers: revisionExceptSublayers)
     }
 
     /// The layer above this one: its superlayer, or the layer it masks.

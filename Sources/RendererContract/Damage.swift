@@ -37,6 +37,13 @@ public struct DamageTracker {
         else { return .full }
         // Snapshots skipped in between (several commits in one frame) add their changes.
         guard var ids = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
+        // A layer that only gained, lost or reordered sublayers draws the same itself (unless its
+        // shadow is its sublayers' silhouette): those sublayers are changed and damage their own pixels.
+        ids = ids.filter { id in
+            guard let before = last.tree[id], let after = tree[id], after.properties.shadowOpacity == 0 || after.properties.shadowPath != nil
+            else { return true }
+            return before.revisionExceptSublayers != after.revisionExceptSublayers
+        }
         if time != last.time {
             ids.formUnion(tree.animatedLayerIDs)
             ids.formUnion(last.tree.animatedLayerIDs)

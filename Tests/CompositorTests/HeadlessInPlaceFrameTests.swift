@@ -96,6 +96,23 @@ import WaylandTestClient
         #expect(written.allSatisfy { screen[$0] == (square.contains($0) ? 0xffff_ffff : 0xffff_0000) })
     }
 
+    /// A window unmapped over another redraws only where it was: the frame's damage is its 64×64
+    /// square (288…352 × 208…272 on screen) with a pixel to spare each side, not the screen.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func anUnmappedWindowDamagesOnlyWhereItWas(renderer: RendererKind) throws {
+        let session = try HeadlessSession(renderer: renderer)
+        let below = try Window(session, pixel: 0xff00_00ff)
+        #expect(try runUntilShown(session))
+        let above = try Window(session, pixel: 0xffff_0000)
+        #expect(try runUntilShown(session))
+        try above.surface.attach(buffer: nil, x: 0, y: 0)
+        try above.surface.commit()
+        try above.client.client.roundtrip()
+        #expect(try runUntilShown(session))
+        #expect(session.compositor.outputs[0].renderer.lastFrameStatistics.damage == .region(x: 287, y: 207, width: 66, height: 66))
+        withExtendedLifetime(below) {}
+    }
+
     @Test(arguments: [RendererKind.vulkan, .cpu])
     func theCaptureOfFramesWrittenInPlaceEqualsAFullRender(renderer: RendererKind) throws {
         let session = try HeadlessSession(renderer: renderer)

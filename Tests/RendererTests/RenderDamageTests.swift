@@ -47,6 +47,49 @@ import Testing
             == .region(PixelRect(x: 99, y: 49, width: 222, height: 162)))
     }
 
+    /// A window closing leaves its container as it was: only the window's pixels are redrawn,
+    /// and the same when it comes back.
+    @Test func aRemovedOrAddedSublayerDamagesOnlyItsOwnPixels() {
+        let root = makeRoot(640, 480)
+        let windows = sublayer(root, frame: Rect(x: 0, y: 0, width: 640, height: 480), background: .white)
+        let window = sublayer(windows, frame: Rect(x: 100, y: 80, width: 64, height: 64), background: .red)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 640, height: 480)
+        // x 100…164, y 80…144, with a pixel to spare.
+        change { window.removeFromSuperlayer() }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 640, height: 480)
+            == .region(PixelRect(x: 99, y: 79, width: 66, height: 66)))
+        change { windows.addSublayer(window) }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 640, height: 480)
+            == .region(PixelRect(x: 99, y: 79, width: 66, height: 66)))
+        // A change of the container's own values still redraws all it covers.
+        change { windows.opacity = 0.5 }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 640, height: 480) == .full)
+    }
+
+    /// A shadow without a path is the silhouette of the layer and its sublayers: a sublayer that
+    /// leaves changes it, and the layer's whole subtree is redrawn, as for a change of its own.
+    @Test func aSublayerLeavingALayerWhoseShadowFollowsItsSublayersRedrawsTheShadow() {
+        let root = makeRoot(400, 300)
+        let card = sublayer(root, frame: Rect(x: 100, y: 50, width: 100, height: 100))
+        card.shadowOpacity = 0.5
+        card.shadowOffset = Size(width: 0, height: 10)
+        let badge = sublayer(card, frame: Rect(x: 10, y: 10, width: 20, height: 20), background: .red)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        change { card.backgroundColor = .blue }
+        let ownChange = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        change { badge.removeFromSuperlayer() }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300) == ownChange)
+        guard case .region(let box) = ownChange else { Issue.record("\(ownChange)"); return }
+        // More than the badge (x 110…130, y 60…80): the card's shadow reaches below the card.
+        #expect(box.y + Int32(box.height) > 160)
+    }
+
     @Test func aGapLongerThanTheChangeHistoryOrANewSizeRedrawsEverything() {
         let s = scene()
         var tracker = DamageTracker()
