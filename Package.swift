@@ -271,7 +271,7 @@ let package = Package(
                 "SeedExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            exclude: ["startup.order", "startup.ld"],
+            exclude: ["startup.order", "startup.ld", "link"],
             // The device build's start-up (docs/benchmarks.md): lld packs the executable's 110,000
             // relative relocations into a few kilobytes (DT_RELR, glibc 2.36 or later), and the
             // executable's own symbols are not exported, which the dynamic loader would otherwise
@@ -281,9 +281,12 @@ let package = Package(
             // name just before it (`startup.ld`, written with it: the functions the compiler emits
             // without a symbol, local helpers defined in many files, the C start files' code), so
             // that the process maps a few megabytes of the binary instead of pages all over it.
+            // The C++ library (the Swift runtime's and TOMLKit's) is linked from its static
+            // archive: `link/libstdc++.so`, found first, says so to the linker.
             linkerSettings: [
                 .unsafeFlags(
                     ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+                     "-L\(Context.packageDirectory)/Sources/vitrine/link",
                      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/startup.order",
                      "-Xlinker", "--script=\(Context.packageDirectory)/Sources/vitrine/startup.ld",
                      "-Xlinker", "--no-warn-symbol-ordering"],

@@ -18,9 +18,9 @@ startup.order, the linker's symbol ordering file. A name defined more than once 
 (local helpers such as `objectdestroyTm`) would name every copy for the linker, including copies
 inside the standard library's or Foundation's code, which it would then move whole: those names go
 into startup.ld instead, a linker script that places the sections of that name, which only
-Vitrine's own objects have (Package.swift gives each of their functions a section of its own), just
-before `.text`, with the functions the compiler emits without a symbol (sections `.text..L*`) and
-the C start files' code.
+Vitrine's own objects have (Package.swift gives each of their functions a section of its own), at
+the start of `.text`, with the functions the compiler emits without a symbol (sections `.text..L*`)
+and the C start files' code.
 Run it after large changes; names that no longer exist are ignored by the link, and code not
 listed stays where the linker puts it, so a stale list costs memory, never correctness. SwiftPM
 does not relink for the lists alone: delete .build/release/vitrine.
@@ -92,21 +92,22 @@ def defined_more_than_once(binary):
 
 
 SCRIPT_HEAD = """/* Written by benchmarks/startup_order.py with startup.order: the code start-up and the kiosk's
-   frames run that startup.order cannot name, placed just before .text, whose start holds what
+   frames run that startup.order cannot name, placed at the start of .text, just before what
    startup.order lists (docs/benchmarks.md, "Start-up and idle memory of the device build"): the
    functions the Swift compiler emits without a symbol (outlined copies and releases, object
    destructors, key path accessors), the C start files' code, and the sections of local helpers
    whose name more than one object defines (startup.order would move every copy, some inside
-   libraries' whole code). */
+   libraries' whole code). The rest of .text follows, ordered by startup.order. The section stays
+   .text, where valgrind, which profiles start-up for these lists, looks for function names. */
 SECTIONS {
-  .text.helpers : {
+  .text : {
     *(.text..L*)
     *crt1.o(.text)
     *crtbegin*.o(.text)
 """
 
 SCRIPT_TAIL = """  }
-} INSERT BEFORE .text;
+} INSERT BEFORE .init;
 """
 
 
