@@ -281,8 +281,8 @@ let package = Package(
             // name just before it (`startup.ld`, written with it: the functions the compiler emits
             // without a symbol, local helpers defined in many files, the C start files' code), so
             // that the process maps a few megabytes of the binary instead of pages all over it.
-            // The C++ library (the Swift runtime's and TOMLKit's) is linked from its static
-            // archive: `link/libstdc++.so`, found first, says so to the linker.
+            // The C++ library (the static Swift runtime's, ICU's and TOMLKit's) is linked from its
+            // static archive: `link/libstdc++.so`, found first, says so to the linker.
             linkerSettings: [
                 .unsafeFlags(
                     ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
