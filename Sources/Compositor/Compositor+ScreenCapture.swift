@@ -135,6 +135,8 @@ final class ScreenCapture: OutputCaptureHandler {
 
     /// An output showed a new frame: the copies waiting for a change try again.
     func framePresented() {
+        // Not on an empty list: removing from the shared empty array allocates one, every frame.
+        guard !waiting.isEmpty else { return }
         waiting.removeAll { complete($0) }
     }
 

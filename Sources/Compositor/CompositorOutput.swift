@@ -84,6 +84,8 @@ final class CompositorOutput {
     var onFrameDrawn: ((RenderTree) -> Void)?
     /// Whether the last frame was a client's buffer scanned out directly (DirectScanout.swift).
     private(set) var isScanningOutDirectly = false
+    /// Whether the layers showed the top window alone when last looked at (DirectScanout.swift).
+    var scanoutLayerVerdict: ScanoutLayerVerdict?
     /// A window's buffer that the display refused to scan out at the commit (after its test took
     /// it): composed until the window shows another.
     weak var refusedScanoutBuffer: Buffer?
@@ -315,13 +317,19 @@ final class CompositorOutput {
     /// commit costs the depth of its surface, not the number of surfaces.
     func shows(_ surface: Surface) -> Bool {
         guard let node = nodeLookup(surface) else { return false }
-        let roots = Set((windows.map(\.container) + layerSurfaces.map(\.container) + layerPopups.map(\.container) + cursor.shownSurfaces.compactMap { nodeLookup($0)?.container }).map(ObjectIdentifier.init))
         var layer: Layer? = node.container
         while let current = layer, !current.isHidden {
-            if roots.contains(ObjectIdentifier(current)) { return true }
+            if isShownRoot(current) { return true }
             layer = current.superlayer
         }
         return false
+    }
+
+    /// Whether `layer` is the container of a window, layer surface, layer popup or cursor surface
+    /// of this output: asked without collecting them, since every commit asks.
+    private func isShownRoot(_ layer: Layer) -> Bool {
+        windows.contains { $0.container === layer } || layerSurfaces.contains { $0.container === layer }
+            || layerPopups.contains { $0.container === layer } || cursor.shownSurfaces.contains { nodeLookup($0)?.container === layer }
     }
 
     func scheduleFrame() {
@@ -420,12 +428,15 @@ final class CompositorOutput {
     /// leaves its callbacks for the next one that is.
     private func frameWillShow(_ tree: RenderTree, showing shown: [Surface]) {
         onSurfacesShown?(shown)
-        callbacksInFlight += shown.flatMap { $0.takeFrameCallbacks() }
-        feedbacksInFlight += shown.flatMap { surface in
+        for surface in shown {
+            callbacksInFlight.append(adopting: surface.takeFrameCallbacks())
             surface.discardSupersededPresentationFeedbacks()
-            return surface.takePresentationFeedbacks()
+            feedbacksInFlight.append(adopting: surface.takePresentationFeedbacks())
         }
-        lastShown = shown.map { WeakSurface(surface: $0) }
+        // Most frames show the surfaces the last one showed: kept as they are.
+        if !lastShown.elementsEqual(shown, by: { $0.surface === $1 }) {
+            lastShown = shown.map { WeakSurface(surface: $0) }
+        }
         lastTree = tree
     }
 
@@ -451,8 +462,9 @@ final class CompositorOutput {
     private func framePresented(_ timing: PresentationTiming) {
         lastPresentationNanoseconds = timing.nanoseconds
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
-        let callbacks = callbacksInFlight + cursor.takeCallbacks(cursorPlane: false)
+        var callbacks = callbacksInFlight
         callbacksInFlight = []
+        callbacks += cursor.takeCallbacks(cursorPlane: false)
         for callback in callbacks { callback.done(milliseconds) }
         let feedbacks = feedbacksInFlight
         feedbacksInFlight = []

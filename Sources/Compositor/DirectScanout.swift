@@ -21,20 +21,29 @@ extension CompositorOutput {
         guard backend.transform == .normal, !cursor.isMirrored,
             !cursor.drawsInFrames, let window = windows.last, let pixels = window.scanoutCandidate,
             pixels.width == backend.mode.width, pixels.height == backend.mode.height,
-            window.popups.isEmpty, window.surface.stack.count == 1
-        else { return nil }
-        // Overlays above the windows (the shell's views) hide it unless they are hidden.
-        guard rootView.subviews.allSatisfy({ $0 === windowsView || $0.isHidden || $0.layer.opacity == 0 }) else { return nil }
-        let (container, content) = (window.container, window.content)
-        let unit = Rect(x: 0, y: 0, width: 1, height: 1)
-        let layersAreWhole = [root, rootView.layer, windowsView.layer, container, content].allSatisfy {
-            !$0.isHidden && $0.opacity == 1 && $0.mask == nil && $0.filters.isEmpty
-        }
-        guard layersAreWhole, container.frame == root.bounds, content.frame == container.bounds,
-            content.transform.isIdentity, container.transform.isIdentity, content.contentsRect == unit,
-            content.isOpaque || !pixels.format.hasAlpha
+            window.popups.isEmpty, window.surface.stack.count == 1,
+            window.content.isOpaque || !pixels.format.hasAlpha, layersShowOnly(window)
         else { return nil }
         return window
+    }
+
+    /// Whether the layers show `window` whole and alone: nothing above it but hidden overlays, and
+    /// it and the layers holding it untransformed, unfaded, unmasked, unfiltered and filling the
+    /// output. Asked every frame; worked out again only once a layer changed in anything but its
+    /// contents (`Transaction.revisionExceptContents`) or another window is on top.
+    private func layersShowOnly(_ window: SurfaceNode) -> Bool {
+        let revision = Transaction.revisionExceptContents
+        if let last = scanoutLayerVerdict, last.revision == revision, last.window === window { return last.showsOnly }
+        // Overlays above the windows (the shell's views) hide it unless they are hidden.
+        let overlaysHidden = rootView.subviews.allSatisfy { $0 === windowsView || $0.isHidden || $0.layer.opacity == 0 }
+        let (container, content) = (window.container, window.content)
+        let unit = Rect(x: 0, y: 0, width: 1, height: 1)
+        func isWhole(_ layer: Layer) -> Bool { !layer.isHidden && layer.opacity == 1 && layer.mask == nil && layer.filters.isEmpty }
+        let layersAreWhole = isWhole(root) && isWhole(rootView.layer) && isWhole(windowsView.layer) && isWhole(container) && isWhole(content)
+        let showsOnly = overlaysHidden && layersAreWhole && container.frame == root.bounds && content.frame == container.bounds
+            && content.transform.isIdentity && container.transform.isIdentity && content.contentsRect == unit
+        scanoutLayerVerdict = ScanoutLayerVerdict(revision: revision, window: window, showsOnly: showsOnly)
+        return showsOnly
     }
 
     /// The frame `tree` is when the top window's buffer can be shown as it is: the state that
@@ -52,6 +61,13 @@ extension CompositorOutput {
         }
         return state
     }
+}
+
+/// What `layersShowOnly` found, for the layers as they were at `revision`.
+struct ScanoutLayerVerdict {
+    let revision: UInt64
+    weak var window: SurfaceNode?
+    let showsOnly: Bool
 }
 
 /// A client's buffer as a display shows it: opaque (an alpha format read as its X twin, the

@@ -295,11 +295,14 @@ final class SurfaceNode {
 
     /// Orders the container's sublayers as the surface's committed stack says.
     func restack(node: (Surface) -> SurfaceNode?) {
-        let ordered = surface.stack.compactMap { member -> Layer? in
-            member === surface ? content : node(member)?.container
-        } + popups.map(\.container)
-        if container.sublayers.map(ObjectIdentifier.init) != ordered.map(ObjectIdentifier.init) {
-            container.sublayers = ordered
-        }
+        func layer(of member: Surface) -> Layer? { member === surface ? content : node(member)?.container }
+        // Compared in place, without building the order: most commits keep it.
+        var existing = container.sublayers.makeIterator()
+        var unchanged = true
+        func follows(_ layer: Layer) { if unchanged, existing.next() !== layer { unchanged = false } }
+        for member in surface.stack { if let layer = layer(of: member) { follows(layer) } }
+        for popup in popups { follows(popup.container) }
+        guard !unchanged || existing.next() != nil else { return }
+        container.sublayers = surface.stack.compactMap(layer(of:)) + popups.map(\.container)
     }
 }

@@ -91,7 +91,10 @@ open class Layer {
 
     /// Sets one model value and performs what a change of it implies: the layer joins the current
     /// transaction's changes, and bounds, transform and contents changes schedule layout or display.
-    /// Setting the value a property already has changes nothing, as in Core Animation.
+    /// Setting the value a property already has changes nothing, as in Core Animation. Inlined
+    /// into each setter, so that the key path is a constant the optimizer resolves: called, it is
+    /// projected at run time on every set, unchanged values included.
+    @inline(__always)
     final func setProperty<T: Equatable>(_ keyPath: WritableKeyPath<LayerProperties, T>, _ value: T, key: String) {
         let old = properties[keyPath: keyPath]
         guard old != value else { return }

@@ -3,15 +3,18 @@
 /// wants to hear (releasing it, or `cancel()`, stops it), so that no party can take another's
 /// place or stop it listening. Listeners are called in the order they started listening. Used on
 /// one thread (the compositor's).
+///
+/// Inlinable, so that each module emits it specialized for its values: unspecialized, every emit
+/// looked its listener tuples' type metadata up at run time (a presented frame emits twice).
 public final class Signal<Value> {
-    private var listeners: [(id: Int, callback: (Value) -> Void)] = []
-    private var lastID = 0
+    @usableFromInline var listeners: [(id: Int, callback: (Value) -> Void)] = []
+    @usableFromInline var lastID = 0
 
-    public init() {}
+    @inlinable public init() {}
 
     /// Calls `callback` with every value emitted from now on, until the listener is cancelled or
     /// released.
-    public func listen(_ callback: @escaping (Value) -> Void) -> SignalListener {
+    @inlinable public func listen(_ callback: @escaping (Value) -> Void) -> SignalListener {
         lastID += 1
         let id = lastID
         listeners.append((id, callback))
@@ -20,7 +23,7 @@ public final class Signal<Value> {
 
     /// Calls every listener with `value`. A listener that an earlier one cancels meanwhile is not
     /// called; one that starts listening meanwhile hears from the next value on.
-    public func emit(_ value: Value) {
+    @inlinable public func emit(_ value: Value) {
         for listener in listeners where listeners.contains(where: { $0.id == listener.id }) {
             listener.callback(value)
         }
@@ -28,7 +31,7 @@ public final class Signal<Value> {
 }
 
 extension Signal where Value == Void {
-    public func emit() {
+    @inlinable public func emit() {
         emit(())
     }
 }
@@ -38,7 +41,7 @@ extension Signal where Value == Void {
 public final class SignalListener {
     private var remove: (() -> Void)?
 
-    init(remove: @escaping () -> Void) {
+    @usableFromInline init(remove: @escaping () -> Void) {
         self.remove = remove
     }
 

@@ -65,7 +65,8 @@ public final class EventDispatcher {
         for recognizer in involved where !recognizer.state.isFinal {
             recognizer.advance(to: time)
         }
-        involved.removeAll { $0.state.isFinal && $0.touchIDs.isEmpty }
+        // Not on an empty list: removing from the shared empty array allocates one, every loop turn.
+        if !involved.isEmpty { involved.removeAll { $0.state.isFinal && $0.touchIDs.isEmpty } }
     }
 
     // MARK: - Pointer

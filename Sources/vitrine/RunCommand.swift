@@ -348,6 +348,8 @@ struct Run: ParsableCommand {
         var startFailure: Error?
         // How the app ended, when it did before Vitrine stopped.
         var appExit: ProcessExit?
+        // Read once: the loop asks every turn, and an option's value is looked up each time it is read.
+        let screenshot = self.screenshot, keepRunning = self.keepRunning
         try compositor.run {
             if interrupted { return true }
             if session == nil {
@@ -395,10 +397,12 @@ struct Run: ParsableCommand {
         } nextDeadline: {
             let screenshotPending = screenshot != nil && !screenshotTaken
             let exitPolled = process != nil && appExit == nil && processExitWakeup == nil
-            return [
-                session?.nextDeadline, session == nil ? waitingForDisplay.nextExtension : nil, screenshotPending ? screenshotDue : nil,
-                exitPolled ? monotonicNanoseconds() + KioskSession.exitPollingInterval : nil,
-            ].compactMap { $0 }.min()
+            // The earliest of them, without building an array each turn.
+            var deadline = session == nil ? waitingForDisplay.nextExtension : session?.nextDeadline
+            func include(_ candidate: UInt64) { deadline = min(deadline ?? candidate, candidate) }
+            if screenshotPending { include(screenshotDue) }
+            if exitPolled { include(monotonicNanoseconds() + KioskSession.exitPollingInterval) }
+            return deadline
         }
         if let startFailure { throw startFailure }
         if let appExit { throw ExitCode(appExit.shellStatus) }

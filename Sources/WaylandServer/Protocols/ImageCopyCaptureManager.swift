@@ -35,6 +35,8 @@ public final class ImageCopyCaptureManagerGlobal {
 
     /// The pointer cursor may have moved, changed or left: cursor sessions tell their clients.
     public func cursorMayHaveChanged() {
+        // Not on an empty list: removing from the shared empty array allocates one, every loop turn.
+        guard !cursorSessions.isEmpty else { return }
         cursorSessions.removeAll { $0.session?.isAlive != true }
         for entry in cursorSessions { entry.session?.update() }
     }

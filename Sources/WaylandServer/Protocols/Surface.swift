@@ -209,7 +209,7 @@ public final class Surface: Resource, RequestHandler {
     /// the surface was presented.
     public func takeFrameCallbacks() -> [Callback] {
         defer { frameCallbacks = [] }
-        return frameCallbacks.filter(\.isAlive)
+        return frameCallbacks.allSatisfy(\.isAlive) ? frameCallbacks : frameCallbacks.filter(\.isAlive)
     }
 
     /// Whether commits applied so far asked for frame callbacks that were not fired yet.
@@ -311,9 +311,20 @@ public final class Surface: Resource, RequestHandler {
             client.postNoMemory()
             return
         }
-        waitingCommits.append(pending)
-        pending = PendingSurfaceState()
+        var requests = PendingSurfaceState()
+        swap(&requests, &pending)
+        // The common commit waits for nothing: settled at once, without a trip through the queue.
+        if waitingCommits.isEmpty, writeWatch == nil, !waitsForWrite(requests) {
+            settle(requests)
+            return
+        }
+        waitingCommits.append(requests)
         if writeWatch == nil { settleFinishedCommits() }
+    }
+
+    /// Whether `requests` attach a buffer that is still being written.
+    private func waitsForWrite(_ requests: PendingSurfaceState) -> Bool {
+        requests.attached && requests.buffer?.unfinishedWrite != nil
     }
 
     /// Settles waiting commits in order until one's buffer is still being written, and watches
@@ -378,8 +389,10 @@ public final class Surface: Resource, RequestHandler {
             state.viewportDestination = requests.viewportDestination
         }
         current = state
-        frameCallbacks += requests.frameCallbacks
-        stack = pendingStack.filter { $0 === self || $0.subsurface?.parent === self }
+        frameCallbacks.append(adopting: requests.frameCallbacks)
+        // Shared, not copied, when every member still belongs (a surface without subsurfaces).
+        let belongs = { (member: Surface) in member === self || member.subsurface?.parent === self }
+        stack = pendingStack.allSatisfy(belongs) ? pendingStack : pendingStack.filter(belongs)
         for child in stack where child !== self {
             child.subsurface?.applyPendingPosition()
             if let sub = child.subsurface, sub.isEffectivelySynchronized, let cached = sub.takeCache() {

@@ -1,0 +1,12 @@
+extension Array {
+    /// Appends `other`, taking its storage instead when this array is empty: the lists handed
+    /// along once a frame (frame callbacks, presentation feedback) are then never copied, where
+    /// appending to an empty array allocates a new one.
+    public mutating func append(adopting other: [Element]) {
+        if isEmpty {
+            self = other
+        } else if !other.isEmpty {
+            append(contentsOf: other)
+        }
+    }
+}
