@@ -1,4 +1,5 @@
 import Graphics
+import Logging
 import WaylandServer
 
 /// The seat's requests that change what is drawn (client cursors and drag icons) and its
@@ -27,5 +28,9 @@ extension Compositor: SeatHandler {
 
     public func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {
         selectionChanged.emit(kind)
+    }
+
+    public func keymapUnavailable(_ seat: SeatGlobal, error: KeymapError) {
+        logger.error("\(error): keyboards get no keymap")
     }
 }

@@ -148,7 +148,7 @@ public final class Compositor: SurfaceObserver {
         compositorGlobal = CompositorGlobal(display: display)
         subcompositorGlobal = SubcompositorGlobal(display: display)
         shell = XdgShellGlobal(display: display, offeringVersionWithoutCapabilities: true)
-        seat = try SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch], keymapLayout: "us")
+        seat = SeatGlobal(display: display, name: "seat0", capabilities: [.pointer, .keyboard, .touch], keymapLayout: "us")
         let otherGlobals: [AnyObject] = [
             DataDeviceManagerGlobal(display: display),
             PrimarySelectionDeviceManagerGlobal(display: display),

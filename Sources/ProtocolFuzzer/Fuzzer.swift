@@ -282,10 +282,12 @@ private struct FuzzRun {
         return report
     }
 
-    /// Descriptors with no client connected, after one round trip has shown the compositor serving
+    /// Descriptors with no client connected, after one round trip has shown the compositor serving,
+    /// one wl_keyboard has made what keyboards keep (the seat's keymap file, compiled for the first)
     /// and one capture has made what captures keep for the next (an event loop's descriptors).
     private mutating func takeBaseline() {
         _ = roundTrip(limit: 60)
+        makeKeyboard(limit: 60)
         // Refused until the output has shown its first frame: asked again until answered.
         let deadline = monotonicSeconds() + 60
         while monotonicSeconds() < deadline,
@@ -404,6 +406,47 @@ private struct FuzzRun {
             if probeAnswered(socket) { return monotonicSeconds() - started }
         }
         return nil
+    }
+
+    /// A client that binds the first wl_seat, makes a wl_keyboard of it and waits for the answer
+    /// to a sync that follows, then leaves.
+    private mutating func makeKeyboard(limit: Double) {
+        guard let global = model["wl_registry"]?.events.first(where: { $0.name == "global" }),
+              let socket = try? WaylandSocket(path: compositor.socketPath) else { return }
+        report.connections += 1
+        defer { socket.close() }
+        // New ids in the order they are made, as libwayland requires.
+        let registry: UInt32 = 2, announced: UInt32 = 3, seat: UInt32 = 4, keyboard: UInt32 = 5, answered: UInt32 = 6
+        socket.enqueue(WireMessage(objectID: 1, opcode: 1, arguments: [.newID(registry)]).encoded().bytes)
+        socket.enqueue(WireMessage(objectID: 1, opcode: 0, arguments: [.newID(announced)]).encoded().bytes)
+        _ = socket.flush()
+        var framer = MessageFramer()
+        var seatName: UInt32?
+        var waitingFor = announced
+        let started = monotonicSeconds()
+        while monotonicSeconds() - started < limit, compositor.checkExit() == nil {
+            var polled = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+            poll(&polled, 1, 50)
+            while case .bytes(let bytes) = socket.receive() { framer.append(bytes) }
+            while let message = try? framer.next() {
+                if message.objectID == registry, message.opcode == 0,
+                   let values = try? WireMessage.decodeArguments(message.body, as: global),
+                   case .uint(let name) = values[0], case .string(let interface?) = values[1],
+                   String(decoding: interface, as: UTF8.self) == "wl_seat", seatName == nil {
+                    seatName = name
+                }
+                guard message.objectID == waitingFor else { continue }
+                // The globals come before the first sync's answer; the second answer ends it.
+                guard waitingFor == announced, let seatName else { return }
+                // wl_registry.bind, wl_seat.get_keyboard, then wl_display.sync.
+                socket.enqueue(WireMessage(objectID: registry, opcode: 0, arguments: [
+                    .uint(seatName), .untypedNewID(interface: "wl_seat", version: 1, id: seat)]).encoded().bytes)
+                socket.enqueue(WireMessage(objectID: seat, opcode: 1, arguments: [.newID(keyboard)]).encoded().bytes)
+                socket.enqueue(WireMessage(objectID: 1, opcode: 0, arguments: [.newID(answered)]).encoded().bytes)
+                _ = socket.flush()
+                waitingFor = answered
+            }
+        }
     }
 
     private mutating func sample() {

@@ -3,7 +3,7 @@ import Testing
 import WaylandServer
 import WaylandTestClient
 
-/// The core harness plus a seat ("seat0", every capability, keymap "us") and
+/// The core harness plus a seat ("seat0", every capability, keymap "us", compiled when first needed) and
 /// wl_data_device_manager, recording what the seat asks of the compositor.
 final class SeatHarness: SeatHandler {
     let base: Harness
@@ -13,11 +13,12 @@ final class SeatHarness: SeatHandler {
     private(set) var dragLog: [String] = []
     /// How often the clipboard changed.
     private(set) var selectionChanges = 0
+    /// What the seat reported of its keymap not compiling.
+    private(set) var keymapErrors: [KeymapError] = []
 
-    init(capabilities: SeatCapabilities = [.pointer, .keyboard, .touch]) throws {
+    init(capabilities: SeatCapabilities = [.pointer, .keyboard, .touch], keymapLayout: String = "us") throws {
         base = try Harness()
-        seat = try SeatGlobal(display: base.display, name: "seat0", capabilities: capabilities)
-        try seat.setKeymap(layout: "us")
+        seat = SeatGlobal(display: base.display, name: "seat0", capabilities: capabilities, keymapLayout: keymapLayout)
         dataDeviceManager = DataDeviceManagerGlobal(display: base.display)
         seat.handler = self
         try base.client.roundtrip()
@@ -98,6 +99,10 @@ final class SeatHarness: SeatHandler {
 
     func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {
         if kind == .clipboard { selectionChanges += 1 }
+    }
+
+    func keymapUnavailable(_ seat: SeatGlobal, error: KeymapError) {
+        keymapErrors.append(error)
     }
 }
 

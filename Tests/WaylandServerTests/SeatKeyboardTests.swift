@@ -45,6 +45,39 @@ import WaylandTestClient
         #expect(harness.seat.keysyms(forKey: keyA) == [Keysym(named: "a")])
     }
 
+    /// Gives a new surface of the harness's client keyboard focus, then forgets `keyboard`'s events.
+    private func focusNewSurface(_ harness: SeatHarness, keyboard: WlKeyboardProxy) throws {
+        let (_, surface) = try harness.makeSurface(harness.client)
+        harness.seat.keyboardEnter(surface)
+        try harness.client.roundtrip()
+        keyboard.clearEvents()
+    }
+
+    @Test func aSeatLayoutThatDoesNotCompileGivesKeyboardsNoKeymapAndIsReportedOnce() throws {
+        // The seat compiles its keymap when a keyboard first needs it, so making it succeeds.
+        let harness = try SeatHarness(keymapLayout: "no-such-layout")
+        #expect(harness.keymapErrors.isEmpty)
+        let keyboard = try harness.keyboard(harness.client)
+        let second = try harness.keyboard(harness.client)
+        for proxy in [keyboard, second] {
+            guard case .keymap(let format, _, let size) = proxy.events.first else {
+                Issue.record("expected a keymap event first, got \(proxy.events.map(\.name))")
+                continue
+            }
+            #expect(format == .noKeymap && size == 0)
+        }
+        #expect(harness.keymapErrors == [.unknownNames(rules: nil, model: nil, layout: "no-such-layout", variant: nil, options: nil)])
+        try focusNewSurface(harness, keyboard: keyboard)
+        let serial = harness.seat.keyboardKey(time: 3, key: leftShift, pressed: true)
+        try harness.client.roundtrip()
+        #expect(keyboard.events == [.key(serial: serial, time: 3, key: leftShift, state: .pressed)])
+        #expect(harness.seat.keysyms(forKey: keyA).isEmpty)
+        #expect(harness.keymapErrors.count == 1)
+        try harness.seat.setKeymap(layout: "us")
+        try harness.client.roundtrip()
+        #expect(symbols(of: "AD06", in: try keymapText(keyboard)).first == "y")
+    }
+
     @Test func enterSendsThePressedKeysThenTheModifiers() throws {
         let harness = try SeatHarness()
         let keyboard = try harness.keyboard(harness.client)
@@ -65,10 +98,7 @@ import WaylandTestClient
     @Test func shiftIsDepressedAfterItsKeyGoesDownAndChangesTheKeysyms() throws {
         let harness = try SeatHarness()
         let keyboard = try harness.keyboard(harness.client)
-        let (_, surface) = try harness.makeSurface(harness.client)
-        harness.seat.keyboardEnter(surface)
-        try harness.client.roundtrip()
-        keyboard.clearEvents()
+        try focusNewSurface(harness, keyboard: keyboard)
         let shift = harness.seat.keyboardKey(time: 7, key: leftShift, pressed: true)
         try harness.client.roundtrip()
 

@@ -363,7 +363,7 @@ private extension ZwpTextInputV3Proxy {
         let log = InputMethodLog()
         let manager = TextInputManagerGlobal(display: base.display)
         manager.handler = log
-        var seat: SeatGlobal? = try SeatGlobal(display: base.display, name: "seat1", capabilities: [.keyboard])
+        var seat: SeatGlobal? = SeatGlobal(display: base.display, name: "seat1", capabilities: [.keyboard])
         try base.client.roundtrip()
         let seatProxy = try base.client.bind(WlSeatProxy.self, version: 8)
         let input = try base.client.bind(ZwpTextInputManagerV3Proxy.self, version: 1)

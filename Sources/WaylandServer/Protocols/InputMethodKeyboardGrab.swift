@@ -12,7 +12,7 @@ extension SeatGlobal {
     /// `grab` starts: it gets the seat's keymap, key repeat and modifiers; physical keys follow.
     func startKeyboardGrab(_ grab: InputMethodKeyboardGrab) {
         grab.isGrabbing = true
-        if let keymap = keyboard.seatKeymap { grab.sendKeymap(keymap) }
+        if let keymap = compiledSeatKeymap() { grab.sendKeymap(keymap) }
         grab.send(.repeatInfo(rate: keyboard.repeatRate, delay: keyboard.repeatDelay))
         grab.sendModifiers(serial: display.nextSerial(), keyboard.modifiers)
     }

@@ -7,8 +7,9 @@ struct KeyboardState {
     /// Keys down, in the order they went down (evdev codes).
     var keys: [UInt32] = []
     /// The seat's own keymap, the physical keyboards'.
-    var seatKeymap: Keymap?
-    /// The keymap clients were sent last: the seat's, or a virtual keyboard's while it types.
+    var seatKeymap: SeatKeymap
+    /// The keymap clients were sent last: the seat's, or a virtual keyboard's while it types; nil
+    /// until one of them is needed.
     var keymap: Keymap?
     var state: KeyState?
     /// The modifiers as last computed (and sent to the focus).
@@ -16,10 +17,24 @@ struct KeyboardState {
     var repeatRate: Int32 = 25
     var repeatDelay: Int32 = 600
 
-    init(keymap: Keymap?) {
-        seatKeymap = keymap
-        self.keymap = keymap
-        state = keymap.flatMap { KeyState(keymap: $0) }
+    init(layout: String?) {
+        seatKeymap = .uncompiled(layout: layout)
+    }
+}
+
+/// The seat's keymap is compiled when something first needs it (a wl_keyboard, a physical key, an
+/// input method's grab, a shortcut's keysyms), not when the seat is made: xkbcommon takes longer
+/// for it than the rest of the compositor's start-up, and a kiosk whose app binds no keyboard
+/// may never need it.
+enum SeatKeymap {
+    case uncompiled(layout: String?)
+    case compiled(Keymap)
+    /// Compiling it failed (the handler was told): keyboards get no_keymap.
+    case unavailable
+
+    var compiled: Keymap? {
+        guard case .compiled(let keymap) = self else { return nil }
+        return keymap
     }
 }
 
@@ -29,8 +44,35 @@ extension SeatGlobal {
     public func setKeymap(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil,
                           options: String? = nil) throws(KeymapError) {
         let keymap = try Keymap(rules: rules, model: model, layout: layout, variant: variant, options: options)
-        keyboard.seatKeymap = keymap
+        keyboard.seatKeymap = .compiled(keymap)
         activate(keymap)
+    }
+
+    /// The seat's keymap, compiled now when nothing needed it before; it becomes the one keys
+    /// are interpreted with when none is yet. Nil when it does not compile.
+    func compiledSeatKeymap() -> Keymap? {
+        switch keyboard.seatKeymap {
+        case .compiled(let keymap):
+            return keymap
+        case .unavailable:
+            return nil
+        case .uncompiled(let layout):
+            let keymap: Keymap
+            do {
+                keymap = try Keymap(layout: layout)
+            } catch {
+                keyboard.seatKeymap = .unavailable
+                handler?.keymapUnavailable(self, error: error)
+                return nil
+            }
+            keyboard.seatKeymap = .compiled(keymap)
+            if keyboard.keymap == nil {
+                // No keyboard was sent a keymap yet and no key went down: the state a seat starts with.
+                keyboard.keymap = keymap
+                keyboard.state = KeyState(keymap: keymap)
+            }
+            return keymap
+        }
     }
 
     /// Makes `keymap` the one keys are interpreted with and sends it to every keyboard, unless it
@@ -41,7 +83,7 @@ extension SeatGlobal {
         keyboard.state = KeyState(keymap: keymap)
         for key in keyboard.keys { keyboard.state?.update(key: key, pressed: true) }
         for resource in allKeyboards() { resource.sendKeymap(keymap) }
-        if keymap === keyboard.seatKeymap { activeKeyboardGrab?.sendKeymap(keymap) }
+        if keymap === keyboard.seatKeymap.compiled { activeKeyboardGrab?.sendKeymap(keymap) }
         updateModifiers()
     }
 
@@ -69,14 +111,16 @@ extension SeatGlobal {
     /// The modifier state after the keys reported so far.
     public var keyboardModifiers: KeyboardModifiers { keyboard.modifiers }
 
-    /// Whether `modifier` is in effect (depressed, latched or locked), for shortcuts.
+    /// Whether `modifier` is in effect (depressed, latched or locked), for shortcuts. None is
+    /// before a keymap is in use: no key went down.
     public func isModifierActive(_ modifier: KeyboardModifier) -> Bool {
         keyboard.state?.isActive(modifier) ?? false
     }
 
     /// The keysyms evdev `key` produces with the current modifiers, for shortcuts.
     public func keysyms(forKey key: UInt32) -> [Keysym] {
-        keyboard.state?.keysyms(forKey: key) ?? []
+        if keyboard.keymap == nil { _ = compiledSeatKeymap() }
+        return keyboard.state?.keysyms(forKey: key) ?? []
     }
 
     /// Moves keyboard focus to `surface`: leave to the previous focus; the selections to the new
@@ -113,7 +157,7 @@ extension SeatGlobal {
     /// input method's keyboard grab while there is one, else to the keyboard focus.
     @discardableResult
     public func keyboardKey(time: UInt32, key: UInt32, pressed: Bool) -> UInt32 {
-        if let seatKeymap = keyboard.seatKeymap { activate(seatKeymap) }
+        if let seatKeymap = compiledSeatKeymap() { activate(seatKeymap) }
         return deliverKey(time: time, key: key, pressed: pressed, to: activeKeyboardGrab)
     }
 
@@ -160,6 +204,7 @@ extension SeatGlobal {
     func added(_ resource: KeyboardResource) {
         let target = seatClient(for: resource.client)
         target.keyboards.append(resource)
+        if keyboard.keymap == nil { _ = compiledSeatKeymap() }
         resource.sendKeymap(keyboard.keymap)
         resource.sendRepeatInfo(rate: keyboard.repeatRate, delay: keyboard.repeatDelay)
         guard let focus = keyboardFocus, focus.client === resource.client else { return }

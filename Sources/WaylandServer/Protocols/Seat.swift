@@ -22,6 +22,9 @@ public protocol SeatHandler: AnyObject {
     func dragEnded(_ seat: SeatGlobal)
     /// The `kind` selection changed; `seat.selectionMimeTypes(kind)` describes the new one.
     func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind)
+    /// The seat's keymap, compiled when first needed, did not compile: its keyboards get
+    /// no_keymap until `setKeymap` gives it one.
+    func keymapUnavailable(_ seat: SeatGlobal, error: KeymapError)
 }
 
 extension SeatHandler {
@@ -29,6 +32,7 @@ extension SeatHandler {
     public func dragStarted(_ seat: SeatGlobal, icon: Surface?) {}
     public func dragEnded(_ seat: SeatGlobal) {}
     public func selectionChanged(_ seat: SeatGlobal, kind: SelectionKind) {}
+    public func keymapUnavailable(_ seat: SeatGlobal, error: KeymapError) {}
 }
 
 /// A wl_seat global (version 9: scrolls say their physical direction): one group of input devices
@@ -65,16 +69,15 @@ public final class SeatGlobal {
         }
     }
 
-    /// Creates the seat with the keymap of `keymapLayout` (nil: xkbcommon's default layout);
-    /// `setKeymap` replaces it.
-    public init(
-        display: Display, name: String, capabilities: SeatCapabilities = [], keymapLayout: String? = nil
-    ) throws(KeymapError) {
+    /// Creates the seat with the keymap of `keymapLayout` (nil: xkbcommon's default layout),
+    /// compiled when first needed (the handler hears when it does not compile); `setKeymap`
+    /// replaces it.
+    public init(display: Display, name: String, capabilities: SeatCapabilities = [], keymapLayout: String? = nil) {
         self.display = display
         self.name = name
         self.capabilities = capabilities
         advertised = capabilities
-        keyboard = KeyboardState(keymap: try Keymap(layout: keymapLayout))
+        keyboard = KeyboardState(layout: keymapLayout)
         global = Global(display: display, interface: SeatResource.interface, version: 9) { [weak self] client, version, id in
             let resource = SeatResource(client: client, version: version, id: id, seat: self)
             guard let self else { return }
