@@ -473,7 +473,7 @@ struct Run: ParsableCommand {
 
     /// Clients need XDG_RUNTIME_DIR; on a bare machine (CI, a root shell) make a private one.
     private func ensureRuntimeDirectory() throws {
-        if let existing = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !existing.isEmpty { return }
+        if let existing = environmentValue("XDG_RUNTIME_DIR"), !existing.isEmpty { return }
         let path = "/tmp/vitrine-runtime-\(getuid())"
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw ValidationError("\(SystemCallError.current("creating XDG_RUNTIME_DIR", path: path))")
@@ -541,5 +541,13 @@ extension Run {
     }
 }
 
-extension RendererSelection: ExpressibleByArgument {}
-extension WindowFit: ExpressibleByArgument {}
+// The values each takes are its raw values, as the argument parser's default would list them; its
+// default builds them through a generic key path, which the runtime instantiates on every start
+// (2 million instructions for the two).
+extension RendererSelection: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}
+
+extension WindowFit: ExpressibleByArgument {
+    public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
+}
