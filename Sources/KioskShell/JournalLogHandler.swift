@@ -59,7 +59,7 @@ public struct JournalLogHandler: LogHandler {
     /// "device:inode" for a service's standard output and error (systemd.exec(5)); a redirected or
     /// inherited descriptor does not match.
     public static func isJournalStream(
-        _ fileDescriptor: FileDescriptor = .standardError, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ fileDescriptor: FileDescriptor = .standardError, environment: [String: String] = environmentValues(["JOURNAL_STREAM"])
     ) -> Bool {
         guard let stream = environment["JOURNAL_STREAM"] else { return false }
         var status = stat()

@@ -72,7 +72,7 @@ public final class KioskSession {
         // The keyboard goes directly above the windows, so the overlay covers it whatever the order.
         let usesBuiltIn = onScreenKeyboard.isEnabled && onScreenKeyboard.keyboard == .builtIn
         self.onScreenKeyboard = usesBuiltIn ? OnScreenKeyboardController(compositor: compositor, settings: onScreenKeyboard) : nil
-        let runtime = runtimeDirectory ?? ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+        let runtime = runtimeDirectory ?? environmentValue("XDG_RUNTIME_DIR") ?? ""
         externalKeyboard = onScreenKeyboard.isEnabled && onScreenKeyboard.keyboard == .external
             ? ExternalKeyboard(command: onScreenKeyboard.externalCommand,
                                environment: ["WAYLAND_DISPLAY": socketName, "XDG_RUNTIME_DIR": runtime],

@@ -47,7 +47,7 @@ public final class SystemdNotifier: Sendable {
     public var isEnabled: Bool { socket != nil }
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from `environment`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) {
+    public init(environment: [String: String] = environmentValues(SystemdNotifier.environmentVariables)) throws(Failure) {
         watchdogInterval = try Self.watchdogInterval(in: environment)
 
         guard let name = environment["NOTIFY_SOCKET"], !name.isEmpty else {

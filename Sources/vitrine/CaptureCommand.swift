@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlSocket
 import Foundation
 import Glibc
+import SystemCalls
 
 /// Where a running Vitrine's control socket is: `--socket`, or the default beside `--display`.
 struct ControlSocketOptions: ParsableArguments {
@@ -41,7 +42,7 @@ struct ControlSocketOptions: ParsableArguments {
 
 /// XDG_RUNTIME_DIR, or the private folder `vitrine run` makes under /tmp when it is unset.
 var runtimeDirectory: String {
-    if let value = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !value.isEmpty { return value }
+    if let value = environmentValue("XDG_RUNTIME_DIR"), !value.isEmpty { return value }
     return "/tmp/vitrine-runtime-\(getuid())"
 }
 
