@@ -53,34 +53,43 @@ package enum WireArgument {
     ) -> Result {
         var storage: [UnsafeMutableRawPointer] = []
         defer { storage.forEach { $0.deallocate() } }
-        var values = arguments.map { argument -> wl_argument in
-            var value = wl_argument()
-            switch argument {
-            case .int(let number): value.i = number
-            case .uint(let number): value.u = number
-            case .fixed(let number): value.f = wl_fixed_from_double(number)
-            case .string(let text):
-                if let text {
-                    let bytes = Array(text.utf8CString)
-                    let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
-                    bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-                    storage.append(copy)
-                    value.s = UnsafePointer(copy.assumingMemoryBound(to: CChar.self))
-                }
-            case .object(let object): value.o = object
-            case .newID: value.n = 0
-            case .array(let bytes):
-                let array = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<wl_array>.size + max(1, bytes.count), alignment: 16)
-                storage.append(array)
-                let data = array + MemoryLayout<wl_array>.size
-                bytes.withUnsafeBytes { if let base = $0.baseAddress { data.copyMemory(from: base, byteCount: bytes.count) } }
-                let header = array.assumingMemoryBound(to: wl_array.self)
-                header.initialize(to: wl_array(size: bytes.count, alloc: bytes.count, data: data))
-                value.a = header
-            case .fileDescriptor(let descriptor): value.h = descriptor
+        // On the stack: every event sent lays its arguments out here.
+        return withUnsafeTemporaryAllocation(of: wl_argument.self, capacity: max(1, arguments.count)) { values in
+            for (index, argument) in arguments.enumerated() {
+                values.initializeElement(at: index, to: wireValue(argument, keepingIn: &storage))
             }
-            return value
+            return body(values.baseAddress)
         }
-        return values.withUnsafeMutableBufferPointer { body($0.baseAddress) }
+    }
+
+    /// `argument` as libwayland reads it; a string's or an array's bytes are copied into memory
+    /// added to `storage`, which the caller frees once the message is sent.
+    private static func wireValue(_ argument: WireArgument, keepingIn storage: inout [UnsafeMutableRawPointer]) -> wl_argument {
+        var value = wl_argument()
+        switch argument {
+        case .int(let number): value.i = number
+        case .uint(let number): value.u = number
+        case .fixed(let number): value.f = wl_fixed_from_double(number)
+        case .string(let text):
+            if let text {
+                let bytes = Array(text.utf8CString)
+                let copy = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 1)
+                bytes.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+                storage.append(copy)
+                value.s = UnsafePointer(copy.assumingMemoryBound(to: CChar.self))
+            }
+        case .object(let object): value.o = object
+        case .newID: value.n = 0
+        case .array(let bytes):
+            let array = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<wl_array>.size + max(1, bytes.count), alignment: 16)
+            storage.append(array)
+            let data = array + MemoryLayout<wl_array>.size
+            bytes.withUnsafeBytes { if let base = $0.baseAddress { data.copyMemory(from: base, byteCount: bytes.count) } }
+            let header = array.assumingMemoryBound(to: wl_array.self)
+            header.initialize(to: wl_array(size: bytes.count, alloc: bytes.count, data: data))
+            value.a = header
+        case .fileDescriptor(let descriptor): value.h = descriptor
+        }
+        return value
     }
 }
