@@ -112,10 +112,12 @@ import WaylandTestClient
 
     /// A client that destroys the shown buffer (its pool is already gone) leaves the frame on
     /// screen: the output keeps the pool mapped, so a capture still holds the client's exact
-    /// pixels, until the frame that replaces it unmaps it.
+    /// pixels, also after a frame drawn for another reason shows the buffer again, until the
+    /// frame of the client's next buffer unmaps it.
     @Test(arguments: [RendererKind.vulkan, .cpu])
     func aShownBufferItsClientDestroyedIsCapturedUntilTheNextFrameUnmapsIt(renderer: RendererKind) throws {
         let (session, client, surface, buffer) = try fullscreenWindow(renderer: renderer)
+        let output = session.compositor.outputs[0]
         #expect(try runUntilScannedOut(session))
         var file = stat()
         #expect(fstat(buffer.file, &file) == 0)
@@ -126,6 +128,11 @@ import WaylandTestClient
         try client.client.roundtrip()
         #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 0)
         #expect(mappings() == 2)
+        output.scheduleFrame()
+        #expect(try session.runFrames(1))
+        #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 0)
+        #expect(mappings() == 2)
+        #expect(output.isScanningOutDirectly)
 
         let second = try MappedBuffer(client, width: 640, height: 480)
         second.memory.initializeMemory(as: UInt32.self, repeating: 0xFF00_00FF, count: 640 * 480)

@@ -21,6 +21,8 @@ public final class Buffer: EventSender {
     public let storage: Storage
     public private(set) var isAlive = true
     private var destruction: ResourceDestructionListener?
+    /// The memory `keepingShmMemory` returned, while a display keeps it.
+    private weak var keptShmMemory: ShmMemory?
     // Weak: the display's own teardown destroys the last buffers.
     private weak var display: Display?
 
@@ -80,10 +82,15 @@ public final class Buffer: EventSender {
     }
 
     /// Keeps a shm buffer's memory mapped for as long as the result lives (a display showing
-    /// it); nil for other storage or a destroyed buffer.
+    /// it); nil for other storage, or for a destroyed buffer whose memory nothing keeps. While
+    /// one result lives the same one is returned, even once the client destroyed the buffer, so
+    /// that a later frame showing the buffer again still reads its pixels.
     public func keepingShmMemory() -> ShmMemory? {
+        if let keptShmMemory { return keptShmMemory }
         guard let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) else { return nil }
-        return ShmMemory(buffer: self, pool: pool, contents: contents)
+        let memory = ShmMemory(buffer: self, pool: pool, contents: contents)
+        keptShmMemory = memory
+        return memory
     }
 
     /// A live shm buffer's libwayland object and where its rows lie.
