@@ -89,6 +89,9 @@ public final class FrameScheduler {
         }
         switch phase {
         case .idle:
+            // This frame is also the one asked for while the last was drawn: a presentation's
+            // listener may ask before `finish()` looks, and a wish left set would draw one more.
+            wantsAnotherFrame = false
             let now = monotonicNanoseconds()
             if let latest = latestRefresh?() {
                 clock = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: period)

@@ -91,6 +91,31 @@ import Testing
         #expect(requests[2].sequence >= requests[1].sequence + 3)
     }
 
+    /// A frame asked for while one is drawn, and again by a listener of that one's presentation
+    /// (as the compositor asks when its tree changed meanwhile), is one frame, not two.
+    @Test func aFrameAskedForWhileDrawnAndAgainAtItsPresentationIsDrawnOnce() throws {
+        let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+        let output = backend.headlessOutput(0)
+        var frames = 0
+        output.frameScheduler.onFrame = { _ in
+            frames += 1
+            if frames == 1 { output.scheduleFrame() }
+            _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
+        }
+        var presentations = 0
+        let presented = output.presented.listen { _ in
+            presentations += 1
+            if presentations == 1 { output.scheduleFrame() }
+        }
+        defer { presented.cancel() }
+        output.scheduleFrame()
+        backend.dispatchEvents(forAtMost: 10) { presentations == 2 }
+        // Six refreshes more (16.7 ms each): no third frame.
+        backend.dispatchEvents(forAtMost: 0.1) { false }
+        #expect(frames == 2)
+        #expect(presentations == 2)
+    }
+
     @Test func slowFramesStillStartAtTheirRefresh() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@100")])
         let output = backend.headlessOutput(0)
