@@ -114,6 +114,9 @@ let package = Package(
         ),
         // posix_spawn's GNU extensions, behind a header that does not turn them on for everyone.
         .target(name: "CVitrineProcess"),
+        // Pango's functions taken from libpangocairo on the first text layout instead of linked, each
+        // typed by Pango's own header (Graphics' PangoLibrary).
+        .target(name: "CVitrinePango", dependencies: ["CPangoCairo"]),
         // Failures injected where the Renderer and the KMS backend translate a driver's result.
         .target(name: "FaultInjection"),
         // One event, any number of listeners (wl_signal's role): outputs coming and going, frames presented.
@@ -128,7 +131,10 @@ let package = Package(
 
         // Level 2: the CoreGraphics and Core Text roles (cairo and Pango stay private to it) and the
         // Core Animation model.
-        .target(name: "Graphics", dependencies: ["Buffers", "CCairo", "CPangoCairo", "SystemCalls"]),
+        .target(
+            name: "Graphics",
+            dependencies: ["Buffers", "CCairo", "CPangoCairo", "CVitrinePango", "SystemCalls", .product(name: "Logging", package: "swift-log")]
+        ),
         .target(
             name: "LayerKit",
             dependencies: [
@@ -282,14 +288,17 @@ let package = Package(
             // without a symbol, local helpers defined in many files, the C start files' code), so
             // that the process maps a few megabytes of the binary instead of pages all over it.
             // The C++ library (the static Swift runtime's, ICU's and TOMLKit's) is linked from its
-            // static archive: `link/libstdc++.so`, found first, says so to the linker.
+            // static archive: `link/libstdc++.so`, found first, says so to the linker. Libraries are
+            // recorded only where the binary calls them (`link/as-needed.cfg`, clang's options put
+            // before the libraries): Pango is loaded by the first text layout instead.
             linkerSettings: [
                 .unsafeFlags(
                     ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
                      "-L\(Context.packageDirectory)/Sources/vitrine/link",
                      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/vitrine/startup.order",
                      "-Xlinker", "--script=\(Context.packageDirectory)/Sources/vitrine/startup.ld",
-                     "-Xlinker", "--no-warn-symbol-ordering"],
+                     "-Xlinker", "--no-warn-symbol-ordering",
+                     "-Xclang-linker", "--config=\(Context.packageDirectory)/Sources/vitrine/link/as-needed.cfg"],
                     .when(platforms: [.linux], configuration: .release))
             ]
         ),

@@ -28,6 +28,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
     case invalidPageSize(Size)
     /// `finishDocument()` on a bitmap context.
     case notADocument
+    /// Pango could not be loaded (`reason`, the dynamic loader's words): text is not laid out.
+    case textUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -53,6 +55,8 @@ public enum GraphicsError: Error, Hashable, Sendable, CustomStringConvertible, L
             return "invalid page size \(size): each side must be more than 0 and at most \(Image.maximumDimension) points"
         case .notADocument:
             return "the context draws into a bitmap, not a document: take its image with makeImage()"
+        case .textUnavailable(let reason):
+            return "text cannot be laid out, so none is drawn: Pango did not load (\(reason))"
         }
     }
 

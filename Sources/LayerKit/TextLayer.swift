@@ -16,12 +16,12 @@ public struct TextProperties: Sendable, Hashable {
     public init() {}
 
     /// The string laid out in a box of `size` points (wrapped and cut to it as the modes say), or
-    /// nil without a string.
+    /// nil without a string or without Pango (`GraphicsError.textUnavailable`, logged once).
     public func layout(in size: Size) -> TextLayout? {
         guard let string, !string.string.isEmpty else { return nil }
         var face = font
         face.size = fontSize
-        return TextLayout(
+        return try? TextLayout(
             string, font: face, color: foregroundColor ?? .clear, width: size.width, height: size.height,
             wraps: isWrapped, truncation: truncationMode, alignment: alignmentMode)
     }

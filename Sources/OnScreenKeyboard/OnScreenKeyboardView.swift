@@ -308,7 +308,8 @@ public final class OnScreenKeyboardView: View {
     private func place(_ label: TextLayer, text: String, fontSize: Double, in box: Rect) {
         label.string = AttributedText(text)
         label.fontSize = fontSize
-        let lineHeight = TextLayout(AttributedText(text.isEmpty ? " " : text), font: Font(size: fontSize)).size.height
+        // Without Pango (logged once) the label draws nothing, in a box as high as the font's size.
+        let lineHeight = (try? TextLayout(AttributedText(text.isEmpty ? " " : text), font: Font(size: fontSize)))?.size.height ?? fontSize
         let y = ((box.midY - lineHeight / 2) * scale).rounded() / scale
         label.frame = Rect(x: box.minX, y: y, width: box.width, height: lineHeight)
     }

@@ -6,52 +6,52 @@ import Graphics
 @Suite struct TextLayoutTests {
     let font = Font(size: 20)
 
-    func width(of text: AttributedText) -> Double {
-        TextLayout(text, font: font).size.width
+    func width(of text: AttributedText) throws -> Double {
+        try TextLayout(text, font: font).size.width
     }
 
-    @Test func wrapsWordsAtTheWidthIntoExactLines() {
-        let twoWords = width(of: "mmmm mmmm")
-        let layout = TextLayout("mmmm mmmm mmmm mmmm mmmm", font: font, width: twoWords, wraps: true)
+    @Test func wrapsWordsAtTheWidthIntoExactLines() throws {
+        let twoWords = try width(of: "mmmm mmmm")
+        let layout = try TextLayout("mmmm mmmm mmmm mmmm mmmm", font: font, width: twoWords, wraps: true)
         #expect(layout.lines.map(\.text) == ["mmmm mmmm ", "mmmm mmmm ", "mmmm"])
         // The space a line breaks at takes no width; lines stack at the line height.
-        #expect(layout.lines.map(\.frame.width) == [twoWords, twoWords, width(of: "mmmm")])
+        #expect(try layout.lines.map(\.frame.width) == [twoWords, twoWords, width(of: "mmmm")])
         let lineHeight = layout.lines[0].frame.height
         #expect(layout.lines.map(\.frame.minY) == [0, lineHeight, 2 * lineHeight])
         #expect(layout.size == Size(width: twoWords, height: 3 * lineHeight))
         #expect(!layout.isTruncated)
     }
 
-    @Test func unwrappedTextKeepsOneLinePerParagraphPastTheWidth() {
-        let layout = TextLayout("mmmm mmmm mmmm\nm", font: font, width: 10)
+    @Test func unwrappedTextKeepsOneLinePerParagraphPastTheWidth() throws {
+        let layout = try TextLayout("mmmm mmmm mmmm\nm", font: font, width: 10)
         #expect(layout.lines.map(\.text) == ["mmmm mmmm mmmm", "m"])
-        #expect(layout.lines[0].frame.width == width(of: "mmmm mmmm mmmm"))
+        #expect(try layout.lines[0].frame.width == width(of: "mmmm mmmm mmmm"))
     }
 
     @Test func truncationPutsTheEllipsisAtTheEndStartOrMiddle() throws {
-        let end = TextLayout("abcdefghij", font: font, width: width(of: "abcd…"), truncation: .end)
+        let end = try TextLayout("abcdefghij", font: font, width: width(of: "abcd…"), truncation: .end)
         #expect(end.lines.map(\.text) == ["abcd…"])
         #expect(end.isTruncated)
-        let start = TextLayout("abcdefghij", font: font, width: width(of: "…ghij"), truncation: .start)
+        let start = try TextLayout("abcdefghij", font: font, width: width(of: "…ghij"), truncation: .start)
         #expect(start.lines.map(\.text) == ["…ghij"])
-        let middle = TextLayout("abcdefghij", font: font, width: width(of: "ab…ij") + 1, truncation: .middle)
+        let middle = try TextLayout("abcdefghij", font: font, width: width(of: "ab…ij") + 1, truncation: .middle)
         // Pango grows the cut outwards from the line's middle by width, so the sides need not be
         // even; both ends stay, and what remains fits.
         let kept = try #require(middle.lines.first?.text)
         #expect(kept.count == 5 && kept.first == "a" && kept.last == "j" && kept.dropFirst().dropLast().contains("…"))
-        #expect(middle.lines[0].frame.width <= width(of: "ab…ij") + 1)
+        #expect(try middle.lines[0].frame.width <= width(of: "ab…ij") + 1)
     }
 
-    @Test func textThatFitsIsNotTruncated() {
-        let layout = TextLayout("abc", font: font, width: 200, truncation: .end)
+    @Test func textThatFitsIsNotTruncated() throws {
+        let layout = try TextLayout("abc", font: font, width: 200, truncation: .end)
         #expect(layout.lines.map(\.text) == ["abc"])
         #expect(!layout.isTruncated)
     }
 
-    @Test func wrappedTextIsCutOnTheLastLineThatFitsTheHeight() {
-        let twoWords = width(of: "mmmm mmmm")
-        let lineHeight = TextLayout("m", font: font).size.height
-        let layout = TextLayout(
+    @Test func wrappedTextIsCutOnTheLastLineThatFitsTheHeight() throws {
+        let twoWords = try width(of: "mmmm mmmm")
+        let lineHeight = try TextLayout("m", font: font).size.height
+        let layout = try TextLayout(
             "mmmm mmmm mmmm mmmm mmmm", font: font, width: twoWords, height: 2.5 * lineHeight, wraps: true,
             truncation: .end)
         #expect(layout.lines.count == 2)
@@ -60,51 +60,51 @@ import Graphics
         #expect(layout.isTruncated)
     }
 
-    @Test func alignmentPlacesEachLineInTheWidth() {
-        let w = width(of: "abc")
-        func x(_ alignment: TextAlignment, _ text: AttributedText = "abc") -> Double {
-            TextLayout(text, font: font, width: 200, alignment: alignment).lines[0].frame.minX
+    @Test func alignmentPlacesEachLineInTheWidth() throws {
+        let w = try width(of: "abc")
+        func x(_ alignment: TextAlignment, _ text: AttributedText = "abc") throws -> Double {
+            try TextLayout(text, font: font, width: 200, alignment: alignment).lines[0].frame.minX
         }
-        #expect(x(.left) == 0)
-        #expect(x(.right) == 200 - w)
-        #expect(x(.center) == (200 - w) / 2)
-        #expect(x(.natural) == 0)
+        #expect(try x(.left) == 0)
+        #expect(try x(.right) == 200 - w)
+        #expect(try x(.center) == (200 - w) / 2)
+        #expect(try x(.natural) == 0)
         // A Hebrew paragraph starts at the right; left and right stay where they say.
         let hebrew: AttributedText = "שלום abc"
-        let hebrewWidth = width(of: hebrew)
-        #expect(x(.natural, hebrew) == 200 - hebrewWidth)
-        #expect(x(.left, hebrew) == 0)
-        #expect(x(.right, hebrew) == 200 - hebrewWidth)
+        let hebrewWidth = try width(of: hebrew)
+        #expect(try x(.natural, hebrew) == 200 - hebrewWidth)
+        #expect(try x(.left, hebrew) == 0)
+        #expect(try x(.right, hebrew) == 200 - hebrewWidth)
     }
 
-    @Test func justifiedWrappedLinesFillTheWidthButTheLastLine() {
-        let width = width(of: "mmmm mmmm") + 30
-        let layout = TextLayout("mmmm mmmm mmmm", font: font, width: width, wraps: true, alignment: .justified)
+    @Test func justifiedWrappedLinesFillTheWidthButTheLastLine() throws {
+        let width = try width(of: "mmmm mmmm") + 30
+        let layout = try TextLayout("mmmm mmmm mmmm", font: font, width: width, wraps: true, alignment: .justified)
         #expect(layout.lines.count == 2)
         #expect(abs(layout.lines[0].frame.width - width) < 1.0 / 1024)
-        #expect(layout.lines[1].frame.width == self.width(of: "mmmm"))
+        #expect(try layout.lines[1].frame.width == self.width(of: "mmmm"))
     }
 
-    @Test func rightToLeftParagraphsKeepTheirTextInLogicalOrder() {
-        let layout = TextLayout("abc\nשלום abc\nمرحبا بالعالم", font: font)
+    @Test func rightToLeftParagraphsKeepTheirTextInLogicalOrder() throws {
+        let layout = try TextLayout("abc\nשלום abc\nمرحبا بالعالم", font: font)
         #expect(layout.lines.map(\.text) == ["abc", "שלום abc", "مرحبا بالعالم"])
         #expect(layout.lines.map(\.isRightToLeft) == [false, true, true])
     }
 
-    @Test func runsSetTheirOwnFontSize() {
+    @Test func runsSetTheirOwnFontSize() throws {
         var text = AttributedText("small ")
         text.append("big", attributes: TextAttributes(fontSize: 40))
-        let mixed = TextLayout(text, font: font)
-        let small = TextLayout("small big", font: font)
+        let mixed = try TextLayout(text, font: font)
+        let small = try TextLayout("small big", font: font)
         #expect(mixed.lines.count == 1)
         #expect(mixed.size.height > small.size.height)
-        #expect(mixed.size.width == width(of: "small ") + TextLayout("big", font: Font(size: 40)).size.width)
+        #expect(try mixed.size.width == width(of: "small ") + TextLayout("big", font: Font(size: 40)).size.width)
     }
 
     @Test func runsDrawInTheirOwnColourAndTheRestInTheDefault() throws {
         var text = AttributedText("██", attributes: TextAttributes(color: .red))
         text.append("██")
-        let layout = TextLayout(text, font: font, color: .blue)
+        let layout = try TextLayout(text, font: font, color: .blue)
         let context = try GraphicsContext(width: Int(layout.size.width.rounded(.up)), height: Int(layout.size.height.rounded(.up)))
         layout.draw(in: context, at: .zero)
         let image = context.makeImage()
@@ -117,7 +117,7 @@ import Graphics
     }
 
     @Test func emojiFallBackToTheColourEmojiFont() throws {
-        let layout = TextLayout("🦊", font: Font(size: 40), color: .black)
+        let layout = try TextLayout("🦊", font: Font(size: 40), color: .black)
         let context = try GraphicsContext(width: Int(layout.size.width.rounded(.up)), height: Int(layout.size.height.rounded(.up)))
         layout.draw(in: context, at: .zero)
         let image = context.makeImage()
@@ -133,7 +133,7 @@ import Graphics
     }
 
     @Test func layoutMeasuresTheSameAtEveryScaleAndDrawsSharperAtTwice() throws {
-        let layout = TextLayout("Sharp", font: font)
+        let layout = try TextLayout("Sharp", font: font)
         func draw(scale: Double) throws -> Image {
             let context = try GraphicsContext(
                 width: Int((layout.size.width * scale).rounded(.up)), height: Int((layout.size.height * scale).rounded(.up)))
@@ -161,13 +161,13 @@ import Graphics
 
     @Test func unusableSizesAndWidthsLayOutWithoutTrapping() throws {
         for size in [0, -3, Double.nan] {
-            let layout = TextLayout("abc", font: Font(size: size), width: .nan, height: -1, wraps: true, truncation: .end)
+            let layout = try TextLayout("abc", font: Font(size: size), width: .nan, height: -1, wraps: true, truncation: .end)
             #expect(layout.size == Size(width: 0, height: 0))
             #expect(layout.lines.map(\.text) == ["abc"])
         }
         // Sizes past the largest FreeType can scale are drawn at the largest.
-        let huge = TextLayout("█", font: Font(size: .infinity))
-        #expect(huge.size == TextLayout("█", font: Font(size: Font.maximumSize)).size)
+        let huge = try TextLayout("█", font: Font(size: .infinity))
+        #expect(try huge.size == TextLayout("█", font: Font(size: Font.maximumSize)).size)
         // Inside the block, 1,000 points above the baseline.
         let context = try GraphicsContext(width: 10, height: 10)
         huge.draw(in: context, at: Point(x: 5 - huge.lines[0].frame.midX, y: 5 - huge.lines[0].baseline + 1000))
@@ -178,7 +178,7 @@ import Graphics
 extension TextLayoutTests {
     @Test func theContextsAlphaFadesRunsWithTheirOwnColourTooAndThePathSurvives() throws {
         let text = AttributedText("██", attributes: TextAttributes(color: .red))
-        let layout = TextLayout(text, font: font, color: .blue)
+        let layout = try TextLayout(text, font: font, color: .blue)
         let context = try GraphicsContext(width: Int(layout.size.width.rounded(.up)), height: Int(layout.size.height.rounded(.up)))
         context.setAlpha(0.5)
         context.move(to: .zero)

@@ -32,7 +32,8 @@ final class TicketDrawer: LayerDrawingDelegate {
         calls.append(context.isDrawingToScreen)
         context.setFillColor(Color(red: 0.9, green: 0.9, blue: 1))
         context.fill(Rect(x: 0, y: 0, width: 200, height: 40))
-        TextLayout("Seat 14C", font: Font(family: Font.defaultFamily, size: 18), color: .black).draw(in: context, at: Point(x: 8, y: 8))
+        // Without Pango the header has no text, which the tests' expectations of it then report.
+        try? TextLayout("Seat 14C", font: Font(family: Font.defaultFamily, size: 18), color: .black).draw(in: context, at: Point(x: 8, y: 8))
     }
 }
 

@@ -40,7 +40,7 @@ import Testing
         let layer = TextLayer()
         layer.string = "mmmm mmmm mmmm mmmm mmmm"
         layer.fontSize = 20
-        let twoWords = TextLayout("mmmm mmmm", font: Font(size: 20)).size.width
+        let twoWords = try TextLayout("mmmm mmmm", font: Font(size: 20)).size.width
         layer.bounds = Rect(x: 0, y: 0, width: twoWords, height: 200)
         #expect(try #require(layer.properties.text?.layout(in: layer.bounds.size)).lines.count == 1)
         layer.isWrapped = true
@@ -52,11 +52,11 @@ import Testing
         #expect(cut.lines.count == 1 && cut.lines[0].text.hasSuffix("…") && cut.lines[0].text.hasPrefix("mmmm m"))
     }
 
-    @Test func preferredFrameSizeIsTheTextsSize() {
+    @Test func preferredFrameSizeIsTheTextsSize() throws {
         let layer = TextLayer()
         layer.string = "Hello"
         layer.fontSize = 24
-        #expect(layer.preferredFrameSize() == TextLayout("Hello", font: Font(size: 24)).size)
+        #expect(try layer.preferredFrameSize() == TextLayout("Hello", font: Font(size: 24)).size)
     }
 
     @Test func rasterisingCoversTheBoundsAtTheScale() throws {
