@@ -2,8 +2,9 @@ import Buffers
 import WaylandServer
 
 /// A client's wl_buffer as a `PixelBuffer`, for the renderer to read where it lies: a shm
-/// buffer's rows in the client's pool (read under libwayland's SIGBUS guard), a dma-buf through
-/// its first plane, a single-pixel buffer as its one premultiplied ARGB8888 pixel.
+/// buffer's rows in the client's pool (read under libwayland's SIGBUS guard; once its client
+/// destroyed it, while a `ShmMemoryLease` keeps them), a dma-buf through its first plane, a
+/// single-pixel buffer as its one premultiplied ARGB8888 pixel.
 final class ClientPixelBuffer: PixelBuffer {
     let buffer: Buffer
     /// A single-pixel buffer's pixel, as 0xAARRGGBB.
@@ -43,7 +44,7 @@ final class ClientPixelBuffer: PixelBuffer {
     func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
         switch buffer.storage {
         case .shm:
-            return try buffer.withShmContents { contents in
+            return try buffer.readShmContents { contents in
                 try body(PixelRows(
                     bytes: contents.bytes, width: contents.width, height: contents.height, bytesPerRow: contents.stride,
                     format: contents.format))

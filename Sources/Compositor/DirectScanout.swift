@@ -74,9 +74,9 @@ struct ScanoutLayerVerdict {
 /// client having declared it opaque), one plane.
 private final class OpaqueClientBuffer: PixelBuffer {
     private let pixels: ClientPixelBuffer
-    /// A shm buffer's memory, readable until the display stops showing it, should its client
+    /// Keeps a shm buffer's pixels readable until the display stops showing it, should its client
     /// destroy the buffer meanwhile.
-    private let shmMemory: ShmMemory?
+    private let shmMemory: ShmMemoryLease?
     let format: PixelFormat
 
     init(_ pixels: ClientPixelBuffer) {
@@ -95,13 +95,8 @@ private final class OpaqueClientBuffer: PixelBuffer {
     }
 
     func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
-        guard let shmMemory else {
-            return try pixels.withPixels { rows in
-                try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
-            }
-        }
-        return try shmMemory.withContents { contents in
-            try body(PixelRows(bytes: contents.bytes, width: contents.width, height: contents.height, bytesPerRow: contents.stride, format: format))
+        try pixels.withPixels { rows in
+            try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
         }
     }
 }

@@ -34,6 +34,9 @@ final class SurfaceNode {
     /// The shm and single-pixel buffers the surface shows that no frame has finished reading: not
     /// given back to their clients yet.
     private var unread: Set<ObjectIdentifier> = []
+    /// Keeps each unread shm buffer's pixels readable should its client destroy the buffer: the
+    /// window shows it until a commit replaces it, so a frame or a display may still read it.
+    private var unreadShmMemory: [ObjectIdentifier: ShmMemoryLease] = [:]
     /// The contents of the last commit with a buffer, and that buffer as the renderer reads it.
     private var shown: (contents: ClientBufferContents, pixels: ClientPixelBuffer)?
     /// The texture the renderer keeps this surface's buffers in, from commit to commit.
@@ -108,6 +111,7 @@ final class SurfaceNode {
             }
         } else {
             unread.insert(ObjectIdentifier(pixels.buffer))
+            unreadShmMemory[ObjectIdentifier(pixels.buffer)] = pixels.buffer.keepingShmMemory()
             read = { [weak self, weak buffer = pixels.buffer] in
                 guard let buffer else { return }
                 if let self { finishedReading(buffer) } else { buffer.release() }
@@ -174,6 +178,7 @@ final class SurfaceNode {
     private func finishedReading(_ buffer: Buffer) {
         let id = ObjectIdentifier(buffer)
         unread.remove(id)
+        unreadShmMemory[id] = nil
         if scanouts[id] == nil { buffer.release() }
     }
 

@@ -1,4 +1,5 @@
 @testable import Compositor
+import DisplayBackend
 import Glibc
 import Graphics
 import LayerKit
@@ -141,6 +142,30 @@ import WaylandTestClient
         let blue = PremultipliedPixel(red: 0, green: 0, blue: 255, alpha: 255)
         #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == blue })
         #expect(withExtendedLifetime(buffer) { mappings() } == 1)
+    }
+
+    /// The window shows a buffer its client destroyed for as long as no commit replaces it: once
+    /// the output dropped the frame that showed it (a mode of the same size at another refresh
+    /// rate), the next frame is that buffer again with the client's exact pixels, and a frame
+    /// composed over it (a view on top) draws them too.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func aShownBufferItsClientDestroyedStaysOnScreenAfterTheOutputDroppedItsFrame(renderer: RendererKind) throws {
+        let (session, client, _, buffer) = try fullscreenWindow(renderer: renderer)
+        defer { withExtendedLifetime(client) {} }
+        let output = session.compositor.outputs[0]
+        let headless = session.backend.headlessOutput(0)
+        #expect(try runUntilScannedOut(session))
+        try buffer.proxy.destroy()
+        try client.client.roundtrip()
+        let presented = headless.presentedFrameCount
+        try session.backend.changeMode(of: headless, to: OutputMode(width: 640, height: 480, refreshMillihertz: 30_000))
+        #expect(try session.run(seconds: 30) { headless.presentedFrameCount > presented && !headless.hasFrameWaitingToShow })
+        #expect(output.isScanningOutDirectly)
+        #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 0)
+
+        session.addWhiteSquareView()
+        #expect(try session.run(seconds: 30) { !output.isScanningOutDirectly && session.screen?.pixel(x: 5, y: 5) == white })
+        #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 10 * 10)
     }
 
     /// A destroyed shown buffer whose file its client then truncates reads as zeros past the new

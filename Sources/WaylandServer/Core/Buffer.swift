@@ -21,8 +21,10 @@ public final class Buffer: EventSender {
     public let storage: Storage
     public private(set) var isAlive = true
     private var destruction: ResourceDestructionListener?
-    /// The memory `keepingShmMemory` returned, while a display keeps it.
-    private weak var keptShmMemory: ShmMemory?
+    /// How many `ShmMemoryLease`s keep the pixels readable now.
+    private var shmMemoryLeases = 0
+    /// A destroyed shm buffer's memory, kept while a lease lives.
+    private var destroyedShmMemory: DestroyedShmMemory?
     // Weak: the display's own teardown destroys the last buffers.
     private weak var display: Display?
 
@@ -81,16 +83,29 @@ public final class Buffer: EventSender {
         return try body(contents)
     }
 
-    /// Keeps a shm buffer's memory mapped for as long as the result lives (a display showing
-    /// it); nil for other storage, or for a destroyed buffer whose memory nothing keeps. While
-    /// one result lives the same one is returned, even once the client destroyed the buffer, so
-    /// that a later frame showing the buffer again still reads its pixels.
-    public func keepingShmMemory() -> ShmMemory? {
-        if let keptShmMemory { return keptShmMemory }
-        guard let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) else { return nil }
-        let memory = ShmMemory(buffer: self, pool: pool, contents: contents)
-        keptShmMemory = memory
-        return memory
+    /// Reads a shm buffer's pixels as the compositor shows them: a live buffer's where they lie
+    /// (`withShmContents`), a destroyed one's while a `ShmMemoryLease` keeps them (copied through
+    /// the kernel); nil for other storage, or for a destroyed buffer nothing kept.
+    public func readShmContents<Result>(_ body: (ShmContents) throws -> Result) rethrows -> Result? {
+        if isAlive { return try withShmContents(body) }
+        return try destroyedShmMemory?.withContents(body)
+    }
+
+    /// Keeps a shm buffer's pixels readable (`readShmContents`) for as long as the result lives,
+    /// should its client destroy the buffer meanwhile; nil for other storage, or for a destroyed
+    /// buffer whose memory nothing keeps.
+    public func keepingShmMemory() -> ShmMemoryLease? {
+        guard case .shm = storage, isAlive || destroyedShmMemory != nil else { return nil }
+        return ShmMemoryLease(buffer: self)
+    }
+
+    func shmMemoryLeased() {
+        shmMemoryLeases += 1
+    }
+
+    func shmMemoryLeaseEnded() {
+        shmMemoryLeases -= 1
+        if shmMemoryLeases == 0 { destroyedShmMemory = nil }
     }
 
     /// A live shm buffer's libwayland object and where its rows lie.
@@ -117,6 +132,11 @@ public final class Buffer: EventSender {
     }
 
     private func resourceDestroyed() {
+        // Still shown: the pool stays mapped past the buffer (libwayland frees the buffer, and
+        // its reference on the pool, after this listener).
+        if shmMemoryLeases > 0, let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) {
+            destroyedShmMemory = DestroyedShmMemory(pool: pool, contents: contents)
+        }
         isAlive = false
         display?.buffers[raw] = nil
     }
