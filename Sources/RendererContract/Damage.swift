@@ -16,7 +16,9 @@ public enum Damage: Equatable, Sendable {
 /// Consecutive commits name their changed layers (`changedLayerIDs`), and animated layers change
 /// whenever the sample time moves; each such layer damages the pixel bounds of its whole subtree
 /// before and after (a moved layer takes its sublayers along), with shadows and overflowing
-/// contents included. Commits skipped since the last frame add their changed layers (up to
+/// contents included, and where the change shows in the shadows above it that are silhouettes
+/// of their layers' drawing (no `shadowPath`): the change's box moved by each one's offset and
+/// grown by its blur. Commits skipped since the last frame add their changed layers (up to
 /// `RenderContext.changeHistoryLength` of them); a longer gap, or a change of size or scale,
 /// redraws all.
 public struct DamageTracker {
@@ -37,11 +39,10 @@ public struct DamageTracker {
         else { return .full }
         // Snapshots skipped in between (several commits in one frame) add their changes.
         guard var ids = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
-        // A layer that only gained, lost or reordered sublayers draws the same itself (unless its
-        // shadow is its sublayers' silhouette): those sublayers are changed and damage their own pixels.
+        // A layer that only gained, lost or reordered sublayers draws the same itself: those
+        // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
         ids = ids.filter { id in
-            guard let before = last.tree[id], let after = tree[id], after.properties.shadowOpacity == 0 || after.properties.shadowPath != nil
-            else { return true }
+            guard let before = last.tree[id], let after = tree[id] else { return true }
             return before.revisionExceptSublayers != after.revisionExceptSublayers
         }
         if time != last.time {
@@ -64,8 +65,12 @@ public struct DamageTracker {
                 DamageTracker.filterReach(above: id, in: last.tree, scale: scale),
                 DamageTracker.filterReach(above: id, in: tree, scale: scale))
             var changedBox = Rect.null
+            // A change of contents alone changes the layer's own silhouette there too; a whole
+            // subtree's bounds hold its shadow already.
+            var contentsOnly = false
             if let changed = DamageTracker.changedContentsBounds(of: id, from: last.tree, to: tree, scale: scale) {
                 changedBox = changed
+                contentsOnly = true
             } else {
                 changedBox = DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale)
                     .union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
@@ -73,8 +78,12 @@ public struct DamageTracker {
             if !changedBox.isNull {
                 box = box.union(changedBox.insetBy(dx: -spread, dy: -spread))
                 // A distorting ancestor may show the change anywhere in its circles.
-                box = box.union(DamageTracker.distortedBounds(above: id, in: last.tree, scale: scale))
+                let distorted = DamageTracker.distortedBounds(above: id, in: last.tree, scale: scale)
                     .union(DamageTracker.distortedBounds(above: id, in: tree, scale: scale))
+                box = box.union(distorted)
+                let shadows = DamageTracker.silhouetteShadowBounds(
+                    ofChangeIn: changedBox.union(distorted), of: id, itself: contentsOnly, old: last.tree, new: tree, scale: scale)
+                if !shadows.isNull { box = box.union(shadows.insetBy(dx: -spread, dy: -spread)) }
             }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
@@ -243,6 +252,59 @@ public struct DamageTracker {
         }
         visit(layer, in: tree, transform)
         return box
+    }
+
+    /// Where the shadows that are silhouettes of what their layers draw (no `shadowPath`, and
+    /// contents, a shape, text or visible sublayers) change when `box` (output pixels) changes in
+    /// layer `id` (its contents only: `itself`) or its sublayers: for each such layer above it (or
+    /// it), in each tree that holds it, `box` moved by the shadow's offset and grown by its blur;
+    /// the shadows higher up take those shadows in too. A shadow that turns from a silhouette
+    /// into its layer's rounded bounds or back (its first visible sublayer came or its last went),
+    /// or whose layer's transform has perspective, changes whole: its layer's subtree bounds, before
+    /// and after. Null when there is no such shadow.
+    private static func silhouetteShadowBounds(
+        ofChangeIn box: Rect, of id: LayerID, itself: Bool, old: RenderTree, new: RenderTree, scale: Double
+    ) -> Rect {
+        func isSilhouette(_ layer: RenderLayer, in tree: RenderTree) -> Bool {
+            let p = layer.properties
+            return p.contentsLogicalSize != nil || p.shape != nil || p.text != nil || tree.hasVisibleSublayers(layer)
+        }
+        var shadows = Rect.null
+        for (tree, other) in [(old, new), (new, old)] {
+            var changed = box
+            var next = tree[id].flatMap { itself ? $0 : $0.parentID.flatMap { tree[$0] } }
+            while let layer = next {
+                next = layer.parentID.flatMap { tree[$0] }
+                let p = layer.properties
+                guard p.shadowOpacity > 0, p.shadowPath == nil else { continue }
+                let silhouette = isSilhouette(layer, in: tree)
+                let wasSilhouette = other[layer.id].map { isSilhouette($0, in: other) } ?? silhouette
+                guard silhouette || wasSilhouette else { continue }
+                let shadow: Rect
+                if silhouette == wasSilhouette, let moved = movedShadow(of: layer, changedIn: changed, in: tree, scale: scale) {
+                    shadow = moved
+                } else {
+                    shadow = pixelBounds(ofSubtree: layer.id, in: tree, scale: scale)
+                        .union(silhouette == wasSilhouette ? .null : pixelBounds(ofSubtree: layer.id, in: other, scale: scale))
+                }
+                changed = changed.union(shadow)
+                shadows = shadows.union(shadow)
+            }
+        }
+        return shadows
+    }
+
+    /// The pixels of `layer`'s shadow that a change of its drawing within `box` changes: the box
+    /// moved by the shadow's offset and grown by its blur; nil under perspective, where the
+    /// offset, in the layer's plane, does not move all its pixels alike.
+    private static func movedShadow(of layer: RenderLayer, changedIn box: Rect, in tree: RenderTree, scale: Double) -> Rect? {
+        guard let toRoot = tree.transformToRoot(of: layer.id) else { return nil }
+        let t = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
+        guard t.m14 == 0, t.m24 == 0, t.m34 == 0, t.m44 > 0 else { return nil }
+        let p = layer.properties
+        let (dx, dy) = (p.shadowOffset.width, p.shadowOffset.height)
+        let reach = Double(ShadowBlur.reach(sigma: ShadowBlur.sigma(pixels: max(0, p.shadowRadius) * t.pixelsPerUnit))) + 1
+        return box.offsetBy(dx: (dx * t.m11 + dy * t.m21) / t.m44, dy: (dx * t.m12 + dy * t.m22) / t.m44).insetBy(dx: -reach, dy: -reach)
     }
 
     /// The pixels a layer's `filters` spread its image by (three σ per blur, and a pixel).

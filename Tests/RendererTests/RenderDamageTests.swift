@@ -90,6 +90,25 @@ import Testing
         #expect(box.y + Int32(box.height) > 160)
     }
 
+    /// A layer moving two levels below a card whose shadow has no path changes the card's
+    /// shadow where the layer's shadow was and goes, and a sublayer added there adds its shadow:
+    /// each change's box and that box moved by the shadow's offset, grown by its blur, are
+    /// redrawn; not the whole card.
+    @Test func aChangeBelowASublayerRedrawsTheShadowItsAncestorCastsOfIt() {
+        let s = silhouetteScene()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+        change { s.badge.position.x += 20 }
+        // The badge: x 120…160, y 70…90. Its shadow: 10 lower, grown by the blur's reach (3σ of
+        // the default radius 3, and a pixel): x 110…170, y 70…110. A pixel to spare.
+        #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 109, y: 69, width: 62, height: 42)))
+        // A dot at x 150…160, y 100…110; its shadow x 140…170, y 100…130.
+        change { _ = sublayer(s.panel, frame: Rect(x: 40, y: 40, width: 10, height: 10), background: .blue) }
+        #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 139, y: 99, width: 32, height: 32)))
+    }
+
     @Test func aGapLongerThanTheChangeHistoryOrANewSizeRedrawsEverything() {
         let s = scene()
         var tracker = DamageTracker()
@@ -124,9 +143,22 @@ import Testing
         #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
             == .region(PixelRect(x: 99, y: 49, width: 202, height: 102)))
         // Unrelated new contents: the whole layer too.
-        change { surface.contents = Image(width: 100, height: 50, fill: .clear) }
+        let fourth = Image(width: 100, height: 50, fill: .clear)
+        change { surface.contents = fourth }
         #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
             == .region(PixelRect(x: 99, y: 49, width: 202, height: 102)))
+        // A shadow without a path is the contents' silhouette: it changes with them. The same
+        // pixels as first and their shadow, 10 lower and grown by the blur's reach (3σ of the
+        // default radius 3, and a pixel): x 108…152, y 88…122; a pixel to spare.
+        change {
+            surface.shadowOpacity = 0.5
+            surface.shadowOffset = Size(width: 0, height: 10)
+        }
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        let fifth = try Image(updating: fourth, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
+        change { surface.contents = fifth }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 107, y: 87, width: 46, height: 36)))
     }
 
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
@@ -229,4 +261,49 @@ import Testing
         #expect(partial.maximumChannelDifference(from: full) == 0)
         #expect(renderer.takeValidationMessages() == [])
     }
+}
+
+/// A change deep inside a layer whose shadow is its sublayers' silhouette, drawn by each renderer.
+@MainActor
+@Suite(.serialized) struct RenderSilhouetteShadowDamageTests {
+    /// A red badge two levels below a card whose shadow has no path moves 20 points right: the
+    /// frame redraws the badge and the card's shadow of it where it was and goes (x 109…171,
+    /// y 69…111 as `DamageTracker` works it out), and shows what a full redraw shows: no shadow
+    /// left under the badge's old place, one under its new place.
+    @Test(.enabled(if: vulkanDeviceAvailable, noVulkanDeviceComment), arguments: SceneRenderer.allCases)
+    func aChangeBelowASublayerRedrawsItsAncestorsShadow(_ sceneRenderer: SceneRenderer) throws {
+        let renderer = try sceneRenderer.makeRenderer()
+        let (_, _, badge, context) = silhouetteScene()
+        let before = try renderer.render(context.renderTree!, width: 400, height: 300, scale: 1, clearColor: .clear)
+        // Below the badge (x 120…140, y 70…90) its shadow shows, 10 lower: at pixel centre y 95.5,
+        // 4.5 above the shadow's lower edge, a Gaussian of σ 3 covers Φ(1.5) = 0.933 of it, so
+        // black at 0.5 × 0.933 over white leaves 255 × 0.533 = 136.
+        let shadow = [136, 136, 136, 255]
+        #expect(pixel(before, 130, 95) == shadow)
+
+        change { badge.position.x += 20 }
+        let partial = try renderer.render(context.renderTree!, width: 400, height: 300, scale: 1, clearColor: .clear)
+        #expect(renderer.lastFrameStatistics.damage == .region(x: 109, y: 69, width: 62, height: 42))
+        // The shadow's blur reaches 9 pixels: none at x 130, 10 left of the badge now.
+        #expect(pixel(partial, 130, 95) == [255, 255, 255, 255])
+        #expect(pixel(partial, 150, 95) == shadow)
+        renderer.invalidatePreviousFrame()
+        let full = try renderer.render(context.renderTree!, width: 400, height: 300, scale: 1, clearColor: .clear)
+        #expect(partial.maximumChannelDifference(from: full) == 0)
+    }
+}
+
+/// A card whose shadow has no path (the silhouette of what it draws), holding a panel that holds a
+/// red badge: at x 120…140, y 70…90 of a white 400×300 root.
+@MainActor
+func silhouetteScene() -> (root: Layer, panel: Layer, badge: Layer, context: RenderContext) {
+    let root = makeRoot(400, 300)
+    let card = sublayer(root, frame: Rect(x: 100, y: 50, width: 100, height: 100))
+    card.shadowOpacity = 0.5
+    card.shadowOffset = Size(width: 0, height: 10)
+    let panel = sublayer(card, frame: Rect(x: 10, y: 10, width: 60, height: 60))
+    let badge = sublayer(panel, frame: Rect(x: 10, y: 10, width: 20, height: 20), background: .red)
+    let context = RenderContext(rootLayer: root)
+    Transaction.flush()
+    return (root, panel, badge, context)
 }
