@@ -168,6 +168,25 @@ import WaylandTestClient
         #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 10 * 10)
     }
 
+    /// Destroying the shown buffer does not change the surface's contents (wl_surface.attach): a
+    /// commit without a buffer attached afterwards leaves the window mapped, showing the client's
+    /// exact pixels.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func aCommitAfterTheClientDestroyedTheShownBufferLeavesTheWindowShowingIt(renderer: RendererKind) throws {
+        let (session, client, surface, buffer) = try fullscreenWindow(renderer: renderer)
+        defer { withExtendedLifetime(client) {} }
+        let output = session.compositor.outputs[0]
+        #expect(try runUntilScannedOut(session))
+        try buffer.proxy.destroy()
+        try surface.commit()
+        try client.client.roundtrip()
+        output.scheduleFrame()
+        #expect(try session.runFrames(1))
+        #expect(session.compositor.shell.toplevels.map(\.isMapped) == [true])
+        #expect(output.isScanningOutDirectly)
+        #expect(session.screen.map { buffer.pixelsDiffering(from: $0, stride: 2560) } == 0)
+    }
+
     /// A destroyed shown buffer whose file its client then truncates reads as zeros past the new
     /// end (libwayland's guard needs the buffer, so the kept mapping is read through the kernel),
     /// not a SIGBUS; what is left of the file still reads as the client's pixels.

@@ -374,8 +374,9 @@ public final class Surface: Resource, RequestHandler {
     func apply(_ requests: PendingSurfaceState) {
         var state = current
         state.bufferWasAttached = requests.attached
-        if requests.attached { state.buffer = requests.buffer }
-        if let buffer = state.buffer, !buffer.isAlive { state.buffer = nil }
+        // A buffer destroyed since it was attached is none; one destroyed once shown stays the
+        // surface's contents (wl_surface.attach: destroying it does not change them).
+        if requests.attached { state.buffer = requests.buffer.flatMap { $0.isAlive ? $0 : nil } }
         state.offsetX = requests.offsetX
         state.offsetY = requests.offsetY
         state.surfaceDamage = requests.surfaceDamage
