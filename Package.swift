@@ -88,12 +88,14 @@ let package = Package(
             pkgConfig: "pixman-1",
             providers: [.apt(["libpixman-1-dev"])]
         ),
-        .systemLibrary(
-            name: "CVulkan",
-            pkgConfig: "vulkan",
-            providers: [.apt(["libvulkan-dev"])]
-        ),
+        // Vulkan's headers (libvulkan-dev), no library to link: the Renderer opens the loader on
+        // first use (CVitrineVulkan). Without pkgConfig, so that SwiftPM puts no -lvulkan on any
+        // link line: a process that draws with the CPU renderer never maps the loader.
+        .systemLibrary(name: "CVulkan"),
 
+        // Level 1: the Vulkan loader opened on first use, and the tables of the commands the
+        // Renderer calls (a process that draws with the CPU renderer never maps libvulkan).
+        .target(name: "CVitrineVulkan", dependencies: ["CVulkan"]),
         // Level 1: the libwayland-server helpers Swift cannot express (variadic errors, wl_listener,
         // the dispatcher tag, the client object limit).
         .target(name: "CVitrineWayland", dependencies: ["CWaylandServer"]),
@@ -151,7 +153,7 @@ let package = Package(
         // Level 3: what the compositor asks of a renderer, whichever draws (LayerTreeRenderer), and
         // what both renderers share: damage tracking and client buffers as contents.
         .target(name: "RendererContract", dependencies: ["Buffers", "LayerKit", "SystemCalls"]),
-        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
+        .target(name: "Renderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CVulkan", "CVitrineVulkan", "FaultInjection", "SystemCalls"], plugins: ["ShaderLibraryPlugin"]),
         // Level 3: draws the same render trees on the CPU with pixman (cairo for paths), for boards
         // without a hardware Vulkan device; no Vulkan.
         .target(name: "CPURenderer", dependencies: ["Buffers", "LayerKit", "RendererContract", "CPixman", "CCairo", "SystemCalls"]),

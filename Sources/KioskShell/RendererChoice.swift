@@ -1,6 +1,7 @@
 import BoardConfig
 import Compositor
 import Foundation
+import Renderer
 
 /// Which renderer draws, and why (for the log): what `renderer = "auto"` decides, or what the
 /// board or `--renderer` named.
@@ -16,10 +17,13 @@ public struct RendererChoice: Equatable, Sendable, CustomStringConvertible {
 
     /// The renderer `selection` asks for (`namedBy` says who asked: the board, `--renderer`);
     /// for `auto`, Vulkan when `system` has a hardware Vulkan device
-    /// (`GraphicsInventory.hardwareVulkanDevices`), the CPU renderer otherwise. `system` is read
-    /// only for `auto` (reading it parses the Vulkan drivers' JSON manifests).
+    /// (`GraphicsInventory.hardwareVulkanDevices`) and the Vulkan loader can be opened
+    /// (`vulkanLoaderProblem` is nil), the CPU renderer otherwise. `system` is read only for
+    /// `auto` (reading it parses the Vulkan drivers' JSON manifests), and the loader is opened only
+    /// once a hardware device is found.
     public static func choose(
-        _ selection: RendererSelection, namedBy source: String = "renderer", in system: @autoclosure () -> GraphicsInventory
+        _ selection: RendererSelection, namedBy source: String = "renderer", in system: @autoclosure () -> GraphicsInventory,
+        vulkanLoaderProblem: () -> String? = { Renderer.vulkanLoaderProblem }
     ) -> RendererChoice {
         switch selection {
         case .vulkan: return RendererChoice(kind: .vulkan, reason: "\(source) vulkan")
@@ -28,6 +32,10 @@ public struct RendererChoice: Equatable, Sendable, CustomStringConvertible {
             let system = system()
             let devices = system.hardwareVulkanDevices
             if let first = devices.first {
+                if let problem = vulkanLoaderProblem() {
+                    return RendererChoice(
+                        kind: .cpu, reason: "auto: \(first.node) has a Vulkan driver (\(first.vulkanLibrary)), but \(problem)")
+                }
                 return RendererChoice(
                     kind: .vulkan,
                     reason: "auto: \(first.node) is driven by \(first.kernelDriver), whose Vulkan driver \(first.vulkanLibrary) is installed")

@@ -66,7 +66,7 @@ extension VulkanContext {
     /// dma-buf memory, then which modifiers it samples (`importableModifiers(of:)`).
     func dmabufSupport() throws -> DmabufSupport {
         let properties: [VkExtensionProperties] = try enumerate("vkEnumerateDeviceExtensionProperties") {
-            vkEnumerateDeviceExtensionProperties(physicalDevice, nil, $0, $1)
+            instanceCommands.vkEnumerateDeviceExtensionProperties(physicalDevice, nil, $0, $1)
         }
         let available = Set(properties.map { string(fromCArray: $0.extensionName) })
         let missing = Self.dmabufExtensions.filter { !available.contains($0) }
@@ -112,7 +112,7 @@ extension VulkanContext {
         info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
         var properties = VkExternalBufferProperties()
         properties.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES
-        vkGetPhysicalDeviceExternalBufferProperties(physicalDevice, &info, &properties)
+        instanceCommands.vkGetPhysicalDeviceExternalBufferProperties(physicalDevice, &info, &properties)
         let features = properties.externalMemoryProperties.externalMemoryFeatures
         return features & VkExternalMemoryFeatureFlags(VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.rawValue) != 0
     }
@@ -126,7 +126,7 @@ extension VulkanContext {
             var properties = VkPhysicalDeviceProperties2()
             properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
             properties.pNext = UnsafeMutableRawPointer(drmPointer)
-            vkGetPhysicalDeviceProperties2(physicalDevice, &properties)
+            instanceCommands.vkGetPhysicalDeviceProperties2(physicalDevice, &properties)
             let result = drmPointer.pointee
             guard result.hasRender == VkBool32(VK_TRUE) else { return nil }
             return RenderNode(major: UInt32(result.renderMajor), minor: UInt32(result.renderMinor))

@@ -90,9 +90,10 @@ public final class FrameCompletion {
 final class CompletionWaiter: Sendable {
     private let thread = WorkerThread(name: "vitrine.gpu-completion")
     private nonisolated(unsafe) let device: VkDevice
+    private let commands: VulkanDeviceCommands
 
-    init(device: VkDevice) {
-        self.device = device
+    init(device: VkDevice, commands: VulkanDeviceCommands) {
+        (self.device, self.commands) = (device, commands)
     }
 
     /// Writes to `eventfd` once `point` is reached (or the device is lost: the frame's `finish()`
@@ -100,7 +101,7 @@ final class CompletionWaiter: Sendable {
     /// the wait (`TimelineSemaphore`'s deinit waits for its host waits).
     func signal(_ eventfd: FileDescriptor, when point: TimelinePoint, then done: DispatchGroup) {
         // Handles, not the timeline: nothing of the compositor's thread is released on the waiter's.
-        nonisolated(unsafe) let (device, semaphore) = (device, point.timeline.handle)
+        nonisolated(unsafe) let (device, semaphore, waitSemaphores) = (device, point.timeline.handle, commands.vkWaitSemaphores)
         let (value, waits) = (point.value, point.timeline.hostWaits)
         waits.enter()
         done.enter()
@@ -114,7 +115,7 @@ final class CompletionWaiter: Sendable {
                 withUnsafePointer(to: &value) { value in
                     info.pSemaphores = handle
                     info.pValues = value
-                    _ = vkWaitSemaphores(device, &info, UInt64.max)
+                    _ = waitSemaphores(device, &info, UInt64.max)
                 }
             }
             Self.signal(eventfd)

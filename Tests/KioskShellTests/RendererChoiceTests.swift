@@ -37,6 +37,27 @@ import Testing
         #expect(RendererChoice.choose(.auto, in: pi4).kind == .vulkan)
     }
 
+    /// The Vulkan loader is opened only for a GPU with a Vulkan driver; where it cannot be opened,
+    /// the CPU renderer draws and the log says why.
+    @Test func aGPUWithoutALoadableVulkanLoaderDrawsOnTheCPU() {
+        var asked = 0
+        let loaderMissing = {
+            asked += 1
+            return "libvulkan.so.1: cannot open shared object file: No such file or directory"
+        }
+        let noGPU = GraphicsInventory(renderNodes: [.init(name: "renderD128", kernelDriver: "vc4")], vulkanLibraries: mesa)
+        #expect(RendererChoice.choose(.auto, in: noGPU, vulkanLoaderProblem: loaderMissing).kind == .cpu)
+        #expect(asked == 0)
+        let intel = GraphicsInventory(renderNodes: [.init(name: "renderD128", kernelDriver: "i915")], vulkanLibraries: mesa)
+        let choice = RendererChoice.choose(.auto, in: intel, vulkanLoaderProblem: loaderMissing)
+        #expect(asked == 1)
+        #expect(
+            choice == RendererChoice(
+                kind: .cpu,
+                reason: "auto: renderD128 has a Vulkan driver (libvulkan_intel.so), but "
+                    + "libvulkan.so.1: cannot open shared object file: No such file or directory"))
+    }
+
     @Test func aNamedRendererIsTakenWhateverTheMachineHas() {
         let none = GraphicsInventory(renderNodes: [], vulkanLibraries: [])
         #expect(RendererChoice.choose(.vulkan, namedBy: "--renderer", in: none) == RendererChoice(kind: .vulkan, reason: "--renderer vulkan"))

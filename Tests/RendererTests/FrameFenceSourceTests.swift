@@ -18,7 +18,7 @@ internal import CVulkan
         let renderer = try Renderer(options: VulkanOptions(enableValidation: true))
         let context = renderer.context
         try #require(context.deviceName.contains("llvmpipe"), "this expectation is about lavapipe, not \(context.deviceName)")
-        #expect(VulkanContext.syncFileSemaphoreFeatures(of: context.physicalDevice) == 0)
+        #expect(VulkanContext.syncFileSemaphoreFeatures(of: context.physicalDevice, instanceCommands: context.instanceCommands) == 0)
         #expect(context.frameFenceSource == .waiterThread)
         #expect(context.getSemaphoreFd == nil)
 

@@ -44,13 +44,13 @@ extension VulkanContext {
             var properties = VkFormatProperties2()
             properties.sType = VK_STRUCTURE_TYPE_FORMAT_PROPERTIES_2
             properties.pNext = UnsafeMutableRawPointer(listPointer)
-            vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
+            instanceCommands.vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
             let count = Int(listPointer.pointee.drmFormatModifierCount)
             guard count > 0 else { return [] }
             let modifiers = UnsafeMutablePointer<VkDrmFormatModifierPropertiesEXT>.allocate(capacity: count)
             defer { modifiers.deallocate() }
             listPointer.pointee.pDrmFormatModifierProperties = modifiers
-            vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
+            instanceCommands.vkGetPhysicalDeviceFormatProperties2(physicalDevice, format, &properties)
             return (0..<Int(listPointer.pointee.drmFormatModifierCount)).compactMap { index in
                 let entry = modifiers[index]
                 guard entry.drmFormatModifierPlaneCount == 1, entry.drmFormatModifierTilingFeatures & needed == needed else { return nil }
@@ -64,7 +64,7 @@ extension VulkanContext {
     func dmabufImageSupport(format: VkFormat, tiling: DmabufTiling, usage: VkImageUsageFlags) -> DmabufImageSupport? {
         if case .linear = tiling {
             var properties = VkFormatProperties()
-            vkGetPhysicalDeviceFormatProperties(physicalDevice, format, &properties)
+            instanceCommands.vkGetPhysicalDeviceFormatProperties(physicalDevice, format, &properties)
             let needed = Self.features(for: usage)
             guard properties.linearTilingFeatures & needed == needed else { return nil }
         }
@@ -95,7 +95,7 @@ extension VulkanContext {
             var properties = VkImageFormatProperties2()
             properties.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2
             properties.pNext = UnsafeMutableRawPointer(externalPointer)
-            guard vkGetPhysicalDeviceImageFormatProperties2(physicalDevice, &info, &properties) == VK_SUCCESS else { return nil }
+            guard instanceCommands.vkGetPhysicalDeviceImageFormatProperties2(physicalDevice, &info, &properties) == VK_SUCCESS else { return nil }
             let features = externalPointer.pointee.externalMemoryProperties.externalMemoryFeatures
             guard features & VkExternalMemoryFeatureFlags(VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT.rawValue) != 0 else { return nil }
             return DmabufImageSupport(
@@ -161,7 +161,7 @@ extension GPUImage {
             }
             info.pNext = UnsafeRawPointer(arena.pointer(to: external))
             var image: VkImage?
-            try check(vkCreateImage(context.device, &info, nil, &image), "vkCreateImage (dma-buf)")
+            try check(context.commands.vkCreateImage(context.device, &info, nil, &image), "vkCreateImage (dma-buf)")
             return image!
         }
         var bound: VkDeviceMemory?
@@ -169,18 +169,18 @@ extension GPUImage {
         defer {
             if view == nil {
                 if let bound { context.freeMemory(bound) }
-                vkDestroyImage(context.device, image, nil)
+                context.commands.vkDestroyImage(context.device, image, nil)
             }
         }
         // With linear tiling the driver lays the rows out; the memory is bound at the plane's
         // offset. With a modifier the offset is in the plane layout and the memory starts at 0.
         var memoryOffset = 0
         var requirements = VkMemoryRequirements()
-        vkGetImageMemoryRequirements(context.device, image, &requirements)
+        context.commands.vkGetImageMemoryRequirements(context.device, image, &requirements)
         if tiling == .linear {
             var subresource = VkImageSubresource(aspectMask: VkImageAspectFlags(VK_IMAGE_ASPECT_COLOR_BIT.rawValue), mipLevel: 0, arrayLayer: 0)
             var rows = VkSubresourceLayout()
-            vkGetImageSubresourceLayout(context.device, image, &subresource, &rows)
+            context.commands.vkGetImageSubresourceLayout(context.device, image, &subresource, &rows)
             memoryOffset = layout.offset
             guard rows.offset == 0, rows.rowPitch == VkDeviceSize(layout.stride),
                 memoryOffset % Int(max(requirements.alignment, 1)) == 0, !support.needsDedicatedMemory || memoryOffset == 0
@@ -196,7 +196,7 @@ extension GPUImage {
         else { return nil }
         bound = try context.importDmabufMemory(
             layout.fileDescriptor, size: size, memoryTypeIndex: type, dedicatedTo: support.needsDedicatedMemory ? image : nil)
-        try check(vkBindImageMemory(context.device, image, bound, VkDeviceSize(memoryOffset)), "vkBindImageMemory (dma-buf)")
+        try check(context.commands.vkBindImageMemory(context.device, image, bound, VkDeviceSize(memoryOffset)), "vkBindImageMemory (dma-buf)")
         view = try makeView(of: image, format: format, opaque: opaque, context: context)
         return GPUImage(
             context: context, handle: image, view: view!, memory: bound!, width: layout.width, height: layout.height, format: format,

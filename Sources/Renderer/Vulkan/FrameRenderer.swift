@@ -167,10 +167,11 @@ final class FrameRenderer {
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
-        try check(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
+        try check(context.commands.vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
 
         Texture.recordUploads(
-            textures, into: commandBuffer, queueFamily: context.queueFamilyIndex, externalFamily: context.externalQueueFamily)
+            textures, into: commandBuffer, commands: context.commands, queueFamily: context.queueFamilyIndex,
+            externalFamily: context.externalQueueFamily)
 
         let load = loadPrevious && target.image.layout != VK_IMAGE_LAYOUT_UNDEFINED
         for pass in passes {
@@ -178,7 +179,7 @@ final class FrameRenderer {
             case .target:
                 // The previous frame's copy out of the image must finish before rendering overwrites
                 // it; its rendering's writes were made available by the barrier before that copy.
-                pipelineBarrier(
+                context.commands.pipelineBarrier(
                     commandBuffer,
                     images: [
                         target.image.barrier(
@@ -201,7 +202,7 @@ final class FrameRenderer {
                 let image = images[index]
                 // Every earlier read of the image (this frame's passes, or earlier frames' sharing the
                 // pooled image) must finish before it is overwritten; its old pixels are not needed.
-                pipelineBarrier(
+                context.commands.pipelineBarrier(
                     commandBuffer,
                     images: [
                         image.barrier(
@@ -218,12 +219,13 @@ final class FrameRenderer {
                     from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
                     to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
                 toSampled.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
-                pipelineBarrier(commandBuffer, images: [toSampled])
+                context.commands.pipelineBarrier(commandBuffer, images: [toSampled])
             }
         }
 
         Texture.recordReleases(
-            textures, into: commandBuffer, queueFamily: context.queueFamilyIndex, externalFamily: context.externalQueueFamily)
+            textures, into: commandBuffer, commands: context.commands, queueFamily: context.queueFamilyIndex,
+            externalFamily: context.externalQueueFamily)
         switch hostCopy?.destination {
         case .buffer(let buffer, let bytesPerRow):
             recordCopy(of: target, region: hostCopy!.region, to: buffer.handle, rowPixels: bytesPerRow / 4, into: commandBuffer)
@@ -234,7 +236,7 @@ final class FrameRenderer {
                        to: target.readbackBuffer.handle,
                        rowPixels: target.width, into: commandBuffer)
         }
-        try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+        try check(context.commands.vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
 
         var keptAlive: [AnyObject] = [target, pipeline]
         // A tiled destination stays with the frame, as the textures do.
@@ -310,13 +312,13 @@ final class FrameRenderer {
             rendering.layerCount = 1
             rendering.colorAttachmentCount = 1
             rendering.pColorAttachments = attachment
-            vkCmdBeginRendering(commandBuffer, &rendering)
+            context.commands.vkCmdBeginRendering(commandBuffer, &rendering)
         }
 
         if !draws.isEmpty {
             var viewport = VkViewport(
                 x: 0, y: 0, width: Float(destination.width), height: Float(destination.height), minDepth: 0, maxDepth: 1)
-            vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
+            context.commands.vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
         }
         var bound: [UInt32]?
         for draw in draws {
@@ -324,11 +326,11 @@ final class FrameRenderer {
                 continue
             }
             if draw.specialization != bound {
-                vkCmdBindPipeline(
+                context.commands.vkCmdBindPipeline(
                     commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, try pipeline.pipeline(specializedWith: draw.specialization))
                 bound = draw.specialization
             }
-            vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
+            context.commands.vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
             pushDescriptors(
                 for: draw, intermediates: intermediates, pipeline: pipeline, storage: slot.storage,
                 commandBuffer: commandBuffer)
@@ -337,14 +339,14 @@ final class FrameRenderer {
                 "\(draw.pushConstants.count) bytes of push constants for a pipeline with \(pipeline.pushConstantSize)")
             if !draw.pushConstants.isEmpty {
                 draw.pushConstants.withUnsafeBytes { bytes in
-                    vkCmdPushConstants(
+                    context.commands.vkCmdPushConstants(
                         commandBuffer, pipeline.layout, LayerPipeline.pushConstantStages, 0, UInt32(bytes.count),
                         bytes.baseAddress)
                 }
             }
-            vkCmdDraw(commandBuffer, draw.vertexCount, draw.instanceCount, 0, 0)
+            context.commands.vkCmdDraw(commandBuffer, draw.vertexCount, draw.instanceCount, 0, 0)
         }
-        vkCmdEndRendering(commandBuffer)
+        context.commands.vkCmdEndRendering(commandBuffer)
     }
 
     /// The draw's scissor clipped to the target, or nil when nothing of it is on the target.
@@ -413,7 +415,7 @@ final class FrameRenderer {
             from: (VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT),
             to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT))
         toTransfer.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
-        pipelineBarrier(
+        context.commands.pipelineBarrier(
             commandBuffer, images: [toTransfer],
             // An earlier frame's copy into the same buffer must land first (write after write).
             buffers: [
@@ -428,8 +430,8 @@ final class FrameRenderer {
             region.imageOffset = VkOffset3D(x: copied.x, y: copied.y, z: 0)
             region.imageExtent = VkExtent3D(width: copied.width, height: copied.height, depth: 1)
         }
-        vkCmdCopyImageToBuffer(commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region)
-        pipelineBarrier(
+        context.commands.vkCmdCopyImageToBuffer(commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1, &region)
+        context.commands.pipelineBarrier(
             commandBuffer,
             buffers: [
                 bufferBarrier(
@@ -457,14 +459,14 @@ extension FrameRenderer {
             to: (VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT))
         acquire.srcQueueFamilyIndex = context.externalQueueFamily
         acquire.dstQueueFamilyIndex = context.queueFamilyIndex
-        pipelineBarrier(commandBuffer, images: [toTransfer, acquire])
+        context.commands.pipelineBarrier(commandBuffer, images: [toTransfer, acquire])
         let layers = VkImageSubresourceLayers(
             aspectMask: VkImageAspectFlags(VK_IMAGE_ASPECT_COLOR_BIT.rawValue), mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
         let offset = VkOffset3D(x: region.x, y: region.y, z: 0)
         var copy = VkImageCopy(
             srcSubresource: layers, srcOffset: offset, dstSubresource: layers, dstOffset: offset,
             extent: VkExtent3D(width: region.width, height: region.height, depth: 1))
-        vkCmdCopyImage(
+        context.commands.vkCmdCopyImage(
             commandBuffer, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination.handle,
             VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy)
         var release = destination.barrier(
@@ -473,7 +475,7 @@ extension FrameRenderer {
         release.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
         release.srcQueueFamilyIndex = context.queueFamilyIndex
         release.dstQueueFamilyIndex = context.externalQueueFamily
-        pipelineBarrier(commandBuffer, images: [release])
+        context.commands.pipelineBarrier(commandBuffer, images: [release])
     }
 }
 

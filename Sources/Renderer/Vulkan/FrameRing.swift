@@ -59,7 +59,7 @@ final class FrameRing {
         info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
         info.commandBufferCount = UInt32(count)
         var commandBuffers = [VkCommandBuffer?](repeating: nil, count: count)
-        try check(vkAllocateCommandBuffers(context.device, &info, &commandBuffers), "vkAllocateCommandBuffers")
+        try check(context.commands.vkAllocateCommandBuffers(context.device, &info, &commandBuffers), "vkAllocateCommandBuffers")
         do {
             slots = try commandBuffers.map { commandBuffer in
                 Slot(
@@ -69,7 +69,7 @@ final class FrameRing {
                         usage: VkBufferUsageFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT.rawValue)))
             }
         } catch {
-            vkFreeCommandBuffers(context.device, context.commandPool, UInt32(count), commandBuffers)
+            context.commands.vkFreeCommandBuffers(context.device, context.commandPool, UInt32(count), commandBuffers)
             throw error
         }
     }
@@ -78,7 +78,7 @@ final class FrameRing {
         // Teardown: the last submission finishing means every slot's has (one queue, in order).
         try? timeline.wait(for: timeline.lastSubmittedValue)
         var commandBuffers: [VkCommandBuffer?] = slots.map(\.commandBuffer)
-        vkFreeCommandBuffers(context.device, context.commandPool, UInt32(commandBuffers.count), &commandBuffers)
+        context.commands.vkFreeCommandBuffers(context.device, context.commandPool, UInt32(commandBuffers.count), &commandBuffers)
     }
 
     /// The next slot, once the frame that last used it has finished; its command buffer is reset
@@ -87,7 +87,7 @@ final class FrameRing {
         let slot = slots[nextSlot]
         try timeline.wait(for: slot.submittedValue)
         slot.keptAlive = []
-        try check(vkResetCommandBuffer(slot.commandBuffer, 0), "vkResetCommandBuffer")
+        try check(context.commands.vkResetCommandBuffer(slot.commandBuffer, 0), "vkResetCommandBuffer")
         nextSlot = (nextSlot + 1) % slots.count
         return slot
     }
@@ -184,7 +184,7 @@ func submitCommands(
                 submit.pCommandBufferInfos = commandBufferInfo
                 submit.signalSemaphoreInfoCount = UInt32(signals.count)
                 submit.pSignalSemaphoreInfos = signals.baseAddress
-                try check(vkQueueSubmit2(context.queue, 1, &submit, nil), "vkQueueSubmit2")
+                try check(context.commands.vkQueueSubmit2(context.queue, 1, &submit, nil), "vkQueueSubmit2")
             }
         }
     }

@@ -22,25 +22,25 @@ final class GPUBuffer {
         info.usage = usage
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
         var buffer: VkBuffer?
-        try check(vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer")
+        try check(context.commands.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer")
         var memory: VkDeviceMemory?
         var succeeded = false
         defer {
             if !succeeded {
                 if let memory { context.freeMemory(memory) }
-                vkDestroyBuffer(context.device, buffer, nil)
+                context.commands.vkDestroyBuffer(context.device, buffer, nil)
             }
         }
         var requirements = VkMemoryRequirements()
-        vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
+        context.commands.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
         let hostVisible = VkMemoryPropertyFlags(
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT.rawValue | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT.rawValue)
         memory = try context.allocateMemory(
             requirements, preferred: cached ? VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_HOST_CACHED_BIT.rawValue) : 0,
             required: hostVisible)
-        try check(vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory")
+        try check(context.commands.vkBindBufferMemory(context.device, buffer, memory, 0), "vkBindBufferMemory")
         var mapped: UnsafeMutableRawPointer?
-        try check(vkMapMemory(context.device, memory, 0, VkDeviceSize(VK_WHOLE_SIZE), 0, &mapped), "vkMapMemory")
+        try check(context.commands.vkMapMemory(context.device, memory, 0, VkDeviceSize(VK_WHOLE_SIZE), 0, &mapped), "vkMapMemory")
         self.context = context
         handle = buffer!
         self.memory = memory!
@@ -52,7 +52,7 @@ final class GPUBuffer {
 
     deinit {
         // Freeing mapped memory unmaps it implicitly.
-        vkDestroyBuffer(context.device, handle, nil)
+        context.commands.vkDestroyBuffer(context.device, handle, nil)
         context.freeMemory(memory)
     }
 }

@@ -34,24 +34,24 @@ final class GPUImage {
         isOpaque = opaque
         var info = Self.createInfo(width: width, height: height, format: format, usage: usage, tiling: VK_IMAGE_TILING_OPTIMAL)
         var image: VkImage?
-        try check(vkCreateImage(context.device, &info, nil, &image), "vkCreateImage")
+        try check(context.commands.vkCreateImage(context.device, &info, nil, &image), "vkCreateImage")
         var memory: VkDeviceMemory?
         var view: VkImageView?
         var succeeded = false
         defer {
             if !succeeded {
-                if let view { vkDestroyImageView(context.device, view, nil) }
+                if let view { context.commands.vkDestroyImageView(context.device, view, nil) }
                 if let memory { context.freeMemory(memory) }
-                vkDestroyImage(context.device, image, nil)
+                context.commands.vkDestroyImage(context.device, image, nil)
             }
         }
         var requirements = VkMemoryRequirements()
-        vkGetImageMemoryRequirements(context.device, image, &requirements)
+        context.commands.vkGetImageMemoryRequirements(context.device, image, &requirements)
         // Device-local where the device has it (every GPU does); unified-memory devices such as
         // lavapipe may have no such type at all, and then any memory does.
         memory = try context.allocateMemory(
             requirements, preferred: VkMemoryPropertyFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT.rawValue), required: 0)
-        try check(vkBindImageMemory(context.device, image, memory, 0), "vkBindImageMemory")
+        try check(context.commands.vkBindImageMemory(context.device, image, memory, 0), "vkBindImageMemory")
 
         view = try Self.makeView(of: image!, format: format, opaque: opaque, context: context)
 
@@ -115,14 +115,14 @@ final class GPUImage {
             a: opaque ? VK_COMPONENT_SWIZZLE_ONE : VK_COMPONENT_SWIZZLE_IDENTITY)
         viewInfo.subresourceRange = colorRange
         var view: VkImageView?
-        try check(vkCreateImageView(context.device, &viewInfo, nil, &view), "vkCreateImageView")
+        try check(context.commands.vkCreateImageView(context.device, &viewInfo, nil, &view), "vkCreateImageView")
         return view!
     }
 
     deinit {
         context.liveImages -= 1
-        vkDestroyImageView(context.device, view, nil)
-        vkDestroyImage(context.device, handle, nil)
+        context.commands.vkDestroyImageView(context.device, view, nil)
+        context.commands.vkDestroyImage(context.device, handle, nil)
         context.freeMemory(memory)
     }
 

@@ -17,7 +17,7 @@ enum AttachmentBlend {
 /// `constants` are specialization constants 0, 1, … for both stages (the i-th is the data's
 /// i-th 4-byte word); none leaves the shaders' defaults.
 func makeGraphicsPipeline(
-    device: VkDevice, cache: VkPipelineCache?, layout: VkPipelineLayout, vertexModule: VkShaderModule,
+    device: VkDevice, commands: VulkanDeviceCommands, cache: VkPipelineCache?, layout: VkPipelineLayout, vertexModule: VkShaderModule,
     fragmentModule: VkShaderModule, constants: [UInt32] = [], colorFormat: VkFormat, blend: AttachmentBlend
 ) throws -> VkPipeline {
     try withCallArena { arena in
@@ -108,7 +108,7 @@ func makeGraphicsPipeline(
         info.pDynamicState = UnsafePointer(arena.pointer(to: dynamic))
         info.layout = layout
         var pipeline: VkPipeline?
-        try check(vkCreateGraphicsPipelines(device, cache, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
+        try check(commands.vkCreateGraphicsPipelines(device, cache, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
         return pipeline!
     }
 }

@@ -36,19 +36,19 @@ final class ImportedBuffer {
             info.size = VkDeviceSize(size)
             info.usage = VkBufferUsageFlags(usage.rawValue)
             info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-            try check(vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer (imported memory)")
+            try check(context.commands.vkCreateBuffer(context.device, &info, nil, &buffer), "vkCreateBuffer (imported memory)")
         }
         var memory: VkDeviceMemory?
         defer {
-            if memory == nil { vkDestroyBuffer(context.device, buffer, nil) }
+            if memory == nil { context.commands.vkDestroyBuffer(context.device, buffer, nil) }
         }
         var requirements = VkMemoryRequirements()
-        vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
+        context.commands.vkGetBufferMemoryRequirements(context.device, buffer, &requirements)
         guard requirements.size <= VkDeviceSize(size),
             let type = try? context.memoryTypeIndex(bits: requirements.memoryTypeBits & memoryTypeBits, properties: 0)
         else { return nil }
         memory = try importMemory(type)
-        guard vkBindBufferMemory(context.device, buffer, memory, 0) == VK_SUCCESS else {
+        guard context.commands.vkBindBufferMemory(context.device, buffer, memory, 0) == VK_SUCCESS else {
             context.freeMemory(memory!)
             memory = nil
             return nil
@@ -62,7 +62,7 @@ final class ImportedBuffer {
     deinit {
         // Only a device that failed leaves the wait unfinished; the memory is released regardless.
         try? lastUse?.wait()
-        vkDestroyBuffer(context.device, handle, nil)
+        context.commands.vkDestroyBuffer(context.device, handle, nil)
         context.freeMemory(memory)
     }
 
@@ -162,7 +162,7 @@ extension VulkanContext {
             info.pNext = UnsafeRawPointer(importInfo)
             info.allocationSize = VkDeviceSize(size)
             info.memoryTypeIndex = memoryTypeIndex
-            try check(vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory (\(what))")
+            try check(commands.vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory (\(what))")
         }
         countAllocation()
         return memory!

@@ -40,11 +40,11 @@ final class LayerPipeline {
         var succeeded = false
         defer {
             if !succeeded {
-                if let cache { vkDestroyPipelineCache(device, cache, nil) }
-                if let fragmentModule { vkDestroyShaderModule(device, fragmentModule, nil) }
-                if let vertexModule { vkDestroyShaderModule(device, vertexModule, nil) }
-                if let layout { vkDestroyPipelineLayout(device, layout, nil) }
-                if let setLayout { vkDestroyDescriptorSetLayout(device, setLayout, nil) }
+                if let cache { context.commands.vkDestroyPipelineCache(device, cache, nil) }
+                if let fragmentModule { context.commands.vkDestroyShaderModule(device, fragmentModule, nil) }
+                if let vertexModule { context.commands.vkDestroyShaderModule(device, vertexModule, nil) }
+                if let layout { context.commands.vkDestroyPipelineLayout(device, layout, nil) }
+                if let setLayout { context.commands.vkDestroyDescriptorSetLayout(device, setLayout, nil) }
             }
         }
 
@@ -67,7 +67,7 @@ final class LayerPipeline {
                 VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR.rawValue)
             setInfo.bindingCount = UInt32(bindings.count)
             setInfo.pBindings = UnsafePointer(arena.pointer(to: bindings))
-            try check(vkCreateDescriptorSetLayout(device, &setInfo, nil, &setLayout), "vkCreateDescriptorSetLayout")
+            try check(context.commands.vkCreateDescriptorSetLayout(device, &setInfo, nil, &setLayout), "vkCreateDescriptorSetLayout")
 
             var layoutInfo = VkPipelineLayoutCreateInfo()
             layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
@@ -80,14 +80,14 @@ final class LayerPipeline {
                         to: VkPushConstantRange(
                             stageFlags: Self.pushConstantStages, offset: 0, size: UInt32(pushConstantSize))))
             }
-            try check(vkCreatePipelineLayout(device, &layoutInfo, nil, &layout), "vkCreatePipelineLayout")
+            try check(context.commands.vkCreatePipelineLayout(device, &layoutInfo, nil, &layout), "vkCreatePipelineLayout")
         }
 
-        vertexModule = try Self.makeShaderModule(device: device, code: vertexSPIRV)
-        fragmentModule = try Self.makeShaderModule(device: device, code: fragmentSPIRV)
+        vertexModule = try Self.makeShaderModule(context: context, code: vertexSPIRV)
+        fragmentModule = try Self.makeShaderModule(context: context, code: fragmentSPIRV)
         var cacheInfo = VkPipelineCacheCreateInfo()
         cacheInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO
-        try check(vkCreatePipelineCache(device, &cacheInfo, nil, &cache), "vkCreatePipelineCache")
+        try check(context.commands.vkCreatePipelineCache(device, &cacheInfo, nil, &cache), "vkCreatePipelineCache")
 
         self.context = context
         self.layout = layout!
@@ -100,12 +100,12 @@ final class LayerPipeline {
     }
 
     deinit {
-        for pipeline in variants.values { vkDestroyPipeline(context.device, pipeline, nil) }
-        vkDestroyPipelineCache(context.device, cache, nil)
-        vkDestroyShaderModule(context.device, fragmentModule, nil)
-        vkDestroyShaderModule(context.device, vertexModule, nil)
-        vkDestroyPipelineLayout(context.device, layout, nil)
-        vkDestroyDescriptorSetLayout(context.device, setLayout, nil)
+        for pipeline in variants.values { context.commands.vkDestroyPipeline(context.device, pipeline, nil) }
+        context.commands.vkDestroyPipelineCache(context.device, cache, nil)
+        context.commands.vkDestroyShaderModule(context.device, fragmentModule, nil)
+        context.commands.vkDestroyShaderModule(context.device, vertexModule, nil)
+        context.commands.vkDestroyPipelineLayout(context.device, layout, nil)
+        context.commands.vkDestroyDescriptorSetLayout(context.device, setLayout, nil)
     }
 
     /// Compiles the variants among `wanted` not compiled yet, side by side on the CPU's cores:
@@ -121,6 +121,7 @@ final class LayerPipeline {
         // Vulkan allows pipelines of one device and one (internally synchronized) cache to be
         // created from several threads; each thread writes only its own slot.
         nonisolated(unsafe) let device = context.device
+        let commands = context.commands
         nonisolated(unsafe) let layout = layout, cache = cache
         nonisolated(unsafe) let vertexModule = vertexModule, fragmentModule = fragmentModule
         let results = UnsafeMutableBufferPointer<Result<VkPipeline, any Error>?>.allocate(capacity: work.count)
@@ -130,7 +131,7 @@ final class LayerPipeline {
         WorkerThread.concurrentPerform(iterations: work.count) { index in
             slots[index] = Result {
                 try makeGraphicsPipeline(
-                    device: device, cache: cache, layout: layout, vertexModule: vertexModule,
+                    device: device, commands: commands, cache: cache, layout: layout, vertexModule: vertexModule,
                     fragmentModule: fragmentModule, constants: work[index], colorFormat: GPUImage.format,
                     blend: .premultipliedOver)
             }
@@ -154,13 +155,13 @@ final class LayerPipeline {
     func pipeline(specializedWith constants: [UInt32]) throws -> VkPipeline {
         if let pipeline = variants[constants] { return pipeline }
         let made = try makeGraphicsPipeline(
-            device: context.device, cache: cache, layout: layout, vertexModule: vertexModule,
+            device: context.device, commands: context.commands, cache: cache, layout: layout, vertexModule: vertexModule,
             fragmentModule: fragmentModule, constants: constants, colorFormat: GPUImage.format, blend: .premultipliedOver)
         variants[constants] = made
         return made
     }
 
-    static func makeShaderModule(device: VkDevice, code: [UInt32]) throws -> VkShaderModule {
+    static func makeShaderModule(context: VulkanContext, code: [UInt32]) throws -> VkShaderModule {
         precondition(!code.isEmpty, "empty SPIR-V")
         return try code.withUnsafeBufferPointer { code in
             var info = VkShaderModuleCreateInfo()
@@ -168,7 +169,7 @@ final class LayerPipeline {
             info.codeSize = code.count * MemoryLayout<UInt32>.size
             info.pCode = code.baseAddress
             var module: VkShaderModule?
-            try check(vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule")
+            try check(context.commands.vkCreateShaderModule(context.device, &info, nil, &module), "vkCreateShaderModule")
             return module!
         }
     }

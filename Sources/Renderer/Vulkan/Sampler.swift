@@ -24,12 +24,12 @@ final class Sampler {
         info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
         info.maxLod = 0
         var sampler: VkSampler?
-        try check(vkCreateSampler(context.device, &info, nil, &sampler), "vkCreateSampler")
+        try check(context.commands.vkCreateSampler(context.device, &info, nil, &sampler), "vkCreateSampler")
         self.context = context
         handle = sampler!
     }
 
     deinit {
-        vkDestroySampler(context.device, handle, nil)
+        context.commands.vkDestroySampler(context.device, handle, nil)
     }
 }

@@ -24,13 +24,15 @@ extension VulkanContext {
     static let semaphoreFdExtension = "VK_KHR_external_semaphore_fd"
 
     /// What `physicalDevice` can do with a binary semaphore's payload as a sync_file.
-    static func syncFileSemaphoreFeatures(of physicalDevice: VkPhysicalDevice) -> VkExternalSemaphoreFeatureFlags {
+    static func syncFileSemaphoreFeatures(
+        of physicalDevice: VkPhysicalDevice, instanceCommands: VulkanInstanceCommands
+    ) -> VkExternalSemaphoreFeatureFlags {
         var info = VkPhysicalDeviceExternalSemaphoreInfo()
         info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO
         info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_SYNC_FD_BIT
         var properties = VkExternalSemaphoreProperties()
         properties.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES
-        vkGetPhysicalDeviceExternalSemaphoreProperties(physicalDevice, &info, &properties)
+        instanceCommands.vkGetPhysicalDeviceExternalSemaphoreProperties(physicalDevice, &info, &properties)
         return properties.externalSemaphoreFeatures
     }
 }
@@ -59,7 +61,7 @@ final class SyncFileSemaphore {
             var info = VkSemaphoreCreateInfo()
             info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO
             info.pNext = UnsafeRawPointer(export)
-            try check(vkCreateSemaphore(context.device, &info, nil, &semaphore), "vkCreateSemaphore (sync_file)")
+            try check(context.commands.vkCreateSemaphore(context.device, &info, nil, &semaphore), "vkCreateSemaphore (sync_file)")
         }
         self.context = context
         handle = semaphore!
@@ -68,7 +70,7 @@ final class SyncFileSemaphore {
 
     deinit {
         // Its owner (the ring) waits for its last submission first, so no signal is pending.
-        vkDestroySemaphore(context.device, handle, nil)
+        context.commands.vkDestroySemaphore(context.device, handle, nil)
     }
 
     /// The signal just submitted, as a sync_file that signals when the frame is done; nil where

@@ -154,7 +154,8 @@ final class Texture {
     /// (`recordReleases` hands them back after the frame). Their state changes only in
     /// `uploadSubmitted()`, once the submission is accepted.
     static func recordUploads(
-        _ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32, externalFamily: UInt32
+        _ textures: [Texture], into commandBuffer: VkCommandBuffer, commands: VulkanDeviceCommands, queueFamily: UInt32,
+        externalFamily: UInt32
     ) {
         let pending = textures.filter { $0.pending != nil }
         // A producer outside Vulkan keeps its buffer in the general layout; its pixels stay as they are.
@@ -168,14 +169,14 @@ final class Texture {
             return acquire
         }
         guard !pending.isEmpty else {
-            if !acquired.isEmpty { pipelineBarrier(commandBuffer, images: acquired) }
+            if !acquired.isEmpty { commands.pipelineBarrier(commandBuffer, images: acquired) }
             return
         }
         // Client dma-bufs are acquired from outside Vulkan for the copy, and handed back after it.
         let external = pending.compactMap { texture -> VkBuffer? in
             if case .dmabuf = texture.pending { texture.pending!.buffer } else { nil }
         }
-        pipelineBarrier(
+        commands.pipelineBarrier(
             commandBuffer,
             images: acquired + pending.map {
                 // A whole image's old pixels are not needed; an update keeps them, after earlier
@@ -200,10 +201,10 @@ final class Texture {
             })
         for texture in pending {
             var region = texture.pending!.region
-            vkCmdCopyBufferToImage(
+            commands.vkCmdCopyBufferToImage(
                 commandBuffer, texture.pending!.buffer, texture.image.handle, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
         }
-        pipelineBarrier(
+        commands.pipelineBarrier(
             commandBuffer,
             images: pending.map {
                 var barrier = $0.image.barrier(
@@ -226,7 +227,8 @@ final class Texture {
     /// Hands the client dma-bufs among `textures` that the frame sampled in place back to
     /// `externalFamily`, once its fragment shaders are done with them.
     static func recordReleases(
-        _ textures: [Texture], into commandBuffer: VkCommandBuffer, queueFamily: UInt32, externalFamily: UInt32
+        _ textures: [Texture], into commandBuffer: VkCommandBuffer, commands: VulkanDeviceCommands, queueFamily: UInt32,
+        externalFamily: UInt32
     ) {
         let released = textures.filter(\.isForeign).map { texture in
             var release = texture.image.barrier(
@@ -237,7 +239,7 @@ final class Texture {
             release.dstQueueFamilyIndex = externalFamily
             return release
         }
-        if !released.isEmpty { pipelineBarrier(commandBuffer, images: released) }
+        if !released.isEmpty { commands.pipelineBarrier(commandBuffer, images: released) }
     }
 
     private var isWhollyPending: Bool {

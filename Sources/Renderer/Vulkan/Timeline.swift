@@ -23,7 +23,7 @@ final class TimelineSemaphore {
             var info = VkSemaphoreCreateInfo()
             info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO
             info.pNext = UnsafeRawPointer(type)
-            try check(vkCreateSemaphore(context.device, &info, nil, &semaphore), "vkCreateSemaphore")
+            try check(context.commands.vkCreateSemaphore(context.device, &info, nil, &semaphore), "vkCreateSemaphore")
         }
         self.context = context
         handle = semaphore!
@@ -37,9 +37,9 @@ final class TimelineSemaphore {
         // queue has let go of its wait: lavapipe's submit thread releases the waits after it
         // signals, and a semaphore destroyed in between is written after it is freed. Only an
         // idle queue has let go of every submission (the queue is the renderer's thread's, as this is).
-        if isWaitedOnByQueue { vkQueueWaitIdle(context.queue) }
+        if isWaitedOnByQueue { _ = context.commands.vkQueueWaitIdle(context.queue) }
         hostWaits.wait()
-        vkDestroySemaphore(context.device, handle, nil)
+        context.commands.vkDestroySemaphore(context.device, handle, nil)
     }
 
     /// The value the next submission should signal.
@@ -59,7 +59,7 @@ final class TimelineSemaphore {
     /// The value the GPU has reached: every submission up to it is done.
     func reachedValue() throws -> UInt64 {
         var value: UInt64 = 0
-        try check(vkGetSemaphoreCounterValue(context.device, handle, &value), "vkGetSemaphoreCounterValue")
+        try check(context.commands.vkGetSemaphoreCounterValue(context.device, handle, &value), "vkGetSemaphoreCounterValue")
         return value
     }
 
@@ -75,7 +75,7 @@ final class TimelineSemaphore {
             try withUnsafePointer(to: &value) { value in
                 info.pSemaphores = semaphore
                 info.pValues = value
-                try check(vkWaitSemaphores(context.device, &info, UInt64.max), "vkWaitSemaphores")
+                try check(context.commands.vkWaitSemaphores(context.device, &info, UInt64.max), "vkWaitSemaphores")
             }
         }
     }
@@ -91,19 +91,21 @@ struct TimelinePoint {
     }
 }
 
-/// Records one `vkCmdPipelineBarrier2` with the given barriers.
-func pipelineBarrier(
-    _ commandBuffer: VkCommandBuffer, images: [VkImageMemoryBarrier2] = [], buffers: [VkBufferMemoryBarrier2] = []
-) {
-    images.withUnsafeBufferPointer { images in
-        buffers.withUnsafeBufferPointer { buffers in
-            var dependency = VkDependencyInfo()
-            dependency.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO
-            dependency.imageMemoryBarrierCount = UInt32(images.count)
-            dependency.pImageMemoryBarriers = images.baseAddress
-            dependency.bufferMemoryBarrierCount = UInt32(buffers.count)
-            dependency.pBufferMemoryBarriers = buffers.baseAddress
-            vkCmdPipelineBarrier2(commandBuffer, &dependency)
+extension VulkanDeviceCommands {
+    /// Records one `vkCmdPipelineBarrier2` with the given barriers.
+    func pipelineBarrier(
+        _ commandBuffer: VkCommandBuffer, images: [VkImageMemoryBarrier2] = [], buffers: [VkBufferMemoryBarrier2] = []
+    ) {
+        images.withUnsafeBufferPointer { images in
+            buffers.withUnsafeBufferPointer { buffers in
+                var dependency = VkDependencyInfo()
+                dependency.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO
+                dependency.imageMemoryBarrierCount = UInt32(images.count)
+                dependency.pImageMemoryBarriers = images.baseAddress
+                dependency.bufferMemoryBarrierCount = UInt32(buffers.count)
+                dependency.pBufferMemoryBarriers = buffers.baseAddress
+                vkCmdPipelineBarrier2(commandBuffer, &dependency)
+            }
         }
     }
 }

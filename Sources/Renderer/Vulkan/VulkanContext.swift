@@ -48,6 +48,9 @@ private let debugCallback: PFN_vkDebugUtilsMessengerCallbackEXT = { severity, _,
 /// Everything the renderer creates holds its context strongly, so the device outlives them.
 final class VulkanContext {
     let instance: VkInstance
+    /// The instance's commands and the device's, from the loader opened on first use.
+    let instanceCommands: VulkanInstanceCommands
+    let commands: VulkanDeviceCommands
     let physicalDevice: VkPhysicalDevice
     let device: VkDevice
     let queueFamilyIndex: UInt32
@@ -85,7 +88,7 @@ final class VulkanContext {
     private(set) var lostWhile: String?
     var isLost: Bool { lostWhile != nil }
     /// Tells the compositor's event loop when frames are done, from a thread of its own.
-    private(set) lazy var completionWaiter = CompletionWaiter(device: device)
+    private(set) lazy var completionWaiter = CompletionWaiter(device: device, commands: commands)
     /// How many `VkDeviceMemory` allocations are alive: devices allow only `maxMemoryAllocationCount`
     /// (often 4096), so this is the figure to watch for leaks.
     private(set) var liveMemoryAllocations = 0
@@ -113,24 +116,30 @@ final class VulkanContext {
 
     init(options: VulkanOptions) throws {
         let log = options.enableValidation ? ValidationLog() : nil
-        let instance = try Self.makeInstance(validationLog: log)
+        let (instance, instanceCommands) = try Self.makeInstance(validationLog: log)
         // A throw below must not leak what was made above: deinit does not run for a partial init.
         var messenger: Messenger?
         var device: VkDevice?
+        var commands: VulkanDeviceCommands?
         var commandPool: VkCommandPool?
         var succeeded = false
         defer {
             if !succeeded {
-                if let commandPool { vkDestroyCommandPool(device, commandPool, nil) }
-                if let device { vkDestroyDevice(device, nil) }
+                if let commandPool, let commands { commands.vkDestroyCommandPool(device, commandPool, nil) }
+                if let device {
+                    // Found alone where the device's table could not be filled.
+                    let destroy = commands?.vkDestroyDevice ?? instanceCommands.vkGetDeviceProcAddr(device, "vkDestroyDevice")
+                        .flatMap { unsafeBitCast($0, to: PFN_vkDestroyDevice.self) }
+                    destroy?(device, nil)
+                }
                 if let messenger { messenger.destroy(instance, messenger.handle, nil) }
-                vkDestroyInstance(instance, nil)
+                instanceCommands.vkDestroyInstance(instance, nil)
             }
         }
         if let log { messenger = try Self.makeMessenger(instance: instance, log: log) }
 
         let choice = try Self.choosePhysicalDevice(
-            instance: instance, preferredDRMRenderNode: options.preferredDRMRenderNode)
+            instance: instance, instanceCommands: instanceCommands, preferredDRMRenderNode: options.preferredDRMRenderNode)
         let dmabufExtensions = Self.dmabufExtensions.allSatisfy(choice.extensions.contains) ? Self.dmabufExtensions : []
         let hostMemoryExtension = choice.extensions.contains(Self.hostMemoryExtension) ? [Self.hostMemoryExtension] : []
         // Both only matter for dma-bufs; VK_KHR_image_format_list, which modifiers need, is core in 1.2.
@@ -138,18 +147,21 @@ final class VulkanContext {
             ? [] : [Self.modifierExtension, Self.foreignQueueExtension].filter(choice.extensions.contains)
         let fenceSource = FrameFenceSource.choose(
             hasSemaphoreFdExtension: choice.extensions.contains(Self.semaphoreFdExtension),
-            semaphoreFeatures: Self.syncFileSemaphoreFeatures(of: choice.handle))
+            semaphoreFeatures: Self.syncFileSemaphoreFeatures(of: choice.handle, instanceCommands: instanceCommands))
         let fenceExtensions = fenceSource == .exportedSyncFile ? [Self.semaphoreFdExtension] : []
         device = try Self.makeDevice(
             choice.handle, queueFamilyIndex: choice.queueFamilyIndex,
             extensions: ["VK_KHR_push_descriptor"] + dmabufExtensions + dmabufImageExtensions + hostMemoryExtension
-                + fenceExtensions)
+                + fenceExtensions,
+            instanceCommands: instanceCommands)
+        commands = try VulkanLoader.deviceCommands(for: device!, with: instanceCommands)
+        let deviceCommands = commands!
 
         var queue: VkQueue?
-        vkGetDeviceQueue(device, choice.queueFamilyIndex, 0, &queue)
+        deviceCommands.vkGetDeviceQueue(device, choice.queueFamilyIndex, 0, &queue)
         guard let queue else { throw VulkanError.noSuitableDevice("vkGetDeviceQueue returned no queue") }
 
-        guard let pushDescriptor = vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR") else {
+        guard let pushDescriptor = instanceCommands.vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR") else {
             throw VulkanError.missingExtension("VK_KHR_push_descriptor")
         }
 
@@ -157,14 +169,16 @@ final class VulkanContext {
         poolInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
         poolInfo.flags = VkCommandPoolCreateFlags(VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue)
         poolInfo.queueFamilyIndex = choice.queueFamilyIndex
-        try check(vkCreateCommandPool(device, &poolInfo, nil, &commandPool), "vkCreateCommandPool")
+        try check(deviceCommands.vkCreateCommandPool(device, &poolInfo, nil, &commandPool), "vkCreateCommandPool")
 
         var properties = VkPhysicalDeviceProperties()
-        vkGetPhysicalDeviceProperties(choice.handle, &properties)
+        instanceCommands.vkGetPhysicalDeviceProperties(choice.handle, &properties)
         var memoryProperties = VkPhysicalDeviceMemoryProperties()
-        vkGetPhysicalDeviceMemoryProperties(choice.handle, &memoryProperties)
+        instanceCommands.vkGetPhysicalDeviceMemoryProperties(choice.handle, &memoryProperties)
 
         self.instance = instance
+        self.instanceCommands = instanceCommands
+        self.commands = deviceCommands
         self.messenger = messenger
         physicalDevice = choice.handle
         self.device = device!
@@ -174,18 +188,18 @@ final class VulkanContext {
         deviceName = string(fromCArray: properties.deviceName)
         getMemoryFdProperties = dmabufExtensions.isEmpty
             ? nil
-            : vkGetDeviceProcAddr(device, "vkGetMemoryFdPropertiesKHR").map {
+            : instanceCommands.vkGetDeviceProcAddr(device, "vkGetMemoryFdPropertiesKHR").map {
                 unsafeBitCast($0, to: PFN_vkGetMemoryFdPropertiesKHR.self)
             }
-        if !hostMemoryExtension.isEmpty, let function = vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT") {
+        if !hostMemoryExtension.isEmpty, let function = instanceCommands.vkGetDeviceProcAddr(device, "vkGetMemoryHostPointerPropertiesEXT") {
             getMemoryHostPointerProperties = unsafeBitCast(function, to: PFN_vkGetMemoryHostPointerPropertiesEXT.self)
-            hostPointerAlignment = Self.hostPointerAlignment(of: choice.handle)
+            hostPointerAlignment = Self.hostPointerAlignment(of: choice.handle, instanceCommands: instanceCommands)
         } else {
             getMemoryHostPointerProperties = nil
             hostPointerAlignment = nil
         }
         getSemaphoreFd = fenceExtensions.isEmpty
-            ? nil : vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR").map { unsafeBitCast($0, to: PFN_vkGetSemaphoreFdKHR.self) }
+            ? nil : instanceCommands.vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR").map { unsafeBitCast($0, to: PFN_vkGetSemaphoreFdKHR.self) }
         frameFenceSource = getSemaphoreFd == nil ? .waiterThread : fenceSource
         hasDrmFormatModifiers = dmabufImageExtensions.contains(Self.modifierExtension)
         externalQueueFamily = dmabufImageExtensions.contains(Self.foreignQueueExtension)
@@ -198,11 +212,11 @@ final class VulkanContext {
 
     deinit {
         // Teardown is the one place that may wait for the whole device.
-        vkDeviceWaitIdle(device)
-        vkDestroyCommandPool(device, commandPool, nil)
-        vkDestroyDevice(device, nil)
+        _ = commands.vkDeviceWaitIdle(device)
+        commands.vkDestroyCommandPool(device, commandPool, nil)
+        commands.vkDestroyDevice(device, nil)
         if let messenger { messenger.destroy(instance, messenger.handle, nil) }
-        vkDestroyInstance(instance, nil)
+        instanceCommands.vkDestroyInstance(instance, nil)
     }
 
     /// Where validation messages collect (nil without validation); it outlives the context for
@@ -241,7 +255,7 @@ final class VulkanContext {
         info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
         info.commandBufferCount = 1
         var commandBuffer: VkCommandBuffer?
-        try check(vkAllocateCommandBuffers(device, &info, &commandBuffer), "vkAllocateCommandBuffers")
+        try check(commands.vkAllocateCommandBuffers(device, &info, &commandBuffer), "vkAllocateCommandBuffers")
         return commandBuffer!
     }
 
@@ -270,7 +284,7 @@ final class VulkanContext {
         info.allocationSize = requirements.size
         info.memoryTypeIndex = type
         var memory: VkDeviceMemory?
-        try check(vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory")
+        try check(commands.vkAllocateMemory(device, &info, nil, &memory), "vkAllocateMemory")
         liveMemoryAllocations += 1
         return memory!
     }
@@ -281,18 +295,18 @@ final class VulkanContext {
     }
 
     func freeMemory(_ memory: VkDeviceMemory) {
-        vkFreeMemory(device, memory, nil)
+        commands.vkFreeMemory(device, memory, nil)
         liveMemoryAllocations -= 1
     }
 
     /// How many physical devices the loader finds (0 when no driver is installed), for callers that
     /// must tell "no Vulkan here" apart from a failure.
     static func physicalDeviceCount() -> Int {
-        guard let instance = try? makeInstance(validationLog: nil) else { return 0 }
-        defer { vkDestroyInstance(instance, nil) }
+        guard let (instance, instanceCommands) = try? makeInstance(validationLog: nil) else { return 0 }
+        defer { instanceCommands.vkDestroyInstance(instance, nil) }
         let devices: [VkPhysicalDevice?] =
             (try? enumerate("vkEnumeratePhysicalDevices") {
-                vkEnumeratePhysicalDevices(instance, $0, $1)
+                instanceCommands.vkEnumeratePhysicalDevices(instance, $0, $1)
             }) ?? []
         return devices.count
     }
@@ -319,18 +333,19 @@ final class VulkanContext {
     /// An instance for Vulkan 1.3 without window-system extensions; with a log, the validation layer
     /// and debug utils are enabled, and the messenger settings ride along in `pNext` so that
     /// messages about instance creation and destruction are caught too.
-    private static func makeInstance(validationLog log: ValidationLog?) throws -> VkInstance {
+    private static func makeInstance(validationLog log: ValidationLog?) throws -> (VkInstance, VulkanInstanceCommands) {
+        let global = try VulkanLoader.globalCommands()
         var layers: [String] = []
         var extensions: [String] = []
         if log != nil {
             let available: [VkLayerProperties] = try enumerate("vkEnumerateInstanceLayerProperties") {
-                vkEnumerateInstanceLayerProperties($0, $1)
+                global.vkEnumerateInstanceLayerProperties($0, $1)
             }
             guard available.contains(where: { string(fromCArray: $0.layerName) == validationLayer }) else {
                 throw VulkanError.missingExtension(validationLayer)
             }
             let availableExtensions: [VkExtensionProperties] = try enumerate("vkEnumerateInstanceExtensionProperties") {
-                vkEnumerateInstanceExtensionProperties(nil, $0, $1)
+                global.vkEnumerateInstanceExtensionProperties(nil, $0, $1)
             }
             guard availableExtensions.contains(where: { string(fromCArray: $0.extensionName) == "VK_EXT_debug_utils" })
             else {
@@ -354,12 +369,19 @@ final class VulkanContext {
             info.enabledExtensionCount = UInt32(extensions.count)
             info.ppEnabledExtensionNames = arena.cStrings(extensions)
             var instance: VkInstance?
-            let result = vkCreateInstance(&info, nil, &instance)
+            let result = global.vkCreateInstance(&info, nil, &instance)
             if result == VK_ERROR_INCOMPATIBLE_DRIVER {
                 throw VulkanError.noSuitableDevice("the Vulkan loader found no driver" + loaderDriverSettings())
             }
             try check(result, "vkCreateInstance")
-            return instance!
+            do {
+                return (instance!, try VulkanLoader.instanceCommands(for: instance!))
+            } catch {
+                // Found alone where the instance's table could not be filled.
+                global.vkGetInstanceProcAddr(instance, "vkDestroyInstance")
+                    .flatMap { unsafeBitCast($0, to: PFN_vkDestroyInstance.self) }?(instance, nil)
+                throw error
+            }
         }
     }
 
@@ -372,8 +394,9 @@ final class VulkanContext {
     }
 
     private static func makeMessenger(instance: VkInstance, log: ValidationLog) throws -> Messenger {
-        guard let create = vkGetInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"),
-            let destroy = vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT")
+        let getInstanceProcAddr = try VulkanLoader.globalCommands().vkGetInstanceProcAddr
+        guard let create = getInstanceProcAddr(instance, "vkCreateDebugUtilsMessengerEXT"),
+            let destroy = getInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT")
         else { throw VulkanError.missingExtension("VK_EXT_debug_utils") }
         let createMessenger = unsafeBitCast(create, to: PFN_vkCreateDebugUtilsMessengerEXT.self)
         var info = messengerInfo(log: log)
@@ -392,25 +415,27 @@ final class VulkanContext {
 
     /// The device whose DRM render node matches `preferredDRMRenderNode` when there is one, and
     /// otherwise the first device, in enumeration order, that can run the renderer.
-    private static func choosePhysicalDevice(instance: VkInstance, preferredDRMRenderNode: String?) throws
+    private static func choosePhysicalDevice(
+        instance: VkInstance, instanceCommands: VulkanInstanceCommands, preferredDRMRenderNode: String?
+    ) throws
         -> PhysicalDeviceChoice
     {
         let devices: [VkPhysicalDevice?] = try enumerate("vkEnumeratePhysicalDevices") {
-            vkEnumeratePhysicalDevices(instance, $0, $1)
+            instanceCommands.vkEnumeratePhysicalDevices(instance, $0, $1)
         }
         guard !devices.isEmpty else {
             throw VulkanError.noSuitableDevice("the Vulkan loader found no physical device" + loaderDriverSettings())
         }
         var candidates = devices.compactMap { $0 }
         if let node = preferredDRMRenderNode, let number = renderNodeNumber(path: node),
-            let match = candidates.firstIndex(where: { renderNode(of: $0) == number })
+            let match = candidates.firstIndex(where: { renderNode(of: $0, instanceCommands: instanceCommands) == number })
         {
             candidates.insert(candidates.remove(at: match), at: 0)
         }
         var firstProblem: Error?
         for candidate in candidates {
             do {
-                return try suitability(of: candidate)
+                return try suitability(of: candidate, instanceCommands: instanceCommands)
             } catch {
                 firstProblem = firstProblem ?? error
             }
@@ -419,14 +444,14 @@ final class VulkanContext {
     }
 
     /// `minImportedHostPointerAlignment` of a device with `VK_EXT_external_memory_host`.
-    private static func hostPointerAlignment(of device: VkPhysicalDevice) -> Int {
+    private static func hostPointerAlignment(of device: VkPhysicalDevice, instanceCommands: VulkanInstanceCommands) -> Int {
         var host = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
         host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
         return withUnsafeMutablePointer(to: &host) { host in
             var properties = VkPhysicalDeviceProperties2()
             properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
             properties.pNext = UnsafeMutableRawPointer(host)
-            vkGetPhysicalDeviceProperties2(device, &properties)
+            instanceCommands.vkGetPhysicalDeviceProperties2(device, &properties)
             return Int(host.pointee.minImportedHostPointerAlignment)
         }
     }
@@ -449,8 +474,8 @@ final class VulkanContext {
     }
 
     /// The render node a device reports through `VK_EXT_physical_device_drm`, if it has one.
-    private static func renderNode(of device: VkPhysicalDevice) -> DeviceNumber? {
-        guard let extensions = try? deviceExtensions(device), extensions.contains("VK_EXT_physical_device_drm") else {
+    private static func renderNode(of device: VkPhysicalDevice, instanceCommands: VulkanInstanceCommands) -> DeviceNumber? {
+        guard let extensions = try? deviceExtensions(device, instanceCommands: instanceCommands), extensions.contains("VK_EXT_physical_device_drm") else {
             return nil
         }
         var drm = VkPhysicalDeviceDrmPropertiesEXT()
@@ -459,31 +484,31 @@ final class VulkanContext {
             var properties = VkPhysicalDeviceProperties2()
             properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
             properties.pNext = UnsafeMutableRawPointer(drm)
-            vkGetPhysicalDeviceProperties2(device, &properties)
+            instanceCommands.vkGetPhysicalDeviceProperties2(device, &properties)
             guard drm.pointee.hasRender == VkBool32(VK_TRUE) else { return nil }
             return DeviceNumber(major: drm.pointee.renderMajor, minor: drm.pointee.renderMinor)
         }
     }
 
-    private static func deviceExtensions(_ device: VkPhysicalDevice) throws -> Set<String> {
+    private static func deviceExtensions(_ device: VkPhysicalDevice, instanceCommands: VulkanInstanceCommands) throws -> Set<String> {
         let properties: [VkExtensionProperties] = try enumerate("vkEnumerateDeviceExtensionProperties") {
-            vkEnumerateDeviceExtensionProperties(device, nil, $0, $1)
+            instanceCommands.vkEnumerateDeviceExtensionProperties(device, nil, $0, $1)
         }
         return Set(properties.map { string(fromCArray: $0.extensionName) })
     }
 
     /// Checks that `device` offers Vulkan 1.3 with dynamic rendering, synchronization2 and timeline
     /// semaphores, push descriptors, and a graphics queue.
-    private static func suitability(of device: VkPhysicalDevice) throws -> PhysicalDeviceChoice {
+    private static func suitability(of device: VkPhysicalDevice, instanceCommands: VulkanInstanceCommands) throws -> PhysicalDeviceChoice {
         var properties = VkPhysicalDeviceProperties()
-        vkGetPhysicalDeviceProperties(device, &properties)
+        instanceCommands.vkGetPhysicalDeviceProperties(device, &properties)
         let name = string(fromCArray: properties.deviceName)
         guard properties.apiVersion >= vulkanAPIVersion1_3 else {
             throw VulkanError.noSuitableDevice(
                 "\(name) supports Vulkan \(properties.apiVersion >> 22).\((properties.apiVersion >> 12) & 0x3ff), not 1.3"
             )
         }
-        let extensions = try deviceExtensions(device)
+        let extensions = try deviceExtensions(device, instanceCommands: instanceCommands)
         guard extensions.contains("VK_KHR_push_descriptor") else {
             throw VulkanError.missingExtension("VK_KHR_push_descriptor")
         }
@@ -497,7 +522,7 @@ final class VulkanContext {
                 var features = VkPhysicalDeviceFeatures2()
                 features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2
                 features.pNext = UnsafeMutableRawPointer(features12)
-                vkGetPhysicalDeviceFeatures2(device, &features)
+                instanceCommands.vkGetPhysicalDeviceFeatures2(device, &features)
             }
         }
         let truth = VkBool32(VK_TRUE)
@@ -507,7 +532,7 @@ final class VulkanContext {
             throw VulkanError.noSuitableDevice("\(name) lacks dynamicRendering, synchronization2 or timelineSemaphore")
         }
         let families: [VkQueueFamilyProperties] = try enumerate("vkGetPhysicalDeviceQueueFamilyProperties") {
-            vkGetPhysicalDeviceQueueFamilyProperties(device, $0, $1)
+            instanceCommands.vkGetPhysicalDeviceQueueFamilyProperties(device, $0, $1)
             return VK_SUCCESS
         }
         guard
@@ -521,8 +546,9 @@ final class VulkanContext {
     }
 
     /// A device with one graphics queue, the 1.2/1.3 features the renderer uses, and `extensions`.
-    private static func makeDevice(_ physicalDevice: VkPhysicalDevice, queueFamilyIndex: UInt32, extensions: [String])
-        throws -> VkDevice
+    private static func makeDevice(
+        _ physicalDevice: VkPhysicalDevice, queueFamilyIndex: UInt32, extensions: [String], instanceCommands: VulkanInstanceCommands
+    ) throws -> VkDevice
     {
         return try withCallArena { arena in
             var features13 = VkPhysicalDeviceVulkan13Features()
@@ -551,7 +577,7 @@ final class VulkanContext {
             info.enabledExtensionCount = UInt32(extensions.count)
             info.ppEnabledExtensionNames = arena.cStrings(extensions)
             var device: VkDevice?
-            try check(vkCreateDevice(physicalDevice, &info, nil, &device), "vkCreateDevice")
+            try check(instanceCommands.vkCreateDevice(physicalDevice, &info, nil, &device), "vkCreateDevice")
             return device!
         }
     }

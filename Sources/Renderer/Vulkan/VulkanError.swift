@@ -12,6 +12,10 @@ public enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The device was lost (`VK_ERROR_DEVICE_LOST`, from the function named): nothing made on it
     /// works any more, and its renderers must be replaced by ones on a new device.
     case deviceLost(while: String)
+    /// The Vulkan loader (libvulkan.so.1) could not be opened; the text says why.
+    case loaderUnavailable(String)
+    /// The loader or the driver returned no function for this core command.
+    case missingCommand(String)
     /// No physical device can run the renderer; the text says what was missing.
     case noSuitableDevice(String)
     /// The chosen device or instance lacks a required extension or layer, named here.
@@ -32,6 +36,10 @@ public enum VulkanError: Error, Hashable, Sendable, CustomStringConvertible {
             return "\(function) failed with \(name)"
         case .deviceLost(let function):
             return "\(function) failed with VK_ERROR_DEVICE_LOST"
+        case .loaderUnavailable(let reason):
+            return "the Vulkan loader could not be loaded: \(reason)"
+        case .missingCommand(let name):
+            return "the Vulkan implementation has no \(name)"
         case .noSuitableDevice(let reason):
             return "no suitable Vulkan device: \(reason)"
         case .missingExtension(let name):

@@ -8,6 +8,7 @@ import LayerKit
 public final class AnimatedPatternRenderer {
     private let layer: VulkanLayer
     private let device: VkDevice
+    private let commands: VulkanDeviceCommands
     private let layout: VkPipelineLayout
     private let vertexModule: VkShaderModule
     private let fragmentModule: VkShaderModule
@@ -17,7 +18,7 @@ public final class AnimatedPatternRenderer {
     public init(layer: VulkanLayer) throws {
         self.layer = layer
         let context = layer.queue.context
-        device = context.device
+        (device, commands) = (context.device, context.commands)
         var range = VkPushConstantRange(
             stageFlags: VkShaderStageFlags(VK_SHADER_STAGE_VERTEX_BIT.rawValue), offset: 0, size: 8)
         var info = VkPipelineLayoutCreateInfo()
@@ -26,20 +27,20 @@ public final class AnimatedPatternRenderer {
         var layout: VkPipelineLayout?
         try withUnsafePointer(to: &range) { range in
             info.pPushConstantRanges = range
-            try check(vkCreatePipelineLayout(context.device, &info, nil, &layout), "vkCreatePipelineLayout")
+            try check(context.commands.vkCreatePipelineLayout(context.device, &info, nil, &layout), "vkCreatePipelineLayout")
         }
         self.layout = layout!
-        vertexModule = try LayerPipeline.makeShaderModule(device: context.device, code: ShaderLibrary.patternVertex)
-        fragmentModule = try LayerPipeline.makeShaderModule(device: context.device, code: ShaderLibrary.patternFragment)
+        vertexModule = try LayerPipeline.makeShaderModule(context: context, code: ShaderLibrary.patternVertex)
+        fragmentModule = try LayerPipeline.makeShaderModule(context: context, code: ShaderLibrary.patternFragment)
     }
 
     deinit {
         // Submissions still running use the pipelines.
         try? layer.queue.timeline.wait(for: layer.queue.timeline.lastSubmittedValue)
-        for pipeline in pipelines.values { vkDestroyPipeline(device, pipeline, nil) }
-        vkDestroyShaderModule(device, fragmentModule, nil)
-        vkDestroyShaderModule(device, vertexModule, nil)
-        vkDestroyPipelineLayout(device, layout, nil)
+        for pipeline in pipelines.values { commands.vkDestroyPipeline(device, pipeline, nil) }
+        commands.vkDestroyShaderModule(device, fragmentModule, nil)
+        commands.vkDestroyShaderModule(device, vertexModule, nil)
+        commands.vkDestroyPipelineLayout(device, layout, nil)
     }
 
     /// The clear colour at `time` seconds: red, green and blue each swing between 0 and 1 once
@@ -83,21 +84,21 @@ public final class AnimatedPatternRenderer {
                 rendering.layerCount = 1
                 rendering.colorAttachmentCount = 1
                 rendering.pColorAttachments = attachment
-                vkCmdBeginRendering(commandBuffer, &rendering)
+                commands.vkCmdBeginRendering(commandBuffer, &rendering)
             }
             if let angle {
                 var viewport = VkViewport(
                     x: 0, y: 0, width: Float(encoder.width), height: Float(encoder.height), minDepth: 0, maxDepth: 1)
-                vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
+                commands.vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
                 var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0), extent: extent)
-                vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
-                vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
+                commands.vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
+                commands.vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
                 var constants: (Float, Float) = (Float(angle), Float(encoder.width) / Float(encoder.height))
-                vkCmdPushConstants(
+                commands.vkCmdPushConstants(
                     commandBuffer, layout, VkShaderStageFlags(VK_SHADER_STAGE_VERTEX_BIT.rawValue), 0, 8, &constants)
-                vkCmdDraw(commandBuffer, 3, 1, 0, 0)
+                commands.vkCmdDraw(commandBuffer, 3, 1, 0, 0)
             }
-            vkCmdEndRendering(commandBuffer)
+            commands.vkCmdEndRendering(commandBuffer)
         }
         drawable.present()
         return true
@@ -107,7 +108,7 @@ public final class AnimatedPatternRenderer {
         if let pipeline = pipelines[format] { return pipeline }
         // The triangle is opaque: it replaces the clear colour.
         let made = try makeGraphicsPipeline(
-            device: device, cache: nil, layout: layout, vertexModule: vertexModule, fragmentModule: fragmentModule,
+            device: device, commands: commands, cache: nil, layout: layout, vertexModule: vertexModule, fragmentModule: fragmentModule,
             colorFormat: format.vulkanFormat, blend: .replace)
         pipelines[format] = made
         return made

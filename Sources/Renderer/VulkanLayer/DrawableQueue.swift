@@ -40,12 +40,12 @@ final class DrawableSlot {
         // The command buffer's last submission must be done before it is freed.
         try? texture.readyPoint?.wait()
         var commandBuffer: VkCommandBuffer? = commandBuffer
-        vkFreeCommandBuffers(texture.image.context.device, texture.image.context.commandPool, 1, &commandBuffer)
+        texture.image.context.commands.vkFreeCommandBuffers(texture.image.context.device, texture.image.context.commandPool, 1, &commandBuffer)
     }
 
     private static func supportsStorage(_ format: VulkanDrawablePixelFormat, context: VulkanContext) -> Bool {
         var properties = VkFormatProperties()
-        vkGetPhysicalDeviceFormatProperties(context.physicalDevice, format.vulkanFormat, &properties)
+        context.instanceCommands.vkGetPhysicalDeviceFormatProperties(context.physicalDevice, format.vulkanFormat, &properties)
         return properties.optimalTilingFeatures & VkFormatFeatureFlags(VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT.rawValue) != 0
     }
 
@@ -143,7 +143,7 @@ extension TimelineSemaphore {
     /// The highest value the semaphore has reached.
     var completedValue: UInt64 {
         var value: UInt64 = 0
-        vkGetSemaphoreCounterValue(context.device, handle, &value)
+        _ = context.commands.vkGetSemaphoreCounterValue(context.device, handle, &value)
         return value
     }
 
@@ -154,7 +154,7 @@ extension TimelineSemaphore {
         info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO
         info.semaphore = handle
         info.value = value
-        try check(vkSignalSemaphore(context.device, &info), "vkSignalSemaphore")
+        try check(context.commands.vkSignalSemaphore(context.device, &info), "vkSignalSemaphore")
     }
 
 }

@@ -69,7 +69,8 @@ public struct DrawableEncoder {
 /// (`DrawableEncoder`), so the public interface names no C module while code that imports the
 /// Vulkan headers records anything the device can do. In Vitrine only the Renderer module imports
 /// them, so Vitrine's own content lives there (`AnimatedPatternRenderer`); an application that
-/// embeds Vitrine's modules may import them itself.
+/// embeds Vitrine's modules may import them itself, and links or opens the Vulkan loader itself
+/// (the Renderer opens it with `dlopen` and lends its commands to no one).
 ///
 /// LayerKit's CPU drawing (`render(in:)`) cannot read GPU images: it draws no external contents.
 ///
@@ -208,14 +209,14 @@ public final class VulkanDrawable {
         let commandBuffer = slot.commandBuffer
         // The command buffer of an earlier encode may still run.
         try slot.texture.readyPoint?.wait()
-        try check(vkResetCommandBuffer(commandBuffer, 0), "vkResetCommandBuffer")
+        try check(image.context.commands.vkResetCommandBuffer(commandBuffer, 0), "vkResetCommandBuffer")
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
         begin.flags = VkCommandBufferUsageFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue)
-        try check(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
+        try check(image.context.commands.vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
         // The frames that sampled the image last are done (the pool hands out only such images),
         // so only earlier writes of this drawable's own encodes are ordered here.
-        pipelineBarrier(
+        image.context.commands.pipelineBarrier(
             commandBuffer,
             images: [
                 image.barrier(
@@ -233,7 +234,7 @@ public final class VulkanDrawable {
                     height: image.height, pixelFormat: slot.pixelFormat, imageUsageRawValue: slot.usage,
                     device: layer.queue.handles))
         } catch {
-            _ = vkEndCommandBuffer(commandBuffer)
+            _ = image.context.commands.vkEndCommandBuffer(commandBuffer)
             throw error
         }
         var toSampled = image.barrier(
@@ -241,8 +242,8 @@ public final class VulkanDrawable {
             from: (VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_WRITE_BIT),
             to: (VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT))
         toSampled.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
-        pipelineBarrier(commandBuffer, images: [toSampled])
-        try check(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+        image.context.commands.pipelineBarrier(commandBuffer, images: [toSampled])
+        try check(image.context.commands.vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
         let point = try submitCommands(commandBuffer, on: image.context, signalling: layer.queue.timeline)
         slot.texture.readyPoint = point
         image.layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
