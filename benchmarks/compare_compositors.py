@@ -10,7 +10,9 @@ with `--renderer cpu`, pixman, and `--renderer vulkan`, lavapipe), weston-pixman
   * start → first presented frame at 1280x720: from spawning the compositor to the first
     frame callback (wl_surface.frame's wl_callback.done) that weston-simple-shm receives
     (WAYLAND_DEBUG timestamps, CLOCK_REALTIME), once with an empty cache (the first start after
-    installing) and then in every round with what the earlier starts left in it;
+    installing) and then in every round with what the earlier starts left in it; each
+    compositor starts the client itself once it listens, as a kiosk starts its app (`vitrine
+    run -- weston-simple-shm`, weston's [autolaunch], cage's command line);
   * weston-simple-shm (a 250x250 window redrawn every frame) at 1280x720: compositor CPU per
     frame, frames per second, commit → frame callback (median, p95), thread wakeups per frame,
     RSS with the client;
@@ -26,6 +28,8 @@ start-up also reports the CPU time spent until the first frame (/proc/PID/stat, 
 which unlike the wall time hardly depends on the machine's load.
 weston runs desktop-shell because its kiosk-shell shows nothing on the headless backend (no seat)
 and fullscreen-shell offers no xdg_wm_base, which weston-presentation-shm needs.
+The other measures start their clients once the compositor's socket takes connections (a
+connect() succeeds: its file appears at bind(), before listen()).
 It prints a table of medians over the rounds and the ratios to the first compositor listed.
 Compositors and clients run as an unprivileged user when started as root (cage refuses root),
 each compositor with a cache directory of its own (XDG_CACHE_HOME) that the user can write, where
@@ -153,26 +157,32 @@ def thread_deltas(before, after):
     return cpu, wakeups
 
 
-def wait_for(path, timeout=20):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if os.path.exists(path):
-            return True
-        time.sleep(0.005)
-    return False
+def weston_autolaunch(app):
+    """A weston.ini whose [autolaunch] starts `app` (a path, no arguments: weston 10 takes none)."""
+    directory = tempfile.mkdtemp(prefix="vitrine-bench-weston-")
+    os.chmod(directory, 0o755)
+    path = f"{directory}/weston.ini"
+    with open(path, "w") as ini:
+        ini.write(f"[autolaunch]\npath={shutil.which(app[0])}\n")
+    os.chmod(path, 0o644)
+    return path
 
 
-def compositor_command(name, vitrine, socket, app, size, board=None):
+def compositor_command(name, vitrine, socket, app, size, board=None, launches_app=False):
+    """The compositor's command line and environment; with `launches_app` (always for cage) the
+    compositor starts `app` itself once it listens, as a kiosk does."""
     width, height = size
     if name.startswith("vitrine-"):
         renderer = name.removeprefix("vitrine-").split("@")[0]
         board_arguments = ["--config", board] if board else []
+        app_arguments = ["--", *app] if launches_app else []
         return [vitrine, "run", "--renderer", renderer, "--headless", f"{width}x{height}@60", "--socket", socket,
-                *board_arguments], {}
+                *board_arguments, *app_arguments], {}
     if name.startswith("weston-"):
         renderer = "--use-pixman" if name == "weston-pixman" else "--use-gl"
+        config_arguments = [f"--config={weston_autolaunch(app)}"] if launches_app else []
         return ["weston", "--backend=headless-backend.so", "--shell=desktop-shell.so", renderer,
-                f"--width={width}", f"--height={height}", f"--socket={socket}", "--idle-time=0"], {}
+                f"--width={width}", f"--height={height}", f"--socket={socket}", "--idle-time=0", *config_arguments], {}
     # cage names its own socket and always runs an app; its headless output is 1280x720.
     env = {"WLR_BACKENDS": "headless", "WLR_RENDERER": "pixman", "WLR_HEADLESS_OUTPUTS": "1",
            "WLR_LIBINPUT_NO_DEVICES": "1"}
@@ -180,16 +190,20 @@ def compositor_command(name, vitrine, socket, app, size, board=None):
 
 
 class Session:
-    """A compositor with (for vitrine and weston) a client started once its socket exists."""
+    """A compositor with a client: started by the compositor itself (always for cage, and for the
+    others with `launches_app`: its output, with the compositor's, goes to the client log), or
+    by this script once the compositor's socket takes connections."""
 
-    def __init__(self, name, vitrine, app, client_env=None, size=SMALL, wrapper=(), socket_timeout=60, board=None):
+    def __init__(self, name, vitrine, app, client_env=None, size=SMALL, wrapper=(), socket_timeout=60, board=None,
+                 launches_app=False):
         self.runtime = runtime_dir()
         self.socket = "bench-0"
         env = dict(os.environ, XDG_RUNTIME_DIR=self.runtime, XDG_CACHE_HOME=compositor_cache(name))
         env.pop("WAYLAND_DISPLAY", None)
-        command, extra = compositor_command(name, vitrine, self.socket, app, size, board)
+        launches_app = app is not None and (launches_app or name == "cage")
+        command, extra = compositor_command(name, vitrine, self.socket, app, size, board, launches_app)
         env.update(extra)
-        if name == "cage":
+        if launches_app:
             env.update(client_env or {})
         self.log = open(f"{self.runtime}/client.log", "w+") if app else None
         # The compositor's own log, kept after the run (the runtime directory is not) to say why
@@ -199,13 +213,15 @@ class Session:
             self.start_ms = now_debug_ms()
             self.compositor = subprocess.Popen(
                 unprivileged() + list(wrapper) + command, env=env, stdout=compositor_log,
-                stderr=self.log if name == "cage" and self.log else compositor_log)
+                stderr=self.log if launches_app else compositor_log)
         self.client = None
         if name != "cage":
-            if not wait_for(f"{self.runtime}/{self.socket}", socket_timeout):
+            listening = processes.wait_until_listening(
+                f"{self.runtime}/{self.socket}", socket_timeout, alive=lambda: self.compositor.poll() is None)
+            if not listening:
                 self.stop()
                 raise RuntimeError(f"{name} did not open its socket (its log: {LOGS}/{name}.log)")
-            if app:
+            if app and not launches_app:
                 client_env = dict(env, WAYLAND_DISPLAY=self.socket, **(client_env or {}))
                 self.client = subprocess.Popen(unprivileged() + app, env=client_env, stdout=self.log,
                                                stderr=self.log)
@@ -279,7 +295,7 @@ def percentile(values, fraction):
 def measure_startup(name, vitrine, cold=False):
     """Start → the first frame callback of weston-simple-shm; `cold` with an empty cache."""
     compositor_cache(name, fresh=cold)
-    session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"})
+    session = Session(name, vitrine, ["weston-simple-shm"], client_env={"WAYLAND_DEBUG": "client"}, launches_app=True)
     try:
         wall, cpu, thread_cpu = session.wait_first_frame(name)
         prefix = "startup_cold" if cold else "startup"

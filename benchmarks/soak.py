@@ -114,10 +114,7 @@ def main():
         [args.vitrine, "run", "--config", board, "--socket", "soak-0"], env=environment,
         stdout=log, stderr=subprocess.STDOUT)
     client_environment = dict(environment, WAYLAND_DISPLAY="soak-0")
-    socket = os.path.join(runtime, "soak-0")
-    deadline = time.monotonic() + 30
-    while not os.path.exists(socket) and time.monotonic() < deadline and vitrine.poll() is None:
-        time.sleep(0.1)
+    processes.wait_until_listening(os.path.join(runtime, "soak-0"), 30, alive=lambda: vitrine.poll() is None)
 
     start = time.monotonic()
     end = start + args.minutes * 60
