@@ -474,6 +474,8 @@ final class CompositorOutput {
                 refreshNanoseconds: UInt32(clamping: timing.refreshNanoseconds), sequence: timing.sequence,
                 flags: PresentationFeedback.Kind(rawValue: timing.flags))
         }
+        // Clients told of this frame may draw the next at once: it keeps the refresh cadence.
+        if !callbacks.isEmpty || !feedbacks.isEmpty { backend.frameScheduler.markPresentationAwaited() }
         onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if !displayLinks.isEmpty {

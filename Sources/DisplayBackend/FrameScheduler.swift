@@ -24,11 +24,12 @@ public final class FrameScheduler {
     /// commit (headless) starts frames at their refresh (0), so that the refresh's one wakeup
     /// draws the frame and shows it.
     private let maximumLead: UInt64?
-    /// The latest refresh of a display that counts them, read when a frame is asked for after an
-    /// idle spell (the last presentation may be long past, and the display's clock drifts from the
-    /// CPU's); nil where it cannot tell. A display whose refreshes are only a timer (headless)
-    /// restarts them here when it has been idle (`RefreshClock.restarted`).
-    public var latestRefresh: (() -> Refresh?)?
+    /// The latest refresh of a display that counts them at the time given, read when a frame is
+    /// asked for then with none on its way (the last presentation may be long past, and the
+    /// display's clock drifts from the CPU's); nil where it cannot tell. A display whose refreshes
+    /// are only a timer (headless) restarts them at that time when it has been idle
+    /// (`RefreshClock.restarted`).
+    public var latestRefresh: ((UInt64) -> Refresh?)?
 
     /// The compositor's renderer: called when it is time to draw a frame, which it then commits
     /// through its output (`frameCommitted()` follows) or skips (`frameSkipped()`).
@@ -55,6 +56,13 @@ public final class FrameScheduler {
     /// How the frame now in the works was planned, and how the last presented one was.
     private var pacing: FramePacing?
     public private(set) var lastFramePacing: FramePacing?
+    /// Whether anything waited for the last presented frame: a frame asked for while it was on its
+    /// way or during its presentation, or clients told of it (whoever answers their frame
+    /// callbacks or presentation feedback calls `markPresentationAwaited()` from a `presented`
+    /// listener). A display whose refreshes are only a timer may start the next frame at once
+    /// after a frame nobody waited for (`RefreshClock.restarted`).
+    public private(set) var lastPresentationWasAwaited = false
+    private var isPresenting = false
 
     public init(period: UInt64, clock: RefreshClock? = nil, maximumLead: UInt64? = nil) throws(SystemCallError) {
         timer = try MonotonicTimer()
@@ -83,6 +91,7 @@ public final class FrameScheduler {
     /// before it ran does nothing more; asking while a frame is drawn or on its way gets one more
     /// after it.
     public func scheduleFrame() {
+        if isPresenting { lastPresentationWasAwaited = true }
         guard !isHeld else {
             wantsAnotherFrame = true
             return
@@ -93,7 +102,7 @@ public final class FrameScheduler {
             // listener may ask before `finish()` looks, and a wish left set would draw one more.
             wantsAnotherFrame = false
             let now = monotonicNanoseconds()
-            if let latest = latestRefresh?() {
+            if let latest = latestRefresh?(now) {
                 clock = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: period)
             }
             let lead = leadNanoseconds
@@ -156,8 +165,18 @@ public final class FrameScheduler {
         phase = .idle
         lastFramePacing = pacing
         pacing = nil
+        lastPresentationWasAwaited = wantsAnotherFrame
+        isPresenting = true
         presented.emit(timing)
+        isPresenting = false
         finish()
+    }
+
+    /// Called by a `presented` listener that told clients of the presentation (answered frame
+    /// callbacks or presentation feedback): they may draw again now, so the next frame keeps the
+    /// refresh cadence.
+    public func markPresentationAwaited() {
+        lastPresentationWasAwaited = true
     }
 
     /// What the backend committed on its own, or a modeset's first frame, reached the screen at

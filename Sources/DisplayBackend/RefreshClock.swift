@@ -55,17 +55,29 @@ public struct RefreshClock: Sendable, Equatable {
         return Refresh(nanoseconds: next.nanoseconds - period, sequence: next.sequence &- 1)
     }
 
+    /// Whether a display that last showed something at `lastUsed` (nil: nothing yet) has been idle
+    /// at `now`: for a period or more.
+    public func isIdle(at now: UInt64, lastUsed: Refresh?) -> Bool {
+        lastUsed.map { now >= $0.nanoseconds + period } ?? true
+    }
+
     /// The refreshes of a display that has no vblank (headless: its refreshes are a timer) when
-    /// a frame is asked for at `now`: after an idle spell, the last refresh that showed anything
-    /// (`lastUsed`; nil: none yet) a period or more before `now`, they restart at `now`, as a
-    /// panel's leaving self-refresh, so that the frame starts at once instead of waiting up to a
-    /// period for a refresh that nothing needs. The refresh at `now` takes the number of the old
-    /// phase's first refresh at or after it, so numbers keep increasing. Within a period of the
-    /// last one the clock keeps its phase: frames that follow each other keep the refresh
-    /// cadence, and refreshes that show something are never closer than a period.
-    public func restarted(at now: UInt64, lastUsed: Refresh?) -> RefreshClock {
-        if let lastUsed, now < lastUsed.nanoseconds + period { return self }
-        return RefreshClock(anchorNanoseconds: now, anchorSequence: refresh(atOrAfter: now).sequence, period: period)
+    /// a frame is asked for at `now`: after an idle spell (`isIdle(at:lastUsed:)`), they restart at
+    /// `now`, as a panel's leaving self-refresh, so that the frame starts at once instead of
+    /// waiting up to a period for a refresh that nothing needs. They restart once more within the
+    /// period after such a restart when its frame was the only one shown since and nothing waited
+    /// for it (`lastUsedWasUnawaitedWake`: no client was told of it, no frame was asked for at
+    /// it): the compositor's own first frame then does not hold back an app's first one by the
+    /// rest of its period, and a restart that comes early is no wake, so frames that follow it
+    /// keep the cadence. Otherwise, within a period of the last refresh used, the clock keeps its
+    /// phase: frames that follow each other keep the refresh cadence. The refresh at `now` takes
+    /// the number of the old phase's first refresh at or after it, and always one more than the
+    /// last used, so numbers keep increasing.
+    public func restarted(at now: UInt64, lastUsed: Refresh?, lastUsedWasUnawaitedWake: Bool = false) -> RefreshClock {
+        guard isIdle(at: now, lastUsed: lastUsed) || lastUsedWasUnawaitedWake else { return self }
+        var sequence = refresh(atOrAfter: now).sequence
+        if let lastUsed, Int64(bitPattern: sequence &- lastUsed.sequence) <= 0 { sequence = lastUsed.sequence &+ 1 }
+        return RefreshClock(anchorNanoseconds: now, anchorSequence: sequence, period: period)
     }
 
     /// When to start a frame asked for at `now` that needs `lead` before its refresh: the first

@@ -37,6 +37,12 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     private var armedRefresh: Refresh?
     /// The last refresh that showed a frame or the cursor plane's change; nil before the first.
     private var lastUsedRefresh: Refresh?
+    /// Whether the clock restarted after an idle spell and no frame was shown since: the next one
+    /// shown is the wake frame.
+    private var isWaking = false
+    /// The refresh the wake frame was shown at: while it is the last used, the clock may restart
+    /// once more (`RefreshClock.restarted`).
+    private var wakeRefresh: Refresh?
 
     /// What a committed frame shows: a buffer of the ring, or a client's buffer.
     private enum ShownFrame {
@@ -109,14 +115,24 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
             throw .system(error)
         }
         buffers = try Self.frameBuffers(for: configuration.mode)
-        frameScheduler.latestRefresh = { [unowned self] in refreshForAskedFrame() }
+        frameScheduler.latestRefresh = { [unowned self] now in refreshForAskedFrame(at: now) }
     }
 
-    /// The latest refresh when a frame is asked for with none on its way: after an idle spell,
-    /// with no refresh awaited either, the clock restarts now and this is a refresh at once.
-    private func refreshForAskedFrame() -> Refresh {
-        let now = monotonicNanoseconds()
-        if armedRefresh == nil { refreshes = refreshes.restarted(at: now, lastUsed: lastUsedRefresh) }
+    /// The latest refresh when a frame is asked for at `now` with none on its way: after an idle
+    /// spell, with no refresh awaited either, the clock restarts at `now` and this is a refresh
+    /// then; so too within the period after such a wake when its frame alone was shown and
+    /// nothing waited for it.
+    private func refreshForAskedFrame(at now: UInt64) -> Refresh {
+        if armedRefresh == nil {
+            let wokeFromIdle = refreshes.isIdle(at: now, lastUsed: lastUsedRefresh)
+            let unawaitedWake = lastUsedRefresh != nil && lastUsedRefresh == wakeRefresh && !frameScheduler.lastPresentationWasAwaited
+            let restarted = refreshes.restarted(at: now, lastUsed: lastUsedRefresh, lastUsedWasUnawaitedWake: unawaitedWake)
+            if restarted != refreshes {
+                refreshes = restarted
+                isWaking = wokeFromIdle
+                wakeRefresh = nil
+            }
+        }
         return refreshes.refresh(atOrBefore: now)
     }
 
@@ -230,6 +246,8 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         cursorGeometry = CursorPlaneGeometry(mode: newMode, scaleFactor: scaleFactor, transform: transform)
         refreshes = RefreshClock(anchorNanoseconds: monotonicNanoseconds(), anchorSequence: 0, period: newMode.refreshNanoseconds)
         lastUsedRefresh = nil
+        isWaking = false
+        wakeRefresh = nil
         front = 1
         shownFrame = nil
         shownImage = nil
@@ -280,6 +298,10 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         shownFrame = frame
         shownImage = nil
         lastUsedRefresh = refresh
+        if isWaking {
+            isWaking = false
+            wakeRefresh = refresh
+        }
         if case .buffer(let index) = frame { front = index }
         presentedFrameCount += 1
         // vsync, and zero-copy for a client's own buffer.

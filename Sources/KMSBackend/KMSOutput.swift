@@ -211,7 +211,7 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         cursorPlane?.turnedOff()
         inFlight = .modeset
         frameScheduler.displayCommitted()
-        frameScheduler.latestRefresh = { [unowned self] in latestVblank() }
+        frameScheduler.latestRefresh = { [unowned self] _ in latestVblank() }
         frameScheduler.becameIdle = { [unowned self] in commitCursorIfIdle() }
     }
 

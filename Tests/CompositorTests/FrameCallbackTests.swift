@@ -1,4 +1,5 @@
 import Compositor
+import DisplayBackend
 import Foundation
 import Glibc
 import Testing
@@ -35,5 +36,48 @@ import WaylandTestClient
         let idleCount = output.presentedFrameCount
         try session.run(seconds: 1)
         #expect(output.presentedFrameCount == idleCount)
+    }
+
+    /// An app's first frame starts as soon as it is committed, also right after the compositor's
+    /// own first frame (which no client waited for), and a client that redraws at each frame
+    /// callback then gets its callbacks a period apart or more (16 ms: 16.7 less their times'
+    /// millisecond truncation); so too when the app's first frame comes after an idle spell
+    /// (50 ms, three periods), the frame callbacks it answers holding the next frame to the cadence.
+    @Test(arguments: [0, 0.05])
+    func anAppsFirstFrameStartsWhenCommittedAndItsNextOnesKeepThePeriod(idleSeconds: Double) throws {
+        let session = try HeadlessSession(renderer: .cpu)
+        let output = session.backend.headlessOutput(0)
+        // Each presented frame's pacing, and the millisecond of its presentation (callbacks' time).
+        var paced: [(pacing: FramePacing, milliseconds: UInt32)] = []
+        let presented = output.presented.listen { timing in
+            if let pacing = output.frameScheduler.lastFramePacing {
+                paced.append((pacing, UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)))
+            }
+        }
+        defer { presented.cancel() }
+        #expect(try session.runFrames(1))
+        try session.run(seconds: idleSeconds)
+        let sessionClient = try SessionClient(session)
+        let client = sessionClient.client
+        let (surface, _) = try sessionClient.makeToplevel()
+        // The times of four frame callbacks, each asked for with a new buffer once the last came.
+        var times: [UInt32] = []
+        for _ in 0..<4 {
+            try surface.attach(buffer: sessionClient.makeBuffer(width: 32, height: 32), x: 0, y: 0)
+            let callback = try surface.frame()
+            try surface.commit()
+            try #require(try session.run(seconds: 30) {
+                try? client.pump()
+                return !callback.events.isEmpty
+            })
+            guard case .done(let time)? = callback.events.first else { throw TestClientError.timedOut }
+            times.append(time)
+        }
+        // The frame that answered the first callback, presented at its time.
+        let first = try #require(paced.last { $0.milliseconds == times[0] }?.pacing)
+        #expect(first.target.nanoseconds == first.requestedNanoseconds)
+        for (earlier, later) in zip(times, times.dropFirst()) {
+            #expect(later &- earlier >= 16)
+        }
     }
 }

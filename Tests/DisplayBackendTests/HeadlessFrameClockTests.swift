@@ -48,9 +48,9 @@ import Testing
 
     /// Its refreshes are a timer: a frame asked for with nothing shown yet, or after an idle spell
     /// of more than a period, starts at once, at a refresh at the moment it was asked for (between
-    /// the clock's reads around `scheduleFrame()`), and the frame asked for right after it is
-    /// shown exactly a period later (where a loaded machine asks for it too late for that refresh:
-    /// at the one after, or, a period or more late, at once again).
+    /// the clock's reads around `scheduleFrame()`), and the frame asked for right after it, by a
+    /// client told of it (as the compositor marks a presentation that answered frame callbacks),
+    /// keeps the cadence (`expectCadence`).
     @Test func aFrameAskedForAfterAnIdleSpellStartsAtOnceAndTheNextAPeriodLater() throws {
         let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
         let output = backend.headlessOutput(0)
@@ -61,7 +61,10 @@ import Testing
             _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
         }
         var presentations: [PresentationTiming] = []
-        let presented = output.presented.listen { presentations.append($0) }
+        let presented = output.presented.listen { timing in
+            presentations.append(timing)
+            output.frameScheduler.markPresentationAwaited()
+        }
         defer { presented.cancel() }
         /// Asks for a frame and the one right after its presentation; returns when each was asked for.
         func askForTwoFrames() -> (first: ClosedRange<UInt64>, second: ClosedRange<UInt64>) {
@@ -86,24 +89,69 @@ import Testing
             #expect(presentations[2 * spell].nanoseconds == first.targetPresentationNanoseconds)
             #expect(presentations[2 * spell].sequence == first.sequence)
             let lead = try #require(output.frameScheduler.lastFramePacing).leadNanoseconds
-            let nextRefresh = first.targetPresentationNanoseconds + period
-            if asked.second.upperBound + lead <= nextRefresh {
-                #expect(second.targetPresentationNanoseconds == nextRefresh)
-                #expect(second.sequence == first.sequence + 1)
-            } else if asked.second.lowerBound >= nextRefresh {
-                // A machine so loaded that a period passed before the test asked again: the
-                // output idled a period, so this frame also starts at once.
-                #expect(asked.second.contains(second.targetPresentationNanoseconds))
-                #expect(second.sequence > first.sequence)
-            } else {
-                // Asked too late for the next refresh: the one after it.
-                #expect(second.targetPresentationNanoseconds == nextRefresh + period)
-                #expect(second.sequence == first.sequence + 2)
-            }
+            expectCadence(of: second, askedIn: asked.second, after: first, period: period, lead: lead)
             #expect(presentations[2 * spell + 1].nanoseconds == second.targetPresentationNanoseconds)
         }
         // Numbers keep increasing across the idle spell: three refreshes passed unused.
         #expect(requests[2].sequence >= requests[1].sequence + 3)
+    }
+
+    /// The first frame, which nothing waited for (the compositor's own at its start), does not hold
+    /// back a frame asked for within its period (an app's first): that one starts at once too,
+    /// and the frame after it keeps the cadence although nothing waited for either. A frame asked
+    /// for while the first is presented, or after a first that clients were told of, keeps the
+    /// cadence. (`expectCadence` allows for a loaded machine that asks late.)
+    @Test func aFrameAskedForRightAfterAFirstFrameNobodyWaitedForStartsAtOnce() throws {
+        /// The first three frames of a new output, each asked for as soon as the last was shown
+        /// (the second, with `duringPresentation`, by the first's presentation listener), with
+        /// the times each was asked between; `awaited`: the first's presentation was marked so.
+        func threeFrames(askedDuringPresentation duringPresentation: Bool = false, awaited: Bool = false) throws
+            -> (requests: [FrameRequest], asked: [ClosedRange<UInt64>], lead: UInt64)
+        {
+            let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+            let output = backend.headlessOutput(0)
+            var requests: [FrameRequest] = []
+            output.frameScheduler.onFrame = { frame in
+                requests.append(frame)
+                _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
+            }
+            var asked: [ClosedRange<UInt64>] = []
+            func ask() {
+                let before = monotonicNanoseconds()
+                output.scheduleFrame()
+                asked.append(before...monotonicNanoseconds())
+            }
+            var shown = 0
+            let presented = output.presented.listen { _ in
+                shown += 1
+                if shown == 1 && awaited { output.frameScheduler.markPresentationAwaited() }
+                if shown == 1 && duringPresentation { ask() }
+            }
+            defer { presented.cancel() }
+            ask()
+            for count in 1...2 {
+                backend.dispatchEvents(forAtMost: 10) { shown == count }
+                if count == 2 || !duringPresentation { ask() }
+            }
+            backend.dispatchEvents(forAtMost: 10) { shown == 3 }
+            try #require(requests.count == 3)
+            return (requests, asked, try #require(output.frameScheduler.lastFramePacing).leadNanoseconds)
+        }
+        let period = try HeadlessOutputConfiguration(parsing: "64x48@60").mode.refreshNanoseconds
+        let unawaited = try threeFrames()
+        let (first, second, third) = (unawaited.requests[0], unawaited.requests[1], unawaited.requests[2])
+        #expect(unawaited.asked[1].contains(second.targetPresentationNanoseconds))
+        if unawaited.asked[1].upperBound < first.targetPresentationNanoseconds + period {
+            #expect(second.sequence == first.sequence + 1)
+            expectCadence(of: third, askedIn: unawaited.asked[2], after: second, period: period, lead: unawaited.lead)
+        } else {
+            // Asked a period late on a loaded machine: the second frame woke the output after an
+            // idle spell, nothing waited for it either, and the third starts at once too.
+            #expect(unawaited.asked[2].contains(third.targetPresentationNanoseconds))
+        }
+        for held in [try threeFrames(askedDuringPresentation: true), try threeFrames(awaited: true)] {
+            expectCadence(of: held.requests[1], askedIn: held.asked[1], after: held.requests[0], period: period, lead: held.lead)
+        }
     }
 
     /// A frame asked for while one is drawn, and again by a listener of that one's presentation
@@ -184,5 +232,24 @@ import Testing
         // be the one, so no lower bound closer than the ten held ones).
         #expect(presentations[0] <= signalled + output.mode.refreshNanoseconds)
         #expect(!output.hasFrameWaitingToShow)
+    }
+}
+
+/// Expects `next`, asked for between the times of `asked`, to keep the cadence after `previous`:
+/// exactly a period later when asked in time for that refresh; where a loaded machine asked too
+/// late for it, the refresh after; and, a period or more late, at once (the output idled a period).
+private func expectCadence(
+    of next: FrameRequest, askedIn asked: ClosedRange<UInt64>, after previous: FrameRequest, period: UInt64, lead: UInt64
+) {
+    let nextRefresh = previous.targetPresentationNanoseconds + period
+    if asked.upperBound + lead <= nextRefresh {
+        #expect(next.targetPresentationNanoseconds == nextRefresh)
+        #expect(next.sequence == previous.sequence + 1)
+    } else if asked.lowerBound >= nextRefresh {
+        #expect(asked.contains(next.targetPresentationNanoseconds))
+        #expect(next.sequence > previous.sequence)
+    } else {
+        #expect(next.targetPresentationNanoseconds == nextRefresh + period)
+        #expect(next.sequence == previous.sequence + 2)
     }
 }

@@ -186,4 +186,29 @@ import Testing
         let asked = Self.flip + 5_000_000
         #expect(clock.restarted(at: asked, lastUsed: nil) == RefreshClock(anchorNanoseconds: asked, anchorSequence: 501, period: Self.period))
     }
+
+    @Test func aVirtualClockIsIdleAPeriodAfterItsLastUsedRefreshOrBeforeItsFirst() {
+        let lastShown = Refresh(nanoseconds: Self.flip, sequence: 500)
+        #expect(!clock.isIdle(at: Self.flip + Self.period - 1, lastUsed: lastShown))
+        #expect(clock.isIdle(at: Self.flip + Self.period, lastUsed: lastShown))
+        #expect(clock.isIdle(at: Self.flip, lastUsed: nil))
+    }
+
+    /// The clock woke at 5.000 s for a frame nobody waited for (the compositor's own first one);
+    /// a frame asked for 10 ms later (an app's first) restarts it once more at once, numbered one
+    /// after the wake, where an awaited wake keeps the phase and waits for 5.0167 s.
+    @Test func aVirtualClockRestartsOnceMoreWithinAPeriodOfAWakeNobodyWaitedFor() {
+        let wake = Refresh(nanoseconds: Self.flip, sequence: 500)
+        let asked = Self.flip + 10_000_000
+        let again = clock.restarted(at: asked, lastUsed: wake, lastUsedWasUnawaitedWake: true)
+        #expect(again == RefreshClock(anchorNanoseconds: asked, anchorSequence: 501, period: Self.period))
+        #expect(again.schedule(now: asked, lead: 0, after: wake) == FrameSchedule(startNanoseconds: asked, target: Refresh(nanoseconds: asked, sequence: 501)))
+        let kept = clock.restarted(at: asked, lastUsed: wake)
+        #expect(kept == clock)
+        #expect(kept.schedule(now: asked, lead: 0, after: wake)
+            == FrameSchedule(startNanoseconds: Self.flip + Self.period, target: Refresh(nanoseconds: Self.flip + Self.period, sequence: 501)))
+        // Asked at the wake's own time, the new refresh still comes after it in number.
+        #expect(clock.restarted(at: Self.flip, lastUsed: wake, lastUsedWasUnawaitedWake: true)
+            == RefreshClock(anchorNanoseconds: Self.flip, anchorSequence: 501, period: Self.period))
+    }
 }
