@@ -402,15 +402,34 @@ def size_prefix(size):
     return f"fs{size[1]}"
 
 
-def callgrind_total(name, vitrine, client, size, frames, timeout, keep):
-    """(instructions, frames): what the compositor executed under callgrind, start to exit, when
-    it is stopped once fullscreen_shm at `size` has seen `frames` frame callbacks, and how many
-    the client had seen by then. The dump is left in `keep` (a directory) when given."""
+ALLOCATORS = ("malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc")
+
+
+def callgrind_allocations(dump):
+    """Calls to the C allocator recorded in a callgrind dump (whoever called it): callgrind
+    names a function once in full, `(id) name`, and by its `(id)` afterwards."""
+    names, callee, count = {}, None, 0
+    for line in open(dump, errors="replace"):
+        match = re.match(r"c?fn=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+        if match:
+            if match.group(2):
+                names[match.group(1)] = match.group(2)
+            if line.startswith("cfn="):
+                callee = names.get(match.group(1))
+        elif line.startswith("calls=") and callee in ALLOCATORS:
+            count += int(line[6:].split()[0])
+    return count
+
+
+def callgrind_total(name, vitrine, app, size, frames, timeout, keep, label):
+    """(instructions, allocations, frames): what the compositor executed under callgrind, start
+    to exit, when it is stopped once `app` has seen `frames` frame callbacks, and how many the
+    client had seen by then. The dump is left in `keep` (a directory) when given."""
     output = tempfile.mkdtemp(prefix=f"vitrine-bench-callgrind-{name}-")
     os.chmod(output, 0o777)
     wrapper = ["valgrind", "--tool=callgrind", "--dump-instr=no", "--trace-children=no", "--vgdb=no",
                f"--callgrind-out-file={output}/callgrind.out"]
-    session = Session(name, vitrine, [client, str(size[0]), str(size[1])], client_env={"WAYLAND_DEBUG": "client"},
+    session = Session(name, vitrine, app, client_env={"WAYLAND_DEBUG": "client"},
                       size=size, wrapper=wrapper, socket_timeout=timeout)
     try:
         session.wait_first_frame(name, timeout=timeout)
@@ -430,20 +449,22 @@ def callgrind_total(name, vitrine, client, size, frames, timeout, keep):
         session.stop(grace=120)
     dump = f"{output}/callgrind.out"
     totals = next(int(line.split()[1]) for line in open(dump) if line.startswith(("summary:", "totals:")))
+    allocations = callgrind_allocations(dump)
     if keep:
         os.makedirs(keep, exist_ok=True)
-        shutil.copy(dump, f"{keep}/callgrind.{name}.{size[0]}x{size[1]}.{seen}-frames")
+        shutil.copy(dump, f"{keep}/callgrind.{name}.{label}.{seen}-frames")
     shutil.rmtree(output, ignore_errors=True)
-    return totals, seen
+    return totals, allocations, seen
 
 
-def callgrind_instructions(name, vitrine, client, size, frames, timeout, keep):
-    """Instructions the compositor executes per frame of fullscreen_shm at `size` in steady
-    state: two runs, stopped after 10 and after 10 + `frames` frames, so that start-up and
-    shutdown cancel out."""
-    short, short_frames = callgrind_total(name, vitrine, client, size, 10, timeout, keep)
-    long, long_frames = callgrind_total(name, vitrine, client, size, 10 + frames, timeout, keep)
-    return (long - short) / max(1, long_frames - short_frames)
+def callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label):
+    """(instructions, allocations) the compositor executes per frame of `app` in steady state:
+    two runs, stopped after 10 and after 10 + `frames` frames, so that start-up and shutdown
+    cancel out."""
+    short, short_allocations, short_frames = callgrind_total(name, vitrine, app, size, 10, timeout, keep, label)
+    long, long_allocations, long_frames = callgrind_total(name, vitrine, app, size, 10 + frames, timeout, keep, label)
+    frames = max(1, long_frames - short_frames)
+    return (long - short) / frames, (long_allocations - short_allocations) / frames
 
 
 def without_debug_info(binary):
@@ -458,18 +479,23 @@ def without_debug_info(binary):
 
 
 def run_callgrind(names, vitrine, frames, timeout, keep):
+    """Instructions and allocations per frame of weston-simple-shm (at 1280x720) and of
+    fullscreen_shm at each size, per compositor."""
     client = build_fullscreen_client()
     vitrine = without_debug_info(vitrine)
-    print("| compositor | " + " | ".join(f"{w}x{h}" for w, h in (SMALL, LARGE)) + " |")
-    print("|---|---|---|")
+    workloads = [("simple-shm", ["weston-simple-shm"], SMALL)]
+    workloads += [(f"{w}x{h}", [client, str(w), str(h)], (w, h)) for w, h in (SMALL, LARGE)]
+    print("instructions (allocations) per frame")
+    print("| compositor | " + " | ".join(label for label, _, _ in workloads) + " |")
+    print("|---|" + "---|" * len(workloads))
     for name in names:
         cells = []
-        for size in (SMALL, LARGE):
-            if size not in fullscreen_sizes(name):
+        for label, app, size in workloads:
+            if app[0] == client and size not in fullscreen_sizes(name):
                 cells.append("n/a")
                 continue
-            instructions = callgrind_instructions(name, vitrine, client, size, frames, timeout, keep)
-            cells.append(f"{instructions / 1e6:.2f} M")
+            instructions, allocations = callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label)
+            cells.append(f"{instructions / 1e6:.3f} M ({allocations:.1f})")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -9,7 +9,7 @@ import WaylandServer
 /// One output as the compositor drives it: the backend's display, its wl_output global, the root
 /// layer of what it shows (in logical points; rendered at the output's scale factor), its renderer
 /// and its frame cycle.
-final class CompositorOutput {
+final class CompositorOutput: FrameInFlight.Owner {
     let backend: any BackendOutput
     let global: Output
     /// The logical output: windows, overlays and the pointer live in its coordinates.
@@ -390,20 +390,22 @@ final class CompositorOutput {
                 onFrameDrawn?(frameTree)
             }
             scanningOutDirectly(state.buffer.map { if case .client = $0 { true } else { false } } ?? false)
-            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] failure in
-                switch failure {
-                case .scanoutRefused:
-                    // The display took the state in its test but not at the commit: the window's
-                    // buffer is composed from the next frame on, until it commits another.
-                    self?.refusedScanoutBuffer = self?.windows.last?.scanoutCandidate?.buffer
-                    self?.backend.scheduleFrame()
-                case .error(let error):
-                    self?.onRenderError?(error)
-                }
-            }
+            frameInFlight = FrameInFlight.send(state, completion: completion, on: backend, loop: eventLoop, owner: self)
         } catch {
             onRenderError?(error)
             backend.frameScheduler.frameSkipped()
+        }
+    }
+
+    func frameFailed(_ failure: FrameInFlight.Failure) {
+        switch failure {
+        case .scanoutRefused:
+            // The display took the state in its test but not at the commit: the window's
+            // buffer is composed from the next frame on, until it commits another.
+            refusedScanoutBuffer = windows.last?.scanoutCandidate?.buffer
+            backend.scheduleFrame()
+        case .error(let error):
+            onRenderError?(error)
         }
     }
 

@@ -1,5 +1,6 @@
 import DisplayBackend
 import RendererContract
+import SystemCalls
 import WaylandServer
 
 /// A frame on its way to its display: committed once what it shows is done (a frame drawn on the
@@ -7,8 +8,8 @@ import WaylandServer
 /// compositor's thread goes on meanwhile and waits for nothing; a client's buffer scanned out
 /// directly, or a frame the CPU drew: at once), or at once with an acquire fence that the display
 /// waits on (a GPU frame whose completion the renderer exported as a sync_file; finished when its
-/// descriptor turns readable). Every frame, composed or not, reaches the display through here.
-/// The event loop's source keeps it until then.
+/// descriptor turns readable). Every frame, composed or not, reaches the display through here
+/// (`send`); only a frame that waits is an object, which the event loop's source keeps until then.
 final class FrameInFlight {
     /// Why a frame did not reach its display.
     enum Failure {
@@ -17,29 +18,41 @@ final class FrameInFlight {
         case error(Error)
     }
 
+    /// Hears of the frames that could not be finished or committed, which the backend's
+    /// scheduler skips. Held weakly.
+    protocol Owner: AnyObject {
+        func frameFailed(_ failure: Failure)
+    }
+
     private let state: OutputState
     /// Let go once finished, with its descriptor.
     private var completion: (any RenderCompletion)?
     private var backend: (any BackendOutput)?
-    private var failed: ((Failure) -> Void)?
+    private weak var owner: (any Owner)?
     private var source: FileDescriptorSource?
     private var isCommitted = false
 
-    /// Commits `state` to `backend` once `completion` is done (at once when it is, or when there
-    /// is none); `failed` hears of a frame that could not be finished or committed, which the
-    /// backend's scheduler skips.
-    init(
-        _ state: OutputState, completion: (any RenderCompletion)?, on backend: any BackendOutput, loop: EventLoop,
-        failed: @escaping (Failure) -> Void
+    /// Commits `state` to `backend` once `completion` is done: at once when it is, or when there
+    /// is none (nil is returned then: nothing waits), else the frame in flight that waits for it.
+    static func send(
+        _ state: OutputState, completion: (any RenderCompletion)?, on backend: any BackendOutput, loop: EventLoop, owner: some Owner
+    ) -> FrameInFlight? {
+        guard let completion, !completion.isComplete, let descriptor = completion.completionDescriptor else {
+            // Most frames: one the CPU drew, or a client's buffer shown as it is.
+            finish(state, completion: completion, committed: false, on: backend, owner: owner)
+            return nil
+        }
+        return FrameInFlight(state, completion: completion, descriptor: descriptor, on: backend, loop: loop, owner: owner)
+    }
+
+    private init(
+        _ state: OutputState, completion: any RenderCompletion, descriptor: FileDescriptor, on backend: any BackendOutput, loop: EventLoop,
+        owner: some Owner
     ) {
         self.state = state
         self.completion = completion
         self.backend = backend
-        self.failed = failed
-        guard let completion, !completion.isComplete, let descriptor = completion.completionDescriptor else {
-            done()
-            return
-        }
+        self.owner = owner
         if state.acquireFence != nil { commit() }
         do {
             // The closure holds the frame (a cycle the removal in `done()` breaks): a cancelled
@@ -47,7 +60,7 @@ final class FrameInFlight {
             source = try loop.addFileDescriptor(descriptor, events: .readable) { _ in self.done() }
         } catch {
             cancel()
-            failed(.error(error))
+            owner.frameFailed(.error(error))
             backend.frameScheduler.frameSkipped()
         }
     }
@@ -59,7 +72,7 @@ final class FrameInFlight {
     /// finished when the GPU is done with it.
     func cancel() {
         backend = nil
-        failed = nil
+        owner = nil
     }
 
     private func done() {
@@ -67,32 +80,58 @@ final class FrameInFlight {
         source = nil
         let finished = completion
         completion = nil
-        do {
-            try finished?.finish()
-        } catch {
-            // A client's buffer that no display took goes back to its surface.
-            if !isCommitted, case .client(_, let released) = state.buffer { released() }
-            failed?(.error(error))
-            if !isCommitted { backend?.frameScheduler.frameSkipped() }
-            cancel()
-            return
+        if let backend {
+            Self.finish(state, completion: finished, committed: isCommitted, on: backend, owner: owner)
+        } else {
+            Self.finish(cancelled: state, completion: finished, committed: isCommitted)
         }
-        if !isCommitted { commit() }
+        isCommitted = true
         cancel()
     }
 
     private func commit() {
         isCommitted = true
+        guard let backend else { return }
+        Self.commit(state, on: backend, owner: owner)
+    }
+
+    /// Finishes `completion` and commits `state`, unless it is `committed` already; a client's
+    /// buffer that no display took goes back to its surface when finishing fails.
+    private static func finish(
+        _ state: OutputState, completion: (any RenderCompletion)?, committed: Bool, on backend: any BackendOutput, owner: (any Owner)?
+    ) {
         do {
-            if let backend, try !backend.commit(state), case .client(_, let released) = state.buffer {
+            try completion?.finish()
+        } catch {
+            if !committed, case .client(_, let released) = state.buffer { released() }
+            owner?.frameFailed(.error(error))
+            if !committed { backend.frameScheduler.frameSkipped() }
+            return
+        }
+        if !committed { commit(state, on: backend, owner: owner) }
+    }
+
+    /// A cancelled frame is finished all the same; a client's buffer it showed goes back to its
+    /// surface if finishing fails before any commit.
+    private static func finish(cancelled state: OutputState, completion: (any RenderCompletion)?, committed: Bool) {
+        do {
+            try completion?.finish()
+        } catch {
+            if !committed, case .client(_, let released) = state.buffer { released() }
+        }
+    }
+
+    private static func commit(_ state: OutputState, on backend: any BackendOutput, owner: (any Owner)?) {
+        do {
+            if try !backend.commit(state), case .client(_, let released) = state.buffer {
                 released()
-                failed?(.scanoutRefused)
+                owner?.frameFailed(.scanoutRefused)
                 backend.frameScheduler.frameSkipped()
             }
         } catch {
             if case .client(_, let released) = state.buffer { released() }
-            failed?(.error(error))
-            backend?.frameScheduler.frameSkipped()
+            owner?.frameFailed(.error(error))
+            backend.frameScheduler.frameSkipped()
         }
     }
 }

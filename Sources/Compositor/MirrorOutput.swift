@@ -14,7 +14,7 @@ import WaylandServer
 /// render tree with its root placed by the fit (`RenderTree.placingRoot(by:)`), in full every
 /// time (no damage tracking across the two outputs). While the source is absent (unplugged, or
 /// not lit yet) the mirror shows black.
-final class MirrorOutput {
+final class MirrorOutput: FrameInFlight.Owner {
     let backend: any BackendOutput
     /// The name (connector) of the output it mirrors.
     let sourceName: String
@@ -121,14 +121,16 @@ final class MirrorOutput {
                 backend.frameScheduler.frameSkipped()
                 return
             }
-            frameInFlight = FrameInFlight(state, completion: completion, on: backend, loop: eventLoop) { [weak self] failure in
-                // A mirror's frames are drawn: no client buffer to be refused.
-                if case .error(let error) = failure { self?.onRenderError?(error) }
-            }
+            frameInFlight = FrameInFlight.send(state, completion: completion, on: backend, loop: eventLoop, owner: self)
         } catch {
             onRenderError?(error)
             backend.frameScheduler.frameSkipped()
         }
+    }
+
+    func frameFailed(_ failure: FrameInFlight.Failure) {
+        // A mirror's frames are drawn: no client buffer to be refused.
+        if case .error(let error) = failure { onRenderError?(error) }
     }
 
     /// Fills the next buffer with opaque black and shows it (the source's frames are drawn whole,

@@ -44,6 +44,8 @@ open class Layer {
     weak var committedContext: RenderContext?
     /// The commit that last stored this layer in its context.
     var storedInCommit: UInt64 = 0
+    /// The indexes of `committedContext`'s snapshot that hold this layer.
+    var committedIndexes: RenderIndexes = []
     /// The superlayer size this layer's frame was last placed for: autoresizing moves it from there.
     var autoresizingReferenceSize: Size?
     /// True while `contents` is the backing store that `display()` drew, so a contentsScale change redraws.

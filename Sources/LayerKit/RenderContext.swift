@@ -24,7 +24,7 @@ public final class RenderContext {
     private var externalContentsLayerIDs: Set<LayerID> = []
     private var backdropLayerIDs: Set<LayerID> = []
     private var changedLayerIDs: Set<LayerID> = []
-    private var recentChanges: [GenerationChanges] = []
+    private var recentChanges: GenerationChanges?
     private var generation: UInt64 = 0
     /// How many generations of changes a snapshot remembers (`RenderTree.changedLayerIDs(since:)`).
     public static let changeHistoryLength = 16
@@ -66,7 +66,7 @@ public final class RenderContext {
             if layer.committedContext !== context {
                 move(layer, from: layer.committedContext, to: context, serial: serial, touch: touch)
             } else if let context {
-                context.store(layer, serial: serial)
+                context.store(layer, serial: serial, entering: false)
                 touch(context)
             }
         }
@@ -82,8 +82,9 @@ public final class RenderContext {
             touch(old)
         }
         layer.committedContext = new
+        layer.committedIndexes = []
         if let new {
-            new.store(layer, serial: serial)
+            new.store(layer, serial: serial, entering: true)
             touch(new)
         }
         for sublayer in layer.sublayers where sublayer.committedContext !== new {
@@ -98,10 +99,11 @@ public final class RenderContext {
     /// commit; process-wide, so a tree handed to another thread never sees a serial twice.
     private static let commitSerial = Atomic<UInt64>(0)
 
-    private func store(_ layer: Layer, serial: UInt64) {
+    /// `entering`: the layer was not in this context's last snapshot.
+    private func store(_ layer: Layer, serial: UInt64, entering: Bool) {
         layer.storedInCommit = serial
         // Tracks first: starting one can change the values (an emitter's birth schedule).
-        let animations = layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
+        let animations = layer.animationEntries.isEmpty ? [] : layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
         let node = RenderLayer(
             id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
             sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
@@ -109,19 +111,30 @@ public final class RenderContext {
             animations: animations,
             revisionExceptContents: layer.revisionExceptContents, revisionExceptSublayers: layer.revisionExceptSublayers)
         layers[layer.id] = node
-        modelLayers[layer.id] = layer
+        if entering { modelLayers[layer.id] = layer }
+        var indexes: RenderIndexes = []
         // An emitter's particles move whether or not anything animates its values.
-        if node.animations.isEmpty && node.properties.emitter == nil {
-            animatedLayerIDs.remove(layer.id)
-        } else {
-            animatedLayerIDs.insert(layer.id)
+        if !node.animations.isEmpty || node.properties.emitter != nil { indexes.insert(.animated) }
+        if node.properties.tiled != nil { indexes.insert(.tiled) }
+        if node.properties.externalContents != nil { indexes.insert(.externalContents) }
+        if !node.properties.backgroundFilters.isEmpty { indexes.insert(.backdrop) }
+        // Most commits leave a layer in the indexes it was in (new contents of a client's surface).
+        let moved = indexes.symmetricDifference(layer.committedIndexes)
+        if !moved.isEmpty {
+            func update(_ set: inout Set<LayerID>, _ index: RenderIndexes) {
+                guard moved.contains(index) else { return }
+                if indexes.contains(index) { set.insert(layer.id) } else { set.remove(layer.id) }
+            }
+            update(&animatedLayerIDs, .animated)
+            update(&tiledLayerIDs, .tiled)
+            update(&externalContentsLayerIDs, .externalContents)
+            update(&backdropLayerIDs, .backdrop)
+            layer.committedIndexes = indexes
         }
-        if node.properties.tiled == nil { tiledLayerIDs.remove(layer.id) } else { tiledLayerIDs.insert(layer.id) }
-        if node.properties.externalContents == nil { externalContentsLayerIDs.remove(layer.id) } else { externalContentsLayerIDs.insert(layer.id) }
-        if node.properties.backgroundFilters.isEmpty { backdropLayerIDs.remove(layer.id) } else { backdropLayerIDs.insert(layer.id) }
         changedLayerIDs.insert(layer.id)
     }
 
+    /// Removes a layer from every index (`RenderIndexes`) and from the snapshot.
     private func remove(_ id: LayerID) {
         layers[id] = nil
         modelLayers[id] = nil
@@ -160,8 +173,10 @@ public final class RenderContext {
 
     private func publish() {
         generation += 1
-        recentChanges.append(GenerationChanges(generation: generation, layers: changedLayerIDs))
-        if recentChanges.count > Self.changeHistoryLength { recentChanges.removeFirst() }
+        // The chain is cut back to the history's length when it is twice as long: a copy of a
+        // few entries now and then, not one of the whole history every commit.
+        let earlier = recentChanges.flatMap { $0.length < 2 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
+        recentChanges = GenerationChanges(generation: generation, layers: changedLayerIDs, previous: earlier)
         let tree = RenderTree(
             contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
             animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
@@ -173,4 +188,13 @@ public final class RenderContext {
         presentationCache = nil
         onCommit?(tree)
     }
+}
+
+/// The indexes of a snapshot (`RenderTree.animatedLayerIDs` and the like) that hold a layer.
+struct RenderIndexes: OptionSet {
+    let rawValue: UInt8
+    static let animated = RenderIndexes(rawValue: 1)
+    static let tiled = RenderIndexes(rawValue: 2)
+    static let externalContents = RenderIndexes(rawValue: 4)
+    static let backdrop = RenderIndexes(rawValue: 8)
 }

@@ -81,8 +81,8 @@ public struct RenderTree: Sendable {
     /// every frame, found without walking it.
     public let externalContentsLayerIDs: Set<LayerID>
     public let backdropLayerIDs: Set<LayerID>
-    /// The changed layers of this and a few earlier generations, newest last.
-    let recentChanges: [GenerationChanges]
+    /// The changed layers of this and earlier generations, newest first.
+    let recentChanges: GenerationChanges?
     let layers: TreeDictionary<LayerID, RenderLayer>
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
     let sampledProperties: [LayerID: LayerProperties]
@@ -92,7 +92,7 @@ public struct RenderTree: Sendable {
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
         tiledLayerIDs: Set<LayerID> = [], externalContentsLayerIDs: Set<LayerID> = [], backdropLayerIDs: Set<LayerID> = [],
-        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: [GenerationChanges] = [],
+        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: GenerationChanges? = nil,
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
         self.recentChanges = recentChanges
@@ -196,10 +196,16 @@ public struct RenderTree: Sendable {
     public func changedLayerIDs(since generation: UInt64) -> Set<LayerID>? {
         guard generation <= self.generation else { return nil }
         guard generation < self.generation else { return [] }
-        guard let oldest = recentChanges.first, oldest.generation <= generation + 1 else { return nil }
         var changed = Set<LayerID>()
-        for entry in recentChanges where entry.generation > generation { changed.formUnion(entry.layers) }
-        return changed
+        var entry = recentChanges
+        // Generations follow each other, one entry each, newest first.
+        for _ in 0..<RenderContext.changeHistoryLength {
+            guard let current = entry else { return nil }
+            changed.formUnion(current.layers)
+            if current.generation == generation + 1 { return changed }
+            entry = current.previous
+        }
+        return nil
     }
 
     /// The presentation values at media time `t`: every animation applied at its layer's local
@@ -304,8 +310,27 @@ public struct RenderTree: Sendable {
     }
 }
 
-/// The layers one commit changed in a context.
-struct GenerationChanges: Sendable {
+/// The layers one commit changed in a context, and the changes of the commits before it: each
+/// commit adds one entry in front and shares the rest with the snapshots before it.
+final class GenerationChanges: Sendable {
     let generation: UInt64
     let layers: Set<LayerID>
+    let previous: GenerationChanges?
+    /// The entries from this one back, this one included.
+    let length: Int
+
+    init(generation: UInt64, layers: Set<LayerID>, previous: GenerationChanges?) {
+        self.generation = generation
+        self.layers = layers
+        self.previous = previous
+        length = (previous?.length ?? 0) + 1
+    }
+
+    /// The newest `count` entries from this one back, as a chain of their own (the older ones
+    /// are let go once no snapshot holds them).
+    func keepingNewest(_ count: Int) -> GenerationChanges? {
+        guard count > 0 else { return nil }
+        guard length > count else { return self }
+        return GenerationChanges(generation: generation, layers: layers, previous: previous?.keepingNewest(count - 1))
+    }
 }

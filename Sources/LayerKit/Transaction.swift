@@ -57,8 +57,12 @@ public enum Transaction {
 
     /// When true, property changes in this transaction start no implicit animations.
     public static var disableActions: Bool {
-        get { value(forKey: "disableActions") as? Bool ?? false }
-        set { setValue(newValue, forKey: "disableActions") }
+        get { state.current?.disableActions ?? false }
+        set {
+            let state = self.state
+            state.ensureOpen()
+            state.stack[state.stack.count - 1].disableActions = newValue
+        }
     }
 
     /// The timing function of implicit animations started in this transaction (nil: Core Animation's
@@ -91,14 +95,23 @@ public enum Transaction {
     public static var revisionExceptContents: UInt64 { state.revisionExceptContents }
 
     public static func value(forKey key: String) -> (any Sendable)? {
-        state.current?.values[key]
+        guard let frame = state.current else { return nil }
+        return key == disableActionsKey ? frame.disableActions : frame.values[key]
     }
 
     public static func setValue(_ value: (any Sendable)?, forKey key: String) {
         let state = self.state
         state.ensureOpen()
-        state.stack[state.stack.count - 1].values[key] = value
+        if key == disableActionsKey {
+            state.stack[state.stack.count - 1].disableActions = value as? Bool
+        } else {
+            state.stack[state.stack.count - 1].values[key] = value
+        }
     }
+
+    /// Kept beside the other values rather than among them: the compositor sets it for every
+    /// client commit, and every implicit action reads it.
+    private static let disableActionsKey = "disableActions"
 
 }
 
@@ -107,6 +120,8 @@ final class TransactionState {
     struct Frame {
         var isImplicit: Bool
         var values: [String: any Sendable]
+        /// The value for `disableActions` (nil: never set).
+        var disableActions: Bool?
         var completion: CompletionGroup?
     }
 
@@ -133,7 +148,8 @@ final class TransactionState {
 
     func push(implicit: Bool) {
         // A nested transaction starts with the enclosing one's values, but not its completion block.
-        stack.append(Frame(isImplicit: implicit, values: stack.last?.values ?? [:], completion: nil))
+        stack.append(Frame(
+            isImplicit: implicit, values: stack.last?.values ?? [:], disableActions: stack.last?.disableActions, completion: nil))
     }
 
     /// Opens the implicit transaction for a model change made while none is open.
