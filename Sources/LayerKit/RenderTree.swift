@@ -55,6 +55,20 @@ public final class RenderLayer: Sendable {
 
     /// The layer above this one: its superlayer, or the layer it masks.
     public var parentID: LayerID? { superlayerID ?? maskedLayerID }
+
+    /// `properties.transformToSuperlayer` for `superlayer`'s sublayer space, read from the two
+    /// layers' values where they are rather than from copies of them (a walk up the tree asks
+    /// this of every level).
+    func transformToSuperlayer(_ superlayer: RenderLayer?) -> Transform3D {
+        let space = superlayer.map { s in
+            LayerProperties.SublayerSpace(
+                bounds: s.properties.bounds, anchorPoint: s.properties.anchorPoint, sublayerTransform: s.properties.sublayerTransform,
+                isGeometryFlipped: s.properties.isGeometryFlipped)
+        }
+        return LayerProperties.transformToSuperlayer(
+            bounds: properties.bounds, anchorPoint: properties.anchorPoint, anchorPointZ: properties.anchorPointZ,
+            position: properties.position, zPosition: properties.zPosition, transform: properties.transform, superlayer: space)
+    }
 }
 
 /// An immutable snapshot of one context's layer tree, made by a transaction's commit. It holds
@@ -157,7 +171,7 @@ public struct RenderTree: Sendable {
         var result = Transform3D.identity
         while true {
             let parent = layer.superlayerID.flatMap { self[$0] }
-            let level = layer.properties.transformToSuperlayer(parent?.properties.sublayerSpace)
+            let level = layer.transformToSuperlayer(parent)
             // A transform layer's sublayers keep their z into its space (see TransformLayer).
             result = result.concatenating(parent?.properties.isTransformLayer == true ? level : level.flattened)
             if let parent {

@@ -164,6 +164,17 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
         return Transform3D(rows: inv)
     }
 
+    /// The smallest rectangle holding `rect`'s four corners mapped by `apply`; nil when one of
+    /// them lands at or behind the eye. Built without arrays: frames ask it of many boxes.
+    public func boundingBox(ofCorners rect: Rect) -> Rect? {
+        guard let a = apply(x: rect.minX, y: rect.minY), let b = apply(x: rect.maxX, y: rect.minY),
+            let c = apply(x: rect.maxX, y: rect.maxY), let d = apply(x: rect.minX, y: rect.maxY)
+        else { return nil }
+        let x0 = min(a.x, b.x, c.x, d.x), x1 = max(a.x, b.x, c.x, d.x)
+        let y0 = min(a.y, b.y, c.y, d.y), y1 = max(a.y, b.y, c.y, d.y)
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
     /// Maps `(x, y, z, 1)` and homogenises; nil when the point lands at or behind the eye (w ≤ 0).
     public func apply(x: Double, y: Double, z: Double = 0) -> (x: Double, y: Double, z: Double)? {
         let w = x * m14 + y * m24 + z * m34 + m44

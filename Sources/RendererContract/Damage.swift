@@ -148,9 +148,8 @@ public struct DamageTracker {
             x: frame.minX + u0 * frame.width, y: frame.minY + v0 * frame.height,
             width: (u1 - u0) * frame.width, height: (v1 - v0) * frame.height)
         let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
-        let corners = rect.corners.compactMap { c in transform.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
         // A corner behind the eye: the box is unknown, so the whole layer is redrawn.
-        return corners.count == 4 ? Rect(boundingPoints: corners) : nil
+        return transform.boundingBox(ofCorners: rect)
     }
 
     /// The pixels of a layer's contents that may differ between two states, and the contents'
@@ -328,7 +327,8 @@ public struct DamageTracker {
         var box = Rect.null
         var parent = tree[id]?.parentID.flatMap { tree[$0] }
         while let layer = parent {
-            if let toRoot = tree.transformToRoot(of: layer.id) {
+            // Most layers have no filters: their place is not worked out.
+            if !layer.properties.filters.isEmpty, let toRoot = tree.transformToRoot(of: layer.id) {
                 box = box.union(distortedBounds(of: layer.properties, toRoot.concatenating(Transform3D(scaleX: scale, y: scale))))
             }
             parent = layer.parentID.flatMap { tree[$0] }
@@ -341,7 +341,7 @@ public struct DamageTracker {
         var reach = 0.0
         var parent = tree[id]?.parentID.flatMap { tree[$0] }
         while let layer = parent {
-            reach += filterReach(of: layer.properties, scale: scale)
+            if !layer.properties.filters.isEmpty { reach += filterReach(of: layer.properties, scale: scale) }
             parent = layer.parentID.flatMap { tree[$0] }
         }
         return reach

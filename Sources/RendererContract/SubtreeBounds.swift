@@ -24,6 +24,9 @@ public final class SubtreeBounds {
         var sublayers: (boxes: SublayerBoxes, ids: [LayerID], space: Space)?
         /// Sublayers whose subtree changed since `sublayers` was made or brought up to date.
         var changedSublayers: Set<LayerID> = []
+        /// What the box was made from besides the values a commit counts
+        /// (`RenderLayer.revisionExceptContents`): the size its contents showed in.
+        var measuredFrom: (revision: UInt64, contentsSize: Size?)?
     }
 
     /// The values of a layer that map its sublayers into its bounds space.
@@ -79,12 +82,20 @@ public final class SubtreeBounds {
             state.entries = [:]
             return
         }
-        changed.formUnion(tree.animatedLayerIDs)
-        changed.formUnion(last.animated)
+        let animated = tree.animatedLayerIDs.union(last.animated)
+        changed.formUnion(animated)
         for id in changed {
             guard let layer = tree[id] else {
                 // Removed: its superlayer changed too, and makes its sublayers' index again.
                 state.entries[id] = nil
+                continue
+            }
+            // New contents of the size of the old (a client's next buffer) draw in the same box:
+            // neither it nor any box above it changes.
+            if let entry = state.entries[id], entry.isMeasured, let from = entry.measuredFrom,
+                from.revision == layer.revisionExceptContents, !animated.contains(id),
+                from.contentsSize == layer.properties.contentsLogicalSize
+            {
                 continue
             }
             state.entries[id]?.isMeasured = false
@@ -120,14 +131,12 @@ public final class SubtreeBounds {
         let wide = region.rect.insetBy(dx: -2, dy: -2)
         let places: [Int]
         if t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse {
-            let corners = wide.corners.compactMap { c in inverse.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
-            places = corners.count == 4 ? index.places(meeting: Rect(boundingPoints: corners)) : Array(index.order.indices)
+            places = inverse.boundingBox(ofCorners: wide).map { index.places(meeting: $0) } ?? Array(index.order.indices)
         } else {
             places = index.order.indices.filter { i in
                 guard let box = index.boxes[i] else { return true }
                 if box.isNull { return false }
-                let corners = box.corners.compactMap { c in t.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
-                return corners.count < 4 || SublayerBoxes.overlap(Rect(boundingPoints: corners), wide)
+                return t.boundingBox(ofCorners: box).map { SublayerBoxes.overlap($0, wide) } ?? true
             }
         }
         return places.compactMap { tree[index.order[$0]] }
@@ -169,6 +178,7 @@ public final class SubtreeBounds {
         }
         entry.changedSublayers = []
         entry.box = makeBox(of: layer, sublayers: boxes, in: tree)
+        entry.measuredFrom = (layer.revisionExceptContents, p.contentsLogicalSize)
         entry.isMeasured = true
         return entry
     }
@@ -181,9 +191,8 @@ public final class SubtreeBounds {
         guard let inner = measure(sublayer, in: tree).box else { return nil }
         if inner.isNull { return .null }
         let toLayer = s.transformToSuperlayer(p.sublayerSpace).flattened
-        let corners = inner.corners.compactMap { c in toLayer.apply(x: c.x, y: c.y).map { Point(x: $0.x, y: $0.y) } }
         // A corner behind the eye: the sublayer's image is not bounded by its corners.
-        return corners.count == 4 ? Rect(boundingPoints: corners) : nil
+        return toLayer.boundingBox(ofCorners: inner)
     }
 
     private func makeBox(of layer: RenderLayer, sublayers: SublayerBoxes, in tree: RenderTree) -> Rect? {
