@@ -173,9 +173,9 @@ public final class RenderContext {
 
     private func publish() {
         generation += 1
-        // The chain is cut back to the history's length when it is twice as long: a copy of a
-        // few entries now and then, not one of the whole history every commit.
-        let earlier = recentChanges.flatMap { $0.length < 2 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
+        // The chain is cut back to the history's length when it is four times as long: a copy
+        // of a few entries every few dozen commits, not one of the whole history every commit.
+        let earlier = recentChanges.flatMap { $0.length < 4 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
         recentChanges = GenerationChanges(generation: generation, layers: changedLayerIDs, previous: earlier)
         let tree = RenderTree(
             contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,

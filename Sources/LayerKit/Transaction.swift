@@ -129,6 +129,8 @@ final class TransactionState {
     var isCommitting = false
     /// Layers whose values or hierarchy changed since the last commit (each once).
     var changedLayers: [Layer] = []
+    /// The array `changedLayers` was at the last commit, emptied, for the next one.
+    private var spareChangedLayers: [Layer] = []
     var layoutCandidates: [Layer] = []
     var displayCandidates: [Layer] = []
     /// Completion groups of closed transactions, closed after the outermost commit (a group with
@@ -192,9 +194,13 @@ final class TransactionState {
             displayCandidates.removeAll(keepingCapacity: true)
             for layer in toDisplay { layer.displayIfNeeded() }
         }
-        let changed = changedLayers
-        changedLayers.removeAll(keepingCapacity: true)
+        // Swapped with the last commit's emptied array: neither is copied or allocated again.
+        var changed: [Layer] = []
+        swap(&changed, &spareChangedLayers)
+        swap(&changed, &changedLayers)
         RenderContext.commitChanges(of: changed)
+        changed.removeAll(keepingCapacity: true)
+        swap(&changed, &spareChangedLayers)
         isCommitting = false
         let groups = closingGroups
         closingGroups.removeAll()
