@@ -10,10 +10,17 @@ const char *vitrine_vulkan_load_global(struct vitrine_vulkan_global_commands *co
     void *library = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!library) return dlerror();
     PFN_vkGetInstanceProcAddr getInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(library, "vkGetInstanceProcAddr");
-    if (!getInstanceProcAddr) return "libvulkan.so.1 has no vkGetInstanceProcAddr";
+    if (!getInstanceProcAddr) {
+        dlclose(library);
+        return "libvulkan.so.1 has no vkGetInstanceProcAddr";
+    }
     commands->vkGetInstanceProcAddr = getInstanceProcAddr;
+    // A loader that lacks one is of no use: it is closed again rather than kept mapped.
 #define VITRINE_VULKAN_LOAD_GLOBAL(name)                                                            \
-    if (!(commands->name = (PFN_##name)getInstanceProcAddr(NULL, #name))) return "libvulkan.so.1 has no " #name;
+    if (!(commands->name = (PFN_##name)getInstanceProcAddr(NULL, #name))) {                         \
+        dlclose(library);                                                                           \
+        return "libvulkan.so.1 has no " #name;                                                      \
+    }
     VITRINE_VULKAN_GLOBAL_COMMANDS(VITRINE_VULKAN_LOAD_GLOBAL)
     return NULL;
 }
