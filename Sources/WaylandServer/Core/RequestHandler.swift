@@ -11,6 +11,16 @@ protocol RequestHandler: Resource {
     static var interface: Interface { get }
     static func decode(_ opcode: UInt32, _ arguments: MessageReader) throws(ProtocolError) -> Request
     func handle(_ request: Request) throws(ProtocolError)
+    /// Decodes request `opcode` and has `resource` (an instance of the class) handle it. A
+    /// requirement, so that every class's witness is specialized for it: through a generic
+    /// function, each request looked its `Request` type up at run time.
+    static func dispatch(_ resource: Resource, _ opcode: UInt32, _ arguments: MessageReader) throws(ProtocolError)
+}
+
+extension RequestHandler {
+    static func dispatch(_ resource: Resource, _ opcode: UInt32, _ arguments: MessageReader) throws(ProtocolError) {
+        try unsafeDowncast(resource, to: Self.self).handle(decode(opcode, arguments))
+    }
 }
 
 extension RequestHandler where Request == Never {

@@ -73,16 +73,10 @@ open class Resource: EventSender {
 
     fileprivate func dispatch(_ opcode: UInt32, _ arguments: UnsafeMutablePointer<wl_argument>?) {
         do {
-            try Self.dispatch(self, as: handler, opcode, MessageReader(arguments))
+            try handler.dispatch(self, opcode, MessageReader(arguments))
         } catch {
             (error.resource ?? self).postError(code: error.code, error.message)
         }
-    }
-
-    private static func dispatch<Handler: RequestHandler>(
-        _ resource: Resource, as type: Handler.Type, _ opcode: UInt32, _ arguments: MessageReader
-    ) throws(ProtocolError) {
-        try unsafeDowncast(resource, to: Handler.self).handle(Handler.decode(opcode, arguments))
     }
 
     fileprivate func finish() {
