@@ -87,9 +87,9 @@ final class PresentationFeedbackQueue {
         surface.extensions[key] = queue
         // Every commit, with feedback or not, ends with a hook that marks where it was applied,
         // so that a commit without feedback still supersedes an earlier one. Validators run on
-        // every commit before the pending state is taken: the one place to add that hook.
-        surface.commitValidators[key] = { surface, _ in
-            surface.pending.commitHooks.append { _ in queue.commitApplied() }
+        // every commit's requests: the one place to add that hook.
+        surface.commitValidators[key] = { _, requests in
+            requests.commitHooks.append { _ in queue.commitApplied() }
         }
         queue.surfaceDestruction = ResourceDestructionListener(surface) { [unowned queue, unowned surface] in
             queue.surfaceDestroyed(clientConnected: surface.client.isConnected)

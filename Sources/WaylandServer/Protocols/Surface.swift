@@ -92,6 +92,26 @@ struct PendingSurfaceState {
     /// Extension state (presentation feedback and the like) that follows the commit.
     var commitHooks: [(Surface) -> Void] = []
 
+    /// Makes these requests `state`: what they set replaces what it was.
+    func apply(to state: inout SurfaceState) {
+        state.bufferWasAttached = attached
+        // A buffer destroyed since it was attached is none; one destroyed once shown stays the
+        // surface's contents (wl_surface.attach: destroying it does not change them).
+        if attached { state.buffer = buffer.flatMap { $0.isAlive ? $0 : nil } }
+        state.offsetX = offsetX
+        state.offsetY = offsetY
+        state.surfaceDamage = surfaceDamage
+        state.bufferDamage = bufferDamage
+        if let opaqueRegion { state.opaqueRegion = opaqueRegion }
+        if let inputRegion { state.inputRegion = inputRegion }
+        if let bufferTransform { state.bufferTransform = bufferTransform }
+        if let bufferScale { state.bufferScale = bufferScale }
+        if viewportChanged {
+            state.viewportSource = viewportSource
+            state.viewportDestination = viewportDestination
+        }
+    }
+
     /// Folds a later set of requests into this one (a synchronized subsurface's cache).
     mutating func merge(_ later: PendingSurfaceState) {
         if later.attached {
@@ -177,8 +197,9 @@ public final class Surface: Resource, RequestHandler {
     /// Per-surface objects of protocol extensions (wp_viewport, presentation feedback, fractional
     /// scale…), keyed by the extension's type, so that each extension keeps its state in its own file.
     var extensions: [ObjectIdentifier: AnyObject] = [:]
-    /// Checks that protocol extensions run on every commit, before the role's.
-    var commitValidators: [ObjectIdentifier: (Surface, PendingSurfaceState) throws(ProtocolError) -> Void] = [:]
+    /// Checks that protocol extensions run on every commit, before the role's, on the requests
+    /// being committed (already taken from `pending`); one may add a commit hook to them.
+    var commitValidators: [ObjectIdentifier: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void] = [:]
     /// Checks that protocol extensions run on every wl_surface.attach (the buffer, nil for a null one).
     var attachValidators: [ObjectIdentifier: (Surface, Buffer?) throws(ProtocolError) -> Void] = [:]
 
@@ -304,15 +325,17 @@ public final class Surface: Resource, RequestHandler {
     /// wl_surface.commit: validate, then, once the buffer's fenced writes are done, cache
     /// (synchronized subsurface) or apply.
     func commit() throws(ProtocolError) {
-        try validate(pending)
-        for validator in commitValidators.values { try validator(self, pending) }
-        try role?.validateCommit(self, pending)
+        // Taken first and checked where it lies, not copied for every check. A commit that fails
+        // them disconnects the client, so the requests need not be put back.
+        var requests = PendingSurfaceState()
+        swap(&requests, &pending)
+        try validate(requests)
+        for validator in commitValidators.values { try validator(self, &requests) }
+        try role?.validateCommit(self, requests)
         guard waitingCommits.count < Self.maximumWaitingCommits else {
             client.postNoMemory()
             return
         }
-        var requests = PendingSurfaceState()
-        swap(&requests, &pending)
         // The common commit waits for nothing: settled at once, without a trip through the queue.
         if waitingCommits.isEmpty, writeWatch == nil, !waitsForWrite(requests) {
             settle(requests)
@@ -372,24 +395,8 @@ public final class Surface: Resource, RequestHandler {
 
     /// Makes `requests` current, then the cached state of synchronized subsurfaces below.
     func apply(_ requests: PendingSurfaceState) {
-        var state = current
-        state.bufferWasAttached = requests.attached
-        // A buffer destroyed since it was attached is none; one destroyed once shown stays the
-        // surface's contents (wl_surface.attach: destroying it does not change them).
-        if requests.attached { state.buffer = requests.buffer.flatMap { $0.isAlive ? $0 : nil } }
-        state.offsetX = requests.offsetX
-        state.offsetY = requests.offsetY
-        state.surfaceDamage = requests.surfaceDamage
-        state.bufferDamage = requests.bufferDamage
-        if let region = requests.opaqueRegion { state.opaqueRegion = region }
-        if let region = requests.inputRegion { state.inputRegion = region }
-        if let transform = requests.bufferTransform { state.bufferTransform = transform }
-        if let scale = requests.bufferScale { state.bufferScale = scale }
-        if requests.viewportChanged {
-            state.viewportSource = requests.viewportSource
-            state.viewportDestination = requests.viewportDestination
-        }
-        current = state
+        // In place: a copy of the state out and back costs a retain and release of each part.
+        requests.apply(to: &current)
         frameCallbacks.append(adopting: requests.frameCallbacks)
         // Shared, not copied, when every member still belongs (a surface without subsurfaces).
         let belongs = { (member: Surface) in member === self || member.subsurface?.parent === self }

@@ -67,7 +67,7 @@ final class Viewport: Resource, RequestHandler {
     }
 
     /// The checks the protocol makes when the state is applied, made when it is committed.
-    private func validate(_ surface: Surface, _ pending: PendingSurfaceState) throws(ProtocolError) {
+    private func validate(_ surface: Surface, _ pending: inout PendingSurfaceState) throws(ProtocolError) {
         guard let source else { return }
         if destination == nil && (source.width != source.width.rounded() || source.height != source.height.rounded()) {
             throw ProtocolError(WpViewportError.badSize,

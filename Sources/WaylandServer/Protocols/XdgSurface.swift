@@ -65,7 +65,7 @@ public final class XdgSurface: Resource, RequestHandler {
         surface.extensions[key] = self
         // A typed constant rather than a closure literal in the assignment: the latter crashes
         // Swift 6.3's SIL generation.
-        let validator: (Surface, PendingSurfaceState) throws(ProtocolError) -> Void = { [weak self] _, pending throws(ProtocolError) in
+        let validator: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void = { [weak self] _, pending throws(ProtocolError) in
             try self?.validateCommit(pending)
         }
         surface.commitValidators[key] = validator
