@@ -10,16 +10,24 @@ public import SystemCalls
 ///
 /// Frames sample their animations at their target, so targets advance from frame to frame even
 /// where a frame completes long before its own (see `RefreshClock.schedule`).
+///
+/// Its state is stored privately, read by other modules through computed properties: every access
+/// to a public stored property of a class is checked for exclusivity at run time (another module
+/// may access it directly), where the optimizer, seeing all of a private one's accesses, proves
+/// that they never overlap and checks none.
 public final class FrameScheduler {
     /// Starts frames: armed for a frame's start while one is scheduled. The event loop watches its
     /// descriptor and calls `timerExpired()`, with no backend in between.
     public let timer: MonotonicTimer
     /// The display's refreshes, set by its presentations; nil until the first, or after the mode
     /// changed.
-    public private(set) var clock: RefreshClock?
-    public private(set) var period: UInt64
+    public var clock: RefreshClock? { refreshes }
+    private var refreshes: RefreshClock?
+    public var period: UInt64 { refreshPeriod }
+    private var refreshPeriod: UInt64
     /// How long frames take from their start to their commit.
-    public private(set) var renderTimes = RenderTimePredictor()
+    public var renderTimes: RenderTimePredictor { renderTimePredictor }
+    private var renderTimePredictor = RenderTimePredictor()
     /// At most this lead before a refresh (nil: no limit). A display that shows a frame at its
     /// commit (headless) starts frames at their refresh (0), so that the refresh's one wakeup
     /// draws the frame and shows it.
@@ -29,16 +37,28 @@ public final class FrameScheduler {
     /// display's clock drifts from the CPU's); nil where it cannot tell. A display whose refreshes
     /// are only a timer (headless) restarts them at that time when it has been idle
     /// (`RefreshClock.restarted`).
-    public var latestRefresh: ((UInt64) -> Refresh?)?
+    public var latestRefresh: ((UInt64) -> Refresh?)? {
+        get { latestRefreshReader }
+        set { latestRefreshReader = newValue }
+    }
+    private var latestRefreshReader: ((UInt64) -> Refresh?)?
 
     /// The compositor's renderer: called when it is time to draw a frame, which it then commits
     /// through its output (`frameCommitted()` follows) or skips (`frameSkipped()`).
-    public var onFrame: ((FrameRequest) -> Void)?
+    public var onFrame: ((FrameRequest) -> Void)? {
+        get { frameHandler }
+        set { frameHandler = newValue }
+    }
+    private var frameHandler: ((FrameRequest) -> Void)?
     /// Emitted when a committed frame reached the screen, with the display's own timing.
     public let presented = Signal<PresentationTiming>()
     /// Called whenever no frame is on its way any more (presented, skipped, or given up): the
     /// moment a backend may commit what it holds back meanwhile (a cursor plane's move).
-    public var becameIdle: (() -> Void)?
+    public var becameIdle: (() -> Void)? {
+        get { idleHandler }
+        set { idleHandler = newValue }
+    }
+    private var idleHandler: (() -> Void)?
 
     private enum Phase {
         case idle
@@ -55,25 +75,27 @@ public final class FrameScheduler {
     private var isHeld = false
     /// How the frame now in the works was planned, and how the last presented one was.
     private var pacing: FramePacing?
-    public private(set) var lastFramePacing: FramePacing?
+    public var lastFramePacing: FramePacing? { lastPacing }
+    private var lastPacing: FramePacing?
     /// Whether anything waited for the last presented frame: a frame asked for while it was on its
     /// way or during its presentation, or clients told of it (whoever answers their frame
     /// callbacks or presentation feedback calls `markPresentationAwaited()` from a `presented`
     /// listener). A display whose refreshes are only a timer may start the next frame at once
     /// after a frame nobody waited for (`RefreshClock.restarted`).
-    public private(set) var lastPresentationWasAwaited = false
+    public var lastPresentationWasAwaited: Bool { lastWasAwaited }
+    private var lastWasAwaited = false
     private var isPresenting = false
 
     public init(period: UInt64, clock: RefreshClock? = nil, maximumLead: UInt64? = nil) throws(SystemCallError) {
         timer = try MonotonicTimer()
-        self.period = period
-        self.clock = clock
+        refreshPeriod = period
+        refreshes = clock
         self.maximumLead = maximumLead
     }
 
     /// How long before its refresh the next frame starts.
     public var leadNanoseconds: UInt64 {
-        let lead = renderTimes.leadNanoseconds
+        let lead = renderTimePredictor.leadNanoseconds
         return maximumLead.map { min($0, lead) } ?? lead
     }
 
@@ -91,7 +113,7 @@ public final class FrameScheduler {
     /// before it ran does nothing more; asking while a frame is drawn or on its way gets one more
     /// after it.
     public func scheduleFrame() {
-        if isPresenting { lastPresentationWasAwaited = true }
+        if isPresenting { lastWasAwaited = true }
         guard !isHeld else {
             wantsAnotherFrame = true
             return
@@ -102,12 +124,12 @@ public final class FrameScheduler {
             // listener may ask before `finish()` looks, and a wish left set would draw one more.
             wantsAnotherFrame = false
             let now = monotonicNanoseconds()
-            if let latest = latestRefresh?(now) {
-                clock = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: period)
+            if let latest = latestRefreshReader?(now) {
+                refreshes = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: refreshPeriod)
             }
             let lead = leadNanoseconds
-            let refreshes = clock ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: period)
-            let schedule = refreshes.schedule(now: now, lead: lead, after: lastFramePacing?.target)
+            let clock = refreshes ?? RefreshClock(anchorNanoseconds: now, anchorSequence: 0, period: refreshPeriod)
+            let schedule = clock.schedule(now: now, lead: lead, after: lastPacing?.target)
             let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waiting(request)
             pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target)
@@ -124,7 +146,7 @@ public final class FrameScheduler {
         guard timer.acknowledgeExpiration(), case .waiting(let request) = phase else { return }
         phase = .drawing(request)
         pacing?.startedNanoseconds = monotonicNanoseconds()
-        onFrame?(request)
+        frameHandler?(request)
     }
 
     /// The frame being drawn was committed to the display. `measured`: false for a commit that
@@ -132,7 +154,7 @@ public final class FrameScheduler {
     public func frameCommitted(measured: Bool = true) {
         let now = monotonicNanoseconds()
         if measured, let started = pacing?.startedNanoseconds, started > 0 {
-            renderTimes.record(now - started)
+            renderTimePredictor.record(now - started)
         }
         pacing?.committedNanoseconds = now
         phase = .committed
@@ -157,15 +179,15 @@ public final class FrameScheduler {
     /// (`vblankCounted`: the display numbers its refreshes, so the time and sequence are a real
     /// refresh), `presented` is emitted, and a frame asked for meanwhile is scheduled.
     public func framePresented(_ timing: PresentationTiming, vblankCounted: Bool) {
-        if clock != nil {
-            clock?.flipCompleted(at: timing.nanoseconds, sequence: vblankCounted ? timing.sequence : nil, aimedAt: pacing?.target)
+        if refreshes != nil {
+            refreshes?.flipCompleted(at: timing.nanoseconds, sequence: vblankCounted ? timing.sequence : nil, aimedAt: pacing?.target)
         } else {
-            clock = RefreshClock(anchorNanoseconds: timing.nanoseconds, anchorSequence: timing.sequence, period: period)
+            refreshes = RefreshClock(anchorNanoseconds: timing.nanoseconds, anchorSequence: timing.sequence, period: refreshPeriod)
         }
         phase = .idle
-        lastFramePacing = pacing
+        lastPacing = pacing
         pacing = nil
-        lastPresentationWasAwaited = wantsAnotherFrame
+        lastWasAwaited = wantsAnotherFrame
         isPresenting = true
         presented.emit(timing)
         isPresenting = false
@@ -176,15 +198,15 @@ public final class FrameScheduler {
     /// callbacks or presentation feedback): they may draw again now, so the next frame keeps the
     /// refresh cadence.
     public func markPresentationAwaited() {
-        lastPresentationWasAwaited = true
+        lastWasAwaited = true
     }
 
     /// What the backend committed on its own, or a modeset's first frame, reached the screen at
     /// the refresh `nanoseconds` numbered `sequence`: no frame's presentation. A display without
     /// a clock yet takes its refreshes from it.
     public func presentationCompleted(at nanoseconds: UInt64, sequence: UInt64) {
-        if clock == nil {
-            clock = RefreshClock(anchorNanoseconds: nanoseconds, anchorSequence: sequence, period: period)
+        if refreshes == nil {
+            refreshes = RefreshClock(anchorNanoseconds: nanoseconds, anchorSequence: sequence, period: refreshPeriod)
         }
         phase = .idle
         finish()
@@ -222,19 +244,19 @@ public final class FrameScheduler {
     /// The display's mode changed: its refreshes are the new mode's, from the next presentation
     /// on; a frame asked for or in flight is dropped, and one is drawn at the new size.
     public func restart(period: UInt64, clock: RefreshClock? = nil) {
-        self.period = period
-        self.clock = clock
+        refreshPeriod = period
+        refreshes = clock
         timer.disarm()
         phase = .idle
         pacing = nil
-        lastFramePacing = nil
+        lastPacing = nil
         wantsAnotherFrame = true
         scheduleAnotherIfWanted()
     }
 
     private func finish() {
         scheduleAnotherIfWanted()
-        if isIdle { becameIdle?() }
+        if isIdle { idleHandler?() }
     }
 
     private func scheduleAnotherIfWanted() {
