@@ -305,15 +305,13 @@ public final class Compositor: SurfaceObserver {
 
     /// The first frame that shows a surface tells its client which output it is on, at what scale
     /// and with what transform.
-    func surfacesShown(_ surfaces: [Surface], on output: CompositorOutput) {
-        for surface in surfaces {
-            guard let node = node(for: surface), node.enteredOutput !== output.global else { continue }
-            if let previous = node.enteredOutput { surface.leave(previous) }
-            node.enteredOutput = output.global
-            surface.enter(output.global)
-            surface.sendPreferredScale(output.global.state.scaleFactor)
-            surface.sendPreferredBuffer(scale: output.global.state.scale, transform: output.global.state.transform)
-        }
+    func surfaceShown(_ surface: Surface, on output: CompositorOutput) {
+        guard let node = node(for: surface), node.enteredOutput !== output.global else { return }
+        if let previous = node.enteredOutput { surface.leave(previous) }
+        node.enteredOutput = output.global
+        surface.enter(output.global)
+        surface.sendPreferredScale(output.global.state.scaleFactor)
+        surface.sendPreferredBuffer(scale: output.global.state.scale, transform: output.global.state.transform)
     }
 
     /// The surfaces that were told (wl_surface.enter) they are on `output`.

@@ -69,8 +69,8 @@ final class CompositorOutput: FrameInFlight.Owner {
     var onRenderError: ((Error) -> Void)?
     /// A layer drawn without its contents, whose texture could not be made (once per image).
     var onContentsUnavailable: ((ContentsFailure) -> Void)?
-    /// Called with the surfaces a frame is about to show (output enter, preferred scale).
-    var onSurfacesShown: (([Surface]) -> Void)?
+    /// Called with each surface a frame is about to show (output enter, preferred scale).
+    var onSurfaceShown: ((Surface) -> Void)?
     private var feedbacksInFlight: [PresentationFeedback] = []
     /// The output's hold on its display's presentations, until `stop()`.
     private var presentedListener: SignalListener?
@@ -340,8 +340,15 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// screen can be powered down without losing a frame.
     var isSettled: Bool {
         guard !hasFrameInFlight else { return false }
-        guard let tree = context.renderTree else { return true }
-        return tree.generation == lastTree?.generation && !tree.hasVisibleAnimations && displayLinks.isEmpty
+        guard context.renderTree != nil else { return true }
+        return !hasUnshownCommit && context.renderTree?.hasVisibleAnimations != true && displayLinks.isEmpty
+    }
+
+    /// Whether the latest commit made a tree that no frame drawn showed yet. Reads the trees'
+    /// generations where they are: copying a tree out retains each of its parts.
+    private var hasUnshownCommit: Bool {
+        guard let generation = context.renderTree?.generation else { return false }
+        return generation != lastTree?.generation
     }
 
     /// Every surface drawn in the current tree: visible windows, their mapped subsurfaces and
@@ -376,7 +383,8 @@ final class CompositorOutput: FrameInFlight.Owner {
             var completion: (any RenderCompletion)?
             if let direct = directScanoutState(for: tree) {
                 state = direct
-                frameWillShow(tree, showing: windows.last.map { [$0.surface] } ?? [])
+                // The top window, without an array made for it each frame.
+                frameWillShow(tree, showing: windows.suffix(1).lazy.map(\.surface))
             } else {
                 let target = Double(request.targetPresentationNanoseconds) / 1e9
                 // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
@@ -428,9 +436,9 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// of it, and their frame callbacks and presentation feedback wait for it to be presented.
     /// Added to what waits already: a frame that was drawn but not shown (a session switched away)
     /// leaves its callbacks for the next one that is.
-    private func frameWillShow(_ tree: RenderTree, showing shown: [Surface]) {
-        onSurfacesShown?(shown)
+    private func frameWillShow(_ tree: RenderTree, showing shown: some Collection<Surface>) {
         for surface in shown {
+            onSurfaceShown?(surface)
             callbacksInFlight.append(adopting: surface.takeFrameCallbacks())
             surface.discardSupersededPresentationFeedbacks()
             feedbacksInFlight.append(adopting: surface.takePresentationFeedbacks())
@@ -456,7 +464,7 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// frame callbacks (and learns the output it is on) without a frame being drawn.
     private func cursorPresented(_ timing: PresentationTiming) {
         onCursorPresented?()
-        if let surface = cursor.surfaceOnHardware { onSurfacesShown?([surface]) }
+        if let surface = cursor.surfaceOnHardware { onSurfaceShown?(surface) }
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
         for callback in cursor.takeCallbacks(cursorPlane: true) { callback.done(milliseconds) }
     }
@@ -464,12 +472,12 @@ final class CompositorOutput: FrameInFlight.Owner {
     private func framePresented(_ timing: PresentationTiming) {
         lastPresentationNanoseconds = timing.nanoseconds
         let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
-        var callbacks = callbacksInFlight
-        callbacksInFlight = []
-        callbacks += cursor.takeCallbacks(cursorPlane: false)
+        var callbacks: [Callback] = []
+        swap(&callbacks, &callbacksInFlight)
+        callbacks.append(adopting: cursor.takeCallbacks(cursorPlane: false))
         for callback in callbacks { callback.done(milliseconds) }
-        let feedbacks = feedbacksInFlight
-        feedbacksInFlight = []
+        var feedbacks: [PresentationFeedback] = []
+        swap(&feedbacks, &feedbacksInFlight)
         for feedback in feedbacks {
             feedback.presented(
                 on: global, seconds: timing.nanoseconds / 1_000_000_000, nanoseconds: UInt32(timing.nanoseconds % 1_000_000_000),
@@ -482,7 +490,7 @@ final class CompositorOutput: FrameInFlight.Owner {
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if !displayLinks.isEmpty {
             backend.scheduleFrame()
-        } else if let tree = context.renderTree, tree.hasVisibleAnimations || tree.generation != lastTree?.generation {
+        } else if hasUnshownCommit || context.renderTree?.hasVisibleAnimations == true {
             backend.scheduleFrame()
         } else if lastShown.contains(where: { $0.surface?.hasPendingFrameCallbacks == true }) {
             backend.scheduleFrame()
