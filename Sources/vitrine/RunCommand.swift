@@ -371,7 +371,9 @@ struct Run: ParsableCommand {
                windows.contains(where: { window in window.surface != nil && window.processID.map(process.owns) == true }) {
                 appConnected = true
             }
-            if appExit == nil, let process, process.poll(), let exit = process.exit {
+            // With a wakeup for its exit, the app is reaped (waitpid) only once that fired, not
+            // at every turn of the loop.
+            if appExit == nil, let process, processExitWakeup?.isActive != true, process.poll(), let exit = process.exit {
                 appExit = exit
                 if appConnected {
                     logger.log(level: exit == .status(0) ? .info : .error, "\(command) exited (\(exit))")

@@ -142,6 +142,9 @@ public class EventSource {
         self.loop = loop
     }
 
+    /// Whether the source still watches (not removed; a wakeup that fired removed itself).
+    public var isActive: Bool { raw != nil }
+
     public func remove() {
         guard let source = raw else { return }
         wl_event_source_remove(source)
