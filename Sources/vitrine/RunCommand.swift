@@ -286,15 +286,11 @@ struct Run: ParsableCommand {
             logger.info("control socket \(path)")
         }
         defer { controlServer?.close() }
-        var process: ClientProcess?
-        // Wakes the loop when the app exits, for the loop's condition to reap it.
-        var processExitWakeup: EventSource?
-        var session: KioskSession?
+        let state = RunState()
         let command = app.joined(separator: " ")
-        // Whether a client of the app (or of a program it started) ever connected.
-        var appConnected = false
-        compositor.display.clientConnected = { client in
-            if process?.owns(client.processID) == true { appConnected = true }
+        // Weak: the state holds the session, which holds the compositor and its display.
+        compositor.display.clientConnected = { [weak state] client in
+            if let state, state.process?.owns(client.processID) == true { state.appConnected = true }
         }
         // The app and the kiosk session (splash, overlays, keyboard) need an output to show on:
         // with no display connected at start they begin once the first one is lit.
@@ -302,14 +298,14 @@ struct Run: ParsableCommand {
             if !app.isEmpty {
                 let environment = ["WAYLAND_DISPLAY": name].merging(xwayland?.clientEnvironment ?? [:]) { $1 }
                 let started = try ClientProcess(arguments: app, environment: environment, removing: xwayland == nil ? ["DISPLAY"] : [])
-                process = started
-                processExitWakeup = started.exitDescriptor.flatMap { try? compositor.display.eventLoop.addWakeup(whenReadable: $0) }
+                state.process = started
+                state.processExitWakeup = started.exitDescriptor.flatMap { try? compositor.display.eventLoop.addWakeup(whenReadable: $0) }
                 logger.info("started \(command) as pid \(started.pid)")
             }
             // READY's status names the outputs lit by now (with none at start, the first plugged in).
             let shown = kmsBackend.map { $0.kmsOutputs.map(\.description).joined(separator: ", ") } ?? outputsDescription
             // The board's app, supervised, when no app was given after --.
-            session = try KioskSession(
+            state.session = try KioskSession(
                 compositor: compositor, socketName: name, app: app.isEmpty ? board?.app : nil, xwayland: xwayland, splash: board?.splash,
                 idle: board?.idle ?? IdleConfiguration(), onScreenKeyboard: board?.onScreenKeyboard ?? OnScreenKeyboardSettings(),
                 notifier: notifier, outputs: shown, start: startNanoseconds, logger: logger)
@@ -321,15 +317,14 @@ struct Run: ParsableCommand {
             try startApps()
         }
         responder.app = { [app] in
-            session?.appStatus ?? process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
+            state.session?.appStatus ?? state.process.map { ControlStatus.App(command: app, pid: $0.poll() ? nil : $0.pid, starts: 1) }
         }
-        responder.x11 = { session?.x11Status }
+        responder.x11 = { state.session?.x11Status }
         // SIGINT and SIGTERM end the session cleanly: the app is asked to stop, clients disconnected.
-        var interrupted = false
         let signalSources = try [SIGINT, SIGTERM].map { signal in
             try compositor.display.eventLoop.addSignal(signal) {
                 logger.info("stopping on signal \(signal)")
-                interrupted = true
+                state.interrupted = true
             }
         }
         defer { signalSources.forEach { $0.remove() } }
@@ -340,8 +335,8 @@ struct Run: ParsableCommand {
             // The app ends first, still served (a round trip of its shutdown is answered), and only
             // then are the clients disconnected: the other way round, an app writes to a closed
             // socket and fills the log with its errors.
-            session?.stop()
-            process?.terminate { try? compositor.dispatch(timeoutMilliseconds: 10) }
+            state.session?.stop()
+            state.process?.terminate { try? compositor.dispatch(timeoutMilliseconds: 10) }
             xwayland?.stop { try? compositor.dispatch(timeoutMilliseconds: 10) }
             compositor.shutdown()
         }
@@ -351,8 +346,8 @@ struct Run: ParsableCommand {
         // Read once: the loop asks every turn, and an option's value is looked up each time it is read.
         let screenshot = self.screenshot, keepRunning = self.keepRunning
         try compositor.run {
-            if interrupted { return true }
-            if session == nil {
+            if state.interrupted { return true }
+            if state.session == nil {
                 guard !compositor.outputStatuses.isEmpty else {
                     waitingForDisplay.tick(now: monotonicNanoseconds())
                     return false
@@ -365,17 +360,17 @@ struct Run: ParsableCommand {
                     return true
                 }
             }
-            session?.tick(now: monotonicNanoseconds())
+            state.session?.tick(now: monotonicNanoseconds())
             // An X app connects to Xwayland, not to Vitrine: a window of it shown counts.
-            if !appConnected, let process, let windows = xwayland?.windowManager?.windows,
+            if !state.appConnected, let process = state.process, let windows = xwayland?.windowManager?.windows,
                windows.contains(where: { window in window.surface != nil && window.processID.map(process.owns) == true }) {
-                appConnected = true
+                state.appConnected = true
             }
             // With a wakeup for its exit, the app is reaped (waitpid) only once that fired, not
             // at every turn of the loop.
-            if appExit == nil, let process, processExitWakeup?.isActive != true, process.poll(), let exit = process.exit {
+            if appExit == nil, let process = state.process, state.processExitWakeup?.isActive != true, process.poll(), let exit = process.exit {
                 appExit = exit
-                if appConnected {
+                if state.appConnected {
                     logger.log(level: exit == .status(0) ? .info : .error, "\(command) exited (\(exit))")
                 } else {
                     logger.error("\(command) exited (\(exit)) before connecting")
@@ -398,9 +393,9 @@ struct Run: ParsableCommand {
             return !keepRunning
         } nextDeadline: {
             let screenshotPending = screenshot != nil && !screenshotTaken
-            let exitPolled = process != nil && appExit == nil && processExitWakeup == nil
+            let exitPolled = state.process != nil && appExit == nil && state.processExitWakeup == nil
             // The earliest of them, without building an array each turn.
-            var deadline = session == nil ? waitingForDisplay.nextExtension : session?.nextDeadline
+            var deadline = state.session == nil ? waitingForDisplay.nextExtension : state.session?.nextDeadline
             func include(_ candidate: UInt64) { deadline = min(deadline ?? candidate, candidate) }
             if screenshotPending { include(screenshotDue) }
             if exitPolled { include(monotonicNanoseconds() + KioskSession.exitPollingInterval) }
@@ -471,6 +466,21 @@ struct Run: ParsableCommand {
                 fflush(log)
             }
         }
+    }
+
+    /// What `run()`'s loop shares with the closures it hands out (a client's connection, a signal,
+    /// the control socket's status): one object, since a local variable that an escaping closure
+    /// captures is boxed, and every access to the box is checked for exclusivity at run time,
+    /// several times a loop turn; the optimizer, seeing all accesses to a private class's
+    /// properties, checks none that never overlap.
+    private final class RunState {
+        var process: ClientProcess?
+        /// Wakes the loop when the app exits, for the loop's condition to reap it.
+        var processExitWakeup: EventSource?
+        var session: KioskSession?
+        /// Whether a client of the app (or of a program it started) ever connected.
+        var appConnected = false
+        var interrupted = false
     }
 
     /// Clients need XDG_RUNTIME_DIR; on a bare machine (CI, a root shell) make a private one.
