@@ -66,6 +66,10 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// told to scan a buffer out as when its surface says it is opaque. Nil for formats without alpha.
     public var opaqueEquivalent: PixelFormat? { Self.known[self]?.opaqueTwin }
 
+    /// The format with its alpha bits read as padding: the opaque twin, or the format itself where
+    /// it has no alpha.
+    public var withoutAlpha: PixelFormat { opaqueEquivalent ?? self }
+
     /// The four characters of the code ("XR24").
     public var fourcc: String {
         String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: rawValue >> ($0 * 8)) }, as: UTF8.self)

@@ -410,7 +410,7 @@ final class CompositorOutput: FrameInFlight.Owner {
         case .scanoutRefused:
             // The display took the state in its test but not at the commit: the window's
             // buffer is composed from the next frame on, until it commits another.
-            refusedScanoutBuffer = windows.last?.scanoutCandidate?.buffer
+            refusedScanoutBuffer = windows.last?.scanoutCandidate
             backend.scheduleFrame()
         case .error(let error):
             onRenderError?(error)

@@ -19,10 +19,10 @@ extension CompositorOutput {
     /// The window `directScanoutWindow` would find, judged by the layers alone (animations aside).
     func directScanoutCandidate() -> SurfaceNode? {
         guard backend.transform == .normal, !cursor.isMirrored,
-            !cursor.drawsInFrames, let window = windows.last, let pixels = window.scanoutCandidate,
-            pixels.width == backend.mode.width, pixels.height == backend.mode.height,
+            !cursor.drawsInFrames, let window = windows.last, let buffer = window.scanoutCandidate,
+            buffer.width == backend.mode.width, buffer.height == backend.mode.height,
             window.popups.isEmpty, window.surface.stack.count == 1,
-            window.content.isOpaque || !pixels.format.hasAlpha, layersShowOnly(window)
+            window.content.isOpaque || !buffer.format.hasAlpha, layersShowOnly(window)
         else { return nil }
         return window
     }
@@ -47,16 +47,18 @@ extension CompositorOutput {
     }
 
     /// The frame `tree` is when the top window's buffer can be shown as it is: the state that
-    /// shows it, which the display has tested; nil when the frame is to be composed. The buffer
-    /// stays the display's (unreleased) from the commit of that state until another frame
-    /// replaces it, or is given back at once when the state is not committed.
+    /// shows it, which the display has tested; nil when the frame is to be composed. The state
+    /// holds the buffer from its client: the display takes that hold over when it commits the
+    /// state (and ends it once another frame replaces the buffer), or the compositor ends it when
+    /// the state is not committed. The buffer is shown opaque (`OutputBuffer.client`): its window
+    /// says it is.
     func directScanoutState(for tree: RenderTree) -> OutputState? {
-        guard let window = directScanoutWindow(of: tree), window.scanoutCandidate?.buffer !== refusedScanoutBuffer,
-            let (pixels, ended) = window.beginScanout()
+        guard let window = directScanoutWindow(of: tree), let buffer = window.scanoutCandidate, buffer !== refusedScanoutBuffer
         else { return nil }
-        let state = OutputState(buffer: .client(OpaqueClientBuffer(pixels), released: ended))
+        buffer.hold()
+        let state = OutputState(buffer: .client(buffer))
         guard backend.test(state) else {
-            ended()
+            buffer.endHold()
             return nil
         }
         return state
@@ -68,35 +70,4 @@ struct ScanoutLayerVerdict {
     let revision: UInt64
     weak var window: SurfaceNode?
     let showsOnly: Bool
-}
-
-/// A client's buffer as a display shows it: opaque (an alpha format read as its X twin, the
-/// client having declared it opaque), one plane.
-private final class OpaqueClientBuffer: PixelBuffer {
-    private let pixels: ClientPixelBuffer
-    /// Keeps a shm buffer's pixels readable until the display stops showing it, should its client
-    /// destroy the buffer meanwhile.
-    private let shmMemory: ShmMemoryLease?
-    let format: PixelFormat
-
-    init(_ pixels: ClientPixelBuffer) {
-        self.pixels = pixels
-        shmMemory = pixels.buffer.keepingShmMemory()
-        format = pixels.format.opaqueEquivalent ?? pixels.format
-    }
-
-    var width: Int { pixels.width }
-    var height: Int { pixels.height }
-    var kind: BufferKind { pixels.kind }
-
-    var dmabuf: DmabufLayout? {
-        guard case .dmabuf(let attributes) = pixels.buffer.storage else { return nil }
-        return DmabufLayout(firstPlaneOf: attributes, format: format)
-    }
-
-    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
-        try pixels.withPixels { rows in
-            try body(PixelRows(bytes: rows.bytes, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: format))
-        }
-    }
 }

@@ -101,14 +101,3 @@ final class DmabufImports: DmabufImporter {
         return imports.count
     }
 }
-
-extension DmabufLayout {
-    /// The first plane of a client's buffer, read as `format` where given (instead of the buffer's).
-    init(firstPlaneOf attributes: DmabufAttributes, format: PixelFormat? = nil) {
-        let plane = attributes.planes[0]
-        self.init(
-            fileDescriptor: plane.fileDescriptor.rawValue, width: Int(attributes.width), height: Int(attributes.height),
-            format: format ?? attributes.format.format, modifier: attributes.format.modifier, offset: Int(plane.offset),
-            stride: Int(plane.stride))
-    }
-}

@@ -103,7 +103,7 @@ final class FrameInFlight {
         do {
             try completion?.finish()
         } catch {
-            if !committed, case .client(_, let released) = state.buffer { released() }
+            if !committed, case .client(let buffer) = state.buffer { buffer.endHold() }
             owner?.frameFailed(.error(error))
             if !committed { backend.frameScheduler.frameSkipped() }
             return
@@ -117,19 +117,19 @@ final class FrameInFlight {
         do {
             try completion?.finish()
         } catch {
-            if !committed, case .client(_, let released) = state.buffer { released() }
+            if !committed, case .client(let buffer) = state.buffer { buffer.endHold() }
         }
     }
 
     private static func commit(_ state: OutputState, on backend: any BackendOutput, owner: (any Owner)?) {
         do {
-            if try !backend.commit(state), case .client(_, let released) = state.buffer {
-                released()
+            if try !backend.commit(state), case .client(let buffer) = state.buffer {
+                buffer.endHold()
                 owner?.frameFailed(.scanoutRefused)
                 backend.frameScheduler.frameSkipped()
             }
         } catch {
-            if case .client(_, let released) = state.buffer { released() }
+            if case .client(let buffer) = state.buffer { buffer.endHold() }
             owner?.frameFailed(.error(error))
             backend.frameScheduler.frameSkipped()
         }

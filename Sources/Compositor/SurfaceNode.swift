@@ -21,24 +21,12 @@ final class SurfaceNode {
     private(set) var inputRegion = Region.infinite
     /// The output the client was told the surface is on (wl_surface.enter).
     weak var enteredOutput: Output?
-    /// The dma-buf the surface shows, kept from its client (not released) so that a display can
-    /// scan it out directly; released once a later commit replaces it, no display shows it and no
-    /// frame on the GPU reads it.
-    private(set) var shownDmabuf: (buffer: Buffer, attributes: DmabufAttributes)?
-    /// How many displays scan out each replaced or current buffer now (DirectScanout.swift).
-    private var scanouts: [ObjectIdentifier: Int] = [:]
-    /// How many frames submitted to the GPU and not done yet read each dma-buf (sampled in place
-    /// or copied): a replaced one goes back to its client only once they are done, so that the
-    /// client does not write into pixels a frame still reads.
-    private var framesReading: [ObjectIdentifier: Int] = [:]
-    /// The shm and single-pixel buffers the surface shows that no frame has finished reading: not
-    /// given back to their clients yet.
-    private var unread: Set<ObjectIdentifier> = []
-    /// Keeps each unread shm buffer's pixels readable should its client destroy the buffer: the
-    /// window shows it until a commit replaces it, so a frame or a display may still read it.
-    private var unreadShmMemory: [ObjectIdentifier: ShmMemoryLease] = [:]
-    /// The contents of the last commit with a buffer, and that buffer as the renderer reads it.
-    private var shown: (contents: ClientBufferContents, pixels: ClientPixelBuffer)?
+    /// The contents of the last commit with a buffer, and that buffer. The contents hold it from
+    /// its client (`ClientBufferContents`): a dma-buf until a commit replaces it, so that a display
+    /// can scan it out directly; a shm or single-pixel buffer until a frame has read it. What
+    /// else reads a buffer holds it too (a display scanning it out, a frame on the GPU): it goes
+    /// back to its client (wl_buffer.release) once the last of them lets go.
+    private var shown: (contents: ClientBufferContents, buffer: Buffer)?
     /// The texture the renderer keeps this surface's buffers in, from commit to commit.
     private(set) lazy var surfaceTexture = ClientSurfaceTexture(owner: self)
 
@@ -71,13 +59,7 @@ final class SurfaceNode {
         }
         content.isHidden = false
         if state.bufferWasAttached {
-            let pixels = shown.flatMap { $0.pixels.buffer === buffer ? $0.pixels : nil } ?? ClientPixelBuffer(buffer)
-            if case .dmabuf(let attributes) = buffer.storage {
-                keepDmabuf((buffer, attributes))
-            } else {
-                keepDmabuf(nil)
-            }
-            show(pixels, damage: Self.bufferDamage(of: state, buffer: buffer), dmabufs: dmabufs)
+            show(buffer, damage: Self.bufferDamage(of: state, buffer: buffer), dmabufs: dmabufs)
         }
         content.contentsScale = Double(state.bufferScale)
         content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
@@ -89,132 +71,56 @@ final class SurfaceNode {
     /// (a dma-buf through its new import) by the next frame that draws it; a shm buffer already
     /// read is read again while its client keeps it.
     func deviceReplaced(dmabufs: DmabufImports?) {
-        guard let pixels = shown?.pixels else { return }
-        show(pixels, damage: nil, dmabufs: dmabufs)
+        guard let buffer = shown?.buffer else { return }
+        show(buffer, damage: nil, dmabufs: dmabufs)
     }
 
-    /// Makes `pixels` the layer's contents, differing from the last contents in `damage`. A
-    /// dma-buf stays with the compositor until a commit replaces it (a display may scan it out),
-    /// and is read through its import; a shm or single-pixel buffer goes back to its client once
-    /// a frame has read it.
-    private func show(_ pixels: ClientPixelBuffer, damage: ImageRect?, dmabufs: DmabufImports?) {
+    /// Makes `buffer` the layer's contents, differing from the last contents in `damage`: held
+    /// from its client by the contents, a dma-buf read through its import.
+    private func show(_ buffer: Buffer, damage: ImageRect?, dmabufs: DmabufImports?) {
         var dmabufImport: DmabufImport?
-        var read: () -> Void = {}
-        var frameReads: (() -> () -> Void)?
-        if case .dmabuf(let attributes) = pixels.buffer.storage {
-            dmabufImport = dmabufs?.imported(attributes)
-            frameReads = { [weak self, weak buffer = pixels.buffer] in
-                guard let self, let buffer else { return {} }
-                framesReading[ObjectIdentifier(buffer), default: 0] += 1
-                // The node stays until the frame is done: only it knows whether to release then.
-                return { [self] in frameFinishedReading(buffer) }
-            }
-        } else {
-            unread.insert(ObjectIdentifier(pixels.buffer))
-            unreadShmMemory[ObjectIdentifier(pixels.buffer)] = pixels.buffer.keepingShmMemory()
-            read = { [weak self, weak buffer = pixels.buffer] in
-                guard let buffer else { return }
-                if let self { finishedReading(buffer) } else { buffer.release() }
-            }
-        }
+        if case .dmabuf(let attributes) = buffer.storage { dmabufImport = dmabufs?.imported(attributes) }
         let contents = ClientBufferContents(
-            buffer: pixels, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents, read: read,
-            frameReads: frameReads)
-        shown = (contents, pixels)
+            buffer: buffer, dmabuf: dmabufImport, damage: damage, surface: surfaceTexture, replacing: shown?.contents)
+        shown = (contents, buffer)
         content.externalContents = contents
     }
 
     /// Whether the surface's pixels are all opaque: its opaque region covers it, or its buffer's
     /// format has no alpha.
     var showsOpaquePixels: Bool {
-        content.isOpaque || shown?.pixels.format.hasAlpha == false
+        content.isOpaque || shown?.buffer.format.hasAlpha == false
     }
 
     /// A copy of the shown buffer's pixels, for a plane that scans out an image of its own (the
     /// cursor plane); nil when the buffer cannot be read by the CPU (a dma-buf) or is gone. The
     /// buffer stays with the compositor until a frame draws it or a commit replaces it.
     func bufferImage() -> Image? {
-        guard let pixels = shown?.pixels else { return nil }
-        return try? pixels.withPixels(Image.init(copying:))
+        guard let buffer = shown?.buffer else { return nil }
+        return try? buffer.withPixels(Image.init(copying:))
     }
 
-    /// Lets go of the shown buffer: a dma-buf once no display scans it out, a buffer no frame read
-    /// at once.
+    /// Lets go of the shown buffer: it goes back to its client once no display scans it out and
+    /// no frame on the GPU reads it.
     private func dropContents() {
         shown?.contents.abandon()
         shown = nil
-        keepDmabuf(nil)
     }
 
-    /// Makes `new` the dma-buf the surface shows; the one it replaces is released unless a display
-    /// still scans it out or a frame on the GPU still reads it (then when the last one stops).
-    private func keepDmabuf(_ new: (buffer: Buffer, attributes: DmabufAttributes)?) {
-        guard let old = shownDmabuf?.buffer, old !== new?.buffer else {
-            shownDmabuf = new
-            return
-        }
-        shownDmabuf = new
-        if scanouts[ObjectIdentifier(old)] == nil, framesReading[ObjectIdentifier(old)] == nil { old.release() }
-    }
-
-    /// A frame that read the dma-buf is done on the GPU: the buffer goes back to its client once
-    /// no other frame reads it, no display scans it out and the surface no longer shows it.
-    private func frameFinishedReading(_ buffer: Buffer) {
-        let id = ObjectIdentifier(buffer)
-        framesReading[id, default: 1] -= 1
-        guard framesReading[id] == 0 else { return }
-        framesReading[id] = nil
-        if scanouts[id] == nil, shownDmabuf?.buffer !== buffer { buffer.release() }
-    }
-
-    /// The surface is gone: the dma-buf it showed goes back to its client (once no display scans
+    /// The surface is gone: the buffer it showed goes back to its client (once no display scans
     /// it out), which may use it for another surface.
     func surfaceDestroyed() {
         dropContents()
     }
 
-    /// A frame finished reading a shm or single-pixel buffer (or the buffer was replaced unread):
-    /// it goes back to its client, unless a display shows it (then when the display stops).
-    private func finishedReading(_ buffer: Buffer) {
-        let id = ObjectIdentifier(buffer)
-        unread.remove(id)
-        unreadShmMemory[id] = nil
-        if scanouts[id] == nil { buffer.release() }
-    }
-
-    /// The buffer the surface shows, when a display may show it as it is: a dma-buf (kept from
-    /// its client while shown), or a shm buffer not yet given back (so its client does not write
-    /// into it).
-    var scanoutCandidate: ClientPixelBuffer? {
-        guard let pixels = shown?.pixels else { return nil }
-        switch pixels.buffer.storage {
-        case .dmabuf: return shownDmabuf?.buffer === pixels.buffer ? pixels : nil
-        case .shm: return unread.contains(ObjectIdentifier(pixels.buffer)) ? pixels : nil
-        case .singlePixel: return nil
-        }
-    }
-
-    /// Records that a display shows `scanoutCandidate` as it is; the closure it calls when it
-    /// stops. The buffer goes back to its client only then, and once the surface no longer shows
-    /// it (a dma-buf) or every frame finished reading it (a shm buffer).
-    func beginScanout() -> (pixels: ClientPixelBuffer, ended: () -> Void)? {
-        guard let pixels = scanoutCandidate else { return nil }
-        let buffer = pixels.buffer
-        scanouts[ObjectIdentifier(buffer), default: 0] += 1
-        return (pixels, { [weak self] in
-            guard let self else { return buffer.release() }
-            let id = ObjectIdentifier(buffer)
-            scanouts[id, default: 1] -= 1
-            guard scanouts[id] == 0 else { return }
-            scanouts[id] = nil
-            let inUse =
-                if case .dmabuf = buffer.storage {
-                    shownDmabuf?.buffer === buffer || framesReading[id] != nil
-                } else {
-                    unread.contains(id)
-                }
-            if !inUse { buffer.release() }
-        })
+    /// The buffer the surface shows, when a display may show it as it is: one the contents still
+    /// hold from its client, a dma-buf (held while shown) or a shm buffer no frame has read yet
+    /// (not given back, so its client does not write into it). A display that shows it holds it
+    /// too (`LentBuffer.hold()`), until it stops.
+    var scanoutCandidate: Buffer? {
+        guard let shown, shown.contents.holdsBuffer else { return nil }
+        if case .singlePixel = shown.buffer.storage { return nil }
+        return shown.buffer
     }
 
     /// The buffer pixels this commit damaged, as one rectangle; nil when that is the whole buffer

@@ -41,9 +41,13 @@ public enum OutputBuffer {
     /// A client's buffer shown as it is (direct scanout): a dma-buf that a plane scans out, or a
     /// shm buffer that a display living in memory (the headless one) shows by reading its pixels
     /// where they lie (`PixelBuffer.withPixels`, guarded against a pool shrunk under it), which a
-    /// plane cannot. `released` is called once the output no longer reads it (a later frame
-    /// replaced it, or the output stopped showing it). Until then the client must not write into it.
-    case client(any PixelBuffer, released: () -> Void)
+    /// plane cannot. Shown opaque: a format with alpha is scanned out as its opaque twin
+    /// (`PixelFormat.opaqueEquivalent`), the compositor showing only buffers whose surfaces say
+    /// they are opaque. The state comes with one hold on the buffer (`LentBuffer.hold()`): an
+    /// output that commits the state keeps it until it no longer reads the buffer (a later frame
+    /// replaced it, or the output stopped showing it) and then ends it; one that does not commit
+    /// it leaves it to the caller. Until its end the client must not write into the buffer.
+    case client(any LentBuffer)
 }
 
 /// A change of the cursor plane: a new image (nil hides the cursor), or the hotspot moved.

@@ -1,67 +1,88 @@
 import Buffers
 import Glibc
 
-/// A client's XRGB8888 buffer that a headless output shows as its frame (direct scanout), its
-/// rows read only when the frame is captured: a dma-buf mapped read-only, or a shm buffer read
-/// where it lies through the compositor's guarded access (a pool shrunk under it reads as zeros and
-/// costs its client an error, not the compositor a SIGBUS). A dma-buf is held through a
-/// descriptor of its own, as the client may destroy its wl_buffer (closing the one it lent) while
-/// the output still shows it. Going away tells the compositor the client may write into it again.
-final class HeadlessClientBuffer {
-    private enum Pixels {
-        case mapped(UnsafeMutableRawPointer, length: Int, RetainedDmabuf)
-        case client(any PixelBuffer)
-    }
-    private let pixels: Pixels
-    /// Called when the output stops showing the buffer.
-    var released: (() -> Void)?
+/// A client's XRGB8888 buffer (or ARGB8888 shown opaque) that a headless output shows as its frame
+/// (direct scanout), its rows read only when the frame is captured: a shm buffer read where it lies
+/// through the compositor's guarded access (a pool shrunk under it reads as zeros and costs its
+/// client an error, not the compositor a SIGBUS), or a dma-buf mapped read-only. A dma-buf is held
+/// through a descriptor of its own, as the client may destroy its wl_buffer (closing the one it
+/// lent) while the output still shows it. The output holds the client's buffer (`LentBuffer`) from
+/// the commit that shows it until it stops showing it (`endHold()`): the client may write into it
+/// again then. A value: a shm buffer shown costs no object.
+struct HeadlessClientBuffer {
+    let buffer: any LentBuffer
+    /// A dma-buf's mapping; nil for a shm buffer.
+    private let mapping: MappedDmabuf?
 
-    /// Whether the output can show `buffer` at `width`×`height`: XRGB8888 of that size, a dma-buf
-    /// with linear rows inside its memory, or a shm buffer.
-    static func canShow(_ buffer: any PixelBuffer, width: Int, height: Int) -> Bool {
-        guard buffer.width == width, buffer.height == height, buffer.format == .xrgb8888 else { return false }
-        if let layout = buffer.dmabuf { return canMap(layout) }
+    /// Whether the output can show `buffer` at `width`×`height`: XRGB8888 (or ARGB8888, shown
+    /// opaque) of that size, a dma-buf with linear rows inside its memory, or a shm buffer.
+    static func canShow(_ buffer: any LentBuffer, width: Int, height: Int) -> Bool {
+        guard buffer.width == width, buffer.height == height, buffer.format.withoutAlpha == .xrgb8888 else { return false }
+        if let layout = buffer.dmabuf { return MappedDmabuf.canMap(layout) }
         return buffer.kind == .clientShm
     }
 
-    private static func canMap(_ buffer: DmabufLayout) -> Bool {
+    /// Nil for a dma-buf the output cannot map, or whose descriptor cannot be duplicated.
+    init?(_ buffer: any LentBuffer) {
+        if let lent = buffer.dmabuf {
+            guard let mapping = MappedDmabuf(lent) else { return nil }
+            self.mapping = mapping
+        } else {
+            mapping = nil
+        }
+        self.buffer = buffer
+    }
+
+    /// The dma-buf shown, its descriptor the one this buffer holds; nil for a shm buffer.
+    var dmabuf: DmabufLayout? { mapping?.retained.layout }
+
+    /// The output stopped showing the buffer: its client may write into it again.
+    func endHold() {
+        buffer.endHold()
+    }
+
+    /// Calls `body` with the buffer's rows as they are now, opaque; nil where they cannot be read.
+    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
+        if let mapping { return try body(mapping.rows.opaque) }
+        return try buffer.withPixels { rows in try body(rows.opaque) }
+    }
+}
+
+/// A client's dma-buf mapped read-only, through a descriptor of its own.
+private final class MappedDmabuf {
+    let retained: RetainedDmabuf
+    private let mapping: UnsafeMutableRawPointer
+    private let length: Int
+
+    /// Whether the buffer's rows are linear and lie inside its memory.
+    static func canMap(_ buffer: DmabufLayout) -> Bool {
         buffer.modifier == FormatModifier.linear && buffer.stride >= buffer.width * 4 && buffer.offset >= 0
             && buffer.offset + buffer.stride * (buffer.height - 1) + buffer.width * 4 <= Int(lseek(buffer.fileDescriptor, 0, SEEK_END))
     }
 
-    /// Nil for a dma-buf the output cannot map, or whose descriptor cannot be duplicated.
-    init?(_ buffer: any PixelBuffer) {
-        guard let lent = buffer.dmabuf else {
-            pixels = .client(buffer)
-            return
-        }
+    init?(_ lent: DmabufLayout) {
         guard Self.canMap(lent), let retained = try? RetainedDmabuf(duplicating: lent) else { return nil }
         let length = Int(lseek(retained.layout.fileDescriptor, 0, SEEK_END))
         guard let mapping = mmap(nil, length, PROT_READ, MAP_SHARED, retained.layout.fileDescriptor, 0), mapping != MAP_FAILED
         else { return nil }
-        pixels = .mapped(mapping, length: length, retained)
-    }
-
-    /// The dma-buf shown, its descriptor the one this buffer holds; nil for a shm buffer.
-    var dmabuf: DmabufLayout? {
-        if case .mapped(_, _, let retained) = pixels { retained.layout } else { nil }
+        (self.retained, self.mapping, self.length) = (retained, mapping, length)
     }
 
     deinit {
-        if case .mapped(let mapping, let length, _) = pixels { munmap(mapping, length) }
-        released?()
+        munmap(mapping, length)
     }
 
-    /// Calls `body` with the buffer's rows as they are now; nil where they cannot be read.
-    func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
-        switch pixels {
-        case .mapped(let mapping, let length, let retained):
-            let layout = retained.layout
-            return try body(PixelRows(
-                bytes: UnsafeRawBufferPointer(start: mapping + layout.offset, count: length - layout.offset), width: layout.width,
-                height: layout.height, bytesPerRow: layout.stride, format: layout.format))
-        case .client(let buffer):
-            return try buffer.withPixels(body)
-        }
+    var rows: PixelRows {
+        let layout = retained.layout
+        return PixelRows(
+            bytes: UnsafeRawBufferPointer(start: mapping + layout.offset, count: length - layout.offset), width: layout.width,
+            height: layout.height, bytesPerRow: layout.stride, format: layout.format)
+    }
+}
+
+extension PixelRows {
+    /// The same rows, their alpha read as padding.
+    fileprivate var opaque: PixelRows {
+        PixelRows(bytes: bytes, width: width, height: height, bytesPerRow: bytesPerRow, format: format.withoutAlpha)
     }
 }

@@ -44,7 +44,8 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     /// once more (`RefreshClock.restarted`).
     private var wakeRefresh: Refresh?
 
-    /// What a committed frame shows: a buffer of the ring, or a client's buffer.
+    /// What a committed frame shows: a buffer of the ring, or a client's buffer, held from its
+    /// client while the frame waits or is shown (let go by `drop(_:)`).
     private enum ShownFrame {
         case buffer(Int)
         case client(HeadlessClientBuffer)
@@ -118,6 +119,12 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         frameScheduler.latestRefresh = { [unowned self] now in refreshForAskedFrame(at: now) }
     }
 
+    deinit {
+        // A client's buffer still shown goes back to it.
+        drop(shownFrame)
+        drop(pendingFrame)
+    }
+
     /// The latest refresh when a frame is asked for at `now` with none on its way: after an idle
     /// spell, with no refresh awaited either, the clock restarts at `now` and this is a refresh
     /// then; so too within the period after such a wake when its frame alone was shown and
@@ -159,7 +166,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     public func test(_ state: OutputState) -> Bool {
         switch state.buffer {
         case .swapchain(let buffer): guard buffer === buffers[(front + 1) % buffers.count] else { return false }
-        case .client(let buffer, _): guard HeadlessClientBuffer.canShow(buffer, width: mode.width, height: mode.height) else { return false }
+        case .client(let buffer): guard HeadlessClientBuffer.canShow(buffer, width: mode.width, height: mode.height) else { return false }
         case nil: break
         }
         if case .image(let image?, _, _) = state.cursor, !cursorFits(image) { return false }
@@ -202,9 +209,9 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         switch state.buffer {
         case .swapchain:
             show(.buffer((front + 1) % buffers.count), after: state.acquireFence)
-        case .client(let buffer, let released):
+        case .client(let buffer):
+            // The state's hold on the buffer is the output's from here on.
             guard let client = HeadlessClientBuffer(buffer) else { return false }
-            client.released = released
             show(.client(client), after: state.acquireFence)
         case nil:
             break
@@ -216,6 +223,9 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     /// signalled, at the first refresh at which it has.
     private func show(_ frame: ShownFrame, after fence: OwnedFileDescriptor?) {
         frameScheduler.frameCommitted()
+        // A frame still waiting for its fence is replaced: never shown.
+        drop(pendingFrame)
+        pendingFrame = nil
         guard fence.map(Self.hasSignalled) ?? true else {
             pendingFrame = frame
             pendingFence = fence
@@ -249,8 +259,10 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         isWaking = false
         wakeRefresh = nil
         front = 1
+        drop(shownFrame)
         shownFrame = nil
         shownImage = nil
+        drop(pendingFrame)
         pendingFrame = nil
         pendingFence = nil
         refreshTimer.disarm()
@@ -263,6 +275,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     func stop() {
         isUnplugged = true
         frameScheduler.hold()
+        drop(pendingFrame)
         pendingFrame = nil
         pendingFence = nil
         cursorRefreshPending = false
@@ -291,10 +304,11 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         present(frame, at: refresh)
     }
 
-    /// `frame` is what the output shows from `refresh` on.
+    /// `frame` is what the output shows from `refresh` on (the pending frame, or none waits).
     private func present(_ frame: ShownFrame, at refresh: Refresh) {
         pendingFrame = nil
         pendingFence = nil
+        drop(shownFrame)
         shownFrame = frame
         shownImage = nil
         lastUsedRefresh = refresh
@@ -309,6 +323,11 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         frameScheduler.framePresented(
             PresentationTiming(nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: flags),
             vblankCounted: true)
+    }
+
+    /// The output no longer shows or waits to show `frame`: a client's buffer goes back to it.
+    private func drop(_ frame: ShownFrame?) {
+        if case .client(let buffer) = frame { buffer.endHold() }
     }
 
     private func cursorFits(_ image: Image) -> Bool {

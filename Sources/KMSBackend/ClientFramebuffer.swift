@@ -6,13 +6,13 @@ import Glibc
 /// A client's dma-buf as a framebuffer of the device, for direct scanout: imported with PRIME,
 /// made a framebuffer, and the import's GEM handle closed at once (the framebuffer holds the
 /// buffer; handles are not counted, and another import of the same buffer gets the same one).
-/// Going away removes the framebuffer and tells the compositor the client may write again, so
-/// the output keeps it until another frame is on screen.
+/// Going away removes the framebuffer and ends the output's hold on the client's buffer (the
+/// client may write into it again), so the output keeps it until another frame is on screen.
 final class ClientFramebuffer {
     private let device: DRMDevice
     let id: UInt32
-    /// Called when the framebuffer goes: set once the buffer was committed to be shown.
-    var released: (() -> Void)?
+    /// The client's buffer, held while it is shown: set once the buffer was committed to be shown.
+    var heldBuffer: (any LentBuffer)?
 
     /// Linear buffers only, as the compositor imports them; nil when the device refuses the buffer.
     init?(device: DRMDevice, buffer: DmabufLayout) {
@@ -30,6 +30,6 @@ final class ClientFramebuffer {
 
     deinit {
         _ = drmModeRmFB(device.fd, id)
-        released?()
+        heldBuffer?.endHold()
     }
 }

@@ -460,9 +460,9 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         switch state.buffer {
         case .swapchain(let buffer):
             guard buffer === buffers[(front + 1) % buffers.count] else { return false }
-        case .client(let buffer, _):
+        case .client(let buffer):
             // A plane scans out dma-bufs only; their formats, pitch and memory are the driver's to judge.
-            guard let layout = buffer.dmabuf, let framebuffer = clientFramebuffer(layout), let commit = try? AtomicRequest(),
+            guard let framebuffer = clientFramebuffer(buffer), let commit = try? AtomicRequest(),
                 (try? commit.set(plane, planeFramebufferProperty, UInt64(framebuffer.id))) != nil,
                 commit.commit(on: device, flags: UInt32(DRM_MODE_ATOMIC_TEST_ONLY), userData: nil) == nil
             else { return false }
@@ -508,12 +508,13 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
             }
             try commitFrame(showing: .inPlace, buffer: (front + 1) % buffers.count, fence: state.acquireFence)
             return true
-        case .client(let buffer, let released):
+        case .client(let buffer):
             // Tested by the caller (`test(_:)`); a refusal of the flip itself returns false below.
-            guard !isSuspended, isPoweredOn, let layout = buffer.dmabuf, let framebuffer = clientFramebuffer(layout) else { return false }
+            guard !isSuspended, isPoweredOn, let framebuffer = clientFramebuffer(buffer) else { return false }
             // The swapchain stays as it is: the next composed frame goes into the back buffer.
             guard try commitFrame(showing: .direct(framebuffer), buffer: front, fence: state.acquireFence) else { return false }
-            framebuffer.released = released
+            // The state's hold on the buffer is the framebuffer's from here on.
+            framebuffer.heldBuffer = buffer
             return true
         case nil:
             return true
@@ -526,9 +527,11 @@ public final class KMSOutput: BackendOutput, HardwareCursorOutput {
         return matching.first { $0.type & UInt32(DRM_MODE_TYPE_PREFERRED) != 0 } ?? matching.first
     }
 
-    /// A client's buffer of the mode's size as a framebuffer of the device.
-    private func clientFramebuffer(_ layout: DmabufLayout) -> ClientFramebuffer? {
-        guard layout.width == mode.width, layout.height == mode.height else { return nil }
+    /// A client's dma-buf of the mode's size as a framebuffer of the device, opaque (its alpha
+    /// read as padding, as `OutputBuffer.client` says).
+    private func clientFramebuffer(_ buffer: any LentBuffer) -> ClientFramebuffer? {
+        guard var layout = buffer.dmabuf, layout.width == mode.width, layout.height == mode.height else { return nil }
+        layout.format = layout.format.withoutAlpha
         return ClientFramebuffer(device: device, buffer: layout)
     }
 

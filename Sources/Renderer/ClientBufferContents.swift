@@ -6,16 +6,19 @@ import LayerKit
 /// copied when the client commits. The first frame that draws the contents brings its surface's
 /// texture up to date — a shm buffer's damaged rows staged straight from the client's memory, a
 /// dma-buf's damaged rectangle copied by the GPU from its import, nothing for a dma-buf sampled
-/// where it lies (`DmabufImport.isSampledInPlace`) — and then `read` is called: the
-/// buffer may go back to its client. Contents replaced before any frame drew them pass their
-/// damage on to their successor and are read no more. A dma-buf is read on the GPU by every frame
-/// that samples it in place or copies from it: `frameReads` hears of each such frame when it is
-/// recorded, and what it returns is called once that frame is done on the GPU.
+/// where it lies (`DmabufImport.isSampledInPlace`). Contents replaced before any frame drew them
+/// pass their damage on to their successor and are read no more.
+///
+/// The contents hold their buffer from its client (`LentBuffer.hold()`): a shm or single-pixel
+/// buffer until a frame has read it (staged its rows), or until contents replacing it, or the
+/// surface's end (`abandon()`), no longer need it; a dma-buf until contents replace it (a display
+/// may scan it out meanwhile). A frame that reads a dma-buf on the GPU holds it too, until that
+/// frame is done.
 ///
 /// One object per commit, compared by identity like an image; the contents of one surface share
 /// one texture (`ClientSurfaceTexture`), which each commit's damage updates.
 public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
-    public let buffer: any PixelBuffer
+    public let buffer: any LentBuffer
     /// The buffer's import, for a dma-buf (nil: its pixels are read through `buffer.withPixels`).
     let dmabuf: DmabufImport?
     public let surface: ClientSurfaceTexture
@@ -26,37 +29,37 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     /// for damage tracking (`changedRect(since:)`); weak, as provenance.
     private weak var predecessor: ClientBufferContents?
     private let changedFromPredecessor: ImageRect?
-    /// Called once, when the buffer is no longer read: after its upload, or when replaced unread.
-    private var read: (() -> Void)?
-    /// Called for each frame that reads a dma-buf on the GPU; returns what that frame's completion
-    /// calls.
-    private let frameReads: (() -> () -> Void)?
+    /// Whether the contents hold their buffer from its client still.
+    public private(set) var holdsBuffer = true
+    /// Whether the hold lasts until the contents are replaced (a dma-buf's), not until they are read.
+    private let holdsUntilReplaced: Bool
     /// Whether the texture holds this commit's pixels (its upload is staged or recorded).
     public private(set) var isUploaded = false
 
     /// Contents of `surface` showing `buffer`, whose pixels differ from `previous`'s (the
     /// surface's last contents, nil for its first buffer) in `damage` (all of them when nil).
-    /// `dmabuf`: the buffer's import, for a client's dma-buf; `frameReads`: told of each frame that
-    /// reads it on the GPU.
+    /// `dmabuf`: the buffer's import, for a client's dma-buf. The contents hold `buffer` from now
+    /// on; `previous` hold theirs no longer.
     public init(
-        buffer: any PixelBuffer, dmabuf: DmabufImport?, damage: ImageRect?, surface: ClientSurfaceTexture,
-        replacing previous: ClientBufferContents?, read: @escaping () -> Void, frameReads: (() -> () -> Void)? = nil
+        buffer: any LentBuffer, dmabuf: DmabufImport?, damage: ImageRect?, surface: ClientSurfaceTexture,
+        replacing previous: ClientBufferContents?
     ) {
         self.buffer = buffer
         self.dmabuf = dmabuf
-        self.read = read
-        self.frameReads = frameReads
         self.surface = surface
+        holdsUntilReplaced = buffer.kind == .clientDmabuf
         predecessor = previous
         changedFromPredecessor = damage
         self.damage = damage
-        if let previous, !previous.isUploaded {
+        // Held before the predecessor lets go: the same buffer committed again stays unreleased.
+        buffer.hold()
+        guard let previous else { return }
+        if !previous.isUploaded {
             // Its damage is still to be uploaded, from this buffer now.
             self.damage = damage.flatMap { mine in previous.damage.map { mine.union($0) } }
             previous.isUploaded = true
-            // The same buffer committed again stays with the client's new commit, unreleased.
-            if previous.buffer === buffer { previous.read = nil } else { previous.finishReading() }
         }
+        previous.endHold()
     }
 
     public var pixelSize: (width: Int, height: Int)? { (buffer.width, buffer.height) }
@@ -85,12 +88,12 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     }
 
     /// The texture showing these contents on `context`'s device, brought up to date first: the
-    /// damaged pixels staged from a shm buffer (`read` follows at once, the client's memory being
-    /// read) or recorded as a copy from a dma-buf (whose `read` the caller calls once the frame
-    /// that copies is done: it is returned). Nil when the buffer cannot be read now (gone, or in
-    /// a format without a texture): the layer is drawn without contents. A frame that samples a
-    /// dma-buf in place or copies from it returns `frameReads`' closure too, for its completion.
-    func texture(on context: VulkanContext, pool: StagingBufferPool) throws -> (texture: Texture, readAfterFrame: (() -> Void)?)? {
+    /// damaged pixels staged from a shm buffer (which is then read: the contents let go of it) or
+    /// recorded as a copy from a dma-buf. Nil when the buffer cannot be read now (gone, or in a
+    /// format without a texture): the layer is drawn without contents. A frame that samples a
+    /// dma-buf in place or copies from it holds the buffer: it is returned, and the caller ends
+    /// that hold once the frame is done on the GPU.
+    func texture(on context: VulkanContext, pool: StagingBufferPool) throws -> (texture: Texture, heldForFrame: (any LentBuffer)?)? {
         if surface.texture?.image.context !== context {
             // A new device (the old one was lost): everything is uploaded again.
             surface.texture = nil
@@ -103,13 +106,9 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
             // longer holds what is shown, so a later copied buffer is copied whole.
             surface.texture = nil
             surface.inPlaceSamples += 1
-            let frameDone = frameReads?()
-            guard !isUploaded else { return (inPlace, frameDone) }
             isUploaded = true
-            return (inPlace, { [self] in
-                finishReading()
-                frameDone?()
-            })
+            buffer.hold()
+            return (inPlace, buffer)
         }
         if isUploaded, let texture = surface.texture { return (texture, nil) }
         // A shm buffer's rows are staged as 0xAARRGGBB words; a dma-buf is copied as it is.
@@ -141,11 +140,8 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
             texture.update(from: dmabuf, in: rect)
             isUploaded = true
             surface.uploadedBytes += bytes
-            let frameDone = frameReads?()
-            return (texture, { [self] in
-                finishReading()
-                frameDone?()
-            })
+            buffer.hold()
+            return (texture, buffer)
         }
         let staged = try buffer.withPixels { rows -> Bool in
             guard rows.format.bytesPerPixel != nil, rows.width == texture.width, rows.height == texture.height else { return false }
@@ -159,23 +155,28 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
         return (texture, nil)
     }
 
-    /// The surface stopped showing the buffer (unmapped, or gone): a buffer no frame read is no
-    /// longer waited for.
+    /// The surface stopped showing the buffer (unmapped, or gone): the contents hold it no more,
+    /// and no frame is waited for.
     public func abandon() {
-        guard !isUploaded else { return }
         isUploaded = true
-        finishReading()
+        endHold()
     }
 
+    /// A frame has read a shm or single-pixel buffer: it may go back to its client (a dma-buf's
+    /// hold lasts until the contents are replaced).
     private func finishReading() {
-        let done = read
-        read = nil
-        done?()
+        if !holdsUntilReplaced { endHold() }
+    }
+
+    private func endHold() {
+        guard holdsBuffer else { return }
+        holdsBuffer = false
+        buffer.endHold()
     }
 
     deinit {
-        // Contents no frame drew and no commit replaced (the surface went away): the buffer is free.
-        read?()
+        // Contents no commit replaced and the surface did not abandon (it went away): the buffer is free.
+        endHold()
     }
 }
 

@@ -1,5 +1,6 @@
 internal import CLinux
 internal import CVulkan
+import Buffers
 import Dispatch
 import Glibc
 public import SystemCalls
@@ -20,9 +21,9 @@ public final class FrameCompletion {
     private let signalled = DispatchGroup()
     /// The frame's CPU part, done only when the GPU finished it.
     private var finishing: (() -> Void)?
-    /// What the client buffers the frame read are to hear: told in any case, since the GPU reads
-    /// them no more either way.
-    private var clientReads: [() -> Void]
+    /// The client buffers the frame reads, each held until it is done: let go in any case, since
+    /// the GPU reads them no more either way.
+    private var clientReads: [any LentBuffer]
     private var isFinished = false
     /// The frame's completion as a sync_file, until taken.
     private var acquireFence: OwnedFileDescriptor?
@@ -31,7 +32,7 @@ public final class FrameCompletion {
     public var fileDescriptor: FileDescriptor { descriptor.fileDescriptor }
 
     init(
-        point: TimelinePoint?, clientReads: [() -> Void] = [], finishing: (() -> Void)? = nil,
+        point: TimelinePoint?, clientReads: [any LentBuffer] = [], finishing: (() -> Void)? = nil,
         acquireFence: OwnedFileDescriptor? = nil
     ) throws {
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -76,7 +77,7 @@ public final class FrameCompletion {
         let (reads, body) = (clientReads, finishing)
         // What they hold (targets, buffers) goes now, not with the completion.
         (clientReads, finishing) = ([], nil)
-        defer { for read in reads { read() } }
+        defer { for buffer in reads { buffer.endHold() } }
         // The waiter is done with the descriptor once it wrote (at once when it is readable).
         signalled.wait()
         try point?.timeline.context.onDevice { try point?.wait() }

@@ -28,8 +28,8 @@ public final class Renderer {
     var host = HostFrameState()
     private var lastClearColor: Color?
     private var lastImage: Image?
-    /// What client buffers the frame being drawn copies on the GPU have to hear once it is done.
-    private var readsAfterFrame: [() -> Void] = []
+    /// The client buffers the frame being drawn reads on the GPU, held until it is done.
+    private var readsAfterFrame: [any LentBuffer] = []
 
     /// The client buffers the last frame drawn showed (a frame where nothing changed shows what
     /// the one before it did): whose surfaces' frame callbacks and presentation feedback it
@@ -72,7 +72,7 @@ public final class Renderer {
     deinit {
         // Reads recorded into a frame that failed before its submission, the renderer replaced
         // since (its device lost): nothing will read those buffers.
-        for read in readsAfterFrame { read() }
+        for buffer in readsAfterFrame { buffer.endHold() }
     }
 
     /// Starts making, on another thread, the pipeline a layer showing an image draws with (every
@@ -129,7 +129,7 @@ public final class Renderer {
             let (drawCount, encoded, placed, measured) = try draw(tree, into: target, scale: scale, clearColor: clearColor, region: region)
             // Only the redrawn region is read back: the rest of the frame is the last one's.
             let image = try target.readback(updating: region == nil ? nil : lastImage, region: region)
-            for read in takeClientReads() { read() }
+            for buffer in takeClientReads() { buffer.endHold() }
             lastImage = image
             lastFrameStatistics = FrameStatistics(
                 damage: region.map { .region(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height)) } ?? .full,
@@ -276,8 +276,8 @@ public final class Renderer {
     /// be (reported once per buffer, as an image's); a lost device is thrown.
     private func clientTexture(for client: ClientBufferContents) throws -> Texture? {
         do {
-            guard let (texture, readAfterFrame) = try client.texture(on: context, pool: textures.stagingBuffers) else { return nil }
-            if let readAfterFrame { readsAfterFrame.append(readAfterFrame) }
+            guard let (texture, held) = try client.texture(on: context, pool: textures.stagingBuffers) else { return nil }
+            if let held { readsAfterFrame.append(held) }
             return texture
         } catch VulkanError.deviceLost(let function) {
             throw VulkanError.deviceLost(while: function)
@@ -287,9 +287,8 @@ public final class Renderer {
         }
     }
 
-    /// What the client buffers the frame just submitted copies on the GPU are to hear once it is
-    /// done.
-    func takeClientReads() -> [() -> Void] {
+    /// The client buffers the frame just submitted reads on the GPU, each held until it is done.
+    func takeClientReads() -> [any LentBuffer] {
         defer { readsAfterFrame = [] }
         return readsAfterFrame
     }

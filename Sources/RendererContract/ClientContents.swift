@@ -6,8 +6,9 @@ import LayerKit
 /// `ClientBufferContents`): what any renderer needs to sample it, to track what a commit
 /// changed, and to say whose surface a frame showed.
 public protocol ClientContents: ExternalContents {
-    /// The client's buffer; its pixels are read through `withPixels` while a frame draws.
-    var buffer: any PixelBuffer { get }
+    /// The client's buffer, which the contents hold from its client while a frame may read it; its
+    /// pixels are read through `withPixels` while a frame draws.
+    var buffer: any LentBuffer { get }
     /// Whose surface the buffer belongs to (the compositor's object), for the frames that show it.
     var surfaceOwner: AnyObject? { get }
     /// The buffer pixels that may differ from `ancestor`'s, when these contents replaced it

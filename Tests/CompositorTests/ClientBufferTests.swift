@@ -4,6 +4,7 @@ import LayerKit
 import Graphics
 @testable import Renderer
 import Testing
+import WaylandServer
 import WaylandTestClient
 @testable import Compositor
 
@@ -40,7 +41,7 @@ import WaylandTestClient
         // The layer shows the client's buffer itself, read by no one yet and not released.
         let contents = try #require(node.content.externalContents as? ClientBufferContents)
         #expect(node.content.contents == nil)
-        #expect((contents.buffer as? ClientPixelBuffer)?.buffer.isAlive == true)
+        #expect((contents.buffer as? Buffer)?.isAlive == true && contents.holdsBuffer)
         #expect(!contents.isUploaded)
         #expect(node.surfaceTexture.uploadedBytes == uploaded)
         #expect(green.events.isEmpty)
@@ -82,6 +83,47 @@ import WaylandTestClient
         #expect(second.events == [.release])
         // Both damaged squares, as one rectangle of the second buffer: 64×64 here.
         #expect(node.surfaceTexture.uploadedBytes == uploaded + 64 * 64 * 4)
+    }
+
+    /// One buffer shown on two surfaces (a window and its subsurface) goes back to its client once,
+    /// when neither needs it: with the CPU renderer, which reads it at every frame, once both
+    /// replaced it; with Vulkan, once frames copied it for both, whatever either commits later.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func aBufferShownOnTwoSurfacesIsReleasedOnceWhenNeitherNeedsIt(renderer: RendererKind) throws {
+        let session = try HeadlessSession(width: 640, height: 480, renderer: renderer)
+        let client = try SessionClient(session)
+        let subcompositor = try client.client.bind(WlSubcompositorProxy.self, version: 1)
+        let (surface, _) = try client.makeToplevel()
+        let child = try client.compositor.createSurface()
+        let subsurface = try subcompositor.getSubsurface(surface: child, parent: surface)
+        try subsurface.setPosition(x: 32, y: 32)
+        let shared = try client.makeBuffer(width: 64, height: 64, format: .xrgb8888, fill: fillPixels(0xFF00_00FF, count: 64 * 64))
+        // The subsurface is synchronized: its commit applies with its parent's.
+        try client.show(shared, on: child)
+        try client.show(shared, on: surface)
+        try client.client.roundtrip()
+        // The window is centred, the subsurface 32 points right and down of it: (290, 210) is the
+        // window's alone and (360, 280) the subsurface's, whether the window's geometry takes the
+        // subsurface in or not.
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 290, y: 210) == blue && session.screen?.pixel(x: 360, y: 280) == blue })
+
+        let red = PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255)
+        let redBuffer = try client.makeBuffer(width: 64, height: 64, format: .xrgb8888, fill: fillPixels(0xFFFF_0000, count: 64 * 64))
+        try client.show(redBuffer, on: surface)
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 290, y: 210) == red && session.screen?.pixel(x: 360, y: 280) == blue })
+        try client.client.roundtrip()
+        // The subsurface still shows it: the CPU renderer reads it again at each frame.
+        #expect(shared.events == (renderer == .vulkan ? [.release] : []))
+
+        let green = PremultipliedPixel(red: 0, green: 255, blue: 0, alpha: 255)
+        let greenBuffer = try client.makeBuffer(width: 64, height: 64, format: .xrgb8888, fill: fillPixels(0xFF00_FF00, count: 64 * 64))
+        try client.show(greenBuffer, on: child)
+        try surface.commit()
+        try client.client.roundtrip()
+        #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 360, y: 280) == green })
+        try client.client.roundtrip()
+        #expect(shared.events == [.release])
     }
 
     /// 1,000 buffers, shm and dma-buf, each attached, committed and destroyed (every tenth drawn by

@@ -111,6 +111,32 @@ import WaylandTestClient
         #expect(output.isScanningOutDirectly)
     }
 
+    /// The kiosk's common stream (benchmarks/fullscreen_shm.c): three buffers committed in turn,
+    /// every frame the client's buffer itself. Each commit's buffer goes back to its client
+    /// exactly once, when the frame showing the next commit is shown: in the order of the commits.
+    @Test(arguments: [RendererKind.vulkan, .cpu])
+    func buffersCommittedInTurnAreReleasedOncePerCommitInOrder(renderer: RendererKind) throws {
+        let (session, client, surface, first) = try fullscreenWindow(renderer: renderer)
+        defer { withExtendedLifetime(client) {} }
+        let output = session.compositor.outputs[0]
+        #expect(try runUntilScannedOut(session))
+        let buffers = [first, try MappedBuffer(client, width: 640, height: 480), try MappedBuffer(client, width: 640, height: 480)]
+        var releases = [0, 0, 0]
+        for commit in 1...9 {
+            let shown = buffers[commit % 3]
+            shown.memory.initializeMemory(as: UInt32.self, repeating: 0xFF00_0000 | UInt32(commit), count: 640 * 480)
+            try client.show(shown.proxy, on: surface)
+            try client.client.roundtrip()
+            let pixel = PremultipliedPixel(red: 0, green: 0, blue: UInt8(commit), alpha: 255)
+            #expect(try session.run(seconds: 30) { session.screen?.pixel(x: 320, y: 240) == pixel })
+            try client.client.roundtrip()
+            releases[(commit - 1) % 3] += 1
+            #expect(buffers.map(\.proxy.events.count) == releases, "after commit \(commit)")
+            #expect(output.isScanningOutDirectly)
+        }
+        #expect(buffers.allSatisfy { $0.proxy.events.allSatisfy { $0 == .release } })
+    }
+
     /// A client that destroys the shown buffer (its pool is already gone) leaves the frame on
     /// screen: the output keeps the pool mapped, so a capture still holds the client's exact
     /// pixels, also after a frame drawn for another reason shows the buffer again, until the

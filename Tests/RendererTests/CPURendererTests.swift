@@ -1,3 +1,4 @@
+import BufferFixtures
 import Buffers
 import CPURenderer
 import Graphics
@@ -124,15 +125,15 @@ import Testing
         let root = makeRoot(40, 40)
         let owner = Layer()
         let surface = ClientSurfaceTexture(owner: owner)
-        let buffer = try #require(HostMemoryBuffer(width: 8, height: 8, format: .xrgb8888))
+        var released = 0
+        let buffer = try #require(LentMemory(width: 8, height: 8, format: .xrgb8888) { released += 1 })
         func paint(rows: Range<Int>, _ pixel: UInt32) {
             for row in rows {
                 (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: 8)
             }
         }
         paint(rows: 0..<8, 0x00FF_0000)  // red; the X byte is ignored
-        var released = 0
-        let first = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { released += 1 }
+        let first = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil)
         let layer = ExternalContentsLayer()
         change {
             layer.frame = Rect(x: 10, y: 10, width: 16, height: 16)
@@ -151,7 +152,7 @@ import Testing
         paint(rows: 4..<8, 0x0000_FF00)
         let second = ClientBufferContents(
             buffer: buffer, dmabuf: nil, damage: ImageRect(x: 0, y: 4, width: 8, height: 4), surface: surface, replacing: first
-        ) {}
+        )
         change { layer.externalContents = second }
         image = try renderer.render(try #require(context.renderTree), width: 40, height: 40)
         #expect(pixel(image, 12, 12) == [255, 0, 0, 255] && pixel(image, 12, 24) == [0, 255, 0, 255])
@@ -166,7 +167,7 @@ import Testing
     @Test func aFullscreenOpaqueBufferIsCopiedRowsOnly() throws {
         let root = makeRoot(64, 48)
         root.backgroundColor = .black
-        let buffer = try #require(HostMemoryBuffer(width: 64, height: 48, format: .xrgb8888))
+        let buffer = try #require(LentMemory(width: 64, height: 48, format: .xrgb8888))
         func paint(rows: Range<Int>, _ pixel: UInt32) {
             for row in rows {
                 (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: 64)
@@ -174,7 +175,7 @@ import Testing
         }
         paint(rows: 0..<48, 0x00FF_0000)
         let surface = ClientSurfaceTexture(owner: root)
-        var contents = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil) {}
+        var contents = ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: surface, replacing: nil)
         let window = ExternalContentsLayer()
         change {
             window.frame = root.bounds
@@ -188,7 +189,7 @@ import Testing
             paint(rows: rows, pixel)
             contents = ClientBufferContents(
                 buffer: buffer, dmabuf: nil, damage: ImageRect(x: 0, y: rows.lowerBound, width: 64, height: rows.count),
-                surface: surface, replacing: contents) {}
+                surface: surface, replacing: contents)
             change { window.externalContents = contents }
             return try renderer.render(try #require(context.renderTree), width: 64, height: 48)
         }

@@ -57,12 +57,13 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
                   replacing previous: ClientBufferContents? = nil) -> ClientBufferContents {
         ClientBufferContents(
             buffer: ClientDmabuf(layout), dmabuf: source, damage: damage, surface: previous?.surface ?? ClientSurfaceTexture(owner: self as AnyObject),
-            replacing: previous, read: {})
+            replacing: previous)
     }
 
-    /// Host memory filled with `pixel` (0xAARRGGBB), as a client's shm buffer.
-    func memory(width: Int, height: Int, pixel: UInt32) throws -> HostMemoryBuffer {
-        let buffer = try #require(HostMemoryBuffer(width: width, height: height, format: .argb8888))
+    /// Host memory filled with `pixel` (0xAARRGGBB), as a client's shm buffer; `returned` hears
+    /// when it goes back to its client.
+    func memory(width: Int, height: Int, pixel: UInt32, returned: @escaping () -> Void = {}) throws -> LentMemory {
+        let buffer = try #require(LentMemory(width: width, height: height, format: .argb8888, returned: returned))
         for row in 0..<height {
             (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: pixel, count: width)
         }
@@ -76,8 +77,8 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
         let owner = Layer()
         let surface = ClientSurfaceTexture(owner: owner)
         var reads: [String] = []
-        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000)
-        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { reads.append("red") }
+        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000) { reads.append("red") }
+        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil)
         #expect(reads == [] && surface.uploadedBytes == 0 && !first.isUploaded)
         let root = makeRoot(4, 4)
         let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
@@ -88,10 +89,9 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
         #expect(surface.owner === owner)
 
         // The next buffer differs in its top two rows: only they are staged.
-        let blue = try memory(width: 4, height: 4, pixel: 0xFF00_00FF)
+        let blue = try memory(width: 4, height: 4, pixel: 0xFF00_00FF) { reads.append("blue") }
         let second = ClientBufferContents(
-            buffer: blue, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 4, height: 2), surface: surface, replacing: first
-        ) { reads.append("blue") }
+            buffer: blue, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 4, height: 2), surface: surface, replacing: first)
         change { shown.externalContents = second }
         let image = try render(root)
         #expect(pixel(image, 1, 1) == [0, 0, 255, 255])
@@ -105,23 +105,21 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
         let owner = Layer()
         let surface = ClientSurfaceTexture(owner: owner)
         var reads: [String] = []
-        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000)
-        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil) { reads.append("first") }
+        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000) { reads.append("red") }
+        let first = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil)
         let root = makeRoot(4, 4)
         let shown = layer(showing: first, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
         _ = try render(root)
-        let green = try memory(width: 4, height: 4, pixel: 0xFF00_FF00)
+        let green = try memory(width: 4, height: 4, pixel: 0xFF00_FF00) { reads.append("green") }
         let second = ClientBufferContents(
-            buffer: green, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), surface: surface, replacing: first
-        ) { reads.append("second") }
+            buffer: green, dmabuf: nil, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), surface: surface, replacing: first)
         let third = ClientBufferContents(
-            buffer: green, dmabuf: nil, damage: ImageRect(x: 3, y: 3, width: 1, height: 1), surface: surface, replacing: second
-        ) { reads.append("third") }
-        // The same buffer again: the second commit's read is the third's now.
-        #expect(reads == ["first"])
+            buffer: green, dmabuf: nil, damage: ImageRect(x: 3, y: 3, width: 1, height: 1), surface: surface, replacing: second)
+        // The same buffer again: the second commit's hold is the third's now.
+        #expect(reads == ["red"] && green.holds == 1)
         change { shown.externalContents = third }
         let image = try render(root)
-        #expect(reads == ["first", "third"])
+        #expect(reads == ["red", "green"] && green.holds == 0)
         // Both damaged pixels, as their bounding box of the green buffer.
         #expect(pixel(image, 0, 0) == [0, 255, 0, 255] && pixel(image, 3, 3) == [0, 255, 0, 255])
         #expect(surface.uploadedBytes == 64 + 64)

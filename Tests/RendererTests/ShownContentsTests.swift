@@ -1,3 +1,4 @@
+import BufferFixtures
 import Buffers
 import Graphics
 import LayerKit
@@ -9,8 +10,8 @@ import Testing
 @MainActor
 @Suite struct ShownContentsTests {
     func client() throws -> ClientBufferContents {
-        let buffer = try #require(HostMemoryBuffer(width: 8, height: 8, format: .xrgb8888))
-        return ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: ClientSurfaceTexture(owner: Layer()), replacing: nil) {}
+        let buffer = try #require(LentMemory(width: 8, height: 8, format: .xrgb8888))
+        return ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: ClientSurfaceTexture(owner: Layer()), replacing: nil)
     }
 
     func showing(_ contents: ClientBufferContents, in superlayer: Layer) -> ExternalContentsLayer {

@@ -34,7 +34,9 @@ import WaylandTestClient
         #expect(surface.current.size == SurfaceSize(width: 1920, height: 1080))
     }
 
-    @Test func bufferIsReleasedOnlyWhenTheCompositorReleasesIt() throws {
+    /// Nothing releases the buffer but the end of the compositor's last hold on it: two holds (a
+    /// surface's and a display's, say) release it once, when the second ends.
+    @Test func bufferIsReleasedOnlyWhenTheCompositorsLastHoldEnds() throws {
         let harness = try ExtensionHarness()
         let (proxy, surface) = try harness.makeSurface()
         let buffer = try singlePixelBuffer(harness, red: 1, green: 2, blue: 3, alpha: 4)
@@ -46,7 +48,12 @@ import WaylandTestClient
         try harness.commit(proxy)
         try harness.client.roundtrip()
         #expect(buffer.events.isEmpty)
-        shown.release()
+        shown.hold()
+        shown.hold()
+        shown.endHold()
+        try harness.client.roundtrip()
+        #expect(buffer.events.isEmpty)
+        shown.endHold()
         try harness.client.roundtrip()
         #expect(buffer.events == [.release])
     }

@@ -5,7 +5,13 @@ import SystemCalls
 
 /// A client's wl_buffer as attached to surfaces: shared memory (served by libwayland's wl_shm),
 /// or one of Vitrine's own buffer kinds. One Swift object per wl_buffer, alive while it is.
-public final class Buffer: EventSender {
+///
+/// It is the buffer as the compositor's renderers and displays read it too (`PixelBuffer`), where
+/// it lies: a shm buffer's rows in the client's pool (under libwayland's SIGBUS guard; once its
+/// client destroyed it, while a hold keeps them), a dma-buf through its first plane, a
+/// single-pixel buffer as its one premultiplied ARGB8888 pixel. What reads it holds it
+/// (`LentBuffer`); the client gets it back (wl_buffer.release) when the last hold ends.
+public final class Buffer: EventSender, LentBuffer {
     public enum Storage: Equatable {
         /// wl_shm memory in `format`.
         case shm(format: PixelFormat)
@@ -16,23 +22,40 @@ public final class Buffer: EventSender {
     }
 
     let raw: OpaquePointer
-    public let width: Int32
-    public let height: Int32
+    public let width: Int
+    public let height: Int
     public let storage: Storage
+    /// The format its pixels are read in: a single-pixel buffer's is premultiplied ARGB8888.
+    public let format: PixelFormat
+    /// A single-pixel buffer's pixel, as 0xAARRGGBB (0 for other storage).
+    private let pixel: UInt32
     public private(set) var isAlive = true
     private var destruction: ResourceDestructionListener?
-    /// How many `ShmMemoryLease`s keep the pixels readable now.
-    private var shmMemoryLeases = 0
-    /// A destroyed shm buffer's memory, kept while a lease lives.
+    /// How many holds keep the buffer from its client now (`hold()`).
+    private var holds = 0
+    /// A destroyed shm buffer's memory, kept while a hold lasts.
     private var destroyedShmMemory: DestroyedShmMemory?
     // Weak: the display's own teardown destroys the last buffers.
     private weak var display: Display?
 
     private init(raw: OpaquePointer, width: Int32, height: Int32, storage: Storage, display: Display) {
         self.raw = raw
-        self.width = width
-        self.height = height
+        self.width = Int(width)
+        self.height = Int(height)
         self.storage = storage
+        switch storage {
+        case .shm(let format):
+            self.format = format
+            pixel = 0
+        case .singlePixel(let red, let green, let blue, let alpha):
+            // Premultiplied 32-bit channels, rounded to 8 bits.
+            func byte(_ channel: UInt32) -> UInt32 { (UInt32(channel >> 23) + 1) >> 1 }
+            format = .argb8888
+            pixel = byte(alpha) << 24 | byte(red) << 16 | byte(green) << 8 | byte(blue)
+        case .dmabuf(let attributes):
+            format = attributes.format.format
+            pixel = 0
+        }
         self.display = display
         destruction = ResourceDestructionListener(raw: raw) { [unowned self] in resourceDestroyed() }
     }
@@ -53,9 +76,46 @@ public final class Buffer: EventSender {
         return buffer
     }
 
-    /// Tells the client the compositor no longer reads the buffer (wl_buffer.release).
-    public func release() {
+    public func hold() {
+        holds += 1
+    }
+
+    /// The last hold's end tells the client the compositor no longer reads the buffer
+    /// (wl_buffer.release), and lets go of a destroyed shm buffer's memory.
+    public func endHold() {
+        precondition(holds > 0, "a hold ended that was never taken")
+        holds -= 1
+        guard holds == 0 else { return }
+        destroyedShmMemory = nil
         send(.release)
+    }
+
+    public var kind: BufferKind {
+        if case .dmabuf = storage { .clientDmabuf } else { .clientShm }
+    }
+
+    public var dmabuf: DmabufLayout? {
+        guard case .dmabuf(let attributes) = storage else { return nil }
+        return DmabufLayout(firstPlaneOf: attributes)
+    }
+
+    /// A shm buffer's rows (a destroyed one's while a hold keeps them, `readShmContents`), a
+    /// single-pixel buffer's pixel; nil for a dma-buf, or a shm buffer that is gone.
+    public func withPixels<Result>(_ body: (PixelRows) throws -> Result) rethrows -> Result? {
+        switch storage {
+        case .shm:
+            return try readShmContents { contents in
+                try body(PixelRows(
+                    bytes: contents.bytes, width: contents.width, height: contents.height, bytesPerRow: contents.stride,
+                    format: contents.format))
+            }
+        case .singlePixel:
+            return try withUnsafeBytes(of: pixel) { bytes in
+                try body(PixelRows(bytes: bytes, width: 1, height: 1, bytesPerRow: 4, format: .argb8888))
+            }
+        case .dmabuf:
+            return nil
+        }
     }
 
     var version: UInt32 { UInt32(wl_resource_get_version(raw)) }
@@ -84,28 +144,11 @@ public final class Buffer: EventSender {
     }
 
     /// Reads a shm buffer's pixels as the compositor shows them: a live buffer's where they lie
-    /// (`withShmContents`), a destroyed one's while a `ShmMemoryLease` keeps them (copied through
-    /// the kernel); nil for other storage, or for a destroyed buffer nothing kept.
-    public func readShmContents<Result>(_ body: (ShmContents) throws -> Result) rethrows -> Result? {
+    /// (`withShmContents`), a destroyed one's while a hold keeps them (copied through the kernel);
+    /// nil for other storage, or for a destroyed buffer nothing held.
+    private func readShmContents<Result>(_ body: (ShmContents) throws -> Result) rethrows -> Result? {
         if isAlive { return try withShmContents(body) }
         return try destroyedShmMemory?.withContents(body)
-    }
-
-    /// Keeps a shm buffer's pixels readable (`readShmContents`) for as long as the result lives,
-    /// should its client destroy the buffer meanwhile; nil for other storage, or for a destroyed
-    /// buffer whose memory nothing keeps.
-    public func keepingShmMemory() -> ShmMemoryLease? {
-        guard case .shm = storage, isAlive || destroyedShmMemory != nil else { return nil }
-        return ShmMemoryLease(buffer: self)
-    }
-
-    func shmMemoryLeased() {
-        shmMemoryLeases += 1
-    }
-
-    func shmMemoryLeaseEnded() {
-        shmMemoryLeases -= 1
-        if shmMemoryLeases == 0 { destroyedShmMemory = nil }
     }
 
     /// A live shm buffer's libwayland object and where its rows lie.
@@ -114,8 +157,8 @@ public final class Buffer: EventSender {
               let data = wl_shm_buffer_get_data(shm) else { return nil }
         let stride = Int(wl_shm_buffer_get_stride(shm))
         return (shm, ShmContents(
-            bytes: UnsafeRawBufferPointer(start: data, count: stride * Int(height)),
-            width: Int(width), height: Int(height), stride: stride, format: format))
+            bytes: UnsafeRawBufferPointer(start: data, count: stride * height),
+            width: width, height: height, stride: stride, format: format))
     }
 
     /// Writes into a shm buffer a client handed over to be filled (a screen capture's): `body`
@@ -133,8 +176,8 @@ public final class Buffer: EventSender {
 
     private func resourceDestroyed() {
         // Still shown: the pool stays mapped past the buffer (libwayland frees the buffer, and
-        // its reference on the pool, after this listener).
-        if shmMemoryLeases > 0, let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) {
+        // its reference on the pool, after this listener), as wlroots locks a buffer it shows.
+        if holds > 0, let (shm, contents) = shmContents, let pool = wl_shm_buffer_ref_pool(shm) {
             destroyedShmMemory = DestroyedShmMemory(pool: pool, contents: contents)
         }
         isAlive = false

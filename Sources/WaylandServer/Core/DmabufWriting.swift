@@ -16,7 +16,7 @@ extension Buffer {
     /// it cannot be mapped.
     func writeDmabufPixels(_ body: (UnsafeMutableRawPointer, _ bytesPerRow: Int) -> Void) -> Bool {
         guard case .dmabuf(let attributes) = storage,
-              let (plane, length) = writableDmabufPlane(format: attributes.format.format, width: width, height: height) else { return false }
+              let (plane, length) = writableDmabufPlane(format: attributes.format.format, width: attributes.width, height: attributes.height) else { return false }
         let fd = plane.fileDescriptor.rawValue
         guard let mapping = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapping != MAP_FAILED else { return false }
         defer { munmap(mapping, length) }

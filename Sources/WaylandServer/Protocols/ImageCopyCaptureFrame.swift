@@ -69,7 +69,7 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
         // A cursor session's frame while no cursor is over the output has nothing to copy.
         guard let size = session.pictureSize() else { return fail(.unknown) }
         guard let buffer, case .shm(let format) = buffer.storage, format == ImageCopyCaptureSession.format,
-              buffer.width == size.width, buffer.height == size.height,
+              buffer.width == Int(size.width), buffer.height == Int(size.height),
               let stride = buffer.withShmContents(\.stride), stride >= Int(size.width) * 4 else {
             // The picture may have changed size since the client last heard: it hears it now.
             session.sendConstraints()

@@ -110,6 +110,17 @@ public struct DmabufAttributes: Hashable, Sendable {
     public let planes: [DmabufPlane]
 }
 
+extension DmabufLayout {
+    /// The first plane of a client's buffer, as a device imports it or a plane scans it out.
+    public init(firstPlaneOf attributes: DmabufAttributes) {
+        let plane = attributes.planes[0]
+        self.init(
+            fileDescriptor: plane.fileDescriptor.rawValue, width: Int(attributes.width), height: Int(attributes.height),
+            format: attributes.format.format, modifier: attributes.format.modifier, offset: Int(plane.offset),
+            stride: Int(plane.stride))
+    }
+}
+
 /// The compositor's part of linux-dmabuf: it imports buffers (into the renderer) and learns when
 /// they are gone.
 public protocol DmabufImporter: AnyObject {

@@ -76,7 +76,7 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
             guard let stride = buffer.withShmContents(\.stride), case .shm(let format) = buffer.storage else {
                 throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer, "wl_buffer@\(object.id) is neither wl_shm nor a dma-buf")
             }
-            guard format == Self.format, buffer.width == rect.width, buffer.height == rect.height, stride == Int(rect.width) * 4 else {
+            guard format == Self.format, buffer.width == Int(rect.width), buffer.height == Int(rect.height), stride == Int(rect.width) * 4 else {
                 throw ProtocolError(ZwlrScreencopyFrameV1Error.invalidBuffer,
                                     "wl_buffer@\(object.id) is \(buffer.width)×\(buffer.height) \(format) with rows \(stride) bytes apart; "
                                         + "the frame offered \(rect.width)×\(rect.height) \(Self.format) with rows \(rect.width * 4) apart")

@@ -23,8 +23,8 @@ final class SinglePixelBufferManagerResource: Resource, RequestHandler {
     }
 }
 
-/// A single-pixel wl_buffer. Like any buffer, it hears wl_buffer.release only when the compositor
-/// calls `Buffer.release()` (once the buffer was replaced), never on its own.
+/// A single-pixel wl_buffer. Like any buffer, it hears wl_buffer.release only when the compositor's
+/// last hold on it ends (`Buffer.endHold()`, once the buffer was replaced), never on its own.
 final class SinglePixelBuffer: Resource, RequestHandler, BufferSource {
     let width: Int32 = 1
     let height: Int32 = 1

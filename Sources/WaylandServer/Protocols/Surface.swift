@@ -48,7 +48,7 @@ public struct SurfaceState {
             return SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
         }
         let (width, height) = bufferTransform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
-        return SurfaceSize(width: width / bufferScale, height: height / bufferScale)
+        return SurfaceSize(width: Int32(width) / bufferScale, height: Int32(height) / bufferScale)
     }
 }
 
@@ -308,7 +308,7 @@ public final class Surface: Resource, RequestHandler {
             guard let display = client.display, let known = Buffer.from(object.raw, display: display) else {
                 throw ProtocolError(WlSurfaceError.invalidSize, "wl_buffer@\(object.id) is not a buffer this compositor can show")
             }
-            guard known.width <= Self.maximumBufferDimension, known.height <= Self.maximumBufferDimension else {
+            guard known.width <= Int(Self.maximumBufferDimension), known.height <= Int(Self.maximumBufferDimension) else {
                 throw ProtocolError(WlSurfaceError.invalidSize,
                                     "wl_buffer@\(object.id) is \(known.width)×\(known.height), larger than "
                                         + "\(Self.maximumBufferDimension) pixels on a side")
@@ -387,7 +387,7 @@ public final class Surface: Resource, RequestHandler {
         let scale = requests.bufferScale ?? current.bufferScale
         let transform = requests.bufferTransform ?? current.bufferTransform
         let (width, height) = transform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
-        if width % scale != 0 || height % scale != 0 {
+        if width % Int(scale) != 0 || height % Int(scale) != 0 {
             throw ProtocolError(WlSurfaceError.invalidSize,
                                 "buffer size \(width)×\(height) is not a multiple of the buffer scale \(scale)")
         }

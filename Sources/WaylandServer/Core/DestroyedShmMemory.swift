@@ -2,27 +2,10 @@ internal import CVitrineWayland
 internal import CWaylandServer
 import Glibc
 
-/// Keeps a shm buffer's pixels readable while it lives (`Buffer.keepingShmMemory`), even once its
-/// client destroys the buffer: what still shows the buffer holds one (the surface until a frame
-/// has read it or a commit replaced it, a display while it shows it), as wlroots locks a buffer it
-/// shows. Nothing is mapped or referenced while the buffer lives; its destruction under a lease
-/// keeps its pool (`DestroyedShmMemory`) until the last lease ends.
-public final class ShmMemoryLease {
-    private let buffer: Buffer
-
-    init(buffer: Buffer) {
-        self.buffer = buffer
-        buffer.shmMemoryLeased()
-    }
-
-    deinit {
-        buffer.shmMemoryLeaseEnded()
-    }
-}
-
-/// The memory of a shm buffer its client destroyed, kept mapped while this lives: it holds a
-/// reference on libwayland's pool (as wlroots does for a buffer it shows), which also defers the
-/// client's resizes, so the rows stay where they are.
+/// The memory of a shm buffer its client destroyed while something held it (`Buffer.hold()`), kept
+/// mapped while this lives: it holds a reference on libwayland's pool (as wlroots does for a buffer
+/// it shows), which also defers the client's resizes, so the rows stay where they are. Nothing is
+/// mapped or referenced while the buffer lives.
 final class DestroyedShmMemory {
     private let pool: OpaquePointer
     private let contents: ShmContents
