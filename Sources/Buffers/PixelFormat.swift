@@ -13,42 +13,49 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
         self.rawValue = rawValue
     }
 
-    /// The format of a fourcc given as its four characters ("XR24").
-    init(_ code: StaticString) {
-        precondition(code.utf8CodeUnitCount == 4, "a fourcc has four characters")
-        let bytes = UnsafeBufferPointer(start: code.utf8Start, count: 4)
-        rawValue = bytes.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    // Literal codes ("AR24" is 0x34325241), so that each format is a constant, not a global made
+    // at its first use.
+    public static let argb8888 = PixelFormat(rawValue: 0x3432_5241)  // "AR24"
+    public static let xrgb8888 = PixelFormat(rawValue: 0x3432_5258)  // "XR24"
+    public static let abgr8888 = PixelFormat(rawValue: 0x3432_4241)  // "AB24"
+    public static let xbgr8888 = PixelFormat(rawValue: 0x3432_4258)  // "XB24"
+    public static let rgba8888 = PixelFormat(rawValue: 0x3432_4152)  // "RA24"
+    public static let rgbx8888 = PixelFormat(rawValue: 0x3432_5852)  // "RX24"
+    public static let bgra8888 = PixelFormat(rawValue: 0x3432_4142)  // "BA24"
+    public static let bgrx8888 = PixelFormat(rawValue: 0x3432_5842)  // "BX24"
+    public static let rgb888 = PixelFormat(rawValue: 0x3432_4752)  // "RG24"
+    public static let bgr888 = PixelFormat(rawValue: 0x3432_4742)  // "BG24"
+    public static let rgb565 = PixelFormat(rawValue: 0x3631_4752)  // "RG16"
+    public static let bgr565 = PixelFormat(rawValue: 0x3631_4742)  // "BG16"
+    public static let argb2101010 = PixelFormat(rawValue: 0x3033_5241)  // "AR30"
+    public static let xrgb2101010 = PixelFormat(rawValue: 0x3033_5258)  // "XR30"
+    public static let abgr2101010 = PixelFormat(rawValue: 0x3033_4241)  // "AB30"
+    public static let xbgr2101010 = PixelFormat(rawValue: 0x3033_4258)  // "XB30"
+
+    /// What Vitrine knows of the format, nil for one it does not read: its name, bytes per pixel,
+    /// and, for a format with alpha, the twin whose top bits are padding. A switch, not a table:
+    /// a frame asks several times (no hashing, no string to retain).
+    private var known: (name: StaticString, bytesPerPixel: Int, opaqueTwin: PixelFormat?)? {
+        switch self {
+        case .argb8888: ("ARGB8888", 4, .xrgb8888)
+        case .xrgb8888: ("XRGB8888", 4, nil)
+        case .abgr8888: ("ABGR8888", 4, .xbgr8888)
+        case .xbgr8888: ("XBGR8888", 4, nil)
+        case .rgba8888: ("RGBA8888", 4, .rgbx8888)
+        case .rgbx8888: ("RGBX8888", 4, nil)
+        case .bgra8888: ("BGRA8888", 4, .bgrx8888)
+        case .bgrx8888: ("BGRX8888", 4, nil)
+        case .rgb888: ("RGB888", 3, nil)
+        case .bgr888: ("BGR888", 3, nil)
+        case .rgb565: ("RGB565", 2, nil)
+        case .bgr565: ("BGR565", 2, nil)
+        case .argb2101010: ("ARGB2101010", 4, .xrgb2101010)
+        case .xrgb2101010: ("XRGB2101010", 4, nil)
+        case .abgr2101010: ("ABGR2101010", 4, .xbgr2101010)
+        case .xbgr2101010: ("XBGR2101010", 4, nil)
+        default: nil
+        }
     }
-
-    public static let argb8888 = PixelFormat("AR24")
-    public static let xrgb8888 = PixelFormat("XR24")
-    public static let abgr8888 = PixelFormat("AB24")
-    public static let xbgr8888 = PixelFormat("XB24")
-    public static let rgba8888 = PixelFormat("RA24")
-    public static let rgbx8888 = PixelFormat("RX24")
-    public static let bgra8888 = PixelFormat("BA24")
-    public static let bgrx8888 = PixelFormat("BX24")
-    public static let rgb888 = PixelFormat("RG24")
-    public static let bgr888 = PixelFormat("BG24")
-    public static let rgb565 = PixelFormat("RG16")
-    public static let bgr565 = PixelFormat("BG16")
-    public static let argb2101010 = PixelFormat("AR30")
-    public static let xrgb2101010 = PixelFormat("XR30")
-    public static let abgr2101010 = PixelFormat("AB30")
-    public static let xbgr2101010 = PixelFormat("XB30")
-
-    /// What Vitrine knows of each format it reads: its name, bytes per pixel, and, for a format
-    /// with alpha, the twin whose top bits are padding.
-    private static let known: [PixelFormat: (name: String, bytesPerPixel: Int, opaqueTwin: PixelFormat?)] = [
-        .argb8888: ("ARGB8888", 4, .xrgb8888), .xrgb8888: ("XRGB8888", 4, nil),
-        .abgr8888: ("ABGR8888", 4, .xbgr8888), .xbgr8888: ("XBGR8888", 4, nil),
-        .rgba8888: ("RGBA8888", 4, .rgbx8888), .rgbx8888: ("RGBX8888", 4, nil),
-        .bgra8888: ("BGRA8888", 4, .bgrx8888), .bgrx8888: ("BGRX8888", 4, nil),
-        .rgb888: ("RGB888", 3, nil), .bgr888: ("BGR888", 3, nil),
-        .rgb565: ("RGB565", 2, nil), .bgr565: ("BGR565", 2, nil),
-        .argb2101010: ("ARGB2101010", 4, .xrgb2101010), .xrgb2101010: ("XRGB2101010", 4, nil),
-        .abgr2101010: ("ABGR2101010", 4, .xbgr2101010), .xbgr2101010: ("XBGR2101010", 4, nil),
-    ]
 
     /// Every format Vitrine reads pixels of.
     public static let readable: [PixelFormat] = [
@@ -57,14 +64,14 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     ]
 
     /// Bytes per pixel; nil for a format Vitrine does not read.
-    public var bytesPerPixel: Int? { Self.known[self]?.bytesPerPixel }
+    public var bytesPerPixel: Int? { known?.bytesPerPixel }
 
     /// Whether the format carries alpha; a format without it is opaque whatever its padding holds.
-    public var hasAlpha: Bool { Self.known[self]?.opaqueTwin != nil }
+    public var hasAlpha: Bool { known?.opaqueTwin != nil }
 
     /// The same bytes with the alpha bits read as padding (XRGB8888 for ARGB8888): what a plane is
     /// told to scan a buffer out as when its surface says it is opaque. Nil for formats without alpha.
-    public var opaqueEquivalent: PixelFormat? { Self.known[self]?.opaqueTwin }
+    public var opaqueEquivalent: PixelFormat? { known?.opaqueTwin }
 
     /// The format with its alpha bits read as padding: the opaque twin, or the format itself where
     /// it has no alpha.
@@ -77,7 +84,7 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
 
     /// drm_fourcc.h's name without its prefix ("XRGB8888"), or the code's characters for a format
     /// Vitrine does not know.
-    public var name: String { Self.known[self]?.name ?? fourcc }
+    public var name: String { known.map { "\($0.name)" } ?? fourcc }
 
     public var description: String { "\(name) (0x\(String(rawValue, radix: 16)))" }
 

@@ -55,6 +55,13 @@ import Testing
         #expect(PixelFormat.xrgb8888.fourcc == "XR24")
         #expect(PixelFormat.xrgb8888.name == "XRGB8888")
         #expect(PixelFormat.argb8888.description == "ARGB8888 (0x34325241)")
+        #expect(PixelFormat.readable.map(\.fourcc) == [
+            "AR24", "XR24", "AB24", "XB24", "RA24", "RX24", "BA24", "BX24", "RG24", "BG24", "RG16", "BG16", "AR30", "XR30", "AB30", "XB30",
+        ])
+        #expect(PixelFormat.readable.map(\.name) == [
+            "ARGB8888", "XRGB8888", "ABGR8888", "XBGR8888", "RGBA8888", "RGBX8888", "BGRA8888", "BGRX8888", "RGB888", "BGR888",
+            "RGB565", "BGR565", "ARGB2101010", "XRGB2101010", "ABGR2101010", "XBGR2101010",
+        ])
     }
 
     /// A code Vitrine does not read (NV12) stays representable and is named by its characters.
