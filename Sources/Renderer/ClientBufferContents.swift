@@ -25,10 +25,9 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     /// The pixels that differ from what the texture holds before this commit is uploaded (nil:
     /// all of them).
     private(set) var damage: ImageRect?
-    /// The contents this commit replaced and the buffer pixels it changed from them (nil: all),
-    /// for damage tracking (`changedRect(since:)`); weak, as provenance.
-    private weak var predecessor: ClientBufferContents?
-    private let changedFromPredecessor: ImageRect?
+    /// This commit's number among its surface's, for damage tracking (`changedRect(since:)`): the
+    /// surface keeps what its last commits changed, so contents need no link to their predecessor.
+    private let commitNumber: UInt64
     /// Whether the contents hold their buffer from its client still.
     public private(set) var holdsBuffer = true
     /// Whether the hold lasts until the contents are replaced (a dma-buf's), not until they are read.
@@ -48,8 +47,7 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
         self.dmabuf = dmabuf
         self.surface = surface
         holdsUntilReplaced = buffer.kind == .clientDmabuf
-        predecessor = previous
-        changedFromPredecessor = damage
+        commitNumber = surface.recordCommit(changing: previous?.surface === surface ? damage : nil)
         self.damage = damage
         // Held before the predecessor lets go: the same buffer committed again stays unreleased.
         buffer.hold()
@@ -74,17 +72,13 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
     var isOpaque: Bool { !buffer.format.hasAlpha }
 
     /// The buffer pixels that may differ from `ancestor`'s, when these contents replaced it
-    /// through at most `maximumSteps` commits whose contents still exist; nil otherwise.
+    /// through at most `maximumSteps` (up to `ClientSurfaceTexture.changesKept`) commits of their
+    /// surface; nil otherwise.
     public func changedRect(since ancestor: ClientBufferContents, maximumSteps: Int = 8) -> ImageRect? {
-        var contents = self
-        var changed: ImageRect?
-        for _ in 0..<maximumSteps {
-            guard let rect = contents.changedFromPredecessor, let previous = contents.predecessor else { return nil }
-            changed = changed.map { $0.union(rect) } ?? rect
-            if previous === ancestor { return changed }
-            contents = previous
-        }
-        return nil
+        guard ancestor.surface === surface, ancestor.commitNumber < commitNumber,
+            commitNumber - ancestor.commitNumber <= UInt64(maximumSteps)
+        else { return nil }
+        return surface.changes(from: ancestor.commitNumber + 1, through: commitNumber)
     }
 
     /// The texture showing these contents on `context`'s device, brought up to date first: the
@@ -190,9 +184,35 @@ public final class ClientSurfaceTexture: @unchecked Sendable {
     public internal(set) var inPlaceSamples = 0
     /// Whose surface this is (the compositor's object), for the frames that show it to name it.
     public private(set) weak var owner: AnyObject?
+    /// How many commits' changes the surface keeps for damage tracking.
+    public static let changesKept = 8
+    /// The buffer pixels each of the last commits changed from the one before (nil: all of them, or
+    /// unknown), at their number modulo `changesKept`.
+    private var changes = [ImageRect?](repeating: nil, count: changesKept)
+    /// How many commits (contents) the surface had.
+    private var commitCount: UInt64 = 0
 
     public init(owner: AnyObject) {
         self.owner = owner
+    }
+
+    /// Numbers a new commit, which changed `rect` from the last one (nil: all of it, or unknown).
+    func recordCommit(changing rect: ImageRect?) -> UInt64 {
+        commitCount += 1
+        changes[Int(commitCount % UInt64(Self.changesKept))] = rect
+        return commitCount
+    }
+
+    /// What commits `first` through `last` changed, as one rectangle; nil where one changed all
+    /// of the buffer or is no longer kept.
+    func changes(from first: UInt64, through last: UInt64) -> ImageRect? {
+        guard first > 0, first <= last, last <= commitCount, commitCount - first < UInt64(Self.changesKept) else { return nil }
+        var union: ImageRect?
+        for number in first...last {
+            guard let rect = changes[Int(number % UInt64(Self.changesKept))] else { return nil }
+            union = union.map { $0.union(rect) } ?? rect
+        }
+        return union
     }
 }
 

@@ -12,6 +12,6 @@ public protocol ClientContents: ExternalContents {
     /// Whose surface the buffer belongs to (the compositor's object), for the frames that show it.
     var surfaceOwner: AnyObject? { get }
     /// The buffer pixels that may differ from `ancestor`'s, when these contents replaced it
-    /// through a few commits whose contents still exist; nil otherwise (damage tracking).
+    /// through a few commits of their surface; nil otherwise (damage tracking).
     func changedRect(sinceContents ancestor: any ClientContents) -> ImageRect?
 }
