@@ -83,7 +83,8 @@ public final class Buffer: EventSender, LentBuffer {
     /// The last hold's end tells the client the compositor no longer reads the buffer
     /// (wl_buffer.release), and lets go of a destroyed shm buffer's memory.
     public func endHold() {
-        precondition(holds > 0, "a hold ended that was never taken")
+        // A hold ended twice is the compositor's bug: it must not cost the session.
+        guard holds > 0 else { return assertionFailure("a hold on a wl_buffer ended that was never taken") }
         holds -= 1
         guard holds == 0 else { return }
         destroyedShmMemory = nil
