@@ -10,6 +10,9 @@ fills a few megabytes.
 
 It runs a release build of vitrine under valgrind's callgrind (headless, as
 benchmarks/compare_compositors.py runs it) and lists the functions executed in the binary:
+  0. the functions every steady frame of the kiosk runs (fullscreen_shm, weston-simple-shm; CPU
+     renderer): a few hundred kilobytes of code, run once every 16 ms with cold caches, placed
+     together so that a frame touches as few pages (TLB entries) as it can;
   1. `--renderer cpu` from start to idle, without a client;
   2. `--renderer cpu` with fullscreen_shm (the kiosk's common frame) and with weston-simple-shm;
   3. `--renderer vulkan` from start to idle, and with fullscreen_shm.
@@ -82,6 +85,60 @@ def profile(name, vitrine, app=None, client_env=None):
     return names
 
 
+def self_costs(dump, binary):
+    """{name: instructions run in the function itself} for the functions of `binary` in a
+    callgrind dump (written with --compress-strings=no and --dump-instr=no)."""
+    costs = collections.Counter()
+    current_object, function, skip_next = None, None, False
+    for line in open(dump):
+        if skip_next:  # the inclusive cost of the call named on the line before
+            skip_next = False
+        elif line.startswith("ob="):
+            current_object = line[3:].strip()
+        elif line.startswith("fn="):
+            name = re.sub(r"'\d+$", "", line[3:].strip())
+            function = name if current_object == binary and not name.startswith("0x") else None
+        elif line.startswith("calls="):
+            skip_next = True
+        elif function and line[:1].isdigit() or function and line[:1] in "+-*":
+            fields = line.split()
+            if len(fields) >= 2:
+                costs[function] += int(fields[1])
+    return costs
+
+
+def steady_frame_functions(vitrine, app, client_env):
+    """The names of the functions of `vitrine` (CPU renderer) that run in the kiosk's steady frames:
+    those whose own cost grows with the number of frames, between a run of FRAMES frames and one of
+    five times as many (callgrind's counters are not zeroed mid-run through vgdb: it did not reach
+    the unprivileged compositor on this machine)."""
+    def costs(frames):
+        output = tempfile.mkdtemp(prefix="vitrine-order-")
+        os.chmod(output, 0o777)
+        dump = f"{output}/callgrind.out"
+        wrapper = ["valgrind", "--tool=callgrind", "--dump-instr=no", "--trace-children=no", "--vgdb=no",
+                   "--compress-strings=no", "--demangle=no", f"--callgrind-out-file={dump}"]
+        session = bench.Session("vitrine-cpu", vitrine, app, client_env=client_env, size=bench.SMALL, wrapper=wrapper,
+                                socket_timeout=300)
+        try:
+            session.wait_first_frame("vitrine-cpu", timeout=300)
+            deadline = time.time() + 600
+            while len(session.frames_done()) < frames and time.time() < deadline:
+                time.sleep(0.05)
+        finally:
+            session.stop(grace=120)
+        result = self_costs(dump, vitrine)
+        shutil.rmtree(output, ignore_errors=True)
+        return result
+
+    few, many = costs(FRAMES), costs(5 * FRAMES)
+    # Grown more than twofold, or by ten instructions a frame (swift_retain and the like run at
+    # start-up far more than in a frame); start-up code varies a little with hashing's seed.
+    names = {name for name, cost in many.items() if cost > 2 * few.get(name, 0) or cost - few.get(name, 0) >= 40 * FRAMES}
+    print(f"vitrine-cpu {' '.join(app)}, steady frames: {len(names)} functions", flush=True)
+    return names
+
+
 def defined_more_than_once(binary):
     counts = collections.Counter()
     for line in subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout.splitlines():
@@ -122,6 +179,7 @@ def main():
     fullscreen = [client, str(bench.SMALL[0]), str(bench.SMALL[1])]
     debug = {"WAYLAND_DEBUG": "client"}
     groups = [
+        steady_frame_functions(vitrine, fullscreen, debug) | steady_frame_functions(vitrine, ["weston-simple-shm"], debug),
         profile("vitrine-cpu", vitrine),
         profile("vitrine-cpu", vitrine, fullscreen, debug) | profile("vitrine-cpu", vitrine, ["weston-simple-shm"], debug),
         profile("vitrine-vulkan", vitrine) | profile("vitrine-vulkan", vitrine, fullscreen, debug),
