@@ -339,7 +339,7 @@ let package = Package(
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),
-        .testTarget(name: "CompositorTests", dependencies: ["BoardConfig", "Buffers", "Compositor", "CPURenderer", "GoldenImages", "Graphics", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "LayerKit", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"], exclude: ["Clients", "Golden"]),
+        .testTarget(name: "CompositorTests", dependencies: ["BoardConfig", "Buffers", "CLinux", "Compositor", "CPURenderer", "GoldenImages", "Graphics", "HeadlessBackend", "AppProcesses", "DisplayBackend", "FaultInjection", "Input", "LayerKit", "Renderer", "Views", "WaylandTestClient", "WindowPolicy"], exclude: ["Clients", "Golden"]),
         // Runs WLCS against the VitrineWLCS product (built before `swift test`, see .ci/run).
         .testTarget(name: "ConformanceTests", exclude: ["wlcs-expected-pass.txt"]),
         .testTarget(name: "RendererTests", dependencies: ["Buffers", "BufferFixtures", "Renderer", "CPURenderer", "FaultInjection", "GoldenImages", "SystemCalls", "SeedExamples"], exclude: ["Golden"]),

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <linux/dma-buf.h>
+#include <malloc.h>
 
 /// Brackets CPU writes into a mapping of a dma-buf (DMA_BUF_IOCTL_SYNC, whose request number is a
 /// macro Swift cannot import): 0, or -1 with errno (ENOTTY for memory that is no dma-buf).
