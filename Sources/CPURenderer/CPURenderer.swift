@@ -58,7 +58,10 @@ public final class CPURenderer: LayerTreeRenderer {
     /// display's ring draws into each of its buffers every few frames: the display replaced it;
     /// made again, it is drawn whole).
     private func target(for buffer: any SwapchainBuffer) throws -> CPUFrameTarget {
-        targets = targets.filter { $0.value.lastFrame > frameCount - 16 }
+        // Made anew only when one goes: most frames keep them all.
+        if targets.values.contains(where: { $0.lastFrame <= frameCount - 16 }) {
+            targets = targets.filter { $0.value.lastFrame > frameCount - 16 }
+        }
         if let target = targets[ObjectIdentifier(buffer)] { return target }
         guard case .mapped(let mapping, let bytesPerRow) = buffer.memory else {
             throw UnwritableBuffer(reason: "the CPU renderer draws into memory it maps only")
@@ -140,11 +143,11 @@ public final class CPURenderer: LayerTreeRenderer {
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
         let canvas = Canvas(image: target.image, origin: (0, 0), box: box, target: full)
-        var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas)
+        var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas, rasters: rasters)
         measure.subtreeBounds = subtreeBounds
         measure.paintTree()
-        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, startingAt: measure.occluder)
-        (painter.rasters, painter.subtreeBounds) = (rasters, subtreeBounds)
+        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, rasters: rasters, startingAt: measure.occluder)
+        painter.subtreeBounds = subtreeBounds
         if measure.occluder == nil {
             canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
             painter.composites += 1
@@ -156,11 +159,15 @@ public final class CPURenderer: LayerTreeRenderer {
         rasters.shapes.endFrame(keepingUnusedIn: walked)
         rasters.texts.endFrame(keepingUnusedIn: walked)
         rasters.shadowMasks.endFrame(keepingUnusedIn: walked)
+        rasters.views.endFrame()
         region.removeAll()
         // A VulkanLayer's drawables are external contents only the Vulkan renderer samples.
-        let shown = tree.shownExternalContents()
-        sampledClients = shown.compactMap { $0 as? any ClientContents }
-        report(painter.unreadableClients, undrawable: shown.filter { !($0 is any ClientContents) })
+        sampledClients.removeAll(keepingCapacity: true)
+        var undrawable: [any ExternalContents] = []
+        for contents in tree.shownExternalContents() {
+            if let client = contents as? any ClientContents { sampledClients.append(client) } else { undrawable.append(contents) }
+        }
+        if !painter.unreadableClients.isEmpty || !undrawable.isEmpty { report(painter.unreadableClients, undrawable: undrawable) }
         lastFrameStatistics = FrameStatistics(
             damage: box == full ? .full : .region(x: box.minX, y: box.minY, width: box.width, height: box.height),
             drawCount: painter.composites, encodeSeconds: seconds(encoded - start), totalSeconds: seconds(monotonicNanoseconds() - start),

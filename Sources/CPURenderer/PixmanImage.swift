@@ -79,3 +79,46 @@ final class PixmanImage {
             bytesPerRow: rows.bytesPerRow)
     }
 }
+
+/// pixman's views of the pixels frames read (`PixmanImage.viewing`: a client's buffer, an
+/// image's rows), kept while consecutive frames read them, so that a window's frame makes no
+/// pixman image for the buffer it shows. A view is found by exactly where the pixels lie and how
+/// they are laid out, so it is only used again for the memory a frame reads now, within the read
+/// that guards it (`PixelBuffer.withPixels`: libwayland's SIGBUS guard, a lease of a destroyed
+/// buffer); between frames it holds no reference and reads nothing. Those a frame did not use go
+/// at its end.
+final class PixmanViews {
+    private struct Key: Equatable {
+        var base: UnsafeRawPointer
+        var width: Int
+        var height: Int
+        var bytesPerRow: Int
+        var format: PixelFormat
+    }
+
+    /// Few: the buffers and images one frame draws, looked through in turn.
+    private var entries: [(key: Key, image: PixmanImage, isUsed: Bool)] = []
+
+    /// The view of `rows`, made when no frame since the last one read the same memory; nil for a
+    /// format pixman cannot read.
+    func image(viewing rows: PixelRows) -> PixmanImage? {
+        guard let base = rows.bytes.baseAddress else { return nil }
+        let key = Key(base: base, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: rows.format)
+        if let i = entries.firstIndex(where: { $0.key == key }) {
+            entries[i].isUsed = true
+            return entries[i].image
+        }
+        guard let image = PixmanImage.viewing(rows) else { return nil }
+        entries.append((key, image, true))
+        return image
+    }
+
+    /// Drops the views the frame did not use.
+    func endFrame() {
+        entries.removeAll { !$0.isUsed }
+        for i in entries.indices { entries[i].isUsed = false }
+    }
+
+    /// How many views are kept.
+    var count: Int { entries.count }
+}

@@ -88,7 +88,7 @@ extension TreePainter {
     private mutating func draw(
         _ rows: PixelRows, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?
     ) -> Bool {
-        guard let source = PixmanImage.viewing(rows) else { return false }
+        guard let source = rasters.views.image(viewing: rows) else { return false }
         guard let toLayer = transform.planeInverse else { return true }
         let frame = placement.frame
         let filter = placement.filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR
@@ -101,10 +101,10 @@ extension TreePainter {
         let scale = max(placement.contentsScale, 1e-4)
         let xs = placement.center.map { c in
             Self.nineParts(destination: frame.width * scale, source: region.width, centre: c.minX, length: c.width)
-        } ?? [(0.0, 1.0, 0.0, 1.0)]
+        } ?? Self.wholeAxis
         let ys = placement.center.map { c in
             Self.nineParts(destination: frame.height * scale, source: region.height, centre: c.minY, length: c.height)
-        } ?? [(0.0, 1.0, 0.0, 1.0)]
+        } ?? Self.wholeAxis
         // Canvas pixels to the layer's plane.
         let canvasToLayer = Matrix3(planeInverse: toLayer).times(Matrix3(translationX: Double(canvas.origin.x), y: Double(canvas.origin.y)))
         for (tx0, tx1, ux0, ux1) in xs {
@@ -191,6 +191,9 @@ extension TreePainter {
         composites += 1
     }
 
+    /// One part along an axis: the whole destination from the whole source (no nine-part stretching).
+    static let wholeAxis = [(0.0, 1.0, 0.0, 1.0)]
+
     /// Core Animation's nine-part stretching along one axis (as the Vulkan renderer's shader does
     /// it): the parts before and after the centre keep their source size (scaled down together
     /// when the destination is shorter), the centre stretches. Each part as its range in the
@@ -206,9 +209,12 @@ extension TreePainter {
 
 /// A 3×3 matrix acting on column vectors (x, y, w): the plane maps pixman's transforms are made of.
 struct Matrix3 {
-    var m: [Double]
+    /// Row by row; inline, so that a frame's matrices allocate nothing.
+    var m: InlineArray<9, Double>
 
-    init(_ values: Double...) { m = values }
+    init(_ m11: Double, _ m12: Double, _ m13: Double, _ m21: Double, _ m22: Double, _ m23: Double, _ m31: Double, _ m32: Double, _ m33: Double) {
+        m = [m11, m12, m13, m21, m22, m23, m31, m32, m33]
+    }
 
     init(translationX x: Double, y: Double) { self.init(1, 0, x, 0, 1, y, 0, 0, 1) }
 
@@ -219,12 +225,10 @@ struct Matrix3 {
     }
 
     func times(_ b: Matrix3) -> Matrix3 {
-        var r = [Double](repeating: 0, count: 9)
-        for i in 0..<3 {
-            for j in 0..<3 { r[i * 3 + j] = (0..<3).reduce(0) { $0 + m[i * 3 + $1] * b.m[$1 * 3 + j] } }
-        }
         var out = self
-        out.m = r
+        for i in 0..<3 {
+            for j in 0..<3 { out.m[i * 3 + j] = m[i * 3] * b.m[j] + m[i * 3 + 1] * b.m[3 + j] + m[i * 3 + 2] * b.m[6 + j] }
+        }
         return out
     }
 
@@ -242,8 +246,12 @@ struct Matrix3 {
     /// perspective one scaled so its largest entry is 1024, which keeps the small perspective
     /// terms precise.
     var pixmanTransform: pixman_transform_t? {
-        let largest = m.map(abs).max() ?? 0
-        guard largest > 0, largest.isFinite else { return nil }
+        var largest = 0.0
+        for i in 0..<9 {
+            guard m[i].isFinite else { return nil }
+            largest = max(largest, abs(m[i]))
+        }
+        guard largest > 0 else { return nil }
         let divisor = m[6] == 0 && m[7] == 0 && m[8] != 0 ? m[8] : largest / 1024
         var f = pixman_f_transform()
         withUnsafeMutableBytes(of: &f.m) { bytes in

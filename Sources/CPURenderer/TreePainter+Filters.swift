@@ -34,8 +34,9 @@ extension TreePainter {
     /// A painter of this one's tree, rasters and tint onto an image covering `box`.
     func offscreenPainter(onto image: PixmanImage, box: PixelBox, tree sample: RenderTree? = nil) -> TreePainter {
         var painter = TreePainter(
-            tree: sample ?? tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
-        (painter.rasters, painter.tint) = (rasters, tint)
+            tree: sample ?? tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target),
+            rasters: rasters)
+        painter.tint = tint
         if sample == nil { painter.subtreeBounds = subtreeBounds }
         return painter
     }

@@ -9,12 +9,14 @@ import RendererContract
 /// every colour it writes by the instance's. Gradient, tiled and emitter layers have files of
 /// their own.
 extension TreePainter {
-    /// The renderer's caches of shape and text layers' images.
+    /// The renderer's caches of shape and text layers' images, and of pixman's views of the
+    /// pixels frames read.
     struct Rasters {
         var shapes = RasterCache<ShapeProperties>()
         var texts = RasterCache<TextRasterSource>()
         /// Shadow paths' blurred masks; 64 MiB at most kept from one frame to the next.
         var shadowMasks = RasterCache<ShadowMaskSource>(budgetBytes: 64 << 20)
+        var views = PixmanViews()
     }
 
     /// A colour multiplied by the replicator instance's tint (red, green and blue).

@@ -38,8 +38,8 @@ extension TreePainter {
         guard !box.isEmpty else { return }
         let image = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
         var shape = TreePainter(
-            tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target))
-        shape.rasters = rasters
+            tree: tree, scale: scale, canvas: Canvas(image: image, origin: (box.minX, box.minY), box: box, target: canvas.target),
+            rasters: rasters)
         shape.drawLayer(layer, transform: offsetTransform, opacity: 1, clip: nil, flipped: flipped, shadow: false)
         absorb(shape)
         guard
@@ -60,7 +60,8 @@ extension TreePainter {
         guard !box.isEmpty else { return }
         let coverage = Coverage(box: box)
         // The mask's alpha, drawn as contents onto the coverage's a8 pixels.
-        var stamp = TreePainter(tree: tree, scale: scale, canvas: Canvas(image: coverage.image, origin: (box.minX, box.minY), box: box))
+        var stamp = TreePainter(
+            tree: tree, scale: scale, canvas: Canvas(image: coverage.image, origin: (box.minX, box.minY), box: box), rasters: rasters)
         stamp.draw(mask, placed: ContentsPlacement(raster: frame, roundedClip: nil, upright: false), transform: transform, opacity: 1, clip: nil)
         if let clip { coverage.intersect(with: clip) }
         canvas.composite(PixmanImage(solid: color), mask: coverage, box: box)

@@ -14,8 +14,9 @@ struct TreePainter {
     var tree: RenderTree
     let scale: Double
     let canvas: Canvas
-    /// Shape and text layers' images, kept between frames by the renderer.
-    var rasters = Rasters()
+    /// Shape and text layers' images, kept between frames by the renderer (and shared by its
+    /// painters: a painter makes none of its own).
+    var rasters: Rasters
     /// Multiplies the red, green and blue of the colours drawn now (replicator instances').
     var tint = (1.0, 1.0, 1.0)
     /// Composite operations done.
@@ -39,17 +40,17 @@ struct TreePainter {
     /// while `tree` is another sample (a replicator's delayed instances), where they do not hold.
     var subtreeBounds: SubtreeBounds?
 
-    /// A painter that draws the tree onto `canvas`, starting at `occluder` (found by a measuring
-    /// painter) when given.
-    init(tree: RenderTree, scale: Double, canvas: Canvas, startingAt occluder: Occluder? = nil) {
-        (self.tree, self.scale, self.canvas, self.occluder) = (tree, scale, canvas, occluder)
+    /// A painter that draws the tree onto `canvas` with the renderer's `rasters`, starting at
+    /// `occluder` (found by a measuring painter) when given.
+    init(tree: RenderTree, scale: Double, canvas: Canvas, rasters: Rasters, startingAt occluder: Occluder? = nil) {
+        (self.tree, self.scale, self.canvas, self.rasters, self.occluder) = (tree, scale, canvas, rasters, occluder)
         isMeasuring = false
         isSkipping = occluder != nil
     }
 
     /// A painter that draws nothing and finds the occluder.
-    init(measuring tree: RenderTree, scale: Double, canvas: Canvas) {
-        (self.tree, self.scale, self.canvas) = (tree, scale, canvas)
+    init(measuring tree: RenderTree, scale: Double, canvas: Canvas, rasters: Rasters) {
+        (self.tree, self.scale, self.canvas, self.rasters) = (tree, scale, canvas, rasters)
         isMeasuring = true
         isSkipping = false
     }
@@ -130,8 +131,8 @@ struct TreePainter {
             // The mask lives in the masked layer's bounds space, with no sublayerTransform between.
             let alpha = PixmanImage(format: PIXMAN_a8r8g8b8, width: box.width, height: box.height)
             var masking = TreePainter(
-                tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box, target: canvas.target))
-            masking.rasters = rasters
+                tree: tree, scale: scale, canvas: Canvas(image: alpha, origin: (box.minX, box.minY), box: box, target: canvas.target),
+                rasters: rasters)
             masking.visit(mask, parentSpace: nil, parentTransform: transform, opacity: 1, clip: nil, flipped: flipped)
             absorb(masking)
             pixman_image_composite32(

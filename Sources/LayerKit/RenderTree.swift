@@ -84,19 +84,23 @@ public struct RenderTree: Sendable {
     public let rootID: LayerID
     /// Increases by one with every commit that changed this context.
     public let generation: UInt64
+    /// The snapshot's sets of layers, in one object that its copies and samples share: a frame
+    /// passes the tree around by value, and each copy retains a few references rather than one
+    /// per set.
+    private let indexes: Indexes
     /// The layers added, changed or removed since the previous snapshot (damage for the renderer).
-    public let changedLayerIDs: Set<LayerID>
+    public var changedLayerIDs: Set<LayerID> { indexes.changedLayerIDs }
     /// The layers that carry animations, so sampling does not scan the whole tree.
-    public let animatedLayerIDs: Set<LayerID>
+    public var animatedLayerIDs: Set<LayerID> { indexes.animatedLayerIDs }
     /// The tiled layers, whose tiles arrive and fade in between commits (see `TiledLayer`).
-    public let tiledLayerIDs: Set<LayerID>
+    public var tiledLayerIDs: Set<LayerID> { indexes.tiledLayerIDs }
     /// The layers with `externalContents` (a client's buffer, a `VulkanLayer`'s drawables) and
     /// those with `backgroundFilters`, as committed: what a renderer looks for in the whole tree
     /// every frame, found without walking it.
-    public let externalContentsLayerIDs: Set<LayerID>
-    public let backdropLayerIDs: Set<LayerID>
+    public var externalContentsLayerIDs: Set<LayerID> { indexes.externalContentsLayerIDs }
+    public var backdropLayerIDs: Set<LayerID> { indexes.backdropLayerIDs }
     /// The changed layers of this and earlier generations, newest first.
-    let recentChanges: GenerationChanges?
+    var recentChanges: GenerationChanges? { indexes.recentChanges }
     let layers: TreeDictionary<LayerID, RenderLayer>
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
     let sampledProperties: [LayerID: LayerProperties]
@@ -109,18 +113,38 @@ public struct RenderTree: Sendable {
         layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: GenerationChanges? = nil,
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
-        self.recentChanges = recentChanges
-        self.sampleTime = sampleTime
-        self.contextID = contextID
-        self.rootID = rootID
-        self.generation = generation
-        self.changedLayerIDs = changedLayerIDs
-        self.animatedLayerIDs = animatedLayerIDs
-        self.tiledLayerIDs = tiledLayerIDs
-        self.externalContentsLayerIDs = externalContentsLayerIDs
-        self.backdropLayerIDs = backdropLayerIDs
-        self.layers = layers
-        self.sampledProperties = sampledProperties
+        self.init(
+            contextID: contextID, rootID: rootID, generation: generation,
+            indexes: Indexes(
+                changedLayerIDs: changedLayerIDs, animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+                externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, recentChanges: recentChanges),
+            layers: layers, sampledProperties: sampledProperties, sampleTime: sampleTime)
+    }
+
+    private init(
+        contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: TreeDictionary<LayerID, RenderLayer>,
+        sampledProperties: [LayerID: LayerProperties], sampleTime: Double?
+    ) {
+        (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
+        (self.layers, self.sampledProperties, self.sampleTime) = (layers, sampledProperties, sampleTime)
+    }
+
+    /// A snapshot's sets of layers (see `RenderTree.indexes`).
+    private final class Indexes: Sendable {
+        let changedLayerIDs: Set<LayerID>
+        let animatedLayerIDs: Set<LayerID>
+        let tiledLayerIDs: Set<LayerID>
+        let externalContentsLayerIDs: Set<LayerID>
+        let backdropLayerIDs: Set<LayerID>
+        let recentChanges: GenerationChanges?
+
+        init(
+            changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>, tiledLayerIDs: Set<LayerID>,
+            externalContentsLayerIDs: Set<LayerID>, backdropLayerIDs: Set<LayerID>, recentChanges: GenerationChanges?
+        ) {
+            (self.changedLayerIDs, self.animatedLayerIDs, self.tiledLayerIDs) = (changedLayerIDs, animatedLayerIDs, tiledLayerIDs)
+            (self.externalContentsLayerIDs, self.backdropLayerIDs, self.recentChanges) = (externalContentsLayerIDs, backdropLayerIDs, recentChanges)
+        }
     }
 
     public var count: Int { layers.count }
@@ -210,6 +234,8 @@ public struct RenderTree: Sendable {
     public func changedLayerIDs(since generation: UInt64) -> Set<LayerID>? {
         guard generation <= self.generation else { return nil }
         guard generation < self.generation else { return [] }
+        // The common case, a consumer of every snapshot: one commit's set, shared rather than copied.
+        if let latest = recentChanges, latest.generation == generation + 1 { return latest.layers }
         var changed = Set<LayerID>()
         var entry = recentChanges
         // Generations follow each other, one entry each, newest first.
@@ -227,9 +253,7 @@ public struct RenderTree: Sendable {
     public func sampled(atMediaTime t: Double) -> RenderTree {
         guard !animatedLayerIDs.isEmpty else {
             return RenderTree(
-                contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-                animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
-                externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges,
+                contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: [:],
                 sampleTime: t)
         }
         var shown: [LayerID: LayerProperties] = [:]
@@ -244,9 +268,7 @@ public struct RenderTree: Sendable {
             shown[id] = properties
         }
         return RenderTree(
-            contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
-            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
             sampleTime: t)
     }
 
@@ -273,9 +295,7 @@ public struct RenderTree: Sendable {
             shown[animated] = properties
         }
         return RenderTree(
-            contextID: contextID, rootID: rootID, generation: generation, changedLayerIDs: changedLayerIDs,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
-            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges, sampledProperties: shown,
+            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
             sampleTime: t)
     }
 

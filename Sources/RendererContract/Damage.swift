@@ -38,53 +38,24 @@ public struct DamageTracker {
         guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID
         else { return .full }
         // Snapshots skipped in between (several commits in one frame) add their changes.
-        guard var ids = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
-        // A layer that only gained, lost or reordered sublayers draws the same itself: those
-        // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
-        ids = ids.filter { id in
-            guard let before = last.tree[id], let after = tree[id] else { return true }
-            return before.revisionExceptSublayers != after.revisionExceptSublayers
-        }
+        guard let committed = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
+        // Animated layers change whenever the sample time moves, tiled ones when their tiles do.
+        var moving = changedTiles
         if time != last.time {
-            ids.formUnion(tree.animatedLayerIDs)
-            ids.formUnion(last.tree.animatedLayerIDs)
+            moving.formUnion(tree.animatedLayerIDs)
+            moving.formUnion(last.tree.animatedLayerIDs)
         }
-        ids.formUnion(changedTiles)
-        guard !ids.isEmpty else { return .none }
         var box = Rect.null
-        for changed in ids {
-            // A layer inside a replicator shows once per instance: the replicator's subtree covers
-            // them all. Delayed instances show other moments of their animations: redraw all.
-            var id = changed
-            for replicator in DamageTracker.replicators(above: changed, in: last.tree) + DamageTracker.replicators(above: changed, in: tree) {
-                guard replicator.properties.replicator?.instanceDelay == 0 else { return .full }
-                id = replicator.id
+        for changed in committed where moving.isEmpty || !moving.contains(changed) {
+            // A layer that only gained, lost or reordered sublayers draws the same itself: those
+            // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
+            if let before = last.tree[changed], let after = tree[changed], before.revisionExceptSublayers == after.revisionExceptSublayers {
+                continue
             }
-            // A blurring ancestor spreads the change by its reach.
-            let spread = max(
-                DamageTracker.filterReach(above: id, in: last.tree, scale: scale),
-                DamageTracker.filterReach(above: id, in: tree, scale: scale))
-            var changedBox = Rect.null
-            // A change of contents alone changes the layer's own silhouette there too; a whole
-            // subtree's bounds hold its shadow already.
-            var contentsOnly = false
-            if let changed = DamageTracker.changedContentsBounds(of: id, from: last.tree, to: tree, scale: scale) {
-                changedBox = changed
-                contentsOnly = true
-            } else {
-                changedBox = DamageTracker.pixelBounds(ofSubtree: id, in: last.tree, scale: scale)
-                    .union(DamageTracker.pixelBounds(ofSubtree: id, in: tree, scale: scale))
-            }
-            if !changedBox.isNull {
-                box = box.union(changedBox.insetBy(dx: -spread, dy: -spread))
-                // A distorting ancestor may show the change anywhere in its circles.
-                let distorted = DamageTracker.distortedBounds(above: id, in: last.tree, scale: scale)
-                    .union(DamageTracker.distortedBounds(above: id, in: tree, scale: scale))
-                box = box.union(distorted)
-                let shadows = DamageTracker.silhouetteShadowBounds(
-                    ofChangeIn: changedBox.union(distorted), of: id, itself: contentsOnly, old: last.tree, new: tree, scale: scale)
-                if !shadows.isNull { box = box.union(shadows.insetBy(dx: -spread, dy: -spread)) }
-            }
+            guard DamageTracker.addDamage(of: changed, from: last.tree, to: tree, scale: scale, into: &box) else { return .full }
+        }
+        for changed in moving {
+            guard DamageTracker.addDamage(of: changed, from: last.tree, to: tree, scale: scale, into: &box) else { return .full }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
         box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale)
@@ -94,6 +65,75 @@ public struct DamageTracker {
         guard x1 > x0, y1 > y0 else { return .none }
         if x0 == 0 && y0 == 0 && x1 == width && y1 == height { return .full }
         return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
+    }
+
+    /// Adds to `box` the output pixels a change of layer `changed` between two trees damages;
+    /// false when all must be redrawn (it lies in a replicator whose instances are delayed).
+    private static func addDamage(of changed: LayerID, from old: RenderTree, to new: RenderTree, scale: Double, into box: inout Rect) -> Bool {
+        // What lies above the layer, found in one walk up each tree: most layers have no
+        // replicator, filter or shadow above them, and those are not looked for again.
+        let above = AncestorEffects(above: changed, in: old).union(AncestorEffects(above: changed, in: new))
+        // A layer inside a replicator shows once per instance: the replicator's subtree covers
+        // them all. Delayed instances show other moments of their animations: redraw all.
+        var id = changed
+        if above.hasReplicator {
+            for replicator in replicators(above: changed, in: old) + replicators(above: changed, in: new) {
+                guard replicator.properties.replicator?.instanceDelay == 0 else { return false }
+                id = replicator.id
+            }
+        }
+        // A blurring ancestor spreads the change by its reach.
+        let spread = above.hasFilters ? max(filterReach(above: id, in: old, scale: scale), filterReach(above: id, in: new, scale: scale)) : 0
+        var changedBox = Rect.null
+        // A change of contents alone changes the layer's own silhouette there too; a whole
+        // subtree's bounds hold its shadow already.
+        var contentsOnly = false
+        if let changed = changedContentsBounds(of: id, from: old, to: new, scale: scale) {
+            changedBox = changed
+            contentsOnly = true
+        } else {
+            changedBox = pixelBounds(ofSubtree: id, in: old, scale: scale).union(pixelBounds(ofSubtree: id, in: new, scale: scale))
+        }
+        guard !changedBox.isNull else { return true }
+        box = box.union(changedBox.insetBy(dx: -spread, dy: -spread))
+        // A distorting ancestor may show the change anywhere in its circles.
+        let distorted = above.hasFilters
+            ? distortedBounds(above: id, in: old, scale: scale).union(distortedBounds(above: id, in: new, scale: scale)) : .null
+        box = box.union(distorted)
+        if above.hasShadow {
+            let shadows = silhouetteShadowBounds(ofChangeIn: changedBox.union(distorted), of: id, itself: contentsOnly, old: old, new: new, scale: scale)
+            if !shadows.isNull { box = box.union(shadows.insetBy(dx: -spread, dy: -spread)) }
+        }
+        return true
+    }
+
+    /// Whether the layers above one (in one tree or two) hold a replicator or filters, and whether
+    /// it or they cast a shadow: what decides which of the walks `addDamage` makes are needed.
+    private struct AncestorEffects {
+        var hasReplicator = false
+        var hasFilters = false
+        var hasShadow = false
+
+        init(above id: LayerID, in tree: RenderTree) {
+            guard let layer = tree[id] else { return }
+            hasShadow = layer.properties.shadowOpacity > 0
+            var parent = layer.parentID.flatMap { tree[$0] }
+            while let layer = parent {
+                let p = layer.properties
+                if p.replicator != nil { hasReplicator = true }
+                if !p.filters.isEmpty { hasFilters = true }
+                if p.shadowOpacity > 0 { hasShadow = true }
+                parent = layer.parentID.flatMap { tree[$0] }
+            }
+        }
+
+        func union(_ other: AncestorEffects) -> AncestorEffects {
+            var both = self
+            both.hasReplicator = hasReplicator || other.hasReplicator
+            both.hasFilters = hasFilters || other.hasFilters
+            both.hasShadow = hasShadow || other.hasShadow
+            return both
+        }
     }
 
     /// The tiled layers whose tiles changed since the last frame (drawn or invalidated between
@@ -269,7 +309,8 @@ public struct DamageTracker {
             return p.contentsLogicalSize != nil || p.shape != nil || p.text != nil || tree.hasVisibleSublayers(layer)
         }
         var shadows = Rect.null
-        for (tree, other) in [(old, new), (new, old)] {
+        // Each tree in turn, the other as what it changed from or to (no array of trees made).
+        func add(in tree: RenderTree, other: RenderTree) {
             var changed = box
             var next = tree[id].flatMap { itself ? $0 : $0.parentID.flatMap { tree[$0] } }
             while let layer = next {
@@ -290,6 +331,8 @@ public struct DamageTracker {
                 shadows = shadows.union(shadow)
             }
         }
+        add(in: old, other: new)
+        add(in: new, other: old)
         return shadows
     }
 

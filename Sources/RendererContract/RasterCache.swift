@@ -63,6 +63,12 @@ public final class RasterCache<Source: Equatable> {
     /// `tree`: unused entries then stay while their layer is in it, and only the entries of
     /// layers changed since the tree given last are looked at.
     public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
+        // Most frames of a kiosk keep no images at all: nothing to look at.
+        guard !entries.isEmpty else {
+            keptFor = tree.map { ($0.contextID, $0.generation) }
+            frame += 1
+            return
+        }
         if let tree {
             let changed = keptFor.flatMap { $0.contextID == tree.contextID ? tree.changedLayerIDs(since: $0.generation) : nil }
             for id in changed ?? Set(entries.keys) where tree[id] == nil && entries[id].map({ $0.frame != frame }) == true {

@@ -7,13 +7,25 @@ extension RenderTree {
     /// whose surfaces hear of the frame). Found from `externalContentsLayerIDs`; the tree is
     /// walked only where a replicator above one repeats it.
     public func shownExternalContents() -> [any ExternalContents] {
-        var shown: [(layer: RenderLayer, chain: [RenderLayer])] = []
+        var shown: [RenderLayer] = []
         for id in externalContentsLayerIDs {
-            guard let layer = self[id], layer.properties.externalContents != nil, let chain = superlayerChain(of: id),
-                !chain.contains(where: { $0.properties.isHidden || $0.properties.opacity <= 0 })
-            else { continue }
-            if chain.dropFirst().contains(where: { $0.properties.replicator != nil }) { return walkedExternalContents() }
-            shown.append((layer, chain))
+            guard let layer = self[id], layer.properties.externalContents != nil else { continue }
+            // One walk up to the root, keeping nothing: most frames show one client's buffer.
+            var (reachesRoot, isShown, isReplicated) = (false, true, false)
+            var current: RenderLayer? = layer
+            while let level = current {
+                let p = level.properties
+                if p.isHidden || p.opacity <= 0 { isShown = false }
+                if level !== layer, p.replicator != nil { isReplicated = true }
+                guard let superlayer = level.superlayerID else {
+                    reachesRoot = level.id == rootID
+                    break
+                }
+                current = self[superlayer]
+            }
+            guard reachesRoot, isShown else { continue }
+            if isReplicated { return walkedExternalContents() }
+            shown.append(layer)
         }
         if shown.count > 1 {
             // Back to front: by each level's place among its siblings, from the root down.
@@ -26,9 +38,9 @@ extension RenderTree {
                     return places[superlayer.id]?[layer.id] ?? 0
                 }
             }
-            shown = shown.map { ($0.layer, $0.chain, path($0.chain)) }.sorted { $0.2.lexicographicallyPrecedes($1.2) }.map { ($0.0, $0.1) }
+            shown = shown.map { ($0, path(superlayerChain(of: $0.id) ?? [])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
         }
-        return shown.compactMap(\.layer.properties.externalContents)
+        return shown.compactMap(\.properties.externalContents)
     }
 
     /// The same by walking the whole tree.

@@ -129,17 +129,21 @@ public final class SubtreeBounds {
         // Most layers have no sublayers: nothing to look up.
         guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else { return [] }
         let wide = region.rect.insetBy(dx: -2, dy: -2)
-        let places: [Int]
+        var found: [RenderLayer] = []
         if t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse {
-            places = inverse.boundingBox(ofCorners: wide).map { index.places(meeting: $0) } ?? Array(index.order.indices)
+            guard let query = inverse.boundingBox(ofCorners: wide) else { return index.order.compactMap { tree[$0] } }
+            index.forEachPlace(meeting: query) { i in
+                if let sublayer = tree[index.order[i]] { found.append(sublayer) }
+            }
         } else {
-            places = index.order.indices.filter { i in
-                guard let box = index.boxes[i] else { return true }
-                if box.isNull { return false }
-                return t.boundingBox(ofCorners: box).map { SublayerBoxes.overlap($0, wide) } ?? true
+            for (i, id) in index.order.enumerated() {
+                if let box = index.boxes[i] {
+                    guard !box.isNull, t.boundingBox(ofCorners: box).map({ SublayerBoxes.overlap($0, wide) }) ?? true else { continue }
+                }
+                if let sublayer = tree[id] { found.append(sublayer) }
             }
         }
-        return places.compactMap { tree[index.order[$0]] }
+        return found
     }
 
     /// The entry of `layer`, its box and its sublayers' index up to date.

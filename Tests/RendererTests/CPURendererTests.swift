@@ -1,6 +1,6 @@
 import BufferFixtures
 import Buffers
-import CPURenderer
+@testable import CPURenderer
 import Graphics
 import LayerKit
 import Testing
@@ -207,5 +207,31 @@ import Testing
         #expect(pixel(image, 6, 23) == [0, 0, 255, 255] && pixel(image, 20, 25) == [0, 0, 255, 255])
         #expect(renderer.lastFrameStatistics.drawCount == 2)
         change { badge.removeFromSuperlayer() }
+    }
+
+    /// pixman's view of a buffer's pixels is made once while consecutive frames read the same
+    /// memory laid out the same way (a window's frames), made anew for other memory or another
+    /// layout, and let go after a frame that did not read it.
+    @Test func aViewOfPixelsIsKeptWhileFramesReadTheSameMemory() throws {
+        let views = PixmanViews()
+        let window = try #require(HostMemoryBuffer(width: 8, height: 8, format: .argb8888))
+        let other = try #require(HostMemoryBuffer(width: 8, height: 8, format: .argb8888))
+        func view(_ buffer: HostMemoryBuffer, width: Int = 8) -> PixmanImage? {
+            buffer.withPixels { rows in
+                views.image(viewing: PixelRows(bytes: rows.bytes, width: width, height: 8, bytesPerRow: rows.bytesPerRow, format: rows.format))
+            } ?? nil
+        }
+        let first = try #require(view(window))
+        views.endFrame()
+        #expect(view(window) === first)
+        #expect(view(other) !== first)
+        #expect(view(window, width: 4) !== first)
+        #expect(views.count == 3)
+        views.endFrame()
+        #expect(view(window) === first)
+        views.endFrame()
+        #expect(views.count == 1)
+        views.endFrame()
+        #expect(views.count == 0)
     }
 }
