@@ -96,8 +96,14 @@ final class PixmanViews {
         var format: PixelFormat
     }
 
+    private struct Entry {
+        let key: Key
+        let image: PixmanImage
+        var isUsed: Bool
+    }
+
     /// Few: the buffers and images one frame draws, looked through in turn.
-    private var entries: [(key: Key, image: PixmanImage, isUsed: Bool)] = []
+    private var entries: [Entry] = []
 
     /// The view of `rows`, made when no frame since the last one read the same memory; nil for a
     /// format pixman cannot read.
@@ -109,14 +115,19 @@ final class PixmanViews {
             return entries[i].image
         }
         guard let image = PixmanImage.viewing(rows) else { return nil }
-        entries.append((key, image, true))
+        entries.append(Entry(key: key, image: image, isUsed: true))
         return image
     }
 
     /// Drops the views the frame did not use.
     func endFrame() {
-        entries.removeAll { !$0.isUsed }
-        for i in entries.indices { entries[i].isUsed = false }
+        var kept = 0
+        for i in entries.indices where entries[i].isUsed {
+            entries[i].isUsed = false
+            entries.swapAt(kept, i)
+            kept += 1
+        }
+        entries.removeLast(entries.count - kept)
     }
 
     /// How many views are kept.

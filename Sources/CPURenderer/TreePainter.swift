@@ -65,18 +65,21 @@ struct TreePainter {
         _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
         clip: Coverage?, flipped: Bool
     ) {
-        let p = layer.properties
+        // The values are read where they lie (`layer.properties.x`): a copy of them all costs more
+        // than the few this needs.
+        let opacity = layer.properties.opacity
         // A layer in a transition shows its previous state too, though hidden or transparent now.
-        guard p.transition != nil ? parentOpacity > 0 : !p.isHidden && parentOpacity * p.opacity > 0 else { return }
-        if p.isTransformLayer {
-            let transform = p.transformToSuperlayer(parentSpace)
+        guard layer.properties.transition != nil ? parentOpacity > 0 : !layer.properties.isHidden && parentOpacity * opacity > 0
+        else { return }
+        if layer.properties.isTransformLayer {
+            let transform = layer.properties.transformToSuperlayer(parentSpace)
             for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
                 place(
                     plane.layer, transform: plane.transform.flattened.concatenating(parentTransform),
-                    opacity: parentOpacity * p.opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
+                    opacity: parentOpacity * opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
             }
         } else {
-            let transform = p.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
+            let transform = layer.properties.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
             place(layer, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
     }
@@ -84,16 +87,17 @@ struct TreePainter {
     /// Draws a layer that `transform` maps to target pixels, with its subtree, at its own opacity
     /// times `parentOpacity`; as one image first when it has group opacity.
     mutating func place(_ layer: RenderLayer, transform: Transform3D, opacity parentOpacity: Double, clip: Coverage?, flipped: Bool) {
-        let p = layer.properties
         placedLayers += 1
-        if let transition = p.transition, drawnWithoutTransition != layer.id {
+        // Values read where they lie, as in `visit`.
+        if let transition = layer.properties.transition, drawnWithoutTransition != layer.id {
             return drawTransition(layer, transition, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
-        let opacity = parentOpacity * p.opacity
+        let ownOpacity = layer.properties.opacity
+        let opacity = parentOpacity * ownOpacity
         guard opacity > 0 else { return }
-        if !p.isDoubleSided && transform.showsBack(of: p.bounds) != flipped { return }
+        if !layer.properties.isDoubleSided && transform.showsBack(of: layer.properties.bounds) != flipped { return }
         let mask = layer.maskID.flatMap { tree[$0] }
-        let group = p.opacity < 1 && p.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
+        let group = ownOpacity < 1 && layer.properties.allowsGroupOpacity && tree.hasVisibleSublayers(layer)
         if layer.hasFilterEffects {
             drawFiltered(layer, mask: mask, group: group, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         } else if mask != nil || group {
@@ -195,10 +199,17 @@ struct TreePainter {
             if p.replicator != nil {
                 drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
             } else {
-                // A subtree that draws nothing the canvas holds holds no occluder either.
-                let sublayers = subtreeBounds?.sublayers(of: layer, in: tree, transform: transform, within: canvas.box)
-                for sublayer in sublayers ?? tree.sortedSublayers(of: layer) {
-                    visit(sublayer, parentSpace: p.sublayerSpace, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                let space = p.sublayerSpace
+                if let subtreeBounds {
+                    // A subtree that draws nothing the canvas holds holds no occluder either.
+                    let walked = tree
+                    subtreeBounds.forEachSublayer(of: layer, in: walked, transform: transform, within: canvas.box) { sublayer in
+                        visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                    }
+                } else {
+                    for sublayer in tree.sortedSublayers(of: layer) {
+                        visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                    }
                 }
             }
         }

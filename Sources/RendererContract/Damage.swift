@@ -118,11 +118,11 @@ public struct DamageTracker {
             guard let layer = tree[id] else { return }
             hasShadow = layer.properties.shadowOpacity > 0
             var parent = layer.parentID.flatMap { tree[$0] }
+            // Each value is read where it lies: a copy of a layer's values costs more than the walk.
             while let layer = parent {
-                let p = layer.properties
-                if p.replicator != nil { hasReplicator = true }
-                if !p.filters.isEmpty { hasFilters = true }
-                if p.shadowOpacity > 0 { hasShadow = true }
+                if layer.properties.replicator != nil { hasReplicator = true }
+                if !layer.properties.filters.isEmpty { hasFilters = true }
+                if layer.properties.shadowOpacity > 0 { hasShadow = true }
                 parent = layer.parentID.flatMap { tree[$0] }
             }
         }

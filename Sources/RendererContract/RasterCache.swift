@@ -19,6 +19,9 @@ public final class RasterCache<Source: Equatable> {
     }
 
     private var entries: [LayerID: Entry] = [:]
+    /// Whether `entries` holds any: asked every frame without touching the generic dictionary
+    /// (whose type this generic class looks up at run time).
+    private var hasEntries = false
     /// Counts frames: an entry drawn in the current one is in use.
     private var frame: UInt64 = 0
     /// The snapshot a partial frame last kept unused entries for: the next one looks only at the
@@ -54,6 +57,7 @@ public final class RasterCache<Source: Equatable> {
     /// Drops every kept image.
     public func removeAll() {
         entries = [:]
+        hasEntries = false
         keptBytes = 0
         keptFor = nil
     }
@@ -64,7 +68,7 @@ public final class RasterCache<Source: Equatable> {
     /// layers changed since the tree given last are looked at.
     public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
         // Most frames of a kiosk keep no images at all: nothing to look at.
-        guard !entries.isEmpty else {
+        guard hasEntries else {
             keptFor = tree.map { ($0.contextID, $0.generation) }
             frame += 1
             return
@@ -91,6 +95,7 @@ public final class RasterCache<Source: Equatable> {
     private func set(_ entry: Entry?, for id: LayerID) {
         keptBytes += (entry?.bytes ?? 0) - (entries[id]?.bytes ?? 0)
         entries[id] = entry
+        hasEntries = !entries.isEmpty
     }
 }
 

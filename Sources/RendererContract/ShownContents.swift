@@ -14,9 +14,9 @@ extension RenderTree {
             var (reachesRoot, isShown, isReplicated) = (false, true, false)
             var current: RenderLayer? = layer
             while let level = current {
-                let p = level.properties
-                if p.isHidden || p.opacity <= 0 { isShown = false }
-                if level !== layer, p.replicator != nil { isReplicated = true }
+                // Each value is read where it lies: a copy of a layer's values costs more than the walk.
+                if level.properties.isHidden || level.properties.opacity <= 0 { isShown = false }
+                if level !== layer, level.properties.replicator != nil { isReplicated = true }
                 guard let superlayer = level.superlayerID else {
                     reachesRoot = level.id == rootID
                     break

@@ -126,24 +126,36 @@ public final class SubtreeBounds {
     /// wider, for anti-aliased edges) mapped back into the layer's space; under perspective, when
     /// its box mapped to pixels meets that wider region or lies partly behind the eye.
     public func sublayers(of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox) -> [RenderLayer] {
-        // Most layers have no sublayers: nothing to look up.
-        guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else { return [] }
-        let wide = region.rect.insetBy(dx: -2, dy: -2)
         var found: [RenderLayer] = []
+        forEachSublayer(of: layer, in: tree, transform: t, within: region) { found.append($0) }
+        return found
+    }
+
+    /// Calls `body` with each of the sublayers `sublayers(of:in:transform:within:)` returns, in
+    /// drawing order, without making an array of them (a frame's walk asks this of every layer
+    /// it visits).
+    public func forEachSublayer(
+        of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox, _ body: (RenderLayer) -> Void
+    ) {
+        // Most layers have no sublayers: nothing to look up.
+        guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else { return }
+        let wide = region.rect.insetBy(dx: -2, dy: -2)
         if t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse {
-            guard let query = inverse.boundingBox(ofCorners: wide) else { return index.order.compactMap { tree[$0] } }
+            guard let query = inverse.boundingBox(ofCorners: wide) else {
+                for id in index.order { if let sublayer = tree[id] { body(sublayer) } }
+                return
+            }
             index.forEachPlace(meeting: query) { i in
-                if let sublayer = tree[index.order[i]] { found.append(sublayer) }
+                if let sublayer = tree[index.order[i]] { body(sublayer) }
             }
         } else {
             for (i, id) in index.order.enumerated() {
                 if let box = index.boxes[i] {
                     guard !box.isNull, t.boundingBox(ofCorners: box).map({ SublayerBoxes.overlap($0, wide) }) ?? true else { continue }
                 }
-                if let sublayer = tree[id] { found.append(sublayer) }
+                if let sublayer = tree[id] { body(sublayer) }
             }
         }
-        return found
     }
 
     /// The entry of `layer`, its box and its sublayers' index up to date.
