@@ -68,11 +68,14 @@ public final class RasterCache<Source: Equatable> {
     /// layers changed since the tree given last are looked at.
     public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
         // Most frames of a kiosk keep no images at all: nothing to look at.
-        guard hasEntries else {
-            keptFor = tree.map { ($0.contextID, $0.generation) }
-            frame += 1
-            return
-        }
+        if hasEntries { dropUnused(keepingUnusedIn: tree) } else { keptFor = tree.map { ($0.contextID, $0.generation) } }
+        frame += 1
+    }
+
+    /// `endFrame`'s work where there are entries. Apart, and never inlined, because this generic
+    /// code looks up the types it uses at run time on entry: an empty cache's frame pays nothing.
+    @inline(never)
+    private func dropUnused(keepingUnusedIn tree: RenderTree?) {
         if let tree {
             let changed = keptFor.flatMap { $0.contextID == tree.contextID ? tree.changedLayerIDs(since: $0.generation) : nil }
             for id in changed ?? Set(entries.keys) where tree[id] == nil && entries[id].map({ $0.frame != frame }) == true {
@@ -89,7 +92,6 @@ public final class RasterCache<Source: Equatable> {
                 set(nil, for: id)
             }
         }
-        frame += 1
     }
 
     private func set(_ entry: Entry?, for id: LayerID) {
