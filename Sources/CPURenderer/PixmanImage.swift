@@ -80,9 +80,9 @@ final class PixmanImage {
     }
 }
 
-/// pixman's views of the pixels frames read (`PixmanImage.viewing`: a client's buffer, an
-/// image's rows), kept while consecutive frames read them, so that a window's frame makes no
-/// pixman image for the buffer it shows. A view is found by exactly where the pixels lie and how
+/// pixman's views of the client buffers frames read (`PixmanImage.viewing`), kept while
+/// consecutive frames read them, so that a window's frame makes no pixman image for the buffer
+/// it shows. A view is found by exactly where the pixels lie and how
 /// they are laid out, so it is only used again for the memory a frame reads now, within the read
 /// that guards it (`PixelBuffer.withPixels`: libwayland's SIGBUS guard, a lease of a destroyed
 /// buffer); between frames it holds no reference and reads nothing. Those a frame did not use go
@@ -102,7 +102,7 @@ final class PixmanViews {
         var isUsed: Bool
     }
 
-    /// Few: the buffers and images one frame draws, looked through in turn.
+    /// Few: the buffers one frame draws, looked through in turn.
     private var entries: [Entry] = []
 
     /// The view of `rows`, made when no frame since the last one read the same memory; nil for a

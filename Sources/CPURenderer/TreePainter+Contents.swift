@@ -50,7 +50,7 @@ extension TreePainter {
         let placement = ContentsPlacement(of: p, in: frame, upright: upright)
         if let client = p.externalContents as? any ClientContents {
             let drawn = client.buffer.withPixels { rows in
-                draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip)
+                draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip, keepingView: true)
             }
             if drawn != true { unreadableClients.append(client) }
         } else if p.externalContents == nil, let image = p.contents {
@@ -81,14 +81,18 @@ extension TreePainter {
     }
 
     mutating func draw(_ image: Image, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?) {
-        image.withRows { rows in _ = draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip) }
+        image.withRows { rows in _ = draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip, keepingView: false) }
     }
 
-    /// Draws `rows` as `placement` says; false when pixman cannot read their format.
+    /// Draws `rows` as `placement` says; false when pixman cannot read their format. A client's
+    /// buffer (`keepingView`) is viewed through the view kept from the frames before
+    /// (`PixmanViews`: few windows, each drawn every frame); images, which a scene may have by
+    /// the thousand, through a view made for the draw.
     private mutating func draw(
-        _ rows: PixelRows, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?
+        _ rows: PixelRows, placed placement: ContentsPlacement, transform: Transform3D, opacity: Double, clip: Coverage?,
+        keepingView: Bool
     ) -> Bool {
-        guard let source = rasters.views.image(viewing: rows) else { return false }
+        guard let source = keepingView ? rasters.views.image(viewing: rows) : PixmanImage.viewing(rows) else { return false }
         guard let toLayer = transform.planeInverse else { return true }
         let frame = placement.frame
         let filter = placement.filter == .nearest ? PIXMAN_FILTER_NEAREST : PIXMAN_FILTER_BILINEAR

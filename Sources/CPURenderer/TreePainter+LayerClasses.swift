@@ -10,7 +10,7 @@ import RendererContract
 /// their own.
 extension TreePainter {
     /// The renderer's caches of shape and text layers' images, and of pixman's views of the
-    /// pixels frames read.
+    /// client buffers frames read.
     struct Rasters {
         var shapes = RasterCache<ShapeProperties>()
         var texts = RasterCache<TextRasterSource>()
