@@ -350,11 +350,18 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Each function of Vitrine's own code in a section of its own in release builds, so that the
-// vitrine link can place the functions `startup.order` names together (the Swift compiler
-// otherwise puts a file's functions into one section, which the linker moves only whole).
+// Release builds of Vitrine's own code:
+// - each function in a section of its own, so that the vitrine link can place the functions
+//   `startup.order` names together (the Swift compiler otherwise puts a file's functions into one
+//   section, which the linker moves only whole);
+// - no run-time exclusivity checks: debug builds, which every test and the rig run, keep them and
+//   trap on an overlapping access; the device build leaves them out, as C compositors have none to
+//   pay for: 13.5 thousand of the kiosk's 72.5 thousand instructions a fullscreen frame (183
+//   swift_beginAccess calls) and 16 thousand of simple-shm's 224 thousand (docs/benchmarks.md).
+//   The compiler's static exclusivity diagnostics stay on in every build.
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [
-        .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release))
+        .unsafeFlags(
+            ["-Xfrontend", "-function-sections", "-enforce-exclusivity=unchecked"], .when(platforms: [.linux], configuration: .release))
     ]
 }
