@@ -1,7 +1,7 @@
 /// wl_callback: a one-shot notification (frame callbacks, wl_display.sync).
 public final class Callback: Resource, RequestHandler {
     init(client: Client, id: UInt32) {
-        super.init(client: client, version: 1, id: id)
+        super.init(Callback.self, client: client, version: 1, id: id)
     }
 
     /// Sends `done` with `data` (a frame's time in milliseconds) and destroys the callback, as the protocol says.

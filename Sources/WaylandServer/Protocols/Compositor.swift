@@ -21,7 +21,7 @@ final class CompositorResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: CompositorGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(CompositorResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

@@ -343,7 +343,7 @@ final class DataDevice: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, version: version, id: id)
+        super.init(DataDevice.self, client: client, version: version, id: id)
     }
 
     /// data_offer, its mime types, then selection; or selection with no offer.

@@ -11,8 +11,8 @@ public final class DataDeviceManagerGlobal {
 }
 
 final class DataDeviceManagerResource: Resource, RequestHandler {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(DataDeviceManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

@@ -30,7 +30,7 @@ final class DataOffer: Resource, RequestHandler {
         // Before version 3 a destination cannot state actions: it takes a copy.
         actions = device.version >= 3 ? [] : .copy
         preferredAction = actions
-        super.init(client: device.client, version: device.version, id: 0)
+        super.init(DataOffer.self, client: device.client, version: device.version, id: 0)
         source.attach(self)
     }
 
@@ -50,7 +50,7 @@ final class DataOffer: Resource, RequestHandler {
         seat = device.seat
         actions = []
         preferredAction = []
-        super.init(client: device.client, version: device.version, id: 0)
+        super.init(DataOffer.self, client: device.client, version: device.version, id: 0)
     }
 
     /// Sends the source's mime types (and, for a drag, its actions) right after data_offer.

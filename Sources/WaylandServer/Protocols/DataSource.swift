@@ -23,8 +23,8 @@ final class DataSource: Resource, RequestHandler, SelectionSource {
     private var action: DragActions = []
     private var isCancelled = false
 
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(DataSource.self, client: client, version: version, id: id)
     }
 
     /// The drag actions the source allows; before version 3 a drag is a copy.

@@ -8,7 +8,7 @@ public final class FractionalScaleManagerGlobal {
     public init(display: Display) {
         global = Global(display: display, interface: FractionalScaleManagerResource.interface, version: 1) {
             client, version, id in
-            _ = FractionalScaleManagerResource(client: client, version: version, id: id)
+            _ = FractionalScaleManagerResource(FractionalScaleManagerResource.self, client: client, version: version, id: id)
         }
     }
 }
@@ -23,7 +23,7 @@ final class FractionalScaleManagerResource: Resource, RequestHandler {
                 throw ProtocolError(WpFractionalScaleManagerV1Error.fractionalScaleExists,
                                     "wl_surface@\(surface.id) already has a wp_fractional_scale_v1")
             }
-            let object = FractionalScale(client: client, version: 1, id: id)
+            let object = FractionalScale(FractionalScale.self, client: client, version: 1, id: id)
             state.object = object
             // A scale the compositor chose before the object existed is news to it.
             if let scale = state.preferredScale { object.send(.preferredScale(scale: scale)) }

@@ -31,7 +31,7 @@ final class IdleInhibitManagerResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: IdleInhibitManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(IdleInhibitManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {
@@ -50,7 +50,7 @@ final class IdleInhibitor: Resource, RequestHandler {
 
     init(client: Client, id: UInt32, owner: IdleInhibitManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: 1, id: id)
+        super.init(IdleInhibitor.self, client: client, version: 1, id: id)
     }
 
     func start(on surface: Surface) {

@@ -7,7 +7,7 @@ final class ImageCaptureSource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, output: Output?) {
         self.output = output
-        super.init(client: client, version: version, id: id)
+        super.init(ImageCaptureSource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

@@ -17,7 +17,7 @@ final class ImageCopyCaptureCursorSession: Resource, RequestHandler {
         self.output = output
         self.handler = handler
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(ImageCopyCaptureCursorSession.self, client: client, version: version, id: id)
     }
 
     /// Tells the client what changed about the cursor since it last heard: enter (before the

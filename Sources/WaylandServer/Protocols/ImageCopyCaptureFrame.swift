@@ -28,7 +28,7 @@ final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame 
         captureSession = session
         self.session = ObjectIdentifier(session)
         self.handler = handler
-        super.init(client: client, version: version, id: id)
+        super.init(ImageCopyCaptureFrame.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

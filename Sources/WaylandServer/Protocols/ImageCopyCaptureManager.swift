@@ -61,7 +61,7 @@ final class ImageCopyCaptureManager: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: ImageCopyCaptureManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(ImageCopyCaptureManager.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -30,7 +30,7 @@ final class ImageCopyCaptureSession: Resource, RequestHandler {
         self.paintsCursors = paintsCursors
         self.cursorSession = cursorSession
         copiesCursor = cursorSession != nil
-        super.init(client: client, version: version, id: id)
+        super.init(ImageCopyCaptureSession.self, client: client, version: version, id: id)
     }
 
     /// Sends the first constraints, or stops at once when there is nothing to capture.

@@ -48,7 +48,7 @@ public final class InputMethod: Resource, RequestHandler {
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?, owner: InputMethodManagerGlobal?) {
         self.seat = seat
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(InputMethod.self, client: client, version: version, id: id)
     }
 
     /// Whether it is active: available and serving an enabled text input.

@@ -31,7 +31,7 @@ public final class InputMethodKeyboardGrab: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, inputMethod: InputMethod) {
         self.inputMethod = inputMethod
-        super.init(client: client, version: version, id: id)
+        super.init(InputMethodKeyboardGrab.self, client: client, version: version, id: id)
     }
 
     func sendKeymap(_ keymap: Keymap) {

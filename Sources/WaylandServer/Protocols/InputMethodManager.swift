@@ -37,7 +37,7 @@ final class InputMethodManagerResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: InputMethodManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(InputMethodManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

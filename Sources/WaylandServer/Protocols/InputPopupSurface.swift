@@ -18,7 +18,7 @@ public final class InputPopupSurface: Resource, RequestHandler, SurfaceRole {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface, inputMethod: InputMethod) {
         self.surface = surface
         self.inputMethod = inputMethod
-        super.init(client: client, version: version, id: id)
+        super.init(InputPopupSurface.self, client: client, version: version, id: id)
     }
 
     func didAttach() {

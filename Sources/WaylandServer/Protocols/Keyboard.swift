@@ -251,7 +251,7 @@ final class KeyboardResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, version: version, id: id)
+        super.init(KeyboardResource.self, client: client, version: version, id: id)
     }
 
     /// The keymap as xkb_v1 text in a sealed file, or no_keymap (with an empty file) without one.

@@ -46,7 +46,7 @@ final class LayerShellResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: LayerShellGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(LayerShellResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -116,7 +116,7 @@ public final class LayerSurface: Resource, RequestHandler, SurfaceRole {
         self.owner = owner
         state = State(layer: layer)
         pending = state
-        super.init(client: client, version: version, id: id)
+        super.init(LayerSurface.self, client: client, version: version, id: id)
     }
 
     func didAttach() {

@@ -22,7 +22,7 @@ final class LinuxBufferParams: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, state: LinuxDmabufState) {
         self.state = state
-        super.init(client: client, version: version, id: id)
+        super.init(LinuxBufferParams.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {
@@ -185,7 +185,7 @@ final class DmabufBuffer: Resource, RequestHandler, BufferSource {
     init(client: Client, id: UInt32, attributes: DmabufAttributes, state: LinuxDmabufState) {
         self.attributes = attributes
         self.state = state
-        super.init(client: client, version: 1, id: id)
+        super.init(DmabufBuffer.self, client: client, version: 1, id: id)
     }
 
     var width: Int32 { attributes.width }

@@ -240,7 +240,7 @@ final class LinuxDmabufResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, state: LinuxDmabufState) {
         self.state = state
-        super.init(client: client, version: version, id: id)
+        super.init(LinuxDmabufResource.self, client: client, version: version, id: id)
     }
 
     /// Before version 4 the formats travel as events right after binding: `format` for each format

@@ -76,7 +76,7 @@ final class LinuxDmabufFeedbackResource: Resource, RequestHandler {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface?) {
         self.surface = surface
         followsSurface = surface != nil
-        super.init(client: client, version: version, id: id)
+        super.init(LinuxDmabufFeedbackResource.self, client: client, version: version, id: id)
     }
 
     /// A surface object whose surface was destroyed hears nothing more (the protocol's "inert").

@@ -107,7 +107,7 @@ final class OutputResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: Output) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(OutputResource.self, client: client, version: version, id: id)
     }
 
     func sendAll(_ state: OutputDescription, done: Bool = true) {

@@ -7,7 +7,7 @@ public final class OutputImageCaptureSourceManagerGlobal {
 
     public init(display: Display) {
         global = Global(display: display, interface: OutputImageCaptureSourceManager.interface, version: 1) { client, version, id in
-            _ = OutputImageCaptureSourceManager(client: client, version: version, id: id)
+            _ = OutputImageCaptureSourceManager(OutputImageCaptureSourceManager.self, client: client, version: version, id: id)
         }
     }
 }

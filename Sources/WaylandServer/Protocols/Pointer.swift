@@ -203,7 +203,7 @@ final class PointerResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, version: version, id: id)
+        super.init(PointerResource.self, client: client, version: version, id: id)
     }
 
     func sendEnter(serial: UInt32, surface: Surface, x: Double, y: Double) {

@@ -8,7 +8,7 @@ public final class PresentationGlobal {
 
     public init(display: Display) {
         global = Global(display: display, interface: PresentationResource.interface, version: 1) { client, version, id in
-            let resource = PresentationResource(client: client, version: version, id: id)
+            let resource = PresentationResource(PresentationResource.self, client: client, version: version, id: id)
             resource.send(.clockID(clkID: UInt32(CLOCK_MONOTONIC)))
         }
     }

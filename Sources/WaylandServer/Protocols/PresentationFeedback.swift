@@ -20,7 +20,7 @@ public final class PresentationFeedback: Resource, RequestHandler {
     }
 
     init(client: Client, id: UInt32) {
-        super.init(client: client, version: 1, id: id)
+        super.init(PresentationFeedback.self, client: client, version: 1, id: id)
     }
 
     /// The content was shown on `output` at `seconds`.`nanoseconds` of CLOCK_MONOTONIC.

@@ -60,7 +60,7 @@ final class PrimarySelectionDevice: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, version: version, id: id)
+        super.init(PrimarySelectionDevice.self, client: client, version: version, id: id)
     }
 
     /// data_offer and the offer's mime types, then selection; or selection with no offer.

@@ -13,8 +13,8 @@ public final class PrimarySelectionDeviceManagerGlobal {
 }
 
 final class PrimarySelectionDeviceManagerResource: Resource, RequestHandler {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(PrimarySelectionDeviceManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

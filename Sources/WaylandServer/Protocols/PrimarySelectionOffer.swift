@@ -12,7 +12,7 @@ final class PrimarySelectionOffer: Resource, RequestHandler {
 
     /// Creates the offer in `device`'s client and announces it: data_offer, then its mime types.
     init(device: PrimarySelectionDevice, owner: SelectionOwner<PrimarySelectionSource>) {
-        super.init(client: device.client, version: device.version, id: 0)
+        super.init(PrimarySelectionOffer.self, client: device.client, version: device.version, id: 0)
         switch owner {
         case .client(let source):
             self.source = source

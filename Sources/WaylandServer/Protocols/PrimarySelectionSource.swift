@@ -10,8 +10,8 @@ final class PrimarySelectionSource: Resource, RequestHandler, SelectionSource {
     /// Offers made from this source that still speak for it.
     private var offers: [PrimarySelectionOffer] = []
 
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(PrimarySelectionSource.self, client: client, version: version, id: id)
     }
 
     func attach(_ offer: PrimarySelectionOffer) {

@@ -7,7 +7,7 @@ final class RegionResource: Resource, RequestHandler {
     private(set) var region = Region()
 
     init(client: Client, id: UInt32) {
-        super.init(client: client, version: 1, id: id)
+        super.init(RegionResource.self, client: client, version: 1, id: id)
     }
 
     func handle(_ request: Request) {

@@ -33,7 +33,7 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
         self.handler = handler
         self.session = session
         self.includesCursor = includesCursor
-        super.init(client: client, version: version, id: id)
+        super.init(ScreencopyFrame.self, client: client, version: version, id: id)
     }
 
     /// Describes the buffer for `rect` of `output`, or fails at once where there is nothing to copy.

@@ -20,7 +20,7 @@ final class ScreencopyManager: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: ScreencopyManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(ScreencopyManager.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

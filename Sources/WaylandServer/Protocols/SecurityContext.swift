@@ -26,7 +26,7 @@ final class SecurityContext: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, listenFD: OwnedFileDescriptor, closeFD: OwnedFileDescriptor) {
         descriptors = (listenFD, closeFD)
-        super.init(client: client, version: version, id: id)
+        super.init(SecurityContext.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -15,8 +15,8 @@ public final class SecurityContextManagerGlobal {
 }
 
 final class SecurityContextManagerResource: Resource, RequestHandler {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(SecurityContextManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

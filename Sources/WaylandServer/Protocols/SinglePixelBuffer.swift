@@ -8,7 +8,7 @@ public final class SinglePixelBufferManagerGlobal {
     public init(display: Display) {
         global = Global(display: display, interface: SinglePixelBufferManagerResource.interface, version: 1) {
             client, version, id in
-            _ = SinglePixelBufferManagerResource(client: client, version: version, id: id)
+            _ = SinglePixelBufferManagerResource(SinglePixelBufferManagerResource.self, client: client, version: version, id: id)
         }
     }
 }
@@ -32,7 +32,7 @@ final class SinglePixelBuffer: Resource, RequestHandler, BufferSource {
 
     init(client: Client, id: UInt32, storage: Buffer.Storage) {
         self.storage = storage
-        super.init(client: client, version: 1, id: id)
+        super.init(SinglePixelBuffer.self, client: client, version: 1, id: id)
     }
 
     func handle(_ request: Request) {

@@ -12,8 +12,8 @@ public final class SubcompositorGlobal {
 }
 
 final class SubcompositorResource: Resource, RequestHandler {
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(SubcompositorResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

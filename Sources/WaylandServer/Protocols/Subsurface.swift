@@ -17,7 +17,7 @@ public final class Subsurface: Resource, RequestHandler, SurfaceRole {
     init(client: Client, id: UInt32, surface: Surface, parent: Surface) {
         self.surface = surface
         self.parent = parent
-        super.init(client: client, version: 1, id: id)
+        super.init(Subsurface.self, client: client, version: 1, id: id)
     }
 
     /// New subsurfaces go on top of the parent's pending stack.

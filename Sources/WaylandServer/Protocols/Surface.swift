@@ -203,8 +203,8 @@ public final class Surface: Resource, RequestHandler {
     /// Checks that protocol extensions run on every wl_surface.attach (the buffer, nil for a null one).
     var attachValidators: [ObjectIdentifier: (Surface, Buffer?) throws(ProtocolError) -> Void] = [:]
 
-    override init(client: Client, version: UInt32, id: UInt32) {
-        super.init(client: client, version: version, id: id)
+    init(client: Client, version: UInt32, id: UInt32) {
+        super.init(Surface.self, client: client, version: version, id: id)
         pendingStack = [self]
         stack = [self]
     }

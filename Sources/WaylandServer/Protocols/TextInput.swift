@@ -171,7 +171,7 @@ public final class TextInput: Resource, RequestHandler {
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?, owner: TextInputManagerGlobal?) {
         self.seat = seat
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(TextInput.self, client: client, version: version, id: id)
     }
 
     /// Whether the client enabled it and it has focus: the input method may send to it.

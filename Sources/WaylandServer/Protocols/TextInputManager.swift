@@ -35,7 +35,7 @@ final class TextInputManagerResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: TextInputManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(TextInputManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

@@ -120,7 +120,7 @@ final class TouchResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, seat: SeatGlobal?) {
         self.seat = seat
-        super.init(client: client, version: version, id: id)
+        super.init(TouchResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

@@ -13,7 +13,7 @@ final class Viewport: Resource, RequestHandler {
 
     init(client: Client, id: UInt32, surface: Surface) {
         self.surface = surface
-        super.init(client: client, version: 1, id: id)
+        super.init(Viewport.self, client: client, version: 1, id: id)
     }
 
     /// Registers the viewport with its surface (one per surface, see `Surface.viewport`).

@@ -6,7 +6,7 @@ public final class ViewporterGlobal {
 
     public init(display: Display) {
         global = Global(display: display, interface: ViewporterResource.interface, version: 1) { client, version, id in
-            _ = ViewporterResource(client: client, version: version, id: id)
+            _ = ViewporterResource(ViewporterResource.self, client: client, version: version, id: id)
         }
     }
 }

@@ -20,7 +20,7 @@ public final class VirtualPointer: Resource, RequestHandler {
         self.owner = owner
         self.output = output
         spansOutput = output != nil
-        super.init(client: client, version: version, id: id)
+        super.init(VirtualPointer.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -41,7 +41,7 @@ final class VirtualPointerManager: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: VirtualPointerManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(VirtualPointerManager.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {

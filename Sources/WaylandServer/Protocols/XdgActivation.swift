@@ -106,7 +106,7 @@ final class XdgActivation: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(XdgActivation.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {
@@ -130,7 +130,7 @@ final class XdgActivationTokenRequest: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgActivationGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(XdgActivationTokenRequest.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -7,7 +7,7 @@ public final class XdgDecorationGlobal {
 
     public init(display: Display) {
         global = Global(display: display, interface: XdgDecorationManager.interface, version: 1) { client, version, id in
-            _ = XdgDecorationManager(client: client, version: version, id: id)
+            _ = XdgDecorationManager(XdgDecorationManager.self, client: client, version: version, id: id)
         }
     }
 }
@@ -17,7 +17,7 @@ final class XdgDecorationManager: Resource, RequestHandler {
         switch request {
         case .destroy: destroy()
         case .getToplevelDecoration(let id, let toplevel):
-            let decoration = XdgToplevelDecoration(client: client, version: version, id: id)
+            let decoration = XdgToplevelDecoration(XdgToplevelDecoration.self, client: client, version: version, id: id)
             if let existing = toplevel.decoration, existing.isAlive {
                 throw ProtocolError(ZxdgToplevelDecorationV1Error.alreadyConstructed,
                                     "xdg_toplevel@\(toplevel.id) already has a decoration object", on: decoration)

@@ -41,7 +41,7 @@ final class XdgOutputManagerResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgOutputManagerGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(XdgOutputManagerResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) {
@@ -71,7 +71,7 @@ final class XdgOutput: Resource, RequestHandler {
         self.outputResource = outputResource
         self.manager = manager
         output = outputResource?.owner
-        super.init(client: client, version: version, id: id)
+        super.init(XdgOutput.self, client: client, version: version, id: id)
     }
 
     func sendAll(_ state: OutputDescription) {

@@ -63,7 +63,7 @@ public final class XdgPopup: Resource, RequestHandler, XdgSurfaceRole {
         self.xdgSurface = xdgSurface
         self.parent = parent.map { .xdgSurface($0) }
         positioner = rules
-        super.init(client: client, version: version, id: id)
+        super.init(XdgPopup.self, client: client, version: version, id: id)
     }
 
     public var isMapped: Bool { xdgSurface.isMapped }

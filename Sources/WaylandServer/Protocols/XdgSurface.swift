@@ -48,7 +48,7 @@ public final class XdgSurface: Resource, RequestHandler {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface, wmBase: XdgWmBase) {
         self.surface = surface
         self.wmBase = wmBase
-        super.init(client: client, version: version, id: id)
+        super.init(XdgSurface.self, client: client, version: version, id: id)
     }
 
     /// The live xdg_surface of a wl_surface.

@@ -100,7 +100,7 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
 
     init(client: Client, version: UInt32, id: UInt32, xdgSurface: XdgSurface) {
         self.xdgSurface = xdgSurface
-        super.init(client: client, version: version, id: id)
+        super.init(XdgToplevel.self, client: client, version: version, id: id)
     }
 
     public var windowGeometry: IntRect { xdgSurface.windowGeometry }

@@ -194,7 +194,7 @@ final class XdgWmBase: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, owner: XdgShellGlobal?) {
         self.owner = owner
-        super.init(client: client, version: version, id: id)
+        super.init(XdgWmBase.self, client: client, version: version, id: id)
     }
 
     func sendPing(_ serial: UInt32) {
@@ -213,7 +213,7 @@ final class XdgWmBase: Resource, RequestHandler {
                                     "xdg_wm_base destroyed while \(surfaces.count) xdg_surface(s) it created exist")
             }
             destroy()
-        case .createPositioner(let id): _ = XdgPositioner(client: client, version: version, id: id)
+        case .createPositioner(let id): _ = XdgPositioner(XdgPositioner.self, client: client, version: version, id: id)
         case .getXdgSurface(let id, let surface): try createXdgSurface(id: id, for: surface)
         case .pong(let serial): owner?.pong(serial, from: client)
         }

@@ -56,7 +56,7 @@ final class XwaylandShellResource: Resource, RequestHandler {
 
     init(client: Client, version: UInt32, id: UInt32, shell: XwaylandShellGlobal) {
         self.shell = shell
-        super.init(client: client, version: version, id: id)
+        super.init(XwaylandShellResource.self, client: client, version: version, id: id)
     }
 
     func handle(_ request: Request) throws(ProtocolError) {

@@ -21,7 +21,7 @@ final class XwaylandSurface: Resource, RequestHandler, SurfaceRole {
     init(client: Client, version: UInt32, id: UInt32, surface: Surface, shell: XwaylandShellGlobal?) {
         self.surface = surface
         self.shell = shell
-        super.init(client: client, version: version, id: id)
+        super.init(XwaylandSurface.self, client: client, version: version, id: id)
     }
 
     func didAttach() {
