@@ -111,7 +111,11 @@ struct ServerEmitter {
             lines.append("        case .\(Naming.member(event.name))\(bindings):")
             if event.since > 1 { lines.append("            guard version >= \(event.since) else { return }") }
             let encoded = event.arguments.map { encoding($0, named: Naming.member($0.name), in: interface) }
-            lines.append("            post(\(opcode), [\(encoded.joined(separator: ", "))])")
+            switch encoded.count {
+            case 0: lines.append("            post(\(opcode))")
+            case 1: lines.append("            post(\(opcode), WireArgument\(encoded[0]), count: 1)")
+            default: lines.append("            post(\(opcode), (\(encoded.map { "WireArgument" + $0 }.joined(separator: ", "))), count: \(encoded.count))")
+            }
         }
         lines += ["        }", "    }"]
         return lines

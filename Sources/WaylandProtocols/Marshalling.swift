@@ -51,14 +51,26 @@ package enum WireArgument {
     package static func withMarshalled<Result>(
         _ arguments: [WireArgument], _ body: (UnsafeMutablePointer<wl_argument>?) -> Result
     ) -> Result {
+        var result: Result?
+        arguments.withUnsafeBufferPointer { arguments in withMarshalled(arguments) { result = body($0) } }
+        return result!
+    }
+
+    /// Lays the arguments out as `wl_argument`s, keeping strings and arrays alive during `body`.
+    /// Not generic, and the arguments need not be an array: the server sends every event through
+    /// it, from a tuple on the stack; generic across modules, each event cost a few hundred
+    /// instructions of run-time metadata lookups and an array on the heap.
+    package static func withMarshalled(
+        _ arguments: UnsafeBufferPointer<WireArgument>, _ body: (UnsafeMutablePointer<wl_argument>?) -> Void
+    ) {
         var storage: [UnsafeMutableRawPointer] = []
         defer { storage.forEach { $0.deallocate() } }
         // On the stack: every event sent lays its arguments out here.
-        return withUnsafeTemporaryAllocation(of: wl_argument.self, capacity: max(1, arguments.count)) { values in
-            for (index, argument) in arguments.enumerated() {
-                values.initializeElement(at: index, to: wireValue(argument, keepingIn: &storage))
+        withUnsafeTemporaryAllocation(of: wl_argument.self, capacity: max(1, arguments.count)) { values in
+            for index in arguments.indices {
+                values.initializeElement(at: index, to: wireValue(arguments[index], keepingIn: &storage))
             }
-            return body(values.baseAddress)
+            body(values.baseAddress)
         }
     }
 

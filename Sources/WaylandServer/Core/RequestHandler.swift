@@ -38,10 +38,26 @@ protocol EventSender {
 }
 
 extension EventSender {
-    /// Sends event `opcode` (the generated `send(_:)` checks its version first).
-    func post(_ opcode: UInt32, _ arguments: [WireArgument]) {
+    /// Sends event `opcode`, which has no arguments (the generated `send(_:)` checks its version first).
+    func post(_ opcode: UInt32) {
         guard let eventTarget else { return }
-        WireArgument.withMarshalled(arguments) { wl_resource_post_event_array(eventTarget, opcode, $0) }
+        wl_resource_post_event_array(eventTarget, opcode, nil)
+    }
+
+    /// Sends event `opcode` with `arguments`: one `WireArgument`, or a tuple of `count` of them
+    /// (the generated `send(_:)` checks its version first). A tuple rather than an array: it lies
+    /// on the stack, where an array was a heap allocation for every event.
+    func post<Arguments>(_ opcode: UInt32, _ arguments: Arguments, count: Int) {
+        precondition(MemoryLayout<Arguments>.stride == count * MemoryLayout<WireArgument>.stride, "\(Arguments.self) is not \(count) arguments")
+        guard let eventTarget else { return }
+        withUnsafePointer(to: arguments) { tuple in
+            // A tuple of one type lays its elements out as an array does.
+            tuple.withMemoryRebound(to: WireArgument.self, capacity: count) { first in
+                WireArgument.withMarshalled(UnsafeBufferPointer(start: first, count: count)) {
+                    wl_resource_post_event_array(eventTarget, opcode, $0)
+                }
+            }
+        }
     }
 }
 
