@@ -83,8 +83,17 @@ public final class AppSupervisor {
     /// before its start or where the kernel has no pidfds.
     public var exitDescriptor: FileDescriptor? { process?.exitDescriptor }
 
+    /// Whether the owner's wakeup on `exitDescriptor` is still waiting, that is the app as last
+    /// started has not exited: `isRunning` and `poll(now:)` then ask the kernel nothing (waitpid),
+    /// where they did on every turn of the loop. Without such a wakeup (no pidfd), false: the
+    /// exit is polled.
+    public var exitWakeupIsWaiting: () -> Bool = { false }
+
     /// Whether the app is running now (not exited, not waiting for its restart).
-    public var isRunning: Bool { process.map { !$0.poll() } ?? false }
+    public var isRunning: Bool {
+        guard let process else { return false }
+        return exitWakeupIsWaiting() || !process.poll()
+    }
 
     /// Starts the app for the first time.
     public func start(now: UInt64) throws {
@@ -93,7 +102,7 @@ public final class AppSupervisor {
 
     /// Reaps the app if it exited and schedules its restart, or restarts it when that is due.
     public func poll(now: UInt64) -> Event? {
-        if let process, restartDue == nil, process.poll(), let exit = process.exit {
+        if let process, restartDue == nil, !exitWakeupIsWaiting(), process.poll(), let exit = process.exit {
             let ran = Duration.nanoseconds(Int64(now &- startedAt))
             consecutiveFailures = ran >= backoff.steadyRun ? 1 : consecutiveFailures + 1
             let due = now + backoff.delay(afterFailures: consecutiveFailures).wholeNanoseconds

@@ -108,6 +108,8 @@ public final class KioskSession {
             report("\(command) did not answer a ping within \(timeout); killing it")
             supervisor.kill()
         }
+        // The app's exit wakes the loop: until it fired, the app is not reaped (waitpid) every turn.
+        supervisor.exitWakeupIsWaiting = { [unowned self] in appExitWakeup?.isActive == true }
         try supervisor.start(now: monotonicNanoseconds())
         appExitWakeup = watchExit(supervisor.exitDescriptor)
         appOutput = try forwardOutput(of: supervisor)

@@ -101,4 +101,21 @@ import Testing
         #expect(supervisor.pid == nil)
         supervisor.stop()
     }
+
+    @Test func anExitedAppIsNotReapedUntilItsExitWakeupFired() throws {
+        let supervisor = AppSupervisor(app: AppConfiguration(command: ["sh", "-c", "exit 3"]), environment: [:])
+        var wakeupWaits = true
+        supervisor.exitWakeupIsWaiting = { wakeupWaits }
+        try supervisor.start(now: 0)
+        let descriptor = try #require(supervisor.exitDescriptor)
+        var entry = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+        #expect(Glibc.poll(&entry, 1, 10_000) == 1)
+        // It has exited, but the loop has not run the wakeup yet: no waitpid, nothing to report.
+        #expect(supervisor.poll(now: 1) == nil)
+        #expect(supervisor.isRunning)
+        wakeupWaits = false
+        #expect(supervisor.poll(now: 1) == .exited(.status(3), restartAt: 1 + 500 * Self.millisecond))
+        #expect(!supervisor.isRunning)
+        supervisor.stop()
+    }
 }
