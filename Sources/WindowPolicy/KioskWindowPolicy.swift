@@ -38,6 +38,10 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             Transaction.commit()
         }
     }
+    /// The window geometry each toplevel was last placed with: a commit that leaves it as it was
+    /// (a client drawing its next frame) does not place the window again. All else a placement
+    /// follows (the fit, the window area, an explicit origin, mapping) places the window itself.
+    private var placedGeometries: [ObjectIdentifier: IntRect] = [:]
     /// Layer surfaces that committed and are not unmapped since (KioskWindowPolicy+LayerShell.swift).
     var layerSurfaces: [LayerSurface] = []
     /// The keyboard interactivity each mapped layer surface had at its last commit.
@@ -70,7 +74,8 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// A mapped window or popup is placed again after a commit changed its size or geometry.
     public func surfaceCommitted(_ surface: Surface) {
         if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
-            place(toplevel)
+            // A dialog follows its parent's placement too, which its own commit does not show.
+            if toplevel.parent != nil || placedGeometries[ObjectIdentifier(toplevel)] != toplevel.windowGeometry { place(toplevel) }
         } else if let popup = popups[ObjectIdentifier(surface)], popup.isMapped {
             placePopup(popup)
         }
@@ -145,6 +150,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
 
     public func toplevelDestroyed(_ toplevel: XdgToplevel) {
         explicitOrigins[ObjectIdentifier(toplevel.surface)] = nil
+        placedGeometries[ObjectIdentifier(toplevel)] = nil
     }
 
     public func toplevelRequested(_ toplevel: XdgToplevel, _ request: XdgToplevelRequest) {
@@ -161,6 +167,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// its own size; a toplevel by the fit policy.
     private func place(_ toplevel: XdgToplevel) {
         guard let layer = compositor.layer(for: toplevel.surface) else { return }
+        placedGeometries[ObjectIdentifier(toplevel)] = toplevel.windowGeometry
         if let explicit = explicitOrigins[ObjectIdentifier(toplevel.surface)] {
             layer.transform = .identity
             layer.position = explicit

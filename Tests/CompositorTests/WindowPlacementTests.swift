@@ -83,4 +83,21 @@ import WindowPolicy
         #expect(enter.surface == window.subsurfaceSurface)
         #expect(enter.x == 5 && enter.y == 10)
     }
+
+    @Test func aCommitThatKeepsTheWindowGeometryDoesNotPlaceTheWindowAgain() throws {
+        let session = try HeadlessSession()
+        let window = try InputWindow(session)
+        let server = try #require(window.client.server.resource(withID: window.surface.id) as? Surface)
+        let layer = try #require(session.compositor.layer(for: server))
+        #expect(layer.position == Point(x: 288, y: 208))
+        // Moved by hand: a commit of a buffer of the same size (the next frame) leaves it there…
+        layer.position = Point(x: 1, y: 2)
+        try window.client.show(window.client.makeBuffer(width: 64, height: 64), on: window.surface)
+        try window.client.client.roundtrip()
+        #expect(layer.position == Point(x: 1, y: 2))
+        // …and one that changes the window's size centres it again.
+        try window.client.show(window.client.makeBuffer(width: 32, height: 32), on: window.surface)
+        try window.client.client.roundtrip()
+        #expect(layer.position == Point(x: 304, y: 224))
+    }
 }
