@@ -439,7 +439,7 @@ final class CompositorOutput: FrameInFlight.Owner {
     private func frameWillShow(_ tree: RenderTree, showing shown: some Collection<Surface>) {
         for surface in shown {
             onSurfaceShown?(surface)
-            callbacksInFlight.append(adopting: surface.takeFrameCallbacks())
+            surface.moveFrameCallbacks(to: &callbacksInFlight)
             surface.discardSupersededPresentationFeedbacks()
             feedbacksInFlight.append(adopting: surface.takePresentationFeedbacks())
         }
@@ -486,6 +486,11 @@ final class CompositorOutput: FrameInFlight.Owner {
         }
         // Clients told of this frame may draw the next at once: it keeps the refresh cadence.
         if !callbacks.isEmpty || !feedbacks.isEmpty { backend.frameScheduler.markPresentationAwaited() }
+        // Its storage serves the next frame's callbacks, where a new list was an allocation a frame.
+        if callbacksInFlight.isEmpty {
+            callbacks.removeAllKeepingCapacity()
+            swap(&callbacks, &callbacksInFlight)
+        }
         onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if !displayLinks.isEmpty {

@@ -60,6 +60,27 @@ import WaylandTestClient
         #expect(pixel == 0xff00_ff00)
     }
 
+    @Test func eachCommitHasOnlyItsOwnDamageAndFrameCallbacks() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        try surface.attach(buffer: try harness.shmBuffer(harness.client, width: 64, height: 32, pixel: 0), x: 0, y: 0)
+        // The lists of one commit are emptied and reused for a later one: what an earlier
+        // commit's state kept must stay as it was.
+        var counts: [Int] = []
+        for (rects, frames) in [([IntRect(x: 1, y: 2, width: 3, height: 4)], 1), ([IntRect(x: 5, y: 6, width: 7, height: 8)], 2), ([], 0)] {
+            for rect in rects { try surface.damageBuffer(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
+            for _ in 0..<frames { _ = try surface.frame() }
+            try surface.commit()
+            try harness.client.roundtrip()
+            counts.append(try #require(harness.commits.last).surface.takeFrameCallbacks().count)
+        }
+        #expect(harness.commits.map(\.state.bufferDamage) == [
+            [IntRect(x: 1, y: 2, width: 3, height: 4)], [IntRect(x: 5, y: 6, width: 7, height: 8)], [],
+        ])
+        #expect(counts == [1, 2, 0])
+    }
+
     @Test func bufferScaleDividesTheSurfaceSizeAndMustDivideTheBuffer() throws {
         let harness = try Harness()
         let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)

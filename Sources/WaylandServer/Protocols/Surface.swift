@@ -229,8 +229,17 @@ public final class Surface: Resource, RequestHandler {
     /// Takes the frame callbacks of the commits applied so far; fire them when a frame showing
     /// the surface was presented.
     public func takeFrameCallbacks() -> [Callback] {
-        defer { frameCallbacks = [] }
-        return frameCallbacks.allSatisfy(\.isAlive) ? frameCallbacks : frameCallbacks.filter(\.isAlive)
+        var callbacks: [Callback] = []
+        moveFrameCallbacks(to: &callbacks)
+        return callbacks
+    }
+
+    /// Moves the frame callbacks of the commits applied so far to the end of `list` (fire them
+    /// when a frame showing the surface was presented). The surface keeps its list's storage for
+    /// the next commit's, where taking the list cost an allocation every frame.
+    public func moveFrameCallbacks(to list: inout [Callback]) {
+        for callback in frameCallbacks where callback.isAlive { list.append(callback) }
+        frameCallbacks.removeAllKeepingCapacity()
     }
 
     /// Whether commits applied so far asked for frame callbacks that were not fired yet.
@@ -339,6 +348,7 @@ public final class Surface: Resource, RequestHandler {
         // The common commit waits for nothing: settled at once, without a trip through the queue.
         if waitingCommits.isEmpty, writeWatch == nil, !waitsForWrite(requests) {
             settle(requests)
+            Self.recycle(&requests.frameCallbacks, into: &pending.frameCallbacks)
             return
         }
         waitingCommits.append(requests)
@@ -396,8 +406,12 @@ public final class Surface: Resource, RequestHandler {
     /// Makes `requests` current, then the cached state of synchronized subsurfaces below.
     func apply(_ requests: PendingSurfaceState) {
         // In place: a copy of the state out and back costs a retain and release of each part.
+        var replacedDamage = (surface: current.surfaceDamage, buffer: current.bufferDamage)
         requests.apply(to: &current)
-        frameCallbacks.append(adopting: requests.frameCallbacks)
+        Self.recycle(&replacedDamage.surface, into: &pending.surfaceDamage)
+        Self.recycle(&replacedDamage.buffer, into: &pending.bufferDamage)
+        // Into the surface's own storage, which the compositor leaves it (`moveFrameCallbacks`).
+        frameCallbacks.append(contentsOf: requests.frameCallbacks)
         // Shared, not copied, when every member still belongs (a surface without subsurfaces).
         let belongs = { (member: Surface) in member === self || member.subsurface?.parent === self }
         stack = pendingStack.allSatisfy(belongs) ? pendingStack : pendingStack.filter(belongs)
@@ -410,6 +424,15 @@ public final class Surface: Resource, RequestHandler {
         for hook in requests.commitHooks { hook(self) }
         role?.surfaceDidCommit(self)
         observer?.surfaceDidCommit(self)
+    }
+
+    /// Gives `array`, emptied, to `spare` (a list of `pending`) when that is empty and smaller: the
+    /// next commit's damage and frame callbacks reuse its storage, where fresh lists cost an
+    /// allocation each per commit.
+    private static func recycle<Element>(_ array: inout [Element], into spare: inout [Element]) {
+        guard spare.isEmpty, spare.capacity < array.capacity else { return }
+        array.removeAllKeepingCapacity()
+        swap(&array, &spare)
     }
 
     /// Removes a subsurface from this parent's stacking (its role went away).
