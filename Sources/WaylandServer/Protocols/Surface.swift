@@ -40,15 +40,22 @@ public struct SurfaceState {
     public internal(set) var viewportDestination: SurfaceSize?
 
     /// The surface's size in surface coordinates: the viewport destination, or the buffer's size
-    /// after transform and scale (or the source rectangle's size); zero without a buffer.
-    public var size: SurfaceSize {
-        guard let buffer else { return SurfaceSize(width: 0, height: 0) }
-        if let destination = viewportDestination { return destination }
-        if let source = viewportSource {
-            return SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
-        }
-        let (width, height) = bufferTransform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
-        return SurfaceSize(width: Int32(width) / bufferScale, height: Int32(height) / bufferScale)
+    /// after transform and scale (or the source rectangle's size); zero without a buffer. Kept
+    /// with the state, worked out as each commit is applied: a size computed on reading copied
+    /// the whole state (a retain and a release of each of its parts) for every reader.
+    public private(set) var size = SurfaceSize(width: 0, height: 0)
+
+    /// Works `size` out from the state it follows.
+    mutating func updateSize() {
+        size = {
+            guard let buffer else { return SurfaceSize(width: 0, height: 0) }
+            if let destination = viewportDestination { return destination }
+            if let source = viewportSource {
+                return SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
+            }
+            let (width, height) = bufferTransform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
+            return SurfaceSize(width: Int32(width) / bufferScale, height: Int32(height) / bufferScale)
+        }()
     }
 }
 
@@ -110,6 +117,7 @@ struct PendingSurfaceState {
             state.viewportSource = viewportSource
             state.viewportDestination = viewportDestination
         }
+        state.updateSize()
     }
 
     /// Folds a later set of requests into this one (a synchronized subsurface's cache).
@@ -379,6 +387,8 @@ public final class Surface: Resource, RequestHandler {
     }
 
     private func settle(_ requests: PendingSurfaceState) {
+        // Looked up once: the role is held weakly, and each look costs a weak load and a cast.
+        let subsurface = self.subsurface
         if let subsurface, subsurface.isEffectivelySynchronized {
             subsurface.cache(requests)
             return
@@ -412,13 +422,17 @@ public final class Surface: Resource, RequestHandler {
         Self.recycle(&replacedDamage.buffer, into: &pending.bufferDamage)
         // Into the surface's own storage, which the compositor leaves it (`moveFrameCallbacks`).
         frameCallbacks.append(contentsOf: requests.frameCallbacks)
-        // Shared, not copied, when every member still belongs (a surface without subsurfaces).
-        let belongs = { (member: Surface) in member === self || member.subsurface?.parent === self }
-        stack = pendingStack.allSatisfy(belongs) ? pendingStack : pendingStack.filter(belongs)
-        for child in stack where child !== self {
-            child.subsurface?.applyPendingPosition()
-            if let sub = child.subsurface, sub.isEffectivelySynchronized, let cached = sub.takeCache() {
-                child.apply(cached)
+        // Shared, not copied, when every member still belongs; a surface without subsurfaces
+        // (its stack is itself alone) has nothing more to do.
+        if pendingStack.count > 1 || stack.count > 1 {
+            let belongs = { (member: Surface) in member === self || member.subsurface?.parent === self }
+            stack = pendingStack.allSatisfy(belongs) ? pendingStack : pendingStack.filter(belongs)
+            for child in stack where child !== self {
+                let sub = child.subsurface
+                sub?.applyPendingPosition()
+                if let sub, sub.isEffectivelySynchronized, let cached = sub.takeCache() {
+                    child.apply(cached)
+                }
             }
         }
         for hook in requests.commitHooks { hook(self) }
