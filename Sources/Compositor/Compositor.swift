@@ -319,8 +319,10 @@ public final class Compositor: SurfaceObserver {
         nodes.values.filter { $0.enteredOutput === output }
     }
 
+    /// The node a surface keeps as its `userData` (set by `makeNode`): found without hashing,
+    /// since every commit and every frame asks.
     func node(for surface: Surface) -> SurfaceNode? {
-        nodes[ObjectIdentifier(surface)]
+        surface.userData as? SurfaceNode
     }
 
     /// A renderer for a new output: with Vulkan, on the shared device (the device's own renderer
@@ -334,6 +336,7 @@ public final class Compositor: SurfaceObserver {
         if let existing = node(for: surface) { return existing }
         let made = SurfaceNode(surface: surface)
         nodes[ObjectIdentifier(surface)] = made
+        surface.userData = made
         return made
     }
 
@@ -362,9 +365,10 @@ public final class Compositor: SurfaceObserver {
         let node = makeNode(for: surface)
         let inputRegion = node.inputRegion
         let wasOpaque = node.showsOpaquePixels
-        node.apply(surface.current, dmabufs: dmabuf?.imports)
-        node.restack { [unowned self] member in
-            member.subsurface == nil ? nil : makeNode(for: member)
+        node.apply(dmabufs: dmabuf?.imports)
+        // Not escaping: no reference counted for the closure's `self`.
+        node.restack { member in
+            member.subsurface == nil ? nil : self.makeNode(for: member)
         }
         // The parent's commit applies its subsurfaces' pending positions, whether or not they
         // committed themselves.
@@ -382,13 +386,14 @@ public final class Compositor: SurfaceObserver {
             windowVisibilityNeedsUpdate = true
         }
         Transaction.commit()
-        for output in outputs where output.shows(surface) { output.scheduleFrame() }
+        for output in outputs where output.shows(node) { output.scheduleFrame() }
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {
         bufferProcesses[ObjectIdentifier(surface)] = nil
         surfaceLeftTheScreen(surface)
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
+        surface.userData = nil
         node.surfaceDestroyed()
         Transaction.begin()
         Transaction.disableActions = true

@@ -317,6 +317,11 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// commit costs the depth of its surface, not the number of surfaces.
     func shows(_ surface: Surface) -> Bool {
         guard let node = nodeLookup(surface) else { return false }
+        return shows(node)
+    }
+
+    /// Whether the surface of `node` is drawn (`shows(_:)`), for a caller that has its node.
+    func shows(_ node: SurfaceNode) -> Bool {
         var layer: Layer? = node.container
         while let current = layer, !current.isHidden {
             if isShownRoot(current) { return true }

@@ -40,31 +40,35 @@ final class SurfaceNode {
         container.addSublayer(content)
     }
 
-    /// Shows the committed state: contents from the buffer, size, scale, viewport and opacity hints.
-    /// `dmabufs` makes a dma-buf's contents (nil where the compositor imports none).
-    func apply(_ state: SurfaceState, dmabufs: DmabufImports?) {
-        let size = state.size
-        inputRegion = state.inputRegion
+    /// Shows the surface's committed state (`surface.current`): contents from the buffer, size,
+    /// scale, viewport and opacity hints. Read part by part where it lies: a copy of the state
+    /// costs a retain and a release of each of its parts every commit. `dmabufs` makes a dma-buf's
+    /// contents (nil where the compositor imports none).
+    func apply(dmabufs: DmabufImports?) {
+        let surface = self.surface
+        let size = surface.current.size
+        inputRegion = surface.current.inputRegion
         container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
-        if let position = surface.subsurface?.position {
+        let subsurface = surface.subsurface
+        if let position = subsurface?.position {
             container.position = Point(x: Double(position.x), y: Double(position.y))
         }
         // A subsurface without a buffer is unmapped, and its own subsurfaces with it.
-        container.isHidden = state.buffer == nil && surface.subsurface != nil
-        guard let buffer = state.buffer else {
+        container.isHidden = surface.current.buffer == nil && subsurface != nil
+        guard let buffer = surface.current.buffer else {
             content.isHidden = true
             content.externalContents = nil
             dropContents()
             return
         }
         content.isHidden = false
-        if state.bufferWasAttached {
-            show(buffer, damage: Self.bufferDamage(of: state, buffer: buffer), dmabufs: dmabufs)
+        if surface.current.bufferWasAttached {
+            show(buffer, damage: Self.bufferDamage(of: surface, buffer: buffer), dmabufs: dmabufs)
         }
-        content.contentsScale = Double(state.bufferScale)
-        content.contentsRect = Self.contentsRect(of: state, buffer: buffer)
-        placeContent(state, size: size)
-        content.isOpaque = state.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+        content.contentsScale = Double(surface.current.bufferScale)
+        content.contentsRect = Self.contentsRect(of: surface, buffer: buffer)
+        placeContent(transform: surface.current.bufferTransform, size: size)
+        content.isOpaque = surface.current.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
     }
 
     /// The device was replaced: the buffer the surface shows is read again, whole, on the new one
@@ -126,37 +130,40 @@ final class SurfaceNode {
     /// The buffer pixels this commit damaged, as one rectangle; nil when that is the whole buffer
     /// or unknown (no damage given, or surface damage under a transform or viewport, which is
     /// taken as all of it).
-    static func bufferDamage(of state: SurfaceState, buffer: Buffer) -> ImageRect? {
-        var rects = state.bufferDamage
-        if !state.surfaceDamage.isEmpty {
-            guard state.bufferTransform == .normal, state.viewportSource == nil, state.viewportDestination == nil else {
-                return nil
-            }
-            let scale = Int64(state.bufferScale)
-            rects += state.surfaceDamage.map { r in
-                func clamped(_ v: Int64) -> Int32 { Int32(clamping: v) }
-                return IntRect(
-                    x: clamped(Int64(r.x) * scale), y: clamped(Int64(r.y) * scale),
-                    width: clamped(Int64(r.width) * scale), height: clamped(Int64(r.height) * scale))
-            }
+    static func bufferDamage(of surface: Surface, buffer: Buffer) -> ImageRect? {
+        let surfaceDamage = surface.current.surfaceDamage
+        if !surfaceDamage.isEmpty {
+            guard surface.current.bufferTransform == .normal, surface.current.viewportSource == nil,
+                surface.current.viewportDestination == nil
+            else { return nil }
         }
-        // Clients damage beyond their buffer freely (INT32_MAX sizes mean "everything").
-        var x0 = Int64(buffer.width), y0 = Int64(buffer.height), x1: Int64 = 0, y1: Int64 = 0
-        for r in rects where r.width > 0 && r.height > 0 {
+        // The bounding box, gathered rectangle by rectangle: lists of them would cost allocations
+        // every commit. Clients damage beyond their buffer freely (INT32_MAX sizes mean "everything").
+        let width = Int64(buffer.width), height = Int64(buffer.height)
+        var x0 = width, y0 = height, x1: Int64 = 0, y1: Int64 = 0
+        func add(_ r: IntRect) {
+            guard r.width > 0 && r.height > 0 else { return }
             x0 = min(x0, max(0, Int64(r.x)))
             y0 = min(y0, max(0, Int64(r.y)))
-            x1 = max(x1, min(Int64(buffer.width), Int64(r.x) + Int64(r.width)))
-            y1 = max(y1, min(Int64(buffer.height), Int64(r.y) + Int64(r.height)))
+            x1 = max(x1, min(width, Int64(r.x) + Int64(r.width)))
+            y1 = max(y1, min(height, Int64(r.y) + Int64(r.height)))
         }
-        guard x1 > x0, y1 > y0, x1 - x0 < Int64(buffer.width) || y1 - y0 < Int64(buffer.height) else { return nil }
+        for r in surface.current.bufferDamage { add(r) }
+        let scale = Int64(surface.current.bufferScale)
+        func clamped(_ v: Int64) -> Int32 { Int32(clamping: v) }
+        for r in surfaceDamage {
+            add(IntRect(x: clamped(Int64(r.x) * scale), y: clamped(Int64(r.y) * scale),
+                        width: clamped(Int64(r.width) * scale), height: clamped(Int64(r.height) * scale)))
+        }
+        guard x1 > x0, y1 > y0, x1 - x0 < width || y1 - y0 < height else { return nil }
         return ImageRect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
     }
 
     /// The viewport's source as a unit rectangle of the (untransformed) buffer.
-    private static func contentsRect(of state: SurfaceState, buffer: Buffer) -> Rect {
-        guard let source = state.viewportSource else { return Rect(x: 0, y: 0, width: 1, height: 1) }
-        let scale = Double(state.bufferScale)
-        let swapped = state.bufferTransform.swapsAxes
+    private static func contentsRect(of surface: Surface, buffer: Buffer) -> Rect {
+        guard let source = surface.current.viewportSource else { return Rect(x: 0, y: 0, width: 1, height: 1) }
+        let scale = Double(surface.current.bufferScale)
+        let swapped = surface.current.bufferTransform.swapsAxes
         let width = Double(swapped ? buffer.height : buffer.width) / scale
         let height = Double(swapped ? buffer.width : buffer.height) / scale
         return Rect(x: source.x / width, y: source.y / height, width: source.width / width, height: source.height / height)
@@ -164,13 +171,13 @@ final class SurfaceNode {
 
     /// Undoes the client's buffer transform: the content layer has the buffer's own orientation
     /// and is turned back (about its centre) into the surface's.
-    private func placeContent(_ state: SurfaceState, size: SurfaceSize) {
+    private func placeContent(transform: BufferTransform, size: SurfaceSize) {
         let width = Double(size.width), height = Double(size.height)
-        let swapped = state.bufferTransform.swapsAxes
+        let swapped = transform.swapsAxes
         content.bounds = Rect(x: 0, y: 0, width: swapped ? height : width, height: swapped ? width : height)
         content.anchorPoint = Point(x: 0.5, y: 0.5)
         content.position = Point(x: width / 2, y: height / 2)
-        content.transform = Self.inverse(of: state.bufferTransform)
+        content.transform = Self.inverse(of: transform)
     }
 
     /// The transform that shows a buffer the client transformed by `transform` upright. The client
@@ -206,14 +213,17 @@ final class SurfaceNode {
 
     /// Orders the container's sublayers as the surface's committed stack says.
     func restack(node: (Surface) -> SurfaceNode?) {
+        // Read once: each use of an unowned reference retains and releases its object.
+        let surface = self.surface, content = self.content
+        let stack = surface.stack
         func layer(of member: Surface) -> Layer? { member === surface ? content : node(member)?.container }
         // Compared in place, without building the order: most commits keep it.
         var existing = container.sublayers.makeIterator()
         var unchanged = true
         func follows(_ layer: Layer) { if unchanged, existing.next() !== layer { unchanged = false } }
-        for member in surface.stack { if let layer = layer(of: member) { follows(layer) } }
+        for member in stack { if let layer = layer(of: member) { follows(layer) } }
         for popup in popups { follows(popup.container) }
         guard !unchanged || existing.next() != nil else { return }
-        container.sublayers = surface.stack.compactMap(layer(of:)) + popups.map(\.container)
+        container.sublayers = stack.compactMap(layer(of:)) + popups.map(\.container)
     }
 }
