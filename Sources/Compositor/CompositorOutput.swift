@@ -62,6 +62,8 @@ final class CompositorOutput: FrameInFlight.Owner {
     private let eventLoop: EventLoop
     /// The surfaces the last frame showed.
     private var lastShown: [WeakSurface] = []
+    /// Where `withSampledSurfaces` lists a frame's surfaces, kept for the next frame's.
+    private var sampledStorage: (surfaces: [Surface], seen: Set<ObjectIdentifier>) = ([], [])
     private struct WeakSurface {
         weak var surface: Surface?
     }
@@ -390,6 +392,7 @@ final class CompositorOutput: FrameInFlight.Owner {
                 state = direct
                 // The top window, without an array made for it each frame.
                 frameWillShow(tree, showing: windows.suffix(1).lazy.map(\.surface))
+                scanningOutDirectly(true)
             } else {
                 let target = Double(request.targetPresentationNanoseconds) / 1e9
                 // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
@@ -399,10 +402,11 @@ final class CompositorOutput: FrameInFlight.Owner {
                     return
                 }
                 (state, completion) = drawn
-                frameWillShow(tree, showing: sampledSurfaces())
+                withSampledSurfaces { frameWillShow(tree, showing: $0) }
                 onFrameDrawn?(frameTree)
+                // A drawn frame is a swapchain buffer's.
+                scanningOutDirectly(false)
             }
-            scanningOutDirectly(state.buffer.map { if case .client = $0 { true } else { false } } ?? false)
             frameInFlight = FrameInFlight.send(state, completion: completion, on: backend, loop: eventLoop, owner: self)
         } catch {
             onRenderError?(error)
@@ -428,13 +432,21 @@ final class CompositorOutput: FrameInFlight.Owner {
         onDirectScanoutChanged?(direct)
     }
 
-    /// The surfaces whose buffers the renderer's last frame showed, in the order it drew them.
-    private func sampledSurfaces() -> [Surface] {
-        var seen = Set<ObjectIdentifier>()
-        return renderer.sampledSurfaceOwners.compactMap { owner -> Surface? in
-            guard let node = owner as? SurfaceNode, seen.insert(ObjectIdentifier(node)).inserted else { return nil }
-            return node.surface
+    /// Calls `body` with the surfaces whose buffers the renderer's last frame showed, in the order
+    /// it drew them: listed in storage kept from frame to frame, where a new set and array cost
+    /// two allocations every composed frame.
+    private func withSampledSurfaces(_ body: ([Surface]) -> Void) {
+        var surfaces: [Surface] = []
+        swap(&surfaces, &sampledStorage.surfaces)
+        sampledStorage.seen.removeAll(keepingCapacity: true)
+        for owner in renderer.sampledSurfaceOwners {
+            guard let node = owner as? SurfaceNode, sampledStorage.seen.insert(ObjectIdentifier(node)).inserted else { continue }
+            surfaces.append(node.surface)
         }
+        body(surfaces)
+        // Kept empty: the storage holds no surface from one frame to the next.
+        surfaces.removeAllKeepingCapacity()
+        sampledStorage.surfaces = surfaces
     }
 
     /// The frame of `tree` goes to the display showing the buffers of `shown`: those surfaces hear

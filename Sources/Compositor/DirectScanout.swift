@@ -8,23 +8,18 @@ extension CompositorOutput {
     /// The top window's buffer, as the display can show it instead of a composed frame, when the
     /// frame would show nothing else: the window's opaque buffer (a dma-buf, or a shm buffer for
     /// a display in memory) fills the panel pixel for pixel (mode size, no rotation, scale,
-    /// transform, crop or fading), it has no subsurfaces or popups, no overlay or cursor is drawn
-    /// over it, nothing animates, and no mirror redraws this output's frames. Nil otherwise: the
-    /// frame is composed.
-    func directScanoutWindow(of tree: RenderTree) -> SurfaceNode? {
-        guard tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty else { return nil }
-        return directScanoutCandidate()
-    }
-
-    /// The window `directScanoutWindow` would find, judged by the layers alone (animations aside).
-    func directScanoutCandidate() -> SurfaceNode? {
-        guard backend.transform == .normal, !cursor.isMirrored,
+    /// transform, crop or fading), it has no subsurfaces or popups (its container holds its
+    /// content alone: asked of the layers, where the surface's stack cost a retain of the weakly
+    /// referenced surface on the slow path), no overlay or cursor is drawn over it, nothing
+    /// animates, and no mirror redraws this output's frames. Nil otherwise: the frame is composed.
+    private func directScanoutBuffer(of tree: RenderTree) -> Buffer? {
+        guard tree.animatedLayerIDs.isEmpty, tree.tiledLayerIDs.isEmpty, backend.transform == .normal, !cursor.isMirrored,
             !cursor.drawsInFrames, let window = windows.last, let buffer = window.scanoutCandidate,
             buffer.width == backend.mode.width, buffer.height == backend.mode.height,
-            window.popups.isEmpty, window.surface.stack.count == 1,
+            window.container.sublayers.count == 1,
             window.content.isOpaque || !buffer.format.hasAlpha, layersShowOnly(window)
         else { return nil }
-        return window
+        return buffer
     }
 
     /// Whether the layers show `window` whole and alone: nothing above it but hidden overlays, and
@@ -33,7 +28,7 @@ extension CompositorOutput {
     /// contents (`Transaction.revisionExceptContents`) or another window is on top.
     private func layersShowOnly(_ window: SurfaceNode) -> Bool {
         let revision = Transaction.revisionExceptContents
-        if let last = scanoutLayerVerdict, last.revision == revision, last.window === window { return last.showsOnly }
+        if let last = scanoutLayerVerdict, last.revision == revision, last.window == ObjectIdentifier(window) { return last.showsOnly }
         // Overlays above the windows (the shell's views) hide it unless they are hidden.
         let overlaysHidden = rootView.subviews.allSatisfy { $0 === windowsView || $0.isHidden || $0.layer.opacity == 0 }
         let (container, content) = (window.container, window.content)
@@ -42,7 +37,7 @@ extension CompositorOutput {
         let layersAreWhole = isWhole(root) && isWhole(rootView.layer) && isWhole(windowsView.layer) && isWhole(container) && isWhole(content)
         let showsOnly = overlaysHidden && layersAreWhole && container.frame == root.bounds && content.frame == container.bounds
             && content.transform.isIdentity && container.transform.isIdentity && content.contentsRect == unit
-        scanoutLayerVerdict = ScanoutLayerVerdict(revision: revision, window: window, showsOnly: showsOnly)
+        scanoutLayerVerdict = ScanoutLayerVerdict(revision: revision, window: ObjectIdentifier(window), showsOnly: showsOnly)
         return showsOnly
     }
 
@@ -53,8 +48,7 @@ extension CompositorOutput {
     /// the state is not committed. The buffer is shown opaque (`OutputBuffer.client`): its window
     /// says it is.
     func directScanoutState(for tree: RenderTree) -> OutputState? {
-        guard let window = directScanoutWindow(of: tree), let buffer = window.scanoutCandidate, buffer !== refusedScanoutBuffer
-        else { return nil }
+        guard let buffer = directScanoutBuffer(of: tree), buffer !== refusedScanoutBuffer else { return nil }
         buffer.hold()
         let state = OutputState(buffer: .client(buffer))
         guard backend.test(state) else {
@@ -68,6 +62,9 @@ extension CompositorOutput {
 /// What `layersShowOnly` found, for the layers as they were at `revision`.
 struct ScanoutLayerVerdict {
     let revision: UInt64
-    weak var window: SurfaceNode?
+    /// The window, by identity alone: a weak reference cost a load and a release on the slow
+    /// path every frame. A window that went and one made since at its address cannot be taken
+    /// for each other: showing another window changes the layers, and with them the revision.
+    let window: ObjectIdentifier
     let showsOnly: Bool
 }
