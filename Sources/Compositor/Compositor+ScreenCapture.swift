@@ -12,6 +12,9 @@ import WaylandServer
 /// sends only what changed.
 final class ScreenCapture: OutputCaptureHandler {
     private unowned let compositor: Compositor
+    /// Told every loop turn that the cursor may have changed: held here, where reaching it through
+    /// the unowned `compositor` cost a retain on the slow path (the compositor is weakly referenced).
+    private let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
     /// Copies waiting for their output to show a change.
     private var waiting: [any OutputCaptureFrame] = []
     /// The picture each session (a manager) last copied of each output.
@@ -23,6 +26,7 @@ final class ScreenCapture: OutputCaptureHandler {
 
     init(compositor: Compositor) {
         self.compositor = compositor
+        imageCopyCaptureManager = compositor.imageCopyCaptureManager
     }
 
     private func shown(on output: Output) -> (output: CompositorOutput, image: Image)? {
@@ -145,7 +149,7 @@ final class ScreenCapture: OutputCaptureHandler {
     /// with the cursor when it moved (on the cursor plane it moves without a frame).
     func pointerIs(at point: Point) {
         defer { lastPointer = point }
-        compositor.imageCopyCaptureManager.cursorMayHaveChanged()
+        imageCopyCaptureManager.cursorMayHaveChanged()
         let moved = point != lastPointer
         guard waiting.contains(where: { $0.capturesCursorImage || (moved && $0.includesCursor) }) else { return }
         waiting.removeAll { ($0.capturesCursorImage || (moved && $0.includesCursor)) && complete($0) }

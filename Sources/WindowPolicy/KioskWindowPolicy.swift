@@ -14,6 +14,9 @@ import XWindowManager
 /// compositor's `windowPolicy`.
 public final class KioskWindowPolicy: WindowManagementPolicy {
     unowned let compositor: Compositor
+    /// The compositor's shell, read by every commit: reaching it through the unowned `compositor`
+    /// costs a retain on the slow path (the compositor is weakly referenced too).
+    private let shell: XdgShellGlobal
     /// Where windows placed explicitly (by a test harness or the shell) have their surface's
     /// origin, in output points. A placed window stays put, as on a desktop: a later change of its
     /// window geometry (a subsurface moving past the surface's edge) does not move the surface
@@ -33,7 +36,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             compositor.windowVisibilityMayHaveChanged()
             Transaction.begin()
             Transaction.disableActions = true
-            for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.isMapped { place(toplevel) }
+            for toplevel in shell.toplevels where toplevel.isAlive && toplevel.isMapped { place(toplevel) }
             placeXWindows()
             Transaction.commit()
         }
@@ -49,6 +52,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
 
     public init(compositor: Compositor) {
         self.compositor = compositor
+        shell = compositor.shell
     }
 
     /// The windows' output changed (its display was unplugged, the first one appeared, or its mode
@@ -63,7 +67,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     func windowAreaChanged() {
         Transaction.begin()
         Transaction.disableActions = true
-        for toplevel in compositor.shell.toplevels where toplevel.isAlive && toplevel.xdgSurface.hasBeenSentConfigure {
+        for toplevel in shell.toplevels where toplevel.isAlive && toplevel.xdgSurface.hasBeenSentConfigure {
             configure(toplevel)
             if toplevel.isMapped { place(toplevel) }
         }
@@ -73,7 +77,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
 
     /// A mapped window or popup is placed again after a commit changed its size or geometry.
     public func surfaceCommitted(_ surface: Surface) {
-        if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
+        if let toplevel = shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
             // A dialog follows its parent's placement too, which its own commit does not show.
             if toplevel.parent != nil || placedGeometries[ObjectIdentifier(toplevel)] != toplevel.windowGeometry { place(toplevel) }
         } else if let popup = popups[ObjectIdentifier(surface)], popup.isMapped {
@@ -113,7 +117,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     private func toplevel(owning surface: Surface) -> XdgToplevel? {
         var current = surface
         for _ in 0..<64 {
-            if let toplevel = compositor.shell.toplevels.first(where: { $0.surface === current }) { return toplevel }
+            if let toplevel = shell.toplevels.first(where: { $0.surface === current }) { return toplevel }
             guard let popup = popups[ObjectIdentifier(current)], let parent = popup.parent else { return nil }
             current = parent.surface
         }
@@ -203,7 +207,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
             compositor.refocusPointer()
             return
         }
-        guard let toplevel = compositor.shell.toplevels.first(where: { $0.surface === surface }) else { return }
+        guard let toplevel = shell.toplevels.first(where: { $0.surface === surface }) else { return }
         let geometry = toplevel.windowGeometry
         explicitOrigins[ObjectIdentifier(surface)] = Point(x: x - Double(geometry.x), y: y - Double(geometry.y))
         Transaction.begin()
