@@ -11,7 +11,8 @@ import WaylandServer
 /// from the one its session copied last, with the rectangles that differ, so that a remote view
 /// sends only what changed.
 final class ScreenCapture: OutputCaptureHandler {
-    private unowned let compositor: Compositor
+    /// Set by the compositor as soon as it is made: it keeps this capture as a constant of its own.
+    unowned var compositor: Compositor!
     /// Told every loop turn that the cursor may have changed: held here, where reaching it through
     /// the unowned `compositor` cost a retain on the slow path (the compositor is weakly referenced).
     private let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
@@ -24,9 +25,8 @@ final class ScreenCapture: OutputCaptureHandler {
     /// Rows compared together when looking for damage: a changed band reports one rectangle.
     static let damageBandHeight = 16
 
-    init(compositor: Compositor) {
-        self.compositor = compositor
-        imageCopyCaptureManager = compositor.imageCopyCaptureManager
+    init(imageCopyCaptureManager: ImageCopyCaptureManagerGlobal) {
+        self.imageCopyCaptureManager = imageCopyCaptureManager
     }
 
     private func shown(on output: Output) -> (output: CompositorOutput, image: Image)? {

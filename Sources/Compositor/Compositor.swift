@@ -54,7 +54,9 @@ public final class Compositor: SurfaceObserver {
     /// ext-image-copy-capture: told when outputs go or change size (Compositor+Outputs.swift).
     let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
     private let outputCaptureSourceManager: OutputImageCaptureSourceManagerGlobal
-    private(set) lazy var screenCapture = ScreenCapture(compositor: self)
+    /// A constant, not a lazy property: asked every loop turn, a lazy one cost a check and a retain
+    /// of the weakly referenced handler (the slow path) each time.
+    let screenCapture: ScreenCapture
     /// zwlr_virtual_pointer_manager_v1, for the clients allowed virtual input; the compositor is its handler.
     private let virtualPointerManager: VirtualPointerManagerGlobal
     /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
@@ -170,6 +172,7 @@ public final class Compositor: SurfaceObserver {
         extensionGlobals = otherGlobals + [idleInhibitManager]
         screencopyManager = ScreencopyManagerGlobal(display: display)
         imageCopyCaptureManager = ImageCopyCaptureManagerGlobal(display: display)
+        screenCapture = ScreenCapture(imageCopyCaptureManager: imageCopyCaptureManager)
         outputCaptureSourceManager = OutputImageCaptureSourceManagerGlobal(display: display)
         virtualPointerManager = VirtualPointerManagerGlobal(display: display)
         self.rendererOptions = rendererOptions
@@ -182,6 +185,7 @@ public final class Compositor: SurfaceObserver {
             // Displays lay their buffers out in a tiled layout the device renders into, where one fits.
             backend.useRenderTargetFormats(device.renderTargetFormats)
         }
+        screenCapture.compositor = self
         for output in backend.outputs {
             if case .mirror(let source) = output.layout {
                 addMirror(output, of: source)
