@@ -27,8 +27,17 @@ final class SurfaceNode {
     /// else reads a buffer holds it too (a display scanning it out, a frame on the GPU): it goes
     /// back to its client (wl_buffer.release) once the last of them lets go.
     private var shown: (contents: ClientBufferContents, buffer: Buffer)?
-    /// The texture the renderer keeps this surface's buffers in, from commit to commit.
-    private(set) lazy var surfaceTexture = ClientSurfaceTexture(owner: self)
+    /// The texture the renderer keeps this surface's buffers in, from commit to commit, made with
+    /// the first buffer. It names the node without counting as a reference (no weak reference:
+    /// that would put every retain and release of the node on the runtime's slow path), so the
+    /// node tells it when it goes (`deinit`).
+    private var madeSurfaceTexture: ClientSurfaceTexture?
+    var surfaceTexture: ClientSurfaceTexture {
+        if let madeSurfaceTexture { return madeSurfaceTexture }
+        let made = ClientSurfaceTexture(owner: self)
+        madeSurfaceTexture = made
+        return made
+    }
 
     init(surface: Surface) {
         self.surface = surface
@@ -38,6 +47,11 @@ final class SurfaceNode {
         content.name = "contents"
         content.isHidden = true
         container.addSublayer(content)
+    }
+
+    deinit {
+        // Contents that a render tree keeps may outlive the node: their texture names it no more.
+        madeSurfaceTexture?.ownerWentAway()
     }
 
     /// Shows the surface's committed state (`surface.current`): contents from the buffer, size,

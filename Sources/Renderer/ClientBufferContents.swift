@@ -182,8 +182,13 @@ public final class ClientSurfaceTexture: @unchecked Sendable {
     public internal(set) var uploadedBytes = 0
     /// How many times frames sampled one of the surface's dma-bufs where it lies, copying nothing.
     public internal(set) var inPlaceSamples = 0
-    /// Whose surface this is (the compositor's object), for the frames that show it to name it.
-    public private(set) weak var owner: AnyObject?
+    /// Whose surface this is (the compositor's object), for the frames that show it to name it;
+    /// nil once the owner went away. Not a counted reference: a weak one gives the owner a side
+    /// table, and then its every retain and release takes the runtime's slow path (a surface's
+    /// node is retained and released several times a frame). The owner keeps the texture (a
+    /// strong reference, so it outlives the owner only in contents a render tree still holds), and
+    /// must call `ownerWentAway()` before it is freed, which is what makes this safe to read.
+    public private(set) unowned(unsafe) var owner: AnyObject?
     /// How many commits' changes the surface keeps for damage tracking.
     public static let changesKept = 8
     /// The buffer pixels each of the last commits changed from the one before (nil: all of them, or
@@ -192,8 +197,15 @@ public final class ClientSurfaceTexture: @unchecked Sendable {
     /// How many commits (contents) the surface had.
     private var commitCount: UInt64 = 0
 
-    public init(owner: AnyObject) {
+    /// A texture named for `owner`, which calls `ownerWentAway()` before it is freed (nil: for
+    /// no one).
+    public init(owner: AnyObject?) {
         self.owner = owner
+    }
+
+    /// The owner is going away: frames that still show the surface's contents no longer name it.
+    public func ownerWentAway() {
+        owner = nil
     }
 
     /// Numbers a new commit, which changed `rect` from the last one (nil: all of it, or unknown).

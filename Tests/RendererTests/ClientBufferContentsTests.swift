@@ -56,7 +56,7 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
     func contents(_ layout: DmabufLayout, import source: DmabufImport, damage: ImageRect? = nil,
                   replacing previous: ClientBufferContents? = nil) -> ClientBufferContents {
         ClientBufferContents(
-            buffer: ClientDmabuf(layout), dmabuf: source, damage: damage, surface: previous?.surface ?? ClientSurfaceTexture(owner: self as AnyObject),
+            buffer: ClientDmabuf(layout), dmabuf: source, damage: damage, surface: previous?.surface ?? ClientSurfaceTexture(owner: nil),
             replacing: previous)
     }
 
@@ -97,6 +97,24 @@ func repaint(_ fd: Int32, rows: Range<Int>, width: Int, stride: Int, offset: Int
         #expect(pixel(image, 1, 1) == [0, 0, 255, 255])
         #expect(pixel(image, 1, 2) == [255, 0, 0, 255])
         #expect(reads == ["red", "blue"] && surface.uploadedBytes == 64 + 32)
+    }
+
+    /// Frames name a surface's owner until the owner says it went (a surface's node does in its
+    /// deinit), though contents that a render tree keeps outlive it: the texture holds no
+    /// reference to the owner, weak or strong.
+    @Test func framesNameTheSurfaceOwnerUntilItGoes() throws {
+        let renderer = try validatingRenderer.get()
+        let owner = Layer()
+        let surface = ClientSurfaceTexture(owner: owner)
+        let red = try memory(width: 4, height: 4, pixel: 0xFFFF_0000)
+        let contents = ClientBufferContents(buffer: red, dmabuf: nil, damage: nil, surface: surface, replacing: nil)
+        let root = makeRoot(4, 4)
+        _ = layer(showing: contents, in: root, frame: Rect(x: 0, y: 0, width: 4, height: 4))
+        _ = try render(root)
+        #expect(renderer.sampledSurfaceOwners.map(ObjectIdentifier.init) == [ObjectIdentifier(owner)])
+        surface.ownerWentAway()
+        #expect(surface.owner == nil && renderer.sampledSurfaceOwners.isEmpty)
+        withExtendedLifetime(owner) {}
     }
 
     /// Contents replaced before any frame read them are released at once, and their damage is

@@ -18,7 +18,7 @@ import Testing
     /// The commits between two contents unite their damage, also once the contents in between are
     /// gone (as the layer tree lets go of them); a commit without damage, or one too many, is nil.
     @Test func theChangeSinceAnEarlierCommitUnitesTheDamageOfTheCommitsBetween() throws {
-        let surface = ClientSurfaceTexture(owner: Layer())
+        let surface = ClientSurfaceTexture(owner: nil)
         let buffer = try #require(LentMemory(width: 16, height: 16, format: .xrgb8888))
         let first = commit(buffer, damage: nil, on: surface, replacing: nil)
         var last = first
@@ -44,7 +44,7 @@ import Testing
         latest = commit(buffer, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), on: surface, replacing: latest)
         #expect(latest.changedRect(since: anchor, maximumSteps: 100) == nil)
 
-        let other = commit(buffer, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), on: ClientSurfaceTexture(owner: Layer()), replacing: nil)
+        let other = commit(buffer, damage: ImageRect(x: 0, y: 0, width: 1, height: 1), on: ClientSurfaceTexture(owner: nil), replacing: nil)
         #expect(other.changedRect(since: first) == nil)
         #expect(buffer.holds == 2)
     }

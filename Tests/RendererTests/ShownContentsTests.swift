@@ -11,7 +11,7 @@ import Testing
 @Suite struct ShownContentsTests {
     func client() throws -> ClientBufferContents {
         let buffer = try #require(LentMemory(width: 8, height: 8, format: .xrgb8888))
-        return ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: ClientSurfaceTexture(owner: Layer()), replacing: nil)
+        return ClientBufferContents(buffer: buffer, dmabuf: nil, damage: nil, surface: ClientSurfaceTexture(owner: nil), replacing: nil)
     }
 
     func showing(_ contents: ClientBufferContents, in superlayer: Layer) -> ExternalContentsLayer {
