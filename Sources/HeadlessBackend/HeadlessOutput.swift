@@ -164,7 +164,10 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     }
 
     public func test(_ state: OutputState) -> Bool {
-        switch state.buffer {
+        // Switched on as a local: on the state's own field, the compiler copies the whole optional
+        // through its value witnesses (a metadata lookup, a retain and a release) every frame.
+        let buffer = state.buffer
+        switch buffer {
         case .swapchain(let buffer): guard buffer === buffers[(front + 1) % buffers.count] else { return false }
         case .client(let buffer): guard HeadlessClientBuffer.canShow(buffer, width: mode.width, height: mode.height) else { return false }
         case nil: break
@@ -206,7 +209,8 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         case nil:
             break
         }
-        switch state.buffer {
+        let buffer = state.buffer
+        switch buffer {
         case .swapchain:
             show(.buffer((front + 1) % buffers.count), after: state.acquireFence)
         case .client(let buffer):
