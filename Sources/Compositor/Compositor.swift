@@ -298,8 +298,11 @@ public final class Compositor: SurfaceObserver {
             backendSources[fd] = nil
         }
         for fd in current where backendSources[fd] == nil {
+            // The scheduler held by its timer's source, which goes with its output (removed
+            // above): a weak reference would give it a side table, putting every retain and
+            // release of it on the runtime's slow path, several times a frame.
             let handler: (FileDescriptorEvents) -> Void = if let scheduler = schedulers[fd] {
-                { [weak scheduler] _ in scheduler?.timerExpired() }
+                { _ in scheduler.timerExpired() }
             } else {
                 { [unowned self] _ in backend.dispatch(fileDescriptor: fd) }
             }
