@@ -45,11 +45,19 @@ extension Compositor {
     }
 
     func noteNewBuffer(from process: Int32) {
-        lastNewBuffer[process] = monotonicNanoseconds()
+        let now = monotonicNanoseconds()
+        // The process of the last new buffer again (the kiosk's app, every frame): its time
+        // written where it lies, without hashing its key.
+        if let slot = lastNewBufferSlot, slot.process == process {
+            lastNewBuffer.values[slot.index] = now
+            return
+        }
+        lastNewBuffer[process] = now
         // Processes come and go over months of restarts: keep only those still connected.
         if lastNewBuffer.count > 64 {
             let connected = Set(display.connectedClients.map(\.processID) + bufferProcesses.values)
             lastNewBuffer = lastNewBuffer.filter { connected.contains($0.key) }
         }
+        lastNewBufferSlot = lastNewBuffer.index(forKey: process).map { (process, $0) }
     }
 }

@@ -125,6 +125,9 @@ public final class Compositor: SurfaceObserver {
     public var clientsWithoutWindowCapabilities: [PrivilegeRule.Subject] = []
     /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
     var lastNewBuffer: [Int32: UInt64] = [:]
+    /// Where `noteNewBuffer` last wrote into `lastNewBuffer`, and for which process: valid while
+    /// the dictionary gains or loses no key, which only `noteNewBuffer` does (and then sets it anew).
+    var lastNewBufferSlot: (process: Int32, index: Dictionary<Int32, UInt64>.Index)?
     /// Surfaces whose buffers count as another process's than their client's (Compositor+ClientHealth.swift).
     var bufferProcesses: [ObjectIdentifier: Int32] = [:]
 
