@@ -316,7 +316,7 @@ public final class Compositor: SurfaceObserver {
     /// The first frame that shows a surface tells its client which output it is on, at what scale
     /// and with what transform.
     func surfaceShown(_ surface: Surface, on output: CompositorOutput) {
-        guard let node = node(for: surface), node.enteredOutput !== output.global else { return }
+        guard let node = node(for: surface), node.enteredOutputIdentity != ObjectIdentifier(output.global) else { return }
         if let previous = node.enteredOutput { surface.leave(previous) }
         node.enteredOutput = output.global
         surface.enter(output.global)

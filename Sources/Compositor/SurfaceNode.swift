@@ -20,7 +20,13 @@ final class SurfaceNode {
     /// Where the surface took input at the last commit applied.
     private(set) var inputRegion = Region.infinite
     /// The output the client was told the surface is on (wl_surface.enter).
-    weak var enteredOutput: Output?
+    weak var enteredOutput: Output? {
+        didSet { enteredOutputIdentity = enteredOutput.map(ObjectIdentifier.init) }
+    }
+    /// `enteredOutput`'s identity, which every frame that shows the surface compares without
+    /// loading the weak reference. An output's global is cleared from the nodes on it when the
+    /// output goes (`Compositor.outputDisappeared`), before anything else can take its address.
+    private(set) var enteredOutputIdentity: ObjectIdentifier?
     /// The contents of the last commit with a buffer, and that buffer. The contents hold it from
     /// its client (`ClientBufferContents`): a dma-buf until a commit replaces it, so that a display
     /// can scan it out directly; a shm or single-pixel buffer until a frame has read it. What
