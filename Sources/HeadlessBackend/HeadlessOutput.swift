@@ -49,6 +49,11 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     private enum ShownFrame {
         case buffer(Int)
         case client(HeadlessClientBuffer)
+
+        /// The ring buffer's index, for a frame drawn into the output's own.
+        var bufferIndex: Int? {
+            if case .buffer(let index) = self { index } else { nil }
+        }
     }
     /// The frame committed and waiting for its refresh, and for its acquire fence to signal.
     private var pendingFrame: ShownFrame?
@@ -225,11 +230,10 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
 
     /// Shows `frame` at the refresh it was started at (the last one), or, while `fence` has not
     /// signalled, at the first refresh at which it has.
-    private func show(_ frame: ShownFrame, after fence: OwnedFileDescriptor?) {
+    private func show(_ frame: consuming ShownFrame, after fence: OwnedFileDescriptor?) {
         frameScheduler.frameCommitted()
         // A frame still waiting for its fence is replaced: never shown.
-        drop(pendingFrame)
-        pendingFrame = nil
+        drop(pendingFrame.take())
         guard fence.map(Self.hasSignalled) ?? true else {
             pendingFrame = frame
             pendingFence = fence
@@ -300,19 +304,22 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
         guard refreshTimer.acknowledgeExpiration(), let refresh = armedRefresh else { return }
         armedRefresh = nil
         if cursorRefreshPending { showCursor(at: refresh) }
-        guard let frame = pendingFrame else { return }
+        guard pendingFrame != nil else { return }
         guard pendingFence.map(Self.hasSignalled) ?? true else {
             scheduleRefresh(forCursor: false)
             return
         }
-        present(frame, at: refresh)
+        present(pendingFrame.take()!, at: refresh)
     }
 
     /// `frame` is what the output shows from `refresh` on (the pending frame, or none waits).
-    private func present(_ frame: ShownFrame, at refresh: Refresh) {
+    /// Taken, not copied: a copy of a frame showing a client's buffer is a retain and a release.
+    private func present(_ frame: consuming ShownFrame, at refresh: Refresh) {
         pendingFrame = nil
         pendingFence = nil
-        drop(shownFrame)
+        let index = frame.bufferIndex
+        if let index { front = index }
+        drop(shownFrame.take())
         shownFrame = frame
         shownImage = nil
         lastUsedRefresh = refresh
@@ -320,17 +327,16 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
             isWaking = false
             wakeRefresh = refresh
         }
-        if case .buffer(let index) = frame { front = index }
         presentedFrameCount += 1
         // vsync, and zero-copy for a client's own buffer.
-        let flags: UInt32 = if case .client = frame { 0x9 } else { 0x1 }
+        let flags: UInt32 = index == nil ? 0x9 : 0x1
         frameScheduler.framePresented(
             PresentationTiming(nanoseconds: refresh.nanoseconds, refreshNanoseconds: period, sequence: refresh.sequence, flags: flags),
             vblankCounted: true)
     }
 
     /// The output no longer shows or waits to show `frame`: a client's buffer goes back to it.
-    private func drop(_ frame: ShownFrame?) {
+    private func drop(_ frame: consuming ShownFrame?) {
         if case .client(let buffer) = frame { buffer.endHold() }
     }
 
