@@ -26,7 +26,9 @@ extension Compositor {
             let window = managed.windows.last.map { "surface \($0.surface.id) of client \($0.surface.client.processID)" } ?? "no window"
             logger.info(direct ? "direct scanout on \(backendOutput.name): \(window)'s dma-buf is the frame" : "composing \(backendOutput.name) again")
         }
-        managed.onSurfaceShown = { [unowned self, unowned managed] surface in surfaceShown(surface, on: managed) }
+        // Called by `managed` while it draws, so both are alive: unowned(unsafe), as unowned
+        // references to objects with side tables cost the runtime's slow path every frame.
+        managed.onSurfaceShown = { [unowned(unsafe) self, unowned(unsafe) managed] surface in surfaceShown(surface, on: managed) }
         managed.onFramePresented = { [unowned self, unowned managed] in
             screenCapture.framePresented()
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented.emit(index) }
