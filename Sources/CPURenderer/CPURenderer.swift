@@ -51,7 +51,7 @@ public final class CPURenderer: LayerTreeRenderer {
         _ tree: RenderTree, into buffer: any SwapchainBuffer, scale: Double, clearColor: Color
     ) throws -> any RenderCompletion {
         draw(tree, into: try target(for: buffer), scale: scale, clearColor: clearColor)
-        return FinishedFrame()
+        return FinishedFrame.shared
     }
 
     /// The target of `buffer`, made the first time. A target not drawn into for 16 frames goes (a
@@ -211,7 +211,10 @@ public enum CPURendererError: Error, Equatable, CustomStringConvertible {
 }
 
 /// A frame the CPU renderer drew before returning it: done, with nothing left to finish.
-final class FinishedFrame: RenderCompletion {
+final class FinishedFrame: RenderCompletion, Sendable {
+    /// One for every frame: it holds nothing, and a frame need not allocate it.
+    static let shared = FinishedFrame()
+
     var completionDescriptor: FileDescriptor? { nil }
     var isComplete: Bool { true }
     func finish() {}

@@ -173,10 +173,11 @@ extension TreePainter {
         guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1,
             let a = t.apply(x: rect.minX, y: rect.minY), let b = t.apply(x: rect.maxX, y: rect.maxY)
         else { return nil }
-        let edges = [min(a.x, b.x), min(a.y, b.y), max(a.x, b.x), max(a.y, b.y)].map { ($0 - 0.5).rounded(.up) }
-        guard edges.allSatisfy({ abs($0) < 16_777_216 }) else { return nil }
-        return canvas.box.intersection(
-            PixelBox(minX: Int(edges[0]), minY: Int(edges[1]), maxX: Int(edges[2]), maxY: Int(edges[3])))
+        // No array of the edges: a frame asks this of every window it draws or measures.
+        func edge(_ v: Double) -> Double { (v - 0.5).rounded(.up) }
+        let (x0, y0, x1, y1) = (edge(min(a.x, b.x)), edge(min(a.y, b.y)), edge(max(a.x, b.x)), edge(max(a.y, b.y)))
+        guard abs(x0) < 16_777_216, abs(y0) < 16_777_216, abs(x1) < 16_777_216, abs(y1) < 16_777_216 else { return nil }
+        return canvas.box.intersection(PixelBox(minX: Int(x0), minY: Int(y0), maxX: Int(x1), maxY: Int(y1)))
     }
 
     /// One cell of contents: the pixels whose centres lie in `cell`, cut to `bounds` (rounded,

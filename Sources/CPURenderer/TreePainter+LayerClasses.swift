@@ -26,9 +26,10 @@ extension TreePainter {
 
     /// A shape layer's shape or a text layer's text, between its contents and its sublayers,
     /// cut to the rounded bounds with masksToBounds. Text reads upright under an odd number of
-    /// flips (ca-semantics G10); a shape is geometry and flips with the layer.
-    mutating func drawRasters(of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool) {
-        let p = layer.properties
+    /// flips (ca-semantics G10); a shape is geometry and flips with the layer. `p`: the layer's values.
+    mutating func drawRasters(
+        of layer: RenderLayer, _ p: LayerProperties, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool
+    ) {
         let roundedClip = p.masksToBounds ? RoundedRect(rect: p.bounds, radii: p.cornerRadii) : nil
         if let shape = p.shape,
             let raster = rasters.shapes.raster(for: layer.id, source: shape, scale: p.contentsScale, draw: { $0.rasterized(scale: $1) })

@@ -17,9 +17,10 @@ struct Occluder: Equatable {
 
 extension TreePainter {
     /// Notes `layer` as the occluder when its background or contents hide the canvas's box: a
-    /// later one replaces an earlier one, as it is drawn above it.
-    mutating func measureOcclusion(by layer: RenderLayer, bounds: RoundedRect, contentsFrame: Rect?, transform: Transform3D, opacity: Double) {
-        let p = layer.properties
+    /// later one replaces an earlier one, as it is drawn above it. `p`: the layer's values.
+    mutating func measureOcclusion(
+        by layer: RenderLayer, _ p: LayerProperties, bounds: RoundedRect, contentsFrame: Rect?, transform: Transform3D, opacity: Double
+    ) {
         guard opacity >= 1 else { return }
         if let frame = contentsFrame, hasOpaqueContents(p), !(p.masksToBounds && !bounds.isSquare),
             !(p.contentsGravity.isResizing && p.contentsCenter != Rect(x: 0, y: 0, width: 1, height: 1)),

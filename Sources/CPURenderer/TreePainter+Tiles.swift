@@ -8,8 +8,8 @@ import RendererContract
 /// the ready ones as contents: the pixels whose centres lie in the tile and the bounds, cut to the
 /// rounded bounds with masksToBounds, each at its fade.
 extension TreePainter {
-    mutating func drawTiles(of layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?) {
-        let p = layer.properties
+    /// `p`: the layer's values.
+    mutating func drawTiles(of layer: RenderLayer, _ p: LayerProperties, transform: Transform3D, opacity: Double, clip: Coverage?) {
         guard let tiled = p.tiled else { return }
         let visible = clip?.reach ?? canvas.target.rect
         for tile in tree.tileDraws(of: layer, tiled, transform: transform, visible: visible) {

@@ -65,21 +65,21 @@ struct TreePainter {
         _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
         clip: Coverage?, flipped: Bool
     ) {
-        // The values are read where they lie (`layer.properties.x`): a copy of them all costs more
-        // than the few this needs.
+        // The values are read where they lie (`layer.properties.x`, and `layer`'s own accessors for
+        // what LayerProperties computes): a copy of them all costs more than the few this needs.
         let opacity = layer.properties.opacity
         // A layer in a transition shows its previous state too, though hidden or transparent now.
         guard layer.properties.transition != nil ? parentOpacity > 0 : !layer.properties.isHidden && parentOpacity * opacity > 0
         else { return }
-        if layer.properties.isTransformLayer {
-            let transform = layer.properties.transformToSuperlayer(parentSpace)
+        if layer.isTransformLayer {
+            let transform = layer.transformToSuperlayer(in: parentSpace)
             for plane in tree.depthSortedSublayers(of: layer, transform: transform) {
                 place(
                     plane.layer, transform: plane.transform.flattened.concatenating(parentTransform),
                     opacity: parentOpacity * opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
             }
         } else {
-            let transform = layer.properties.transformToSuperlayer(parentSpace).flattened.concatenating(parentTransform)
+            let transform = layer.transformToSuperlayer(in: parentSpace).flattened.concatenating(parentTransform)
             place(layer, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
     }
@@ -150,13 +150,14 @@ struct TreePainter {
     mutating func drawLayer(
         _ layer: RenderLayer, transform: Transform3D, opacity: Double, clip: Coverage?, flipped: Bool, shadow drawsShadow: Bool = true
     ) {
+        // The one copy of the layer's values this visit makes: the helpers below read them here.
         let p = layer.properties
         let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
         // Contents orientation does not follow a flipped superlayer (ca-semantics G10): an odd
         // number of flips above the layer turns them back upright.
         let frame = p.contentsFrame(contentsAreFlipped: flipped)
         if isMeasuring {
-            measureOcclusion(by: layer, bounds: bounds, contentsFrame: frame, transform: transform, opacity: opacity)
+            measureOcclusion(by: layer, p, bounds: bounds, contentsFrame: frame, transform: transform, opacity: opacity)
         }
         if isSkipping, layer.id == occluder?.id { isSkipping = false }
         // What masksToBounds clips: the sublayers, and the layer's own shadow (seed ch. 2, "Adding
@@ -183,27 +184,32 @@ struct TreePainter {
                     drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
                 }
             }
-            drawTiles(of: layer, transform: transform, opacity: opacity, clip: clip)
-            drawRasters(of: layer, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
+            // Only layers of a specialised class have tiles, a shape or text.
+            if layer.hasClassProperties {
+                drawTiles(of: layer, p, transform: transform, opacity: opacity, clip: clip)
+                drawRasters(of: layer, p, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
+            }
         }
         // Nothing inside a clip or a replicator (whose layers show once per instance) is an
         // occluder: a measuring painter does not look there, and one still before the occluder
         // has nothing to draw there.
-        if (p.masksToBounds || p.replicator != nil) && (isMeasuring || isSkipping) { return }
+        let isReplicator = layer.isReplicator
+        if (p.masksToBounds || isReplicator) && (isMeasuring || isSkipping) { return }
         if !innerClipIsMade { innerClip = clipCoverage(bounds, transform: transform, within: clip) }
         if !p.masksToBounds || innerClip != nil {
-            if !isMeasuring, !isSkipping, let emitter = p.emitter {
+            if !isMeasuring, !isSkipping, layer.hasClassProperties, let emitter = p.emitter {
                 drawParticles(of: layer, emitter, transform: transform, opacity: opacity, clip: innerClip)
             }
             let childFlipped = flipped != p.isGeometryFlipped
-            if p.replicator != nil {
+            if isReplicator {
                 drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
             } else {
                 let space = p.sublayerSpace
                 if let subtreeBounds {
                     // A subtree that draws nothing the canvas holds holds no occluder either.
-                    let walked = tree
-                    subtreeBounds.forEachSublayer(of: layer, in: walked, transform: transform, within: canvas.box) { sublayer in
+                    var sublayers = subtreeBounds.sublayerIDs(of: layer, in: tree, transform: transform, within: canvas.box)
+                    while let id = sublayers.next() {
+                        guard let sublayer = tree[id] else { continue }
                         visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
                     }
                 } else {
@@ -258,9 +264,11 @@ struct TreePainter {
         guard r.0 == 0, r.1 == 0, r.2 == 0, r.3 == 0, t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 == 1,
             let a = t.apply(x: shape.rect.minX, y: shape.rect.minY), let b = t.apply(x: shape.rect.maxX, y: shape.rect.maxY)
         else { return nil }
-        let edges = [min(a.x, b.x), min(a.y, b.y), max(a.x, b.x), max(a.y, b.y)]
-        guard edges.allSatisfy({ abs($0 - $0.rounded()) < 1e-9 && abs($0) < 16_777_216 }) else { return nil }
-        let box = PixelBox(minX: Int(edges[0].rounded()), minY: Int(edges[1].rounded()), maxX: Int(edges[2].rounded()), maxY: Int(edges[3].rounded()))
+        // No array of the edges, as in `centresBox(of:_:)`.
+        func isWhole(_ v: Double) -> Bool { abs(v - v.rounded()) < 1e-9 && abs(v) < 16_777_216 }
+        let (x0, y0, x1, y1) = (min(a.x, b.x), min(a.y, b.y), max(a.x, b.x), max(a.y, b.y))
+        guard isWhole(x0), isWhole(y0), isWhole(x1), isWhole(y1) else { return nil }
+        let box = PixelBox(minX: Int(x0.rounded()), minY: Int(y0.rounded()), maxX: Int(x1.rounded()), maxY: Int(y1.rounded()))
         return canvas.box.intersection(box)
     }
 

@@ -9,14 +9,14 @@ extension RenderTree {
     public func shownExternalContents() -> [any ExternalContents] {
         var shown: [RenderLayer] = []
         for id in externalContentsLayerIDs {
-            guard let layer = self[id], layer.properties.externalContents != nil else { continue }
+            guard let layer = self[id], layer.externalContents != nil else { continue }
             // One walk up to the root, keeping nothing: most frames show one client's buffer.
             var (reachesRoot, isShown, isReplicated) = (false, true, false)
             var current: RenderLayer? = layer
             while let level = current {
                 // Each value is read where it lies: a copy of a layer's values costs more than the walk.
                 if level.properties.isHidden || level.properties.opacity <= 0 { isShown = false }
-                if level !== layer, level.properties.replicator != nil { isReplicated = true }
+                if level !== layer, level.isReplicator { isReplicated = true }
                 guard let superlayer = level.superlayerID else {
                     reachesRoot = level.id == rootID
                     break
@@ -40,7 +40,7 @@ extension RenderTree {
             }
             shown = shown.map { ($0, path(superlayerChain(of: $0.id) ?? [])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
         }
-        return shown.compactMap(\.properties.externalContents)
+        return shown.compactMap(\.externalContents)
     }
 
     /// The same by walking the whole tree.

@@ -58,16 +58,6 @@ final class SublayerBoxes {
         }
     }
 
-    /// Calls `body` with the place of each sublayer whose box meets `query` or is not known, in
-    /// drawing order. A few sublayers (one group) are looked at in turn: no search, no sort.
-    func forEachPlace(meeting query: Rect, _ body: (Int) -> Void) {
-        guard boxes.count > Self.fanout else {
-            for i in boxes.indices where boxes[i].map({ Self.overlap($0, query) }) ?? true { body(i) }
-            return
-        }
-        for i in places(meeting: query) { body(i) }
-    }
-
     /// The places (in drawing order) of the sublayers whose box meets `query` or is not known.
     func places(meeting query: Rect) -> [Int] {
         if let all = levels.last?.first, !all.isNull, query.contains(all) {

@@ -94,7 +94,7 @@ public final class SubtreeBounds {
             // neither it nor any box above it changes.
             if let entry = state.entries[id], entry.isMeasured, let from = entry.measuredFrom,
                 from.revision == layer.revisionExceptContents, !animated.contains(id),
-                from.contentsSize == layer.properties.contentsLogicalSize
+                from.contentsSize == layer.contentsLogicalSize
             {
                 continue
             }
@@ -127,33 +127,89 @@ public final class SubtreeBounds {
     /// its box mapped to pixels meets that wider region or lies partly behind the eye.
     public func sublayers(of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox) -> [RenderLayer] {
         var found: [RenderLayer] = []
-        forEachSublayer(of: layer, in: tree, transform: t, within: region) { found.append($0) }
+        var walk = sublayerIDs(of: layer, in: tree, transform: t, within: region)
+        while let id = walk.next() {
+            if let sublayer = tree[id] { found.append(sublayer) }
+        }
         return found
     }
 
-    /// Calls `body` with each of the sublayers `sublayers(of:in:transform:within:)` returns, in
-    /// drawing order, without making an array of them (a frame's walk asks this of every layer
-    /// it visits).
-    public func forEachSublayer(
-        of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox, _ body: (RenderLayer) -> Void
-    ) {
+    /// The identifiers of the sublayers `sublayers(of:in:transform:within:)` returns, in drawing
+    /// order, found one at a time: a frame's walk asks this of every layer it visits, and looks
+    /// each sublayer up only as it comes to it (no array, no closure, no copy of the tree).
+    public func sublayerIDs(of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox) -> SublayerWalk {
         // Most layers have no sublayers: nothing to look up.
-        guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else { return }
+        guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else {
+            return SublayerWalk(index: nil, filter: .all)
+        }
         let wide = region.rect.insetBy(dx: -2, dy: -2)
-        if t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse {
-            guard let query = inverse.boundingBox(ofCorners: wide) else {
-                for id in index.order { if let sublayer = tree[id] { body(sublayer) } }
-                return
-            }
-            index.forEachPlace(meeting: query) { i in
-                if let sublayer = tree[index.order[i]] { body(sublayer) }
-            }
+        let query: Rect
+        if t.m11 == 1, t.m12 == 0, t.m14 == 0, t.m21 == 0, t.m22 == 1, t.m24 == 0, t.m44 == 1 {
+            // A translation (where most layers lie on the output): the region moved back, the
+            // values `planeInverse` and `boundingBox(ofCorners:)` would give, found without them.
+            let (x0, x1, y0, y1) = (wide.minX - t.m41, wide.maxX - t.m41, wide.minY - t.m42, wide.maxY - t.m42)
+            query = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         } else {
-            for (i, id) in index.order.enumerated() {
-                if let box = index.boxes[i] {
-                    guard !box.isNull, t.boundingBox(ofCorners: box).map({ SublayerBoxes.overlap($0, wide) }) ?? true else { continue }
+            guard t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse else {
+                return SublayerWalk(index: index, filter: .projected(t, wide))
+            }
+            guard let mapped = inverse.boundingBox(ofCorners: wide) else { return SublayerWalk(index: index, filter: .all) }
+            query = mapped
+        }
+        // A few sublayers (one group) are looked at in turn: no search, no sort.
+        guard index.boxes.count > SublayerBoxes.fanout else { return SublayerWalk(index: index, filter: .meeting(query)) }
+        return SublayerWalk(index: index, filter: .places(index.places(meeting: query)))
+    }
+
+    /// The sublayers of one layer that may draw within a region, in drawing order
+    /// (`SubtreeBounds.sublayerIDs(of:in:transform:within:)`).
+    public struct SublayerWalk: IteratorProtocol {
+        fileprivate enum Filter {
+            /// Every sublayer.
+            case all
+            /// Those whose box meets the query or is not known, each looked at.
+            case meeting(Rect)
+            /// Those at these places, found by the index's search.
+            case places([Int])
+            /// Those whose box, mapped by the transform, meets the wide region, lies partly
+            /// behind the eye or is not known.
+            case projected(Transform3D, Rect)
+        }
+
+        private let index: SublayerBoxes?
+        private let filter: Filter
+        private var step = 0
+
+        fileprivate init(index: SublayerBoxes?, filter: Filter) {
+            (self.index, self.filter) = (index, filter)
+        }
+
+        public mutating func next() -> LayerID? {
+            guard let index else { return nil }
+            switch filter {
+            case .all:
+                guard step < index.order.count else { return nil }
+                step += 1
+                return index.order[step - 1]
+            case .meeting(let query):
+                while step < index.order.count {
+                    step += 1
+                    if index.boxes[step - 1].map({ SublayerBoxes.overlap($0, query) }) ?? true { return index.order[step - 1] }
                 }
-                if let sublayer = tree[id] { body(sublayer) }
+                return nil
+            case .places(let places):
+                guard step < places.count else { return nil }
+                step += 1
+                return index.order[places[step - 1]]
+            case .projected(let t, let wide):
+                while step < index.order.count {
+                    step += 1
+                    guard let box = index.boxes[step - 1] else { return index.order[step - 1] }
+                    if !box.isNull, t.boundingBox(ofCorners: box).map({ SublayerBoxes.overlap($0, wide) }) ?? true {
+                        return index.order[step - 1]
+                    }
+                }
+                return nil
             }
         }
     }
