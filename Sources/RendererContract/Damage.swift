@@ -25,6 +25,11 @@ public struct DamageTracker {
     private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
     /// Each tiled layer's `TileCache.revision` when the last frame was drawn.
     private var tileRevisions: [LayerID: UInt64] = [:]
+    /// What lies above each layer that changed, as found in the trees since the last frame that
+    /// changed more than layers' contents (a client's next buffer changes nothing of it), and the
+    /// root they were found under.
+    private var ancestries: [LayerID: Ancestry] = [:]
+    private var ancestriesRoot: RenderLayer?
 
     /// Forgets the last frame, so that the next one is drawn in full.
     public init() {}
@@ -34,28 +39,51 @@ public struct DamageTracker {
     public mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
         let time = tree.sampleTime
         let changedTiles = changedTiledLayers(in: tree, lastTime: last?.time, time: time)
-        defer { last = (tree, time, scale, width, height) }
-        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID
-        else { return .full }
-        // Snapshots skipped in between (several commits in one frame) add their changes.
-        guard let committed = tree.changedLayerIDs(since: last.tree.generation) else { return .full }
+        let root = tree.root
+        defer {
+            last = (tree, time, scale, width, height)
+            ancestriesRoot = root
+        }
+        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID,
+            // Snapshots skipped in between (several commits in one frame) add their changes.
+            let committed = tree.changedLayerIDs(since: last.tree.generation)
+        else {
+            ancestries.removeAll()
+            return .full
+        }
         // Animated layers change whenever the sample time moves, tiled ones when their tiles do.
         var moving = changedTiles
         if time != last.time {
             moving.formUnion(tree.animatedLayerIDs)
             moving.formUnion(last.tree.animatedLayerIDs)
         }
+        // What lies above a layer stays while nothing but layers' contents changes, nothing
+        // moves or animates and the root is the same (a tree placed otherwise has another).
+        var keepsAncestries = moving.isEmpty && tree.animatedLayerIDs.isEmpty && last.tree.animatedLayerIDs.isEmpty && root === ancestriesRoot
+        for changed in committed where keepsAncestries {
+            guard let before = last.tree[changed], let after = tree[changed], before.revisionExceptContents == after.revisionExceptContents
+            else {
+                keepsAncestries = false
+                break
+            }
+        }
+        if !keepsAncestries { ancestries.removeAll() }
         var box = Rect.null
         for changed in committed where moving.isEmpty || !moving.contains(changed) {
+            let (before, after) = (last.tree[changed], tree[changed])
             // A layer that only gained, lost or reordered sublayers draws the same itself: those
             // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
-            if let before = last.tree[changed], let after = tree[changed], before.revisionExceptSublayers == after.revisionExceptSublayers {
-                continue
-            }
-            guard DamageTracker.addDamage(of: changed, from: last.tree, to: tree, scale: scale, into: &box) else { return .full }
+            if let before, let after, before.revisionExceptSublayers == after.revisionExceptSublayers { continue }
+            guard DamageTracker.addDamage(
+                of: changed, before, after, from: last.tree, to: tree, scale: scale, ancestries: &ancestries, reusing: keepsAncestries,
+                into: &box)
+            else { return .full }
         }
         for changed in moving {
-            guard DamageTracker.addDamage(of: changed, from: last.tree, to: tree, scale: scale, into: &box) else { return .full }
+            let (before, after) = (last.tree[changed], tree[changed])
+            guard DamageTracker.addDamage(
+                of: changed, before, after, from: last.tree, to: tree, scale: scale, ancestries: &ancestries, reusing: false, into: &box)
+            else { return .full }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
         box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale)
@@ -67,12 +95,21 @@ public struct DamageTracker {
         return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
     }
 
-    /// Adds to `box` the output pixels a change of layer `changed` between two trees damages;
-    /// false when all must be redrawn (it lies in a replicator whose instances are delayed).
-    private static func addDamage(of changed: LayerID, from old: RenderTree, to new: RenderTree, scale: Double, into box: inout Rect) -> Bool {
+    /// Adds to `box` the output pixels a change of layer `changed` (`before` in the old tree,
+    /// `after` in the new) between two trees damages; false when all must be redrawn (it lies in
+    /// a replicator whose instances are delayed). What lies above the layer in the new tree is
+    /// kept in `ancestries`, and taken from there when `reusing` (the trees differ in contents alone).
+    private static func addDamage(
+        of changed: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, from old: RenderTree, to new: RenderTree, scale: Double,
+        ancestries: inout [LayerID: Ancestry], reusing: Bool, into box: inout Rect
+    ) -> Bool {
         // What lies above the layer, found in one walk up each tree: most layers have no
-        // replicator, filter or shadow above them, and those are not looked for again.
-        let above = AncestorEffects(above: changed, in: old).union(AncestorEffects(above: changed, in: new))
+        // replicator, filter or shadow above them, and those are not looked for again. Between
+        // trees that differ in contents alone, it is the same in both.
+        let known = reusing ? ancestries[changed] : nil
+        var ancestry = known ?? Ancestry(effects: AncestorEffects(above: after, in: new))
+        defer { ancestries[changed] = ancestry }
+        let above = known?.effects ?? AncestorEffects(above: before, in: old).union(ancestry.effects)
         // A layer inside a replicator shows once per instance: the replicator's subtree covers
         // them all. Delayed instances show other moments of their animations: redraw all.
         var id = changed
@@ -88,7 +125,11 @@ public struct DamageTracker {
         // A change of contents alone changes the layer's own silhouette there too; a whole
         // subtree's bounds hold its shadow already.
         var contentsOnly = false
-        if let changed = changedContentsBounds(of: id, from: old, to: new, scale: scale) {
+        // The walk up the new tree counted the flips above `changed` already.
+        let contentsChange = id == changed
+            ? changedContentsBounds(of: id, before, after, under: &ancestry, in: new, old: old, scale: scale)
+            : changedContentsBounds(of: id, from: old, to: new, scale: scale)
+        if let changed = contentsChange {
             changedBox = changed
             contentsOnly = true
         } else {
@@ -113,16 +154,19 @@ public struct DamageTracker {
         var hasReplicator = false
         var hasFilters = false
         var hasShadow = false
+        /// Whether an odd number of the layers above are geometry-flipped (in one tree).
+        var isFlipped = false
 
-        init(above id: LayerID, in tree: RenderTree) {
-            guard let layer = tree[id] else { return }
+        init(above layer: RenderLayer?, in tree: RenderTree) {
+            guard let layer else { return }
             hasShadow = layer.properties.shadowOpacity > 0
             var parent = layer.parentID.flatMap { tree[$0] }
             // Each value is read where it lies: a copy of a layer's values costs more than the walk.
             while let layer = parent {
-                if layer.properties.replicator != nil { hasReplicator = true }
+                if layer.isReplicator { hasReplicator = true }
                 if !layer.properties.filters.isEmpty { hasFilters = true }
                 if layer.properties.shadowOpacity > 0 { hasShadow = true }
+                if layer.properties.isGeometryFlipped { isFlipped.toggle() }
                 parent = layer.parentID.flatMap { tree[$0] }
             }
         }
@@ -134,6 +178,13 @@ public struct DamageTracker {
             both.hasShadow = hasShadow || other.hasShadow
             return both
         }
+    }
+
+    /// What lies above a layer in one tree that a change of contents does not change: the effects
+    /// above it, and its map to the root's parent space once a change of its contents asked for it.
+    private struct Ancestry {
+        var effects: AncestorEffects
+        var toRoot: Transform3D?
     }
 
     /// The tiled layers whose tiles changed since the last frame (drawn or invalidated between
@@ -157,25 +208,31 @@ public struct DamageTracker {
     /// box of the changed contents pixels (null when none of them shows); nil otherwise, and for
     /// animated layers and nine-part stretching, where the simple mapping does not hold.
     public static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
-        guard let before = old[id], let after = new[id], before.revisionExceptContents == after.revisionExceptContents,
+        guard let after = new[id] else { return nil }
+        var ancestry = Ancestry(effects: AncestorEffects(above: after, in: new))
+        return changedContentsBounds(of: id, old[id], after, under: &ancestry, in: new, old: old, scale: scale)
+    }
+
+    /// The same for the layer's entries in the two trees, found already, under `ancestry` (what
+    /// lies above it in the new tree: its map to the root is found there once).
+    private static func changedContentsBounds(
+        of id: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, under ancestry: inout Ancestry, in new: RenderTree, old: RenderTree,
+        scale: Double
+    ) -> Rect? {
+        guard let before, let after, before.revisionExceptContents == after.revisionExceptContents,
             !old.animatedLayerIDs.contains(id), !new.animatedLayerIDs.contains(id),
-            let (changed, width, height) = contentsChange(from: before.properties, to: after.properties)
+            let (changed, width, height) = contentsChange(from: before, to: after)
         else { return nil }
-        let p = after.properties
-        guard p.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1), let toRoot = new.transformToRoot(of: id) else {
-            return nil
-        }
+        // Values read where they lie.
+        guard after.properties.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) else { return nil }
+        if ancestry.toRoot == nil { ancestry.toRoot = new.transformToRoot(of: id) }
+        guard let toRoot = ancestry.toRoot else { return nil }
         // Contents are flipped under an odd number of geometry-flipped ancestors (as the encoder
         // draws them), which moves both their frame and their rows.
-        var flipped = false
-        var ancestor = after.parentID.flatMap { new[$0] }
-        while let layer = ancestor {
-            if layer.properties.isGeometryFlipped { flipped.toggle() }
-            ancestor = layer.parentID.flatMap { new[$0] }
-        }
-        guard let frame = p.contentsFrame(contentsAreFlipped: flipped) else { return nil }
+        let flipped = ancestry.effects.isFlipped
+        guard let frame = after.contentsFrame(contentsAreFlipped: flipped) else { return nil }
         // A texel more on each side: filtering blends neighbours into the pixels around a change.
-        let w = Double(width), h = Double(height), source = p.contentsRect
+        let w = Double(width), h = Double(height), source = after.properties.contentsRect
         guard source.width > 0, source.height > 0 else { return .null }
         func unit(_ v: Double, _ origin: Double, _ length: Double) -> Double { min(1, max(0, (v - origin) / length)) }
         let u0 = unit(Double(changed.x - 1) / w, source.minX, source.width)
@@ -195,13 +252,15 @@ public struct DamageTracker {
     /// The pixels of a layer's contents that may differ between two states, and the contents'
     /// size: an image made from the old one by updates, or a client's buffer committed over the
     /// old one with damage; nil when that is not known.
-    private static func contentsChange(from old: LayerProperties, to new: LayerProperties) -> (ImageRect, Int, Int)? {
+    private static func contentsChange(from old: RenderLayer, to new: RenderLayer) -> (ImageRect, Int, Int)? {
         if let client = new.externalContents as? any ClientContents, let oldClient = old.externalContents as? any ClientContents,
             client !== oldClient, let changed = client.changedRect(sinceContents: oldClient)
         {
             return (changed, client.buffer.width, client.buffer.height)
         }
-        if let image = new.contents, let oldImage = old.contents, image !== oldImage, let changed = image.changedRect(since: oldImage) {
+        if let image = new.properties.contents, let oldImage = old.properties.contents, image !== oldImage,
+            let changed = image.changedRect(since: oldImage)
+        {
             return (changed, image.width, image.height)
         }
         return nil
@@ -212,7 +271,7 @@ public struct DamageTracker {
         var found: [RenderLayer] = []
         var parent = tree[id]?.parentID.flatMap { tree[$0] }
         while let layer = parent {
-            if layer.properties.replicator != nil { found.append(layer) }
+            if layer.isReplicator { found.append(layer) }
             parent = layer.parentID.flatMap { tree[$0] }
         }
         return found

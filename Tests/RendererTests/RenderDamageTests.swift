@@ -161,6 +161,43 @@ import Testing
             == .region(PixelRect(x: 107, y: 87, width: 46, height: 36)))
     }
 
+    /// What lies above a layer whose contents alone change is kept from frame to frame: a move
+    /// of the layers above it is seen, and its next contents are damaged where they are now.
+    @Test func contentsUpdatedAfterTheirContainerMovedDamageWhereTheyAreNow() throws {
+        let root = makeRoot(400, 300)
+        let container = sublayer(root, frame: Rect(x: 50, y: 40, width: 300, height: 200))
+        let surface = sublayer(container, frame: Rect(x: 50, y: 10, width: 200, height: 100))
+        var image = Image(width: 100, height: 50, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+        surface.contents = image
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        func update() throws -> Damage {
+            image = try Image(updating: image, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
+            change { surface.contents = image }
+            return tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        }
+        // The surface lies at (100, 50), its pixels twice their size: as in
+        // contentsUpdatedInARectangleDamageOnlyThatRectangle, x 117…143, y 87…103, frame after frame.
+        #expect(try update() == .region(PixelRect(x: 117, y: 87, width: 26, height: 16)))
+        #expect(try update() == .region(PixelRect(x: 117, y: 87, width: 26, height: 16)))
+        // The container moves 20 right: its subtree before and after, x 50…370, y 40…240.
+        change { container.position.x += 20 }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 49, y: 39, width: 322, height: 202)))
+        #expect(try update() == .region(PixelRect(x: 137, y: 87, width: 26, height: 16)))
+        // Moved and updated in one commit: both, x 70…370 (the container's move) and the change.
+        image = try Image(updating: image, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
+        change {
+            container.position.y += 10
+            surface.contents = image
+        }
+        #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+            == .region(PixelRect(x: 69, y: 39, width: 302, height: 212)))
+        #expect(try update() == .region(PixelRect(x: 137, y: 97, width: 26, height: 16)))
+    }
+
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
         let s = scene()
         let fade = BasicAnimation(keyPath: "opacity")
