@@ -85,8 +85,9 @@ final class PixmanImage {
 /// it shows. A view is found by exactly where the pixels lie and how
 /// they are laid out, so it is only used again for the memory a frame reads now, within the read
 /// that guards it (`PixelBuffer.withPixels`: libwayland's SIGBUS guard, a lease of a destroyed
-/// buffer); between frames it holds no reference and reads nothing. Those a frame did not use go
-/// at its end.
+/// buffer); between frames it holds no reference and reads nothing. A view goes after three
+/// frames in a row that did not use it (a client draws into two or three buffers in turn: each
+/// one's view stays).
 final class PixmanViews {
     private struct Key: Equatable {
         var base: UnsafeRawPointer
@@ -99,8 +100,12 @@ final class PixmanViews {
     private struct Entry {
         let key: Key
         let image: PixmanImage
-        var isUsed: Bool
+        /// Frames ended since one used the view (0: this frame uses it).
+        var idleFrames: Int
     }
+
+    /// A view no frame used for this many frames in a row goes.
+    static let idleFrameLimit = 3
 
     /// Few: the buffers one frame draws, looked through in turn.
     private var entries: [Entry] = []
@@ -111,23 +116,23 @@ final class PixmanViews {
         guard let base = rows.bytes.baseAddress else { return nil }
         let key = Key(base: base, width: rows.width, height: rows.height, bytesPerRow: rows.bytesPerRow, format: rows.format)
         if let i = entries.firstIndex(where: { $0.key == key }) {
-            entries[i].isUsed = true
+            entries[i].idleFrames = 0
             return entries[i].image
         }
         guard let image = PixmanImage.viewing(rows) else { return nil }
-        entries.append(Entry(key: key, image: image, isUsed: true))
+        entries.append(Entry(key: key, image: image, idleFrames: 0))
         return image
     }
 
-    /// Drops the views the frame did not use.
+    /// Drops the views that this frame and the `idleFrameLimit` - 1 before it did not use.
     func endFrame() {
         var kept = 0
-        for i in entries.indices where entries[i].isUsed {
-            entries[i].isUsed = false
+        for i in entries.indices where entries[i].idleFrames < Self.idleFrameLimit {
+            entries[i].idleFrames += 1
             entries.swapAt(kept, i)
             kept += 1
         }
-        entries.removeLast(entries.count - kept)
+        if kept < entries.count { entries.removeLast(entries.count - kept) }
     }
 
     /// How many views are kept.

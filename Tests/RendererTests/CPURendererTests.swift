@@ -209,9 +209,10 @@ import Testing
         change { badge.removeFromSuperlayer() }
     }
 
-    /// pixman's view of a buffer's pixels is made once while consecutive frames read the same
-    /// memory laid out the same way (a window's frames), made anew for other memory or another
-    /// layout, and let go after a frame that did not read it.
+    /// pixman's view of a buffer's pixels is made once while frames read the same memory laid out
+    /// the same way (a window's frames, from the two or three buffers it draws into in turn), made
+    /// anew for other memory or another layout, and let go after three frames in a row that did
+    /// not read it.
     @Test func aViewOfPixelsIsKeptWhileFramesReadTheSameMemory() throws {
         let views = PixmanViews()
         let window = try #require(HostMemoryBuffer(width: 8, height: 8, format: .argb8888))
@@ -224,14 +225,25 @@ import Testing
         let first = try #require(view(window))
         views.endFrame()
         #expect(view(window) === first)
-        #expect(view(other) !== first)
+        views.endFrame()
+        // A frame from the client's other buffer, then one from the first again: both views stay.
+        let second = try #require(view(other))
+        #expect(second !== first)
+        views.endFrame()
+        #expect(view(window) === first)
         #expect(view(window, width: 4) !== first)
         #expect(views.count == 3)
         views.endFrame()
-        #expect(view(window) === first)
-        views.endFrame()
-        #expect(views.count == 1)
-        views.endFrame()
-        #expect(views.count == 0)
+        // Frames of the first buffer alone: the other's view goes after its third idle frame,
+        // the narrower one after its own.
+        for count in [3, 2, 1] {
+            #expect(view(window) === first)
+            views.endFrame()
+            #expect(views.count == count)
+        }
+        for count in [1, 1, 0] {
+            views.endFrame()
+            #expect(views.count == count)
+        }
     }
 }
