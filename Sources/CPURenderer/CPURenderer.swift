@@ -31,7 +31,7 @@ public final class CPURenderer: LayerTreeRenderer {
 
     /// The client buffers the last frame showed: every one in a visible layer, drawn again or
     /// not (a frame where nothing changed shows what the one before it did). Their surfaces'
-    /// owners are held weakly, as the contents hold them, so a surface gone is no longer named.
+    /// owners are named as the contents name them: not at all once the owner went away.
     private var sampledClients: [any ClientContents] = []
 
     public var sampledSurfaceOwners: [AnyObject] { sampledClients.compactMap(\.surfaceOwner) }
