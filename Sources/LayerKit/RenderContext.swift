@@ -1,4 +1,3 @@
-import HashTreeCollections
 import Synchronization
 
 /// Connects a root layer to a consumer of its render trees (the role of a CAContext): every commit
@@ -14,7 +13,7 @@ public final class RenderContext {
     /// Called with each new snapshot, right after the commit that made it.
     public var onCommit: ((RenderTree) -> Void)?
 
-    private var layers: TreeDictionary<LayerID, RenderLayer> = [:]
+    private var layers = LayerTable()
     /// The model layer of every snapshotted entry, for building presentation copies.
     private var modelLayers: [LayerID: Layer] = [:]
     /// The presentation copies made for the current snapshot at one media time.
@@ -23,7 +22,8 @@ public final class RenderContext {
     private var tiledLayerIDs: Set<LayerID> = []
     private var externalContentsLayerIDs: Set<LayerID> = []
     private var backdropLayerIDs: Set<LayerID> = []
-    private var changedLayerIDs: Set<LayerID> = []
+    /// The layers stored or removed since the last snapshot; its storage serves every commit.
+    private var changes: [LayerID] = []
     private var recentChanges: GenerationChanges?
     private var generation: UInt64 = 0
     /// How many generations of changes a snapshot remembers (`RenderTree.changedLayerIDs(since:)`).
@@ -131,7 +131,7 @@ public final class RenderContext {
             update(&backdropLayerIDs, .backdrop)
             layer.committedIndexes = indexes
         }
-        changedLayerIDs.insert(layer.id)
+        changes.append(layer.id)
     }
 
     /// Removes a layer from every index (`RenderIndexes`) and from the snapshot.
@@ -142,7 +142,7 @@ public final class RenderContext {
         tiledLayerIDs.remove(id)
         externalContentsLayerIDs.remove(id)
         backdropLayerIDs.remove(id)
-        changedLayerIDs.insert(id)
+        changes.append(id)
     }
 
     // MARK: - Presentation
@@ -176,12 +176,20 @@ public final class RenderContext {
         // The chain is cut back to the history's length when it is four times as long: a copy
         // of a few entries every few dozen commits, not one of the whole history every commit.
         let earlier = recentChanges.flatMap { $0.length < 4 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
-        recentChanges = GenerationChanges(generation: generation, layers: changedLayerIDs, previous: earlier)
+        // A commit mostly changes the one layer the one before changed (a client's new buffer each
+        // frame): that commit's set serves, where a new one would be made and hashed into.
+        let changed: Set<LayerID>
+        if changes.count == 1, let latest = recentChanges?.layers, latest.count == 1, latest.first == changes[0] {
+            changed = latest
+        } else {
+            changed = Set(changes)
+        }
+        changes.removeAll(keepingCapacity: true)
+        recentChanges = GenerationChanges(generation: generation, layers: changed, previous: earlier)
         let tree = RenderTree(
-            contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
+            contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changed,
             animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
             externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges)
-        changedLayerIDs = []
         renderTree = tree
         // The copies show the last snapshot, and their models may have left the tree since: kept,
         // they would hold removed layers (and their contents) until the next hit test.

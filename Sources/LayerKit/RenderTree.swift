@@ -1,5 +1,3 @@
-import HashTreeCollections
-
 /// Something attached to a committed layer that changes its values over time: the animation
 /// issue's animations implement it. `apply` receives the layer's local time.
 public protocol RenderAnimation: Sendable {
@@ -75,9 +73,9 @@ public final class RenderLayer: Sendable {
 /// everything the renderer needs and is `Sendable`, so the compositor samples it per frame, on
 /// any thread, without the model tree.
 ///
-/// Layers live in a persistent hash trie keyed by `LayerID`: a commit replaces only the entries of
-/// the layers that changed and shares everything else with the previous snapshot, so its cost
-/// follows the change, not the size of the tree.
+/// Layers live in a persistent trie on their ids' bits (`LayerTable`): a commit replaces only the
+/// entries of the layers that changed and shares everything else with the previous snapshot, so
+/// its cost follows the change, not the size of the tree.
 public struct RenderTree: Sendable {
     /// Names the context that made this snapshot: generations count within one context only.
     public let contextID: UInt64
@@ -101,7 +99,7 @@ public struct RenderTree: Sendable {
     public var backdropLayerIDs: Set<LayerID> { indexes.backdropLayerIDs }
     /// The changed layers of this and earlier generations, newest first.
     var recentChanges: GenerationChanges? { indexes.recentChanges }
-    let layers: TreeDictionary<LayerID, RenderLayer>
+    let layers: LayerTable
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
     let sampledProperties: [LayerID: LayerProperties]
     /// The media time a sample shows; nil for the committed values themselves.
@@ -110,7 +108,7 @@ public struct RenderTree: Sendable {
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
         tiledLayerIDs: Set<LayerID> = [], externalContentsLayerIDs: Set<LayerID> = [], backdropLayerIDs: Set<LayerID> = [],
-        layers: TreeDictionary<LayerID, RenderLayer>, recentChanges: GenerationChanges? = nil,
+        layers: LayerTable, recentChanges: GenerationChanges? = nil,
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
         self.init(
@@ -122,7 +120,7 @@ public struct RenderTree: Sendable {
     }
 
     private init(
-        contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: TreeDictionary<LayerID, RenderLayer>,
+        contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: LayerTable,
         sampledProperties: [LayerID: LayerProperties], sampleTime: Double?
     ) {
         (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
@@ -159,7 +157,7 @@ public struct RenderTree: Sendable {
 
     /// The first layer with this name, searching the whole tree.
     public func layer(named name: String) -> RenderLayer? {
-        layers.values.first { $0.properties.name == name }
+        layers.first { $0.properties.name == name }
     }
 
     /// Whether any animation can change what is seen: an animated layer with no hidden or fully
