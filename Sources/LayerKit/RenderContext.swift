@@ -25,6 +25,8 @@ public final class RenderContext {
     /// The layers stored or removed since the last snapshot; its storage serves every commit.
     private var changes: [LayerID] = []
     private var recentChanges: GenerationChanges?
+    /// Whether a layer entered or left one of the sets above since the last snapshot.
+    private var setsChanged = false
     private var generation: UInt64 = 0
     /// How many generations of changes a snapshot remembers (`RenderTree.changedLayerIDs(since:)`).
     public static let changeHistoryLength = 16
@@ -55,9 +57,15 @@ public final class RenderContext {
     /// Brings every context's snapshot up to date with `changed`, each layer changed once:
     /// a layer that entered or left a context takes its whole subtree with it.
     static func commitChanges(of changed: [Layer]) {
+        // Most commits touch one context: only the others are gathered in an array.
+        var firstTouched: RenderContext?
         var touched: [RenderContext] = []
         func touch(_ context: RenderContext) {
-            if !touched.contains(where: { $0 === context }) { touched.append(context) }
+            if firstTouched == nil {
+                firstTouched = context
+            } else if firstTouched !== context, !touched.contains(where: { $0 === context }) {
+                touched.append(context)
+            }
         }
         let serial = commitSerial.wrappingAdd(1, ordering: .relaxed).newValue
         for layer in changed { layer.isMarkedChanged = false }
@@ -70,6 +78,7 @@ public final class RenderContext {
                 touch(context)
             }
         }
+        firstTouched?.publish()
         for context in touched { context.publish() }
     }
 
@@ -130,6 +139,7 @@ public final class RenderContext {
             update(&externalContentsLayerIDs, .externalContents)
             update(&backdropLayerIDs, .backdrop)
             layer.committedIndexes = indexes
+            setsChanged = true
         }
         changes.append(layer.id)
     }
@@ -142,6 +152,7 @@ public final class RenderContext {
         tiledLayerIDs.remove(id)
         externalContentsLayerIDs.remove(id)
         backdropLayerIDs.remove(id)
+        setsChanged = true
         changes.append(id)
     }
 
@@ -173,28 +184,37 @@ public final class RenderContext {
 
     private func publish() {
         generation += 1
-        // The chain is cut back to the history's length when it is four times as long: a copy
-        // of a few entries every few dozen commits, not one of the whole history every commit.
-        let earlier = recentChanges.flatMap { $0.length < 4 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
+        let tree: RenderTree
         // A commit mostly changes the one layer the one before changed (a client's new buffer each
-        // frame): that commit's set serves, where a new one would be made and hashed into.
-        let changed: Set<LayerID>
-        if changes.count == 1, let latest = recentChanges?.layers, latest.count == 1, latest.first == changes[0] {
-            changed = latest
+        // frame): it continues that commit's run of changes, and when no layer entered or left a
+        // set either, the new snapshot shares the last one's sets, where new ones would be made.
+        if changes.count == 1, let latest = recentChanges, latest.layers.count == 1, latest.layers.first == changes[0] {
+            if !setsChanged, let last = renderTree, last.recentChanges === latest {
+                tree = last.successor(generation: generation, layers: layers)
+            } else {
+                tree = makeTree(changedLayerIDs: latest.layers)
+            }
         } else {
-            changed = Set(changes)
+            // The chain is cut back to the history's length when it is four times as long: a copy
+            // of a few entries every few dozen runs, not one of the whole history every commit.
+            let earlier = recentChanges.flatMap { $0.length < 4 * Self.changeHistoryLength ? $0 : $0.keepingNewest(Self.changeHistoryLength - 1) }
+            recentChanges = GenerationChanges(firstGeneration: generation, layers: Set(changes), previous: earlier)
+            tree = makeTree(changedLayerIDs: recentChanges!.layers)
         }
         changes.removeAll(keepingCapacity: true)
-        recentChanges = GenerationChanges(generation: generation, layers: changed, previous: earlier)
-        let tree = RenderTree(
-            contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changed,
-            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
-            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges)
+        setsChanged = false
         renderTree = tree
         // The copies show the last snapshot, and their models may have left the tree since: kept,
         // they would hold removed layers (and their contents) until the next hit test.
         presentationCache = nil
         onCommit?(tree)
+    }
+
+    private func makeTree(changedLayerIDs: Set<LayerID>) -> RenderTree {
+        RenderTree(
+            contextID: id, rootID: rootLayer.id, generation: generation, changedLayerIDs: changedLayerIDs,
+            animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+            externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, layers: layers, recentChanges: recentChanges)
     }
 }
 

@@ -85,7 +85,7 @@ public struct RenderTree: Sendable {
     /// The snapshot's sets of layers, in one object that its copies and samples share: a frame
     /// passes the tree around by value, and each copy retains a few references rather than one
     /// per set.
-    private let indexes: Indexes
+    let indexes: Indexes
     /// The layers added, changed or removed since the previous snapshot (damage for the renderer).
     public var changedLayerIDs: Set<LayerID> { indexes.changedLayerIDs }
     /// The layers that carry animations, so sampling does not scan the whole tree.
@@ -128,7 +128,7 @@ public struct RenderTree: Sendable {
     }
 
     /// A snapshot's sets of layers (see `RenderTree.indexes`).
-    private final class Indexes: Sendable {
+    final class Indexes: Sendable {
         let changedLayerIDs: Set<LayerID>
         let animatedLayerIDs: Set<LayerID>
         let tiledLayerIDs: Set<LayerID>
@@ -143,6 +143,14 @@ public struct RenderTree: Sendable {
             (self.changedLayerIDs, self.animatedLayerIDs, self.tiledLayerIDs) = (changedLayerIDs, animatedLayerIDs, tiledLayerIDs)
             (self.externalContentsLayerIDs, self.backdropLayerIDs, self.recentChanges) = (externalContentsLayerIDs, backdropLayerIDs, recentChanges)
         }
+    }
+
+    /// The next snapshot of the same context, with other layers and the same sets as this one
+    /// (a commit that changed only values, and the same layers as the commit before).
+    func successor(generation: UInt64, layers: LayerTable) -> RenderTree {
+        RenderTree(
+            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: [:],
+            sampleTime: nil)
     }
 
     public var count: Int { layers.count }
@@ -232,15 +240,15 @@ public struct RenderTree: Sendable {
     public func changedLayerIDs(since generation: UInt64) -> Set<LayerID>? {
         guard generation <= self.generation else { return nil }
         guard generation < self.generation else { return [] }
-        // The common case, a consumer of every snapshot: one commit's set, shared rather than copied.
-        if let latest = recentChanges, latest.generation == generation + 1 { return latest.layers }
-        var changed = Set<LayerID>()
-        var entry = recentChanges
-        // Generations follow each other, one entry each, newest first.
-        for _ in 0..<RenderContext.changeHistoryLength {
-            guard let current = entry else { return nil }
+        guard self.generation - generation <= UInt64(RenderContext.changeHistoryLength), let latest = recentChanges else { return nil }
+        // The common case, a consumer of every snapshot: one run's set, shared rather than copied.
+        if latest.firstGeneration <= generation + 1 { return latest.layers }
+        var changed = latest.layers
+        var entry = latest.previous
+        // Runs of generations follow each other, newest first.
+        while let current = entry {
             changed.formUnion(current.layers)
-            if current.generation == generation + 1 { return changed }
+            if current.firstGeneration <= generation + 1 { return changed }
             entry = current.previous
         }
         return nil
@@ -342,17 +350,19 @@ public struct RenderTree: Sendable {
     }
 }
 
-/// The layers one commit changed in a context, and the changes of the commits before it: each
-/// commit adds one entry in front and shares the rest with the snapshots before it.
+/// The layers changed by a run of commits of a context that each changed the same layers (a
+/// client's surface, frame after frame), and the runs before it: each run adds one entry in front
+/// and shares the rest with the snapshots before it. A run ends where the next entry's begins,
+/// or at its snapshot's own generation: the snapshots of one run share its entry.
 final class GenerationChanges: Sendable {
-    let generation: UInt64
+    let firstGeneration: UInt64
     let layers: Set<LayerID>
     let previous: GenerationChanges?
     /// The entries from this one back, this one included.
     let length: Int
 
-    init(generation: UInt64, layers: Set<LayerID>, previous: GenerationChanges?) {
-        self.generation = generation
+    init(firstGeneration: UInt64, layers: Set<LayerID>, previous: GenerationChanges?) {
+        self.firstGeneration = firstGeneration
         self.layers = layers
         self.previous = previous
         length = (previous?.length ?? 0) + 1
@@ -363,6 +373,6 @@ final class GenerationChanges: Sendable {
     func keepingNewest(_ count: Int) -> GenerationChanges? {
         guard count > 0 else { return nil }
         guard length > count else { return self }
-        return GenerationChanges(generation: generation, layers: layers, previous: previous?.keepingNewest(count - 1))
+        return GenerationChanges(firstGeneration: firstGeneration, layers: layers, previous: previous?.keepingNewest(count - 1))
     }
 }

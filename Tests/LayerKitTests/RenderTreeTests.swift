@@ -81,6 +81,41 @@ import Testing
         #expect(later.changedLayerIDs(since: tree.generation) == [children[2].id])
     }
 
+    @Test func commitsOfOneLayerShareTheirChangesAndSetsAndStillAnswerForEachGeneration() throws {
+        let (root, children) = wideTree(3)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let start = try #require(context.renderTree).generation
+        var run: [RenderTree] = []
+        for step in 0..<5 {
+            children[0].opacity = 0.5 + 0.01 * Double(step)
+            Transaction.flush()
+            run.append(try #require(context.renderTree))
+        }
+        // One run of changes, one set, one object of sets: nothing made again per commit.
+        #expect(run.allSatisfy { $0.recentChanges === run[0].recentChanges && $0.changedLayerIDs == [children[0].id] })
+        #expect(run.allSatisfy { $0.indexes === run[0].indexes })
+        #expect(run[4][children[0].id]?.properties.opacity == 0.5 + 0.01 * 4 && run[0][children[0].id]?.properties.opacity == 0.5)
+        children[1].opacity = 0.5
+        Transaction.flush()
+        children[1].opacity = 0.6
+        Transaction.flush()
+        let tree = try #require(context.renderTree)
+        #expect(tree.generation == start + 7 && tree.changedLayerIDs == [children[1].id])
+        #expect(tree.changedLayerIDs(since: start) == [children[0].id, children[1].id])
+        #expect(tree.changedLayerIDs(since: start + 4) == [children[0].id, children[1].id])
+        #expect(tree.changedLayerIDs(since: start + 5) == [children[1].id])
+        #expect(tree.changedLayerIDs(since: start + 6) == [children[1].id])
+        #expect(run[3].changedLayerIDs(since: start) == [children[0].id])
+        #expect(run[3].changedLayerIDs(since: start + 5) == nil)  // later than run[3] itself
+        // A layer that joins a set ends the sharing of the sets, not the run.
+        children[1].backgroundFilters = [Filter.gaussianBlur(radius: 2, name: "frost")]
+        Transaction.flush()
+        let filtered = try #require(context.renderTree)
+        #expect(filtered.recentChanges === tree.recentChanges && filtered.backdropLayerIDs == [children[1].id])
+        #expect(tree.backdropLayerIDs.isEmpty)
+    }
+
     @Test func addingAndRemovingSubtreesUpdatesTheSnapshot() throws {
         let root = makeLayer(100, 100)
         let context = RenderContext(rootLayer: root)
