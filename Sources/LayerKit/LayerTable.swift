@@ -11,24 +11,8 @@ struct LayerTable: @unchecked Sendable {
     init() {}
 
     subscript(id: LayerID) -> RenderLayer? {
-        get {
-            guard let root else { return nil }
-            return withExtendedLifetime(root) {
-                // Held by the root, the nodes on the way down are not retained one by one.
-                unowned(unsafe) var node = root
-                var key = id.rawValue
-                while true {
-                    let slot = Node.slotBit(of: key)
-                    guard let index = node.index(of: slot) else { return nil }
-                    if node.slots.nodes & slot == 0 {
-                        let layer = node.layer(at: index)
-                        return layer.id == id ? layer : nil
-                    }
-                    node = node.node(at: index)
-                    key >>= Node.bits
-                }
-            }
-        }
+        // Borrowed from the table, the root is not retained for the walk.
+        get { root?.layer(id) }
         set {
             if let newValue {
                 precondition(newValue.id == id, "a layer is stored under its own id")
@@ -166,6 +150,23 @@ struct LayerTable: @unchecked Sendable {
         }
 
         var count: Int { header.used.nonzeroBitCount }
+
+        /// The layer `id` in this node's subtree (of the ids whose lower bits lead here).
+        func layer(_ id: LayerID) -> RenderLayer? {
+            // Held by this node, the nodes on the way down are not retained one by one.
+            unowned(unsafe) var node = self
+            var key = id.rawValue
+            while true {
+                let slot = Node.slotBit(of: key)
+                guard let index = node.index(of: slot) else { return nil }
+                if node.slots.nodes & slot == 0 {
+                    let layer = node.layer(at: index)
+                    return layer.id == id ? layer : nil
+                }
+                node = node.node(at: index)
+                key >>= Node.bits
+            }
+        }
 
         /// Where `slot`'s entry is, when the slot is in use.
         func index(of slot: UInt32) -> Int? {

@@ -100,10 +100,12 @@ public struct RenderTree: Sendable {
     /// The changed layers of this and earlier generations, newest first.
     var recentChanges: GenerationChanges? { indexes.recentChanges }
     let layers: LayerTable
+    /// Nil for the committed values themselves.
+    private let sample: Sample?
     /// In a sample, the presentation values of the animated layers, laid over the committed ones.
-    let sampledProperties: [LayerID: LayerProperties]
+    var sampledProperties: [LayerID: LayerProperties] { sample?.properties ?? [:] }
     /// The media time a sample shows; nil for the committed values themselves.
-    public let sampleTime: Double?
+    public var sampleTime: Double? { sample?.time }
 
     init(
         contextID: UInt64, rootID: LayerID, generation: UInt64, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>,
@@ -124,7 +126,20 @@ public struct RenderTree: Sendable {
         sampledProperties: [LayerID: LayerProperties], sampleTime: Double?
     ) {
         (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
-        (self.layers, self.sampledProperties, self.sampleTime) = (layers, sampledProperties, sampleTime)
+        self.layers = layers
+        assert(sampleTime != nil || sampledProperties.isEmpty, "presentation values belong to a sample")
+        sample = sampleTime.map { Sample(time: $0, properties: sampledProperties) }
+    }
+
+    /// What a sample shows, in one object: a copy of a tree retains one reference less than with
+    /// the two values apart, and trees are copied many times a frame.
+    private final class Sample: Sendable {
+        let time: Double
+        let properties: [LayerID: LayerProperties]
+
+        init(time: Double, properties: [LayerID: LayerProperties]) {
+            (self.time, self.properties) = (time, properties)
+        }
     }
 
     /// A snapshot's sets of layers (see `RenderTree.indexes`).
@@ -159,7 +174,7 @@ public struct RenderTree: Sendable {
     /// A layer with the values this tree shows: committed, or presentation values in a sample.
     public subscript(id: LayerID) -> RenderLayer? {
         guard let layer = layers[id] else { return nil }
-        if !sampledProperties.isEmpty, let shown = sampledProperties[id] { return layer.with(properties: shown) }
+        if let sample, !sample.properties.isEmpty, let shown = sample.properties[id] { return layer.with(properties: shown) }
         return layer
     }
 
