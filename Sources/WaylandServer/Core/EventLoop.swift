@@ -9,10 +9,14 @@ public final class EventLoop {
     /// The sources added and not yet removed. A handler can keep its own source (a frame waiting
     /// for the GPU does), so a display destroyed with sources left removes them first: their
     /// handlers, and all they hold, are released, and no source touches the destroyed loop later.
-    private var sources: [ObjectIdentifier: WeakSource] = [:]
+    private var sources: [ObjectIdentifier: RegisteredSource] = [:]
 
-    private struct WeakSource {
-        weak var source: EventSource?
+    /// Unowned, not weak (a weak reference gives the source a side table, which makes every
+    /// retain and release of it slow, and a client's socket source is retained at each of its
+    /// wakeups): a source leaves this table when it is removed, which its deinit does, so every
+    /// entry is alive.
+    private struct RegisteredSource {
+        unowned(unsafe) let source: EventSource
     }
 
     init(raw: OpaquePointer) {
@@ -54,7 +58,9 @@ public final class EventLoop {
     /// descriptor that stays readable once it fired (a process's pidfd after the process exited),
     /// whose cause the woken iteration handles (reaps the process). Keep the source until then.
     public func addWakeup(whenReadable fileDescriptor: FileDescriptor) throws(SystemCallError) -> EventSource {
-        weak var added: FileDescriptorSource?
+        // Unowned, not weak (see `sources`; a process's wakeup is asked about every loop turn):
+        // the handler runs only while the source is registered, so alive.
+        unowned(unsafe) var added: FileDescriptorSource?
         let source = try addFileDescriptor(fileDescriptor, events: .readable) { _ in added?.remove() }
         added = source
         return source
@@ -93,7 +99,7 @@ public final class EventLoop {
     }
 
     private func registered<Source: EventSource>(_ source: Source) -> Source {
-        sources[ObjectIdentifier(source)] = WeakSource(source: source)
+        sources[ObjectIdentifier(source)] = RegisteredSource(source: source)
         return source
     }
 
@@ -103,7 +109,7 @@ public final class EventLoop {
 
     /// Removes every source still registered (the display is being destroyed).
     func removeAllSources() {
-        let left = sources.values.compactMap(\.source)
+        let left = sources.values.map(\.source)
         sources = [:]
         for source in left { source.remove() }
     }
@@ -134,7 +140,10 @@ public class EventSource {
 
     private(set) var raw: OpaquePointer?
     private let context: Unmanaged<Handler>
-    private weak var loop: EventLoop?
+    /// Unowned, not weak (see `EventLoop.sources`): read only while `raw` is set, that is while
+    /// the source is registered, and the display that owns the loop removes every registered
+    /// source before it lets the loop go.
+    private unowned(unsafe) let loop: EventLoop
 
     init(raw: OpaquePointer, context: Unmanaged<Handler>, loop: EventLoop) {
         self.raw = raw
@@ -149,7 +158,7 @@ public class EventSource {
         guard let source = raw else { return }
         wl_event_source_remove(source)
         raw = nil
-        loop?.forget(self)
+        loop.forget(self)
         // Last: the handler may hold this source's only owner.
         context.release()
     }
