@@ -5,6 +5,21 @@ import WaylandServer
 import WaylandTestClient
 
 @Suite struct CoreProtocolTests {
+    /// A request's object is not retained while the request is handled (libwayland's hold keeps
+    /// it): one destroyed by its own request is released once the request returned.
+    @Test func aSurfaceDestroyedByItsOwnRequestIsReleasedAfterIt() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let proxy = try compositor.createSurface()
+        try harness.client.roundtrip()
+        weak var surface = harness.surfaces.last
+        #expect(surface?.isAlive == true)
+        try proxy.destroy()
+        try harness.client.roundtrip()
+        #expect(surface == nil)
+        #expect(harness.surfaces.isEmpty)
+    }
+
     @Test func registryAdvertisesTheCoreGlobalsAtTheirVersions() throws {
         let harness = try Harness()
         let globals = Dictionary(harness.client.globals.values.map { ($0.interface, $0.version) }, uniquingKeysWith: max)
