@@ -5,6 +5,44 @@ import WaylandTestClient
 @Suite struct XdgSurfaceTests {
     private let fullscreenActivated = uint32Array([2, 4])
 
+    /// A window's objects, which the compositor reaches at every commit, are held without weak
+    /// references: each would give them a side table, which sends every retain and release of
+    /// them through the runtime's slow path. (A count of 1 is the object's own: none.)
+    @Test func aMappedToplevelAndItsXdgSurfaceAreNotWeaklyReferenced() throws {
+        let harness = try XdgHarness()
+        let window = try harness.makeMappedToplevel()
+        #expect(_getWeakRetainCount(window.server) == 1)
+        #expect(_getWeakRetainCount(window.server.xdgSurface) == 1)
+    }
+
+    /// The surface holds its role object, and the xdg_surface's commit checks hold it: a mapped
+    /// window leaves nothing behind, destroyed in order (toplevel, xdg_surface, surface) by a
+    /// client that stays, or left by a client that goes.
+    @Test(arguments: [false, true]) func aMappedWindowIsReleasedWhenItsClientDestroysItOrLeaves(leaves: Bool) throws {
+        let harness = try XdgHarness()
+        weak var toplevel: XdgToplevel?
+        weak var xdgSurface: XdgSurface?
+        weak var surface: Surface?
+        do {
+            let window = try harness.makeMappedToplevel()
+            toplevel = window.server
+            xdgSurface = window.server.xdgSurface
+            surface = window.server.surface
+            if !leaves {
+                try window.toplevel.destroy()
+                try window.xdgSurface.destroy()
+                try window.surface.destroy()
+                try harness.client.roundtrip()
+            }
+        }
+        harness.policy.toplevels = []
+        harness.core.commits = []
+        if leaves { harness.serverClient.disconnect() }
+        #expect(toplevel == nil)
+        #expect(xdgSurface == nil)
+        #expect(surface == nil)
+    }
+
     @Test func theInitialCommitIsAnsweredWithCapabilitiesConfigureAndSurfaceConfigure() throws {
         let harness = try XdgHarness()
         let window = try harness.makeToplevel()

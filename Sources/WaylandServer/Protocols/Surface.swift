@@ -183,7 +183,10 @@ public final class Surface: Resource, RequestHandler {
 
     /// The role's name once one was given; a surface keeps its role type for life.
     public private(set) var roleName: String?
-    weak var role: SurfaceRole?
+    /// The live role object. Strong, not weak (a weak reference gives the role object, an
+    /// xdg_toplevel, a side table, which makes every retain and release of it slow): a role object
+    /// clears it when its resource is destroyed (`clearRole`), and the surface's destruction does.
+    var role: SurfaceRole?
 
     /// Bottom-to-top stacking of this surface (as the entry `self`) and its subsurfaces: the
     /// pending order and the one applied with the last commit.
@@ -459,6 +462,7 @@ public final class Surface: Resource, RequestHandler {
         observer?.surfaceWillBeDestroyed(self)
         for child in pendingStack where child !== self { child.subsurface?.parentDestroyed() }
         subsurface?.surfaceDestroyed()
+        role = nil
         pendingStack = []
         stack = []
         frameCallbacks = []

@@ -64,13 +64,15 @@ public final class XdgSurface: Resource, RequestHandler {
         let key = ObjectIdentifier(XdgSurface.self)
         surface.extensions[key] = self
         // A typed constant rather than a closure literal in the assignment: the latter crashes
-        // Swift 6.3's SIL generation.
-        let validator: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void = { [weak self] _, pending throws(ProtocolError) in
-            try self?.validateCommit(pending)
+        // Swift 6.3's SIL generation. The validators hold this object strongly, as `extensions`
+        // does: the three entries go together (`destroyed()`, the surface's destruction). Weak
+        // references would give it a side table, which makes every retain and release slow.
+        let validator: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void = { _, pending throws(ProtocolError) in
+            try self.validateCommit(pending)
         }
         surface.commitValidators[key] = validator
-        let attachValidator: (Surface, Buffer?) throws(ProtocolError) -> Void = { [weak self] _, buffer throws(ProtocolError) in
-            try self?.validateAttach(buffer)
+        let attachValidator: (Surface, Buffer?) throws(ProtocolError) -> Void = { _, buffer throws(ProtocolError) in
+            try self.validateAttach(buffer)
         }
         surface.attachValidators[key] = attachValidator
     }
