@@ -18,7 +18,9 @@ public final class ImageCopyCaptureManagerGlobal {
     }
 
     public init(display: Display) {
-        global = Global(display: display, interface: ImageCopyCaptureManager.interface, version: 1) { [weak self] client, version, id in
+        // Unowned, not weak (a side table would slow the retains of this object, which the
+        // compositor reaches every loop turn): the global, which calls this, goes with `self`.
+        global = Global(display: display, interface: ImageCopyCaptureManager.interface, version: 1) { [unowned self] client, version, id in
             _ = ImageCopyCaptureManager(client: client, version: version, id: id, owner: self)
         }
     }
