@@ -13,7 +13,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/google/swift-benchmark", from: "0.1.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
@@ -139,10 +138,7 @@ let package = Package(
         ),
         .target(
             name: "LayerKit",
-            dependencies: [
-                "Graphics",
-                .product(name: "HashTreeCollections", package: "swift-collections"),
-            ]
+            dependencies: ["Graphics"]
         ),
 
         // The seeds' listings, shared by the tests that check them and the demo that shows them.
