@@ -122,12 +122,9 @@ import Testing
     @Test func contentsUpdatedInARectangleDamageOnlyThatRectangle() throws {
         let root = makeRoot(400, 300)
         let surface = sublayer(root, frame: Rect(x: 100, y: 50, width: 200, height: 100))
-        let first = Image(width: 100, height: 50, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
-        surface.contents = first
-        let context = RenderContext(rootLayer: root)
-        Transaction.flush()
-        var tracker = DamageTracker()
-        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        let shown = showRedImage(in: surface, root: root)
+        let first = shown.image, context = shown.context
+        var tracker = shown.tracker
         // Pixels 10…19 × 20…24 of the 100×50 image, shown at twice their size from (100, 50): with
         // a texel to spare, x 118…142, y 88…102; with a pixel to spare, x 117…143, y 87…103.
         let second = try Image(updating: first, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
@@ -167,12 +164,10 @@ import Testing
         let root = makeRoot(400, 300)
         let container = sublayer(root, frame: Rect(x: 50, y: 40, width: 300, height: 200))
         let surface = sublayer(container, frame: Rect(x: 50, y: 10, width: 200, height: 100))
-        var image = Image(width: 100, height: 50, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
-        surface.contents = image
-        let context = RenderContext(rootLayer: root)
-        Transaction.flush()
-        var tracker = DamageTracker()
-        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        let shown = showRedImage(in: surface, root: root)
+        var image = shown.image
+        let context = shown.context
+        var tracker = shown.tracker
         func update() throws -> Damage {
             image = try Image(updating: image, in: ImageRect(x: 10, y: 20, width: 10, height: 5)) { _, _ in }
             change { surface.contents = image }
@@ -343,4 +338,16 @@ func silhouetteScene() -> (root: Layer, panel: Layer, badge: Layer, context: Ren
     let context = RenderContext(rootLayer: root)
     Transaction.flush()
     return (root, panel, badge, context)
+}
+
+/// Shows a 100×50 opaque red image in `surface` and commits `root`: the image, the context, and
+/// a tracker that has seen the first 400×300 frame.
+private func showRedImage(in surface: Layer, root: Layer) -> (image: Image, context: RenderContext, tracker: DamageTracker) {
+    let image = Image(width: 100, height: 50, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+    surface.contents = image
+    let context = RenderContext(rootLayer: root)
+    Transaction.flush()
+    var tracker = DamageTracker()
+    _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+    return (image, context, tracker)
 }
