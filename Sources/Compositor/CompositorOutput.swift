@@ -348,7 +348,7 @@ final class CompositorOutput: FrameInFlight.Owner {
     var isSettled: Bool {
         guard !hasFrameInFlight else { return false }
         guard context.renderTree != nil else { return true }
-        return !hasUnshownCommit && context.renderTree?.hasVisibleAnimations != true && displayLinks.isEmpty
+        return !hasUnshownCommit && !context.hasVisibleAnimations && displayLinks.isEmpty
     }
 
     /// Whether the latest commit made a tree that no frame drawn showed yet. Reads the trees'
@@ -512,7 +512,7 @@ final class CompositorOutput: FrameInFlight.Owner {
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if !displayLinks.isEmpty {
             backend.scheduleFrame()
-        } else if hasUnshownCommit || context.renderTree?.hasVisibleAnimations == true {
+        } else if hasUnshownCommit || context.hasVisibleAnimations {
             backend.scheduleFrame()
         } else if lastShown.contains(where: { $0.surface?.hasPendingFrameCallbacks == true }) {
             backend.scheduleFrame()
