@@ -60,13 +60,13 @@ final class CompositorOutput: FrameInFlight.Owner {
     var hasFrameInFlight: Bool { frameInFlight?.isWaiting ?? false }
     /// Where the frames' completions are watched.
     private let eventLoop: EventLoop
-    /// The surfaces the last frame showed.
-    private var lastShown: [WeakSurface] = []
+    /// The surfaces the frame on its way shows, until it is presented (emptied then, its storage
+    /// kept for the next frame's). Held, not weakly referenced: a weak reference gives a surface a
+    /// side table, which sends every retain and release of it through the runtime's slow path. A
+    /// surface destroyed meanwhile has no frame callbacks left, as one released had none.
+    private var shownInFlight: [Surface] = []
     /// Where `withSampledSurfaces` lists a frame's surfaces, kept for the next frame's.
     private var sampledStorage: (surfaces: [Surface], seen: Set<ObjectIdentifier>) = ([], [])
-    private struct WeakSurface {
-        weak var surface: Surface?
-    }
     /// Errors while drawing (shown once in the log, the frame is skipped).
     var onRenderError: ((Error) -> Void)?
     /// A layer drawn without its contents, whose texture could not be made (once per image).
@@ -187,6 +187,7 @@ final class CompositorOutput: FrameInFlight.Owner {
         context.onCommit = nil
         (renderer as? Renderer)?.onDrawablePresented = nil
         displayLinks = []
+        shownInFlight = []
         let callbacks = callbacksInFlight + visibleSurfaces().flatMap { $0.takeFrameCallbacks() }
         callbacksInFlight = []
         let milliseconds = UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000)
@@ -454,15 +455,14 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// Added to what waits already: a frame that was drawn but not shown (a session switched away)
     /// leaves its callbacks for the next one that is.
     private func frameWillShow(_ tree: RenderTree, showing shown: some Collection<Surface>) {
+        // Replaced, not added to: a frame drawn but never presented no longer shows its surfaces.
+        shownInFlight.removeAllKeepingCapacity()
         for surface in shown {
             onSurfaceShown?(surface)
             surface.moveFrameCallbacks(to: &callbacksInFlight)
             surface.discardSupersededPresentationFeedbacks()
             feedbacksInFlight.append(adopting: surface.takePresentationFeedbacks())
-        }
-        // Most frames show the surfaces the last one showed: kept as they are.
-        if !lastShown.elementsEqual(shown, by: { $0.surface === $1 }) {
-            lastShown = shown.map { WeakSurface(surface: $0) }
+            shownInFlight.append(surface)
         }
         lastTree = tree
     }
@@ -514,9 +514,11 @@ final class CompositorOutput: FrameInFlight.Owner {
             backend.scheduleFrame()
         } else if hasUnshownCommit || context.hasVisibleAnimations {
             backend.scheduleFrame()
-        } else if lastShown.contains(where: { $0.surface?.hasPendingFrameCallbacks == true }) {
+        } else if shownInFlight.contains(where: \.hasPendingFrameCallbacks) {
             backend.scheduleFrame()
         }
+        // Its storage serves the next frame's surfaces.
+        shownInFlight.removeAllKeepingCapacity()
     }
 }
 
