@@ -6,7 +6,8 @@ public final class Callback: Resource, RequestHandler {
 
     /// Sends `done` with `data` (a frame's time in milliseconds) and destroys the callback, as the protocol says.
     public func done(_ data: UInt32) {
-        send(.done(callbackData: data))
+        // wl_callback.done (opcode 0, since version 1), posted directly: every frame sends it.
+        post(0, uint: data)
         destroy()
     }
 }
