@@ -9,6 +9,9 @@
 public final class Signal<Value> {
     @usableFromInline var listeners: [(id: Int, callback: (Value) -> Void)] = []
     @usableFromInline var lastID = 0
+    /// Counts cancellations, so that an emit during which none happened calls every listener it
+    /// started with without looking each up in the list again.
+    @usableFromInline var cancellations = 0
 
     @inlinable public init() {}
 
@@ -18,13 +21,18 @@ public final class Signal<Value> {
         lastID += 1
         let id = lastID
         listeners.append((id, callback))
-        return SignalListener { [weak self] in self?.listeners.removeAll { $0.id == id } }
+        return SignalListener { [weak self] in
+            guard let self else { return }
+            cancellations += 1
+            listeners.removeAll { $0.id == id }
+        }
     }
 
     /// Calls every listener with `value`. A listener that an earlier one cancels meanwhile is not
     /// called; one that starts listening meanwhile hears from the next value on.
     @inlinable public func emit(_ value: Value) {
-        for listener in listeners where listeners.contains(where: { $0.id == listener.id }) {
+        let cancellationsBefore = cancellations
+        for listener in listeners where cancellations == cancellationsBefore || listeners.contains(where: { $0.id == listener.id }) {
             listener.callback(value)
         }
     }
