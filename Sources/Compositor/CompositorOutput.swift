@@ -400,11 +400,14 @@ final class CompositorOutput: FrameInFlight.Owner {
                 let target = Double(request.targetPresentationNanoseconds) / 1e9
                 // Tiles fade in over sample time, so a tree with tiled layers is sampled too.
                 let frameTree = tree.animatedLayerIDs.isEmpty && tree.tiledLayerIDs.isEmpty ? tree : tree.sampled(atMediaTime: target)
-                guard let drawn = try backend.draw(frameTree, with: renderer, scale: backend.scaleFactor) else {
+                // Taken apart as it is matched: a tuple bound first was copied out, its state and
+                // completion retained and the tuple destroyed, every composed frame.
+                guard case let (drawnState, drawnCompletion)? = try backend.draw(frameTree, with: renderer, scale: backend.scaleFactor) else {
                     backend.frameScheduler.frameSkipped()
                     return
                 }
-                (state, completion) = drawn
+                state = drawnState
+                completion = drawnCompletion
                 withSampledSurfaces { frameWillShow(tree, showing: $0) }
                 onFrameDrawn?(frameTree)
                 // A drawn frame is a swapchain buffer's.
