@@ -444,9 +444,13 @@ final class CompositorOutput: FrameInFlight.Owner {
     private func withSampledSurfaces(_ body: ([Surface]) -> Void) {
         var surfaces: [Surface] = []
         swap(&surfaces, &sampledStorage.surfaces)
-        sampledStorage.seen.removeAll(keepingCapacity: true)
-        for owner in renderer.sampledSurfaceOwners {
-            guard let node = owner as? SurfaceNode, sampledStorage.seen.insert(ObjectIdentifier(node)).inserted else { continue }
+        let owners = renderer.sampledSurfaceOwners
+        // A frame that sampled one buffer (a window alone, the common frame) lists its surface
+        // without the set, whose emptying and insertion cost some 270 instructions.
+        let mayRepeat = owners.count > 1
+        if mayRepeat { sampledStorage.seen.removeAll(keepingCapacity: true) }
+        for owner in owners {
+            guard let node = owner as? SurfaceNode, !mayRepeat || sampledStorage.seen.insert(ObjectIdentifier(node)).inserted else { continue }
             surfaces.append(node.surface)
         }
         body(surfaces)
