@@ -26,6 +26,9 @@ public final class CPURenderer: LayerTreeRenderer {
     private let rasters = TreePainter.Rasters()
     /// What each subtree may draw, so that a frame walks only the subtrees it redraws.
     private let subtreeBounds = SubtreeBounds()
+    /// The occluder of the last frame, found again by a measuring walk only when the tree changed
+    /// more than contents.
+    private var knownOccluder = KnownOccluder()
     /// Contents already reported as undrawable (client buffers pixman cannot read, drawables).
     private var reportedContents: [ObjectIdentifier] = []
 
@@ -102,6 +105,7 @@ public final class CPURenderer: LayerTreeRenderer {
 
     public func invalidatePreviousFrame() {
         damage.reset()
+        knownOccluder.forget()
         for target in targets.values { target.stale.add(PixelBox(x: 0, y: 0, width: target.width, height: target.height)) }
         imageFrame?.image = nil
     }
@@ -143,12 +147,16 @@ public final class CPURenderer: LayerTreeRenderer {
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
         let canvas = Canvas(image: target.image, origin: (0, 0), box: box, target: full)
-        var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas, rasters: rasters)
-        measure.subtreeBounds = subtreeBounds
-        measure.paintTree()
-        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, rasters: rasters, startingAt: measure.occluder)
+        if !knownOccluder.holds(for: tree, scale: scale, box: box, target: full) {
+            var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas, rasters: rasters)
+            measure.subtreeBounds = subtreeBounds
+            measure.paintTree()
+            knownOccluder.occluder = measure.occluder
+        }
+        let occluder = knownOccluder.occluder
+        var painter = TreePainter(tree: tree, scale: scale, canvas: canvas, rasters: rasters, startingAt: occluder)
         painter.subtreeBounds = subtreeBounds
-        if measure.occluder == nil {
+        if occluder == nil {
             canvas.composite(PixmanImage(solid: clearColor.premultipliedSRGB(times: 1)), mask: nil, box: box, operation: PIXMAN_OP_SRC)
             painter.composites += 1
         }
