@@ -22,7 +22,7 @@ public enum Damage: Equatable, Sendable {
 /// `RenderContext.changeHistoryLength` of them); a longer gap, or a change of size or scale,
 /// redraws all.
 public struct DamageTracker {
-    private var last: (tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int)?
+    private var last: LastFrame?
     /// Each tiled layer's `TileCache.revision` when the last frame was drawn.
     private var tileRevisions: [LayerID: UInt64] = [:]
     /// What lies above each layer that changed, as found in the trees since the last frame that
@@ -41,12 +41,19 @@ public struct DamageTracker {
         let changedTiles = changedTiledLayers(in: tree, lastTime: last?.time, time: time)
         let root = tree.root
         defer {
-            last = (tree, time, scale, width, height)
+            // A copy of the tracker shares it: then it is made anew.
+            if isKnownUniquelyReferenced(&self.last), let last = self.last {
+                (last.tree, last.time, last.scale, last.width, last.height) = (tree, time, scale, width, height)
+            } else {
+                last = LastFrame(tree: tree, time: time, scale: scale, width: width, height: height)
+            }
             ancestriesRoot = root
         }
-        guard let last, last.scale == scale, last.width == width, last.height == height, last.tree.contextID == tree.contextID,
+        // Read once: each read of a value of an object's is a copy.
+        let old = last?.tree
+        guard let last, let old, last.scale == scale, last.width == width, last.height == height, old.contextID == tree.contextID,
             // Snapshots skipped in between (several commits in one frame) add their changes.
-            let committed = tree.changedLayerIDs(since: last.tree.generation)
+            let committed = tree.changedLayerIDs(since: old.generation)
         else {
             ancestries.removeAll()
             return .full
@@ -55,13 +62,13 @@ public struct DamageTracker {
         var moving = changedTiles
         if time != last.time {
             moving.formUnion(tree.animatedLayerIDs)
-            moving.formUnion(last.tree.animatedLayerIDs)
+            moving.formUnion(old.animatedLayerIDs)
         }
         // What lies above a layer stays while nothing but layers' contents changes, nothing
         // moves or animates and the root is the same (a tree placed otherwise has another).
-        var keepsAncestries = moving.isEmpty && tree.animatedLayerIDs.isEmpty && last.tree.animatedLayerIDs.isEmpty && root === ancestriesRoot
+        var keepsAncestries = moving.isEmpty && tree.animatedLayerIDs.isEmpty && old.animatedLayerIDs.isEmpty && root === ancestriesRoot
         for changed in committed where keepsAncestries {
-            guard let before = last.tree[changed], let after = tree[changed], before.revisionExceptContents == after.revisionExceptContents
+            guard let before = old[changed], let after = tree[changed], before.revisionExceptContents == after.revisionExceptContents
             else {
                 keepsAncestries = false
                 break
@@ -70,19 +77,19 @@ public struct DamageTracker {
         if !keepsAncestries { ancestries.removeAll() }
         var box = Rect.null
         for changed in committed where moving.isEmpty || !moving.contains(changed) {
-            let (before, after) = (last.tree[changed], tree[changed])
+            let (before, after) = (old[changed], tree[changed])
             // A layer that only gained, lost or reordered sublayers draws the same itself: those
             // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
             if let before, let after, before.revisionExceptSublayers == after.revisionExceptSublayers { continue }
             guard DamageTracker.addDamage(
-                of: changed, before, after, from: last.tree, to: tree, scale: scale, ancestries: &ancestries, reusing: keepsAncestries,
+                of: changed, before, after, from: old, to: tree, scale: scale, ancestries: &ancestries, reusing: keepsAncestries,
                 into: &box)
             else { return .full }
         }
         for changed in moving {
-            let (before, after) = (last.tree[changed], tree[changed])
+            let (before, after) = (old[changed], tree[changed])
             guard DamageTracker.addDamage(
-                of: changed, before, after, from: last.tree, to: tree, scale: scale, ancestries: &ancestries, reusing: false, into: &box)
+                of: changed, before, after, from: old, to: tree, scale: scale, ancestries: &ancestries, reusing: false, into: &box)
             else { return .full }
         }
         guard !box.isNull, !box.isEmpty else { return .none }
@@ -108,7 +115,8 @@ public struct DamageTracker {
         // trees that differ in contents alone, it is the same in both.
         let known = reusing ? ancestries[changed] : nil
         var ancestry = known ?? Ancestry(effects: AncestorEffects(above: after, in: new))
-        defer { ancestries[changed] = ancestry }
+        // Kept from an earlier frame with its map to the root, it is the same now.
+        defer { if known?.toRoot == nil { ancestries[changed] = ancestry } }
         let above = known?.effects ?? AncestorEffects(above: before, in: old).union(ancestry.effects)
         // A layer inside a replicator shows once per instance: the replicator's subtree covers
         // them all. Delayed instances show other moments of their animations: redraw all.
@@ -146,6 +154,21 @@ public struct DamageTracker {
             if !shadows.isNull { box = box.union(shadows.insetBy(dx: -spread, dy: -spread)) }
         }
         return true
+    }
+
+    /// The last frame's tree and what it was drawn at: an object, as a frame reads it in many
+    /// places and a copy of a tree retains each of its parts; made once, each frame's replaces
+    /// the last's values.
+    private final class LastFrame {
+        var tree: RenderTree
+        var time: Double?
+        var scale: Double
+        var width: Int
+        var height: Int
+
+        init(tree: RenderTree, time: Double?, scale: Double, width: Int, height: Int) {
+            (self.tree, self.time, self.scale, self.width, self.height) = (tree, time, scale, width, height)
+        }
     }
 
     /// Whether the layers above one (in one tree or two) hold a replicator or filters, and whether
@@ -454,7 +477,9 @@ public struct DamageTracker {
     /// Those not hidden (nor under a hidden layer) and not in a mask count, in no order; an
     /// animation may give a layer its filters.
     public static func backdrops(in tree: RenderTree, scale: Double) -> [(shape: Rect, reach: Double)] {
-        tree.backdropLayerIDs.union(tree.animatedLayerIDs).compactMap { id in
+        // Most frames have neither: no set made.
+        if tree.backdropLayerIDs.isEmpty && tree.animatedLayerIDs.isEmpty { return [] }
+        return tree.backdropLayerIDs.union(tree.animatedLayerIDs).compactMap { id in
             guard let layer = tree[id], !layer.properties.backgroundFilters.isEmpty,
                 let chain = tree.superlayerChain(of: id), !chain.contains(where: \.properties.isHidden),
                 let toRoot = tree.transformToRoot(of: id)
@@ -475,7 +500,7 @@ public struct DamageTracker {
         in tree: RenderTree, scale: Double, within full: PixelBox, meets: (PixelBox) -> Bool, add: (PixelBox) -> Void
     ) {
         var pending = backdrops(in: tree, scale: scale)
-        var grew = true
+        var grew = !pending.isEmpty
         while grew {
             grew = false
             pending.removeAll { backdrop in
@@ -500,6 +525,7 @@ public struct DamageTracker {
     /// over its whole shape. Repeated while a layer added reaches another.
     public static func addingBackdrops(to box: Rect, in tree: RenderTree, scale: Double) -> Rect {
         let backdrops = backdrops(in: tree, scale: scale)
+        guard !backdrops.isEmpty else { return box }
         var result = box
         var pending = backdrops
         var grew = true
