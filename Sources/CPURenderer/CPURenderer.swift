@@ -172,7 +172,7 @@ public final class CPURenderer: LayerTreeRenderer {
         // A VulkanLayer's drawables are external contents only the Vulkan renderer samples.
         sampledClients.removeAll(keepingCapacity: true)
         var undrawable: [any ExternalContents] = []
-        for contents in tree.shownExternalContents() {
+        tree.forEachShownExternalContents { contents in
             if let client = contents as? any ClientContents { sampledClients.append(client) } else { undrawable.append(contents) }
         }
         if !painter.unreadableClients.isEmpty || !undrawable.isEmpty { report(painter.unreadableClients, undrawable: undrawable) }

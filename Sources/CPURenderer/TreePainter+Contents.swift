@@ -229,12 +229,13 @@ struct Matrix3 {
         self.init(t.m11, t.m21, t.m41, t.m12, t.m22, t.m42, t.m14, t.m24, t.m44)
     }
 
-    func times(_ b: Matrix3) -> Matrix3 {
-        var out = self
-        for i in 0..<3 {
-            for j in 0..<3 { out.m[i * 3 + j] = m[i * 3] * b.m[j] + m[i * 3 + 1] * b.m[3 + j] + m[i * 3 + 2] * b.m[6 + j] }
-        }
-        return out
+    func times(_ other: Matrix3) -> Matrix3 {
+        // Written out: a loop's checked indexing costs more than the products.
+        let (a, b) = (m, other.m)
+        return Matrix3(
+            a[0] * b[0] + a[1] * b[3] + a[2] * b[6], a[0] * b[1] + a[1] * b[4] + a[2] * b[7], a[0] * b[2] + a[1] * b[5] + a[2] * b[8],
+            a[3] * b[0] + a[4] * b[3] + a[5] * b[6], a[3] * b[1] + a[4] * b[4] + a[5] * b[7], a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+            a[6] * b[0] + a[7] * b[3] + a[8] * b[6], a[6] * b[1] + a[7] * b[4] + a[8] * b[7], a[6] * b[2] + a[7] * b[5] + a[8] * b[8])
     }
 
     /// The whole-pixel offset when the matrix only moves by one; nil otherwise.

@@ -7,6 +7,15 @@ extension RenderTree {
     /// whose surfaces hear of the frame). Found from `externalContentsLayerIDs`; the tree is
     /// walked only where a replicator above one repeats it.
     public func shownExternalContents() -> [any ExternalContents] {
+        var found: [any ExternalContents] = []
+        forEachShownExternalContents { found.append($0) }
+        return found
+    }
+
+    /// Calls `body` with each of `shownExternalContents()` in turn, making no array where one
+    /// layer shows them (a frame's common case).
+    public func forEachShownExternalContents(_ body: (any ExternalContents) -> Void) {
+        var first: RenderLayer?
         var shown: [RenderLayer] = []
         for id in externalContentsLayerIDs {
             guard let layer = self[id], layer.externalContents != nil else { continue }
@@ -24,23 +33,32 @@ extension RenderTree {
                 current = self[superlayer]
             }
             guard reachesRoot, isShown else { continue }
-            if isReplicated { return walkedExternalContents() }
-            shown.append(layer)
-        }
-        if shown.count > 1 {
-            // Back to front: by each level's place among its siblings, from the root down.
-            var places: [LayerID: [LayerID: Int]] = [:]
-            func path(_ chain: [RenderLayer]) -> [Int] {
-                zip(chain.dropLast(), chain.dropFirst()).reversed().map { layer, superlayer in
-                    if places[superlayer.id] == nil {
-                        places[superlayer.id] = Dictionary(uniqueKeysWithValues: sortedSublayers(of: superlayer).enumerated().map { ($1.id, $0) })
-                    }
-                    return places[superlayer.id]?[layer.id] ?? 0
-                }
+            if isReplicated {
+                walkedExternalContents().forEach(body)
+                return
             }
-            shown = shown.map { ($0, path(superlayerChain(of: $0.id) ?? [])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+            if first == nil { first = layer } else { shown.append(layer) }
         }
-        return shown.compactMap(\.externalContents)
+        guard let first else { return }
+        guard !shown.isEmpty else {
+            if let contents = first.externalContents { body(contents) }
+            return
+        }
+        shown.insert(first, at: 0)
+        // Back to front: by each level's place among its siblings, from the root down.
+        var places: [LayerID: [LayerID: Int]] = [:]
+        func path(_ chain: [RenderLayer]) -> [Int] {
+            zip(chain.dropLast(), chain.dropFirst()).reversed().map { layer, superlayer in
+                if places[superlayer.id] == nil {
+                    places[superlayer.id] = Dictionary(uniqueKeysWithValues: sortedSublayers(of: superlayer).enumerated().map { ($1.id, $0) })
+                }
+                return places[superlayer.id]?[layer.id] ?? 0
+            }
+        }
+        shown = shown.map { ($0, path(superlayerChain(of: $0.id) ?? [])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
+        for layer in shown {
+            if let contents = layer.externalContents { body(contents) }
+        }
     }
 
     /// The same by walking the whole tree.

@@ -172,8 +172,9 @@ public final class SubtreeBounds {
             /// Those at these places, found by the index's search.
             case places([Int])
             /// Those whose box, mapped by the transform, meets the wide region, lies partly
-            /// behind the eye or is not known.
-            case projected(Transform3D, Rect)
+            /// behind the eye or is not known. Boxed: the walk is copied as each sublayer is
+            /// found, and the transform would make every walk five times the size.
+            indirect case projected(Transform3D, Rect)
         }
 
         private let index: SublayerBoxes?
