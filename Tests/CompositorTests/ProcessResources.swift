@@ -39,3 +39,11 @@ func residentBytes() -> Int {
     let fields = text.split(separator: " ")
     return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : -1
 }
+
+/// The bytes malloc has handed out and not had back: the chunks in use in every thread's arena and
+/// those mapped on their own. Unlike resident memory, this does not move with code paged in or
+/// allocated memory first written, nor with the free chunks each arena keeps.
+func heapBytesInUse() -> Int {
+    let info = mallinfo2()
+    return Int(info.uordblks + info.hblkhd)
+}
