@@ -10,11 +10,12 @@ extension Layer {
     /// whole; a `TiledLayer` redraws only the tiles the marked box touches.
     public func setNeedsDisplay(in rect: Rect) {
         needsDisplayRect = needsDisplayRect.union(rect)
-        let transaction = Transaction.state
-        transaction.noteChange()
-        guard !needsDisplayFlag else { return }
-        needsDisplayFlag = true
-        transaction.displayCandidates.append(self)
+        Transaction.withState { transaction in
+            transaction.noteChange()
+            guard !needsDisplayFlag else { return }
+            needsDisplayFlag = true
+            transaction.displayCandidates.append(self)
+        }
     }
 
     public func needsDisplay() -> Bool { needsDisplayFlag }

@@ -8,11 +8,12 @@ extension Layer {
     /// Marks the layer as needing layout; the current transaction's commit (or `layoutIfNeeded()`)
     /// lays it out.
     public func setNeedsLayout() {
-        let transaction = Transaction.state
-        transaction.noteChange()
-        if !needsLayoutFlag {
-            needsLayoutFlag = true
-            transaction.layoutCandidates.append(self)
+        Transaction.withState { transaction in
+            transaction.noteChange()
+            if !needsLayoutFlag {
+                needsLayoutFlag = true
+                transaction.layoutCandidates.append(self)
+            }
         }
         var layer = parentInTree
         while let l = layer, !l.descendantNeedsLayout {

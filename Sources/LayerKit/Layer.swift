@@ -15,14 +15,16 @@ open class Layer {
     public internal(set) final var properties = LayerProperties()
 
     /// The layer this one is a sublayer of. The superlayer owns its sublayers, so the back
-    /// reference is unowned and cleared when the superlayer goes (unowned, not weak: weak
-    /// references would give every layer a side table and make each retain and release slow).
+    /// reference is not counted, and the superlayer clears it when it lets the sublayer go or
+    /// goes itself (not weak: weak references would give every layer a side table and make each
+    /// retain and release slow; unowned(unsafe), as it is always cleared in time, so reading it
+    /// costs no check of the unowned count: a commit walks up to every changed layer's root).
     public final var superlayer: Layer? { _superlayer }
-    private final unowned var _superlayer: Layer?
+    private final unowned(unsafe) var _superlayer: Layer?
     private var _sublayers: [Layer] = []
     /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree;
-    /// unowned for the same reason, since the masked layer owns its mask.
-    private final unowned var maskedLayer: Layer?
+    /// not counted for the same reasons, since the masked layer owns its mask and clears it.
+    private final unowned(unsafe) var maskedLayer: Layer?
 
     public weak var delegate: (any LayerDelegate)?
 
@@ -38,10 +40,13 @@ open class Layer {
     var needsLayoutFlag = false
     var descendantNeedsLayout = false
     var isInLayout = false
-    /// Set on a root layer that a RenderContext renders.
-    weak var hostingContext: RenderContext?
+    /// Set on a root layer that a RenderContext renders. The context holds its root layer and
+    /// every layer of its snapshot, and clears these two when it goes (see `RenderContext.deinit`):
+    /// weak references would give the context a side table, and every retain and release of it
+    /// would take the runtime's slow path.
+    unowned(unsafe) var hostingContext: RenderContext?
     /// The context whose last snapshot holds this layer.
-    weak var committedContext: RenderContext?
+    unowned(unsafe) var committedContext: RenderContext?
     /// The commit that last stored this layer in its context.
     var storedInCommit: UInt64 = 0
     /// The indexes of `committedContext`'s snapshot that hold this layer.
@@ -133,16 +138,17 @@ open class Layer {
     /// `revisionExceptSublayers`.
     final func markChanged(contentsOnly: Bool = false, sublayersOnly: Bool = false) {
         guard !isPresentation else { return }
-        let transaction = Transaction.state
-        if !contentsOnly {
-            revisionExceptContents &+= 1
-            transaction.revisionExceptContents &+= 1
+        Transaction.withState { transaction in
+            if !contentsOnly {
+                revisionExceptContents &+= 1
+                transaction.revisionExceptContents &+= 1
+            }
+            if !sublayersOnly { revisionExceptSublayers &+= 1 }
+            transaction.noteChange()
+            guard !isMarkedChanged else { return }
+            isMarkedChanged = true
+            transaction.changedLayers.append(self)
         }
-        if !sublayersOnly { revisionExceptSublayers &+= 1 }
-        transaction.noteChange()
-        guard !isMarkedChanged else { return }
-        isMarkedChanged = true
-        transaction.changedLayers.append(self)
     }
 
     // MARK: - Geometry

@@ -45,6 +45,13 @@ public final class RenderContext {
         rootLayer.markChanged()
     }
 
+    /// The layers refer to their context without counting it: it forgets them as it goes, as weak
+    /// references would have. Every layer that names it as `committedContext` is in `modelLayers`.
+    deinit {
+        if rootLayer.hostingContext === self { rootLayer.hostingContext = nil }
+        for layer in modelLayers.values where layer.committedContext === self { layer.committedContext = nil }
+    }
+
     /// Releases the root: the next commit empties this context.
     public func invalidate() {
         guard rootLayer.hostingContext === self else { return }

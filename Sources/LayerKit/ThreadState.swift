@@ -12,19 +12,23 @@ final class LayerKitThreadState {
     let animationScheduler = AnimationScheduler()
     var clock: any MediaClock = MonotonicMediaClock()
 
-    /// The calling thread's state, made on first use and released when the thread exits. One
-    /// `pthread_getspecific` per access: this is on every property change, so nothing is cached.
-    static var current: LayerKitThreadState {
-        if let pointer = pthread_getspecific(key) {
-            return Unmanaged<LayerKitThreadState>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        return makeCurrent()
+    /// The calling thread's state, made on first use and released when the thread exits.
+    static var current: LayerKitThreadState { withCurrent { $0 } }
+
+    /// Runs `body` with the calling thread's state, lent rather than retained: this is on every
+    /// property change and every transaction call, where a retain and release of the state and of
+    /// its transactions cost more than the `pthread_getspecific` that finds them. The state lives
+    /// until its thread exits, so it outlives any call on that thread.
+    @inline(__always)
+    static func withCurrent<R>(_ body: (LayerKitThreadState) throws -> R) rethrows -> R {
+        let pointer = pthread_getspecific(key) ?? makeCurrent()
+        return try Unmanaged<LayerKitThreadState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     @inline(never)
-    private static func makeCurrent() -> LayerKitThreadState {
-        let state = LayerKitThreadState()
-        let result = pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
+    private static func makeCurrent() -> UnsafeMutableRawPointer {
+        let state = Unmanaged.passRetained(LayerKitThreadState()).toOpaque()
+        let result = pthread_setspecific(key, state)
         precondition(result == 0, "pthread_setspecific failed: \(result)")
         return state
     }

@@ -13,39 +13,44 @@
 /// A layer tree must be used from one thread at a time, and its changes join the transactions of
 /// the thread that makes them.
 public enum Transaction {
-    /// The calling thread's transactions.
-    static var state: TransactionState { LayerKitThreadState.current.transaction }
+    /// Runs `body` with the calling thread's transactions, lent (see `LayerKitThreadState.withCurrent`).
+    @inline(__always)
+    static func withState<R>(_ body: (TransactionState) throws -> R) rethrows -> R {
+        try LayerKitThreadState.withCurrent { try body($0.transaction) }
+    }
 
     /// The default duration of implicit animations when no transaction sets one.
     public static let defaultAnimationDuration = 0.25
 
     /// Opens a transaction nested in the current one (if any).
     public static func begin() {
-        state.push(implicit: false)
+        withState { $0.push(implicit: false) }
     }
 
     /// Closes the innermost transaction; closing the outermost one commits the changes.
     /// Committing with no transaction open is a programming error: a precondition in debug builds,
     /// ignored in release builds (Vitrine's decision; Core Animation's documentation and behaviour differ).
     public static func commit() {
-        let state = self.state
-        guard !state.stack.isEmpty else {
-            assertionFailure("Transaction.commit() without a matching begin()")
-            return
+        withState { state in
+            guard !state.stack.isEmpty else {
+                assertionFailure("Transaction.commit() without a matching begin()")
+                return
+            }
+            state.pop()
         }
-        state.pop()
     }
 
     /// Commits the implicit transaction, if one is open and no explicit transaction encloses work;
     /// explicit transactions still open commit when they close.
     public static func flush() {
-        let thread = LayerKitThreadState.current
-        thread.animationScheduler.tick(now: thread.clock.now)
-        let state = thread.transaction
-        if state.stack.count == 1, state.stack[0].isImplicit {
-            state.pop()
-        } else if state.stack.isEmpty, state.hasPendingWork {
-            state.performCommit()
+        LayerKitThreadState.withCurrent { thread in
+            thread.animationScheduler.tick(now: thread.clock.now)
+            let state = thread.transaction
+            if state.stack.count == 1, state.stack[0].isImplicit {
+                state.pop()
+            } else if state.stack.isEmpty, state.hasPendingWork {
+                state.performCommit()
+            }
         }
     }
 
@@ -57,11 +62,12 @@ public enum Transaction {
 
     /// When true, property changes in this transaction start no implicit animations.
     public static var disableActions: Bool {
-        get { state.current?.disableActions ?? false }
+        get { withState { $0.current?.disableActions ?? false } }
         set {
-            let state = self.state
-            state.ensureOpen()
-            state.stack[state.stack.count - 1].disableActions = newValue
+            withState { state in
+                state.ensureOpen()
+                state.stack[state.stack.count - 1].disableActions = newValue
+            }
         }
     }
 
@@ -75,16 +81,17 @@ public enum Transaction {
     /// Runs once the animations added in this transaction after it was set have finished, or right
     /// after the commit when none were added. Set it before adding the animations.
     public static var completionBlock: (() -> Void)? {
-        get { state.current?.completion?.pendingBlock }
+        get { withState { $0.current?.completion?.pendingBlock } }
         set {
-            let state = self.state
-            state.ensureOpen()
-            let index = state.stack.count - 1
-            if let old = state.stack[index].completion {
-                // A replaced block no longer waits for animations added from now on.
-                old.close()
+            withState { state in
+                state.ensureOpen()
+                let index = state.stack.count - 1
+                if let old = state.stack[index].completion {
+                    // A replaced block no longer waits for animations added from now on.
+                    old.close()
+                }
+                state.stack[index].completion = newValue.map { CompletionGroup(block: $0) }
             }
-            state.stack[index].completion = newValue.map { CompletionGroup(block: $0) }
         }
     }
 
@@ -92,20 +99,23 @@ public enum Transaction {
     /// sublayers, masks): the same before and after some work when that work changed nothing but
     /// contents (a client's new buffer), so that what depends on the layers' geometry alone (what
     /// lies under the pointer) need not be worked out again.
-    public static var revisionExceptContents: UInt64 { state.revisionExceptContents }
+    public static var revisionExceptContents: UInt64 { withState { $0.revisionExceptContents } }
 
     public static func value(forKey key: String) -> (any Sendable)? {
-        guard let frame = state.current else { return nil }
-        return key == disableActionsKey ? frame.disableActions : frame.values[key]
+        withState { state in
+            guard let frame = state.current else { return nil }
+            return key == disableActionsKey ? frame.disableActions : frame.values[key]
+        }
     }
 
     public static func setValue(_ value: (any Sendable)?, forKey key: String) {
-        let state = self.state
-        state.ensureOpen()
-        if key == disableActionsKey {
-            state.stack[state.stack.count - 1].disableActions = value as? Bool
-        } else {
-            state.stack[state.stack.count - 1].values[key] = value
+        withState { state in
+            state.ensureOpen()
+            if key == disableActionsKey {
+                state.stack[state.stack.count - 1].disableActions = value as? Bool
+            } else {
+                state.stack[state.stack.count - 1].values[key] = value
+            }
         }
     }
 

@@ -66,7 +66,7 @@ final class ThreadResults<T: Sendable>: Sendable {
         let firstGeneration = try #require(mainContext.renderTree).generation
         Transaction.disableActions = true
         mainRoot.position = Point(x: 70, y: 80)
-        #expect(Transaction.state.stack.map(\.isImplicit) == [true])
+        #expect(Transaction.withState { $0.stack.map(\.isImplicit) } == [true])
 
         let report = onNewThread { () -> SecondThreadReport in
             let root = Layer()
@@ -75,12 +75,12 @@ final class ThreadResults<T: Sendable>: Sendable {
             var received: [RenderTree] = []
             context.onCommit = { received.append($0) }
             root.position = Point(x: 30, y: 40)
-            let openBeforeFlush = Transaction.state.stack.map(\.isImplicit)
+            let openBeforeFlush = Transaction.withState { $0.stack.map(\.isImplicit) }
             let disableActions = Transaction.disableActions
             let animationDuration = Transaction.animationDuration
             Transaction.flush()
             return SecondThreadReport(
-                rootID: root.id, openBeforeFlush: openBeforeFlush, openAfterFlush: Transaction.state.stack.count,
+                rootID: root.id, openBeforeFlush: openBeforeFlush, openAfterFlush: Transaction.withState { $0.stack.count },
                 disableActions: disableActions, animationDuration: animationDuration,
                 committed: context.renderTree, received: received)
         }
@@ -96,13 +96,13 @@ final class ThreadResults<T: Sendable>: Sendable {
         #expect(report.received.first?.root?.properties.position == Point(x: 30, y: 40))
 
         // This thread's implicit transaction is still open, and its change not yet committed.
-        #expect(Transaction.state.stack.map(\.isImplicit) == [true] && Transaction.disableActions)
-        #expect(Transaction.state.changedLayers.map(\.id) == [mainRoot.id])
+        #expect(Transaction.withState { $0.stack.map(\.isImplicit) } == [true] && Transaction.disableActions)
+        #expect(Transaction.withState { $0.changedLayers.map(\.id) } == [mainRoot.id])
         #expect(mainContext.renderTree?.generation == firstGeneration)
         #expect(mainContext.renderTree?.root?.properties.position == Point(x: 50, y: 50))
 
         Transaction.flush()
-        #expect(Transaction.state.stack.isEmpty && !Transaction.disableActions)
+        #expect(Transaction.withState { $0.stack.isEmpty } && !Transaction.disableActions)
         #expect(mainContext.renderTree?.generation == firstGeneration + 1)
         #expect(mainContext.renderTree?.root?.properties.position == Point(x: 70, y: 80))
     }

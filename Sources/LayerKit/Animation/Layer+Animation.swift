@@ -47,7 +47,7 @@ extension Layer {
     public func add(_ animation: Animation, forKey key: String?) {
         guard !isPresentation else { return }
         if let key { removeAnimation(forKey: key) }
-        let groups = Transaction.state.openCompletionGroups
+        let groups = Transaction.withState { $0.openCompletionGroups }
         for group in groups { group.animationAdded() }
         let entry = AnimationEntry(
             key: key, animation: animation.copy(), layer: self,
