@@ -331,7 +331,7 @@ let package = Package(
         .testTarget(name: "XwaylandTests", dependencies: ["Xwayland", "XWindowManager", "AppProcesses", "BoardConfig", "CLinux", "CXCB", "Compositor", "DisplayBackend", "Graphics", "GoldenImages", "HeadlessBackend", "Input", "LayerKit", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients", "Golden"]),
         .testTarget(name: "AppProcessesTests", dependencies: ["AppProcesses", "SystemCalls"]),
         .testTarget(name: "HILTests", dependencies: ["KMSBackend", "DisplayBackend", "Graphics", "SystemCalls"], exclude: ["hil"]),
-        .testTarget(name: "LayerKitTests", dependencies: ["LayerKit", "SeedExamples"]),
+        .testTarget(name: "LayerKitTests", dependencies: ["CLinux", "LayerKit", "SeedExamples"]),
         .testTarget(name: "WaylandServerTests", dependencies: ["Buffers", "WaylandServer", "WaylandTestClient", "WaylandProtocols", "CWaylandUtil"]),
         // Runs its bounded pass against the vitrine product (built before `swift test`, see .ci/run).
         .testTarget(name: "ProtocolFuzzerTests", dependencies: ["ProtocolFuzzer", "WaylandProtocolModel"]),

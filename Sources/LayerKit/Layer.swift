@@ -16,15 +16,24 @@ open class Layer {
 
     /// The layer this one is a sublayer of. The superlayer owns its sublayers, so the back
     /// reference is not counted, and the superlayer clears it when it lets the sublayer go or
-    /// goes itself (not weak: weak references would give every layer a side table and make each
-    /// retain and release slow; unowned(unsafe), as it is always cleared in time, so reading it
-    /// costs no check of the unowned count: a commit walks up to every changed layer's root).
+    /// goes itself. Not weak: weak references would give every layer a side table and make each
+    /// retain and release slow. Unmanaged rather than unowned, as it is always cleared in time:
+    /// a walk up the tree (a commit walks up to every changed layer's root) then checks and
+    /// retains nothing on the way.
     public final var superlayer: Layer? { _superlayer }
-    private final unowned(unsafe) var _superlayer: Layer?
+    private final var _superlayer: Layer? {
+        get { superlayerReference?.takeUnretainedValue() }
+        set { superlayerReference = newValue.map(Unmanaged.passUnretained) }
+    }
+    private final var superlayerReference: Unmanaged<Layer>?
     private var _sublayers: [Layer] = []
     /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree;
     /// not counted for the same reasons, since the masked layer owns its mask and clears it.
-    private final unowned(unsafe) var maskedLayer: Layer?
+    private final var maskedLayer: Layer? {
+        get { maskedLayerReference?.takeUnretainedValue() }
+        set { maskedLayerReference = newValue.map(Unmanaged.passUnretained) }
+    }
+    private final var maskedLayerReference: Unmanaged<Layer>?
 
     public weak var delegate: (any LayerDelegate)?
 
@@ -532,9 +541,11 @@ open class Layer {
 
     /// The topmost layer of this layer's tree.
     public var rootLayer: Layer {
-        var layer = self
-        while let parent = layer.parentInTree { layer = parent }
-        return layer
+        // Held by the tree, the layers on the way up are not retained one by one (a commit asks
+        // this of every changed layer).
+        var layer = Unmanaged.passUnretained(self)
+        while let parent = layer._withUnsafeGuaranteedRef({ $0.superlayerReference ?? $0.maskedLayerReference }) { layer = parent }
+        return layer.takeUnretainedValue()
     }
 
     /// Sublayers in drawing order, back to front: zPosition ascending, ties in `sublayers` order.

@@ -73,9 +73,19 @@ public struct LayerProperties: Sendable {
 
     // Set only on presentation values, by running animations: what the renderer blends.
     /// A contents animation in flight: the old image fading out under `contents`.
-    public var contentsCrossFade: ContentsCrossFade?
+    @inlinable public var contentsCrossFade: ContentsCrossFade? {
+        get { inFlight?.contentsCrossFade }
+        set { inFlight = InFlightStates(contentsCrossFade: newValue, transition: transition) }
+    }
     /// A transition in flight: the layer's previous state giving way to its current one.
-    public var transition: TransitionState?
+    @inlinable public var transition: TransitionState? {
+        get { inFlight?.transition }
+        set { inFlight = InFlightStates(contentsCrossFade: contentsCrossFade, transition: newValue) }
+    }
+    /// The two above, boxed (about a hundred bytes, nil on every committed layer): every commit
+    /// copies the values of each changed layer into a new `RenderLayer`, which they keep under
+    /// the size up to which the allocator serves blocks from its per-thread cache.
+    @usableFromInline var inFlight: InFlightStates?
 
     /// Values set with `setValue(_:forKey:)` for keys the layer does not declare.
     public var customValues: [String: any Sendable] = [:]
@@ -160,6 +170,18 @@ public struct LayerProperties: Sendable {
         let corners = local.corners.compactMap { transform.apply(x: $0.x, y: $0.y) }
             .map { Point(x: $0.x + position.x, y: $0.y + position.y) }
         return Rect(boundingPoints: corners)
+    }
+}
+
+/// A layer's presentation states in flight (`LayerProperties.inFlight`); never changed once made.
+@usableFromInline final class InFlightStates: Sendable {
+    @usableFromInline let contentsCrossFade: ContentsCrossFade?
+    @usableFromInline let transition: TransitionState?
+
+    /// Nil when neither is in flight.
+    @usableFromInline init?(contentsCrossFade: ContentsCrossFade?, transition: TransitionState?) {
+        guard contentsCrossFade != nil || transition != nil else { return nil }
+        (self.contentsCrossFade, self.transition) = (contentsCrossFade, transition)
     }
 }
 

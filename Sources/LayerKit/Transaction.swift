@@ -44,7 +44,8 @@ public enum Transaction {
     /// explicit transactions still open commit when they close.
     public static func flush() {
         LayerKitThreadState.withCurrent { thread in
-            thread.animationScheduler.tick(now: thread.clock.now)
+            // The clock is read only for running animations: it costs more than the rest of a flush.
+            if thread.animationScheduler.isRunning { thread.animationScheduler.tick(now: thread.clock.now) }
             let state = thread.transaction
             if state.stack.count == 1, state.stack[0].isImplicit {
                 state.pop()

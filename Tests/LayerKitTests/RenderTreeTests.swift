@@ -1,3 +1,4 @@
+import CLinux
 import Testing
 @testable import LayerKit
 
@@ -23,6 +24,18 @@ import Testing
         #expect(second[children[500].id]?.properties.opacity == 0.5)
         #expect(first[children[500].id]?.properties.opacity == 1)  // earlier snapshots never change
         #expect(second.generation == first.generation + 1)
+    }
+
+    /// A commit makes a RenderLayer for each changed layer (a client's new buffer: one a frame),
+    /// and a snapshot two commits on frees it. Small enough, its block comes from and goes back
+    /// to the allocator's per-thread cache (glibc's serves requests up to 1,032 bytes) rather
+    /// than its bins, several times slower: a layer's rarely set values are boxed to that end.
+    @Test func aCommittedLayerIsAllocatedFromTheAllocatorsCache() throws {
+        let root = makeLayer(10, 10)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let committed = try #require(context.renderTree?.root)
+        #expect(malloc_usable_size(Unmanaged.passUnretained(committed).toOpaque()) <= 1032)
     }
 
     @Test func anAnimationUnderAHiddenOrTransparentLayerNeedsNoFrames() throws {

@@ -162,8 +162,9 @@ final class AnimationScheduler {
         running[ObjectIdentifier(entry)] = nil
     }
 
+    var isRunning: Bool { !running.isEmpty }
+
     func tick(now: Double) {
-        guard !running.isEmpty else { return }
         for entry in Array(running.values) {
             guard let timing = entry.timing else { continue }
             let localNow = entry.layer.localTime(fromMediaTime: now)
