@@ -3,69 +3,176 @@
 /// A `Layer` keeps its model values in one of these, so a commit snapshots a layer by copying a
 /// value, and the render tree, the presentation tree and key-value access all share one description.
 public struct LayerProperties: Sendable {
+    // The values most commits change, or that animations commonly do, are stored here; the
+    // others (`rare`, with `RareLayerValues`) in one box that copies share until one of them
+    // changes a value. A commit copies every changed layer's values into a new `RenderLayer`
+    // (a client's new buffer: one a frame), and a sample those of every animated layer: that
+    // copy is a third of the bytes it was and retains a box, not each array and string. Read
+    // in place (`_read`, from a box that never changes): a renderer asks for the filters of
+    // every layer it draws, every frame.
+
     // Geometry.
     public var bounds = Rect.zero
     public var position = Point.zero
     public var anchorPoint = Point(x: 0.5, y: 0.5)
-    public var anchorPointZ = 0.0
     public var zPosition = 0.0
     public var transform = Transform3D.identity
-    public var sublayerTransform = Transform3D.identity
     public var isGeometryFlipped = false
-    public var isDoubleSided = true
+    @inlinable public var anchorPointZ: Double {
+        _read { yield rare.values.anchorPointZ }
+        set { changeRare { $0.anchorPointZ = newValue } }
+    }
+    @inlinable public var sublayerTransform: Transform3D {
+        _read { yield rare.values.sublayerTransform }
+        set { changeRare { $0.sublayerTransform = newValue } }
+    }
+    @inlinable public var isDoubleSided: Bool {
+        _read { yield rare.values.isDoubleSided }
+        set { changeRare { $0.isDoubleSided = newValue } }
+    }
 
     // Visibility and compositing.
     public var isHidden = false
-    public var opacity = 1.0
-    public var allowsGroupOpacity = true
     public var isOpaque = false
-    public var shouldRasterize = false
-    public var rasterizationScale = 1.0
-    public var allowsEdgeAntialiasing = false
-    public var edgeAntialiasingMask = EdgeAntialiasingMask.all
+    public var opacity = 1.0
+    @inlinable public var allowsGroupOpacity: Bool {
+        _read { yield rare.values.allowsGroupOpacity }
+        set { changeRare { $0.allowsGroupOpacity = newValue } }
+    }
+    @inlinable public var shouldRasterize: Bool {
+        _read { yield rare.values.shouldRasterize }
+        set { changeRare { $0.shouldRasterize = newValue } }
+    }
+    @inlinable public var rasterizationScale: Double {
+        _read { yield rare.values.rasterizationScale }
+        set { changeRare { $0.rasterizationScale = newValue } }
+    }
+    @inlinable public var allowsEdgeAntialiasing: Bool {
+        _read { yield rare.values.allowsEdgeAntialiasing }
+        set { changeRare { $0.allowsEdgeAntialiasing = newValue } }
+    }
+    @inlinable public var edgeAntialiasingMask: EdgeAntialiasingMask {
+        _read { yield rare.values.edgeAntialiasingMask }
+        set { changeRare { $0.edgeAntialiasingMask = newValue } }
+    }
 
     // Contents.
     public var contents: Image?
     public var contentsGravity = ContentsGravity.resize
+    public var masksToBounds = false
     public var contentsScale = 1.0
     public var contentsRect = Rect(x: 0, y: 0, width: 1, height: 1)
-    public var contentsCenter = Rect(x: 0, y: 0, width: 1, height: 1)
-    public var minificationFilter = ContentsFilter.linear
-    public var magnificationFilter = ContentsFilter.linear
-    public var minificationFilterBias = 0.0
+    @inlinable public var contentsCenter: Rect {
+        _read { yield rare.values.contentsCenter }
+        set { changeRare { $0.contentsCenter = newValue } }
+    }
+    @inlinable public var minificationFilter: ContentsFilter {
+        _read { yield rare.values.minificationFilter }
+        set { changeRare { $0.minificationFilter = newValue } }
+    }
+    @inlinable public var magnificationFilter: ContentsFilter {
+        _read { yield rare.values.magnificationFilter }
+        set { changeRare { $0.magnificationFilter = newValue } }
+    }
+    @inlinable public var minificationFilterBias: Double {
+        _read { yield rare.values.minificationFilterBias }
+        set { changeRare { $0.minificationFilterBias = newValue } }
+    }
 
-    // Background, border and corners.
+    // Background, border and corners (and masksToBounds, above).
     public var backgroundColor: Color?
-    public var borderColor: Color? = .black
-    public var borderWidth = 0.0
     public var cornerRadius = 0.0
-    public var maskedCorners = CornerMask.all
-    public var cornerCurve = CornerCurve.circular
-    public var masksToBounds = false
+    @inlinable public var borderColor: Color? {
+        _read { yield rare.values.borderColor }
+        set { changeRare { $0.borderColor = newValue } }
+    }
+    @inlinable public var borderWidth: Double {
+        _read { yield rare.values.borderWidth }
+        set { changeRare { $0.borderWidth = newValue } }
+    }
+    @inlinable public var maskedCorners: CornerMask {
+        _read { yield rare.values.maskedCorners }
+        set { changeRare { $0.maskedCorners = newValue } }
+    }
+    @inlinable public var cornerCurve: CornerCurve {
+        _read { yield rare.values.cornerCurve }
+        set { changeRare { $0.cornerCurve = newValue } }
+    }
 
     // Shadow. shadowRadius is the Gaussian's standard deviation in points (Vitrine's decision).
-    public var shadowColor: Color? = .black
-    public var shadowOpacity = 0.0
-    public var shadowOffset = Size(width: 0, height: -3)
-    public var shadowRadius = 3.0
-    public var shadowPath: Path?
+    @inlinable public var shadowColor: Color? {
+        _read { yield rare.values.shadowColor }
+        set { changeRare { $0.shadowColor = newValue } }
+    }
+    @inlinable public var shadowOpacity: Double {
+        _read { yield rare.values.shadowOpacity }
+        set { changeRare { $0.shadowOpacity = newValue } }
+    }
+    @inlinable public var shadowOffset: Size {
+        _read { yield rare.values.shadowOffset }
+        set { changeRare { $0.shadowOffset = newValue } }
+    }
+    @inlinable public var shadowRadius: Double {
+        _read { yield rare.values.shadowRadius }
+        set { changeRare { $0.shadowRadius = newValue } }
+    }
+    @inlinable public var shadowPath: Path? {
+        _read { yield rare.values.shadowPath }
+        set { changeRare { $0.shadowPath = newValue } }
+    }
 
     // Filters.
-    public var filters: [Filter] = []
-    public var backgroundFilters: [Filter] = []
-    public var compositingFilter: Filter?
+    @inlinable public var filters: [Filter] {
+        _read { yield rare.values.filters }
+        set { changeRare { $0.filters = newValue } }
+    }
+    @inlinable public var backgroundFilters: [Filter] {
+        _read { yield rare.values.backgroundFilters }
+        set { changeRare { $0.backgroundFilters = newValue } }
+    }
+    @inlinable public var compositingFilter: Filter? {
+        _read { yield rare.values.compositingFilter }
+        set { changeRare { $0.compositingFilter = newValue } }
+    }
 
     // Media timing.
-    public var beginTime = 0.0
-    public var duration = 0.0
-    public var speed = 1.0
-    public var timeOffset = 0.0
-    public var repeatCount = 0.0
-    public var repeatDuration = 0.0
-    public var autoreverses = false
-    public var fillMode = FillMode.removed
+    @inlinable public var beginTime: Double {
+        _read { yield rare.values.beginTime }
+        set { changeRare { $0.beginTime = newValue } }
+    }
+    @inlinable public var duration: Double {
+        _read { yield rare.values.duration }
+        set { changeRare { $0.duration = newValue } }
+    }
+    @inlinable public var speed: Double {
+        _read { yield rare.values.speed }
+        set { changeRare { $0.speed = newValue } }
+    }
+    @inlinable public var timeOffset: Double {
+        _read { yield rare.values.timeOffset }
+        set { changeRare { $0.timeOffset = newValue } }
+    }
+    @inlinable public var repeatCount: Double {
+        _read { yield rare.values.repeatCount }
+        set { changeRare { $0.repeatCount = newValue } }
+    }
+    @inlinable public var repeatDuration: Double {
+        _read { yield rare.values.repeatDuration }
+        set { changeRare { $0.repeatDuration = newValue } }
+    }
+    @inlinable public var autoreverses: Bool {
+        _read { yield rare.values.autoreverses }
+        set { changeRare { $0.autoreverses = newValue } }
+    }
+    @inlinable public var fillMode: FillMode {
+        _read { yield rare.values.fillMode }
+        set { changeRare { $0.fillMode = newValue } }
+    }
 
-    public var name: String?
+    @inlinable public var name: String? {
+        _read { yield rare.values.name }
+        set { changeRare { $0.name = newValue } }
+    }
 
     /// The values of a specialised layer class, boxed: every commit and sample copies the values of
     /// many layers, and most layers are of no such class (see `gradient`, `shape`, `replicator`, `text`).
@@ -88,7 +195,22 @@ public struct LayerProperties: Sendable {
     @usableFromInline var inFlight: InFlightStates?
 
     /// Values set with `setValue(_:forKey:)` for keys the layer does not declare.
-    public var customValues: [String: any Sendable] = [:]
+    @inlinable public var customValues: [String: any Sendable] {
+        _read { yield rare.values.customValues }
+        set { changeRare { $0.customValues = newValue } }
+    }
+
+    /// The rarely changed values (see above); the defaults' box is shared by every new layer.
+    @usableFromInline var rare = RareLayerValues.defaults
+
+    /// Replaces `rare` with a box of its values changed by `change`. A box never changes once
+    /// made: a reader then borrows its arrays and strings where they lie rather than retaining
+    /// them (a renderer reads every drawn layer's filters every frame).
+    @usableFromInline mutating func changeRare(_ change: (inout RareLayerValues.Values) -> Void) {
+        var values = rare.values
+        change(&values)
+        rare = RareLayerValues(values)
+    }
 
     public init() {}
 
@@ -170,6 +292,58 @@ public struct LayerProperties: Sendable {
         let corners = local.corners.compactMap { transform.apply(x: $0.x, y: $0.y) }
             .map { Point(x: $0.x + position.x, y: $0.y + position.y) }
         return Rect(boundingPoints: corners)
+    }
+}
+
+/// The values of `LayerProperties` that most layers leave at their defaults and few commits
+/// change, in one box that copies of the values share (`LayerProperties.rare`); replaced, never
+/// changed.
+@usableFromInline final class RareLayerValues: Sendable {
+    @usableFromInline struct Values: Sendable {
+        @usableFromInline var anchorPointZ: Double = 0.0
+        @usableFromInline var sublayerTransform: Transform3D = Transform3D.identity
+        @usableFromInline var isDoubleSided: Bool = true
+        @usableFromInline var allowsGroupOpacity: Bool = true
+        @usableFromInline var shouldRasterize: Bool = false
+        @usableFromInline var rasterizationScale: Double = 1.0
+        @usableFromInline var allowsEdgeAntialiasing: Bool = false
+        @usableFromInline var edgeAntialiasingMask: EdgeAntialiasingMask = EdgeAntialiasingMask.all
+        @usableFromInline var contentsCenter: Rect = Rect(x: 0, y: 0, width: 1, height: 1)
+        @usableFromInline var minificationFilter: ContentsFilter = ContentsFilter.linear
+        @usableFromInline var magnificationFilter: ContentsFilter = ContentsFilter.linear
+        @usableFromInline var minificationFilterBias: Double = 0.0
+        @usableFromInline var borderColor: Color? = .black
+        @usableFromInline var borderWidth: Double = 0.0
+        @usableFromInline var maskedCorners: CornerMask = CornerMask.all
+        @usableFromInline var cornerCurve: CornerCurve = CornerCurve.circular
+        @usableFromInline var shadowColor: Color? = .black
+        @usableFromInline var shadowOpacity: Double = 0.0
+        @usableFromInline var shadowOffset: Size = Size(width: 0, height: -3)
+        @usableFromInline var shadowRadius: Double = 3.0
+        @usableFromInline var shadowPath: Path?
+        @usableFromInline var filters: [Filter] = []
+        @usableFromInline var backgroundFilters: [Filter] = []
+        @usableFromInline var compositingFilter: Filter?
+        @usableFromInline var beginTime: Double = 0.0
+        @usableFromInline var duration: Double = 0.0
+        @usableFromInline var speed: Double = 1.0
+        @usableFromInline var timeOffset: Double = 0.0
+        @usableFromInline var repeatCount: Double = 0.0
+        @usableFromInline var repeatDuration: Double = 0.0
+        @usableFromInline var autoreverses: Bool = false
+        @usableFromInline var fillMode: FillMode = FillMode.removed
+        @usableFromInline var name: String?
+        @usableFromInline var customValues: [String: any Sendable] = [:]
+
+        init() {}
+    }
+
+    @usableFromInline let values: Values
+
+    @usableFromInline static let defaults = RareLayerValues(Values())
+
+    @usableFromInline init(_ values: Values) {
+        self.values = values
     }
 }
 
