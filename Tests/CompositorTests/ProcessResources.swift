@@ -30,16 +30,6 @@ func mappingCount(ofInode inode: UInt) -> Int {
     return count
 }
 
-/// The process's resident memory, in bytes, once the allocator has given back the free memory it
-/// holds: what is in use, not the free chunks each thread's arena keeps, whose amount depends on
-/// which threads (lavapipe's among them) allocated when, and so on the machine's load.
-func residentBytes() -> Int {
-    malloc_trim(0)
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
-    let fields = text.split(separator: " ")
-    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : -1
-}
-
 /// The bytes malloc has handed out and not had back: the chunks in use in every thread's arena and
 /// those mapped on their own. Unlike resident memory, this does not move with code paged in or
 /// allocated memory first written, nor with the free chunks each arena keeps.
