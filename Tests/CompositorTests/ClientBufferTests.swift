@@ -189,8 +189,7 @@ import WaylandTestClient
             exit(0)
         }
         guard let result else { return }
-        let measured = String(decoding: result.standardOutputContent, as: UTF8.self)
-            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let measured = integers(printedIn: result.standardOutputContent)
         try #require(measured.count == 6, "the child printed \(measured)")
         #expect(measured[1] == measured[0], "descriptors open before and after the buffers")
         #expect(measured[3] == measured[2], "images on the device before and after the buffers")

@@ -73,8 +73,7 @@ import WaylandTestClient
             exit(0)
         }
         guard let result else { return }
-        let measured = String(decoding: result.standardOutputContent, as: UTF8.self)
-            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        let measured = integers(printedIn: result.standardOutputContent)
         try #require(measured.count == 7, "the child printed \(measured)")
         #expect(measured[0] == 0, "clients still connected")
         #expect(measured[2] == measured[1], "descriptors open before and after the clients")

@@ -37,3 +37,8 @@ func heapBytesInUse() -> Int {
     let info = mallinfo2()
     return Int(info.uordblks + info.hblkhd)
 }
+
+/// The whole numbers an exit test's child printed, separated by white space.
+func integers(printedIn output: [UInt8]) -> [Int] {
+    String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+}
