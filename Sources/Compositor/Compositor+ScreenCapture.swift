@@ -14,7 +14,7 @@ final class ScreenCapture: OutputCaptureHandler {
     /// Set by the compositor as soon as it is made: it keeps this capture as a constant of its own.
     unowned var compositor: Compositor!
     /// Told every loop turn that the cursor may have changed: held here, where reaching it through
-    /// the unowned `compositor` cost a retain on the slow path (the compositor is weakly referenced).
+    /// the unowned `compositor` costs a retain and a release.
     private let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
     /// Copies waiting for their output to show a change.
     private var waiting: [any OutputCaptureFrame] = []

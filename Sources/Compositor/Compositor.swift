@@ -49,18 +49,22 @@ public final class Compositor: SurfaceObserver {
     /// exclusive zones), set by the window policy; `windowArea` is what is left.
     public var windowAreaInsets = EdgeInsets()
     private let extensionGlobals: [AnyObject]
+    /// zwp_idle_inhibit_manager_v1; the compositor is its handler (Compositor+Idle.swift).
+    private let idleInhibitManager: IdleInhibitManagerGlobal
     /// zwlr_screencopy_manager_v1, for the clients allowed screen capture, and its handler.
     private let screencopyManager: ScreencopyManagerGlobal
     /// ext-image-copy-capture: told when outputs go or change size (Compositor+Outputs.swift).
     let imageCopyCaptureManager: ImageCopyCaptureManagerGlobal
     private let outputCaptureSourceManager: OutputImageCaptureSourceManagerGlobal
     /// A constant, not a lazy property: asked every loop turn, a lazy one cost a check and a retain
-    /// of the weakly referenced handler (the slow path) each time.
+    /// each time.
     let screenCapture: ScreenCapture
     /// zwlr_virtual_pointer_manager_v1, for the clients allowed virtual input; the compositor is its handler.
     private let virtualPointerManager: VirtualPointerManagerGlobal
     /// How windows are sized, placed, stacked and focused (Vitrine's: `KioskWindowPolicy`); it
-    /// becomes xdg-shell's handler. Without one, no window is shown.
+    /// becomes the xdg and layer shells' handler, which they hold unowned: held here, it is
+    /// cleared there when replaced, and by `detachFromGlobals()` before the compositor goes.
+    /// Without one, no window is shown.
     public var windowPolicy: (any WindowManagementPolicy)? {
         didSet {
             shell.handler = windowPolicy
@@ -104,6 +108,9 @@ public final class Compositor: SurfaceObserver {
     /// The compositor's hold on the backend's outputs coming, going and changing mode.
     private var backendListeners: [SignalListener] = []
     private var isStopped = false
+    /// Whether the surfaces' observer calls are heard: false once the compositor detached from its
+    /// globals, when those left (in `deinit`, before its clients go) still name it.
+    private var surfacesAreObserved = true
     /// Commits changed what may be under the pointer: it is found again once, when this loop turn's
     /// requests are handled (a hit test per commit costs a client with thousands of subsurfaces
     /// quadratic time).
@@ -167,12 +174,12 @@ public final class Compositor: SurfaceObserver {
             XdgActivationGlobal(display: display),
             SecurityContextManagerGlobal(display: display),
         ]
-        let idleInhibitManager = IdleInhibitManagerGlobal(display: display)
+        idleInhibitManager = IdleInhibitManagerGlobal(display: display)
         textInputManager = TextInputManagerGlobal(display: display)
         inputMethodManager = InputMethodManagerGlobal(display: display)
         layerShell = LayerShellGlobal(display: display)
         xwaylandShell = XwaylandShellGlobal(display: display)
-        extensionGlobals = otherGlobals + [idleInhibitManager]
+        extensionGlobals = otherGlobals
         screencopyManager = ScreencopyManagerGlobal(display: display)
         imageCopyCaptureManager = ImageCopyCaptureManagerGlobal(display: display)
         screenCapture = ScreenCapture(imageCopyCaptureManager: imageCopyCaptureManager)
@@ -197,10 +204,13 @@ public final class Compositor: SurfaceObserver {
             attach(output, renderer: try makeOutputRenderer())
         }
         compositorGlobal.surfaceCreated = { [unowned self] surface in
+            // Unowned there: every client, so every surface, is gone before the compositor is
+            // (`detachFromGlobals()`).
             surface.observer = self
             surfaceCreated.emit(surface)
         }
         xwaylandShell.surfaceAssociated = { [unowned self] surface in xwaylandSurfaceAssociated.emit(surface) }
+        // Unowned there, cleared by `detachFromGlobals()` before the compositor goes.
         seat.handler = self
         idleInhibitManager.handler = self
         inputMethodManager.handler = self
@@ -218,20 +228,45 @@ public final class Compositor: SurfaceObserver {
     }
 
     deinit {
+        // Released without `shutdown()`: being deinitialized, it may not be handed to the window
+        // policy or its handlers while its clients are disconnected, so they stop calling it first
+        // (weak references to it read nil here once, to the same effect).
+        detachFromGlobals()
         shutdown()
     }
 
     /// Disconnects every client while the compositor is whole (their surfaces unmap through the
-    /// window policy), then stops watching the backend. Safe to call more than once.
+    /// window policy), then detaches it from its globals and stops watching the backend. Safe to
+    /// call more than once.
     public func shutdown() {
         display.disconnectAllClients()
-        windowPolicy = nil
+        detachFromGlobals()
         backendListeners = []
         backendSources.values.forEach { $0.remove() }
         backendSources = [:]
         inputDevices.sources.forEach { $0.remove() }
         inputDevices.sources = []
         inputDevices.contexts = []
+    }
+
+    /// Clears what refers to the compositor, or to what it owns, without holding it: its globals'
+    /// handlers, the window policy's place as the shells' handler, the observer of surfaces made
+    /// from now on. Those references are unowned rather than weak (a weak reference gives its object
+    /// a side table, which puts every retain and release of it on the runtime's slow path: the
+    /// compositor is retained several times a frame); this is what makes them safe. Called once no
+    /// client is left (`shutdown()`) or before the last ones are disconnected (`deinit`), so no
+    /// surface or other client object calls the compositor after it; a global can outlive the
+    /// compositor (`seat`, `shell` and `layerShell` are public) but then no longer names it.
+    private func detachFromGlobals() {
+        windowPolicy = nil
+        compositorGlobal.surfaceCreated = nil
+        surfacesAreObserved = false
+        seat.handler = nil
+        idleInhibitManager.handler = nil
+        inputMethodManager.handler = nil
+        virtualPointerManager.handler = nil
+        screencopyManager.handler = nil
+        imageCopyCaptureManager.handler = nil
     }
 
     /// Listens for clients on `name` (or the first free wayland-N) in `runtimeDirectory` (nil:
@@ -400,6 +435,7 @@ public final class Compositor: SurfaceObserver {
     }
 
     public func surfaceWillBeDestroyed(_ surface: Surface) {
+        guard surfacesAreObserved else { return }
         bufferProcesses[ObjectIdentifier(surface)] = nil
         surfaceLeftTheScreen(surface)
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }

@@ -15,7 +15,7 @@ import XWindowManager
 public final class KioskWindowPolicy: WindowManagementPolicy {
     unowned let compositor: Compositor
     /// The compositor's shell, read by every commit: reaching it through the unowned `compositor`
-    /// costs a retain on the slow path (the compositor is weakly referenced too).
+    /// costs a retain and a release.
     private let shell: XdgShellGlobal
     /// Where windows placed explicitly (by a test harness or the shell) have their surface's
     /// origin, in output points. A placed window stays put, as on a desktop: a later change of its

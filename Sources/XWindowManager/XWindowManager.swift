@@ -35,7 +35,9 @@ public final class XWindowManager {
     private let logger: Logger
     /// Xwayland's Wayland client, whose surfaces the windows are.
     private var xwayland: Client? { compositor.xwaylandClient }
-    public weak var handler: XWindowManagerHandler?
+    /// The window policy. Unowned, not weak (docs/architecture.md: no weak references to what a
+    /// frame touches): it outlives the window manager (`XwaylandServer.windowManagerHandler`).
+    public unowned var handler: XWindowManagerHandler?
     /// Top-level windows by id, in the order X created them (`windows`).
     private var byID: [UInt32: XWindow] = [:]
     private var order: [UInt32] = []

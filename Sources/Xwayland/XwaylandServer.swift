@@ -37,7 +37,10 @@ public final class XwaylandServer {
     private let logger: Logger
     private var display: Display { compositor.display }
     /// Who decides where X windows go (the window policy), given to each window manager.
-    public weak var windowManagerHandler: XWindowManagerHandler? {
+    /// Unowned, not weak (docs/architecture.md: no weak references to what a frame touches): it
+    /// must outlive the window managers, which `stop()` ends (Vitrine stops Xwayland before the
+    /// compositor, which holds the policy, shuts down).
+    public unowned var windowManagerHandler: XWindowManagerHandler? {
         didSet { windowManager?.handler = windowManagerHandler }
     }
     /// The window manager while Xwayland runs and is ready.

@@ -29,6 +29,12 @@ final class ExtensionHarness {
         try core.client.roundtrip()
     }
 
+    /// The idle inhibit handler (a test's) is unowned: cleared before the clients' objects go
+    /// (with `core`), whenever the test let go of the handler.
+    deinit {
+        idleInhibit.handler = nil
+    }
+
     /// A new wl_surface of the harness's client: its proxy and the server's `Surface`.
     func makeSurface() throws -> (proxy: WlSurfaceProxy, surface: Surface) {
         if compositor == nil { compositor = try client.bind(WlCompositorProxy.self, version: 5) }

@@ -26,6 +26,11 @@ final class Harness: SurfaceObserver {
         client = try connect()
     }
 
+    /// The surfaces' observer is unowned: they go (with their clients) before the harness does.
+    deinit {
+        display.disconnectAllClients()
+    }
+
     /// Another client on the same server.
     func connect() throws -> TestClient {
         let (_, socket) = try display.createClientSocket()

@@ -20,6 +20,11 @@ import WaylandTestClient
             try base.client.roundtrip()
         }
 
+        /// The shell's handler is unowned: cleared before the clients' objects go (with `base`).
+        deinit {
+            shell.handler = nil
+        }
+
         var client: TestClient { base.client }
 
         /// A wl_surface and its layer surface on `layer`, bound at `version`.

@@ -24,6 +24,11 @@ final class SeatHarness: SeatHandler {
         try base.client.roundtrip()
     }
 
+    /// The seat's handler is unowned: cleared before the clients' objects go (with `base`).
+    deinit {
+        seat.handler = nil
+    }
+
     var client: TestClient { base.client }
 
     func connect() throws -> TestClient {

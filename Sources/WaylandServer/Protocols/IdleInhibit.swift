@@ -15,8 +15,10 @@ public protocol IdleInhibitHandler: AnyObject {
 /// The zwp_idle_inhibit_manager_v1 global (version 1).
 public final class IdleInhibitManagerGlobal {
     private var global: Global?
-    /// The compositor's handler (held weakly); set it before clients can bind the global.
-    public weak var handler: IdleInhibitHandler?
+    /// The compositor's handler; set it before clients can bind the global. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the handler clears it
+    /// before it goes.
+    public unowned var handler: IdleInhibitHandler?
 
     public init(display: Display) {
         global = Global(display: display, interface: IdleInhibitManagerResource.interface, version: 1) {

@@ -6,7 +6,9 @@ import WaylandProtocols
 /// the image is, in the output's pixels, upright).
 final class ImageCopyCaptureCursorSession: Resource, RequestHandler {
     private(set) weak var output: Output?
-    private weak var handler: OutputCaptureHandler?
+    /// The manager's handler when this was made. Unowned, not weak (see the manager's): the
+    /// handler outlives its clients' objects (the compositor disconnects them before it goes).
+    private unowned var handler: OutputCaptureHandler?
     private weak var owner: ImageCopyCaptureManagerGlobal?
     private(set) weak var captureSession: ImageCopyCaptureSession?
     private var madeSession = false

@@ -9,7 +9,9 @@ import WaylandProtocols
 /// protocol asks, rather than being an error.
 final class ImageCopyCaptureFrame: Resource, RequestHandler, OutputCaptureFrame {
     private weak var captureSession: ImageCopyCaptureSession?
-    private weak var handler: OutputCaptureHandler?
+    /// The manager's handler when this was made. Unowned, not weak (see the manager's): the
+    /// handler outlives its clients' objects (the compositor disconnects them before it goes).
+    private unowned var handler: OutputCaptureHandler?
     let session: ObjectIdentifier
     private(set) weak var output: Output?
     private(set) var rect = IntRect(x: 0, y: 0, width: 0, height: 0)

@@ -5,8 +5,10 @@ import WaylandProtocols
 /// wlr-screencopy (`OutputCaptureHandler`).
 public final class ImageCopyCaptureManagerGlobal {
     private var global: Global?
-    /// The compositor's handler (held weakly); without one every session stops.
-    public weak var handler: OutputCaptureHandler?
+    /// The compositor's handler; without one every session stops. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the compositor clears
+    /// it before the handler goes.
+    public unowned var handler: OutputCaptureHandler?
     /// Every session not destroyed, to be stopped or told new constraints when its output changes.
     private var sessions: [WeakSession] = []
     private struct WeakSession {

@@ -10,7 +10,9 @@ final class ImageCopyCaptureSession: Resource, RequestHandler {
     static let format = PixelFormat.xrgb8888
 
     private(set) weak var output: Output?
-    private weak var handler: OutputCaptureHandler?
+    /// The manager's handler when this was made. Unowned, not weak (see the manager's): the
+    /// handler outlives its clients' objects (the compositor disconnects them before it goes).
+    private unowned var handler: OutputCaptureHandler?
     /// Whether the client asked for the pointer cursor in the copies.
     let paintsCursors: Bool
     /// The cursor session whose cursor image this session copies; nil for an output's session.

@@ -21,8 +21,10 @@ public protocol InputMethodHandler: AnyObject {
 /// seat at a time: a later one is unavailable from the start.
 public final class InputMethodManagerGlobal {
     private var global: Global?
-    /// The compositor (held weakly); set it before clients can bind the global.
-    public weak var handler: InputMethodHandler?
+    /// The compositor; set it before clients can bind the global. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the handler clears it
+    /// before it goes.
+    public unowned var handler: InputMethodHandler?
 
     public init(display: Display) {
         global = Global(display: display, interface: InputMethodManagerResource.interface, version: 1) {

@@ -20,8 +20,10 @@ public protocol LayerShellHandler: AnyObject {
 public final class LayerShellGlobal {
     public static let version: UInt32 = 4
     private var global: Global?
-    /// The compositor's policy (held weakly); set it before clients can bind the global.
-    public weak var handler: LayerShellHandler?
+    /// The compositor's policy; set it before clients can bind the global. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the compositor clears
+    /// it before the policy goes.
+    public unowned var handler: LayerShellHandler?
     /// Every live layer surface, in creation order.
     public private(set) var layerSurfaces: [LayerSurface] = []
 

@@ -9,7 +9,9 @@ public final class ScreencopyFrame: Resource, RequestHandler, OutputCaptureFrame
     /// The wl_shm format of the offered buffer.
     public static let format = PixelFormat.xrgb8888
 
-    private weak var handler: OutputCaptureHandler?
+    /// The manager's handler when this was made. Unowned, not weak (see the manager's): the
+    /// handler outlives its clients' objects (the compositor disconnects them before it goes).
+    private unowned var handler: OutputCaptureHandler?
     /// The manager that made the frame: damage is what changed since its previous copy.
     public let session: ObjectIdentifier
     /// Whether the client asked for the pointer cursor in the copy.

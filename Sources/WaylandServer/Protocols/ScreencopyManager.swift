@@ -4,8 +4,10 @@ import WaylandProtocols
 /// buffers only.
 public final class ScreencopyManagerGlobal {
     private var global: Global?
-    /// The compositor's handler (held weakly); without one every frame fails.
-    public weak var handler: OutputCaptureHandler?
+    /// The compositor's handler; without one every frame fails. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the compositor clears
+    /// it before the handler goes.
+    public unowned var handler: OutputCaptureHandler?
 
     public init(display: Display) {
         global = Global(display: display, interface: ScreencopyManager.interface, version: 3) { [weak self] client, version, id in

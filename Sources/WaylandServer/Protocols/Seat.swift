@@ -41,7 +41,9 @@ extension SeatHandler {
 /// wl_touch and wl_data_device of the focused client for this seat.
 public final class SeatGlobal {
     public let name: String
-    public weak var handler: SeatHandler?
+    /// The compositor. Unowned, not weak (docs/architecture.md: no weak references to what a frame
+    /// touches): the handler clears it before it goes.
+    public unowned var handler: SeatHandler?
     let display: Display
     private var global: Global?
     /// Every capability advertised so far: clients may still ask for those devices (spec).

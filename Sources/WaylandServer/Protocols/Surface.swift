@@ -178,8 +178,11 @@ public final class Surface: Resource, RequestHandler {
     public private(set) var current = SurfaceState()
     var pending = PendingSurfaceState()
     private var frameCallbacks: [Callback] = []
-    /// The compositor's observer (set when the surface is created).
-    public weak var observer: SurfaceObserver?
+    /// The compositor's observer (set when the surface is created). Unowned, not weak: a weak
+    /// reference gives the observer a side table, which puts every retain and release of it on
+    /// the runtime's slow path (the compositor's, several a frame). The observer outlives the
+    /// surface's resource: it disconnects every client before it goes (`Compositor.shutdown()`).
+    public unowned(unsafe) var observer: SurfaceObserver?
 
     /// The role's name once one was given; a surface keeps its role type for life.
     public private(set) var roleName: String?

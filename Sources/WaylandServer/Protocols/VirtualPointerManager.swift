@@ -24,8 +24,10 @@ public protocol VirtualPointerHandler: AnyObject {
 /// The zwlr_virtual_pointer_manager_v1 global (version 2).
 public final class VirtualPointerManagerGlobal {
     private var global: Global?
-    /// The compositor's handler (held weakly); without one the pointers move nothing.
-    public weak var handler: VirtualPointerHandler?
+    /// The compositor's handler; without one the pointers move nothing. Unowned, not weak
+    /// (docs/architecture.md: no weak references to what a frame touches): the handler clears it
+    /// before it goes.
+    public unowned var handler: VirtualPointerHandler?
 
     public init(display: Display) {
         global = Global(display: display, interface: VirtualPointerManager.interface, version: 2) { [weak self] client, version, id in

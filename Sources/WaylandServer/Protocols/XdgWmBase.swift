@@ -61,7 +61,9 @@ public final class XdgShellGlobal {
     private var globalWithoutCapabilities: Global?
     private weak var display: Display?
     private var clients: [Client: ClientState] = [:]
-    public weak var handler: XdgShellHandler?
+    /// The compositor's window policy. Unowned, not weak (docs/architecture.md: no weak references
+    /// to what a frame touches): the compositor clears it before the policy goes.
+    public unowned var handler: XdgShellHandler?
     /// How long a client has to answer a ping.
     public var pingTimeoutMilliseconds: Int32 = 5000
     /// What xdg_toplevel.wm_capabilities advertises (v5); clients hide controls for the rest.
