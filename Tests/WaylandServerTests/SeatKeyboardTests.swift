@@ -45,6 +45,25 @@ import WaylandTestClient
         #expect(harness.seat.keysyms(forKey: keyA) == [Keysym(named: "a")])
     }
 
+    /// The focused surface is retained every frame: the seat holds it strongly, not weakly (a weak
+    /// reference gives it a side table, which slows every retain and release of it), and lets go
+    /// of it when it is destroyed.
+    @Test func theKeyboardFocusIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try SeatHarness()
+        weak var released: Surface?
+        do {
+            let (proxy, surface) = try harness.makeSurface(harness.client)
+            harness.seat.keyboardEnter(surface)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        #expect(released == nil)
+        #expect(harness.seat.keyboardFocus == nil)
+    }
+
     /// Gives a new surface of the harness's client keyboard focus, then forgets `keyboard`'s events.
     private func focusNewSurface(_ harness: SeatHarness, keyboard: WlKeyboardProxy) throws {
         let (_, surface) = try harness.makeSurface(harness.client)

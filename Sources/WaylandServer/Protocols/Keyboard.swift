@@ -3,7 +3,10 @@ import WaylandProtocols
 
 /// The seat's keyboard: focus, pressed keys, keymap and modifier state.
 struct KeyboardState {
-    weak var focus: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when focus moves or the surface is destroyed
+    /// (`SeatGlobal.keyboardFocusDestroyed`).
+    var focus: Surface?
     /// Keys down, in the order they went down (evdev codes).
     var keys: [UInt32] = []
     /// The seat's own keymap, the physical keyboards'.

@@ -95,7 +95,9 @@ public struct TextInputPreedit: Hashable, Sendable {
 
 /// The seat's text-input focus, which follows its keyboard focus (see `moveTextInputFocus`).
 struct TextInputFocusState {
-    weak var focus: Surface?
+    /// The keyboard focus, held as `KeyboardState.focus` is.
+    var focus: Surface?
+    /// Lets go of the keyboard focus when it is destroyed.
     var focusDestruction: ResourceDestructionListener?
     /// The one enabled text input of the seat.
     weak var active: TextInput?
@@ -113,7 +115,7 @@ extension SeatGlobal {
         guard previous !== surface else { return }
         textInput.focus = surface
         textInput.focusDestruction = surface.map { surface in
-            ResourceDestructionListener(surface) { [weak self] in self?.textInputFocusDestroyed() }
+            ResourceDestructionListener(surface) { [weak self] in self?.keyboardFocusDestroyed() }
         }
         if let previous {
             for input in textInputs(of: previous.client) where input.surface === previous { input.leave() }
@@ -123,11 +125,13 @@ extension SeatGlobal {
         }
     }
 
-    /// The focused surface is going away: its text inputs lose focus without a leave event,
-    /// which could not name the destroyed surface.
-    private func textInputFocusDestroyed() {
+    /// The focused surface is going away: the seat lets go of it (it had no keyboard focus from
+    /// then on anyway), and its text inputs lose focus without a leave event, which could not name
+    /// the destroyed surface.
+    private func keyboardFocusDestroyed() {
         guard let surface = textInput.focus else { return }
         textInput.focus = nil
+        if keyboard.focus === surface { keyboard.focus = nil }
         for input in textInputs(of: surface.client) where input.surface === surface { input.loseFocus() }
     }
 
