@@ -333,6 +333,28 @@ private extension ZwpTextInputV3Proxy {
         #expect(input.events.last == .enter(surface: nextProxy))
     }
 
+    /// The focused surface is retained every frame: an entered text input holds it strongly, not
+    /// weakly (a weak reference gives it a side table, which slows every retain and release of
+    /// it), and lets go of it when it is destroyed.
+    @Test func anEnteredSurfaceIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try TextInputHarness()
+        let input = try harness.textInput(harness.client)
+        weak var released: Surface?
+        do {
+            let (proxy, surface) = try harness.seats.makeSurface(harness.client)
+            harness.seat.keyboardEnter(surface)
+            try input.enableAndCommit()
+            try harness.client.roundtrip()
+            #expect(try harness.serverObject(input, of: surface).surface === surface)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        #expect(released == nil)
+    }
+
     @Test func destroyingTheTextInputOrDisconnectingDisablesIt() throws {
         let harness = try TextInputHarness()
         let other = try harness.seats.connect()

@@ -161,8 +161,11 @@ public final class TextInput: Resource, RequestHandler {
     /// The seat it belongs to; nil when that seat went away.
     public private(set) weak var seat: SeatGlobal?
     private weak var owner: TextInputManagerGlobal?
-    /// The surface it was entered on (the seat's keyboard focus), nil without focus.
-    public private(set) weak var surface: Surface?
+    /// The surface it was entered on (the seat's keyboard focus), nil without focus. Strong, not
+    /// weak (docs/architecture.md: a weak reference would give the focused surface, which every
+    /// frame retains, a side table): let go of on leave, and when the surface is destroyed (the
+    /// seat's `keyboardFocusDestroyed` makes its text inputs lose focus).
+    public private(set) var surface: Surface?
     /// The committed state while enabled; the initial state otherwise.
     public private(set) var state = TextInputState()
     /// How many commits the client made on this object: done events carry it.
