@@ -40,7 +40,10 @@ in its StateDirectory.
 With --callgrind it instead runs each compositor under valgrind's callgrind with fullscreen_shm
 at each size, and counts the instructions the compositor executes per fullscreen frame in steady
 state (counters zeroed after a warm-up, dumped after --callgrind-frames frames): a figure that
-does not depend on the machine's load.
+does not depend on the machine's load. With --cache-sim as well, callgrind simulates the caches and
+the table adds the first-level instruction and data cache read misses per frame: a frame runs
+once every 16 ms, its code and data cold each time, so its CPU time follows the distinct cache
+lines it touches at least as much as its instruction count.
 Usage: python3 benchmarks/compare_compositors.py [--vitrine PATH] [--rounds N] [--seconds S]
        [--compositors a,b] [--measures startup,idle,...] [--build LABEL=PATH ...] [--callgrind]
 Another build of Vitrine joins the same run as vitrine-cpu@LABEL (or vitrine-vulkan@LABEL) with
@@ -421,14 +424,15 @@ def callgrind_allocations(dump):
     return count
 
 
-def callgrind_total(name, vitrine, app, size, frames, timeout, keep, label):
-    """(instructions, allocations, frames): what the compositor executed under callgrind, start
-    to exit, when it is stopped once `app` has seen `frames` frame callbacks, and how many the
-    client had seen by then. The dump is left in `keep` (a directory) when given."""
+def callgrind_total(name, vitrine, app, size, frames, timeout, keep, label, cache_sim=False):
+    """(events, allocations, frames): what the compositor executed under callgrind, start to exit
+    (a dictionary of callgrind's event totals: Ir, and with `cache_sim` I1mr, D1mr...), when it
+    is stopped once `app` has seen `frames` frame callbacks, and how many the client had seen by
+    then. The dump is left in `keep` (a directory) when given."""
     output = tempfile.mkdtemp(prefix=f"vitrine-bench-callgrind-{name}-")
     os.chmod(output, 0o777)
     wrapper = ["valgrind", "--tool=callgrind", "--dump-instr=no", "--trace-children=no", "--vgdb=no",
-               f"--callgrind-out-file={output}/callgrind.out"]
+               f"--cache-sim={'yes' if cache_sim else 'no'}", f"--callgrind-out-file={output}/callgrind.out"]
     session = Session(name, vitrine, app, client_env={"WAYLAND_DEBUG": "client"},
                       size=size, wrapper=wrapper, socket_timeout=timeout)
     try:
@@ -448,7 +452,10 @@ def callgrind_total(name, vitrine, app, size, frames, timeout, keep, label):
         # Under valgrind a Vulkan device takes long to tear down; killed, it writes no dump.
         session.stop(grace=120)
     dump = f"{output}/callgrind.out"
-    totals = next(int(line.split()[1]) for line in open(dump) if line.startswith(("summary:", "totals:")))
+    lines = open(dump).read().splitlines()
+    events = next(line.split()[1:] for line in lines if line.startswith("events:"))
+    counts = next(line.split()[1:] for line in lines if line.startswith(("summary:", "totals:")))
+    totals = dict(zip(events, map(int, counts)))
     allocations = callgrind_allocations(dump)
     if keep:
         os.makedirs(keep, exist_ok=True)
@@ -457,14 +464,17 @@ def callgrind_total(name, vitrine, app, size, frames, timeout, keep, label):
     return totals, allocations, seen
 
 
-def callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label):
-    """(instructions, allocations) the compositor executes per frame of `app` in steady state:
-    two runs, stopped after 10 and after 10 + `frames` frames, so that start-up and shutdown
-    cancel out."""
-    short, short_allocations, short_frames = callgrind_total(name, vitrine, app, size, 10, timeout, keep, label)
-    long, long_allocations, long_frames = callgrind_total(name, vitrine, app, size, 10 + frames, timeout, keep, label)
+def callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label, cache_sim=False):
+    """(events, allocations) the compositor executes per frame of `app` in steady state (events
+    as callgrind_total's): two runs, stopped after 10 and after 10 + `frames` frames, so that
+    start-up and shutdown cancel out."""
+    short, short_allocations, short_frames = callgrind_total(name, vitrine, app, size, 10, timeout, keep, label,
+                                                             cache_sim)
+    long, long_allocations, long_frames = callgrind_total(name, vitrine, app, size, 10 + frames, timeout, keep, label,
+                                                          cache_sim)
     frames = max(1, long_frames - short_frames)
-    return (long - short) / frames, (long_allocations - short_allocations) / frames
+    events = {event: (long[event] - short[event]) / frames for event in long}
+    return events, (long_allocations - short_allocations) / frames
 
 
 def without_debug_info(binary):
@@ -478,14 +488,15 @@ def without_debug_info(binary):
     return copy
 
 
-def run_callgrind(names, vitrine, frames, timeout, keep):
+def run_callgrind(names, vitrine, frames, timeout, keep, cache_sim=False):
     """Instructions and allocations per frame of weston-simple-shm (at 1280x720) and of
-    fullscreen_shm at each size, per compositor."""
+    fullscreen_shm at each size, per compositor; with `cache_sim` the simulated first-level
+    instruction and data cache read misses too."""
     client = build_fullscreen_client()
     vitrine = without_debug_info(vitrine)
     workloads = [("simple-shm", ["weston-simple-shm"], SMALL)]
     workloads += [(f"{w}x{h}", [client, str(w), str(h)], (w, h)) for w, h in (SMALL, LARGE)]
-    print("instructions (allocations) per frame")
+    print("instructions (allocations" + ("; I1 and D1 read misses" if cache_sim else "") + ") per frame")
     print("| compositor | " + " | ".join(label for label, _, _ in workloads) + " |")
     print("|---|" + "---|" * len(workloads))
     for name in names:
@@ -494,8 +505,10 @@ def run_callgrind(names, vitrine, frames, timeout, keep):
             if app[0] == client and size not in fullscreen_sizes(name):
                 cells.append("n/a")
                 continue
-            instructions, allocations = callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label)
-            cells.append(f"{instructions / 1e6:.3f} M ({allocations:.1f})")
+            events, allocations = callgrind_per_frame(name, vitrine, app, size, frames, timeout, keep, label,
+                                                      cache_sim)
+            misses = f"; I1 {events['I1mr']:,.0f}, D1 {events['D1mr']:,.0f}" if cache_sim else ""
+            cells.append(f"{events['Ir'] / 1e6:.3f} M ({allocations:.1f}{misses})")
         print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
 
 
@@ -525,11 +538,13 @@ def main():
     parser.add_argument("--callgrind-frames", type=int, default=20)
     parser.add_argument("--callgrind-timeout", type=float, default=300)
     parser.add_argument("--callgrind-keep", help="a directory to keep the callgrind dumps in")
+    parser.add_argument("--cache-sim", action="store_true",
+                        help="with --callgrind: simulate the caches and report first-level read misses per frame")
     arguments = parser.parse_args()
     names = arguments.compositors.split(",")
     if arguments.callgrind:
         run_callgrind(names, arguments.vitrine, arguments.callgrind_frames, arguments.callgrind_timeout,
-                      arguments.callgrind_keep)
+                      arguments.callgrind_keep, arguments.cache_sim)
         return 0
     builds = dict(build.split("=", 1) for build in arguments.build)
     measures = arguments.measures.split(",")
