@@ -59,7 +59,10 @@ import WaylandProtocols
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/wayland-scanner")
-        process.arguments = ["private-code", file, "/dev/stdout"]
+        // The protocol on standard input, the code on standard output: an output file named
+        // /dev/stdout reaches the pipe only while that path is still the link to it.
+        process.arguments = ["private-code"]
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
         process.standardOutput = output
         try process.run()
         let code = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
