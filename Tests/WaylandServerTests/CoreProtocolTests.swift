@@ -96,6 +96,46 @@ import WaylandTestClient
         #expect(counts == [1, 2, 0])
     }
 
+    @Test func frameCallbacksOfCommitsNotYetTakenAreKeptInOrder() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        var callbacks: [WlCallbackProxy] = []
+        // Three commits before the compositor takes any: the second and third join the first's.
+        for frames in [1, 2, 1] {
+            for _ in 0..<frames { callbacks.append(try surface.frame()) }
+            try surface.commit()
+        }
+        try harness.client.roundtrip()
+        let serverSurface = try #require(harness.commits.last).surface
+        #expect(serverSurface.takeFrameCallbacks().map(\.id) == callbacks.map(\.id))
+        // Taken: the next commit's list holds its own alone.
+        let next = try surface.frame()
+        try surface.commit()
+        try harness.client.roundtrip()
+        #expect(serverSurface.takeFrameCallbacks().map(\.id) == [next.id])
+    }
+
+    @Test func aBufferMadeAfterTheLastOneWasDestroyedIsShownAsItself() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        // Each buffer is destroyed once committed: its successor may take its id and its address
+        // in the server, where the surface must not take it for the destroyed one.
+        for (width, height) in [(64, 32), (16, 8), (32, 64), (16, 8)] as [(Int32, Int32)] {
+            let buffer = try harness.shmBuffer(harness.client, width: width, height: height, pixel: 0)
+            try surface.attach(buffer: buffer, x: 0, y: 0)
+            try surface.commit()
+            try buffer.destroy()
+            try harness.client.roundtrip()
+            #expect(harness.commits.last?.state.size == SurfaceSize(width: width, height: height))
+        }
+        // The one still attached was destroyed: a commit without attach keeps showing it.
+        try surface.commit()
+        try harness.client.roundtrip()
+        #expect(harness.commits.last?.state.size == SurfaceSize(width: 16, height: 8))
+    }
+
     @Test func bufferScaleDividesTheSurfaceSizeAndMustDivideTheBuffer() throws {
         let harness = try Harness()
         let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)

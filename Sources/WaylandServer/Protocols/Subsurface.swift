@@ -57,7 +57,7 @@ public final class Subsurface: Resource, RequestHandler, SurfaceRole {
         case .setDesync:
             isSynchronized = false
             // Leaving synchronized mode applies what was cached, as a commit would.
-            if surfaceAlive, !isEffectivelySynchronized, let cached = takeCache() { surface.apply(cached) }
+            if surfaceAlive, !isEffectivelySynchronized, var cached = takeCache() { surface.apply(&cached) }
         }
     }
 

@@ -30,6 +30,9 @@ public struct SurfaceState {
     public internal(set) var surfaceDamage: [IntRect] = []
     public internal(set) var bufferDamage: [IntRect] = []
     public internal(set) var opaqueRegion = Region()
+    /// Whether this commit set the opaque region (what shows the surface reads it again only then,
+    /// or when the size changed).
+    public internal(set) var opaqueRegionWasSet = false
     /// Where input is accepted, in surface coordinates (infinite until set).
     public internal(set) var inputRegion = Region.infinite
     public internal(set) var bufferTransform = BufferTransform.normal
@@ -47,15 +50,19 @@ public struct SurfaceState {
 
     /// Works `size` out from the state it follows.
     mutating func updateSize() {
-        size = {
-            guard let buffer else { return SurfaceSize(width: 0, height: 0) }
-            if let destination = viewportDestination { return destination }
-            if let source = viewportSource {
-                return SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
+        if let buffer {
+            if let destination = viewportDestination {
+                size = destination
+            } else if let source = viewportSource {
+                size = SurfaceSize(width: Int32(source.width.rounded(.down)), height: Int32(source.height.rounded(.down)))
+            } else {
+                let swapped = bufferTransform.swapsAxes
+                size = SurfaceSize(width: Int32(swapped ? buffer.height : buffer.width) / bufferScale,
+                                   height: Int32(swapped ? buffer.width : buffer.height) / bufferScale)
             }
-            let (width, height) = bufferTransform.swapsAxes ? (buffer.height, buffer.width) : (buffer.width, buffer.height)
-            return SurfaceSize(width: Int32(width) / bufferScale, height: Int32(height) / bufferScale)
-        }()
+        } else {
+            size = SurfaceSize(width: 0, height: 0)
+        }
     }
 }
 
@@ -99,16 +106,19 @@ struct PendingSurfaceState {
     /// Extension state (presentation feedback and the like) that follows the commit.
     var commitHooks: [(Surface) -> Void] = []
 
-    /// Makes these requests `state`: what they set replaces what it was.
-    func apply(to state: inout SurfaceState) {
+    /// Makes these requests `state`: what they set replaces what it was. The damage lists trade
+    /// places with the state's, so that these requests end with the replaced ones (whose storage
+    /// the next commit reuses) and nothing is copied.
+    mutating func apply(to state: inout SurfaceState) {
         state.bufferWasAttached = attached
         // A buffer destroyed since it was attached is none; one destroyed once shown stays the
         // surface's contents (wl_surface.attach: destroying it does not change them).
         if attached { state.buffer = buffer.flatMap { $0.isAlive ? $0 : nil } }
         state.offsetX = offsetX
         state.offsetY = offsetY
-        state.surfaceDamage = surfaceDamage
-        state.bufferDamage = bufferDamage
+        swap(&state.surfaceDamage, &surfaceDamage)
+        swap(&state.bufferDamage, &bufferDamage)
+        state.opaqueRegionWasSet = opaqueRegion != nil
         if let opaqueRegion { state.opaqueRegion = opaqueRegion }
         if let inputRegion { state.inputRegion = inputRegion }
         if let bufferTransform { state.bufferTransform = bufferTransform }
@@ -117,7 +127,8 @@ struct PendingSurfaceState {
             state.viewportSource = viewportSource
             state.viewportDestination = viewportDestination
         }
-        state.updateSize()
+        // The size follows the buffer, transform, scale and viewport only.
+        if attached || bufferTransform != nil || bufferScale != nil || viewportChanged { state.updateSize() }
     }
 
     /// Folds a later set of requests into this one (a synchronized subsurface's cache).
@@ -210,12 +221,12 @@ public final class Surface: Resource, RequestHandler {
 
     /// Per-surface objects of protocol extensions (wp_viewport, presentation feedback, fractional
     /// scale…), keyed by the extension's type, so that each extension keeps its state in its own file.
-    var extensions: [ObjectIdentifier: AnyObject] = [:]
+    var extensions = ExtensionTable<AnyObject>()
     /// Checks that protocol extensions run on every commit, before the role's, on the requests
     /// being committed (already taken from `pending`); one may add a commit hook to them.
-    var commitValidators: [ObjectIdentifier: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void] = [:]
+    var commitValidators = ExtensionTable<(Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void>()
     /// Checks that protocol extensions run on every wl_surface.attach (the buffer, nil for a null one).
-    var attachValidators: [ObjectIdentifier: (Surface, Buffer?) throws(ProtocolError) -> Void] = [:]
+    var attachValidators = ExtensionTable<(Surface, Buffer?) throws(ProtocolError) -> Void>()
 
     init(client: Client, version: UInt32, id: UInt32) {
         super.init(Surface.self, client: client, version: version, id: id)
@@ -328,7 +339,7 @@ public final class Surface: Resource, RequestHandler {
         }
         var buffer: Buffer?
         if let object {
-            guard let display = client.display, let known = Buffer.from(object.raw, display: display) else {
+            guard let known = recentBuffer(object.raw) ?? lookUpBuffer(object.raw) else {
                 throw ProtocolError(WlSurfaceError.invalidSize, "wl_buffer@\(object.id) is not a buffer this compositor can show")
             }
             guard known.width <= Int(Self.maximumBufferDimension), known.height <= Int(Self.maximumBufferDimension) else {
@@ -343,6 +354,31 @@ public final class Surface: Resource, RequestHandler {
         pending.buffer = buffer
         pending.offsetX = ClientCoordinate.sum(pending.offsetX, x)
         pending.offsetY = ClientCoordinate.sum(pending.offsetY, y)
+    }
+
+    /// The buffers last attached that were looked up, newest at `nextRecentBuffer - 1`: a client
+    /// attaches the same few buffers in turn, which are found here without hashing. Only a live
+    /// buffer is taken: a destroyed one's address may be a new resource's.
+    private var recentBuffers: [Buffer] = []
+    private var nextRecentBuffer = 0
+    /// How many buffers `recentBuffers` keeps: a client draws into two or three in turn.
+    static let recentBuffersKept = 4
+
+    private func recentBuffer(_ raw: OpaquePointer) -> Buffer? {
+        for buffer in recentBuffers where buffer.raw == raw && buffer.isAlive { return buffer }
+        return nil
+    }
+
+    /// The display's buffer for `raw` (made on first use), kept among `recentBuffers`.
+    private func lookUpBuffer(_ raw: OpaquePointer) -> Buffer? {
+        guard let display = client.display, let buffer = Buffer.from(raw, display: display) else { return nil }
+        if recentBuffers.count < Self.recentBuffersKept {
+            recentBuffers.append(buffer)
+        } else {
+            recentBuffers[nextRecentBuffer] = buffer
+        }
+        nextRecentBuffer = (nextRecentBuffer + 1) % Self.recentBuffersKept
+        return buffer
     }
 
     /// wl_surface.commit: validate, then, once the buffer's fenced writes are done, cache
@@ -361,7 +397,7 @@ public final class Surface: Resource, RequestHandler {
         }
         // The common commit waits for nothing: settled at once, without a trip through the queue.
         if waitingCommits.isEmpty, writeWatch == nil, !waitsForWrite(requests) {
-            settle(requests)
+            settle(&requests)
             Self.recycle(&requests.frameCallbacks, into: &pending.frameCallbacks)
             return
         }
@@ -387,12 +423,12 @@ public final class Surface: Resource, RequestHandler {
                 writeWatch = watch
                 return
             }
-            waitingCommits.removeFirst()
-            settle(next)
+            var requests = waitingCommits.removeFirst()
+            settle(&requests)
         }
     }
 
-    private func settle(_ requests: PendingSurfaceState) {
+    private func settle(_ requests: inout PendingSurfaceState) {
         // Looked up once: the role is held weakly, and each look costs a weak load and a cast.
         let subsurface = self.subsurface
         if let subsurface, subsurface.isEffectivelySynchronized {
@@ -402,9 +438,9 @@ public final class Surface: Resource, RequestHandler {
         if let subsurface, let cached = subsurface.takeCache() {
             var merged = cached
             merged.merge(requests)
-            apply(merged)
+            apply(&merged)
         } else {
-            apply(requests)
+            apply(&requests)
         }
     }
 
@@ -420,14 +456,20 @@ public final class Surface: Resource, RequestHandler {
     }
 
     /// Makes `requests` current, then the cached state of synchronized subsurfaces below.
-    func apply(_ requests: PendingSurfaceState) {
+    /// `requests` are left with the lists they replaced, emptied, for the next commit's storage.
+    func apply(_ requests: inout PendingSurfaceState) {
         // In place: a copy of the state out and back costs a retain and release of each part.
-        var replacedDamage = (surface: current.surfaceDamage, buffer: current.bufferDamage)
         requests.apply(to: &current)
-        Self.recycle(&replacedDamage.surface, into: &pending.surfaceDamage)
-        Self.recycle(&replacedDamage.buffer, into: &pending.bufferDamage)
-        // Into the surface's own storage, which the compositor leaves it (`moveFrameCallbacks`).
-        frameCallbacks.append(contentsOf: requests.frameCallbacks)
+        Self.recycle(&requests.surfaceDamage, into: &pending.surfaceDamage)
+        Self.recycle(&requests.bufferDamage, into: &pending.bufferDamage)
+        // The compositor took the last commit's callbacks (`moveFrameCallbacks`, which leaves the
+        // surface its list's storage): the lists trade places, where appending copied them.
+        if frameCallbacks.isEmpty {
+            swap(&frameCallbacks, &requests.frameCallbacks)
+        } else {
+            frameCallbacks.append(contentsOf: requests.frameCallbacks)
+            requests.frameCallbacks.removeAll(keepingCapacity: true)
+        }
         // Shared, not copied, when every member still belongs; a surface without subsurfaces
         // (its stack is itself alone) has nothing more to do.
         if pendingStack.count > 1 || stack.count > 1 {
@@ -436,8 +478,8 @@ public final class Surface: Resource, RequestHandler {
             for child in stack where child !== self {
                 let sub = child.subsurface
                 sub?.applyPendingPosition()
-                if let sub, sub.isEffectivelySynchronized, let cached = sub.takeCache() {
-                    child.apply(cached)
+                if let sub, sub.isEffectivelySynchronized, var cached = sub.takeCache() {
+                    child.apply(&cached)
                 }
             }
         }
@@ -468,12 +510,37 @@ public final class Surface: Resource, RequestHandler {
         role = nil
         pendingStack = []
         stack = []
+        recentBuffers = []
         frameCallbacks = []
-        extensions = [:]
-        commitValidators = [:]
-        attachValidators = [:]
+        extensions = ExtensionTable()
+        commitValidators = ExtensionTable()
+        attachValidators = ExtensionTable()
         pending = PendingSurfaceState()
         waitingCommits = []
         writeWatch = nil
     }
+}
+
+/// A surface's entries of its protocol extensions, keyed by the extension's type, in the order they
+/// were first set. A list walked, not a dictionary: a surface has a few (xdg_surface, a viewport,
+/// presentation feedback), which are found, and run on every commit, without hashing.
+struct ExtensionTable<Value> {
+    private var entries: [(key: ObjectIdentifier, value: Value)] = []
+
+    subscript(key: ObjectIdentifier) -> Value? {
+        get {
+            for entry in entries where entry.key == key { return entry.value }
+            return nil
+        }
+        set {
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                if let newValue { entries[index].value = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((key, newValue))
+            }
+        }
+    }
+
+    /// The values, in the order their keys were first set.
+    var values: LazyMapSequence<[(key: ObjectIdentifier, value: Value)], Value> { entries.lazy.map(\.value) }
 }

@@ -67,8 +67,9 @@ public final class XdgSurface: Resource, RequestHandler {
         // Swift 6.3's SIL generation. The validators hold this object strongly, as `extensions`
         // does: the three entries go together (`destroyed()`, the surface's destruction). Weak
         // references would give it a side table, which makes every retain and release slow.
+        // Reads the two fields it checks: passing the requests on copied them all.
         let validator: (Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void = { _, pending throws(ProtocolError) in
-            try self.validateCommit(pending)
+            try self.validateCommit(attachingBuffer: pending.attached && pending.buffer != nil)
         }
         surface.commitValidators[key] = validator
         let attachValidator: (Surface, Buffer?) throws(ProtocolError) -> Void = { _, buffer throws(ProtocolError) in
@@ -88,7 +89,15 @@ public final class XdgSurface: Resource, RequestHandler {
     /// The window geometry in surface coordinates: the one set (clamped to the surface and its
     /// subsurfaces once they show something), or their bounding box while none was set.
     public var windowGeometry: IntRect {
-        let bounds = Self.bounds(of: surface, x: 0, y: 0) ?? IntRect(x: 0, y: 0, width: 0, height: 0)
+        let bounds: IntRect
+        if surface.stack.count == 1 {
+            // No subsurfaces (most windows): the surface's own rectangle, without the walk.
+            let size = surface.current.size
+            let own = IntRect(x: 0, y: 0, width: size.width, height: size.height)
+            bounds = own.isEmpty ? IntRect(x: 0, y: 0, width: 0, height: 0) : own
+        } else {
+            bounds = Self.bounds(of: surface, x: 0, y: 0) ?? IntRect(x: 0, y: 0, width: 0, height: 0)
+        }
         guard let geometry else { return bounds }
         return bounds.isEmpty ? geometry : geometry.intersection(bounds)
     }
@@ -211,9 +220,10 @@ public final class XdgSurface: Resource, RequestHandler {
         return serial
     }
 
-    private func validateCommit(_ pending: PendingSurfaceState) throws(ProtocolError) {
+    /// Checks a commit, which attaches a buffer when `attachingBuffer`.
+    private func validateCommit(attachingBuffer: Bool) throws(ProtocolError) {
         // A dismissed popup's buffers race its popup_done: they are ignored, not errors.
-        if pending.attached, pending.buffer != nil, !hasBeenSentConfigure, role?.mayMap ?? true {
+        if attachingBuffer, !hasBeenSentConfigure, role?.mayMap ?? true {
             throw ProtocolError(XdgSurfaceError.unconfiguredBuffer,
                                 "wl_surface@\(surface.id) committed a buffer before its first xdg_surface.configure", on: self)
         }
