@@ -32,27 +32,26 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     public static let abgr2101010 = PixelFormat(rawValue: 0x3033_4241)  // "AB30"
     public static let xbgr2101010 = PixelFormat(rawValue: 0x3033_4258)  // "XB30"
 
-    /// What Vitrine knows of the format, nil for one it does not read: its name, bytes per pixel,
-    /// and, for a format with alpha, the twin whose top bits are padding. A switch, not a table:
-    /// a frame asks several times (no hashing, no string to retain).
-    private var known: (name: StaticString, bytesPerPixel: Int, opaqueTwin: PixelFormat?)? {
+    /// What Vitrine knows of the format, nil for one it does not read: its name and bytes per
+    /// pixel. A switch, not a table: no hashing, no string to retain.
+    private var known: (name: StaticString, bytesPerPixel: Int)? {
         switch self {
-        case .argb8888: ("ARGB8888", 4, .xrgb8888)
-        case .xrgb8888: ("XRGB8888", 4, nil)
-        case .abgr8888: ("ABGR8888", 4, .xbgr8888)
-        case .xbgr8888: ("XBGR8888", 4, nil)
-        case .rgba8888: ("RGBA8888", 4, .rgbx8888)
-        case .rgbx8888: ("RGBX8888", 4, nil)
-        case .bgra8888: ("BGRA8888", 4, .bgrx8888)
-        case .bgrx8888: ("BGRX8888", 4, nil)
-        case .rgb888: ("RGB888", 3, nil)
-        case .bgr888: ("BGR888", 3, nil)
-        case .rgb565: ("RGB565", 2, nil)
-        case .bgr565: ("BGR565", 2, nil)
-        case .argb2101010: ("ARGB2101010", 4, .xrgb2101010)
-        case .xrgb2101010: ("XRGB2101010", 4, nil)
-        case .abgr2101010: ("ABGR2101010", 4, .xbgr2101010)
-        case .xbgr2101010: ("XBGR2101010", 4, nil)
+        case .argb8888: ("ARGB8888", 4)
+        case .xrgb8888: ("XRGB8888", 4)
+        case .abgr8888: ("ABGR8888", 4)
+        case .xbgr8888: ("XBGR8888", 4)
+        case .rgba8888: ("RGBA8888", 4)
+        case .rgbx8888: ("RGBX8888", 4)
+        case .bgra8888: ("BGRA8888", 4)
+        case .bgrx8888: ("BGRX8888", 4)
+        case .rgb888: ("RGB888", 3)
+        case .bgr888: ("BGR888", 3)
+        case .rgb565: ("RGB565", 2)
+        case .bgr565: ("BGR565", 2)
+        case .argb2101010: ("ARGB2101010", 4)
+        case .xrgb2101010: ("XRGB2101010", 4)
+        case .abgr2101010: ("ABGR2101010", 4)
+        case .xbgr2101010: ("XBGR2101010", 4)
         default: nil
         }
     }
@@ -67,11 +66,23 @@ public struct PixelFormat: RawRepresentable, Hashable, Sendable, CustomStringCon
     public var bytesPerPixel: Int? { known?.bytesPerPixel }
 
     /// Whether the format carries alpha; a format without it is opaque whatever its padding holds.
-    public var hasAlpha: Bool { known?.opaqueTwin != nil }
+    public var hasAlpha: Bool { opaqueEquivalent != nil }
 
     /// The same bytes with the alpha bits read as padding (XRGB8888 for ARGB8888): what a plane is
-    /// told to scan a buffer out as when its surface says it is opaque. Nil for formats without alpha.
-    public var opaqueEquivalent: PixelFormat? { known?.opaqueTwin }
+    /// told to scan a buffer out as when its surface says it is opaque. Nil for formats without
+    /// alpha. A switch of its own: every frame asks (direct scanout), and the six formats with
+    /// alpha are told apart without going through `known`'s sixteen.
+    public var opaqueEquivalent: PixelFormat? {
+        switch self {
+        case .argb8888: .xrgb8888
+        case .abgr8888: .xbgr8888
+        case .rgba8888: .rgbx8888
+        case .bgra8888: .bgrx8888
+        case .argb2101010: .xrgb2101010
+        case .abgr2101010: .xbgr2101010
+        default: nil
+        }
+    }
 
     /// The format with its alpha bits read as padding: the opaque twin, or the format itself where
     /// it has no alpha.

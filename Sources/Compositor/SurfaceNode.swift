@@ -17,8 +17,22 @@ final class SurfaceNode {
     let content = ExternalContentsLayer()
     /// Popups of this surface, above its content and subsurfaces, newest on top.
     private(set) var popups: [SurfaceNode] = []
-    /// The buffer transform and surface size the content layer was last placed for (`placeContent`).
-    private var placedContent: (transform: BufferTransform, size: SurfaceSize)?
+    /// What the layers were last placed for: the buffer transform and surface size (`placeContent`),
+    /// the scale, the viewport's source and the buffer's size (the contents rectangle). Nil while
+    /// the surface shows nothing.
+    private var placedContent: PlacedContent?
+    private struct PlacedContent: Equatable {
+        var transform: BufferTransform
+        var size: SurfaceSize
+        var scale: Int32
+        var viewportSource: ViewportRect?
+        var bufferWidth: Int
+        var bufferHeight: Int
+    }
+    /// Whether the container's sublayers are the content layer alone, as made, or as the last
+    /// `restack` left them for a surface without subsurfaces or popups: only `addPopup` and
+    /// `restack` add to them.
+    private var holdsContentAlone = true
     /// Where the surface took input at the last commit applied.
     private(set) var inputRegion = Region.infinite
     /// The output the client was told the surface is on (wl_surface.enter).
@@ -70,7 +84,6 @@ final class SurfaceNode {
         let surface = self.surface
         let size = surface.current.size
         inputRegion = surface.current.inputRegion
-        container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
         let subsurface = surface.subsurface
         if let position = subsurface?.position {
             container.position = Point(x: Double(position.x), y: Double(position.y))
@@ -78,25 +91,36 @@ final class SurfaceNode {
         // A subsurface without a buffer is unmapped, and its own subsurfaces with it.
         container.isHidden = surface.current.buffer == nil && subsurface != nil
         guard let buffer = surface.current.buffer else {
+            container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
             content.isHidden = true
             content.externalContents = nil
             dropContents()
+            placedContent = nil
             return
         }
         content.isHidden = false
         if surface.current.bufferWasAttached {
             show(buffer, damage: Self.bufferDamage(of: surface, buffer: buffer), dmabufs: dmabufs)
         }
-        content.contentsScale = Double(surface.current.bufferScale)
-        content.contentsRect = Self.contentsRect(of: surface, buffer: buffer)
-        let transform = surface.current.bufferTransform
-        // Most commits keep the size and transform: the layer is left as it is, where setting its
-        // geometry again cost some 270 instructions a commit.
-        if placedContent?.transform != transform || placedContent?.size != size {
-            placeContent(transform: transform, size: size)
-            placedContent = (transform, size)
+        // Most commits keep the geometry: the layers are left as they are, where each commit set
+        // it again, property by property.
+        let placed = PlacedContent(
+            transform: surface.current.bufferTransform, size: size, scale: surface.current.bufferScale,
+            viewportSource: surface.current.viewportSource, bufferWidth: buffer.width, bufferHeight: buffer.height)
+        if placed != placedContent {
+            container.bounds = Rect(x: 0, y: 0, width: Double(size.width), height: Double(size.height))
+            content.contentsScale = Double(placed.scale)
+            content.contentsRect = Self.contentsRect(of: surface, buffer: buffer)
+            if placed.transform != placedContent?.transform || placed.size != placedContent?.size {
+                placeContent(transform: placed.transform, size: size)
+            }
         }
-        content.isOpaque = surface.current.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+        // The opaque region is read again only when it or the size changed.
+        if placed.size != placedContent?.size || surface.current.opaqueRegionWasSet {
+            content.isOpaque = surface.current.opaqueRegion.covers(IntRect(x: 0, y: 0, width: size.width, height: size.height))
+        }
+        placedContent = placed
+        showsOpaquePixels = content.isOpaque || shown?.buffer.format.hasAlpha == false
     }
 
     /// The device was replaced: the buffer the surface shows is read again, whole, on the new one
@@ -119,10 +143,8 @@ final class SurfaceNode {
     }
 
     /// Whether the surface's pixels are all opaque: its opaque region covers it, or its buffer's
-    /// format has no alpha.
-    var showsOpaquePixels: Bool {
-        content.isOpaque || shown?.buffer.format.hasAlpha == false
-    }
+    /// format has no alpha. Worked out as each commit is applied.
+    private(set) var showsOpaquePixels = false
 
     /// A copy of the shown buffer's pixels, for a plane that scans out an image of its own (the
     /// cursor plane); nil when the buffer cannot be read by the CPU (a dma-buf) or is gone. The
@@ -137,6 +159,7 @@ final class SurfaceNode {
     private func dropContents() {
         shown?.contents.abandon()
         shown = nil
+        showsOpaquePixels = content.isOpaque
     }
 
     /// The surface is gone: the buffer it showed goes back to its client (once no display scans
@@ -233,6 +256,7 @@ final class SurfaceNode {
         guard !popups.contains(where: { $0 === popup }) else { return }
         popups.append(popup)
         container.addSublayer(popup.container)
+        holdsContentAlone = false
     }
 
     func removePopup(_ popup: SurfaceNode) {
@@ -244,6 +268,9 @@ final class SurfaceNode {
         // Read once: each use of an unowned reference retains and releases its object.
         let surface = self.surface, content = self.content
         let stack = surface.stack
+        // A surface without subsurfaces or popups whose container holds its content alone (most
+        // do) keeps it so.
+        if holdsContentAlone, stack.count == 1, popups.isEmpty { return }
         func layer(of member: Surface) -> Layer? { member === surface ? content : node(member)?.container }
         // Compared in place, without building the order: most commits keep it.
         var existing = container.sublayers.makeIterator()
@@ -251,6 +278,7 @@ final class SurfaceNode {
         func follows(_ layer: Layer) { if unchanged, existing.next() !== layer { unchanged = false } }
         for member in stack { if let layer = layer(of: member) { follows(layer) } }
         for popup in popups { follows(popup.container) }
+        holdsContentAlone = stack.count == 1 && popups.isEmpty
         guard !unchanged || existing.next() != nil else { return }
         container.sublayers = stack.compactMap(layer(of:)) + popups.map(\.container)
     }

@@ -18,6 +18,20 @@ import WaylandTestClient
             try client.client.roundtrip()
         }
 
+        /// Declares the window's surface opaque in (0, 0, width, height), from its next commit on.
+        func setOpaqueRegion(width: Int32, height: Int32) throws {
+            let region = try client.compositor.createRegion()
+            try region.add(x: 0, y: 0, width: width, height: height)
+            try surface.setOpaqueRegion(region: region)
+        }
+
+        /// Commits, and lets `other`'s client see what followed.
+        func commit(seenBy other: Window) throws {
+            try surface.commit()
+            try client.client.roundtrip()
+            try other.client.client.roundtrip()
+        }
+
         /// The states of the window's latest configure, as protocol values.
         var lastStates: [UInt32]? {
             toplevel.events.reversed().lazy.compactMap { event -> [UInt32]? in
@@ -49,13 +63,38 @@ import WaylandTestClient
         try below.client.client.roundtrip()
         #expect(below.lastStates == [2])
         // Declaring the whole surface opaque makes it cover the window below.
-        let region = try above.client.compositor.createRegion()
-        try region.add(x: 0, y: 0, width: 640, height: 480)
-        try above.surface.setOpaqueRegion(region: region)
-        try above.surface.commit()
-        try above.client.client.roundtrip()
-        try below.client.client.roundtrip()
+        try above.setOpaqueRegion(width: 640, height: 480)
+        try above.commit(seenBy: below)
         #expect(below.lastStates == [2, 9])
+    }
+
+    @Test func anOpaqueRegionSetOnceCoversTheWindowBelowWhenTheSurfaceGrowsToIt() throws {
+        let session = try HeadlessSession()
+        let below = try Window(session, format: .xrgb8888)
+        let above = try Window(session, format: .argb8888)
+        // A translucent 600×480 buffer, opaque where the region says: the whole output, of which
+        // the surface covers all but the 20 columns on either side.
+        try above.setOpaqueRegion(width: 640, height: 480)
+        try above.surface.attach(buffer: above.client.makeBuffer(width: 600, height: 480, format: .argb8888), x: 0, y: 0)
+        try above.commit(seenBy: below)
+        #expect(below.lastStates == [2])
+        // A 640×480 buffer, the region not set again: it now covers the surface, and the window below.
+        try above.surface.attach(buffer: above.client.makeBuffer(width: 640, height: 480, format: .argb8888), x: 0, y: 0)
+        try above.commit(seenBy: below)
+        #expect(below.lastStates == [2, 9])
+    }
+
+    @Test func anOpaqueRegionUnsetWithoutANewBufferUncoversTheWindowBelow() throws {
+        let session = try HeadlessSession()
+        let below = try Window(session, format: .xrgb8888)
+        let above = try Window(session, format: .argb8888)
+        try above.setOpaqueRegion(width: 640, height: 480)
+        try above.commit(seenBy: below)
+        #expect(below.lastStates == [2, 9])
+        // The same buffer and size; only the region changes.
+        try above.surface.setOpaqueRegion(region: nil)
+        try above.commit(seenBy: below)
+        #expect(below.lastStates == [2])
     }
 
     @Test func aWindowPartlyUncoveredIsNotSuspended() throws {
