@@ -44,7 +44,8 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// The window geometry each toplevel was last placed with: a commit that leaves it as it was
     /// (a client drawing its next frame) does not place the window again. All else a placement
     /// follows (the fit, the window area, an explicit origin, mapping) places the window itself.
-    private var placedGeometries: [ObjectIdentifier: IntRect] = [:]
+    /// A list, not a dictionary: a kiosk has a window or a few, and every commit looks its own up.
+    private var placedGeometries: [(toplevel: ObjectIdentifier, geometry: IntRect)] = []
     /// Layer surfaces that committed and are not unmapped since (KioskWindowPolicy+LayerShell.swift).
     var layerSurfaces: [LayerSurface] = []
     /// The keyboard interactivity each mapped layer surface had at its last commit.
@@ -79,7 +80,7 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     public func surfaceCommitted(_ surface: Surface) {
         if let toplevel = shell.toplevels.first(where: { $0.surface === surface }), toplevel.isMapped {
             // A dialog follows its parent's placement too, which its own commit does not show.
-            if toplevel.parent != nil || placedGeometries[ObjectIdentifier(toplevel)] != toplevel.windowGeometry { place(toplevel) }
+            if toplevel.parent != nil || placedGeometry(of: toplevel) != toplevel.windowGeometry { place(toplevel) }
         } else if let popup = popups[ObjectIdentifier(surface)], popup.isMapped {
             placePopup(popup)
         }
@@ -154,7 +155,13 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
 
     public func toplevelDestroyed(_ toplevel: XdgToplevel) {
         explicitOrigins[ObjectIdentifier(toplevel.surface)] = nil
-        placedGeometries[ObjectIdentifier(toplevel)] = nil
+        placedGeometries.removeAll { $0.toplevel == ObjectIdentifier(toplevel) }
+    }
+
+    private func placedGeometry(of toplevel: XdgToplevel) -> IntRect? {
+        let key = ObjectIdentifier(toplevel)
+        for placed in placedGeometries where placed.toplevel == key { return placed.geometry }
+        return nil
     }
 
     public func toplevelRequested(_ toplevel: XdgToplevel, _ request: XdgToplevelRequest) {
@@ -171,13 +178,17 @@ public final class KioskWindowPolicy: WindowManagementPolicy {
     /// its own size; a toplevel by the fit policy.
     private func place(_ toplevel: XdgToplevel) {
         guard let layer = compositor.layer(for: toplevel.surface) else { return }
-        placedGeometries[ObjectIdentifier(toplevel)] = toplevel.windowGeometry
+        let key = ObjectIdentifier(toplevel), geometry = toplevel.windowGeometry
+        if let index = placedGeometries.firstIndex(where: { $0.toplevel == key }) {
+            placedGeometries[index].geometry = geometry
+        } else {
+            placedGeometries.append((key, geometry))
+        }
         if let explicit = explicitOrigins[ObjectIdentifier(toplevel.surface)] {
             layer.transform = .identity
             layer.position = explicit
             return
         }
-        let geometry = toplevel.windowGeometry
         let size = Size(width: Double(geometry.width), height: Double(geometry.height))
         let corner = Point(x: Double(geometry.x), y: Double(geometry.y))
         let fitting: WindowFitting
