@@ -35,7 +35,7 @@ public final class CPURenderer: LayerTreeRenderer {
     /// The client buffers the last frame showed: every one in a visible layer, drawn again or
     /// not (a frame where nothing changed shows what the one before it did). Their surfaces'
     /// owners are named as the contents name them: not at all once the owner went away.
-    private var sampledClients: [any ClientContents] = []
+    private var sampledClients: [ClientContents] = []
 
     public var sampledSurfaceOwners: [AnyObject] { sampledClients.compactMap(\.surfaceOwner) }
     public var onContentsUnavailable: ((ContentsFailure) -> Void)?
@@ -173,7 +173,7 @@ public final class CPURenderer: LayerTreeRenderer {
         sampledClients.removeAll(keepingCapacity: true)
         var undrawable: [any ExternalContents] = []
         tree.forEachShownExternalContents { contents in
-            if let client = contents as? any ClientContents { sampledClients.append(client) } else { undrawable.append(contents) }
+            if let client = contents as? ClientContents { sampledClients.append(client) } else { undrawable.append(contents) }
         }
         if !painter.unreadableClients.isEmpty || !undrawable.isEmpty { report(painter.unreadableClients, undrawable: undrawable) }
         lastFrameStatistics = FrameStatistics(
@@ -184,7 +184,7 @@ public final class CPURenderer: LayerTreeRenderer {
     }
 
     /// Reports each contents object the frame could not draw, once.
-    private func report(_ clients: [any ClientContents], undrawable others: [any ExternalContents]) {
+    private func report(_ clients: [ClientContents], undrawable others: [any ExternalContents]) {
         let failures = clients.map { client in
             (ObjectIdentifier(client), ContentsFailure(
                 width: client.buffer.width, height: client.buffer.height,

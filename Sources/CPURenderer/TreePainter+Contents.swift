@@ -48,7 +48,7 @@ extension TreePainter {
         of p: LayerProperties, in frame: Rect, transform: Transform3D, opacity: Double, clip: Coverage?, upright: Bool
     ) {
         let placement = ContentsPlacement(of: p, in: frame, upright: upright)
-        if let client = p.externalContents as? any ClientContents {
+        if let client = p.externalContents as? ClientContents {
             let drawn = client.buffer.withPixels { rows in
                 draw(rows, placed: placement, transform: transform, opacity: opacity, clip: clip, keepingView: true)
             }
@@ -275,5 +275,5 @@ extension LayerProperties {
     var hasBackground: Bool { (backgroundColor?.alpha ?? 0) > 0 || gradient?.stops.isEmpty == false }
 
     /// Whether the layer has contents this renderer draws: an image, or a client's buffer.
-    var showsContents: Bool { externalContents is any ClientContents || (externalContents == nil && contents != nil) }
+    var showsContents: Bool { externalContents is ClientContents || (externalContents == nil && contents != nil) }
 }

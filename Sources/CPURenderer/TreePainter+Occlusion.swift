@@ -41,7 +41,7 @@ extension RenderLayer {
     /// client buffer or an image in a format without alpha. Read where the values lie.
     var hasOpaqueContents: Bool {
         if let external = externalContents {
-            guard let client = external as? any ClientContents else { return false }
+            guard let client = external as? ClientContents else { return false }
             return !client.buffer.format.hasAlpha
         }
         return properties.contents.map { !$0.pixelFormat.hasAlpha } ?? false

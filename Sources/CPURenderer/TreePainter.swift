@@ -24,7 +24,7 @@ struct TreePainter {
     /// Layers placed (see `FrameStatistics.placedLayerCount`).
     var placedLayers = 0
     /// Client buffers pixman cannot read (their format), drawn without their contents.
-    var unreadableClients: [any ClientContents] = []
+    var unreadableClients: [ClientContents] = []
     /// Measuring: the last layer found whose background or contents hide the whole canvas box.
     /// Drawing: that layer, where drawing starts (TreePainter+Occlusion.swift).
     var occluder: Occluder?

@@ -1,6 +1,7 @@
 import Buffers
 import Graphics
 import LayerKit
+import RendererContract
 
 /// A client's buffer as a layer's contents, read where it lies when a frame draws it: nothing is
 /// copied when the client commits. The first frame that draws the contents brings its surface's
@@ -17,8 +18,7 @@ import LayerKit
 ///
 /// One object per commit, compared by identity like an image; the contents of one surface share
 /// one texture (`ClientSurfaceTexture`), which each commit's damage updates.
-public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
-    public let buffer: any LentBuffer
+public final class ClientBufferContents: ClientContents, @unchecked Sendable {
     /// The buffer's import, for a dma-buf (nil: its pixels are read through `buffer.withPixels`).
     let dmabuf: DmabufImport?
     public let surface: ClientSurfaceTexture
@@ -43,12 +43,12 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
         buffer: any LentBuffer, dmabuf: DmabufImport?, damage: ImageRect?, surface: ClientSurfaceTexture,
         replacing previous: ClientBufferContents?
     ) {
-        self.buffer = buffer
         self.dmabuf = dmabuf
         self.surface = surface
         holdsUntilReplaced = buffer.kind == .clientDmabuf
         commitNumber = surface.recordCommit(changing: previous?.surface === surface ? damage : nil)
         self.damage = damage
+        super.init(buffer: buffer)
         // Held before the predecessor lets go: the same buffer committed again stays unreleased.
         buffer.hold()
         guard let previous else { return }
@@ -60,12 +60,11 @@ public final class ClientBufferContents: ExternalContents, @unchecked Sendable {
         previous.endHold()
     }
 
-    public var pixelSize: (width: Int, height: Int)? { (buffer.width, buffer.height) }
+    public override var surfaceOwner: AnyObject? { surface.owner }
 
-    /// The buffer's pixels as they are in the client's memory now (a buffer already released may
-    /// hold a newer frame); nil for a buffer the CPU cannot read (a dma-buf) or one that is gone.
-    public func snapshot() -> Image? {
-        try? buffer.withPixels(Image.init(copying:))
+    public override func changedRect(sinceContents ancestor: ClientContents) -> ImageRect? {
+        guard let ancestor = ancestor as? ClientBufferContents else { return nil }
+        return changedRect(since: ancestor)
     }
 
     /// Whether the buffer's pixels are opaque whatever their alpha bits hold.

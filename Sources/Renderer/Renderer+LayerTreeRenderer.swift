@@ -15,12 +15,3 @@ extension Renderer: LayerTreeRenderer {
 extension FrameCompletion: RenderCompletion {
     public var completionDescriptor: FileDescriptor? { fileDescriptor }
 }
-
-extension ClientBufferContents: ClientContents {
-    public var surfaceOwner: AnyObject? { surface.owner }
-
-    public func changedRect(sinceContents ancestor: any ClientContents) -> ImageRect? {
-        guard let ancestor = ancestor as? ClientBufferContents else { return nil }
-        return changedRect(since: ancestor)
-    }
-}

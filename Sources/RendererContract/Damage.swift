@@ -276,7 +276,7 @@ public struct DamageTracker {
     /// size: an image made from the old one by updates, or a client's buffer committed over the
     /// old one with damage; nil when that is not known.
     private static func contentsChange(from old: RenderLayer, to new: RenderLayer) -> (ImageRect, Int, Int)? {
-        if let client = new.externalContents as? any ClientContents, let oldClient = old.externalContents as? any ClientContents,
+        if let client = new.externalContents as? ClientContents, let oldClient = old.externalContents as? ClientContents,
             client !== oldClient, let changed = client.changedRect(sinceContents: oldClient)
         {
             return (changed, client.buffer.width, client.buffer.height)

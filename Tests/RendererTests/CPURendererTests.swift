@@ -209,6 +209,31 @@ import Testing
         change { badge.removeFromSuperlayer() }
     }
 
+    /// The CPU renderer knows client contents by the contract's class alone, not by the Vulkan
+    /// renderer's: `ClientContents` itself is drawn from the client's memory, hides what is behind
+    /// it when opaque (one composite) and names no surface, as it knows none.
+    @Test func theContractsClientContentsAreDrawnAsAClientsBuffer() throws {
+        let root = makeRoot(32, 24)
+        root.backgroundColor = .black
+        let buffer = try #require(LentMemory(width: 32, height: 24, format: .xrgb8888))
+        for row in 0..<24 {
+            (buffer.mapping.baseAddress! + row * buffer.bytesPerRow).initializeMemory(as: UInt32.self, repeating: 0x0000_FF00, count: 32)
+        }
+        let window = ExternalContentsLayer()
+        change {
+            window.frame = root.bounds
+            window.externalContents = ClientContents(buffer: buffer)
+            root.addSublayer(window)
+        }
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let renderer = CPURenderer()
+        let image = try renderer.render(try #require(context.renderTree), width: 32, height: 24)
+        #expect(pixel(image, 3, 3) == [0, 255, 0, 255] && pixel(image, 31, 23) == [0, 255, 0, 255])
+        #expect(renderer.lastFrameStatistics.drawCount == 1)
+        #expect(renderer.sampledSurfaceOwners.isEmpty)
+    }
+
     /// pixman's view of a buffer's pixels is made once while frames read the same memory laid out
     /// the same way (a window's frames, from the two or three buffers it draws into in turn), made
     /// anew for other memory or another layout, and let go after three frames in a row that did
