@@ -213,6 +213,8 @@ public struct DamageTracker {
     /// The tiled layers whose tiles changed since the last frame (drawn or invalidated between
     /// commits), or that were fading in then and are sampled at another time now.
     private mutating func changedTiledLayers(in tree: RenderTree, lastTime: Double?, time: Double?) -> Set<LayerID> {
+        // Most trees have none, nor had: no set or dictionary made.
+        if tree.tiledLayerIDs.isEmpty && tileRevisions.isEmpty { return [] }
         var changed = Set<LayerID>()
         var revisions: [LayerID: UInt64] = [:]
         for id in tree.tiledLayerIDs {

@@ -8,13 +8,16 @@ extension RenderLayer {
     /// Whether the layer's `filters` or a blend-mode `compositingFilter` make it render as one
     /// image first. A mask's compositingFilter is ignored (ca-semantics A3).
     public var hasFilterEffects: Bool {
-        properties.filters.contains { !$0.kind.isBlendMode }
+        // Most layers have no filters: the array is looked at before it is handed to a closure
+        // (which retains and releases it), as a frame asks this of every layer it draws.
+        (!properties.filters.isEmpty && properties.filters.contains { !$0.kind.isBlendMode })
             || (properties.compositingFilter?.kind.isBlendMode == true && maskedLayerID == nil)
     }
 
     /// Whether the layer shows its `backgroundFilters`; a mask's are ignored (ca-semantics A3).
     public var hasBackdrop: Bool {
-        maskedLayerID == nil && properties.backgroundFilters.contains { !$0.kind.isBlendMode }
+        // As in `hasFilterEffects`.
+        !properties.backgroundFilters.isEmpty && maskedLayerID == nil && properties.backgroundFilters.contains { !$0.kind.isBlendMode }
     }
 }
 
