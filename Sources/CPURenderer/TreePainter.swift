@@ -39,6 +39,9 @@ struct TreePainter {
     /// What each subtree of `tree` may draw, for skipping those that miss the canvas's box; nil
     /// while `tree` is another sample (a replicator's delayed instances), where they do not hold.
     var subtreeBounds: SubtreeBounds?
+    /// The entry in `subtreeBounds` of the sublayer visited last, as the walk of its superlayer's
+    /// sublayers found it: that sublayer's walk of its own sublayers starts from it.
+    var visitedSublayer: SubtreeBounds.Known?
 
     /// A painter that draws the tree onto `canvas` with the renderer's `rasters`, starting at
     /// `occluder` (found by a measuring painter) when given.
@@ -207,9 +210,11 @@ struct TreePainter {
                 let space = p.sublayerSpace
                 if let subtreeBounds {
                     // A subtree that draws nothing the canvas holds holds no occluder either.
-                    var sublayers = subtreeBounds.sublayerIDs(of: layer, in: tree, transform: transform, within: canvas.box)
+                    var sublayers = subtreeBounds.sublayerIDs(
+                        of: layer, in: tree, transform: transform, within: canvas.box, known: visitedSublayer)
                     while let id = sublayers.next() {
                         guard let sublayer = tree[id] else { continue }
+                        visitedSublayer = sublayers.known
                         visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
                     }
                 } else {

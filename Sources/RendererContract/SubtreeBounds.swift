@@ -15,22 +15,38 @@ import LayerKit
 public final class SubtreeBounds {
     /// What is known of one layer. No layer or value is held that could hold contents (a
     /// client's buffer) past the frames that show them.
-    private final class Entry {
+    fileprivate final class Entry {
+        let id: LayerID
         /// Its subtree's box, while `isMeasured`.
         var box: Rect?
         var isMeasured = false
         /// Its sublayers' boxes, and what places them: the sublayers and the values of the layer
         /// that map them into its space, as they were when the boxes were made.
         var sublayers: (boxes: SublayerBoxes, ids: [LayerID], space: Space)?
+        /// With `sublayers`, the sublayers' entries in drawing order (nil: one that draws nothing
+        /// by its own values, not measured), which a walk hands on (`Known`).
+        var sublayerEntries: [Entry?] = []
         /// Sublayers whose subtree changed since `sublayers` was made or brought up to date.
         var changedSublayers: Set<LayerID> = []
         /// What the box was made from besides the values a commit counts
         /// (`RenderLayer.revisionExceptContents`): the size its contents showed in.
         var measuredFrom: (revision: UInt64, contentsSize: Size?)?
+
+        init(id: LayerID) {
+            self.id = id
+        }
+    }
+
+    /// A sublayer's entry as a walk of its superlayer's sublayers found it
+    /// (`SublayerWalk.known`): handed back when the walk asks for that sublayer's own sublayers,
+    /// it spares looking the entry up by the layer's identifier (a dictionary's hashing, at every
+    /// layer a frame visits). Good for the frame the walk was made in.
+    public struct Known {
+        fileprivate let entry: Entry
     }
 
     /// The values of a layer that map its sublayers into its bounds space.
-    private struct Space: Equatable {
+    fileprivate struct Space: Equatable {
         var bounds: Rect
         var anchorPoint: Point
         var sublayerTransform: Transform3D
@@ -51,6 +67,8 @@ public final class SubtreeBounds {
     /// Per context (one per output): a renderer drawing several outputs in turn keeps each one's.
     private var contexts: [UInt64: ContextState] = [:]
     private var current = ContextState()
+    /// The context `current` is of: most renderers draw one, whose state is not looked up again.
+    private var currentID: UInt64?
     private var uses = 0
     /// Contexts kept; the least recently drawn one is forgotten beyond this.
     static let contextLimit = 8
@@ -66,14 +84,17 @@ public final class SubtreeBounds {
     /// known in detail (too many commits in between) start it afresh.
     public func update(for tree: RenderTree) {
         uses += 1
-        if let state = contexts[tree.contextID] {
-            current = state
-        } else {
-            current = ContextState()
-            contexts[tree.contextID] = current
-            if contexts.count > Self.contextLimit, let oldest = contexts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                contexts[oldest.key] = nil
+        if tree.contextID != currentID {
+            if let state = contexts[tree.contextID] {
+                current = state
+            } else {
+                current = ContextState()
+                contexts[tree.contextID] = current
+                if contexts.count > Self.contextLimit, let oldest = contexts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                    contexts[oldest.key] = nil
+                }
             }
+            currentID = tree.contextID
         }
         let state = current
         state.lastUse = uses
@@ -137,11 +158,18 @@ public final class SubtreeBounds {
     /// The identifiers of the sublayers `sublayers(of:in:transform:within:)` returns, in drawing
     /// order, found one at a time: a frame's walk asks this of every layer it visits, and looks
     /// each sublayer up only as it comes to it (no array, no closure, no copy of the tree).
-    public func sublayerIDs(of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox) -> SublayerWalk {
+    /// `known`: the layer's entry as the walk of its superlayer's sublayers found it, if the
+    /// caller has it (another layer's is ignored).
+    public func sublayerIDs(
+        of layer: RenderLayer, in tree: RenderTree, transform t: Transform3D, within region: PixelBox, known: Known? = nil
+    ) -> SublayerWalk {
         // Most layers have no sublayers: nothing to look up.
-        guard !region.isEmpty, !layer.sublayerIDs.isEmpty, let index = measure(layer, in: tree).sublayers?.boxes else {
-            return SublayerWalk(index: nil, filter: .all)
-        }
+        guard !region.isEmpty, !layer.sublayerIDs.isEmpty else { return SublayerWalk(index: nil, entries: [], filter: .all) }
+        // The index and the entries read from the entry apart: a copy of `sublayers` as a whole
+        // retains and copies all it holds.
+        let entry = measure(layer, in: tree, known: known?.entry)
+        guard let index = entry.sublayers?.boxes else { return SublayerWalk(index: nil, entries: [], filter: .all) }
+        let entries = entry.sublayerEntries
         let wide = region.rect.insetBy(dx: -2, dy: -2)
         let query: Rect
         if t.m11 == 1, t.m12 == 0, t.m14 == 0, t.m21 == 0, t.m22 == 1, t.m24 == 0, t.m44 == 1 {
@@ -151,14 +179,14 @@ public final class SubtreeBounds {
             query = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         } else {
             guard t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse else {
-                return SublayerWalk(index: index, filter: .projected(t, wide))
+                return SublayerWalk(index: index, entries: entries, filter: .projected(t, wide))
             }
-            guard let mapped = inverse.boundingBox(ofCorners: wide) else { return SublayerWalk(index: index, filter: .all) }
+            guard let mapped = inverse.boundingBox(ofCorners: wide) else { return SublayerWalk(index: index, entries: entries, filter: .all) }
             query = mapped
         }
         // A few sublayers (one group) are looked at in turn: no search, no sort.
-        guard index.boxes.count > SublayerBoxes.fanout else { return SublayerWalk(index: index, filter: .meeting(query)) }
-        return SublayerWalk(index: index, filter: .places(index.places(meeting: query)))
+        guard index.boxes.count > SublayerBoxes.fanout else { return SublayerWalk(index: index, entries: entries, filter: .meeting(query)) }
+        return SublayerWalk(index: index, entries: entries, filter: .places(index.places(meeting: query)))
     }
 
     /// The sublayers of one layer that may draw within a region, in drawing order
@@ -178,11 +206,20 @@ public final class SubtreeBounds {
         }
 
         private let index: SublayerBoxes?
+        private let entries: [Entry?]
         private let filter: Filter
         private var step = 0
+        /// The place in drawing order of the sublayer found last.
+        private var place = -1
 
-        fileprivate init(index: SublayerBoxes?, filter: Filter) {
-            (self.index, self.filter) = (index, filter)
+        fileprivate init(index: SublayerBoxes?, entries: [Entry?], filter: Filter) {
+            (self.index, self.entries, self.filter) = (index, entries, filter)
+        }
+
+        /// The entry of the sublayer `next()` found last, for asking for its own sublayers.
+        public var known: Known? {
+            guard place >= 0, let entry = entries[place] else { return nil }
+            return Known(entry: entry)
         }
 
         public mutating func next() -> LayerID? {
@@ -191,38 +228,47 @@ public final class SubtreeBounds {
             case .all:
                 guard step < index.order.count else { return nil }
                 step += 1
-                return index.order[step - 1]
+                place = step - 1
             case .meeting(let query):
                 while step < index.order.count {
                     step += 1
-                    if index.boxes[step - 1].map({ SublayerBoxes.overlap($0, query) }) ?? true { return index.order[step - 1] }
+                    if index.boxes[step - 1].map({ SublayerBoxes.overlap($0, query) }) ?? true {
+                        place = step - 1
+                        return index.order[place]
+                    }
                 }
                 return nil
             case .places(let places):
                 guard step < places.count else { return nil }
                 step += 1
-                return index.order[places[step - 1]]
+                place = places[step - 1]
             case .projected(let t, let wide):
                 while step < index.order.count {
                     step += 1
-                    guard let box = index.boxes[step - 1] else { return index.order[step - 1] }
+                    guard let box = index.boxes[step - 1] else {
+                        place = step - 1
+                        return index.order[place]
+                    }
                     if !box.isNull, t.boundingBox(ofCorners: box).map({ SublayerBoxes.overlap($0, wide) }) ?? true {
-                        return index.order[step - 1]
+                        place = step - 1
+                        return index.order[place]
                     }
                 }
                 return nil
             }
+            return index.order[place]
         }
     }
 
-    /// The entry of `layer`, its box and its sublayers' index up to date.
-    private func measure(_ layer: RenderLayer, in tree: RenderTree) -> Entry {
+    /// The entry of `layer`, its box and its sublayers' index up to date; `known`: its entry, if
+    /// the caller has it (another layer's is ignored).
+    private func measure(_ layer: RenderLayer, in tree: RenderTree, known: Entry? = nil) -> Entry {
         let entry: Entry
-        if let known = current.entries[layer.id] {
+        if let known = known?.id == layer.id ? known : current.entries[layer.id] {
             entry = known
             if entry.isMeasured { return entry }
         } else {
-            entry = Entry()
+            entry = Entry(id: layer.id)
             current.entries[layer.id] = entry
         }
         measuredCount += 1
@@ -236,7 +282,9 @@ public final class SubtreeBounds {
                     entry.sublayers = nil
                     break
                 }
-                index.setBox(mappedBox(of: sublayer, into: p, in: tree), at: i)
+                let (box, sublayerEntry) = mappedBox(of: sublayer, into: p, in: tree)
+                index.setBox(box, at: i)
+                entry.sublayerEntries[i] = sublayerEntry
             }
         } else {
             entry.sublayers = nil
@@ -246,8 +294,10 @@ public final class SubtreeBounds {
             boxes = known
         } else {
             let order = tree.sortedSublayers(of: layer)
-            boxes = SublayerBoxes(order: order, boxes: order.map { mappedBox(of: $0, into: p, in: tree) })
+            let mapped = order.map { mappedBox(of: $0, into: p, in: tree) }
+            boxes = SublayerBoxes(order: order, boxes: mapped.map(\.box))
             entry.sublayers = (boxes, layer.sublayerIDs, space)
+            entry.sublayerEntries = mapped.map(\.entry)
         }
         entry.changedSublayers = []
         entry.box = makeBox(of: layer, sublayers: boxes, in: tree)
@@ -257,15 +307,16 @@ public final class SubtreeBounds {
     }
 
     /// A sublayer's box in its superlayer's bounds space: null when it draws nothing, nil when
-    /// not known.
-    private func mappedBox(of sublayer: RenderLayer, into p: LayerProperties, in tree: RenderTree) -> Rect? {
+    /// not known; with its entry, unless it draws nothing by its own values (it is not measured).
+    private func mappedBox(of sublayer: RenderLayer, into p: LayerProperties, in tree: RenderTree) -> (box: Rect?, entry: Entry?) {
         let s = sublayer.properties
-        if (s.isHidden || s.opacity <= 0) && s.transition == nil { return .null }
-        guard let inner = measure(sublayer, in: tree).box else { return nil }
-        if inner.isNull { return .null }
+        if (s.isHidden || s.opacity <= 0) && s.transition == nil { return (.null, nil) }
+        let entry = measure(sublayer, in: tree)
+        guard let inner = entry.box else { return (nil, entry) }
+        if inner.isNull { return (.null, entry) }
         let toLayer = s.transformToSuperlayer(p.sublayerSpace).flattened
         // A corner behind the eye: the sublayer's image is not bounded by its corners.
-        return toLayer.boundingBox(ofCorners: inner)
+        return (toLayer.boundingBox(ofCorners: inner), entry)
     }
 
     private func makeBox(of layer: RenderLayer, sublayers: SublayerBoxes, in tree: RenderTree) -> Rect? {

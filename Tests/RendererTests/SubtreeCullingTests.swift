@@ -158,4 +158,44 @@ import Testing
         change { tiles[11].zPosition = 1 }
         #expect(try near(PixelBox(minX: 140, minY: 120, maxX: 210, maxY: 130)) == [tiles[12].id, tiles[99].id, tiles[11].id])
     }
+
+    /// A walk of a layer's sublayers hands on each one's entry (`known`), from which that
+    /// sublayer's own walk starts: it finds what a walk without it finds, after a change too; the
+    /// entry of another layer is ignored.
+    @Test func aWalkHandsOnItsSublayersEntries() throws {
+        let root = makeRoot(100, 100)
+        let left = sublayer(root, frame: Rect(x: 0, y: 0, width: 50, height: 100), background: .blue)
+        let right = sublayer(root, frame: Rect(x: 50, y: 0, width: 50, height: 100), background: .blue)
+        let dots = (0..<4).map { i in sublayer(left, frame: Rect(x: 0, y: Double(i) * 25, width: 10, height: 10), background: .red) }
+        let bar = sublayer(right, frame: Rect(x: 0, y: 40, width: 50, height: 20), background: .red)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let bounds = SubtreeBounds()
+        let region = PixelBox(minX: 0, minY: 20, maxX: 100, maxY: 45)
+        /// Each sublayer of the root with its sublayers in `region`, found from the entry the
+        /// root's walk handed on (or from `swapped`'s entry: the other sublayer's).
+        func walk(swapped: Bool = false) throws -> [LayerID: [LayerID]] {
+            let tree = try #require(context.renderTree)
+            bounds.update(for: tree)
+            var found: [LayerID: [LayerID]] = [:]
+            var known: [LayerID: SubtreeBounds.Known] = [:]
+            var sublayers = bounds.sublayerIDs(of: try #require(tree.root), in: tree, transform: .identity, within: region)
+            while let id = sublayers.next() { known[id] = sublayers.known }
+            for (id, other) in [(left.id, right.id), (right.id, left.id)] {
+                let layer = try #require(tree[id])
+                let transform = layer.transformToSuperlayer(in: try #require(tree.root).sublayerSpace)
+                var inner = bounds.sublayerIDs(
+                    of: layer, in: tree, transform: transform, within: region, known: known[swapped ? other : id])
+                var ids: [LayerID] = []
+                while let sub = inner.next() { ids.append(sub) }
+                found[id] = ids
+            }
+            return found
+        }
+        #expect(try walk() == [left.id: [dots[1].id], right.id: [bar.id]])
+        #expect(try walk(swapped: true) == [left.id: [dots[1].id], right.id: [bar.id]])
+        change { dots[3].position = Point(x: 5, y: 35) }
+        #expect(try walk() == [left.id: [dots[1].id, dots[3].id], right.id: [bar.id]])
+        #expect(try walk(swapped: true) == [left.id: [dots[1].id, dots[3].id], right.id: [bar.id]])
+    }
 }
