@@ -214,7 +214,8 @@ struct TreePainter {
                         of: layer, in: tree, transform: transform, within: canvas.box, known: visitedSublayer)
                     while let id = sublayers.next() {
                         guard let sublayer = tree[id] else { continue }
-                        visitedSublayer = sublayers.known
+                        // Only a sublayer with sublayers of its own asks for them (most are leaves).
+                        if !sublayer.sublayerIDs.isEmpty { visitedSublayer = sublayers.known }
                         visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
                     }
                 } else {
