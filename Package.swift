@@ -322,7 +322,7 @@ let package = Package(
         .testTarget(name: "SeatTests", dependencies: ["Seat", "SystemCalls"]),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "LayerKit"]),
         .testTarget(name: "OnScreenKeyboardTests", dependencies: ["OnScreenKeyboard", "Views", "LayerKit", "Graphics", "GoldenImages"], exclude: ["Golden"]),
-        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "HeadlessBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
+        .testTarget(name: "KioskShellTests", dependencies: ["KioskShell", "AppProcesses", "BoardConfig", "Compositor", "ControlSocket", "DisplayBackend", "HeadlessBackend", "FaultInjection", "Graphics", "Input", "LayerKit", "OnScreenKeyboard", "Renderer", "Signals", "SystemCalls", "WaylandServer", "WaylandTestClient", "WindowPolicy", .product(name: "Logging", package: "swift-log")], exclude: ["Clients"]),
         .testTarget(name: "BoardConfigTests", dependencies: ["BoardConfig"], resources: [.copy("Fixtures")]),
         // Hardware in the loop: a QEMU guest with virtio-gpu runs Vitrine on a real KMS device.
         .testTarget(name: "KMSBackendTests", dependencies: ["KMSBackend", "SystemCalls"]),

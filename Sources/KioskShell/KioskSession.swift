@@ -94,6 +94,8 @@ public final class KioskSession {
         readinessListener = compositor.framePresented.listen { [unowned self] _ in
             guard !isReady else { return }
             isReady = true
+            // Heard once: listening on, every presented frame would call this to do nothing.
+            readinessListener = nil
             logger.info("first frame on screen \((monotonicNanoseconds() - start) / 1_000_000) ms after start")
             do { try notifier.notifyReady(status: "showing \(outputs)") } catch { logger.error("sd_notify: \(error)") }
         }
@@ -125,8 +127,11 @@ public final class KioskSession {
             do { try notifier.notifyWatchdog() } catch { logger.error("sd_notify: \(error)") }
             nextWatchdog = now + watchdogPeriod
         }
-        updateOverlay()
-        updateBlanking(now: now)
+        // Both have nothing to do without an overlay (no splash): not called then, every turn.
+        if overlay != nil {
+            updateOverlay()
+            updateBlanking(now: now)
+        }
         onScreenKeyboard?.tick(now: Double(now) / 1e9)
         if let xwayland { for event in xwayland.poll() { reportX11(event, of: xwayland) } }
         externalKeyboard?.poll(now: now)
@@ -179,29 +184,31 @@ public final class KioskSession {
     /// next ping, the app's no-frame deadline and restart, blanking, a held backspace's repeat.
     /// Nil when nothing is due: the loop then sleeps until something happens.
     public var nextDeadline: UInt64? {
-        var due: [UInt64] = []
-        if watchdogPeriod != nil { due.append(nextWatchdog) }
+        // The earliest of them, without building an array every turn of the loop.
+        var earliest: UInt64?
+        func include(_ due: UInt64) { earliest = min(earliest ?? due, due) }
+        if watchdogPeriod != nil { include(nextWatchdog) }
         if let supervisor {
             // Pinging nobody is no reason to wake.
-            if compositor.connectedClientCount > 0 { due.append(nextPing) }
-            if let restart = supervisor.restartDue { due.append(restart) }
+            if compositor.connectedClientCount > 0 { include(nextPing) }
+            if let restart = supervisor.restartDue { include(restart) }
             if let timeout = supervisor.app.frameTimeout, supervisor.isRunning, !frameTimeoutReported {
                 let last = max(supervisor.startedAt, compositor.lastNewBufferNanoseconds(where: supervisor.owns) ?? 0)
-                due.append(last + timeout.wholeNanoseconds + 1)
+                include(last + timeout.wholeNanoseconds + 1)
             }
         }
         // An inhibitor's end comes with a client's request or a frame, either of which runs an iteration.
         if overlay != nil, let blankAfter = idle.blankAfter, blankedAt == nil, !compositor.isIdleInhibited {
-            due.append(max(start, compositor.lastInputNanoseconds(includingTouch: true)) + blankAfter.wholeNanoseconds)
+            include(max(start, compositor.lastInputNanoseconds(includingTouch: true)) + blankAfter.wholeNanoseconds)
         }
-        if let seconds = onScreenKeyboard?.nextTickTime { due.append(UInt64((seconds * 1e9).rounded(.up))) }
-        if let restart = externalKeyboard?.restartDue { due.append(restart) }
+        if let seconds = onScreenKeyboard?.nextTickTime { include(UInt64((seconds * 1e9).rounded(.up))) }
+        if let restart = externalKeyboard?.restartDue { include(restart) }
         // A child's exit without a pidfd to wake the loop is polled.
         if supervisor?.isRunning == true && appExitWakeup == nil || xwayland?.pollsForExit == true
             || externalKeyboard?.pollsForExit == true {
-            due.append(monotonicNanoseconds() + Self.exitPollingInterval)
+            include(monotonicNanoseconds() + Self.exitPollingInterval)
         }
-        return due.min()
+        return earliest
     }
 
     /// How often a child's exit is polled where the kernel has no pidfds (Linux before 5.3).
