@@ -148,10 +148,11 @@ final class ScreenCapture: OutputCaptureHandler {
     /// changed, copies of the cursor's image that wait for a change try again, and so do copies
     /// with the cursor when it moved (on the cursor plane it moves without a frame).
     func pointerIs(at point: Point) {
-        defer { lastPointer = point }
         imageCopyCaptureManager.cursorMayHaveChanged()
         let moved = point != lastPointer
-        guard waiting.contains(where: { $0.capturesCursorImage || (moved && $0.includesCursor) }) else { return }
+        lastPointer = point
+        // Nothing waits unless a client captures: then the turn does not look through the copies.
+        guard !waiting.isEmpty, waiting.contains(where: { $0.capturesCursorImage || (moved && $0.includesCursor) }) else { return }
         waiting.removeAll { ($0.capturesCursorImage || (moved && $0.includesCursor)) && complete($0) }
     }
 

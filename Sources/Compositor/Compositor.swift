@@ -278,7 +278,8 @@ public final class Compositor: SurfaceObserver {
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
         try display.eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
-        replaceLostDevice()
+        // Asked here, without a call every turn, as `inputFlushed()` below is.
+        if deviceLoss.cause != nil { replaceLostDevice() }
         if pointerNeedsRefocus {
             pointerNeedsRefocus = false
             refocusPointer()
@@ -291,7 +292,7 @@ public final class Compositor: SurfaceObserver {
         advanceViews()
         Transaction.flush()
         display.flushClients()
-        inputFlushed()
+        if inputDevices.readNanoseconds != nil { inputFlushed() }
     }
 
     /// Runs the loop until `stop()` is called or `condition` becomes true (checked each iteration).
@@ -308,9 +309,11 @@ public final class Compositor: SurfaceObserver {
 
     /// How long the loop may sleep at `now` to wake at `deadline` or after it (rounded up to the
     /// next millisecond, at most `Int32.max`); 0 once it passed, -1 (until something happens)
-    /// without one.
-    static func waitMilliseconds(until deadline: UInt64?, now: UInt64) -> Int32 {
+    /// without one. The clock (`now`) is read only for a deadline: a kiosk with nothing due, the
+    /// common turn, has none.
+    static func waitMilliseconds(until deadline: UInt64?, now readNow: @autoclosure () -> UInt64) -> Int32 {
         guard let deadline else { return -1 }
+        let now = readNow()
         guard deadline > now else { return 0 }
         let milliseconds = (deadline - now + 999_999) / 1_000_000
         return Int32(min(milliseconds, UInt64(Int32.max)))

@@ -287,14 +287,19 @@ struct Run: ParsableCommand {
         }
         defer { controlServer?.close() }
         let state = RunState()
+        // Read once: the loop's condition starts the apps, and an option's value read there made
+        // it copy the whole command (its options) every turn of the loop.
+        let app = self.app
         let command = app.joined(separator: " ")
         // Weak: the state holds the session, which holds the compositor and its display.
         compositor.display.clientConnected = { [weak state] client in
             if let state, state.process?.owns(client.processID) == true { state.appConnected = true }
         }
         // The app and the kiosk session (splash, overlays, keyboard) need an output to show on:
-        // with no display connected at start they begin once the first one is lit.
-        func startApps() throws {
+        // with no display connected at start they begin once the first one is lit. A closure, not
+        // a nested function: the loop's condition, which may call it, copied everything it uses
+        // (the board's configuration) every turn.
+        let startApps = { () throws in
             if !app.isEmpty {
                 let environment = ["WAYLAND_DISPLAY": name].merging(xwayland?.clientEnvironment ?? [:]) { $1 }
                 let started = try ClientProcess(arguments: app, environment: environment, removing: xwayland == nil ? ["DISPLAY"] : [])

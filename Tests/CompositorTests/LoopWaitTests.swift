@@ -8,6 +8,19 @@ struct LoopWaitTests {
         #expect(Compositor.waitMilliseconds(until: nil, now: 5_000_000_000) == -1)
     }
 
+    /// The common turn has no deadline: the clock is not read for it.
+    @Test func theClockIsReadOnlyForADeadline() {
+        var reads = 0
+        func clock() -> UInt64 {
+            reads += 1
+            return 5_000_000_000
+        }
+        #expect(Compositor.waitMilliseconds(until: nil, now: clock()) == -1)
+        #expect(reads == 0)
+        #expect(Compositor.waitMilliseconds(until: 5_250_000_000, now: clock()) == 250)
+        #expect(reads == 1)
+    }
+
     @Test func aDeadlineThatPassedDoesNotWait() {
         #expect(Compositor.waitMilliseconds(until: 4_000_000_000, now: 5_000_000_000) == 0)
         #expect(Compositor.waitMilliseconds(until: 5_000_000_000, now: 5_000_000_000) == 0)
