@@ -29,7 +29,8 @@ extension Compositor {
         // Called by `managed` while it draws, so both are alive: unowned(unsafe), as unowned
         // references to objects with side tables cost the runtime's slow path every frame.
         managed.onSurfaceShown = { [unowned(unsafe) self, unowned(unsafe) managed] surface in surfaceShown(surface, on: managed) }
-        managed.onFramePresented = { [unowned self, unowned managed] in
+        // So is this one, by `managed` as it presents a frame (every frame).
+        managed.onFramePresented = { [unowned(unsafe) self, unowned(unsafe) managed] in
             screenCapture.framePresented()
             if let index = outputs.firstIndex(where: { $0 === managed }) { framePresented.emit(index) }
         }

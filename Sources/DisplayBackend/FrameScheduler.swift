@@ -95,6 +95,8 @@ public final class FrameScheduler {
 
     /// How long before its refresh the next frame starts.
     public var leadNanoseconds: UInt64 {
+        // A display that shows frames at their commit (headless) needs no prediction, every frame.
+        if maximumLead == 0 { return 0 }
         let lead = renderTimePredictor.leadNanoseconds
         return maximumLead.map { min($0, lead) } ?? lead
     }

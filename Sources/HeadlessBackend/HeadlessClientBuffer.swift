@@ -16,10 +16,17 @@ struct HeadlessClientBuffer {
 
     /// Whether the output can show `buffer` at `width`×`height`: XRGB8888 (or ARGB8888, shown
     /// opaque) of that size, a dma-buf with linear rows inside its memory, or a shm buffer.
+    /// Asked twice a frame (the compositor's test, the commit's): a shm buffer is told by its kind
+    /// before any dma-buf layout is made, and the format compared without looking it up (ARGB8888
+    /// is the one format whose opaque twin is XRGB8888).
     static func canShow(_ buffer: any LentBuffer, width: Int, height: Int) -> Bool {
-        guard buffer.width == width, buffer.height == height, buffer.format.withoutAlpha == .xrgb8888 else { return false }
-        if let layout = buffer.dmabuf { return MappedDmabuf.canMap(layout) }
-        return buffer.kind == .clientShm
+        let format = buffer.format
+        guard buffer.width == width, buffer.height == height, format == .xrgb8888 || format == .argb8888 else { return false }
+        switch buffer.kind {
+        case .clientShm: return true
+        case .clientDmabuf: return buffer.dmabuf.map(MappedDmabuf.canMap) ?? false
+        case .gbm, .dumb, .hostMemory: return false
+        }
     }
 
     /// Nil for a dma-buf the output cannot map, or whose descriptor cannot be duplicated.

@@ -121,10 +121,14 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
             throw .system(error)
         }
         buffers = try Self.frameBuffers(for: configuration.mode)
-        frameScheduler.latestRefresh = { [unowned self] now in refreshForAskedFrame(at: now) }
+        // unowned(unsafe): `unowned` cost a checked retain and a release every frame asked for. The
+        // scheduler is this output's, and the reader goes with the output (deinit): it never runs
+        // without it.
+        frameScheduler.latestRefresh = { [unowned(unsafe) self] now in refreshForAskedFrame(at: now) }
     }
 
     deinit {
+        frameScheduler.latestRefresh = nil
         // A client's buffer still shown goes back to it.
         drop(shownFrame)
         drop(pendingFrame)

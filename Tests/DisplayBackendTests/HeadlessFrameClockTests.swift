@@ -233,6 +233,19 @@ import Testing
         #expect(presentations[0] <= signalled + output.mode.refreshNanoseconds)
         #expect(!output.hasFrameWaitingToShow)
     }
+
+    /// The scheduler reads the output's refreshes through a reference that is not checked (every
+    /// frame asked for reads them): the output takes its reader away when it goes, so that a
+    /// scheduler kept beyond it never reads a freed output.
+    @Test func aSchedulerKeptBeyondItsOutputNoLongerReadsTheOutputsRefreshes() throws {
+        var backend: HeadlessBackend? = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+        let scheduler = try #require(backend).headlessOutput(0).frameScheduler
+        weak let output = backend?.headlessOutput(0)
+        #expect(scheduler.latestRefresh != nil)
+        backend = nil
+        #expect(output == nil)
+        #expect(scheduler.latestRefresh == nil)
+    }
 }
 
 /// Expects `next`, asked for between the times of `asked`, to keep the cadence after `previous`:

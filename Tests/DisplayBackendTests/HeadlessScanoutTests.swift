@@ -42,3 +42,34 @@ import Testing
         #expect(!released && client.holds == 1)
     }
 }
+
+/// What a headless output's test takes as a frame from a client (direct scanout): an XRGB8888
+/// buffer of its mode's size, or an ARGB8888 one shown opaque; a shm buffer whatever its rows,
+/// a dma-buf only with linear rows inside its memory.
+@Suite struct HeadlessScanoutTestTests {
+    @Test func theTestTakesOpaqueBuffersOfTheModesSizeAndDmabufsItCanMapAlone() throws {
+        let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+        let output = backend.outputs[0]
+        func takes(_ buffer: any LentBuffer) -> Bool { output.test(OutputState(buffer: .client(buffer))) }
+        func shm(_ width: Int, _ height: Int, _ format: PixelFormat) throws -> LentMemory {
+            try #require(LentMemory(width: width, height: height, format: format))
+        }
+        #expect(try takes(shm(64, 48, .xrgb8888)))
+        #expect(try takes(shm(64, 48, .argb8888)))
+        #expect(try !takes(shm(64, 48, .abgr8888)))
+        #expect(try !takes(shm(63, 48, .xrgb8888)))
+        #expect(try !takes(shm(64, 49, .argb8888)))
+        // A dma-buf's rows must lie in its memory: 64×48 pixels of 4 bytes, 256 bytes a row.
+        let stream = try #require(tmpfile())
+        defer { fclose(stream) }
+        let fd = fileno(stream)
+        #expect(ftruncate(fd, 256 * 48) == 0)
+        func dmabuf(modifier: UInt64 = FormatModifier.linear, offset: Int = 0, stride: Int = 256) -> ClientDmabuf {
+            ClientDmabuf(DmabufLayout(fileDescriptor: fd, width: 64, height: 48, format: .xrgb8888, modifier: modifier, offset: offset, stride: stride))
+        }
+        #expect(takes(dmabuf()))
+        #expect(!takes(dmabuf(offset: 4)))
+        #expect(!takes(dmabuf(stride: 252)))
+        #expect(!takes(dmabuf(modifier: FormatModifier.invalid)))
+    }
+}
