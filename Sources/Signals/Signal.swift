@@ -7,7 +7,10 @@
 /// Inlinable, so that each module emits it specialized for its values: unspecialized, every emit
 /// looked its listener tuples' type metadata up at run time (a presented frame emits twice).
 public final class Signal<Value> {
-    @usableFromInline var listeners: [(id: Int, callback: (Value) -> Void)] = []
+    /// Each listener's callback and its `SignalListener`, unowned: a listener is in this list
+    /// exactly while its `SignalListener` lives uncancelled (its cancel, which its deinit calls,
+    /// takes it out), and a signal that goes first tells its listeners (`deinit`).
+    @usableFromInline var listeners: [(id: Int, holder: Unmanaged<SignalListener>, callback: (Value) -> Void)] = []
     @usableFromInline var lastID = 0
     /// Counts cancellations, so that an emit during which none happened calls every listener it
     /// started with without looking each up in the list again.
@@ -20,12 +23,18 @@ public final class Signal<Value> {
     @inlinable public func listen(_ callback: @escaping (Value) -> Void) -> SignalListener {
         lastID += 1
         let id = lastID
-        listeners.append((id, callback))
-        return SignalListener { [weak self] in
-            guard let self else { return }
+        // Unowned, not weak (docs/architecture.md: a weak reference would give the signal, which
+        // a presented frame retains, a side table): the signal's deinit clears this closure.
+        let holder = SignalListener { [unowned(unsafe) self] in
             cancellations += 1
             listeners.removeAll { $0.id == id }
         }
+        listeners.append((id, Unmanaged.passUnretained(holder), callback))
+        return holder
+    }
+
+    deinit {
+        for listener in listeners { listener.holder.takeUnretainedValue().signalWentAway() }
     }
 
     /// Calls every listener with `value`. A listener that an earlier one cancels meanwhile is not
@@ -57,9 +66,15 @@ public final class SignalListener {
         cancel()
     }
 
-    /// Stops the callback; safe to call more than once, and from the callback itself.
+    /// Stops the callback; safe to call more than once, from the callback itself, and after the
+    /// signal went away.
     public func cancel() {
         remove?()
+        remove = nil
+    }
+
+    /// The signal is being deinitialized: there is nothing left to remove the callback from.
+    @usableFromInline func signalWentAway() {
         remove = nil
     }
 }

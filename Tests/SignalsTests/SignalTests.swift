@@ -67,6 +67,34 @@ import Testing
         withExtendedLifetime(first) {}
     }
 
+    /// A presented frame emits signals and retains them: their listeners hold them without weak
+    /// references (each would give the signal a side table, which slows every retain and release
+    /// of it). A count of 1 is the object's own: none.
+    @Test func aListenedToSignalIsNotWeaklyReferenced() {
+        let signal = Signal<Int>()
+        let listeners = [signal.listen { _ in }, signal.listen { _ in }]
+        #expect(_getWeakRetainCount(signal) == 1)
+        withExtendedLifetime(listeners) {}
+    }
+
+    /// Listeners do not keep their signal: it goes when its owner lets go of it, and listeners
+    /// that outlive it can be cancelled and released.
+    @Test func aSignalIsReleasedWhileItsListenersLive() {
+        var count = 0
+        weak var released: Signal<Int>?
+        var listeners: [SignalListener] = []
+        do {
+            let signal = Signal<Int>()
+            listeners = [signal.listen { count += $0 }, signal.listen { count += 10 * $0 }]
+            signal.emit(1)
+            released = signal
+        }
+        #expect(released == nil)
+        listeners[0].cancel()
+        listeners = []
+        #expect(count == 11)
+    }
+
     @Test func aListenerThatOutlivesItsSignalCanStillBeCancelled() {
         var count = 0
         let listener = Signal<Int>().listen { _ in count += 1 }
