@@ -34,6 +34,18 @@ import WindowPolicy
         withExtendedLifetime(window) {}
     }
 
+    /// Frames retain the display (each attach), the output's `presented` signal and the
+    /// compositor's `framePresented` signal: clients, buffers, the xdg shell and the signals'
+    /// listeners hold them without weak references.
+    @Test func theDisplayAndThePresentedSignalsAreNotWeaklyReferenced() throws {
+        let (session, window) = try sessionWithInputWindow()
+        let listener = session.compositor.framePresented.listen { _ in }
+        #expect(_getWeakRetainCount(session.compositor.display) == 1)
+        #expect(_getWeakRetainCount(session.compositor.framePresented) == 1)
+        #expect(_getWeakRetainCount(session.backend.headlessOutput(0).presented) == 1)
+        withExtendedLifetime((window, listener)) {}
+    }
+
     /// The xdg and layer shells' handler.
     @Test func theWindowPolicyIsNotWeaklyReferenced() throws {
         let (session, window) = try sessionWithInputWindow()

@@ -20,6 +20,38 @@ import WaylandTestClient
         #expect(harness.surfaces.isEmpty)
     }
 
+    /// Clients and buffers name the display, which every attach retains: they hold it without weak
+    /// references (each would give it a side table, which slows every retain and release of it),
+    /// and a client kept past its disconnection names it no more.
+    @Test func theDisplayIsNotWeaklyReferencedAndADisconnectedClientNamesItNoMore() throws {
+        let harness = try Harness()
+        let compositor = try harness.client.bind(WlCompositorProxy.self, version: 5)
+        let surface = try compositor.createSurface()
+        try surface.attach(buffer: harness.shmBuffer(harness.client, width: 4, height: 4, pixel: 0), x: 0, y: 0)
+        try surface.commit()
+        try harness.client.roundtrip()
+        let client = try #require(harness.surfaces.last?.client)
+        #expect(client.display === harness.display)
+        #expect(harness.surfaces.last?.current.buffer != nil)
+        // A count of 1 is the object's own: no weak reference.
+        #expect(_getWeakRetainCount(harness.display) == 1)
+        client.disconnect()
+        #expect(client.display == nil)
+    }
+
+    /// A display dropped with a client connected disconnects it; the client, kept, names it no more.
+    @Test func aClientThatOutlivesItsDisplayNamesItNoMore() throws {
+        var display: Display? = try Display()
+        let (client, socket) = try display!.createClientSocket()
+        defer { close(socket.rawValue) }
+        #expect(client.display === display)
+        weak var released = display
+        display = nil
+        #expect(released == nil)
+        #expect(!client.isConnected)
+        #expect(client.display == nil)
+    }
+
     @Test func registryAdvertisesTheCoreGlobalsAtTheirVersions() throws {
         let harness = try Harness()
         let globals = Dictionary(harness.client.globals.values.map { ($0.interface, $0.version) }, uniquingKeysWith: max)

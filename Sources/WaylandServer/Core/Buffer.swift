@@ -35,8 +35,11 @@ public final class Buffer: EventSender, LentBuffer {
     private var holds = 0
     /// A destroyed shm buffer's memory, kept while a hold lasts.
     private var destroyedShmMemory: DestroyedShmMemory?
-    // Weak: the display's own teardown destroys the last buffers.
-    private weak var display: Display?
+    /// The display that lists it, until the wl_buffer is destroyed. Unowned, not weak
+    /// (docs/architecture.md: a weak reference would give the display, which every attach
+    /// retains, a side table): the display outlives the wl_buffer (its deinit destroys every
+    /// client's resources), and the buffer's destruction clears this.
+    private unowned(unsafe) var display: Display?
 
     private init(raw: OpaquePointer, width: Int32, height: Int32, storage: Storage, display: Display) {
         self.raw = raw
@@ -183,6 +186,7 @@ public final class Buffer: EventSender, LentBuffer {
         }
         isAlive = false
         display?.buffers[raw] = nil
+        display = nil
     }
 }
 

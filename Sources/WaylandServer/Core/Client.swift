@@ -9,8 +9,11 @@ public final class Client: Hashable {
     public static let maximumObjects: UInt32 = 32_768
 
     private(set) var raw: OpaquePointer?
-    /// Weak: clients are destroyed while the display tears down.
-    public private(set) weak var display: Display?
+    /// The display while the client is connected; nil once it disconnected. Unowned, not weak
+    /// (docs/architecture.md: a weak reference would give the display, which every attach
+    /// retains, a side table): a connected client is the display's, which disconnects every client
+    /// before it goes (its deinit), and a disconnect clears this.
+    public private(set) unowned(unsafe) var display: Display?
     private var destroyListener: OpaquePointer?
     private var destroyHandlers: [() -> Void] = []
 
@@ -93,6 +96,7 @@ public final class Client: Hashable {
         let handlers = destroyHandlers
         destroyHandlers = []
         for handler in handlers { handler() }
+        display = nil
     }
 
     public static func == (lhs: Client, rhs: Client) -> Bool { lhs === rhs }

@@ -59,7 +59,9 @@ public final class XdgShellGlobal {
     /// The same xdg_wm_base at `versionWithoutCapabilities`, for the display's filter to show
     /// instead of `global` to the clients that need it.
     private var globalWithoutCapabilities: Global?
-    private weak var display: Display?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the display, which
+    /// every attach retains, a side table): the globals' binders hold it as strongly.
+    private let display: Display
     private var clients: [Client: ClientState] = [:]
     /// The compositor's window policy. Unowned, not weak (docs/architecture.md: no weak references
     /// to what a frame touches): the compositor clears it before the policy goes.
@@ -111,7 +113,7 @@ public final class XdgShellGlobal {
     /// client has no xdg_wm_base to ping.
     @discardableResult
     public func ping(_ client: Client) throws(SystemCallError) -> Bool {
-        guard let state = clients[client], let display else { return false }
+        guard let state = clients[client] else { return false }
         if state.pingSerial != nil { return true }
         let timer: TimerSource
         if let existing = state.pingTimer {
