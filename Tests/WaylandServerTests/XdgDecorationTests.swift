@@ -37,6 +37,30 @@ import WaylandTestClient
         #expect(harness.lastConfigureSerial(window.xdgSurface) != initial)
     }
 
+    /// A decorated toplevel is reached at every commit of its surface: its decoration holds it
+    /// strongly, not weakly (a weak reference would give it a side table, which slows every retain
+    /// and release of it), and lets go of it when the client destroys the window or leaves.
+    @Test(arguments: [false, true]) func aDecoratedToplevelIsNotWeaklyReferencedAndIsReleasedWithItsWindow(leaves: Bool) throws {
+        let harness = try XdgHarness()
+        let manager = try harness.client.bind(ZxdgDecorationManagerV1Proxy.self, version: 1)
+        weak var released: XdgToplevel?
+        do {
+            let window = try harness.makeToplevel()
+            let decoration = try manager.getToplevelDecoration(toplevel: window.toplevel)
+            try harness.commit(window.surface)
+            try harness.acknowledgeLastConfigure(window.xdgSurface)
+            try harness.attachBuffer(to: window.surface, width: 320, height: 240)
+            try harness.commit(window.surface)
+            #expect(window.server.isMapped)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(window.server) == 1)
+            released = window.server
+            if !leaves { try decoration.destroy() }
+            try harness.end(window, leaving: leaves)
+        }
+        #expect(released == nil)
+    }
+
     @Test func aSecondDecorationIsAlreadyConstructed() throws {
         let harness = try XdgHarness()
         let manager = try harness.client.bind(ZxdgDecorationManagerV1Proxy.self, version: 1)

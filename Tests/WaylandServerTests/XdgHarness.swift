@@ -182,6 +182,21 @@ final class XdgHarness {
         return window
     }
 
+    /// Ends `window` as its client would, destroying its toplevel, xdg_surface and surface in that
+    /// order or (`leaving`) disconnecting, and forgets what the harness kept of it.
+    func end(_ window: Window, leaving: Bool) throws {
+        if leaving {
+            serverClient.disconnect()
+        } else {
+            try window.toplevel.destroy()
+            try window.xdgSurface.destroy()
+            try window.surface.destroy()
+            try client.roundtrip()
+        }
+        policy.toplevels = []
+        core.commits = []
+    }
+
     /// A positioner with the given rules (size and anchor rectangle always set).
     func makePositioner(width: Int32 = 60, height: Int32 = 40, anchorRect: IntRect = IntRect(x: 0, y: 0, width: 320, height: 240),
                         anchor: XdgPositionerAnchor? = nil, gravity: XdgPositionerGravity? = nil,

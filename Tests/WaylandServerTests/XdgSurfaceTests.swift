@@ -28,16 +28,8 @@ import WaylandTestClient
             toplevel = window.server
             xdgSurface = window.server.xdgSurface
             surface = window.server.surface
-            if !leaves {
-                try window.toplevel.destroy()
-                try window.xdgSurface.destroy()
-                try window.surface.destroy()
-                try harness.client.roundtrip()
-            }
+            try harness.end(window, leaving: leaves)
         }
-        harness.policy.toplevels = []
-        harness.core.commits = []
-        if leaves { harness.serverClient.disconnect() }
         #expect(toplevel == nil)
         #expect(xdgSurface == nil)
         #expect(surface == nil)

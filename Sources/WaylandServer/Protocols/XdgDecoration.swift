@@ -34,7 +34,9 @@ final class XdgDecorationManager: Resource, RequestHandler {
 
 /// zxdg_toplevel_decoration_v1: answers every mode request with server_side.
 final class XdgToplevelDecoration: Resource, RequestHandler {
-    private weak var toplevel: XdgToplevel?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the toplevel, which
+    /// every commit of its surface retains, a side table): let go of when either is destroyed.
+    private var toplevel: XdgToplevel?
 
     func attach(to toplevel: XdgToplevel) {
         self.toplevel = toplevel
@@ -56,7 +58,13 @@ final class XdgToplevelDecoration: Resource, RequestHandler {
         }
     }
 
+    /// Its toplevel was destroyed (the client then has an orphaned decoration, an error).
+    func toplevelDestroyed() {
+        toplevel = nil
+    }
+
     override func destroyed() {
         if toplevel?.decoration === self { toplevel?.decoration = nil }
+        toplevel = nil
     }
 }

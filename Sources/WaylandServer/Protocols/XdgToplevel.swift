@@ -278,6 +278,7 @@ public final class XdgToplevel: Resource, RequestHandler, XdgSurfaceRole {
     }
 
     override func destroyed() {
+        decoration?.toplevelDestroyed()
         guard xdgSurface.toplevel === self else { return }
         xdgSurface.roleDestroyed(self)
         xdgSurface.shell?.remove(self)
