@@ -283,6 +283,30 @@ import WaylandTestClient
         #expect(parentSurface.stack.map(\.id) == [child.id, parent.id])
     }
 
+    /// A subsurface's parent is reached at every commit and frame: the subsurface holds it
+    /// strongly, not weakly (a weak reference would give it a side table, which slows every retain
+    /// and release of it), and lets go of it when the parent is destroyed, before or after the
+    /// subsurface, while the child lives on.
+    @Test(arguments: [false, true]) func aSubsurfacesParentIsNotWeaklyReferencedAndIsReleasedWhenDestroyed(subsurfaceFirst: Bool) throws {
+        let harness = try Harness()
+        let (parent, child, subsurface) = try makeTree(harness)
+        try harness.client.roundtrip()
+        weak var released: Surface?
+        do {
+            let parentSurface = try #require(harness.surfaces.first { $0.id == parent.id })
+            let childSurface = try #require(harness.surfaces.first { $0.id == child.id })
+            #expect(childSurface.subsurface?.parent === parentSurface)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(parentSurface) == 1)
+            released = parentSurface
+        }
+        if subsurfaceFirst { try subsurface.destroy() }
+        try parent.destroy()
+        try harness.client.roundtrip()
+        #expect(released == nil)
+        #expect(harness.surfaces.map(\.id) == [child.id])
+    }
+
     @Test func aSurfaceCannotBecomeASubsurfaceOfItsOwnDescendant() throws {
         let harness = try Harness()
         let (parent, child, _) = try makeTree(harness)

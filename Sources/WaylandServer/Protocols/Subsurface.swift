@@ -4,7 +4,10 @@ import WaylandProtocols
 /// committed together with the parent while synchronized.
 public final class Subsurface: Resource, RequestHandler, SurfaceRole {
     public private(set) unowned var surface: Surface
-    public private(set) weak var parent: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the parent, which
+    /// frames and commits retain, a side table): let go of when the parent, the surface or this
+    /// role is destroyed.
+    public private(set) var parent: Surface?
     /// Position of the subsurface's origin in the parent's surface coordinates (applied on the parent's commit).
     public private(set) var position: (x: Int32, y: Int32) = (0, 0)
     private var pendingPosition: (x: Int32, y: Int32)?
