@@ -94,6 +94,11 @@ final class SeatHarness: SeatHandler {
         cursorRequests.append((surface, hotspotX, hotspotY))
     }
 
+    /// Lets go of the surfaces the cursor requests named.
+    func forgetCursorRequests() {
+        cursorRequests = []
+    }
+
     func dragStarted(_ seat: SeatGlobal, icon: Surface?) {
         dragLog.append("started icon=\(icon.map { String($0.id) } ?? "none")")
     }

@@ -28,6 +28,28 @@ import WaylandTestClient
         #expect(harness.seat.pointerFocus === surface)
     }
 
+    /// The surface under the pointer is retained every frame: the seat holds it strongly, not
+    /// weakly (a weak reference gives it a side table, which slows every retain and release of
+    /// it), and lets go of it when it is destroyed.
+    @Test func thePointerFocusIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try SeatHarness()
+        let pointer = try harness.pointer(harness.client)
+        weak var released: Surface?
+        do {
+            let (proxy, surface) = try harness.makeSurface(harness.client)
+            harness.seat.pointerEnter(surface, x: 1, y: 2)
+            #expect(harness.seat.pointerFocus === surface)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        #expect(released == nil)
+        #expect(harness.seat.pointerFocus == nil)
+        withExtendedLifetime(pointer) {}
+    }
+
     @Test func focusMovingToAnotherClientEndsTheFirstClientsGroupWithAFrame() throws {
         let harness = try SeatHarness()
         let other = try harness.connect()
@@ -185,6 +207,30 @@ import WaylandTestClient
         try harness.client.roundtrip()
         #expect(harness.cursorRequests.count == 3)
         #expect(harness.cursorRequests.last?.surface == nil)
+    }
+
+    /// The cursor surface is retained every frame it shows: the seat holds it strongly, not weakly
+    /// (a weak reference gives it a side table, which slows every retain and release of it), and
+    /// lets go of it when it is destroyed.
+    @Test func theCursorIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try SeatHarness()
+        let pointer = try harness.pointer(harness.client)
+        let (_, surface) = try harness.makeSurface(harness.client)
+        harness.seat.pointerEnter(surface, x: 1, y: 1)
+        weak var released: Surface?
+        do {
+            let (cursorProxy, cursor) = try harness.makeSurface(harness.client)
+            try pointer.setCursor(serial: harness.base.display.currentSerial, surface: cursorProxy, hotspotX: 3, hotspotY: 4)
+            try harness.client.roundtrip()
+            #expect(harness.cursorRequests.last?.surface === cursor)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(cursor) == 1)
+            released = cursor
+            try cursorProxy.destroy()
+            try harness.client.roundtrip()
+        }
+        harness.forgetCursorRequests()
+        #expect(released == nil)
     }
 
     @Test func setCursorWithAStaleSerialOrWithoutFocusIsIgnored() throws {

@@ -31,7 +31,8 @@ public enum PointerAxisRelativeDirection: UInt32, Sendable {
 
 /// The seat's pointer: focus, position and pressed buttons.
 struct PointerState {
-    weak var focus: Surface?
+    /// Held strongly until focus moves or the surface is destroyed.
+    private var focusReference: LiveSurfaceReference?
     /// The last position reported, in the focus's surface coordinates.
     var x = 0.0
     var y = 0.0
@@ -41,8 +42,20 @@ struct PointerState {
     var axisSourceSentInFrame = false
     /// value120 not yet sent as whole axis_discrete steps (to versions 5–7), per axis.
     var discreteRemainder: [PointerAxis: Int32] = [:]
-    /// The surface the focused client set as its cursor.
-    weak var cursor: Surface?
+    /// Held strongly until the client sets another or the surface is destroyed.
+    private var cursorReference: LiveSurfaceReference?
+
+    /// The surface with pointer focus, nil from its destruction on.
+    var focus: Surface? {
+        get { focusReference?.surface }
+        set { focusReference = newValue.map(LiveSurfaceReference.init) }
+    }
+
+    /// The surface the focused client set as its cursor, nil from its destruction on.
+    var cursor: Surface? {
+        get { cursorReference?.surface }
+        set { cursorReference = newValue.map(LiveSurfaceReference.init) }
+    }
 }
 
 extension SeatGlobal {
