@@ -113,6 +113,18 @@ private struct DragScene {
         #expect(source.events.map(\.name) == ["target", "action", "dnd_drop_performed", "send", "dnd_finished"])
     }
 
+    /// The surface a drag is over is retained every frame: the drag holds it strongly, not weakly
+    /// (a weak reference gives it a side table, which slows every retain and release of it).
+    @Test func theSurfaceADragIsOverIsNotWeaklyReferenced() throws {
+        let scene = try DragScene()
+        let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: [.copy])
+        try scene.startDrag(source)
+        try scene.enterB()
+        // A count of 1 is the object's own: no weak reference.
+        #expect(_getWeakRetainCount(scene.surfaceB) == 1)
+        #expect(_getWeakRetainCount(scene.surfaceA) == 1)
+    }
+
     @Test func aDropWithoutAnAcceptedMimeTypeCancelsTheSource() throws {
         let scene = try DragScene()
         let source = try scene.harness.dataSource(scene.harness.client, manager: scene.managerA, mimeTypes: ["text/plain"], actions: .copy)

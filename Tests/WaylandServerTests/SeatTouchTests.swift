@@ -22,6 +22,27 @@ import WaylandTestClient
         ])
     }
 
+    /// A touched surface is retained every frame: its touch point holds it strongly, not weakly (a
+    /// weak reference gives it a side table, which slows every retain and release of it), and
+    /// lets go of it when the point goes up or its surface is gone, destroyed meanwhile or not.
+    @Test(arguments: [false, true]) func aTouchedSurfaceIsNotWeaklyReferencedAndIsReleasedWhenItsPointEnds(surfaceGone: Bool) throws {
+        let harness = try SeatHarness()
+        let touch = try harness.touch(harness.client)
+        weak var released: Surface?
+        do {
+            let (proxy, surface) = try harness.makeSurface(harness.client)
+            harness.seat.touchDown(surface, id: 0, x: 1, y: 2, time: 1)
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        if surfaceGone { harness.seat.touchSurfaceGone(id: 0, time: 2) } else { harness.seat.touchUp(id: 0, time: 2) }
+        #expect(released == nil)
+        withExtendedLifetime(touch) {}
+    }
+
     @Test func aPointWhoseSurfaceWentAwayEndsWithUpAndIsForgotten() throws {
         let harness = try SeatHarness()
         let touch = try harness.touch(harness.client)

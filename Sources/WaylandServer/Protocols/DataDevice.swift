@@ -86,7 +86,9 @@ final class Drag {
     let client: Client
     let icon: Surface?
     let trigger: Trigger
-    weak var focus: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when the drag leaves it or ends.
+    var focus: Surface?
     /// The focus client's data device and the offer made to it.
     var device: DataDevice?
     var offer: DataOffer?

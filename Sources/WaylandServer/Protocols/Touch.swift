@@ -1,6 +1,10 @@
 /// One touch point: it stays with the surface it went down on until it goes up.
 struct TouchPoint {
-    weak var surface: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when the point goes up, is cancelled, or
+    /// its surface stops being shown (`touchSurfaceGone`, which the compositor calls for a
+    /// destroyed surface too).
+    let surface: Surface
     let client: Client
     /// The serial of its down event (a drag must quote it).
     let serial: UInt32
@@ -46,7 +50,7 @@ extension SeatGlobal {
             dragMotion(time: time, x: x, y: y)
             return
         }
-        guard point.surface?.isAlive == true else { return }
+        guard point.surface.isAlive else { return }
         touch.joinFrame(point.client)
         for resource in existingSeatClient(for: point.client)?.touches ?? [] {
             resource.send(.motion(time: time, id: id, x: x, y: y))
@@ -62,7 +66,7 @@ extension SeatGlobal {
             dropDrag()
             return serial
         }
-        guard point.surface?.isAlive == true else { return serial }
+        guard point.surface.isAlive else { return serial }
         let target = seatClient(for: point.client)
         target.record(serial)
         touch.joinFrame(point.client)
