@@ -35,6 +35,31 @@ private final class InhibitorLog: IdleInhibitHandler {
         #expect(log.entries == ["created \(surface.id)", "destroyed \(surface.id)"])
     }
 
+    /// An inhibiting surface is retained every frame: its inhibitor holds it strongly, not weakly
+    /// (a weak reference gives it a side table, which slows every retain and release of it), and
+    /// lets go of it when it is destroyed, while the inhibitor lives on.
+    @Test func anInhibitedSurfaceIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try ExtensionHarness()
+        let log = InhibitorLog()
+        harness.idleInhibit.handler = log
+        weak var released: Surface?
+        let request: ZwpIdleInhibitorV1Proxy
+        do {
+            let (proxy, surface) = try harness.makeSurface()
+            request = try inhibitor(harness, on: proxy)
+            try harness.client.roundtrip()
+            #expect(log.entries == ["created \(surface.id)"])
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        #expect(released == nil)
+        #expect(log.entries.count == 2)
+        withExtendedLifetime(request) {}
+    }
+
     @Test func destroyingTheSurfaceEndsEachOfItsInhibitorsOnce() throws {
         let harness = try ExtensionHarness()
         let log = InhibitorLog()

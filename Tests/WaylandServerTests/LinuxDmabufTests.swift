@@ -279,6 +279,34 @@ extension LinuxDmabufTests {
             #expect(harness.global.defaultFeedback == changed)
         }
 
+        /// A surface is retained every frame: its feedback object holds it strongly, not weakly (a
+        /// weak reference gives it a side table, which slows every retain and release of it), and
+        /// lets go of it when it is destroyed, the object then inert.
+        @Test func surfaceFeedbackDoesNotWeaklyReferenceItsSurfaceAndLetsGoOfItWhenDestroyed() throws {
+            let harness = try DmabufHarness()
+            let dmabuf = try harness.bind()
+            weak var released: Surface?
+            let surfaceObject: ZwpLinuxDmabufFeedbackV1Proxy
+            do {
+                let (proxy, surface) = try harness.makeSurface()
+                surfaceObject = try dmabuf.getSurfaceFeedback(surface: proxy)
+                try harness.client.roundtrip()
+                #expect(surfaceObject.events.last == .done)
+                // A count of 1 is the object's own: no weak reference.
+                #expect(_getWeakRetainCount(surface) == 1)
+                released = surface
+                try proxy.destroy()
+                try harness.client.roundtrip()
+            }
+            #expect(released == nil)
+            surfaceObject.clearEvents()
+            try harness.global.setDefaultFeedback(DmabufFeedback(mainDevice: renderNode, tranches: [
+                DmabufTranche(targetDevice: renderNode, formats: [DmabufFormat(.xrgb8888, modifier: 0)]),
+            ]))
+            try harness.client.roundtrip()
+            #expect(surfaceObject.events.isEmpty)
+        }
+
         @Test func surfaceFeedbackMadeAfterTheSurfaceGotItsOwnStartsWithIt() throws {
             let harness = try DmabufHarness()
             let dmabuf = try harness.bind()

@@ -169,6 +169,32 @@ import WaylandTestClient
         harness.expectProtocolError(WpViewporterError.viewportExists, on: viewporter)
     }
 
+    /// A surface with a viewport is retained every frame: the viewport holds it strongly, not
+    /// weakly (a weak reference gives it a side table, which slows every retain and release of
+    /// it), and lets go of it when it is destroyed, while the viewport lives on.
+    @Test func aViewportsSurfaceIsNotWeaklyReferencedAndIsReleasedWhenDestroyed() throws {
+        let harness = try ExtensionHarness()
+        weak var released: Surface?
+        let viewport: WpViewportProxy
+        do {
+            let (proxy, surface, made) = try scaledSurface(harness)
+            viewport = made
+            try setDestination(viewport, 10, 10)
+            try harness.commit(proxy)
+            try harness.client.roundtrip()
+            #expect(surface.current.viewportDestination == SurfaceSize(width: 10, height: 10))
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(surface) == 1)
+            released = surface
+            try proxy.destroy()
+            try harness.client.roundtrip()
+        }
+        harness.core.commits = []
+        #expect(released == nil)
+        try setDestination(viewport, 10, 10)
+        harness.expectProtocolError(WpViewportError.noSurface, on: viewport)
+    }
+
     @Test func requestsAfterTheSurfaceIsDestroyedAreNoSurface() throws {
         let harness = try ExtensionHarness()
         let (proxy, _, viewport) = try scaledSurface(harness)

@@ -47,7 +47,9 @@ final class IdleInhibitManagerResource: Resource, RequestHandler {
 /// zwp_idle_inhibitor_v1: active from creation until it or its surface is destroyed.
 final class IdleInhibitor: Resource, RequestHandler {
     private weak var owner: IdleInhibitManagerGlobal?
-    private weak var surface: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when it or the inhibitor is destroyed.
+    private var surface: Surface?
     private var surfaceDestruction: ResourceDestructionListener?
 
     init(client: Client, id: UInt32, owner: IdleInhibitManagerGlobal?) {

@@ -67,14 +67,17 @@ final class CompiledFeedback {
 
 /// zwp_linux_dmabuf_feedback_v1: the default feedback, or one surface's.
 final class LinuxDmabufFeedbackResource: Resource, RequestHandler {
-    /// The surface this object follows; nil for default feedback.
-    private weak var surface: Surface?
+    /// The surface this object follows, until it is destroyed; nil for default feedback. Strong,
+    /// not weak (docs/architecture.md: a weak reference would give the surface, which every frame
+    /// retains, a side table).
+    private let surfaceReference: LiveSurfaceReference?
+    private var surface: Surface? { surfaceReference?.surface }
     private let followsSurface: Bool
     /// The parameters sent last, so that the same ones are never sent twice in a row.
     private var lastSent: DmabufFeedback?
 
     init(client: Client, version: UInt32, id: UInt32, surface: Surface?) {
-        self.surface = surface
+        surfaceReference = surface.map(LiveSurfaceReference.init)
         followsSurface = surface != nil
         super.init(LinuxDmabufFeedbackResource.self, client: client, version: version, id: id)
     }

@@ -3,7 +3,10 @@ import WaylandProtocols
 /// wp_viewport: crops (source rectangle) and scales (destination size) one surface's contents.
 /// The state is double-buffered in the surface's pending state and checked on every commit.
 final class Viewport: Resource, RequestHandler {
-    private weak var surface: Surface?
+    /// Nil from the surface's destruction on; strong, not weak (docs/architecture.md: a weak
+    /// reference would give the surface, which every frame retains, a side table).
+    private let surfaceReference: LiveSurfaceReference
+    private var surface: Surface? { surfaceReference.surface }
     // The values the client asked for last: setting one part stages both, so that a later commit
     // merged into a synchronized subsurface's cache does not lose the other part.
     private var source: ViewportRect?
@@ -12,7 +15,7 @@ final class Viewport: Resource, RequestHandler {
     private static let key = ObjectIdentifier(Viewport.self)
 
     init(client: Client, id: UInt32, surface: Surface) {
-        self.surface = surface
+        surfaceReference = LiveSurfaceReference(surface)
         super.init(Viewport.self, client: client, version: 1, id: id)
     }
 
