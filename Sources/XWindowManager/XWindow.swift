@@ -28,8 +28,15 @@ public final class XWindow: CustomStringConvertible {
     public internal(set) var processID: Int32?
     /// Whether X has it mapped.
     public internal(set) var isMapped = false
-    /// Xwayland's surface for it while it is mapped (after `WL_SURFACE_ID`).
-    public internal(set) weak var surface: Surface?
+    /// Xwayland's surface for it while it is mapped (after `WL_SURFACE_ID`) and not destroyed.
+    public internal(set) var surface: Surface? {
+        get { surfaceReference?.surface }
+        set { surfaceReference = newValue.map(LiveSurfaceReference.init) }
+    }
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when the window unmaps or the surface is
+    /// destroyed.
+    private var surfaceReference: LiveSurfaceReference?
     var protocols: Set<UInt32> = []
     /// Whether the handler was told it is shown.
     var isShown = false

@@ -46,6 +46,10 @@ import XWindowManager
         x.sendToWindowManager(type: serialMessage, about: first, words: [0x11, 0x2])
         #expect(try session.run(seconds: 10) { session.shownWindows.contains { $0.id == first } })
         #expect(window(first)?.surface === green)
+        // Its window, the xwayland shell and the surface's role object hold the shown surface, which
+        // frames retain, without weak references (each would give it a side table, slowing every
+        // retain and release of it): a count of 1 is the object's own.
+        #expect(_getWeakRetainCount(green) == 1)
         #expect(window(first)?.frame == IntRect(x: 0, y: 0, width: 640, height: 480))
         // A frame is drawn within a refresh or two; a loaded machine (CI runs suites side by side)
         // can take longer, so the wait ends when it shows, and the colour is checked exactly.

@@ -8,8 +8,11 @@ import WaylandProtocols
 public final class XwaylandShellGlobal {
     public static let interfaceName = XwaylandShellResource.interface.name
 
+    /// Holds the surface until it is destroyed: strongly, not weakly (docs/architecture.md: a
+    /// weak reference would give the surface, which every frame retains, a side table).
     private struct Association {
-        weak var surface: Surface?
+        let reference: LiveSurfaceReference
+        var surface: Surface? { reference.surface }
     }
 
     private var global: Global?
@@ -46,7 +49,7 @@ public final class XwaylandShellGlobal {
 
     func associate(_ surface: Surface, serial: UInt64) {
         associations = associations.filter { $0.value.surface?.isAlive == true }
-        associations[serial] = Association(surface: surface)
+        associations[serial] = Association(reference: LiveSurfaceReference(surface))
         surfaceAssociated?(surface)
     }
 }

@@ -10,7 +10,9 @@ final class XwaylandSurface: Resource, RequestHandler, SurfaceRole {
     static let roleName = "xwayland_surface_v1"
     var roleName: String { Self.roleName }
 
-    private weak var surface: Surface?
+    /// Strong, not weak (docs/architecture.md: a weak reference would give the surface, which
+    /// every frame retains, a side table): let go of when it or this object is destroyed (`end`).
+    private var surface: Surface?
     private weak var shell: XwaylandShellGlobal?
     private var surfaceDestruction: ResourceDestructionListener?
     /// Set, not committed yet.
@@ -64,6 +66,7 @@ final class XwaylandSurface: Resource, RequestHandler, SurfaceRole {
         surfaceDestruction = nil
         pendingSerial = nil
         surface?.clearRole(self)
+        surface = nil
     }
 
     override func destroyed() {
