@@ -4,32 +4,64 @@
 /// copies the nodes on its way down that another copy holds too and changes the others in place
 /// (a commit that stores many layers copies each node once). Sendable as the layers are: a node
 /// is changed only while one table alone holds it.
+///
+/// The layer stored last is kept beside the trie (`latest`), its place in the trie held by
+/// `vacancy`: storing the same layer again (a client's new buffer, commit after commit) replaces
+/// it there, and copies no node, while the previous snapshot still holds the trie.
 struct LayerTable: @unchecked Sendable {
     private var root: Node?
+    /// The layer stored last; nil when the last change was a removal.
+    private var latest: RenderLayer?
     private(set) var count = 0
 
     init() {}
 
+    /// Holds the place of `latest` in the trie: a layer under an id that no layer has (ids count
+    /// from 1, see `Layer.init()`), so that its values live in one place and go when it is replaced.
+    private static let vacancy = RenderLayer(
+        id: vacancyID, properties: LayerProperties(), superlayerID: nil, sublayerIDs: [], maskID: nil, maskedLayerID: nil,
+        animations: [], revisionExceptContents: 0, revisionExceptSublayers: 0)
+    static let vacancyID = LayerID(rawValue: 0)
+
     subscript(id: LayerID) -> RenderLayer? {
         // Borrowed from the table, the root is not retained for the walk.
-        get { root?.layer(id) }
+        get { latest?.id == id ? latest : root?.layer(id) }
         set {
             if let newValue {
-                precondition(newValue.id == id, "a layer is stored under its own id")
-                guard root != nil else {
-                    (root, count) = (Node.make(layer: newValue, key: id.rawValue), 1)
+                precondition(newValue.id == id && id != Self.vacancyID, "a layer is stored under its own id")
+                if latest?.id == id {
+                    latest = newValue
                     return
                 }
-                if Self.set(newValue, key: id.rawValue, shift: 0, in: &root!) { count += 1 }
-            } else if root != nil, Self.remove(id, key: id.rawValue, in: &root!) {
+                settleLatest()
+                latest = newValue
+                guard root != nil else {
+                    (root, count) = (Node.make(layer: Self.vacancy, key: id.rawValue), 1)
+                    return
+                }
+                if Self.set(Self.vacancy, id: id, key: id.rawValue, shift: 0, in: &root!) { count += 1 }
+            } else if root != nil {
+                settleLatest()
+                guard Self.remove(id, key: id.rawValue, in: &root!) else { return }
                 count -= 1
                 if count == 0 { root = nil }
             }
         }
     }
 
+    /// The trie's root node, for tests that check what a change copied.
+    var rootIdentity: ObjectIdentifier? { root.map(ObjectIdentifier.init) }
+
+    /// Puts `latest` into its place in the trie.
+    private mutating func settleLatest() {
+        guard let layer = latest else { return }
+        latest = nil
+        _ = Self.set(layer, id: layer.id, key: layer.id.rawValue, shift: 0, in: &root!)
+    }
+
     /// The first layer, in no particular order, that `predicate` accepts.
     func first(where predicate: (RenderLayer) -> Bool) -> RenderLayer? {
+        if let latest, predicate(latest) { return latest }
         func search(_ node: Node) -> RenderLayer? {
             var slots = node.slots.used
             for index in 0..<node.count {
@@ -37,7 +69,7 @@ struct LayerTable: @unchecked Sendable {
                 slots &= slots &- 1
                 if node.slots.nodes & slot == 0 {
                     let layer = node.layer(at: index)
-                    if predicate(layer) { return layer }
+                    if layer.id != Self.vacancyID, predicate(layer) { return layer }
                 } else if let found = search(node.node(at: index)) {
                     return found
                 }
@@ -47,9 +79,9 @@ struct LayerTable: @unchecked Sendable {
         return root.flatMap(search)
     }
 
-    /// Stores `layer` under `key` (its id without the bits of the levels above `node`, `shift` of
-    /// them); true when the id was not there.
-    private static func set(_ layer: RenderLayer, key: UInt64, shift: UInt64, in node: inout Node) -> Bool {
+    /// Stores `layer` (or `vacancy`) for `id` under `key` (the id without the bits of the levels
+    /// above `node`, `shift` of them), in the place of the vacancy there; true when the id was not there.
+    private static func set(_ layer: RenderLayer, id: LayerID, key: UInt64, shift: UInt64, in node: inout Node) -> Bool {
         let slot = Node.slotBit(of: key)
         guard let index = node.index(of: slot) else {
             node = node.inserting(layer, slot: slot)
@@ -58,7 +90,7 @@ struct LayerTable: @unchecked Sendable {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         guard node.slots.nodes & slot != 0 else {
             let existing = node.layer(at: index)
-            if existing.id == layer.id {
+            if existing.id == id || existing.id == Self.vacancyID {
                 node.replace(at: index, with: layer)
                 return false
             }
@@ -69,7 +101,7 @@ struct LayerTable: @unchecked Sendable {
         }
         // Taken out of the node, a child that no other table holds is held once, and changes in place.
         var child = node.takeNode(at: index)
-        let inserted = set(layer, key: key >> Node.bits, shift: shift + Node.bits, in: &child)
+        let inserted = set(layer, id: id, key: key >> Node.bits, shift: shift + Node.bits, in: &child)
         node.put(child, at: index)
         return inserted
     }

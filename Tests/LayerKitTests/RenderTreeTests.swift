@@ -108,6 +108,9 @@ import Testing
         // One run of changes, one set, one object of sets: nothing made again per commit.
         #expect(run.allSatisfy { $0.recentChanges === run[0].recentChanges && $0.changedLayerIDs == [children[0].id] })
         #expect(run.allSatisfy { $0.indexes === run[0].indexes })
+        // One trie too: the layer changed again is stored beside it, and each snapshot keeps its values.
+        #expect(run.allSatisfy { $0.layers.rootIdentity == run[0].layers.rootIdentity })
+        #expect(run.map { $0[children[0].id]?.properties.opacity } == (0..<5).map { 0.5 + 0.01 * Double($0) })
         #expect(run[4][children[0].id]?.properties.opacity == 0.5 + 0.01 * 4 && run[0][children[0].id]?.properties.opacity == 0.5)
         children[1].opacity = 0.5
         Transaction.flush()
