@@ -120,12 +120,7 @@ public final class RenderContext {
         layer.storedInCommit = serial
         // Tracks first: starting one can change the values (an emitter's birth schedule).
         let animations = layer.animationEntries.isEmpty ? [] : layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
-        let node = RenderLayer(
-            id: layer.id, properties: layer.properties, superlayerID: layer.superlayer?.id,
-            sublayerIDs: layer.sublayers.map(\.id), maskID: layer.mask?.id,
-            maskedLayerID: layer.superlayer == nil ? layer.parentInTree?.id : nil,
-            animations: animations,
-            revisionExceptContents: layer.revisionExceptContents, revisionExceptSublayers: layer.revisionExceptSublayers)
+        let node = RenderLayer(committing: layer, animations: animations)
         layers[layer.id] = node
         if entering { modelLayers[layer.id] = layer }
         var indexes: RenderIndexes = []
@@ -195,9 +190,10 @@ public final class RenderContext {
         // A commit mostly changes the one layer the one before changed (a client's new buffer each
         // frame): it continues that commit's run of changes, and when no layer entered or left a
         // set either, the new snapshot shares the last one's sets, where new ones would be made.
-        if changes.count == 1, let latest = recentChanges, latest.layers.count == 1, latest.layers.first == changes[0] {
-            if !setsChanged, let last = renderTree, last.recentChanges === latest {
-                tree = last.successor(generation: generation, layers: layers)
+        if changes.count == 1, let latest = recentChanges, latest.soleLayer == changes[0] {
+            // Only the last snapshot's sets are read, where a copy of it retained each of its parts.
+            if !setsChanged, let indexes = renderTree?.indexes, indexes.recentChanges === latest {
+                tree = RenderTree(contextID: id, rootID: rootLayer.id, generation: generation, indexes: indexes, layers: layers)
             } else {
                 tree = makeTree(changedLayerIDs: latest.layers)
             }
@@ -208,7 +204,8 @@ public final class RenderContext {
             recentChanges = GenerationChanges(firstGeneration: generation, layers: Set(changes), previous: earlier)
             tree = makeTree(changedLayerIDs: recentChanges!.layers)
         }
-        changes.removeAll(keepingCapacity: true)
+        // As `TransactionState.performCommit` empties its list of layers, for the same reason.
+        while changes.popLast() != nil {}
         setsChanged = false
         renderTree = tree
         // The copies show the last snapshot, and their models may have left the tree since: kept,

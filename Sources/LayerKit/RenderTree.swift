@@ -43,6 +43,20 @@ public final class RenderLayer: Sendable {
         self.animations = animations
     }
 
+    /// `layer` as committed now. Its values are copied from the layer into the new object
+    /// directly: passed as an argument, they were copied into a temporary and moved from there.
+    init(committing layer: Layer, animations: [any RenderAnimation]) {
+        id = layer.id
+        properties = layer.properties
+        superlayerID = layer.superlayer?.id
+        sublayerIDs = layer.sublayers.map(\.id)
+        maskID = layer.mask?.id
+        maskedLayerID = layer.superlayer == nil ? layer.parentInTree?.id : nil
+        self.animations = animations
+        revisionExceptContents = layer.revisionExceptContents
+        revisionExceptSublayers = layer.revisionExceptSublayers
+    }
+
     /// The same layer with other values (a presentation sample).
     func with(properties: LayerProperties) -> RenderLayer {
         RenderLayer(
@@ -160,12 +174,12 @@ public struct RenderTree: Sendable {
         }
     }
 
-    /// The next snapshot of the same context, with other layers and the same sets as this one
-    /// (a commit that changed only values, and the same layers as the commit before).
-    func successor(generation: UInt64, layers: LayerTable) -> RenderTree {
-        RenderTree(
-            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: [:],
-            sampleTime: nil)
+    /// The committed values (no sample) with the sets of `indexes`: the next snapshot of a
+    /// context, after a commit that changed only values, and the same layers as the commit before.
+    init(contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: LayerTable) {
+        (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
+        self.layers = layers
+        sample = nil
     }
 
     public var count: Int { layers.count }
@@ -376,9 +390,14 @@ final class GenerationChanges: Sendable {
     /// The entries from this one back, this one included.
     let length: Int
 
+    /// The one layer of `layers`, when it has one: asked of the run at every commit, where the
+    /// set's `first` costs some sixty instructions.
+    let soleLayer: LayerID?
+
     init(firstGeneration: UInt64, layers: Set<LayerID>, previous: GenerationChanges?) {
         self.firstGeneration = firstGeneration
         self.layers = layers
+        soleLayer = layers.count == 1 ? layers.first : nil
         self.previous = previous
         length = (previous?.length ?? 0) + 1
     }

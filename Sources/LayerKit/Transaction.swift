@@ -210,7 +210,9 @@ final class TransactionState {
         swap(&changed, &spareChangedLayers)
         swap(&changed, &changedLayers)
         RenderContext.commitChanges(of: changed)
-        changed.removeAll(keepingCapacity: true)
+        // Emptied from the end: `removeAll(keepingCapacity:)` costs some 150 instructions for the
+        // one layer of the common commit (a client's new buffer).
+        while changed.popLast() != nil {}
         swap(&changed, &spareChangedLayers)
         isCommitting = false
         let groups = closingGroups
