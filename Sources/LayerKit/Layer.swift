@@ -35,6 +35,12 @@ open class Layer {
     }
     private final var maskedLayerReference: Unmanaged<Layer>?
 
+    /// The ids of the superlayer and of the layer this one masks, read without retaining those
+    /// layers (a commit asks them of every layer it stores; a retain of a layer with a side table
+    /// takes the runtime's slow path).
+    final var superlayerID: LayerID? { superlayerReference?._withUnsafeGuaranteedRef(\.id) }
+    final var maskedLayerID: LayerID? { maskedLayerReference?._withUnsafeGuaranteedRef(\.id) }
+
     public weak var delegate: (any LayerDelegate)?
 
     // Commit bookkeeping (see Transaction and RenderContext).

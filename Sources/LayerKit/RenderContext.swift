@@ -119,7 +119,10 @@ public final class RenderContext {
     private func store(_ layer: Layer, serial: UInt64, entering: Bool) {
         layer.storedInCommit = serial
         // Tracks first: starting one can change the values (an emitter's birth schedule).
-        let animations = layer.animationEntries.isEmpty ? [] : layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
+        // The last snapshot read only for a layer with animations: read before the test, it was
+        // copied (and its parts retained) for every layer stored.
+        var animations: [any RenderAnimation] = []
+        if !layer.animationEntries.isEmpty { animations = layer.renderTracks(previousTree: renderTree, now: MediaTime.now) }
         let node = RenderLayer(committing: layer, animations: animations)
         layers[layer.id] = node
         if entering { modelLayers[layer.id] = layer }

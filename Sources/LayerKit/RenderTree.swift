@@ -48,10 +48,10 @@ public final class RenderLayer: Sendable {
     init(committing layer: Layer, animations: [any RenderAnimation]) {
         id = layer.id
         properties = layer.properties
-        superlayerID = layer.superlayer?.id
+        superlayerID = layer.superlayerID
         sublayerIDs = layer.sublayers.map(\.id)
         maskID = layer.mask?.id
-        maskedLayerID = layer.superlayer == nil ? layer.parentInTree?.id : nil
+        maskedLayerID = superlayerID == nil ? layer.maskedLayerID : nil
         self.animations = animations
         revisionExceptContents = layer.revisionExceptContents
         revisionExceptSublayers = layer.revisionExceptSublayers
