@@ -119,18 +119,20 @@ public final class RenderContext {
     private func store(_ layer: Layer, serial: UInt64, entering: Bool) {
         layer.storedInCommit = serial
         // Tracks first: starting one can change the values (an emitter's birth schedule).
-        // The last snapshot read only for a layer with animations: read before the test, it was
-        // copied (and its parts retained) for every layer stored.
-        var animations: [any RenderAnimation] = []
-        if !layer.animationEntries.isEmpty { animations = layer.renderTracks(previousTree: renderTree, now: MediaTime.now) }
+        let animations = layer.animationEntries.isEmpty ? [] : layer.renderTracks(previousTree: renderTree, now: MediaTime.now)
         let node = RenderLayer(committing: layer, animations: animations)
         layers[layer.id] = node
         if entering { modelLayers[layer.id] = layer }
-        var indexes: RenderIndexes = []
+        var indexes: RenderIndexes = node.animations.isEmpty ? [] : .animated
+        // The layer's class values looked at once and none copied out: asking for `emitter` and
+        // `tiled` copied an optional of each out and destroyed it, for every layer stored.
+        switch node.properties.classProperties {
         // An emitter's particles move whether or not anything animates its values.
-        if !node.animations.isEmpty || node.properties.emitter != nil { indexes.insert(.animated) }
-        if node.properties.tiled != nil { indexes.insert(.tiled) }
-        if node.properties.externalContents != nil { indexes.insert(.externalContents) }
+        case .emitter?: indexes.insert(.animated)
+        case .tiled?: indexes.insert(.tiled)
+        case .externalContents?: indexes.insert(.externalContents)
+        default: break
+        }
         if !node.properties.backgroundFilters.isEmpty { indexes.insert(.backdrop) }
         // Most commits leave a layer in the indexes it was in (new contents of a client's surface).
         let moved = indexes.symmetricDifference(layer.committedIndexes)

@@ -161,8 +161,9 @@ final class TransactionState {
 
     func push(implicit: Bool) {
         // A nested transaction starts with the enclosing one's values, but not its completion block.
+        // (`Dictionary()` is the shared empty storage; an empty literal calls an initializer.)
         stack.append(Frame(
-            isImplicit: implicit, values: stack.last?.values ?? [:], disableActions: stack.last?.disableActions, completion: nil))
+            isImplicit: implicit, values: stack.last?.values ?? Dictionary(), disableActions: stack.last?.disableActions, completion: nil))
     }
 
     /// Opens the implicit transaction for a model change made while none is open.
