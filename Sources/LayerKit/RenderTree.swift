@@ -45,7 +45,9 @@ public final class RenderLayer: Sendable {
 
     /// `layer` as committed now. Its values are copied from the layer into the new object
     /// directly: passed as an argument, they were copied into a temporary and moved from there.
-    init(committing layer: Layer, animations: [any RenderAnimation]) {
+    /// Borrowed, the layer is not retained for the call (on the runtime's slow path, for a layer
+    /// with a side table).
+    init(committing layer: borrowing Layer, animations: [any RenderAnimation]) {
         id = layer.id
         properties = layer.properties
         superlayerID = layer.superlayerID
