@@ -198,7 +198,7 @@ public final class RenderContext {
         if changes.count == 1, let latest = recentChanges, latest.soleLayer == changes[0] {
             // Only the last snapshot's sets are read, where a copy of it retained each of its parts.
             if !setsChanged, let indexes = renderTree?.indexes, indexes.recentChanges === latest {
-                tree = RenderTree(contextID: id, rootID: rootLayer.id, generation: generation, indexes: indexes, layers: layers)
+                tree = RenderTree(generation: generation, indexes: indexes, layers: layers)
             } else {
                 tree = makeTree(changedLayerIDs: latest.layers)
             }

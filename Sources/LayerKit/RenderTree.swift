@@ -94,13 +94,14 @@ public final class RenderLayer: Sendable {
 /// its cost follows the change, not the size of the tree.
 public struct RenderTree: Sendable {
     /// Names the context that made this snapshot: generations count within one context only.
-    public let contextID: UInt64
-    public let rootID: LayerID
+    public var contextID: UInt64 { indexes.contextID }
+    public var rootID: LayerID { indexes.rootID }
     /// Increases by one with every commit that changed this context.
     public let generation: UInt64
-    /// The snapshot's sets of layers, in one object that its copies and samples share: a frame
-    /// passes the tree around by value, and each copy retains a few references rather than one
-    /// per set.
+    /// The snapshot's sets of layers (and its context's and root's ids), in one object that its
+    /// copies and samples share: a frame passes the tree around by value, and each copy retains a
+    /// few references rather than one per set. Seven words, a tree is copied by code made for it;
+    /// at eight, copies went through its type's value witnesses (about 110 instructions each).
     let indexes: Indexes
     /// The layers added, changed or removed since the previous snapshot (damage for the renderer).
     public var changedLayerIDs: Set<LayerID> { indexes.changedLayerIDs }
@@ -130,18 +131,17 @@ public struct RenderTree: Sendable {
         sampledProperties: [LayerID: LayerProperties] = [:], sampleTime: Double? = nil
     ) {
         self.init(
-            contextID: contextID, rootID: rootID, generation: generation,
+            generation: generation,
             indexes: Indexes(
-                changedLayerIDs: changedLayerIDs, animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
+                contextID: contextID, rootID: rootID, changedLayerIDs: changedLayerIDs, animatedLayerIDs: animatedLayerIDs, tiledLayerIDs: tiledLayerIDs,
                 externalContentsLayerIDs: externalContentsLayerIDs, backdropLayerIDs: backdropLayerIDs, recentChanges: recentChanges),
             layers: layers, sampledProperties: sampledProperties, sampleTime: sampleTime)
     }
 
     private init(
-        contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: LayerTable,
-        sampledProperties: [LayerID: LayerProperties], sampleTime: Double?
+        generation: UInt64, indexes: Indexes, layers: LayerTable, sampledProperties: [LayerID: LayerProperties], sampleTime: Double?
     ) {
-        (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
+        (self.generation, self.indexes) = (generation, indexes)
         self.layers = layers
         assert(sampleTime != nil || sampledProperties.isEmpty, "presentation values belong to a sample")
         sample = sampleTime.map { Sample(time: $0, properties: sampledProperties) }
@@ -160,6 +160,8 @@ public struct RenderTree: Sendable {
 
     /// A snapshot's sets of layers (see `RenderTree.indexes`).
     final class Indexes: Sendable {
+        let contextID: UInt64
+        let rootID: LayerID
         let changedLayerIDs: Set<LayerID>
         let animatedLayerIDs: Set<LayerID>
         let tiledLayerIDs: Set<LayerID>
@@ -168,9 +170,10 @@ public struct RenderTree: Sendable {
         let recentChanges: GenerationChanges?
 
         init(
-            changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>, tiledLayerIDs: Set<LayerID>,
+            contextID: UInt64, rootID: LayerID, changedLayerIDs: Set<LayerID>, animatedLayerIDs: Set<LayerID>, tiledLayerIDs: Set<LayerID>,
             externalContentsLayerIDs: Set<LayerID>, backdropLayerIDs: Set<LayerID>, recentChanges: GenerationChanges?
         ) {
+            (self.contextID, self.rootID) = (contextID, rootID)
             (self.changedLayerIDs, self.animatedLayerIDs, self.tiledLayerIDs) = (changedLayerIDs, animatedLayerIDs, tiledLayerIDs)
             (self.externalContentsLayerIDs, self.backdropLayerIDs, self.recentChanges) = (externalContentsLayerIDs, backdropLayerIDs, recentChanges)
         }
@@ -178,8 +181,8 @@ public struct RenderTree: Sendable {
 
     /// The committed values (no sample) with the sets of `indexes`: the next snapshot of a
     /// context, after a commit that changed only values, and the same layers as the commit before.
-    init(contextID: UInt64, rootID: LayerID, generation: UInt64, indexes: Indexes, layers: LayerTable) {
-        (self.contextID, self.rootID, self.generation, self.indexes) = (contextID, rootID, generation, indexes)
+    init(generation: UInt64, indexes: Indexes, layers: LayerTable) {
+        (self.generation, self.indexes) = (generation, indexes)
         self.layers = layers
         sample = nil
     }
@@ -290,7 +293,7 @@ public struct RenderTree: Sendable {
     public func sampled(atMediaTime t: Double) -> RenderTree {
         guard !animatedLayerIDs.isEmpty else {
             return RenderTree(
-                contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: [:],
+                generation: generation, indexes: indexes, layers: layers, sampledProperties: [:],
                 sampleTime: t)
         }
         var shown: [LayerID: LayerProperties] = [:]
@@ -305,7 +308,7 @@ public struct RenderTree: Sendable {
             shown[id] = properties
         }
         return RenderTree(
-            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
+            generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
             sampleTime: t)
     }
 
@@ -332,7 +335,7 @@ public struct RenderTree: Sendable {
             shown[animated] = properties
         }
         return RenderTree(
-            contextID: contextID, rootID: rootID, generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
+            generation: generation, indexes: indexes, layers: layers, sampledProperties: shown,
             sampleTime: t)
     }
 

@@ -94,6 +94,12 @@ import Testing
         #expect(later.changedLayerIDs(since: tree.generation) == [children[2].id])
     }
 
+    /// A frame copies its tree several times: at eight words or more, each copy went through the
+    /// type's value witnesses (about 110 instructions) instead of code made for the tree.
+    @Test func aRenderTreeIsAtMostSevenWords() {
+        #expect(MemoryLayout<RenderTree>.size <= 7 * MemoryLayout<Int>.size)
+    }
+
     @Test func commitsOfOneLayerShareTheirChangesAndSetsAndStillAnswerForEachGeneration() throws {
         let (root, children) = wideTree(3)
         let context = RenderContext(rootLayer: root)
