@@ -1,5 +1,6 @@
 import Testing
 @testable import WaylandServer
+import WaylandTestClient
 
 /// A surface's table of its extensions' entries, keyed by the extension's type.
 @Suite struct ExtensionTableTests {
@@ -33,5 +34,18 @@ import Testing
         // Removing a key that is not there changes nothing.
         table[ObjectIdentifier(Third.self)] = nil
         #expect(Array(table.values) == [2, 10])
+    }
+
+    /// The compositor asks a shown surface for its presentation feedback every frame: the queue is
+    /// a field of the surface, found without a walk of the table, and absent until a request.
+    @Test func presentationFeedbackIsKeptOutsideTheExtensionTable() throws {
+        let harness = try ExtensionHarness()
+        let (proxy, surface) = try harness.makeSurface()
+        #expect(surface.presentationFeedbackQueue == nil)
+        let presentation = try harness.client.bind(WpPresentationProxy.self, version: 1)
+        _ = try presentation.feedback(surface: proxy)
+        try harness.client.roundtrip()
+        #expect(surface.presentationFeedbackQueue != nil)
+        #expect(surface.extensions[ObjectIdentifier(PresentationFeedbackQueue.self)] == nil)
     }
 }

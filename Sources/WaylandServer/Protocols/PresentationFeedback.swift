@@ -61,10 +61,6 @@ extension Surface {
     public func discardSupersededPresentationFeedbacks() {
         presentationFeedbackQueue?.discardSuperseded()
     }
-
-    fileprivate var presentationFeedbackQueue: PresentationFeedbackQueue? {
-        extensions[ObjectIdentifier(PresentationFeedbackQueue.self)] as? PresentationFeedbackQueue
-    }
 }
 
 /// One surface's presentation feedback on its way from the request through the commit (and a
@@ -81,10 +77,10 @@ final class PresentationFeedbackQueue {
 
     /// The surface's queue, created (and hooked to its commits and destruction) on first use.
     static func of(_ surface: Surface) -> PresentationFeedbackQueue {
+        if let queue = surface.presentationFeedbackQueue { return queue }
         let key = ObjectIdentifier(PresentationFeedbackQueue.self)
-        if let queue = surface.extensions[key] as? PresentationFeedbackQueue { return queue }
         let queue = PresentationFeedbackQueue()
-        surface.extensions[key] = queue
+        surface.presentationFeedbackQueue = queue
         // Every commit, with feedback or not, ends with a hook that marks where it was applied,
         // so that a commit without feedback still supersedes an earlier one. Validators run on
         // every commit's requests: the one place to add that hook.

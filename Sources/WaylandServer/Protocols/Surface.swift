@@ -219,9 +219,14 @@ public final class Surface: Resource, RequestHandler {
     /// Anything the compositor wants to keep with the surface (its layer, for example).
     public var userData: AnyObject?
 
-    /// Per-surface objects of protocol extensions (wp_viewport, presentation feedback, fractional
-    /// scale…), keyed by the extension's type, so that each extension keeps its state in its own file.
+    /// Per-surface objects of protocol extensions (wp_viewport, fractional scale, xdg_surface…),
+    /// keyed by the extension's type, so that each extension keeps its state in its own file.
     var extensions = ExtensionTable<AnyObject>()
+    /// The presentation feedback on its way to the compositor, once the client asked for any: a
+    /// field of its own, not an entry of `extensions`, because the compositor asks for it on every
+    /// frame that shows the surface, where a walk of the table and a cast cost more than the
+    /// commonest answer, none.
+    var presentationFeedbackQueue: PresentationFeedbackQueue?
     /// Checks that protocol extensions run on every commit, before the role's, on the requests
     /// being committed (already taken from `pending`); one may add a commit hook to them.
     var commitValidators = ExtensionTable<(Surface, inout PendingSurfaceState) throws(ProtocolError) -> Void>()
@@ -513,6 +518,7 @@ public final class Surface: Resource, RequestHandler {
         recentBuffers = []
         frameCallbacks = []
         extensions = ExtensionTable()
+        presentationFeedbackQueue = nil
         commitValidators = ExtensionTable()
         attachValidators = ExtensionTable()
         pending = PendingSurfaceState()
@@ -523,7 +529,7 @@ public final class Surface: Resource, RequestHandler {
 
 /// A surface's entries of its protocol extensions, keyed by the extension's type, in the order they
 /// were first set. A list walked, not a dictionary: a surface has a few (xdg_surface, a viewport,
-/// presentation feedback), which are found, and run on every commit, without hashing.
+/// a fractional scale), which are found, and run on every commit, without hashing.
 struct ExtensionTable<Value> {
     private var entries: [(key: ObjectIdentifier, value: Value)] = []
 
