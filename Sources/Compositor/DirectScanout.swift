@@ -17,7 +17,7 @@ extension CompositorOutput {
             !cursor.drawsInFrames, let window = windows.last, let buffer = window.scanoutCandidate,
             buffer.width == backend.mode.width, buffer.height == backend.mode.height,
             window.container.sublayers.count == 1,
-            window.content.isOpaque || !buffer.format.hasAlpha, layersShowOnly(window)
+            window.showsOpaquePixels, layersShowOnly(window)
         else { return nil }
         return buffer
     }
