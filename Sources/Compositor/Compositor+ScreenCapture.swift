@@ -148,7 +148,8 @@ final class ScreenCapture: OutputCaptureHandler {
     /// changed, copies of the cursor's image that wait for a change try again, and so do copies
     /// with the cursor when it moved (on the cursor plane it moves without a frame).
     func pointerIs(at point: Point) {
-        imageCopyCaptureManager.cursorMayHaveChanged()
+        // A stored field read, not a call, on the common turn: no client watches the cursor.
+        if imageCopyCaptureManager.hasCursorSessions { imageCopyCaptureManager.cursorMayHaveChanged() }
         let moved = point != lastPointer
         lastPointer = point
         // Nothing waits unless a client captures: then the turn does not look through the copies.

@@ -11,4 +11,14 @@ import WaylandServer
         // A count of 1 is the object's own: no weak reference.
         #expect(_getWeakRetainCount(imageCopy) == 1)
     }
+
+    /// The compositor asks every loop turn whether any client watches the cursor: a stored field,
+    /// false until a cursor session is made.
+    @Test func aManagerWithoutCursorSessionsSaysSo() throws {
+        let display = try Display()
+        let imageCopy = ImageCopyCaptureManagerGlobal(display: display)
+        #expect(!imageCopy.hasCursorSessions)
+        imageCopy.cursorMayHaveChanged()
+        #expect(!imageCopy.hasCursorSessions)
+    }
 }

@@ -14,7 +14,12 @@ public final class ImageCopyCaptureManagerGlobal {
     private struct WeakSession {
         weak var session: ImageCopyCaptureSession?
     }
-    private var cursorSessions: [WeakCursorSession] = []
+    private var cursorSessions: [WeakCursorSession] = [] {
+        didSet { hasCursorSessions = !cursorSessions.isEmpty }
+    }
+    /// Whether a cursor session may be live: the compositor reads this stored field every loop
+    /// turn, and calls `cursorMayHaveChanged()` only when it is true.
+    public private(set) var hasCursorSessions = false
     private struct WeakCursorSession {
         weak var session: ImageCopyCaptureCursorSession?
     }
@@ -38,9 +43,10 @@ public final class ImageCopyCaptureManagerGlobal {
     }
 
     /// The pointer cursor may have moved, changed or left: cursor sessions tell their clients.
+    /// Nothing to do without any (`hasCursorSessions`).
     public func cursorMayHaveChanged() {
-        // Not on an empty list: removing from the shared empty array allocates one, every loop turn.
-        guard !cursorSessions.isEmpty else { return }
+        // Not on an empty list: removing from the shared empty array allocates one.
+        guard hasCursorSessions else { return }
         cursorSessions.removeAll { $0.session?.isAlive != true }
         for entry in cursorSessions { entry.session?.update() }
     }
