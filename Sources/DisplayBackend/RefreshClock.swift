@@ -3,13 +3,21 @@
 public struct RenderTimePredictor: Sendable, Equatable {
     /// How many recent frames the prediction looks at.
     public static let window = 8
+    /// The last `window` frames' times; once full, a ring whose oldest entry the next frame
+    /// overwrites in place (removing the first of a list moved the others every frame).
     public private(set) var recentNanoseconds: [UInt64] = []
+    /// Where the next time goes once the window is full: the oldest's place.
+    private var oldest = 0
 
     public init() {}
 
     public mutating func record(_ nanoseconds: UInt64) {
-        recentNanoseconds.append(nanoseconds)
-        if recentNanoseconds.count > Self.window { recentNanoseconds.removeFirst() }
+        guard recentNanoseconds.count == Self.window else {
+            recentNanoseconds.append(nanoseconds)
+            return
+        }
+        recentNanoseconds[oldest] = nanoseconds
+        oldest = (oldest + 1) % Self.window
     }
 
     /// How long before its refresh a frame is started: the slowest of the last 8 frames plus a

@@ -22,8 +22,14 @@ import Testing
         for _ in 0..<6 { predictor.record(2_000_000) }
         #expect(predictor.leadNanoseconds == 11_000_000)
         predictor.record(2_000_000)
-        #expect(predictor.recentNanoseconds == [6_000_000] + Array(repeating: 2_000_000, count: 7))
+        #expect(predictor.recentNanoseconds.sorted() == Array(repeating: 2_000_000, count: 7) + [6_000_000])
         #expect(predictor.leadNanoseconds == 6_000_000 + 1_500_000 + 1_000_000)
+    }
+
+    @Test func aFullWindowOverwritesItsOldestTimeInPlace() {
+        var predictor = RenderTimePredictor()
+        for milliseconds: UInt64 in 1...10 { predictor.record(milliseconds) }
+        #expect(predictor.recentNanoseconds == [9, 10, 3, 4, 5, 6, 7, 8])
     }
 
     @Test func refreshesCountFromTheAnchorBothWays() {
