@@ -27,8 +27,10 @@ public struct DamageTracker {
     private var tileRevisions: [LayerID: UInt64] = [:]
     /// What lies above each layer that changed, as found in the trees since the last frame that
     /// changed more than layers' contents (a client's next buffer changes nothing of it), and the
-    /// root they were found under.
-    private var ancestries: [LayerID: Ancestry] = [:]
+    /// root they were found under. A short list searched in order, not a dictionary: a frame
+    /// changes a layer or a few, and hashing an id costs more than passing a few; past
+    /// `maxAncestries` it starts again.
+    private var ancestries: [Ancestry] = []
     private var ancestriesRoot: RenderLayer?
 
     /// Forgets the last frame, so that the next one is drawn in full.
@@ -55,7 +57,7 @@ public struct DamageTracker {
             // Snapshots skipped in between (several commits in one frame) add their changes.
             let committed = tree.changedLayerIDs(since: old.generation)
         else {
-            ancestries.removeAll()
+            ancestries.removeAll(keepingCapacity: true)
             return .full
         }
         // Animated layers change whenever the sample time moves, tiled ones when their tiles do.
@@ -67,17 +69,20 @@ public struct DamageTracker {
         // What lies above a layer stays while nothing but layers' contents changes, nothing
         // moves or animates and the root is the same (a tree placed otherwise has another).
         var keepsAncestries = moving.isEmpty && tree.animatedLayerIDs.isEmpty && old.animatedLayerIDs.isEmpty && root === ancestriesRoot
-        for changed in committed where keepsAncestries {
-            guard let before = old[changed], let after = tree[changed], before.revisionExceptContents == after.revisionExceptContents
-            else {
-                keepsAncestries = false
-                break
-            }
+        // Several changed layers are all checked before any ancestry is taken; a frame's only one
+        // (a client's next buffer) where the loop below looks it up, so that it is looked up once.
+        let onlyOne = committed.count == 1
+        if !onlyOne {
+            for changed in committed where keepsAncestries { keepsAncestries = DamageTracker.changedContentsAlone(old[changed], tree[changed]) }
         }
-        if !keepsAncestries { ancestries.removeAll() }
+        if !keepsAncestries { ancestries.removeAll(keepingCapacity: true) }
         var box = Rect.null
         for changed in committed where moving.isEmpty || !moving.contains(changed) {
             let (before, after) = (old[changed], tree[changed])
+            if onlyOne, keepsAncestries, !DamageTracker.changedContentsAlone(before, after) {
+                keepsAncestries = false
+                ancestries.removeAll(keepingCapacity: true)
+            }
             // A layer that only gained, lost or reordered sublayers draws the same itself: those
             // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
             if let before, let after, before.revisionExceptSublayers == after.revisionExceptSublayers { continue }
@@ -102,22 +107,36 @@ public struct DamageTracker {
         return .region(PixelRect(x: Int32(x0), y: Int32(y0), width: UInt32(x1 - x0), height: UInt32(y1 - y0)))
     }
 
+    /// Whether a layer in two trees (in both) changed nothing but its contents.
+    private static func changedContentsAlone(_ before: RenderLayer?, _ after: RenderLayer?) -> Bool {
+        guard let before, let after else { return false }
+        return before.revisionExceptContents == after.revisionExceptContents
+    }
+
     /// Adds to `box` the output pixels a change of layer `changed` (`before` in the old tree,
     /// `after` in the new) between two trees damages; false when all must be redrawn (it lies in
     /// a replicator whose instances are delayed). What lies above the layer in the new tree is
     /// kept in `ancestries`, and taken from there when `reusing` (the trees differ in contents alone).
     private static func addDamage(
         of changed: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, from old: RenderTree, to new: RenderTree, scale: Double,
-        ancestries: inout [LayerID: Ancestry], reusing: Bool, into box: inout Rect
+        ancestries: inout [Ancestry], reusing: Bool, into box: inout Rect
     ) -> Bool {
         // What lies above the layer, found in one walk up each tree: most layers have no
         // replicator, filter or shadow above them, and those are not looked for again. Between
-        // trees that differ in contents alone, it is the same in both.
-        let known = reusing ? ancestries[changed] : nil
-        var ancestry = known ?? Ancestry(effects: AncestorEffects(above: after, in: new))
-        // Kept from an earlier frame with its map to the root, it is the same now.
-        defer { if known?.toRoot == nil { ancestries[changed] = ancestry } }
-        let above = known?.effects ?? AncestorEffects(above: before, in: old).union(ancestry.effects)
+        // trees that differ in contents alone, it is the same in both. Kept in place, the entry
+        // is changed there (its map to the pixels found once) and not copied.
+        let above: AncestorEffects
+        let entry: Int
+        if reusing, let kept = ancestries.firstIndex(where: { $0.id == changed }) {
+            above = ancestries[kept].effects
+            entry = kept
+        } else {
+            let effects = AncestorEffects(above: after, in: new)
+            above = AncestorEffects(above: before, in: old).union(effects)
+            if ancestries.count == maxAncestries { ancestries.removeAll(keepingCapacity: true) }
+            ancestries.append(Ancestry(id: changed, effects: effects))
+            entry = ancestries.count - 1
+        }
         // A layer inside a replicator shows once per instance: the replicator's subtree covers
         // them all. Delayed instances show other moments of their animations: redraw all.
         var id = changed
@@ -135,7 +154,7 @@ public struct DamageTracker {
         var contentsOnly = false
         // The walk up the new tree counted the flips above `changed` already.
         let contentsChange = id == changed
-            ? changedContentsBounds(of: id, before, after, under: &ancestry, in: new, old: old, scale: scale)
+            ? changedContentsBounds(of: id, before, after, under: &ancestries[entry], in: new, old: old, scale: scale)
             : changedContentsBounds(of: id, from: old, to: new, scale: scale)
         if let changed = contentsChange {
             changedBox = changed
@@ -204,11 +223,20 @@ public struct DamageTracker {
     }
 
     /// What lies above a layer in one tree that a change of contents does not change: the effects
-    /// above it, and its map to the root's parent space once a change of its contents asked for it.
+    /// above it, and its map to output pixels once a change of its contents asked for it (kept
+    /// ancestries are of one scale: a new scale redraws all and drops them).
     private struct Ancestry {
-        var effects: AncestorEffects
-        var toRoot: Transform3D?
+        let id: LayerID
+        let effects: AncestorEffects
+        var toPixels: Transform3D?
+
+        init(id: LayerID, effects: AncestorEffects) {
+            (self.id, self.effects) = (id, effects)
+        }
     }
+
+    /// How many ancestries are kept at most: the list is searched in order.
+    private static let maxAncestries = 16
 
     /// The tiled layers whose tiles changed since the last frame (drawn or invalidated between
     /// commits), or that were fading in then and are sampled at another time now.
@@ -234,12 +262,12 @@ public struct DamageTracker {
     /// animated layers and nine-part stretching, where the simple mapping does not hold.
     public static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
         guard let after = new[id] else { return nil }
-        var ancestry = Ancestry(effects: AncestorEffects(above: after, in: new))
+        var ancestry = Ancestry(id: id, effects: AncestorEffects(above: after, in: new))
         return changedContentsBounds(of: id, old[id], after, under: &ancestry, in: new, old: old, scale: scale)
     }
 
     /// The same for the layer's entries in the two trees, found already, under `ancestry` (what
-    /// lies above it in the new tree: its map to the root is found there once).
+    /// lies above it in the new tree: its map to output pixels is found there once).
     private static func changedContentsBounds(
         of id: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, under ancestry: inout Ancestry, in new: RenderTree, old: RenderTree,
         scale: Double
@@ -250,8 +278,8 @@ public struct DamageTracker {
         else { return nil }
         // Values read where they lie.
         guard after.properties.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) else { return nil }
-        if ancestry.toRoot == nil { ancestry.toRoot = new.transformToRoot(of: id) }
-        guard let toRoot = ancestry.toRoot else { return nil }
+        if ancestry.toPixels == nil { ancestry.toPixels = new.transformToRoot(of: id)?.concatenating(Transform3D(scaleX: scale, y: scale)) }
+        guard let transform = ancestry.toPixels else { return nil }
         // Contents are flipped under an odd number of geometry-flipped ancestors (as the encoder
         // draws them), which moves both their frame and their rows.
         let flipped = ancestry.effects.isFlipped
@@ -269,7 +297,6 @@ public struct DamageTracker {
         let rect = Rect(
             x: frame.minX + u0 * frame.width, y: frame.minY + v0 * frame.height,
             width: (u1 - u0) * frame.width, height: (v1 - v0) * frame.height)
-        let transform = toRoot.concatenating(Transform3D(scaleX: scale, y: scale))
         // A corner behind the eye: the box is unknown, so the whole layer is redrawn.
         return transform.boundingBox(ofCorners: rect)
     }

@@ -193,6 +193,38 @@ import Testing
         #expect(try update() == .region(PixelRect(x: 137, y: 97, width: 26, height: 16)))
     }
 
+    /// The tracker keeps what lies above a few layers at most: with more whose contents change
+    /// each frame, every one is still damaged where it is now.
+    @Test func contentsOfMoreLayersThanTheTrackerKeepsDamageWhereTheyAreNow() throws {
+        let root = makeRoot(400, 300)
+        let container = sublayer(root, frame: Rect(x: 0, y: 0, width: 300, height: 100))
+        // 20 layers of 10×10 pixels shown at their size, in a row from (10, 10).
+        let surfaces = (0..<20).map { i in sublayer(container, frame: Rect(x: 10 + 10 * Double(i), y: 10, width: 10, height: 10)) }
+        var images = surfaces.map { surface in
+            let image = Image(width: 10, height: 10, pixelFormat: .xrgb8888, fill: PremultipliedPixel(red: 255, green: 0, blue: 0, alpha: 255))
+            surface.contents = image
+            return image
+        }
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        _ = tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+        // Each layer's first texel with a texel to spare: x 10i+10…10i+12, y 10…12; together
+        // x 10…202, and a pixel to spare: x 9…203, y 9…13. Two frames, then the container moves
+        // 5 down (x 0…300, y 0…105, with a pixel to spare, clipped at 0) and two frames 5 lower.
+        for (frame, lower) in [0, 0, 5, 5 as Int32].enumerated() {
+            if frame == 2 {
+                change { container.position.y += 5 }
+                #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+                    == .region(PixelRect(x: 0, y: 0, width: 301, height: 106)))
+            }
+            images = try images.map { try Image(updating: $0, in: ImageRect(x: 0, y: 0, width: 1, height: 1)) { _, _ in } }
+            change { for (surface, image) in zip(surfaces, images) { surface.contents = image } }
+            #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+                == .region(PixelRect(x: 9, y: 9 + lower, width: 194, height: 4)))
+        }
+    }
+
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
         let s = scene()
         let fade = BasicAnimation(keyPath: "opacity")
