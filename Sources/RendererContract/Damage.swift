@@ -51,9 +51,10 @@ public struct DamageTracker {
             }
             ancestriesRoot = root
         }
-        // Read once: each read of a value of an object's is a copy.
-        let old = last?.tree
-        guard let last, let old, last.scale == scale, last.width == width, last.height == height, old.contextID == tree.contextID,
+        // Read once: each read of a value of an object's is a copy (bound in the condition, it
+        // is not copied again).
+        guard let last, last.scale == scale, last.width == width, last.height == height, case let old = last.tree,
+            old.contextID == tree.contextID,
             // Snapshots skipped in between (several commits in one frame) add their changes.
             let committed = tree.changedLayerIDs(since: old.generation)
         else {
