@@ -369,7 +369,11 @@ public final class Renderer {
         texts.endFrame(keepingUnusedIn: walked)
         shadowMasks.endFrame(keepingUnusedIn: walked)
         // Every client buffer the frame shows, drawn again or not: what its surfaces hear of.
-        sampledClientContents = tree.shownExternalContents().compactMap { $0 as? ClientBufferContents }
+        // Visited in place and kept in last frame's storage: no array made a frame.
+        sampledClientContents.removeAll(keepingCapacity: true)
+        tree.forEachShownExternalContents { contents in
+            if let client = contents as? ClientBufferContents { sampledClientContents.append(client) }
+        }
         let fill = encoder.takeBottomFill(within: region)
         encoder.cullOccludedDraws(within: region)
         textures.beginFrame()
