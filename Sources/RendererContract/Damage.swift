@@ -279,8 +279,14 @@ public struct DamageTracker {
         else { return nil }
         // Values read where they lie.
         guard after.properties.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) else { return nil }
-        if ancestry.toPixels == nil { ancestry.toPixels = new.transformToRoot(of: id)?.concatenating(Transform3D(scaleX: scale, y: scale)) }
-        guard let transform = ancestry.toPixels else { return nil }
+        // Read once: comparing an optional transform with nil copies it too.
+        let transform: Transform3D
+        if let known = ancestry.toPixels {
+            transform = known
+        } else {
+            guard let found = new.transformToRoot(of: id)?.concatenating(Transform3D(scaleX: scale, y: scale)) else { return nil }
+            (ancestry.toPixels, transform) = (found, found)
+        }
         // Contents are flipped under an odd number of geometry-flipped ancestors (as the encoder
         // draws them), which moves both their frame and their rows.
         let flipped = ancestry.effects.isFlipped
