@@ -223,6 +223,14 @@ import Testing
             #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
                 == .region(PixelRect(x: 9, y: 9 + lower, width: 194, height: 4)))
         }
+        // Then each alone, whether the tracker still keeps what lies above it or not: its own
+        // texel, x 10i+9…10i+13, y 14…18.
+        for (i, surface) in surfaces.enumerated() {
+            images[i] = try Image(updating: images[i], in: ImageRect(x: 0, y: 0, width: 1, height: 1)) { _, _ in }
+            change { surface.contents = images[i] }
+            #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
+                == .region(PixelRect(x: 9 + 10 * Int32(i), y: 14, width: 4, height: 4)))
+        }
     }
 
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
