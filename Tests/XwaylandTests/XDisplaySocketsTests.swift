@@ -31,13 +31,22 @@ private let testNumbers = 600...699
     }
 
     @Test func aLockLeftByAProcessThatIsGoneIsTakenOver() throws {
+        try expectTakenOver(number: 650 + Int.random(in: 0..<40)) { Array(String(format: "%10d\n", $0).utf8) }
+    }
+
+    @Test func aLockLeftByAGoneWlrootsCompositorIsTakenOver() throws {
+        // wlroots writes the pid in ten characters and a NUL, no newline.
+        try expectTakenOver(number: 640 + Int.random(in: 0..<10)) { Array(String(format: "%10d", $0).utf8) + [0] }
+    }
+
+    /// Display `number`'s lock, written as `contents` gives for a process that is gone, is taken over.
+    private func expectTakenOver(number: Int, contents: (pid_t) -> [UInt8]) throws {
         // A pid that was surely free a moment ago: a child that exited and was reaped.
         let gone = try ClientProcess(arguments: ["true"], environment: [:])
         while !gone.poll() { usleep(1000) }
-        let number = 650 + Int.random(in: 0..<40)
         let lockPath = "/tmp/.X\(number)-lock"
         unlink(lockPath)
-        try String(format: "%10d\n", gone.pid).write(toFile: lockPath, atomically: false, encoding: .utf8)
+        try Data(contents(gone.pid)).write(to: URL(fileURLWithPath: lockPath))
         let sockets = try XDisplaySockets.open(numbers: number...number)
         #expect(sockets.number == number)
         #expect(try String(contentsOfFile: lockPath, encoding: .utf8) == String(format: "%10d\n", getpid()))
