@@ -98,8 +98,8 @@ public final class XDisplaySockets {
     }
 
     /// The pid a lock file names: X servers write "%10d\n", wlroots and others the ten characters
-    /// and a NUL. Read with one read(2): Foundation's file reading brought some 1.3 MiB of its
-    /// code into memory at every start that found a lock left behind.
+    /// and a NUL. Read with one read(2) and parsed here: Foundation's file reading and the standard
+    /// library's generic integer parsing page in code that a start otherwise never runs.
     private static func owner(ofLock path: String) -> pid_t? {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
