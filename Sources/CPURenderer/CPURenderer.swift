@@ -142,7 +142,7 @@ public final class CPURenderer: LayerTreeRenderer {
             return nil
         }
         let region = target.stale
-        region.growForBackdrops(in: tree, scale: scale, within: full)
+        if damage.mayShowBackdrops { region.growForBackdrops(in: tree, scale: scale, within: full) }
         let box = region.extents.intersection(full)
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }

@@ -32,6 +32,15 @@ public struct DamageTracker {
     /// `maxAncestries` it starts again.
     private var ancestries: [Ancestry] = []
     private var ancestriesRoot: RenderLayer?
+    /// Whether the tree last asked about differs from the one before it in nothing but layers'
+    /// contents (a layer's external contents may have come or gone), in one context under the
+    /// same root, with nothing animated in either: what depends on anything else of a tree
+    /// (which layers show, where) is as it was.
+    public private(set) var changedContentsAlone = false
+    /// Whether the tree last asked about may show layers with `backgroundFilters` (it lists some,
+    /// or animates layers, which may give some their filters): a frame of a tree that may not
+    /// grows nothing for backdrops (`growForBackdrops`).
+    public private(set) var mayShowBackdrops = true
 
     /// Forgets the last frame, so that the next one is drawn in full.
     public init() {}
@@ -40,20 +49,28 @@ public struct DamageTracker {
 
     public mutating func damage(for tree: RenderTree, scale: Double, width: Int, height: Int) -> Damage {
         let time = tree.sampleTime
-        let changedTiles = changedTiledLayers(in: tree, lastTime: last?.time, time: time)
-        let root = tree.root
-        defer {
+        // The new frame's values take the last's place, the trees swapped: the last one is moved
+        // out rather than copied (a copy of a tree retains each of its parts).
+        var old = tree
+        let previous: (time: Double?, scale: Double, width: Int, height: Int)?
+        if isKnownUniquelyReferenced(&last), let frame = last {
+            previous = (frame.time, frame.scale, frame.width, frame.height)
+            swap(&old, &frame.tree)
+            (frame.time, frame.scale, frame.width, frame.height) = (time, scale, width, height)
+        } else {
             // A copy of the tracker shares it: then it is made anew.
-            if isKnownUniquelyReferenced(&self.last), let last = self.last {
-                (last.tree, last.time, last.scale, last.width, last.height) = (tree, time, scale, width, height)
-            } else {
-                last = LastFrame(tree: tree, time: time, scale: scale, width: width, height: height)
-            }
-            ancestriesRoot = root
+            previous = last.map { ($0.time, $0.scale, $0.width, $0.height) }
+            if let last { old = last.tree }
+            last = LastFrame(tree: tree, time: time, scale: scale, width: width, height: height)
         }
-        // Read once: each read of a value of an object's is a copy (bound in the condition, it
-        // is not copied again).
-        guard let last, last.scale == scale, last.width == width, last.height == height, case let old = last.tree,
+        let changedTiles = changedTiledLayers(in: tree, lastTime: previous?.time, time: time)
+        let root = tree.root
+        defer { ancestriesRoot = root }
+        changedContentsAlone = false
+        // Each set read once: a read retains it, and most are read again below.
+        let animates = !tree.animatedLayerIDs.isEmpty
+        mayShowBackdrops = animates || !tree.backdropLayerIDs.isEmpty
+        guard let previous, previous.scale == scale, previous.width == width, previous.height == height,
             old.contextID == tree.contextID,
             // Snapshots skipped in between (several commits in one frame) add their changes.
             let committed = tree.changedLayerIDs(since: old.generation)
@@ -61,15 +78,16 @@ public struct DamageTracker {
             ancestries.removeAll(keepingCapacity: true)
             return .full
         }
+        let animated = animates || !old.animatedLayerIDs.isEmpty
         // Animated layers change whenever the sample time moves, tiled ones when their tiles do.
         var moving = changedTiles
-        if time != last.time {
+        if time != previous.time {
             moving.formUnion(tree.animatedLayerIDs)
             moving.formUnion(old.animatedLayerIDs)
         }
         // What lies above a layer stays while nothing but layers' contents changes, nothing
         // moves or animates and the root is the same (a tree placed otherwise has another).
-        var keepsAncestries = moving.isEmpty && tree.animatedLayerIDs.isEmpty && old.animatedLayerIDs.isEmpty && root === ancestriesRoot
+        var keepsAncestries = moving.isEmpty && !animated && root === ancestriesRoot
         // Several changed layers are all checked before any ancestry is taken; a frame's only one
         // (a client's next buffer) where the loop below looks it up, so that it is looked up once.
         let onlyOne = committed.count == 1
@@ -88,18 +106,20 @@ public struct DamageTracker {
             // sublayers are changed and damage their own pixels, and the shadows of their silhouettes.
             if let before, let after, before.revisionExceptSublayers == after.revisionExceptSublayers { continue }
             guard DamageTracker.addDamage(
-                of: changed, before, after, from: old, to: tree, scale: scale, ancestries: &ancestries, reusing: keepsAncestries,
-                into: &box)
+                of: changed, before, after, from: old, to: tree, scale: scale, animated: animated, ancestries: &ancestries,
+                reusing: keepsAncestries, into: &box)
             else { return .full }
         }
         for changed in moving {
             let (before, after) = (old[changed], tree[changed])
             guard DamageTracker.addDamage(
-                of: changed, before, after, from: old, to: tree, scale: scale, ancestries: &ancestries, reusing: false, into: &box)
+                of: changed, before, after, from: old, to: tree, scale: scale, animated: animated, ancestries: &ancestries,
+                reusing: false, into: &box)
             else { return .full }
         }
+        changedContentsAlone = keepsAncestries
         guard !box.isNull, !box.isEmpty else { return .none }
-        box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale)
+        if mayShowBackdrops { box = DamageTracker.addingBackdrops(to: box, in: tree, scale: scale) }
         // Anti-aliased edges reach half a pixel past the geometry: round outwards with a pixel to spare.
         let x0 = max(0, Int((box.minX - 1).rounded(.down))), y0 = max(0, Int((box.minY - 1).rounded(.down)))
         let x1 = min(width, Int((box.maxX + 1).rounded(.up))), y1 = min(height, Int((box.maxY + 1).rounded(.up)))
@@ -118,9 +138,10 @@ public struct DamageTracker {
     /// `after` in the new) between two trees damages; false when all must be redrawn (it lies in
     /// a replicator whose instances are delayed). What lies above the layer in the new tree is
     /// kept in `ancestries`, and taken from there when `reusing` (the trees differ in contents alone).
+    /// `animated`: whether either tree animates layers.
     private static func addDamage(
         of changed: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, from old: RenderTree, to new: RenderTree, scale: Double,
-        ancestries: inout [Ancestry], reusing: Bool, into box: inout Rect
+        animated: Bool, ancestries: inout [Ancestry], reusing: Bool, into box: inout Rect
     ) -> Bool {
         // What lies above the layer, found in one walk up each tree: most layers have no
         // replicator, filter or shadow above them, and those are not looked for again. Between
@@ -155,7 +176,7 @@ public struct DamageTracker {
         var contentsOnly = false
         // The walk up the new tree counted the flips above `changed` already.
         let contentsChange = id == changed
-            ? changedContentsBounds(of: id, before, after, under: &ancestries[entry], in: new, old: old, scale: scale)
+            ? changedContentsBounds(of: id, before, after, under: &ancestries[entry], in: new, old: old, scale: scale, animated: animated)
             : changedContentsBounds(of: id, from: old, to: new, scale: scale)
         if let changed = contentsChange {
             changedBox = changed
@@ -176,9 +197,8 @@ public struct DamageTracker {
         return true
     }
 
-    /// The last frame's tree and what it was drawn at: an object, as a frame reads it in many
-    /// places and a copy of a tree retains each of its parts; made once, each frame's replaces
-    /// the last's values.
+    /// The last frame's tree and what it was drawn at: an object, made once, whose values each
+    /// frame replaces (its tree swapped with the frame's).
     private final class LastFrame {
         var tree: RenderTree
         var time: Double?
@@ -225,11 +245,13 @@ public struct DamageTracker {
 
     /// What lies above a layer in one tree that a change of contents does not change: the effects
     /// above it, and its map to output pixels once a change of its contents asked for it (kept
-    /// ancestries are of one scale: a new scale redraws all and drops them).
+    /// ancestries are of one scale: a new scale redraws all and drops them), and where a client's
+    /// buffer of a size lands in the layer (its other values do not change either).
     private struct Ancestry {
         let id: LayerID
         let effects: AncestorEffects
         var toPixels: Transform3D?
+        var clientContentsFrame: (width: Int, height: Int, frame: Rect)?
 
         init(id: LayerID, effects: AncestorEffects) {
             (self.id, self.effects) = (id, effects)
@@ -264,18 +286,19 @@ public struct DamageTracker {
     public static func changedContentsBounds(of id: LayerID, from old: RenderTree, to new: RenderTree, scale: Double) -> Rect? {
         guard let after = new[id] else { return nil }
         var ancestry = Ancestry(id: id, effects: AncestorEffects(above: after, in: new))
-        return changedContentsBounds(of: id, old[id], after, under: &ancestry, in: new, old: old, scale: scale)
+        return changedContentsBounds(of: id, old[id], after, under: &ancestry, in: new, old: old, scale: scale, animated: true)
     }
 
     /// The same for the layer's entries in the two trees, found already, under `ancestry` (what
-    /// lies above it in the new tree: its map to output pixels is found there once).
+    /// lies above it in the new tree: its map to output pixels is found there once), where
+    /// `animated` says whether either tree animates layers.
     private static func changedContentsBounds(
         of id: LayerID, _ before: RenderLayer?, _ after: RenderLayer?, under ancestry: inout Ancestry, in new: RenderTree, old: RenderTree,
-        scale: Double
+        scale: Double, animated: Bool
     ) -> Rect? {
         guard let before, let after, before.revisionExceptContents == after.revisionExceptContents,
-            !old.animatedLayerIDs.contains(id), !new.animatedLayerIDs.contains(id),
-            let (changed, width, height) = contentsChange(from: before, to: after)
+            !animated || (!old.animatedLayerIDs.contains(id) && !new.animatedLayerIDs.contains(id)),
+            let (changed, width, height, isClient) = contentsChange(from: before, to: after)
         else { return nil }
         // Values read where they lie.
         guard after.properties.contentsCenter == Rect(x: 0, y: 0, width: 1, height: 1) else { return nil }
@@ -290,7 +313,16 @@ public struct DamageTracker {
         // Contents are flipped under an odd number of geometry-flipped ancestors (as the encoder
         // draws them), which moves both their frame and their rows.
         let flipped = ancestry.effects.isFlipped
-        guard let frame = after.contentsFrame(contentsAreFlipped: flipped) else { return nil }
+        // A client's next buffer of the same size lands where the last did: found once. (Other
+        // contents may be placed by another size than the changed image's: an external one's.)
+        let frame: Rect
+        if isClient, let known = ancestry.clientContentsFrame, known.width == width, known.height == height {
+            frame = known.frame
+        } else {
+            guard let found = after.contentsFrame(contentsAreFlipped: flipped) else { return nil }
+            frame = found
+            if isClient { ancestry.clientContentsFrame = (width, height, found) }
+        }
         // A texel more on each side: filtering blends neighbours into the pixels around a change.
         let w = Double(width), h = Double(height), source = after.properties.contentsRect
         guard source.width > 0, source.height > 0 else { return .null }
@@ -305,22 +337,33 @@ public struct DamageTracker {
             x: frame.minX + u0 * frame.width, y: frame.minY + v0 * frame.height,
             width: (u1 - u0) * frame.width, height: (v1 - v0) * frame.height)
         // A corner behind the eye: the box is unknown, so the whole layer is redrawn.
-        return transform.boundingBox(ofCorners: rect)
+        return boundingBox(ofCorners: rect, transform)
+    }
+
+    /// `transform.boundingBox(ofCorners: rect)`, from two corners by the same arithmetic where
+    /// the transform keeps the axes and has no perspective (a window's map to the output): the
+    /// terms it drops are zeros.
+    private static func boundingBox(ofCorners rect: Rect, _ t: Transform3D) -> Rect? {
+        guard t.m12 == 0, t.m21 == 0, t.m14 == 0, t.m24 == 0, t.m44 > 0 else { return t.boundingBox(ofCorners: rect) }
+        let xa = (rect.minX * t.m11 + t.m41) / t.m44, xb = (rect.maxX * t.m11 + t.m41) / t.m44
+        let ya = (rect.minY * t.m22 + t.m42) / t.m44, yb = (rect.maxY * t.m22 + t.m42) / t.m44
+        let x0 = min(xa, xb), x1 = max(xa, xb), y0 = min(ya, yb), y1 = max(ya, yb)
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
     /// The pixels of a layer's contents that may differ between two states, and the contents'
-    /// size: an image made from the old one by updates, or a client's buffer committed over the
-    /// old one with damage; nil when that is not known.
-    private static func contentsChange(from old: RenderLayer, to new: RenderLayer) -> (ImageRect, Int, Int)? {
+    /// size, and whether they are a client's buffer: an image made from the old one by updates,
+    /// or a client's buffer committed over the old one with damage; nil when that is not known.
+    private static func contentsChange(from old: RenderLayer, to new: RenderLayer) -> (ImageRect, Int, Int, isClient: Bool)? {
         if let client = new.externalContents as? ClientContents, let oldClient = old.externalContents as? ClientContents,
             client !== oldClient, let changed = client.changedRect(sinceContents: oldClient)
         {
-            return (changed, client.buffer.width, client.buffer.height)
+            return (changed, client.buffer.width, client.buffer.height, true)
         }
         if let image = new.properties.contents, let oldImage = old.properties.contents, image !== oldImage,
             let changed = image.changedRect(since: oldImage)
         {
-            return (changed, image.width, image.height)
+            return (changed, image.width, image.height, false)
         }
         return nil
     }

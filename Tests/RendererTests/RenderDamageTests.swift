@@ -1,3 +1,5 @@
+import BufferFixtures
+import Buffers
 import Graphics
 import LayerKit
 import Testing
@@ -231,6 +233,75 @@ import Testing
             #expect(tracker.damage(for: context.renderTree!, scale: 1, width: 400, height: 300)
                 == .region(PixelRect(x: 9 + 10 * Int32(i), y: 14, width: 4, height: 4)))
         }
+    }
+
+    /// A client's next buffer of the same size lands where the last did, one of another size
+    /// where the gravity puts it: each is damaged in its changed texels, mirrored by the layer's
+    /// transform and at the output's scale, whichever size came before.
+    @Test func aClientsNextBuffersAreDamagedWhereTheirSizeLandsThem() throws {
+        let root = makeRoot(400, 300)
+        let surface = ExternalContentsLayer()
+        surface.frame = Rect(x: 100, y: 50, width: 200, height: 100)
+        surface.contentsGravity = .center
+        surface.transform = Transform3D(scaleX: -1, y: 1)
+        root.addSublayer(surface)
+        let texture = ClientSurfaceTexture(owner: nil)
+        var shown: ClientBufferContents?
+        // Each buffer changed in texels 7…14 × 3…6.
+        func commit(_ width: Int, _ height: Int) throws {
+            let buffer = try #require(LentMemory(width: width, height: height, format: .xrgb8888))
+            let next = ClientBufferContents(
+                buffer: buffer, dmabuf: nil, damage: ImageRect(x: 7, y: 3, width: 8, height: 4), surface: texture, replacing: shown)
+            shown = next
+            change { surface.externalContents = next }
+        }
+        try commit(64, 32)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        #expect(tracker.damage(for: context.renderTree!, scale: 2, width: 800, height: 600) == .full)
+        // 64×32 centred in the 200×100 bounds lie at x 68…132, y 34…66; with a texel to spare the
+        // change is x 74…84, y 36…42 there, mirrored about x 100 and placed at (100, 50): x 216…226,
+        // y 86…92; twice that, and a pixel to spare: x 431…453, y 171…185.
+        let large = Damage.region(PixelRect(x: 431, y: 171, width: 22, height: 14))
+        // 32×16 lie at x 84…116, y 42…58: the change x 90…100, y 44…50, at x 200…210, y 94…100;
+        // x 399…421, y 187…201.
+        let small = Damage.region(PixelRect(x: 399, y: 187, width: 22, height: 14))
+        for (width, height, expected) in [(64, 32, large), (64, 32, large), (32, 16, small), (32, 16, small), (64, 32, large)] {
+            try commit(width, height)
+            #expect(tracker.damage(for: context.renderTree!, scale: 2, width: 800, height: 600) == expected)
+            #expect(tracker.changedContentsAlone)
+        }
+    }
+
+    /// The tracker says whether a tree changed nothing but layers' contents since the one before
+    /// (new contents, or contents gone), and whether it may show backdrops.
+    @Test func theTrackerSaysWhetherOnlyContentsChangedAndWhetherBackdropsMayShow() {
+        let s = scene()
+        var tracker = DamageTracker()
+        func track() -> (contentsAlone: Bool, backdrops: Bool) {
+            _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+            return (tracker.changedContentsAlone, tracker.mayShowBackdrops)
+        }
+        #expect(track() == (false, false))
+        #expect(track() == (true, false))
+        change { s.tile.contents = Image(width: 4, height: 4, fill: .clear) }
+        #expect(track() == (true, false))
+        change { s.tile.contents = nil }
+        #expect(track() == (true, false))
+        change { s.tile.position.x += 10 }
+        #expect(track() == (false, false))
+        change { s.tile.backgroundFilters = [.gaussianBlur(radius: 2)] }
+        #expect(track() == (false, true))
+        change { s.tile.backgroundFilters = [] }
+        #expect(track() == (false, false))
+        // An animation may give a layer filters; a tree that animates is never changed in contents alone.
+        let fade = BasicAnimation(keyPath: "opacity")
+        (fade.fromValue, fade.toValue, fade.duration) = (0.0, 1.0, 10)
+        s.tile.add(fade, forKey: "fade")
+        Transaction.flush()
+        #expect(track() == (false, true))
+        #expect(track() == (false, true))
     }
 
     @Test func animatedLayersAreDamagedWhenTheSampleTimeMoves() {
