@@ -36,6 +36,9 @@ public final class CPURenderer: LayerTreeRenderer {
     /// not (a frame where nothing changed shows what the one before it did). Their surfaces'
     /// owners are named as the contents name them: not at all once the owner went away.
     private var sampledClients: [ClientContents] = []
+    /// The layers whose external contents the last frame drawn showed, kept while the trees
+    /// after it change nothing but contents.
+    private var shownLayers = ShownContentsLayers()
 
     public var sampledSurfaceOwners: [AnyObject] { sampledClients.compactMap(\.surfaceOwner) }
     public var onContentsUnavailable: ((ContentsFailure) -> Void)?
@@ -134,6 +137,7 @@ public final class CPURenderer: LayerTreeRenderer {
         case .full: full
         case .region(let r): PixelBox(r)
         }
+        if !damage.changedContentsAlone { shownLayers.forget() }
         for other in targets.values { other.stale.add(changed) }
         frameCount += 1
         target.lastFrame = frameCount
@@ -172,7 +176,7 @@ public final class CPURenderer: LayerTreeRenderer {
         // A VulkanLayer's drawables are external contents only the Vulkan renderer samples.
         sampledClients.removeAll(keepingCapacity: true)
         var undrawable: [any ExternalContents] = []
-        tree.forEachShownExternalContents { contents in
+        shownLayers.forEach(in: tree) { contents in
             if let client = contents as? ClientContents { sampledClients.append(client) } else { undrawable.append(contents) }
         }
         if !painter.unreadableClients.isEmpty || !undrawable.isEmpty { report(painter.unreadableClients, undrawable: undrawable) }

@@ -15,6 +15,16 @@ extension RenderTree {
     /// Calls `body` with each of `shownExternalContents()` in turn, making no array where one
     /// layer shows them (a frame's common case).
     public func forEachShownExternalContents(_ body: (any ExternalContents) -> Void) {
+        let found = forEachLayerShowingExternalContents { layer in
+            if let contents = layer.externalContents { body(contents) }
+        }
+        if !found { walkedExternalContents().forEach(body) }
+    }
+
+    /// Calls `body` with each layer whose external contents the tree shows, in drawing order;
+    /// false, having called it with none, when a replicator above one repeats it (its instances
+    /// are found by walking the tree).
+    func forEachLayerShowingExternalContents(_ body: (RenderLayer) -> Void) -> Bool {
         var first: RenderLayer?
         var shown: [RenderLayer] = []
         for id in externalContentsLayerIDs {
@@ -33,16 +43,13 @@ extension RenderTree {
                 current = self[superlayer]
             }
             guard reachesRoot, isShown else { continue }
-            if isReplicated {
-                walkedExternalContents().forEach(body)
-                return
-            }
+            if isReplicated { return false }
             if first == nil { first = layer } else { shown.append(layer) }
         }
-        guard let first else { return }
+        guard let first else { return true }
         guard !shown.isEmpty else {
-            if let contents = first.externalContents { body(contents) }
-            return
+            body(first)
+            return true
         }
         shown.insert(first, at: 0)
         // Back to front: by each level's place among its siblings, from the root down.
@@ -56,13 +63,12 @@ extension RenderTree {
             }
         }
         shown = shown.map { ($0, path(superlayerChain(of: $0.id) ?? [])) }.sorted { $0.1.lexicographicallyPrecedes($1.1) }.map(\.0)
-        for layer in shown {
-            if let contents = layer.externalContents { body(contents) }
-        }
+        shown.forEach(body)
+        return true
     }
 
     /// The same by walking the whole tree.
-    private func walkedExternalContents() -> [any ExternalContents] {
+    func walkedExternalContents() -> [any ExternalContents] {
         var found: [any ExternalContents] = []
         func collect(_ layer: RenderLayer, in tree: RenderTree) {
             let p = layer.properties
@@ -94,5 +100,54 @@ extension RenderTree {
             current = self[superlayer]
         }
         return nil
+    }
+}
+
+/// The layers whose external contents a frame showed (`RenderTree.forEachShownExternalContents`),
+/// kept for the frames after it: while trees change nothing but layers' contents
+/// (`DamageTracker.changedContentsAlone`, said of each tree) and the same layers hold external
+/// contents, the same layers show them in the same order, and a frame reads their contents again
+/// without walking up from each (a window's next buffer looks up the window's layer alone). Only
+/// ids are kept: no layer or contents outlives its frame here.
+public struct ShownContentsLayers {
+    /// The layers, in drawing order, when `isKnown`; the storage is kept for the next walk.
+    private var layerIDs: [LayerID] = []
+    private var isKnown = false
+    /// The tree's `externalContentsLayerIDs` when they were found.
+    private var candidates: Set<LayerID> = []
+
+    public init() {}
+
+    /// Forgets the layers, for a tree that changed more than contents: the next one is walked.
+    public mutating func forget() {
+        isKnown = false
+    }
+
+    /// Calls `body` with each of the external contents `tree` shows, as
+    /// `tree.forEachShownExternalContents` does, where every tree since the last one asked about
+    /// changed contents alone (`forget()` was called for any other). Says whether it read the
+    /// layers kept rather than walking.
+    @discardableResult
+    public mutating func forEach(in tree: RenderTree, _ body: (any ExternalContents) -> Void) -> Bool {
+        // Contents that came to or left a layer are a change of contents alone, which the
+        // tracker lets by, but they change the set of layers that have some; the same set
+        // compares by one identity check.
+        let candidates = tree.externalContentsLayerIDs
+        if isKnown, candidates == self.candidates {
+            for id in layerIDs {
+                if let contents = tree[id]?.externalContents { body(contents) }
+            }
+            return true
+        }
+        self.candidates = candidates
+        layerIDs.removeAll(keepingCapacity: true)
+        let found = tree.forEachLayerShowingExternalContents { layer in
+            guard let contents = layer.externalContents else { return }
+            layerIDs.append(layer.id)
+            body(contents)
+        }
+        isKnown = found
+        if !found { tree.walkedExternalContents().forEach(body) }
+        return false
     }
 }

@@ -48,6 +48,56 @@ import Testing
         #expect(context.renderTree?.externalContentsLayerIDs.count == 4)
     }
 
+    /// Kept from frame to frame, the layers showing contents give each frame's new contents while
+    /// trees change contents alone, and are found again when contents come to another layer or
+    /// anything but contents changes: each frame shows what a walk of its tree finds.
+    @Test func keptShownLayersFollowContentsAndAreFoundAgainAfterOtherChanges() throws {
+        let root = makeRoot(100, 100)
+        let windows = sublayer(root, frame: root.bounds)
+        let (a, b, c) = try (client(), client(), client())
+        let first = showing(a, in: windows)
+        let second = showing(b, in: windows)
+        let empty = ExternalContentsLayer()
+        windows.addSublayer(empty)
+        let hidden = sublayer(root, frame: root.bounds)
+        hidden.isHidden = true
+        let third = showing(c, in: hidden)
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        var tracker = DamageTracker()
+        var kept = ShownContentsLayers()
+        func frame() throws -> (kept: Bool, shown: [ObjectIdentifier]) {
+            let tree = try #require(context.renderTree)
+            _ = tracker.damage(for: tree, scale: 1, width: 100, height: 100)
+            if !tracker.changedContentsAlone { kept.forget() }
+            var shown: [ObjectIdentifier] = []
+            let reused = kept.forEach(in: tree) { shown.append(ObjectIdentifier($0)) }
+            #expect(shown == tree.shownExternalContents().map { ObjectIdentifier($0) })
+            return (reused, shown)
+        }
+        func ids(_ contents: ClientBufferContents...) -> [ObjectIdentifier] { contents.map { ObjectIdentifier($0) } }
+        #expect(try frame() == (false, ids(a, b)))
+        #expect(try frame() == (true, ids(a, b)))
+        let d = try client()
+        change { second.externalContents = d }
+        #expect(try frame() == (true, ids(a, d)))
+        // Contents gone from a hidden layer and come to a shown one, in one commit.
+        let e = try client()
+        change {
+            third.externalContents = nil
+            empty.externalContents = e
+        }
+        #expect(try frame() == (false, ids(a, d, e)))
+        let f = try client()
+        change { first.externalContents = f }
+        #expect(try frame() == (true, ids(f, d, e)))
+        change { second.zPosition = 1 }
+        #expect(try frame() == (false, ids(f, e, d)))
+        change { windows.isHidden = true }
+        #expect(try frame() == (false, []))
+        #expect(try frame() == (true, []))
+    }
+
     /// A layer with backgroundFilters counts as a backdrop while it and its superlayers show; a
     /// mask's does not.
     @Test func backdropsAreTheShownLayersWithBackgroundFilters() throws {
