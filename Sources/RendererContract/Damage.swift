@@ -185,7 +185,7 @@ public struct DamageTracker {
             changedBox = pixelBounds(ofSubtree: id, in: old, scale: scale).union(pixelBounds(ofSubtree: id, in: new, scale: scale))
         }
         guard !changedBox.isNull else { return true }
-        box = box.union(changedBox.insetBy(dx: -spread, dy: -spread))
+        box = box.union(spread > 0 ? changedBox.insetBy(dx: -spread, dy: -spread) : changedBox)
         // A distorting ancestor may show the change anywhere in its circles.
         let distorted = above.hasFilters
             ? distortedBounds(above: id, in: old, scale: scale).union(distortedBounds(above: id, in: new, scale: scale)) : .null

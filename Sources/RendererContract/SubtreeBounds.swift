@@ -98,13 +98,16 @@ public final class SubtreeBounds {
         }
         let state = current
         state.lastUse = uses
-        defer { state.last = (tree.generation, tree.animatedLayerIDs) }
+        // Read once: each read of a tree's set is a call, a retain and a release.
+        let animatedNow = tree.animatedLayerIDs
+        defer { state.last = (tree.generation, animatedNow) }
         guard let last = state.last, var changed = tree.changedLayerIDs(since: last.generation) else {
             state.entries = [:]
             return
         }
-        let animated = tree.animatedLayerIDs.union(last.animated)
-        changed.formUnion(animated)
+        // Most trees animate nothing, nor did the last: no set made.
+        let animated = last.animated.isEmpty ? animatedNow : animatedNow.union(last.animated)
+        if !animated.isEmpty { changed.formUnion(animated) }
         for id in changed {
             guard let layer = tree[id] else {
                 // Removed: its superlayer changed too, and makes its sublayers' index again.
