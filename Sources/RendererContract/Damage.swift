@@ -67,7 +67,7 @@ public struct DamageTracker {
         let root = tree.root
         defer { ancestriesRoot = root }
         changedContentsAlone = false
-        // Each set read once: a read retains it, and most are read again below.
+        // Whether the trees animate, found once: each read of a tree's set is a call, a retain and a release.
         let animates = !tree.animatedLayerIDs.isEmpty
         mayShowBackdrops = animates || !tree.backdropLayerIDs.isEmpty
         guard let previous, previous.scale == scale, previous.width == width, previous.height == height,
