@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What LayerKit keeps per thread, as Core Animation keeps its transactions per thread: the
 /// transactions open on the thread (its own implicit transaction among them), the animations its
@@ -21,26 +22,40 @@ final class LayerKitThreadState {
     /// until its thread exits, so it outlives any call on that thread.
     @inline(__always)
     static func withCurrent<R>(_ body: (LayerKitThreadState) throws -> R) rethrows -> R {
-        let pointer = pthread_getspecific(key) ?? makeCurrent()
+        let key = key.load(ordering: .acquiring)
+        let pointer = key == noKey ? makeCurrent() : pthread_getspecific(key) ?? makeCurrent()
         return try Unmanaged<LayerKitThreadState>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
     }
 
     @inline(never)
     private static func makeCurrent() -> UnsafeMutableRawPointer {
         let state = Unmanaged.passRetained(LayerKitThreadState()).toOpaque()
-        let result = pthread_setspecific(key, state)
+        let result = pthread_setspecific(makeKey(), state)
         precondition(result == 0, "pthread_setspecific failed: \(result)")
         return state
     }
 
-    /// The process's one key; its destructor releases the state of a thread that exits.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key) { pointer in
+    /// The process's one key, made by the first thread to need it; its destructor releases the
+    /// state of a thread that exits. Kept in an atomic that starts as `noKey`, a constant the
+    /// binary holds: a lazily made `static let` would pass through `swift_once` on every call
+    /// above, nine times a frame.
+    private static let key = Atomic<pthread_key_t>(noKey)
+    /// Not a key: glibc's keys count from 0 below `PTHREAD_KEYS_MAX` (1024).
+    private static let noKey = pthread_key_t.max
+
+    /// The key, made now when no thread has made it; of two threads making it at once, one's is
+    /// kept and the other's deleted.
+    private static func makeKey() -> pthread_key_t {
+        let existing = key.load(ordering: .acquiring)
+        if existing != noKey { return existing }
+        var made = pthread_key_t()
+        let result = pthread_key_create(&made) { pointer in
             guard let pointer else { return }
             Unmanaged<LayerKitThreadState>.fromOpaque(pointer).release()
         }
-        precondition(result == 0, "pthread_key_create failed: \(result)")
-        return key
-    }()
+        precondition(result == 0 && made != noKey, "pthread_key_create failed: \(result)")
+        let (exchanged, winner) = key.compareExchange(expected: noKey, desired: made, ordering: .acquiringAndReleasing)
+        if !exchanged { pthread_key_delete(made) }
+        return exchanged ? made : winner
+    }
 }
