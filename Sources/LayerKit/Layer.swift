@@ -58,10 +58,19 @@ open class Layer {
     /// Set on a root layer that a RenderContext renders. The context holds its root layer and
     /// every layer of its snapshot, and clears these two when it goes (see `RenderContext.deinit`):
     /// weak references would give the context a side table, and every retain and release of it
-    /// would take the runtime's slow path.
-    unowned(unsafe) var hostingContext: RenderContext?
+    /// would take the runtime's slow path. Kept unmanaged, as `superlayer` is: a commit compares
+    /// them for every changed layer, retaining neither.
+    final var hostingContext: RenderContext? {
+        get { hostingContextReference?.takeUnretainedValue() }
+        set { hostingContextReference = newValue.map(Unmanaged.passUnretained) }
+    }
+    final var hostingContextReference: Unmanaged<RenderContext>?
     /// The context whose last snapshot holds this layer.
-    unowned(unsafe) var committedContext: RenderContext?
+    final var committedContext: RenderContext? {
+        get { committedContextReference?.takeUnretainedValue() }
+        set { committedContextReference = newValue.map(Unmanaged.passUnretained) }
+    }
+    final var committedContextReference: Unmanaged<RenderContext>?
     /// The commit that last stored this layer in its context.
     var storedInCommit: UInt64 = 0
     /// The indexes of `committedContext`'s snapshot that hold this layer.
@@ -546,12 +555,14 @@ open class Layer {
     }
 
     /// The topmost layer of this layer's tree.
-    public var rootLayer: Layer {
-        // Held by the tree, the layers on the way up are not retained one by one (a commit asks
-        // this of every changed layer).
+    public var rootLayer: Layer { rootLayerReference.takeUnretainedValue() }
+
+    /// The topmost layer, unretained: held by the tree, the layers on the way up are not retained
+    /// one by one (a commit asks this of every changed layer).
+    final var rootLayerReference: Unmanaged<Layer> {
         var layer = Unmanaged.passUnretained(self)
         while let parent = layer._withUnsafeGuaranteedRef({ $0.superlayerReference ?? $0.maskedLayerReference }) { layer = parent }
-        return layer.takeUnretainedValue()
+        return layer
     }
 
     /// Sublayers in drawing order, back to front: zPosition ascending, ties in `sublayers` order.

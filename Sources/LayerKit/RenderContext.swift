@@ -76,13 +76,22 @@ public final class RenderContext {
         }
         let serial = commitSerial.wrappingAdd(1, ordering: .relaxed).newValue
         for layer in changed { layer.isMarkedChanged = false }
-        for layer in changed where layer.storedInCommit != serial {
-            let context = layer.rootLayer.hostingContext
-            if layer.committedContext !== context {
-                move(layer, from: layer.committedContext, to: context, serial: serial, touch: touch)
-            } else if let context {
-                context.store(layer, serial: serial, entering: false)
-                touch(context)
+        // `changed` holds the layers, and their trees hold the contexts, for the whole commit:
+        // neither is retained for a layer that stays in its context (the common commit: a
+        // client's new buffer), where a retain and release of the layer, its context and its
+        // committed context cost some 150 instructions.
+        for index in changed.indices {
+            Unmanaged.passUnretained(changed[index])._withUnsafeGuaranteedRef { layer in
+                guard layer.storedInCommit != serial else { return }
+                let context = layer.rootLayerReference._withUnsafeGuaranteedRef { $0.hostingContextReference }
+                if layer.committedContextReference?.toOpaque() != context?.toOpaque() {
+                    move(layer, from: layer.committedContext, to: context?.takeUnretainedValue(), serial: serial, touch: touch)
+                } else if let context {
+                    context._withUnsafeGuaranteedRef { context in
+                        context.store(layer, serial: serial, entering: false)
+                        touch(context)
+                    }
+                }
             }
         }
         firstTouched?.publish()
