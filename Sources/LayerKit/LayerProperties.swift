@@ -359,17 +359,19 @@ public struct LayerProperties: Sendable {
     }
 }
 
-/// The values only layers of one specialised class have; indirect, so a value is one reference.
-indirect enum ClassProperties: Sendable {
-    case gradient(GradientProperties)
-    case shape(ShapeProperties)
-    case replicator(ReplicatorProperties)
-    case text(TextProperties)
-    case scroll(ScrollMode)
-    case emitter(EmitterProperties)
-    case tiled(TiledProperties)
+/// The values only layers of one specialised class have; boxed, so a value is one reference.
+enum ClassProperties: Sendable {
+    indirect case gradient(GradientProperties)
+    indirect case shape(ShapeProperties)
+    indirect case replicator(ReplicatorProperties)
+    indirect case text(TextProperties)
+    indirect case scroll(ScrollMode)
+    indirect case emitter(EmitterProperties)
+    indirect case tiled(TiledProperties)
     /// A `TransformLayer`: it has no values of its own, only its kind.
     case transformLayer
+    /// Held in place, not boxed: a client's surface gets new contents every frame, and a box was
+    /// an allocation and a free each time, for a reference and its witness table.
     case externalContents(any ExternalContents)
 }
 

@@ -120,8 +120,11 @@ import Testing
         #expect(context.renderTree!.presentationProperties(of: layer.id, atMediaTime: 100.25)!.gradient!.startPoint.x == 0.25)
     }
 
-    @Test func classValuesCostEveryLayersValuesOneReference() {
-        #expect(MemoryLayout<ClassProperties?>.size == MemoryLayout<AnyObject>.size)
+    /// A box each, except external contents, held in place (a reference and its witness table):
+    /// a client's surface gets new ones every frame, and a box was allocated for each.
+    @Test func classValuesCostEveryLayersValuesOneReferenceAndAWitnessTable() {
+        #expect(MemoryLayout<ClassProperties?>.size == MemoryLayout<any ExternalContents>.size)
+        #expect(MemoryLayout<any ExternalContents>.size == 2 * MemoryLayout<AnyObject>.size)
         var p = LayerProperties()
         p.shape = ShapeProperties()
         // Clearing another class's values leaves these alone.
