@@ -26,7 +26,7 @@ open class Layer {
         set { superlayerReference = newValue.map(Unmanaged.passUnretained) }
     }
     private final var superlayerReference: Unmanaged<Layer>?
-    private var _sublayers: [Layer] = []
+    @usableFromInline final var _sublayers: [Layer] = []
     /// The layer this one masks, so that a mask (which has no superlayer) still belongs to a tree;
     /// not counted for the same reasons, since the masked layer owns its mask and clears it.
     private final var maskedLayer: Layer? {
@@ -455,8 +455,10 @@ open class Layer {
     // MARK: - Hierarchy
 
     /// Sublayers back to front. Setting it removes the current ones and adds the new ones in order.
-    public var sublayers: [Layer] {
-        get { _sublayers }
+    /// Read in place from other modules: called, the getter retained the array for the caller to
+    /// release, and a compositor counts a window's sublayers every frame.
+    public final var sublayers: [Layer] {
+        @inlinable get { _sublayers }
         set {
             // The old sublayers leave together: one by one, each removal would search the rest.
             for layer in _sublayers {

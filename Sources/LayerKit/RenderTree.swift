@@ -94,26 +94,28 @@ public final class RenderLayer: Sendable {
 /// its cost follows the change, not the size of the tree.
 public struct RenderTree: Sendable {
     /// Names the context that made this snapshot: generations count within one context only.
-    public var contextID: UInt64 { indexes.contextID }
-    public var rootID: LayerID { indexes.rootID }
+    @inlinable public var contextID: UInt64 { indexes.contextID }
+    @inlinable public var rootID: LayerID { indexes.rootID }
     /// Increases by one with every commit that changed this context.
     public let generation: UInt64
     /// The snapshot's sets of layers (and its context's and root's ids), in one object that its
     /// copies and samples share: a frame passes the tree around by value, and each copy retains a
     /// few references rather than one per set. Seven words, a tree is copied by code made for it;
     /// at eight, copies went through its type's value witnesses (about 110 instructions each).
-    let indexes: Indexes
+    /// Its sets are read in place by the getters below, inlined into the caller's module: called,
+    /// each retained its set for the caller to release, and a compositor asks two of them every frame.
+    @usableFromInline let indexes: Indexes
     /// The layers added, changed or removed since the previous snapshot (damage for the renderer).
-    public var changedLayerIDs: Set<LayerID> { indexes.changedLayerIDs }
+    @inlinable public var changedLayerIDs: Set<LayerID> { indexes.changedLayerIDs }
     /// The layers that carry animations, so sampling does not scan the whole tree.
-    public var animatedLayerIDs: Set<LayerID> { indexes.animatedLayerIDs }
+    @inlinable public var animatedLayerIDs: Set<LayerID> { indexes.animatedLayerIDs }
     /// The tiled layers, whose tiles arrive and fade in between commits (see `TiledLayer`).
-    public var tiledLayerIDs: Set<LayerID> { indexes.tiledLayerIDs }
+    @inlinable public var tiledLayerIDs: Set<LayerID> { indexes.tiledLayerIDs }
     /// The layers with `externalContents` (a client's buffer, a `VulkanLayer`'s drawables) and
     /// those with `backgroundFilters`, as committed: what a renderer looks for in the whole tree
     /// every frame, found without walking it.
-    public var externalContentsLayerIDs: Set<LayerID> { indexes.externalContentsLayerIDs }
-    public var backdropLayerIDs: Set<LayerID> { indexes.backdropLayerIDs }
+    @inlinable public var externalContentsLayerIDs: Set<LayerID> { indexes.externalContentsLayerIDs }
+    @inlinable public var backdropLayerIDs: Set<LayerID> { indexes.backdropLayerIDs }
     /// The changed layers of this and earlier generations, newest first.
     var recentChanges: GenerationChanges? { indexes.recentChanges }
     let layers: LayerTable
@@ -159,14 +161,14 @@ public struct RenderTree: Sendable {
     }
 
     /// A snapshot's sets of layers (see `RenderTree.indexes`).
-    final class Indexes: Sendable {
-        let contextID: UInt64
-        let rootID: LayerID
-        let changedLayerIDs: Set<LayerID>
-        let animatedLayerIDs: Set<LayerID>
-        let tiledLayerIDs: Set<LayerID>
-        let externalContentsLayerIDs: Set<LayerID>
-        let backdropLayerIDs: Set<LayerID>
+    @usableFromInline final class Indexes: Sendable {
+        @usableFromInline let contextID: UInt64
+        @usableFromInline let rootID: LayerID
+        @usableFromInline let changedLayerIDs: Set<LayerID>
+        @usableFromInline let animatedLayerIDs: Set<LayerID>
+        @usableFromInline let tiledLayerIDs: Set<LayerID>
+        @usableFromInline let externalContentsLayerIDs: Set<LayerID>
+        @usableFromInline let backdropLayerIDs: Set<LayerID>
         let recentChanges: GenerationChanges?
 
         init(
