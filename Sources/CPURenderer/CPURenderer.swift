@@ -167,10 +167,10 @@ public final class CPURenderer: LayerTreeRenderer {
         let encoded = monotonicNanoseconds()
         painter.paintTree()
         // A partial frame skipped the layers it does not redraw: their images stay.
-        let walked = box == full ? nil : tree
-        rasters.shapes.endFrame(keepingUnusedIn: walked)
-        rasters.texts.endFrame(keepingUnusedIn: walked)
-        rasters.shadowMasks.endFrame(keepingUnusedIn: walked)
+        let walkedWhole = box == full
+        rasters.shapes.endFrame(of: tree, walkedWhole: walkedWhole)
+        rasters.texts.endFrame(of: tree, walkedWhole: walkedWhole)
+        rasters.shadowMasks.endFrame(of: tree, walkedWhole: walkedWhole)
         rasters.views.endFrame()
         region.removeAll()
         // A VulkanLayer's drawables are external contents only the Vulkan renderer samples.

@@ -364,10 +364,10 @@ public final class Renderer {
             tree: tree, scale: scale, targetSize: (target.width, target.height), shapes: shapes, texts: texts,
             shadowMasks: shadowMasks, culling: (subtreeBounds, redrawn))
         // A partial frame skipped the layers it does not redraw: their images stay.
-        let walked = region == nil ? nil : tree
-        shapes.endFrame(keepingUnusedIn: walked)
-        texts.endFrame(keepingUnusedIn: walked)
-        shadowMasks.endFrame(keepingUnusedIn: walked)
+        let walkedWhole = region == nil
+        shapes.endFrame(of: tree, walkedWhole: walkedWhole)
+        texts.endFrame(of: tree, walkedWhole: walkedWhole)
+        shadowMasks.endFrame(of: tree, walkedWhole: walkedWhole)
         // Every client buffer the frame shows, drawn again or not: what its surfaces hear of.
         // Visited in place and kept in last frame's storage: no array made a frame.
         sampledClientContents.removeAll(keepingCapacity: true)

@@ -63,28 +63,33 @@ public final class RasterCache<Source: Equatable> {
     }
 
     /// Drops the entries the frame did not use, then the largest ones while over budget, and
-    /// starts the next frame. A frame that skipped subtrees outside what it redrew gives its
-    /// `tree`: unused entries then stay while their layer is in it, and only the entries of
-    /// layers changed since the tree given last are looked at.
-    public func endFrame(keepingUnusedIn tree: RenderTree? = nil) {
+    /// starts the next frame. A frame of `tree` that skipped subtrees outside what it redrew
+    /// (`walkedWhole` false) keeps unused entries while their layer is in the tree, and looks only
+    /// at the entries of layers changed since the tree it last kept them for. The tree is borrowed,
+    /// not copied (a copy retains each of its parts).
+    public func endFrame(of tree: RenderTree, walkedWhole: Bool) {
         // Most frames of a kiosk keep no images at all: nothing to look at.
-        if hasEntries { dropUnused(keepingUnusedIn: tree) } else { keptFor = tree.map { ($0.contextID, $0.generation) } }
+        if hasEntries {
+            dropUnused(of: tree, walkedWhole: walkedWhole)
+        } else {
+            keptFor = walkedWhole ? nil : (tree.contextID, tree.generation)
+        }
         frame += 1
     }
 
     /// `endFrame`'s work where there are entries. Apart, and never inlined, because this generic
     /// code looks up the types it uses at run time on entry: an empty cache's frame pays nothing.
     @inline(never)
-    private func dropUnused(keepingUnusedIn tree: RenderTree?) {
-        if let tree {
+    private func dropUnused(of tree: RenderTree, walkedWhole: Bool) {
+        if walkedWhole {
+            for (id, entry) in entries where entry.frame != frame { set(nil, for: id) }
+            keptFor = nil
+        } else {
             let changed = keptFor.flatMap { $0.contextID == tree.contextID ? tree.changedLayerIDs(since: $0.generation) : nil }
             for id in changed ?? Set(entries.keys) where tree[id] == nil && entries[id].map({ $0.frame != frame }) == true {
                 set(nil, for: id)
             }
             keptFor = (tree.contextID, tree.generation)
-        } else {
-            for (id, entry) in entries where entry.frame != frame { set(nil, for: id) }
-            keptFor = nil
         }
         if keptBytes > budgetBytes {
             // Dropping the largest first keeps the most layers cached for the memory.

@@ -89,12 +89,42 @@ import Testing
             (Image(width: side, height: side, fill: .clear), Rect(x: 0, y: 0, width: Double(side), height: Double(side)))
         }
         let ids = (0..<3).map { _ in Layer().id }
+        let context = RenderContext(rootLayer: Layer())
+        change {}
         for (id, side) in zip(ids, [10, 12, 5]) { _ = cache.raster(for: id, source: side, scale: 1) { s, _ in image(s) } }
-        cache.endFrame()
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: true)
         // 400 + 576 + 100 bytes: the 12×12 image goes.
         #expect(cache.keptBytes == 500)
         for (id, side) in zip(ids, [10, 12, 5]) { _ = cache.raster(for: id, source: side, scale: 1) { s, _ in image(s) } }
         #expect(cache.rasterizationCount == 4 && cache.hitCount == 2)
+    }
+
+    /// A frame that skipped subtrees keeps the unused images of layers still in its tree, and
+    /// drops those of layers gone from it; a frame that walked the whole tree drops every unused one.
+    @Test func aPartialFrameKeepsTheImagesOfLayersStillInItsTree() throws {
+        let cache = RasterCache<Int>()
+        let root = Layer()
+        let (kept, removed) = (Layer(), Layer())
+        change {
+            root.addSublayer(kept)
+            root.addSublayer(removed)
+        }
+        let context = RenderContext(rootLayer: root)
+        change {}
+        let image = (image: Image(width: 2, height: 2, fill: .clear), frame: Rect(x: 0, y: 0, width: 2, height: 2))
+        for id in [kept.id, removed.id] { _ = cache.raster(for: id, source: 1, scale: 1) { _, _ in image } }
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: false)
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: false)
+        #expect(cache.keptBytes == 2 * 16)
+        change { removed.removeFromSuperlayer() }
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: false)
+        #expect(cache.keptBytes == 16)
+        _ = cache.raster(for: kept.id, source: 1, scale: 1) { _, _ in image }
+        #expect(cache.rasterizationCount == 2 && cache.hitCount == 1)
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: true)
+        #expect(cache.keptBytes == 16)
+        cache.endFrame(of: try #require(context.renderTree), walkedWhole: true)
+        #expect(cache.keptBytes == 0)
     }
 
     /// The CPU blur is the shader's Gaussian: a one-pixel dot spreads into the normalised kernel.
