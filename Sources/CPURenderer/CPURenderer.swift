@@ -26,8 +26,8 @@ public final class CPURenderer: LayerTreeRenderer {
     private let rasters = TreePainter.Rasters()
     /// What each subtree may draw, so that a frame walks only the subtrees it redraws.
     private let subtreeBounds = SubtreeBounds()
-    /// The occluder of the last frame, found again by a measuring walk only when the tree changed
-    /// more than contents.
+    /// The occluder of the last frame, found again by a measuring walk only when the trees since
+    /// changed more than contents (`damage.changedContentsAlone`), or contents' size or opacity.
     private var knownOccluder = KnownOccluder()
     /// Contents already reported as undrawable (client buffers pixman cannot read, drawables).
     private var reportedContents: [ObjectIdentifier] = []
@@ -137,7 +137,10 @@ public final class CPURenderer: LayerTreeRenderer {
         case .full: full
         case .region(let r): PixelBox(r)
         }
-        if !damage.changedContentsAlone { shownLayers.forget() }
+        if !damage.changedContentsAlone {
+            shownLayers.forget()
+            knownOccluder.noteChangeBeyondContents()
+        }
         for other in targets.values { other.stale.add(changed) }
         frameCount += 1
         target.lastFrame = frameCount
@@ -151,7 +154,7 @@ public final class CPURenderer: LayerTreeRenderer {
         pixman_image_set_clip_region32(target.image.handle, region.region)
         defer { pixman_image_set_clip_region32(target.image.handle, nil) }
         let canvas = Canvas(image: target.image, origin: (0, 0), box: box, target: full)
-        if !knownOccluder.holds(for: tree, scale: scale, box: box, target: full) {
+        if !knownOccluder.holds(for: tree, box: box, target: full) {
             var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas, rasters: rasters)
             measure.subtreeBounds = subtreeBounds
             measure.paintTree()
