@@ -45,7 +45,7 @@ extension Compositor {
     }
 
     func noteNewBuffer(from process: Int32) {
-        let now = monotonicNanoseconds()
+        let now = loopClock.now
         // The process of the last new buffer again (the kiosk's app, every frame): its time
         // written where it lies, without hashing its key.
         if let slot = lastNewBufferSlot, slot.process == process {

@@ -22,9 +22,10 @@ extension Compositor {
     /// The views' clock: input event times, in seconds of CLOCK_MONOTONIC.
     static func seconds(_ milliseconds: UInt32) -> Double { Double(milliseconds) / 1000 }
 
-    /// Lets the views' gesture recognizers act on time alone (a long press), once per loop.
+    /// Lets the views' gesture recognizers act on time alone (a long press), once per loop, at the
+    /// loop turn's time.
     func advanceViews() {
-        let now = Double(monotonicNanoseconds()) / 1e9
+        let now = Double(loopClock.now) / 1e9
         for output in outputs { output.dispatcher.advance(to: now) }
     }
 }

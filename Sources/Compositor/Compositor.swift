@@ -132,6 +132,9 @@ public final class Compositor: SurfaceObserver {
     public var clientsWithoutWindowCapabilities: [PrivilegeRule.Subject] = []
     /// The last time each client process committed a new buffer (Compositor+ClientHealth.swift).
     var lastNewBuffer: [Int32: UInt64] = [:]
+    /// The loop's clock: a turn reads CLOCK_MONOTONIC once, for all that asks (frames asked for
+    /// and started, new buffers, the views, the loop's own deadlines), or not at all.
+    public let loopClock = LoopClock()
     /// Where `noteNewBuffer` last wrote into `lastNewBuffer`, and for which process: valid while
     /// the dictionary gains or loses no key, which only `noteNewBuffer` does (and then sets it anew).
     var lastNewBufferSlot: (process: Int32, index: Dictionary<Int32, UInt64>.Index)?
@@ -277,6 +280,7 @@ public final class Compositor: SurfaceObserver {
 
     /// Runs one loop iteration, waiting up to `timeoutMilliseconds` for something to happen.
     public func dispatch(timeoutMilliseconds: Int32) throws {
+        loopClock.nextTurn()
         try display.eventLoop.dispatch(timeoutMilliseconds: timeoutMilliseconds)
         // Asked here, without a call every turn, as `inputFlushed()` below is.
         if deviceLoss.cause != nil { replaceLostDevice() }
@@ -298,12 +302,12 @@ public final class Compositor: SurfaceObserver {
     /// Runs the loop until `stop()` is called or `condition` becomes true (checked each iteration).
     /// Between iterations the loop sleeps until something happens (a client, input, a frame, a
     /// signal, a child's exit through its pidfd) or `nextDeadline` (monotonic ns, asked after
-    /// `condition`) passes; with no deadline it sleeps until something happens, so whatever
+    /// `condition`; `loopClock` is the time they see) passes; with no deadline it sleeps until something happens, so whatever
     /// `condition` checks must come with an event or a deadline. An idle kiosk does not wake.
     public func run(until condition: () -> Bool = { false }, nextDeadline: () -> UInt64? = { nil }) throws {
         isStopped = false
         while !isStopped && !condition() {
-            try dispatch(timeoutMilliseconds: Self.waitMilliseconds(until: nextDeadline(), now: monotonicNanoseconds()))
+            try dispatch(timeoutMilliseconds: Self.waitMilliseconds(until: nextDeadline(), now: loopClock.now))
         }
     }
 
@@ -342,10 +346,13 @@ public final class Compositor: SurfaceObserver {
             // The scheduler held by its timer's source, which goes with its output (removed
             // above): a weak reference would give it a side table, putting every retain and
             // release of it on the runtime's slow path, several times a frame.
-            let handler: (FileDescriptorEvents) -> Void = if let scheduler = schedulers[fd] {
-                { _ in scheduler.timerExpired() }
+            let handler: (FileDescriptorEvents) -> Void
+            if let scheduler = schedulers[fd] {
+                // Its frames take their times from this loop's turns.
+                scheduler.loopClock = loopClock
+                handler = { _ in scheduler.timerExpired() }
             } else {
-                { [unowned self] _ in backend.dispatch(fileDescriptor: fd) }
+                handler = { [unowned self] _ in backend.dispatch(fileDescriptor: fd) }
             }
             backendSources[fd] = try display.eventLoop.addFileDescriptor(fd, events: .readable, handler: handler)
         }

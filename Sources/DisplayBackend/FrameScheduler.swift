@@ -16,9 +16,24 @@ public import SystemCalls
 /// may access it directly), where the optimizer, seeing all of a private one's accesses, proves
 /// that they never overlap and checks none.
 public final class FrameScheduler {
-    /// Starts frames: armed for a frame's start while one is scheduled. The event loop watches its
-    /// descriptor and calls `timerExpired()`, with no backend in between.
+    /// Starts frames: armed for a frame's start while one is scheduled, and for the next frame's
+    /// likely start after a presentation clients were told of (`primeTimer()`). The event loop
+    /// watches its descriptor and calls `timerExpired()`, with no backend in between.
     public let timer: MonotonicTimer
+    /// When `timer` expires as last set (CLOCK_MONOTONIC ns); nil while it is not set, and once its
+    /// expiry was read.
+    private var timerDeadline: UInt64?
+    /// Whether `timer` expired and stays readable: nothing read its expiry or set it since. Setting
+    /// it (timerfd_settime) clears an expiry as reading it does, so a frame that sets it again in
+    /// the turn its expiry started it (`framePresented`) needs no read(2).
+    private var timerIsReadable = false
+    /// The event loop's clock, whose turn's time serves frames asked for and started (nil: the
+    /// clock is read each time, for a scheduler driven without a compositor's loop).
+    public var loopClock: LoopClock? {
+        get { turnClock }
+        set { turnClock = newValue }
+    }
+    private var turnClock: LoopClock?
     /// The display's refreshes, set by its presentations; nil until the first, or after the mode
     /// changed.
     public var clock: RefreshClock? { refreshes }
@@ -125,7 +140,7 @@ public final class FrameScheduler {
             // This frame is also the one asked for while the last was drawn: a presentation's
             // listener may ask before `finish()` looks, and a wish left set would draw one more.
             wantsAnotherFrame = false
-            let now = monotonicNanoseconds()
+            let now = self.now
             if let latest = latestRefreshReader?(now) {
                 refreshes = RefreshClock(anchorNanoseconds: latest.nanoseconds, anchorSequence: latest.sequence, period: refreshPeriod)
             }
@@ -135,7 +150,8 @@ public final class FrameScheduler {
             let request = FrameRequest(targetPresentationNanoseconds: schedule.target.nanoseconds, sequence: schedule.target.sequence)
             phase = .waiting(request)
             pacing = FramePacing(requestedNanoseconds: now, leadNanoseconds: lead, target: schedule.target)
-            timer.arm(at: schedule.startNanoseconds)
+            // Already set for it after the last presentation (`framePresented`): no system call.
+            if timerDeadline != schedule.startNanoseconds { setTimer(schedule.startNanoseconds) }
         case .waiting:
             break
         case .drawing, .committed:
@@ -143,23 +159,38 @@ public final class FrameScheduler {
         }
     }
 
-    /// The timer expired: the frame waiting for it is drawn now.
+    /// The timer's descriptor was readable: the frame waiting for it is drawn now. Its expiry is
+    /// read (so that the loop does not wake for it again) only where the frame did not set the
+    /// timer again.
     public func timerExpired() {
-        guard timer.acknowledgeExpiration(), case .waiting(let request) = phase else { return }
-        phase = .drawing(request)
-        pacing?.startedNanoseconds = monotonicNanoseconds()
-        frameHandler?(request)
+        guard let deadline = timerDeadline else { return }
+        // Readiness the timer's setting since cleared (set for later) is no expiry: the time, not
+        // a read(2), tells. A timer never expires early, and the loop's turn began after its
+        // descriptor was found readable (the clock is read again where a loop did not say so).
+        var now = self.now
+        if now < deadline, let turnClock { now = turnClock.read() }
+        guard now >= deadline else { return }
+        timerIsReadable = true
+        if case .waiting(let request) = phase {
+            phase = .drawing(request)
+            pacing?.startedNanoseconds = now
+            frameHandler?(request)
+        }
+        if timerIsReadable { acknowledgeTimer() }
     }
 
-    /// The frame being drawn was committed to the display. `measured`: false for a commit that
-    /// waited on purpose (made again after a refusal), which says nothing of drawing's cost.
-    public func frameCommitted(measured: Bool = true) {
-        let now = monotonicNanoseconds()
+    /// The frame being drawn was committed to the display (now, by the clock read here, which is
+    /// returned). `measured`: false for a commit that waited on purpose (made again after a
+    /// refusal), which says nothing of drawing's cost.
+    @discardableResult
+    public func frameCommitted(measured: Bool = true) -> UInt64 {
+        let now = turnClock?.read() ?? monotonicNanoseconds()
         if measured, let started = pacing?.startedNanoseconds, started > 0 {
             renderTimePredictor.record(now - started)
         }
         pacing?.committedNanoseconds = now
         phase = .committed
+        return now
     }
 
     /// The backend committed something of its own (a cursor plane's move) while no frame was
@@ -194,6 +225,17 @@ public final class FrameScheduler {
         presented.emit(timing)
         isPresenting = false
         finish()
+        primeTimer()
+    }
+
+    /// After a presentation in the turn its frame's timer expired (a display that presents at its
+    /// commit: headless) that clients were told of, they likely ask for the next frame before its
+    /// start: the timer is set for that start now, which clears its expiry without a read(2), and
+    /// `scheduleFrame()` finds it set. Where no frame is asked for by then, the timer's expiry
+    /// draws nothing and is read.
+    private func primeTimer() {
+        guard timerIsReadable, lastWasAwaited, isIdle, !isHeld, let refreshes else { return }
+        setTimer(refreshes.schedule(now: now, lead: leadNanoseconds, after: lastPacing?.target).startNanoseconds)
     }
 
     /// Called by a `presented` listener that told clients of the presentation (answered frame
@@ -220,7 +262,7 @@ public final class FrameScheduler {
     public func hold() {
         isHeld = true
         guard case .waiting = phase else { return }
-        timer.disarm()
+        disarmTimer()
         phase = .idle
         pacing = nil
         wantsAnotherFrame = true
@@ -248,12 +290,33 @@ public final class FrameScheduler {
     public func restart(period: UInt64, clock: RefreshClock? = nil) {
         refreshPeriod = period
         refreshes = clock
-        timer.disarm()
+        disarmTimer()
         phase = .idle
         pacing = nil
         lastPacing = nil
         wantsAnotherFrame = true
         scheduleAnotherIfWanted()
+    }
+
+    /// The loop turn's time, or the clock's without a loop clock.
+    private var now: UInt64 { turnClock?.now ?? monotonicNanoseconds() }
+
+    private func setTimer(_ deadline: UInt64) {
+        timer.arm(at: deadline)
+        timerDeadline = deadline
+        timerIsReadable = false
+    }
+
+    private func disarmTimer() {
+        timer.disarm()
+        timerDeadline = nil
+        timerIsReadable = false
+    }
+
+    private func acknowledgeTimer() {
+        _ = timer.acknowledgeExpiration()
+        timerDeadline = nil
+        timerIsReadable = false
     }
 
     private func finish() {

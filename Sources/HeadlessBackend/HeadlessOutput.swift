@@ -235,7 +235,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
     /// Shows `frame` at the refresh it was started at (the last one), or, while `fence` has not
     /// signalled, at the first refresh at which it has.
     private func show(_ frame: consuming ShownFrame, after fence: OwnedFileDescriptor?) {
-        frameScheduler.frameCommitted()
+        let now = frameScheduler.frameCommitted()
         // A frame still waiting for its fence is replaced: never shown.
         drop(pendingFrame.take())
         guard fence.map(Self.hasSignalled) ?? true else {
@@ -244,7 +244,7 @@ public final class HeadlessOutput: BackendOutput, HardwareCursorOutput {
             scheduleRefresh(forCursor: false)
             return
         }
-        present(frame, at: refreshes.refresh(atOrBefore: monotonicNanoseconds()))
+        present(frame, at: refreshes.refresh(atOrBefore: now))
     }
 
     /// Whether a sync_file has signalled: it reads as readable then (looked at when a frame is

@@ -354,7 +354,7 @@ struct Run: ParsableCommand {
             if state.interrupted { return true }
             if state.session == nil {
                 guard !compositor.outputStatuses.isEmpty else {
-                    waitingForDisplay.tick(now: monotonicNanoseconds())
+                    waitingForDisplay.tick(now: compositor.loopClock.now)
                     return false
                 }
                 logger.info("a display is lit: starting the app")
@@ -365,7 +365,7 @@ struct Run: ParsableCommand {
                     return true
                 }
             }
-            state.session?.tick(now: monotonicNanoseconds())
+            state.session?.tick(now: compositor.loopClock.now)
             // An X app connects to Xwayland, not to Vitrine: a window of it shown counts.
             if !state.appConnected, let process = state.process, let windows = xwayland?.windowManager?.windows,
                windows.contains(where: { window in window.surface != nil && window.processID.map(process.owns) == true }) {
@@ -383,7 +383,7 @@ struct Run: ParsableCommand {
             }
             // A screenshot asked for is still taken (of what the app left, or of clients started by hand).
             if appExit != nil, screenshot == nil || screenshotTaken { return true }
-            guard let screenshot, !screenshotTaken, monotonicNanoseconds() >= screenshotDue else { return false }
+            guard let screenshot, !screenshotTaken, compositor.loopClock.now >= screenshotDue else { return false }
             screenshotTaken = true
             guard let image = compositor.capture() else {
                 logger.error("no frame was shown yet: no screenshot")
@@ -403,7 +403,7 @@ struct Run: ParsableCommand {
             var deadline = state.session == nil ? waitingForDisplay.nextExtension : state.session?.nextDeadline
             func include(_ candidate: UInt64) { deadline = min(deadline ?? candidate, candidate) }
             if screenshotPending { include(screenshotDue) }
-            if exitPolled { include(monotonicNanoseconds() + KioskSession.exitPollingInterval) }
+            if exitPolled { include(compositor.loopClock.now + KioskSession.exitPollingInterval) }
             return deadline
         }
         if let startFailure { throw startFailure }

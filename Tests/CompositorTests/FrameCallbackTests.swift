@@ -58,18 +58,11 @@ import WaylandTestClient
         #expect(try session.runFrames(1))
         try session.run(seconds: idleSeconds)
         let sessionClient = try SessionClient(session)
-        let client = sessionClient.client
         let (surface, _) = try sessionClient.makeToplevel()
         // The times of four frame callbacks, each asked for with a new buffer once the last came.
         var times: [UInt32] = []
         for _ in 0..<4 {
-            try surface.attach(buffer: sessionClient.makeBuffer(width: 32, height: 32), x: 0, y: 0)
-            let callback = try surface.frame()
-            try surface.commit()
-            try #require(try session.run(seconds: 30) {
-                try? client.pump()
-                return !callback.events.isEmpty
-            })
+            let callback = try sessionClient.commitNewBuffer(on: surface, andRun: session)
             guard case .done(let time)? = callback.events.first else { throw TestClientError.timedOut }
             times.append(time)
         }
@@ -79,5 +72,55 @@ import WaylandTestClient
         for (earlier, later) in zip(times, times.dropFirst()) {
             #expect(later &- earlier >= 16)
         }
+    }
+
+    /// A client told of a frame likely draws again: the frame timer is set for the next refresh
+    /// instead of its expiry being read. When the client does not, that expiry is read in the turn
+    /// that handles it: the loop does not spin on a readable timer, it sleeps out its timeouts.
+    @Test func theLoopSleepsAfterAFrameCallbackThatNoFrameFollows() throws {
+        let session = try HeadlessSession(renderer: .cpu)
+        let sessionClient = try SessionClient(session)
+        let (surface, _) = try sessionClient.makeToplevel()
+        _ = try sessionClient.commitNewBuffer(on: surface, andRun: session)
+        // 200 ms (twelve refreshes) of turns that wait up to 10 ms each.
+        var turns = 0
+        let end = Date().addingTimeInterval(0.2)
+        while Date() < end {
+            try session.compositor.dispatch(timeoutMilliseconds: 10)
+            turns += 1
+        }
+        // Twenty, and a few for the timer's one expiry and frames earlier commits asked for: a loop
+        // woken at once by a readable timer turns thousands of times.
+        #expect(turns < 100)
+    }
+
+    /// A loop turn reads the clock once for all that asks: a client's new buffer and the frame it
+    /// asks for (with nothing on its way) are stamped with the same time.
+    @Test func aNewBufferAndTheFrameItAsksForTakeTheTimeOfTheirLoopTurn() throws {
+        let session = try HeadlessSession(renderer: .cpu)
+        let output = session.backend.headlessOutput(0)
+        let sessionClient = try SessionClient(session)
+        let (surface, _) = try sessionClient.makeToplevel()
+        // Frames asked for by the compositor's start and the role's commit are shown by now.
+        try session.run(seconds: 0.1)
+        _ = try sessionClient.commitNewBuffer(on: surface, andRun: session)
+        let pacing = try #require(output.frameScheduler.lastFramePacing)
+        let newBuffer = try #require(session.compositor.lastNewBufferNanoseconds { _ in true })
+        #expect(pacing.requestedNanoseconds == newBuffer)
+    }
+}
+
+extension SessionClient {
+    /// Commits a new 32×32 buffer on `surface` with a frame callback, and runs `session` until the
+    /// callback fired; returns it.
+    fileprivate func commitNewBuffer(on surface: WlSurfaceProxy, andRun session: HeadlessSession) throws -> WlCallbackProxy {
+        try surface.attach(buffer: makeBuffer(width: 32, height: 32), x: 0, y: 0)
+        let callback = try surface.frame()
+        try surface.commit()
+        try #require(try session.run(seconds: 30) {
+            try? client.pump()
+            return !callback.events.isEmpty
+        })
+        return callback
     }
 }

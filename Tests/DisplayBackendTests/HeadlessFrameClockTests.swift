@@ -154,6 +154,55 @@ import Testing
         }
     }
 
+    /// The frame timer's expiry is read, or cleared by setting the timer again, in the turn that
+    /// handles it: its descriptor is never left readable, which would wake the event loop at once,
+    /// turn after turn. After a frame nobody waited for, and after a skipped one, it is read. After
+    /// a presentation that clients were told of, the timer is set for the next refresh instead (a
+    /// frame they ask for before then starts at it, with no other timerfd_settime); at that
+    /// refresh, with no frame asked for, its expiry draws nothing and is read.
+    @Test func theFrameTimerIsNeverLeftReadableAndWaitsForTheNextRefreshAfterAnAwaitedPresentation() throws {
+        let backend = try HeadlessBackend(outputs: [HeadlessOutputConfiguration(parsing: "64x48@60")])
+        let output = backend.headlessOutput(0)
+        let scheduler = output.frameScheduler
+        let period = output.mode.refreshNanoseconds
+        var frames = 0
+        var skipping = false
+        scheduler.onFrame = { _ in
+            frames += 1
+            if skipping {
+                scheduler.frameSkipped()
+            } else {
+                _ = try? output.commit(OutputState(buffer: .swapchain(output.nextBuffer()!)))
+            }
+        }
+        var awaited = false
+        var presentations: [PresentationTiming] = []
+        let presented = output.presented.listen { timing in
+            presentations.append(timing)
+            if awaited { scheduler.markPresentationAwaited() }
+        }
+        defer { presented.cancel() }
+        func timerIsReadable(withinMilliseconds milliseconds: Int32 = 0) -> Bool {
+            var entry = pollfd(fd: scheduler.timer.fileDescriptor.rawValue, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, milliseconds) == 1
+        }
+        for (skip, told) in [(false, false), (true, false), (false, true)] {
+            (skipping, awaited) = (skip, told)
+            let drawn = frames
+            output.scheduleFrame()
+            backend.dispatchEvents(forAtMost: 10) { frames == drawn + 1 }
+            try #require(frames == drawn + 1)
+            if !told { #expect(!timerIsReadable()) }
+        }
+        try #require(presentations.count == 2)
+        // Set for the refresh after the awaited presentation: it expires then (never early).
+        #expect(timerIsReadable(withinMilliseconds: Int32(3 * period / 1_000_000)))
+        #expect(monotonicNanoseconds() >= presentations[1].nanoseconds + period)
+        scheduler.timerExpired()
+        #expect(frames == 3)
+        #expect(!timerIsReadable())
+    }
+
     /// A frame asked for while one is drawn, and again by a listener of that one's presentation
     /// (as the compositor asks when its tree changed meanwhile), is one frame, not two.
     @Test func aFrameAskedForWhileDrawnAndAgainAtItsPresentationIsDrawnOnce() throws {
