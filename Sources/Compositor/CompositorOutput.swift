@@ -389,10 +389,9 @@ final class CompositorOutput: FrameInFlight.Owner {
         do {
             // One path for every frame: a state (the client's buffer scanned out as it is, or a
             // swapchain buffer drawn into) committed once what it shows is done.
-            let state: OutputState
+            var state = OutputState()
             var completion: (any RenderCompletion)?
-            if let direct = directScanoutState(for: tree) {
-                state = direct
+            if scansOutDirectly(tree, in: &state) {
                 // The top window, without an array made for it each frame.
                 frameWillShow(tree, showing: windows.suffix(1).lazy.map(\.surface))
                 scanningOutDirectly(true)

@@ -41,21 +41,23 @@ extension CompositorOutput {
         return showsOnly
     }
 
-    /// The frame `tree` is when the top window's buffer can be shown as it is: the state that
-    /// shows it, which the display has tested; nil when the frame is to be composed. The state
-    /// holds the buffer from its client: the display takes that hold over when it commits the
-    /// state (and ends it once another frame replaces the buffer), or the compositor ends it when
-    /// the state is not committed. The buffer is shown opaque (`OutputBuffer.client`): its window
-    /// says it is.
-    func directScanoutState(for tree: RenderTree) -> OutputState? {
-        guard let buffer = directScanoutBuffer(of: tree), buffer !== refusedScanoutBuffer else { return nil }
+    /// Whether the frame `tree` is the top window's buffer shown as it is: then `state` shows it
+    /// (the display has tested it so); false, with `state` as it was, when the frame is to be
+    /// composed. The state holds the buffer from its client: the display takes that hold over
+    /// when it commits the state (and ends it once another frame replaces the buffer), or the
+    /// compositor ends it when the state is not committed. The buffer is shown opaque
+    /// (`OutputBuffer.client`): its window says it is. The caller's state is filled in place: a
+    /// state made here, tested and returned was copied and destroyed every frame.
+    func scansOutDirectly(_ tree: RenderTree, in state: inout OutputState) -> Bool {
+        guard let buffer = directScanoutBuffer(of: tree), buffer !== refusedScanoutBuffer else { return false }
         buffer.hold()
-        let state = OutputState(buffer: .client(buffer))
+        state.buffer = .client(buffer)
         guard backend.test(state) else {
+            state.buffer = nil
             buffer.endHold()
-            return nil
+            return false
         }
-        return state
+        return true
     }
 }
 
