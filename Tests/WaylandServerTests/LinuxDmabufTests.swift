@@ -653,6 +653,22 @@ extension LinuxDmabufTests {
             #expect(throws: TestClientError.disconnected(errno: ENOMEM)) { try window.harness.client.roundtrip() }
         }
 
+        /// The watch on a buffer still being written holds its surface without a weak reference,
+        /// which would give the surface a side table (every retain and release of it slow).
+        @Test func aSurfaceWaitingForItsBuffersWritesIsNotWeaklyReferenced() throws {
+            let window = try FencedWindow()
+            defer { window.close() }
+            try window.surfaceProxy.attach(buffer: window.buffer, x: 0, y: 0)
+            try window.surfaceProxy.commit()
+            try window.harness.client.roundtrip()
+            #expect(openDescriptors(sharingFileWith: window.readEnd) == 4, "the buffer is watched")
+            // A count of 1 is the object's own: no weak reference.
+            #expect(_getWeakRetainCount(window.surface) == 1)
+            window.finishWrites()
+            try window.harness.client.roundtrip()
+            #expect(window.commits.map(\.bufferWasAttached) == [true])
+        }
+
         @Test func aSurfaceDestroyedWhileItsCommitWaitsStopsWatchingItsBuffer() throws {
             let window = try FencedWindow()
             defer { window.close() }

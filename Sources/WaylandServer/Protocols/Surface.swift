@@ -421,9 +421,13 @@ public final class Surface: Resource, RequestHandler {
     private func settleFinishedCommits() {
         writeWatch = nil
         while let next = waitingCommits.first {
+            // unowned(unsafe), not weak: a weak reference gave the surface of every GPU client that
+            // commits before its rendering ends a side table, which makes each retain and release
+            // of it slow. The watch is the surface's, removed when its resource goes (`destroyed`),
+            // before the surface can be released: its handler never runs without the surface.
             if next.attached, let fd = next.buffer?.unfinishedWrite, let loop = client.display?.eventLoop,
-               let watch = try? loop.addFileDescriptor(fd, events: .readable, handler: { [weak self] _ in
-                   self?.settleFinishedCommits()
+               let watch = try? loop.addFileDescriptor(fd, events: .readable, handler: { [unowned(unsafe) self] _ in
+                   settleFinishedCommits()
                }) {
                 writeWatch = watch
                 return
