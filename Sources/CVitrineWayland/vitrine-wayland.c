@@ -169,6 +169,40 @@ void vitrine_shm_stride_check_destroy(struct vitrine_shm_stride_check *check) {
     free(check);
 }
 
+static void vitrine_frame_callback_destroyed(struct wl_resource *resource) {
+    wl_list_remove(wl_resource_get_link(resource));
+}
+
+struct wl_resource *vitrine_frame_callback_create(struct wl_client *client, uint32_t id, struct wl_list *list) {
+    struct wl_resource *callback = wl_resource_create(client, &wl_callback_interface, 1, id);
+    if (!callback) {
+        wl_client_post_no_memory(client);
+        return NULL;
+    }
+    // wl_callback has no requests: no table to dispatch through.
+    wl_resource_set_implementation(callback, NULL, NULL, vitrine_frame_callback_destroyed);
+    wl_list_insert(list->prev, wl_resource_get_link(callback));
+    return callback;
+}
+
+void vitrine_frame_callbacks_done(struct wl_list *list, uint32_t data) {
+    union wl_argument argument = {.u = data};
+    struct wl_resource *callback, *next;
+    wl_resource_for_each_safe(callback, next, list) {
+        wl_resource_post_event_array(callback, WL_CALLBACK_DONE, &argument);
+        wl_resource_destroy(callback);
+    }
+}
+
+void vitrine_frame_callbacks_forget(struct wl_list *list) {
+    struct wl_resource *callback, *next;
+    wl_resource_for_each_safe(callback, next, list) {
+        struct wl_list *link = wl_resource_get_link(callback);
+        wl_list_remove(link);
+        wl_list_init(link);
+    }
+}
+
 long vitrine_copy_own_memory(void *target, const void *source, size_t count) {
     struct iovec local = {.iov_base = target, .iov_len = count};
     struct iovec remote = {.iov_base = (void *)source, .iov_len = count};

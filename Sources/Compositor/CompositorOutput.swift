@@ -52,7 +52,7 @@ final class CompositorOutput: FrameInFlight.Owner {
     /// Windows shown on this output, bottom to top (their containers are the root's sublayers).
     private(set) var windows: [SurfaceNode] = []
     /// Frame callbacks of the surfaces drawn into the frame on its way to the screen.
-    private var callbacksInFlight: [Callback] = []
+    private let callbacksInFlight = FrameCallbacks()
     private var lastTree: RenderTree?
     /// The frame drawn last, until the GPU is done with it and it is committed.
     private var frameInFlight: FrameInFlight?
@@ -190,10 +190,8 @@ final class CompositorOutput: FrameInFlight.Owner {
         (renderer as? Renderer)?.onDrawablePresented = nil
         displayLinks = []
         shownInFlight = []
-        let callbacks = callbacksInFlight + visibleSurfaces().flatMap { $0.takeFrameCallbacks() }
-        callbacksInFlight = []
-        let milliseconds = UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000)
-        for callback in callbacks { callback.done(milliseconds) }
+        for surface in visibleSurfaces() { surface.moveFrameCallbacks(to: callbacksInFlight) }
+        callbacksInFlight.done(UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000))
         let feedbacks = feedbacksInFlight
         feedbacksInFlight = []
         for feedback in feedbacks { feedback.discarded() }
@@ -467,7 +465,7 @@ final class CompositorOutput: FrameInFlight.Owner {
         shownInFlight.removeAllKeepingCapacity()
         for surface in shown {
             onSurfaceShown?(surface)
-            surface.moveFrameCallbacks(to: &callbacksInFlight)
+            surface.moveFrameCallbacks(to: callbacksInFlight)
             surface.discardSupersededPresentationFeedbacks()
             feedbacksInFlight.append(adopting: surface.takePresentationFeedbacks())
             shownInFlight.append(surface)
@@ -490,17 +488,14 @@ final class CompositorOutput: FrameInFlight.Owner {
     private func cursorPresented(_ timing: PresentationTiming) {
         onCursorPresented?()
         if let surface = cursor.surfaceOnHardware { onSurfaceShown?(surface) }
-        let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
-        for callback in cursor.takeCallbacks(cursorPlane: true) { callback.done(milliseconds) }
+        cursor.answerPlaneCallbacks(milliseconds: UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000))
     }
 
     private func framePresented(_ timing: PresentationTiming) {
         lastPresentationNanoseconds = timing.nanoseconds
-        let milliseconds = UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000)
-        var callbacks: [Callback] = []
-        swap(&callbacks, &callbacksInFlight)
-        callbacks.append(adopting: cursor.takeCallbacks(cursorPlane: false))
-        for callback in callbacks { callback.done(milliseconds) }
+        cursor.moveLeftoverCallbacks(to: callbacksInFlight)
+        let answersCallbacks = !callbacksInFlight.isEmpty
+        callbacksInFlight.done(UInt32(truncatingIfNeeded: timing.nanoseconds / 1_000_000))
         var feedbacks: [PresentationFeedback] = []
         swap(&feedbacks, &feedbacksInFlight)
         for feedback in feedbacks {
@@ -510,12 +505,7 @@ final class CompositorOutput: FrameInFlight.Owner {
                 flags: PresentationFeedback.Kind(rawValue: timing.flags))
         }
         // Clients told of this frame may draw the next at once: it keeps the refresh cadence.
-        if !callbacks.isEmpty || !feedbacks.isEmpty { backend.frameScheduler.markPresentationAwaited() }
-        // Its storage serves the next frame's callbacks, where a new list was an allocation a frame.
-        if callbacksInFlight.isEmpty {
-            callbacks.removeAllKeepingCapacity()
-            swap(&callbacks, &callbacksInFlight)
-        }
+        if answersCallbacks || !feedbacks.isEmpty { backend.frameScheduler.markPresentationAwaited() }
         onFramePresented?()
         // Running animations and commits that arrived meanwhile need the next refresh too.
         if !displayLinks.isEmpty {

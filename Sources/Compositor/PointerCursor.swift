@@ -86,7 +86,7 @@ final class PointerCursor {
     private var wasVisible = false
     /// Frame callbacks of the client's cursor surface taken with the images given to the plane;
     /// sent once the display shows them.
-    private var planeCallbacks: [Callback] = []
+    private let planeCallbacks = FrameCallbacks()
 
     /// Whether the hardware cursor shows the arrow now.
     var isOnHardware: Bool {
@@ -203,22 +203,22 @@ final class PointerCursor {
     /// image, the drag icon and the callbacks waiting for this plane go with it, and this output
     /// shows nothing any more (its plane is emptied).
     func handOver(to other: PointerCursor?, at point: Point) {
-        let (shown, icon, callbacks) = (image, dragIcon, planeCallbacks)
-        planeCallbacks = []
+        let (shown, icon) = (image, dragIcon)
+        let callbacks = FrameCallbacks()
+        callbacks.takeAll(from: planeCallbacks)
         holdsPointer = false
         // The surfaces leave this overlay before the other one takes them.
         show(.arrow)
         setDragIcon(nil)
         guard let other else {
             // Nowhere to show them: the callbacks are answered, and the client draws again.
-            let milliseconds = UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000)
-            for callback in callbacks { callback.done(milliseconds) }
+            callbacks.done(UInt32(truncatingIfNeeded: monotonicNanoseconds() / 1_000_000))
             return
         }
         other.holdsPointer = true
         other.pointerInUse = pointerInUse
         other.position = point
-        other.planeCallbacks += callbacks
+        other.planeCallbacks.takeAll(from: callbacks)
         other.setDragIcon(icon)
         other.show(shown)
     }
@@ -277,7 +277,7 @@ final class PointerCursor {
         }
         if onPlane {
             onHardware = .client(node)
-            planeCallbacks += node.surface.takeFrameCallbacks()
+            node.surface.moveFrameCallbacks(to: planeCallbacks)
             // Out of the layer tree, its commits are no frame's damage.
             node.container.removeFromSuperlayer()
         } else {
@@ -306,13 +306,16 @@ final class PointerCursor {
         return (context.makeImage(), hotspotX, hotspotY)
     }
 
-    /// The frame callbacks to send now that the display showed the cursor plane's update
-    /// (`cursorPlane`) or a frame: those of images given to the plane, and after a frame only
-    /// those left over by a client cursor that is no longer on the plane.
-    func takeCallbacks(cursorPlane: Bool) -> [Callback] {
-        if !cursorPlane, surfaceOnHardware != nil { return [] }
-        defer { planeCallbacks = [] }
-        return planeCallbacks
+    /// The display showed the cursor plane's update: the frame callbacks of the images given to
+    /// the plane are answered.
+    func answerPlaneCallbacks(milliseconds: UInt32) {
+        planeCallbacks.done(milliseconds)
+    }
+
+    /// The display showed a frame: the frame callbacks left over by a client cursor that is no
+    /// longer on the plane go to `list`, answered with the frame's.
+    func moveLeftoverCallbacks(to list: FrameCallbacks) {
+        if surfaceOnHardware == nil { list.takeAll(from: planeCallbacks) }
     }
 
     func setDragIcon(_ node: SurfaceNode?) {

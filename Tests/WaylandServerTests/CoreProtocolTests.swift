@@ -120,7 +120,7 @@ import WaylandTestClient
             for _ in 0..<frames { _ = try surface.frame() }
             try surface.commit()
             try harness.client.roundtrip()
-            counts.append(try #require(harness.commits.last).surface.takeFrameCallbacks().count)
+            counts.append(try #require(harness.commits.last).surface.takeFrameCallbackIDs().count)
         }
         #expect(harness.commits.map(\.state.bufferDamage) == [
             [IntRect(x: 1, y: 2, width: 3, height: 4)], [IntRect(x: 5, y: 6, width: 7, height: 8)], [],
@@ -140,12 +140,45 @@ import WaylandTestClient
         }
         try harness.client.roundtrip()
         let serverSurface = try #require(harness.commits.last).surface
-        #expect(serverSurface.takeFrameCallbacks().map(\.id) == callbacks.map(\.id))
+        #expect(serverSurface.takeFrameCallbackIDs() == callbacks.map(\.id))
         // Taken: the next commit's list holds its own alone.
         let next = try surface.frame()
         try surface.commit()
         try harness.client.roundtrip()
-        #expect(serverSurface.takeFrameCallbacks().map(\.id) == [next.id])
+        #expect(serverSurface.takeFrameCallbackIDs() == [next.id])
+    }
+
+    /// A frame callback is libwayland's resource on a list, without an object of Vitrine's: the
+    /// callbacks of a client that left leave the list they were moved to, and the others are
+    /// answered in order, once, and destroyed (the client hears done, then delete_id).
+    @Test func callbacksOfAClientThatLeftLeaveTheListTheRestAreAnsweredOnce() throws {
+        let harness = try Harness()
+        var leaving: TestClient? = try harness.connect()
+        let staying = try harness.client.bind(WlCompositorProxy.self, version: 5).createSurface()
+        let gone = try leaving!.bind(WlCompositorProxy.self, version: 5).createSurface()
+        let first = try staying.frame()
+        _ = try gone.frame()
+        let second = try staying.frame()
+        try gone.commit()
+        try leaving!.roundtrip()
+        try staying.commit()
+        try harness.client.roundtrip()
+        let list = FrameCallbacks()
+        for surface in harness.surfaces { surface.moveFrameCallbacks(to: list) }
+        #expect(list.ids.count == 3)
+        #expect(harness.surfaces.allSatisfy { !$0.hasPendingFrameCallbacks })
+
+        leaving = nil
+        try harness.client.roundtrip()
+        #expect(list.ids == [first.id, second.id])
+        list.done(1234)
+        #expect(list.isEmpty)
+        try harness.client.roundtrip()
+        #expect(first.events == [.done(callbackData: 1234)])
+        #expect(second.events == [.done(callbackData: 1234)])
+        list.done(5678)
+        try harness.client.roundtrip()
+        #expect(first.events.count == 1)
     }
 
     @Test func aBufferMadeAfterTheLastOneWasDestroyedIsShownAsItself() throws {
@@ -333,5 +366,14 @@ import WaylandTestClient
         let state = try #require(harness.commits.last?.state)
         #expect(state.offsetX == 1 << 24 && state.offsetY == -(1 << 24))
         #expect(state.surfaceDamage == [IntRect(x: -(1 << 24), y: 0, width: 1 << 24, height: 1 << 24)])
+    }
+}
+
+extension Surface {
+    /// The ids of the frame callbacks the compositor would take now, taken.
+    func takeFrameCallbackIDs() -> [UInt32] {
+        let taken = FrameCallbacks()
+        moveFrameCallbacks(to: taken)
+        return taken.ids
     }
 }

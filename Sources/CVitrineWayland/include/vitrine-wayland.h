@@ -48,6 +48,16 @@ struct vitrine_shm_stride_check *vitrine_display_add_shm_stride_check(
     struct wl_display *display, void *context, vitrine_shm_bytes_per_pixel bytes_per_pixel);
 void vitrine_shm_stride_check_destroy(struct vitrine_shm_stride_check *check);
 
+/// Frame callbacks: wl_callback resources without an object of Vitrine's, kept in order on lists
+/// through each resource's own link (wl_resource_get_link), as weston and wlroots keep them. A
+/// callback leaves its list when it is destroyed (sent done, or its client gone).
+/// Creates callback `id` of `client` at the end of `list`; NULL (no_memory posted) when it cannot.
+struct wl_resource *vitrine_frame_callback_create(struct wl_client *client, uint32_t id, struct wl_list *list);
+/// Sends every callback on `list` done with `data` and destroys it, first to last.
+void vitrine_frame_callbacks_done(struct wl_list *list, uint32_t data);
+/// Takes every callback off `list`, unanswered (each lives on until its client goes).
+void vitrine_frame_callbacks_forget(struct wl_list *list);
+
 /// Copies `count` bytes of this process's memory from `source` to `target` through the kernel,
 /// which reports a page it cannot read (past the end of a truncated file) instead of raising
 /// SIGBUS: the bytes copied before such a page, or -1 when it is the first.

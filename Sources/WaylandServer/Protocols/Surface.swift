@@ -102,7 +102,9 @@ struct PendingSurfaceState {
     var viewportChanged = false
     var viewportSource: ViewportRect?
     var viewportDestination: SurfaceSize?
-    var frameCallbacks: [Callback] = []
+    /// The frame callbacks asked for; nil before the first. A list is an object, which the applied
+    /// commit hands on, emptied, to the next requests (`Surface.apply`): none is made per commit.
+    var frameCallbacks: FrameCallbacks?
     /// Extension state (presentation feedback and the like) that follows the commit.
     var commitHooks: [(Surface) -> Void] = []
 
@@ -150,7 +152,9 @@ struct PendingSurfaceState {
             viewportSource = later.viewportSource
             viewportDestination = later.viewportDestination
         }
-        frameCallbacks += later.frameCallbacks
+        if let callbacks = later.frameCallbacks {
+            if let frameCallbacks { frameCallbacks.takeAll(from: callbacks) } else { frameCallbacks = callbacks }
+        }
         commitHooks += later.commitHooks
     }
 }
@@ -188,7 +192,8 @@ public final class Surface: Resource, RequestHandler {
 
     public private(set) var current = SurfaceState()
     var pending = PendingSurfaceState()
-    private var frameCallbacks: [Callback] = []
+    /// The frame callbacks of the commits applied and not yet taken by the compositor.
+    private let frameCallbacks = FrameCallbacks()
     /// The compositor's observer (set when the surface is created). Unowned, not weak: a weak
     /// reference gives the observer a side table, which puts every retain and release of it on
     /// the runtime's slow path (the compositor's, several a frame). The observer outlives the
@@ -256,24 +261,14 @@ public final class Surface: Resource, RequestHandler {
         if self.role === role { self.role = nil }
     }
 
-    /// Takes the frame callbacks of the commits applied so far; fire them when a frame showing
-    /// the surface was presented.
-    public func takeFrameCallbacks() -> [Callback] {
-        var callbacks: [Callback] = []
-        moveFrameCallbacks(to: &callbacks)
-        return callbacks
+    /// Moves the frame callbacks of the commits applied so far to the end of `list` (answer them
+    /// when a frame showing the surface was presented).
+    public func moveFrameCallbacks(to list: FrameCallbacks) {
+        list.takeAll(from: frameCallbacks)
     }
 
-    /// Moves the frame callbacks of the commits applied so far to the end of `list` (fire them
-    /// when a frame showing the surface was presented). The surface keeps its list's storage for
-    /// the next commit's, where taking the list cost an allocation every frame.
-    public func moveFrameCallbacks(to list: inout [Callback]) {
-        for callback in frameCallbacks where callback.isAlive { list.append(callback) }
-        frameCallbacks.removeAllKeepingCapacity()
-    }
-
-    /// Whether commits applied so far asked for frame callbacks that were not fired yet.
-    public var hasPendingFrameCallbacks: Bool { frameCallbacks.contains(where: \.isAlive) }
+    /// Whether commits applied so far asked for frame callbacks that were not answered yet.
+    public var hasPendingFrameCallbacks: Bool { !frameCallbacks.isEmpty }
 
     /// Tells the client the surface is (now) on an output (wl_surface.enter).
     public func enter(_ output: Output) {
@@ -307,7 +302,10 @@ public final class Surface: Resource, RequestHandler {
         case .attach(let buffer, let x, let y): try attach(buffer, x: ClientCoordinate.clamp(x), y: ClientCoordinate.clamp(y))
         case .damage(let x, let y, let width, let height):
             Self.addDamage(ClientCoordinate.rectangle(x: x, y: y, width: width, height: height), to: &pending.surfaceDamage)
-        case .frame(let id): pending.frameCallbacks.append(Callback(client: client, id: id))
+        case .frame(let id):
+            let callbacks = pending.frameCallbacks ?? FrameCallbacks()
+            pending.frameCallbacks = callbacks
+            callbacks.add(id, of: client)
         case .setOpaqueRegion(let region): pending.opaqueRegion = region?.region ?? Region()
         case .setInputRegion(let region): pending.inputRegion = region?.region ?? .infinite
         case .commit: try commit()
@@ -403,7 +401,6 @@ public final class Surface: Resource, RequestHandler {
         // The common commit waits for nothing: settled at once, without a trip through the queue.
         if waitingCommits.isEmpty, writeWatch == nil, !waitsForWrite(requests) {
             settle(&requests)
-            Self.recycle(&requests.frameCallbacks, into: &pending.frameCallbacks)
             return
         }
         waitingCommits.append(requests)
@@ -471,13 +468,12 @@ public final class Surface: Resource, RequestHandler {
         requests.apply(to: &current)
         Self.recycle(&requests.surfaceDamage, into: &pending.surfaceDamage)
         Self.recycle(&requests.bufferDamage, into: &pending.bufferDamage)
-        // The compositor took the last commit's callbacks (`moveFrameCallbacks`, which leaves the
-        // surface its list's storage): the lists trade places, where appending copied them.
-        if frameCallbacks.isEmpty {
-            swap(&frameCallbacks, &requests.frameCallbacks)
-        } else {
-            frameCallbacks.append(contentsOf: requests.frameCallbacks)
-            requests.frameCallbacks.removeAll(keepingCapacity: true)
+        // Moved, and the emptied list serves the next requests, unless they have one already:
+        // applied requests were taken out of every cache and queue, so no one else holds it.
+        if let callbacks = requests.frameCallbacks {
+            frameCallbacks.takeAll(from: callbacks)
+            if pending.frameCallbacks == nil { pending.frameCallbacks = callbacks }
+            requests.frameCallbacks = nil
         }
         // Shared, not copied, when every member still belongs; a surface without subsurfaces
         // (its stack is itself alone) has nothing more to do.
@@ -498,8 +494,7 @@ public final class Surface: Resource, RequestHandler {
     }
 
     /// Gives `array`, emptied, to `spare` (a list of `pending`) when that is empty and smaller: the
-    /// next commit's damage and frame callbacks reuse its storage, where fresh lists cost an
-    /// allocation each per commit.
+    /// next commit's damage reuses its storage, where fresh lists cost an allocation each per commit.
     private static func recycle<Element>(_ array: inout [Element], into spare: inout [Element]) {
         guard spare.isEmpty, spare.capacity < array.capacity else { return }
         array.removeAllKeepingCapacity()
@@ -520,7 +515,7 @@ public final class Surface: Resource, RequestHandler {
         pendingStack = []
         stack = []
         recentBuffers = []
-        frameCallbacks = []
+        frameCallbacks.removeAll()
         extensions = ExtensionTable()
         presentationFeedbackQueue = nil
         commitValidators = ExtensionTable()
