@@ -426,10 +426,13 @@ public final class Compositor: SurfaceObserver {
             member.subsurface == nil ? nil : self.makeNode(for: member)
         }
         // The parent's commit applies its subsurfaces' pending positions, whether or not they
-        // committed themselves.
-        for member in surface.stack where member !== surface {
-            if let position = member.subsurface?.position, let child = self.node(for: member) {
-                child.container.position = Point(x: Double(position.x), y: Double(position.y))
+        // committed themselves. A surface without subsurfaces (its stack is itself) skips the walk,
+        // which retained the list and the surface to find none.
+        if surface.stack.count > 1 {
+            for member in surface.stack where member !== surface {
+                if let position = member.subsurface?.position, let child = self.node(for: member) {
+                    child.container.position = Point(x: Double(position.x), y: Double(position.y))
+                }
             }
         }
         windowPolicy?.surfaceCommitted(surface)

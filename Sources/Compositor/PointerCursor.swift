@@ -205,7 +205,7 @@ final class PointerCursor {
     func handOver(to other: PointerCursor?, at point: Point) {
         let (shown, icon) = (image, dragIcon)
         let callbacks = FrameCallbacks()
-        callbacks.takeAll(from: planeCallbacks)
+        planeCallbacks.move(to: callbacks)
         holdsPointer = false
         // The surfaces leave this overlay before the other one takes them.
         show(.arrow)
@@ -218,7 +218,7 @@ final class PointerCursor {
         other.holdsPointer = true
         other.pointerInUse = pointerInUse
         other.position = point
-        other.planeCallbacks.takeAll(from: callbacks)
+        callbacks.move(to: other.planeCallbacks)
         other.setDragIcon(icon)
         other.show(shown)
     }
@@ -315,7 +315,7 @@ final class PointerCursor {
     /// The display showed a frame: the frame callbacks left over by a client cursor that is no
     /// longer on the plane go to `list`, answered with the frame's.
     func moveLeftoverCallbacks(to list: FrameCallbacks) {
-        if surfaceOnHardware == nil { list.takeAll(from: planeCallbacks) }
+        if surfaceOnHardware == nil { planeCallbacks.move(to: list) }
     }
 
     func setDragIcon(_ node: SurfaceNode?) {

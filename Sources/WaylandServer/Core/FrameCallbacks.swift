@@ -42,11 +42,11 @@ public final class FrameCallbacks {
         _ = vitrine_frame_callback_create(raw, id, head)
     }
 
-    /// Moves every callback of `other` to the end of this list, in order, leaving `other` empty.
-    public func takeAll(from other: FrameCallbacks) {
-        guard other !== self, !other.isEmpty else { return }
-        wl_list_insert_list(head.pointee.prev, other.head)
-        wl_list_init(other.head)
+    /// Moves every callback to the end of `list`, in order, leaving this list empty.
+    public func move(to list: FrameCallbacks) {
+        guard list !== self, !isEmpty else { return }
+        wl_list_insert_list(list.head.pointee.prev, head)
+        wl_list_init(head)
     }
 
     /// Sends every callback done with `milliseconds` (the frame's time) and destroys it, as the

@@ -153,7 +153,7 @@ struct PendingSurfaceState {
             viewportDestination = later.viewportDestination
         }
         if let callbacks = later.frameCallbacks {
-            if let frameCallbacks { frameCallbacks.takeAll(from: callbacks) } else { frameCallbacks = callbacks }
+            if let frameCallbacks { callbacks.move(to: frameCallbacks) } else { frameCallbacks = callbacks }
         }
         commitHooks += later.commitHooks
     }
@@ -264,7 +264,7 @@ public final class Surface: Resource, RequestHandler {
     /// Moves the frame callbacks of the commits applied so far to the end of `list` (answer them
     /// when a frame showing the surface was presented).
     public func moveFrameCallbacks(to list: FrameCallbacks) {
-        list.takeAll(from: frameCallbacks)
+        frameCallbacks.move(to: list)
     }
 
     /// Whether commits applied so far asked for frame callbacks that were not answered yet.
@@ -468,13 +468,11 @@ public final class Surface: Resource, RequestHandler {
         requests.apply(to: &current)
         Self.recycle(&requests.surfaceDamage, into: &pending.surfaceDamage)
         Self.recycle(&requests.bufferDamage, into: &pending.bufferDamage)
-        // Moved, and the emptied list serves the next requests, unless they have one already:
-        // applied requests were taken out of every cache and queue, so no one else holds it.
-        if let callbacks = requests.frameCallbacks {
-            frameCallbacks.takeAll(from: callbacks)
-            if pending.frameCallbacks == nil { pending.frameCallbacks = callbacks }
-            requests.frameCallbacks = nil
-        }
+        // Moved, and the emptied list serves the next requests unless they have one already
+        // (traded, not copied: no retain and release): applied requests were taken out of every
+        // cache and queue, so no one else holds it.
+        requests.frameCallbacks?.move(to: frameCallbacks)
+        if pending.frameCallbacks == nil { swap(&pending.frameCallbacks, &requests.frameCallbacks) }
         // Shared, not copied, when every member still belongs; a surface without subsurfaces
         // (its stack is itself alone) has nothing more to do.
         if pendingStack.count > 1 || stack.count > 1 {
