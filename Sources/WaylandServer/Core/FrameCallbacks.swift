@@ -23,7 +23,8 @@ public final class FrameCallbacks {
         head.deallocate()
     }
 
-    public var isEmpty: Bool { wl_list_empty(head) != 0 }
+    /// Read where the head lies (wl_list_empty's test), without a call into libwayland.
+    public var isEmpty: Bool { head.pointee.next == head }
 
     /// The callbacks' object ids, first to last.
     public var ids: [UInt32] {

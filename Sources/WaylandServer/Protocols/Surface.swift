@@ -303,9 +303,8 @@ public final class Surface: Resource, RequestHandler {
         case .damage(let x, let y, let width, let height):
             Self.addDamage(ClientCoordinate.rectangle(x: x, y: y, width: width, height: height), to: &pending.surfaceDamage)
         case .frame(let id):
-            let callbacks = pending.frameCallbacks ?? FrameCallbacks()
-            pending.frameCallbacks = callbacks
-            callbacks.add(id, of: client)
+            if pending.frameCallbacks == nil { pending.frameCallbacks = FrameCallbacks() }
+            pending.frameCallbacks?.add(id, of: client)
         case .setOpaqueRegion(let region): pending.opaqueRegion = region?.region ?? Region()
         case .setInputRegion(let region): pending.inputRegion = region?.region ?? .infinite
         case .commit: try commit()
