@@ -61,12 +61,17 @@ struct TreePainter {
     /// Draws the whole tree at the output's scale.
     mutating func paintTree() {
         guard let root = tree.root else { return }
-        visit(root, parentSpace: nil, parentTransform: Transform3D(scaleX: scale, y: scale), opacity: 1, clip: nil, flipped: false)
+        let toPixels = Transform3D(scaleX: scale, y: scale)
+        visit(root, parentSpace: nil, parentTransform: toPixels, plainly: toPixels.isFinite, opacity: 1, clip: nil, flipped: false)
     }
 
+    /// Draws `layer`, a sublayer of a layer whose sublayers `parentSpace` maps into its bounds
+    /// space and `parentTransform` maps on to target pixels. `plainly`: `parentSpace` maps them
+    /// as they are (no sublayerTransform, not flipped; it is nil then) and `parentTransform` is
+    /// finite, so a layer that keeps to its plane is placed without the 4×4 products.
     mutating func visit(
-        _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, opacity parentOpacity: Double,
-        clip: Coverage?, flipped: Bool
+        _ layer: RenderLayer, parentSpace: LayerProperties.SublayerSpace?, parentTransform: Transform3D, plainly: Bool = false,
+        opacity parentOpacity: Double, clip: Coverage?, flipped: Bool
     ) {
         // The values are read where they lie (`layer.properties.x`, and `layer`'s own accessors for
         // what LayerProperties computes): a copy of them all costs more than the few this needs.
@@ -82,7 +87,10 @@ struct TreePainter {
                     opacity: parentOpacity * opacity * plane.opacity, clip: clip, flipped: flipped != plane.isFlipped)
             }
         } else {
-            let transform = layer.transformToSuperlayer(in: parentSpace).flattened.concatenating(parentTransform)
+            // Most layers keep to their plane, under a superlayer that maps its sublayers plainly.
+            let transform = plainly && layer.keepsToItsPlane
+                ? layer.planarTransform(under: parentTransform)
+                : layer.transformToSuperlayer(in: parentSpace).flattened.concatenating(parentTransform)
             place(layer, transform: transform, opacity: parentOpacity, clip: clip, flipped: flipped)
         }
     }
@@ -206,8 +214,11 @@ struct TreePainter {
             let childFlipped = flipped != p.isGeometryFlipped
             if isReplicator {
                 drawInstances(of: layer, transform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
-            } else {
-                let space = p.sublayerSpace
+            } else if !layer.sublayerIDs.isEmpty {
+                // A space that maps the sublayers as they are (as most do) is handed on as none,
+                // which `transformToSuperlayer(in:)` takes alike.
+                let space = p.isGeometryFlipped || !p.sublayerTransform.isIdentity ? p.sublayerSpace : nil
+                let plainly = space == nil && transform.isFinite
                 if let subtreeBounds {
                     // A subtree that draws nothing the canvas holds holds no occluder either.
                     var sublayers = subtreeBounds.sublayerIDs(
@@ -216,11 +227,15 @@ struct TreePainter {
                         guard let sublayer = tree[id] else { continue }
                         // Only a sublayer with sublayers of its own asks for them (most are leaves).
                         if !sublayer.sublayerIDs.isEmpty { visitedSublayer = sublayers.known }
-                        visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                        visit(
+                            sublayer, parentSpace: space, parentTransform: transform, plainly: plainly, opacity: opacity, clip: innerClip,
+                            flipped: childFlipped)
                     }
                 } else {
                     for sublayer in tree.sortedSublayers(of: layer) {
-                        visit(sublayer, parentSpace: space, parentTransform: transform, opacity: opacity, clip: innerClip, flipped: childFlipped)
+                        visit(
+                            sublayer, parentSpace: space, parentTransform: transform, plainly: plainly, opacity: opacity, clip: innerClip,
+                            flipped: childFlipped)
                     }
                 }
             }
@@ -290,5 +305,49 @@ struct TreePainter {
         coverage.reach = (outer.map { PixelBox(covering: $0.reach) } ?? canvas.target).rect
             .intersection(targetRect(of: bounds.rect, transform))
         return coverage
+    }
+}
+
+extension Transform3D {
+    /// Whether every entry is finite (their sum is, unless it overflows: then this says no).
+    var isFinite: Bool {
+        let sum = m11 + m12 + m13 + m14 + m21 + m22 + m23 + m24 + m31 + m32 + m33 + m34 + m41 + m42 + m43 + m44
+        return sum - sum == 0
+    }
+}
+
+extension RenderLayer {
+    /// Whether the layer's transform keeps to its plane (an identity, a translation, a 2D scale,
+    /// rotation or shear: nothing from or to z, no perspective), as most layers' do, and the values
+    /// that place it are finite: `planarTransform(under:)` then places it.
+    var keepsToItsPlane: Bool {
+        let t = properties.transform
+        guard t.m14 == 0, t.m24 == 0, t.m34 == 0, t.m31 == 0, t.m32 == 0, t.m44 == 1 else { return false }
+        let (bounds, anchor, position) = (properties.bounds, properties.anchorPoint, properties.position)
+        let sum = bounds.origin.x + anchor.x * bounds.size.width + bounds.origin.y + anchor.y * bounds.size.height
+            + properties.anchorPointZ + position.x + position.y
+        return sum - sum == 0
+    }
+
+    /// `transformToSuperlayer(in: nil).flattened.concatenating(q)` for a layer that
+    /// `keepsToItsPlane`, under a finite `q`, without the 4×4 products: their terms that the
+    /// plane makes zero (0·x, for a finite x) are left out, which changes at most a zero's sign.
+    func planarTransform(under q: Transform3D) -> Transform3D {
+        let t = properties.transform
+        let (bounds, anchor, position) = (properties.bounds, properties.anchorPoint, properties.position)
+        let ax = bounds.origin.x + anchor.x * bounds.size.width
+        let ay = bounds.origin.y + anchor.y * bounds.size.height
+        // `LayerProperties.transformToSuperlayer`'s row operations leave rows 1 and 2 as they are
+        // and make the translation this; flattening empties the z column (and row 3 is empty).
+        let x = t.m41 - ax * t.m11 - ay * t.m21 + position.x
+        let y = t.m42 - ax * t.m12 - ay * t.m22 + position.y
+        return Transform3D(
+            m11: t.m11 * q.m11 + t.m12 * q.m21, m12: t.m11 * q.m12 + t.m12 * q.m22,
+            m13: t.m11 * q.m13 + t.m12 * q.m23, m14: t.m11 * q.m14 + t.m12 * q.m24,
+            m21: t.m21 * q.m11 + t.m22 * q.m21, m22: t.m21 * q.m12 + t.m22 * q.m22,
+            m23: t.m21 * q.m13 + t.m22 * q.m23, m24: t.m21 * q.m14 + t.m22 * q.m24,
+            m31: 0, m32: 0, m33: 0, m34: 0,
+            m41: x * q.m11 + y * q.m21 + q.m41, m42: x * q.m12 + y * q.m22 + q.m42,
+            m43: x * q.m13 + y * q.m23 + q.m43, m44: x * q.m14 + y * q.m24 + q.m44)
     }
 }
