@@ -163,14 +163,17 @@ struct TreePainter {
     ) {
         // The one copy of the layer's values this visit makes: the helpers below read them here.
         let p = layer.properties
-        let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadii)
+        // (A measuring painter never skips.)
+        if isSkipping, layer.id == occluder?.id { isSkipping = false }
+        // Square corners, most layers', need no look at each corner.
+        let bounds = RoundedRect(rect: p.bounds, radii: p.cornerRadius == 0 ? (0, 0, 0, 0) : p.cornerRadii)
         // Contents orientation does not follow a flipped superlayer (ca-semantics G10): an odd
-        // number of flips above the layer turns them back upright.
-        let frame = p.contentsFrame(contentsAreFlipped: flipped)
+        // number of flips above the layer turns them back upright. A layer beneath the occluder
+        // draws nothing of its own.
+        let frame = isSkipping ? nil : p.contentsFrame(contentsAreFlipped: flipped)
         if isMeasuring {
             measureOcclusion(by: layer, p, bounds: bounds, contentsFrame: frame, transform: transform, opacity: opacity)
         }
-        if isSkipping, layer.id == occluder?.id { isSkipping = false }
         // What masksToBounds clips: the sublayers, and the layer's own shadow (seed ch. 2, "Adding
         // Shadows to Layers"): made when first needed.
         var innerClip = clip
@@ -195,8 +198,9 @@ struct TreePainter {
                     drawContents(of: p, in: frame, transform: transform, opacity: opacity, clip: clip, upright: flipped)
                 }
             }
-            // Only layers of a specialised class have tiles, a shape or text.
-            if layer.hasClassProperties {
+            // Only layers of a specialised class have tiles, a shape or text; not those whose
+            // contents are external (contents shown, but no `contents`), a client's surface.
+            if layer.hasClassProperties, frame == nil || p.contents != nil {
                 drawTiles(of: layer, p, transform: transform, opacity: opacity, clip: clip)
                 drawRasters(of: layer, p, transform: transform, opacity: opacity, clip: clip, flipped: flipped)
             }
