@@ -173,7 +173,10 @@ public final class SubtreeBounds {
         let entry = measure(layer, in: tree, known: known?.entry)
         guard let index = entry.sublayers?.boxes else { return SublayerWalk(index: nil, entries: [], filter: .all) }
         let entries = entry.sublayerEntries
-        let wide = region.rect.insetBy(dx: -2, dy: -2)
+        // Two pixels wider: `region.rect.insetBy(dx: -2, dy: -2)`, without its checks for a null
+        // or negative box, which a non-empty region is not.
+        let wide = Rect(
+            x: Double(region.minX) - 2, y: Double(region.minY) - 2, width: Double(region.width) + 4, height: Double(region.height) + 4)
         let query: Rect
         if t.m11 == 1, t.m12 == 0, t.m14 == 0, t.m21 == 0, t.m22 == 1, t.m24 == 0, t.m44 == 1 {
             // A translation (where most layers lie on the output): the region moved back, the
