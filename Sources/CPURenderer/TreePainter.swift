@@ -221,12 +221,14 @@ struct TreePainter {
             } else if !layer.sublayerIDs.isEmpty {
                 // A space that maps the sublayers as they are (as most do) is handed on as none,
                 // which `transformToSuperlayer(in:)` takes alike.
-                let space = p.isGeometryFlipped || !p.sublayerTransform.isIdentity ? p.sublayerSpace : nil
-                let plainly = space == nil && transform.isFinite
                 if let subtreeBounds {
                     // A subtree that draws nothing the canvas holds holds no occluder either.
                     var sublayers = subtreeBounds.sublayerIDs(
                         of: layer, in: tree, transform: transform, within: canvas.box, known: visitedSublayer)
+                    // The walk knows the space from the layer's index, without comparing its
+                    // sublayerTransform with the identity every frame.
+                    let space = sublayers.mapsSublayersAsTheyAre ? nil : p.sublayerSpace
+                    let plainly = space == nil && transform.isFinite
                     while let id = sublayers.next() {
                         guard let sublayer = tree[id] else { continue }
                         // Only a sublayer with sublayers of its own asks for them (most are leaves).
@@ -236,6 +238,8 @@ struct TreePainter {
                             flipped: childFlipped)
                     }
                 } else {
+                    let space = p.isGeometryFlipped || !p.sublayerTransform.isIdentity ? p.sublayerSpace : nil
+                    let plainly = space == nil && transform.isFinite
                     for sublayer in tree.sortedSublayers(of: layer) {
                         visit(
                             sublayer, parentSpace: space, parentTransform: transform, plainly: plainly, opacity: opacity, clip: innerClip,

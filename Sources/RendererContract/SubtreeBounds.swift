@@ -26,6 +26,9 @@ public final class SubtreeBounds {
         /// With `sublayers`, the sublayers' entries in drawing order (nil: one that draws nothing
         /// by its own values, not measured), which a walk hands on (`Known`).
         var sublayerEntries: [Entry?] = []
+        /// With `sublayers`, whether their space maps them as they are (`Space.isPlain`), which a
+        /// walk hands on.
+        var sublayerSpaceIsPlain = false
         /// Sublayers whose subtree changed since `sublayers` was made or brought up to date.
         var changedSublayers: Set<LayerID> = []
         /// What the box was made from besides the values a commit counts
@@ -55,6 +58,9 @@ public final class SubtreeBounds {
         init(_ p: LayerProperties) {
             (bounds, anchorPoint, sublayerTransform, isGeometryFlipped) = (p.bounds, p.anchorPoint, p.sublayerTransform, p.isGeometryFlipped)
         }
+
+        /// Whether the space maps sublayers as they are: no sublayerTransform, not flipped.
+        var isPlain: Bool { !isGeometryFlipped && sublayerTransform.isIdentity }
     }
 
     /// One context's entries and the snapshot they were brought up to date with.
@@ -185,14 +191,19 @@ public final class SubtreeBounds {
             query = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
         } else {
             guard t.m14 == 0, t.m24 == 0, t.m44 > 0, let inverse = t.planeInverse else {
-                return SublayerWalk(index: index, entries: entries, filter: .projected(t, wide))
+                return SublayerWalk(index: index, entries: entries, filter: .projected(t, wide), plain: entry.sublayerSpaceIsPlain)
             }
-            guard let mapped = inverse.boundingBox(ofCorners: wide) else { return SublayerWalk(index: index, entries: entries, filter: .all) }
+            guard let mapped = inverse.boundingBox(ofCorners: wide) else {
+                return SublayerWalk(index: index, entries: entries, filter: .all, plain: entry.sublayerSpaceIsPlain)
+            }
             query = mapped
         }
         // A few sublayers (one group) are looked at in turn: no search, no sort.
-        guard index.boxes.count > SublayerBoxes.fanout else { return SublayerWalk(index: index, entries: entries, filter: .meeting(query)) }
-        return SublayerWalk(index: index, entries: entries, filter: .places(index.places(meeting: query)))
+        guard index.boxes.count > SublayerBoxes.fanout else {
+            return SublayerWalk(index: index, entries: entries, filter: .meeting(query), plain: entry.sublayerSpaceIsPlain)
+        }
+        let places = index.places(meeting: query)
+        return SublayerWalk(index: index, entries: entries, filter: .places(places), plain: entry.sublayerSpaceIsPlain)
     }
 
     /// The sublayers of one layer that may draw within a region, in drawing order
@@ -214,12 +225,15 @@ public final class SubtreeBounds {
         private let index: SublayerBoxes?
         private let entries: [Entry?]
         private let filter: Filter
+        /// Whether the layer maps the sublayers found as they are (no sublayerTransform, not
+        /// flipped): known from its index, made in that space, without a look at its values.
+        public let mapsSublayersAsTheyAre: Bool
         private var step = 0
         /// The place in drawing order of the sublayer found last.
         private var place = -1
 
-        fileprivate init(index: SublayerBoxes?, entries: [Entry?], filter: Filter) {
-            (self.index, self.entries, self.filter) = (index, entries, filter)
+        fileprivate init(index: SublayerBoxes?, entries: [Entry?], filter: Filter, plain: Bool = false) {
+            (self.index, self.entries, self.filter, mapsSublayersAsTheyAre) = (index, entries, filter, plain)
         }
 
         /// The entry of the sublayer `next()` found last, for asking for its own sublayers.
@@ -304,6 +318,7 @@ public final class SubtreeBounds {
             boxes = SublayerBoxes(order: order, boxes: mapped.map(\.box))
             entry.sublayers = (boxes, layer.sublayerIDs, space)
             entry.sublayerEntries = mapped.map(\.entry)
+            entry.sublayerSpaceIsPlain = space.isPlain
         }
         entry.changedSublayers = []
         entry.box = makeBox(of: layer, sublayers: boxes, in: tree)

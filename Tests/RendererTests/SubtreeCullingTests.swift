@@ -1,6 +1,7 @@
 import CPURenderer
 import Graphics
 import LayerKit
+import RendererContract
 import Testing
 @testable import Renderer
 
@@ -197,5 +198,38 @@ import Testing
         change { dots[3].position = Point(x: 5, y: 35) }
         #expect(try walk() == [left.id: [dots[1].id, dots[3].id], right.id: [bar.id]])
         #expect(try walk(swapped: true) == [left.id: [dots[1].id, dots[3].id], right.id: [bar.id]])
+    }
+
+    /// A walk says whether its layer maps the sublayers as they are (no sublayerTransform, not
+    /// flipped), as the layer's index was made: the CPU renderer's painter places them without
+    /// the 4×4 products then, and asks nothing of the layer's values. A change of the space in a
+    /// later commit is known to the next walk.
+    @Test func aWalkKnowsWhetherItsLayerMapsTheSublayersAsTheyAre() throws {
+        let root = makeRoot(100, 100)
+        let turned = sublayer(root, frame: Rect(x: 0, y: 0, width: 50, height: 50))
+        let flipped = sublayer(root, frame: Rect(x: 50, y: 0, width: 50, height: 50))
+        for layer in [turned, flipped] { _ = sublayer(layer, frame: Rect(x: 10, y: 10, width: 10, height: 10), background: .red) }
+        turned.sublayerTransform = Transform3D(rotationAngle: 0.2, x: 0, y: 0, z: 1)
+        flipped.isGeometryFlipped = true
+        let context = RenderContext(rootLayer: root)
+        Transaction.flush()
+        let bounds = SubtreeBounds()
+        func mapsAsTheyAre() throws -> [Bool] {
+            let tree = try #require(context.renderTree)
+            bounds.update(for: tree)
+            return try [root, turned, flipped].map { layer in
+                let walk = bounds.sublayerIDs(
+                    of: try #require(tree[layer.id]), in: tree, transform: .identity, within: PixelBox(x: 0, y: 0, width: 100, height: 100))
+                return walk.mapsSublayersAsTheyAre
+            }
+        }
+        #expect(try mapsAsTheyAre() == [true, false, false])
+        change {
+            turned.sublayerTransform = .identity
+            flipped.isGeometryFlipped = false
+        }
+        #expect(try mapsAsTheyAre() == [true, true, true])
+        change { root.sublayerTransform = Transform3D(scaleX: 2, y: 2) }
+        #expect(try mapsAsTheyAre() == [false, true, true])
     }
 }
