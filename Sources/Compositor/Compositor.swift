@@ -292,7 +292,7 @@ public final class Compositor: SurfaceObserver {
         if outputs.contains(where: \.cursor.clientNeedsPlacing) {
             withoutAnimation { for output in outputs { output.cursor.placeClientCursor() } }
         }
-        screenCapture.pointerIs(at: input.pointer)
+        if screenCapture.watchesPointer { screenCapture.pointerIs(at: input.pointer) }
         advanceViews()
         Transaction.flush()
         display.flushClients()
