@@ -117,6 +117,12 @@ public final class Compositor: SurfaceObserver {
     private var pointerNeedsRefocus = false
     /// Something that decides which windows are suspended changed (Compositor+Suspension.swift).
     var windowVisibilityNeedsUpdate = false
+    /// Whether a view's gesture recognizer or touch may act on time alone (Compositor+Views.swift):
+    /// set by a touch on a view (the only way one gets in), cleared by the turn that finds none.
+    var viewsWaitOnTime = false
+    /// The time (monotonic ns) of the last turn that did not tell the views, which they catch up
+    /// to when a touch comes: 0 for none.
+    var viewsSkippedTime: UInt64 = 0
     /// Emitted with an output's index each time a frame reached its screen (the kiosk shell's
     /// readiness: the first one means Vitrine is up).
     public let framePresented = Signal<Int>()

@@ -219,6 +219,7 @@ extension Compositor {
         let under = inputTarget(at: point)
         if case .view = under, let output = output(at: point) {
             input.viewTouches[id] = output
+            viewsWillTakeTouch()
             output.dispatcher.touchDown(id: id, at: output.localPoint(fromLayout: point), time: Self.seconds(time ?? eventTime))
             return
         }

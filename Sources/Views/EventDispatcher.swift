@@ -69,6 +69,10 @@ public final class EventDispatcher {
         if !involved.isEmpty { involved.removeAll { $0.state.isFinal && $0.touchIDs.isEmpty } }
     }
 
+    /// Whether `advance(to:)` may do anything but keep the time: a touch is down, or a recognizer
+    /// still follows one or waits (for time or another recognizer). Only `touchDown` makes it true.
+    public var waitsOnTime: Bool { !touches.isEmpty || !involved.isEmpty }
+
     // MARK: - Pointer
 
     public func movePointer(to position: Point, at time: Double) {
