@@ -420,8 +420,7 @@ public final class Compositor: SurfaceObserver {
             noteNewBuffer(from: bufferProcesses[ObjectIdentifier(surface)] ?? surface.client.processID)
         }
         // Client content never animates implicitly: what a client commits is what the next frame shows.
-        Transaction.begin()
-        Transaction.disableActions = true
+        Transaction.begin(disablingActions: true)
         let revision = Transaction.revisionExceptContents
         let node = makeNode(for: surface)
         let inputRegion = node.inputRegion
@@ -460,8 +459,7 @@ public final class Compositor: SurfaceObserver {
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(surface)) else { return }
         surface.userData = nil
         node.surfaceDestroyed()
-        Transaction.begin()
-        Transaction.disableActions = true
+        Transaction.begin(disablingActions: true)
         for output in outputs {
             output.removeWindow(node)
             output.cursor.forget(node)

@@ -90,8 +90,7 @@ extension Compositor {
     /// Runs `changes` in a transaction of its own with implicit animations off: the compositor's
     /// own layers (the cursor, client content) show each change at once.
     func withoutAnimation(_ changes: () -> Void) {
-        Transaction.begin()
-        Transaction.disableActions = true
+        Transaction.begin(disablingActions: true)
         changes()
         Transaction.commit()
     }

@@ -27,6 +27,13 @@ public enum Transaction {
         withState { $0.push(implicit: false) }
     }
 
+    /// Opens a transaction nested in the current one with `disableActions` set to
+    /// `disablingActions`: `begin()` then the setter, finding the thread's transactions once (the
+    /// compositor opens one for every client commit).
+    public static func begin(disablingActions: Bool) {
+        withState { $0.push(implicit: false, disableActions: disablingActions) }
+    }
+
     /// Closes the innermost transaction; closing the outermost one commits the changes.
     /// Committing with no transaction open is a programming error: a precondition in debug builds,
     /// ignored in release builds (Vitrine's decision; Core Animation's documentation and behaviour differ).
@@ -159,11 +166,13 @@ final class TransactionState {
         !changedLayers.isEmpty || !layoutCandidates.isEmpty || !displayCandidates.isEmpty
     }
 
-    func push(implicit: Bool) {
+    /// `disableActions`: the new transaction's value (nil: the enclosing one's).
+    func push(implicit: Bool, disableActions: Bool? = nil) {
         // A nested transaction starts with the enclosing one's values, but not its completion block.
         // (`Dictionary()` is the shared empty storage; an empty literal calls an initializer.)
         stack.append(Frame(
-            isImplicit: implicit, values: stack.last?.values ?? Dictionary(), disableActions: stack.last?.disableActions, completion: nil))
+            isImplicit: implicit, values: stack.last?.values ?? Dictionary(), disableActions: disableActions ?? stack.last?.disableActions,
+            completion: nil))
     }
 
     /// Opens the implicit transaction for a model change made while none is open.

@@ -24,6 +24,21 @@ import Testing
         #expect(Transaction.animationDuration == 0.25)
     }
 
+    @Test func beginDisablingActionsOpensATransactionWithThatValueAndCommitRestoresTheOuterOne() {
+        Transaction.begin()
+        Transaction.animationDuration = 2
+        Transaction.begin(disablingActions: true)
+        #expect(Transaction.disableActions && Transaction.animationDuration == 2)
+        Transaction.begin(disablingActions: false)
+        #expect(!Transaction.disableActions)
+        Transaction.commit()
+        #expect(Transaction.disableActions)
+        Transaction.commit()
+        #expect(!Transaction.disableActions && Transaction.animationDuration == 2)
+        Transaction.commit()
+        #expect(Transaction.animationDuration == 0.25 && !Transaction.disableActions)
+    }
+
     @Test func changesReachTheRenderTreeOnlyWhenTheOutermostTransactionCommits() throws {
         let root = makeLayer(100, 100)
         let context = RenderContext(rootLayer: root)
