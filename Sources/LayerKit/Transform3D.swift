@@ -111,7 +111,12 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
         Transform3D(rotationAngle: angle, x: x, y: y, z: z).concatenating(self)
     }
 
-    public var isIdentity: Bool { self == .identity }
+    /// Compared field by field where the matrix is: `self == .identity` copied both matrices
+    /// and went through the derived `==` (about 90 instructions; a frame asks this of every layer).
+    @inlinable public var isIdentity: Bool {
+        m11 == 1 && m12 == 0 && m13 == 0 && m14 == 0 && m21 == 0 && m22 == 1 && m23 == 0 && m24 == 0
+            && m31 == 0 && m32 == 0 && m33 == 1 && m34 == 0 && m41 == 0 && m42 == 0 && m43 == 0 && m44 == 1
+    }
 
     /// True when the matrix maps the plane z = 0 onto itself with an affine 2D map
     /// (no z scale or translation, no rotation out of the plane, no perspective).

@@ -32,6 +32,21 @@ import Testing
         #expect(Transform3D(rotationAngle: 1, x: 0, y: 0, z: 0).isIdentity)
     }
 
+    @Test func isIdentityAgreesWithComparingToTheIdentityForEveryEntry() {
+        #expect(Transform3D.identity.isIdentity)
+        for row in 0..<4 {
+            for column in 0..<4 {
+                for value in [0.5, -0.0, .nan, row == column ? 0 : 1] {
+                    var rows = Transform3D.identity.rows
+                    rows[row][column] = value
+                    let t = Transform3D(rows: rows)
+                    #expect(t.isIdentity == (t == .identity), "entry \(row + 1)\(column + 1) = \(value)")
+                    #expect(t.isIdentity == (value == Transform3D.identity.rows[row][column]))
+                }
+            }
+        }
+    }
+
     @Test func perspectiveThenRotationGivesTheSeedsPrintout() {
         // ca-semantics G9: m34 = −1/1000 first, then Rotate(t, π/4, 1, 0, 0).
         var t = Transform3D.identity
