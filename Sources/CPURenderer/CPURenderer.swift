@@ -157,7 +157,7 @@ public final class CPURenderer: LayerTreeRenderer {
         if !knownOccluder.holds(for: tree, box: box, target: full) {
             var measure = TreePainter(measuring: tree, scale: scale, canvas: canvas, rasters: rasters)
             measure.subtreeBounds = subtreeBounds
-            measure.paintTree()
+            if let root = damage.lastRoot { measure.paintTree(root: root) }
             knownOccluder.occluder = measure.occluder
         }
         let occluder = knownOccluder.occluder
@@ -168,7 +168,8 @@ public final class CPURenderer: LayerTreeRenderer {
             painter.composites += 1
         }
         let encoded = monotonicNanoseconds()
-        painter.paintTree()
+        // The damage tracker looked the root up in this tree: not looked up again.
+        if let root = damage.lastRoot { painter.paintTree(root: root) }
         // A partial frame skipped the layers it does not redraw: their images stay.
         let walkedWhole = box == full
         rasters.shapes.endFrame(of: tree, walkedWhole: walkedWhole)

@@ -58,9 +58,9 @@ struct TreePainter {
         isSkipping = false
     }
 
-    /// Draws the whole tree at the output's scale.
-    mutating func paintTree() {
-        guard let root = tree.root else { return }
+    /// Draws the whole tree, `root` being its root, at the output's scale.
+    mutating func paintTree(root: RenderLayer) {
+        assert(root === tree.root, "a painter draws its own tree")
         let toPixels = Transform3D(scaleX: scale, y: scale)
         visit(root, parentSpace: nil, parentTransform: toPixels, plainly: toPixels.isFinite, opacity: 1, clip: nil, flipped: false)
     }

@@ -31,7 +31,9 @@ public struct DamageTracker {
     /// changes a layer or a few, and hashing an id costs more than passing a few; past
     /// `maxAncestries` it starts again.
     private var ancestries: [Ancestry] = []
-    private var ancestriesRoot: RenderLayer?
+    /// The root of the tree last asked about (the one `ancestries` were found under): a renderer
+    /// drawing that tree takes it from here rather than looking it up in the tree again.
+    public private(set) var lastRoot: RenderLayer?
     /// Whether the tree last asked about differs from the one before it in nothing but layers'
     /// contents (a layer's external contents may have come or gone), in one context under the
     /// same root, with nothing animated in either: what depends on anything else of a tree
@@ -65,7 +67,7 @@ public struct DamageTracker {
         }
         let changedTiles = changedTiledLayers(in: tree, lastTime: previous?.time, time: time)
         let root = tree.root
-        defer { ancestriesRoot = root }
+        defer { lastRoot = root }
         changedContentsAlone = false
         // Whether the trees animate, found once: each read of a tree's set is a call, a retain and a release.
         let animates = !tree.animatedLayerIDs.isEmpty
@@ -87,7 +89,7 @@ public struct DamageTracker {
         }
         // What lies above a layer stays while nothing but layers' contents changes, nothing
         // moves or animates and the root is the same (a tree placed otherwise has another).
-        var keepsAncestries = moving.isEmpty && !animated && root === ancestriesRoot
+        var keepsAncestries = moving.isEmpty && !animated && root === lastRoot
         // Several changed layers are all checked before any ancestry is taken; a frame's only one
         // (a client's next buffer) where the loop below looks it up, so that it is looked up once.
         let onlyOne = committed.count == 1

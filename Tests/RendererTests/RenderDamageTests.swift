@@ -24,6 +24,20 @@ import Testing
         #expect(tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300) == .none)
     }
 
+    /// The renderer draws the root the tracker found rather than looking it up again.
+    @Test func theTrackerKeepsTheRootOfTheTreeLastAskedAbout() {
+        let s = scene()
+        var tracker = DamageTracker()
+        #expect(tracker.lastRoot == nil)
+        _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+        #expect(tracker.lastRoot === s.context.renderTree!.root)
+        change { s.root.opacity = 0.5 }
+        let before = tracker.lastRoot
+        _ = tracker.damage(for: s.context.renderTree!, scale: 1, width: 400, height: 300)
+        #expect(tracker.lastRoot === s.context.renderTree!.root && tracker.lastRoot !== before)
+        #expect(tracker.lastRoot?.properties.opacity == 0.5)
+    }
+
     @Test func aChangedLayerDamagesItsSubtreeBeforeAndAfter() {
         let s = scene()
         var tracker = DamageTracker()
