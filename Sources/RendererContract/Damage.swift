@@ -69,7 +69,7 @@ public struct DamageTracker {
         let root = tree.root
         defer { lastRoot = root }
         changedContentsAlone = false
-        // Whether the trees animate, found once: each read of a tree's set is a call, a retain and a release.
+        // Whether the trees animate, found once and kept for the checks below.
         let animates = !tree.animatedLayerIDs.isEmpty
         mayShowBackdrops = animates || !tree.backdropLayerIDs.isEmpty
         guard let previous, previous.scale == scale, previous.width == width, previous.height == height,
